@@ -1,7 +1,8 @@
 #include "quell/cli/replay_command.h"
 
-#include <cstring>
+#include <cerrno>
 #include <string>
+#include <system_error>
 
 #include "quell/adapters/jsonl/decision_line.h"
 #include "quell/adapters/jsonl/line_reader.h"
@@ -56,11 +57,13 @@ int RunReplay(const ReplayOptions& options, int in_fd, std::FILE* out, std::FILE
     if (buffer.size() >= kFlushBytes && !Flush(buffer, out)) break;
   }
   if (!Flush(buffer, out) || std::fflush(out) != 0) {
-    std::fprintf(err, "quell replay: cannot write the decisions: %s\n", std::strerror(errno));
+    std::fprintf(err, "quell replay: cannot write the decisions: %s\n",
+                 std::generic_category().message(errno).c_str());
     return 1;
   }
   if (reader.error() != 0) {
-    std::fprintf(err, "quell replay: cannot read stdin: %s\n", std::strerror(reader.error()));
+    std::fprintf(err, "quell replay: cannot read stdin: %s\n",
+                 std::generic_category().message(reader.error()).c_str());
     return 1;
   }
   if (invalid > 0) {

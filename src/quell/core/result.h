@@ -39,9 +39,11 @@ inline Error MakeError(ErrorCode code, std::string message) {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value)
-      : state_(std::in_place_index<0>, std::move(value)) {}  // NOLINT: implicit by design
-  Result(Error error) : state_(std::in_place_index<1>, std::move(error)) {}  // NOLINT
+  // Implicit on purpose: `return value;` and `return error;` read like std::expected.
+  // NOLINTNEXTLINE(google-explicit-constructor)
+  Result(T value) : state_(std::in_place_index<0>, std::move(value)) {}
+  // NOLINTNEXTLINE(google-explicit-constructor)
+  Result(Error error) : state_(std::in_place_index<1>, std::move(error)) {}
 
   bool ok() const { return state_.index() == 0; }
   explicit operator bool() const { return ok(); }
@@ -64,7 +66,8 @@ template <>
 class [[nodiscard]] Result<void> {
  public:
   Result() = default;
-  Result(Error error) : error_(std::move(error)), ok_(false) {}  // NOLINT: implicit by design
+  // NOLINTNEXTLINE(google-explicit-constructor)
+  Result(Error error) : error_(std::move(error)), ok_(false) {}
 
   bool ok() const { return ok_; }
   explicit operator bool() const { return ok_; }

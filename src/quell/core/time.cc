@@ -93,7 +93,7 @@ Result<WallTime> ParseRfc3339(std::string_view text) {
         !ReadFixed(text, pos + 4, 2, off_m) || off_h > 23 || off_m > 59) {
       return BadTimestamp(text, "bad UTC offset, expected Z or +HH:MM");
     }
-    offset_minutes = sign * (off_h * 60 + off_m);
+    offset_minutes = static_cast<int64_t>(sign) * (off_h * 60 + off_m);
     pos += 6;
   } else {
     return BadTimestamp(text, "missing UTC offset (Z or +HH:MM)");
@@ -196,7 +196,7 @@ Result<Duration> ParseDuration(std::string_view text) {
       return bad("unknown unit \"" + std::string(unit) + "\" (use h, m, s, ms, us or ns)");
     }
     total_micros += value * micros_per_unit;
-    if (total_micros > static_cast<long double>(std::numeric_limits<int64_t>::max() / 2)) {
+    if (total_micros > static_cast<long double>(std::numeric_limits<int64_t>::max()) / 2) {
       return bad("too large");
     }
   }
