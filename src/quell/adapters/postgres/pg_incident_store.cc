@@ -532,7 +532,7 @@ Status PgIncidentStore::Migrate() {
   }
   if (!has_migrations) {
     if (auto status = run("CREATE TABLE schema_migrations (version BIGINT PRIMARY KEY,"
-                          " name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())");
+                          " name TEXT NOT NULL, applied_at BIGINT NOT NULL)");
         !status) {
       return fail(status.error());
     }
@@ -550,9 +550,10 @@ Status PgIncidentStore::Migrate() {
   for (const store::Migration& m : migrations) {
     if (m.version <= have) continue;
     if (auto status = run(m.postgres_sql); !status) return fail(status.error());
-    auto recorded =
-        c.Run(std::string("INSERT INTO schema_migrations (version, name) VALUES ($1, $2)"),
-              {std::to_string(m.version), m.name});
+    auto recorded = c.Run(
+        std::string("INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2,"
+                    " (extract(epoch FROM clock_timestamp()) * 1000000)::bigint)"),
+        {std::to_string(m.version), m.name});
     if (!recorded) return fail(recorded.error());
   }
   return run("COMMIT");
