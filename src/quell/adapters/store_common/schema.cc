@@ -37,8 +37,7 @@ namespace {
   " next_attempt_at BIGINT NOT NULL, lease_owner TEXT NOT NULL, lease_expires_at BIGINT,"     \
   " last_error TEXT NOT NULL, remote_message_id TEXT NOT NULL, created_at BIGINT NOT NULL,"   \
   " updated_at BIGINT NOT NULL,"                                                              \
-  " UNIQUE (key, generation, version, channel));"                                             \
-  "CREATE INDEX outbox_incident ON outbox (key, channel, generation, version);"               \
+  " UNIQUE (key, channel, generation, version));"                                             \
   "CREATE INDEX outbox_due ON outbox (status, next_attempt_at);"
 
 constexpr std::array<Migration, 1> kMigrations = {{
