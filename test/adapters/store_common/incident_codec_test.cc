@@ -6,7 +6,8 @@ namespace quell::store {
 namespace {
 
 TEST(IncidentCodecTest, EvidenceRoundTrips) {
-  const std::vector<std::string> evidence = {R"({"a":1,"b":"x,y"})", "[1,2]", R"("s")"};
+  const std::vector<std::string> evidence = {R"({"a":1,"b":"x,y]}"})", "[1,[2,3]]", R"("s\",")",
+                                             "null"};
   auto decoded = DecodeEvidence(EncodeEvidence(evidence));
   ASSERT_TRUE(decoded.ok());
   EXPECT_EQ(*decoded, evidence);
@@ -16,6 +17,10 @@ TEST(IncidentCodecTest, EvidenceRoundTrips) {
 TEST(IncidentCodecTest, RejectsEvidenceThatIsNotAnArray) {
   EXPECT_EQ(DecodeEvidence("{").error().code, core::ErrorCode::kCorrupt);
   EXPECT_EQ(DecodeEvidence("{}").error().code, core::ErrorCode::kCorrupt);
+  EXPECT_EQ(DecodeEvidence("[{]").error().code, core::ErrorCode::kCorrupt);
+  EXPECT_EQ(DecodeEvidence(R"(["unterminated])").error().code, core::ErrorCode::kCorrupt);
+  EXPECT_EQ(DecodeEvidence("[1,,2]").error().code, core::ErrorCode::kCorrupt);
+  EXPECT_EQ(DecodeEvidence("[1,]").error().code, core::ErrorCode::kCorrupt);
 }
 
 TEST(IncidentCodecTest, TimesAreMicrosecondsSinceTheEpoch) {
