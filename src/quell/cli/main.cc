@@ -4,8 +4,10 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
+#include "quell/cli/apply_command.h"
 #include "quell/cli/policy_flags.h"
 #include "quell/cli/replay_command.h"
+#include "quell/cli/store_commands.h"
 #include "quell/cli/version.h"
 
 namespace {
@@ -33,6 +35,55 @@ int main(int argc, char** argv) {
   replay_cmd->add_flag("--skip-invalid", replay.skip_invalid,
                        "Report and count malformed lines instead of stopping at the first");
 
+  quell::cli::ApplyCommandOptions apply;
+  quell::cli::PolicyFlags apply_policy;
+  std::string apply_retention = "720h";
+  CLI::App* apply_cmd = app.add_subcommand(
+      "apply",
+      "Apply observation JSON Lines from stdin durably as one poll (incidents, decision log, "
+      "outbox); print one decision line per observation after the commit");
+  apply_policy.AddTo(*apply_cmd);
+  apply_cmd->add_option("--store", apply.store_url, "sqlite:PATH or postgresql://...")
+      ->capture_default_str();
+  apply_cmd->add_flag("--skip-invalid", apply.skip_invalid,
+                      "Report and count malformed lines instead of stopping at the first");
+  apply_cmd->add_option("--poll-id", apply.poll_id,
+                        "Name this poll; a poll id applied before records nothing new");
+  apply_cmd
+      ->add_option("--chunk", apply.chunk_observations,
+                   "Observations evaluated and written per round trip")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  apply_cmd
+      ->add_option("--decision-retention", apply_retention,
+                   "Delete decision log lines older than this (Go duration; 0 keeps them)")
+      ->capture_default_str();
+
+  quell::cli::StoreQueryOptions query;
+  std::string format = "table";
+  auto add_query_flags = [&](CLI::App* command) {
+    command->add_option("--store", query.store_url, "sqlite:PATH or postgresql://...")
+        ->capture_default_str();
+    command->add_option("--format", format, "table or jsonl")
+        ->check(CLI::IsMember({"table", "jsonl"}))
+        ->capture_default_str();
+  };
+  CLI::App* incidents_cmd = app.add_subcommand("incidents", "Inspect the durable incidents");
+  incidents_cmd->require_subcommand(1);
+  CLI::App* incidents_list = incidents_cmd->add_subcommand("list", "Every incident, by key");
+  add_query_flags(incidents_list);
+  std::string show_key;
+  CLI::App* incidents_show = incidents_cmd->add_subcommand("show", "One incident in full");
+  incidents_show->add_option("KEY", show_key, "The dedupe key")->required();
+  add_query_flags(incidents_show);
+  CLI::App* outbox_cmd = app.add_subcommand("outbox", "Inspect the transactional outbox");
+  outbox_cmd->require_subcommand(1);
+  CLI::App* outbox_list = outbox_cmd->add_subcommand("list", "Outbox rows by incident");
+  add_query_flags(outbox_list);
+  std::string outbox_status;
+  outbox_list->add_option("--status", outbox_status,
+                          "pending, in_flight, sent, dead, shadow or superseded");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -47,6 +98,42 @@ int main(int argc, char** argv) {
     }
     replay.policy = *policy;
     return quell::cli::RunReplay(replay, STDIN_FILENO, stdout, stderr);
+  }
+  if (apply_cmd->parsed()) {
+    auto policy = apply_policy.Resolve();
+    if (!policy) {
+      std::fprintf(stderr, "quell apply: %s\n", policy.error().message.c_str());
+      return kUsageError;
+    }
+    apply.policy = *policy;
+    if (apply_retention != "0") {
+      auto retention = quell::core::ParseDuration(apply_retention);
+      if (!retention) {
+        std::fprintf(stderr, "quell apply: --decision-retention: %s\n",
+                     retention.error().message.c_str());
+        return kUsageError;
+      }
+      apply.decision_retention = *retention;
+    }
+    return quell::cli::RunApply(apply, STDIN_FILENO, stdout, stderr);
+  }
+  query.format =
+      format == "jsonl" ? quell::cli::ListFormat::kJsonl : quell::cli::ListFormat::kTable;
+  if (incidents_list->parsed()) return quell::cli::RunIncidentsList(query, stdout, stderr);
+  if (incidents_show->parsed()) {
+    return quell::cli::RunIncidentsShow(query, show_key, stdout, stderr);
+  }
+  if (outbox_list->parsed()) {
+    std::optional<quell::core::OutboxStatus> status;
+    if (!outbox_status.empty()) {
+      auto parsed = quell::core::ParseOutboxStatus(outbox_status);
+      if (!parsed) {
+        std::fprintf(stderr, "quell outbox list: --status: %s\n", parsed.error().message.c_str());
+        return kUsageError;
+      }
+      status = *parsed;
+    }
+    return quell::cli::RunOutboxList(query, status, stdout, stderr);
   }
   return kUsageError;
 }

@@ -1,0 +1,640 @@
+#include "quell/adapters/postgres/pg_incident_store.h"
+
+#include <libpq-fe.h>
+
+#include <charconv>
+#include <cstring>
+#include <utility>
+
+#include "quell/adapters/store_common/incident_codec.h"
+#include "quell/adapters/store_common/schema.h"
+
+namespace quell::postgres {
+namespace {
+
+using core::ErrorCode;
+using core::MakeError;
+using core::Status;
+
+constexpr int64_t kMigrationLock = 0x7175656c6c;  // "quell"
+
+constexpr const char* kIncidentColumns =
+    "key, condition, generation, status, version, opened_at, first_seen_at, last_seen_at,"
+    " last_observed_at, last_notified_at, resolved_at, healthy_streak, event_count,"
+    " renotify_count, flap_bits, flap_count, flapping, acked_at, acked_by, recent_evidence";
+constexpr const char* kIncidentTypes =
+    "$1::text[], $2::text[], $3::bigint[], $4::text[], $5::bigint[], $6::bigint[],"
+    " $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[],"
+    " $13::bigint[], $14::bigint[], $15::bigint[], $16::bigint[], $17::bigint[], $18::bigint[],"
+    " $19::text[], $20::text[]";
+constexpr const char* kOutboxColumns =
+    "idempotency_key, key, generation, version, transition, channel, payload, status, attempts,"
+    " next_attempt_at, lease_owner, lease_expires_at, last_error, remote_message_id, created_at,"
+    " updated_at";
+
+struct ResultDeleter {
+  void operator()(PGresult* r) const { PQclear(r); }
+};
+using PgResult = std::unique_ptr<PGresult, ResultDeleter>;
+
+std::string FirstLine(const char* text) {
+  std::string s = text != nullptr ? text : "";
+  if (auto nl = s.find('\n'); nl != std::string::npos) s.resize(nl);
+  return s;
+}
+
+// Builds a PostgreSQL array literal, one column of a batch: {"a","b",NULL} or {1,2,NULL}.
+class ArrayBuilder {
+ public:
+  void Text(std::string_view v) {
+    Sep();
+    out_ += '"';
+    for (char c : v) {
+      if (c == '"' || c == '\\') out_ += '\\';
+      out_ += c;
+    }
+    out_ += '"';
+  }
+  void Int(int64_t v) {
+    Sep();
+    out_ += std::to_string(v);
+  }
+  void Uint(uint64_t v) {
+    Sep();
+    out_ += std::to_string(v);
+  }
+  void Time(const std::optional<core::WallTime>& t) {
+    if (t) {
+      Int(store::ToMicros(*t));
+    } else {
+      Sep();
+      out_ += "NULL";
+    }
+  }
+  std::string Finish() {
+    out_ += '}';
+    std::string done = std::move(out_);
+    out_.clear();
+    first_ = true;
+    return done;
+  }
+
+ private:
+  void Sep() {
+    if (first_) {
+      out_ = "{";
+      first_ = false;
+    } else {
+      out_ += ',';
+    }
+  }
+  std::string out_;
+  bool first_ = true;
+};
+
+int64_t ParseInt(const char* text) {
+  int64_t v = 0;
+  std::from_chars(text, text + std::strlen(text), v);
+  return v;
+}
+
+}  // namespace
+
+// One libpq connection and the description of where it points, for error messages.
+class PgIncidentStore::Connection {
+ public:
+  Connection(PGconn* conn, std::string where) : conn_(conn), where_(std::move(where)) {}
+  ~Connection() { PQfinish(conn_); }
+
+  const std::string& where() const { return where_; }
+
+  // Runs `sql` with text parameters (nullptr for NULL); expects commands or rows.
+  core::Result<PgResult> Run(const char* sql, const std::vector<const char*>& params = {}) {
+    PgResult result(PQexecParams(conn_, sql, static_cast<int>(params.size()), nullptr,
+                                 params.data(), nullptr, nullptr, 0));
+    const ExecStatusType status = result ? PQresultStatus(result.get()) : PGRES_FATAL_ERROR;
+    if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return result;
+    return Failure(result.get());
+  }
+  // Runs one or more parameterless statements.
+  core::Result<PgResult> RunScript(const char* sql) {
+    PgResult result(PQexec(conn_, sql));
+    const ExecStatusType status = result ? PQresultStatus(result.get()) : PGRES_FATAL_ERROR;
+    if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return result;
+    return Failure(result.get());
+  }
+  core::Result<PgResult> Run(const std::string& sql, const std::vector<std::string>& params) {
+    std::vector<const char*> ptrs;
+    ptrs.reserve(params.size());
+    for (const std::string& p : params) ptrs.push_back(p.c_str());
+    return Run(sql.c_str(), ptrs);
+  }
+
+ private:
+  core::Error Failure(const PGresult* result) {
+    if (PQstatus(conn_) == CONNECTION_BAD) {
+      return MakeError(ErrorCode::kUnavailable, "lost the connection to PostgreSQL at " + where_ +
+                                                    ": " + FirstLine(PQerrorMessage(conn_)));
+    }
+    const char* state = result ? PQresultErrorField(result, PG_DIAG_SQLSTATE) : nullptr;
+    const std::string code = state != nullptr ? state : "";
+    const std::string message =
+        "PostgreSQL at " + where_ + ": " +
+        FirstLine(result ? PQresultErrorMessage(result) : PQerrorMessage(conn_));
+    if (code == "40P01" || code == "40001" || code == "23505") {
+      return MakeError(ErrorCode::kConflict, message);
+    }
+    if (code.rfind("08", 0) == 0 || code.rfind("57P", 0) == 0 || code == "53300") {
+      return MakeError(ErrorCode::kUnavailable, message);
+    }
+    if (code == "42501") return MakeError(ErrorCode::kPermissionDenied, message);
+    return MakeError(ErrorCode::kInternal, message);
+  }
+
+  PGconn* conn_;
+  std::string where_;
+};
+
+namespace {
+
+using Connection = PgIncidentStore::Connection;
+
+std::optional<core::WallTime> TimeAt(const PGresult* r, int row, int col) {
+  if (PQgetisnull(r, row, col)) return std::nullopt;
+  return store::FromMicros(ParseInt(PQgetvalue(r, row, col)));
+}
+uint64_t UintAt(const PGresult* r, int row, int col) {
+  return static_cast<uint64_t>(ParseInt(PQgetvalue(r, row, col)));
+}
+std::string TextAt(const PGresult* r, int row, int col) {
+  return std::string(PQgetvalue(r, row, col), static_cast<size_t>(PQgetlength(r, row, col)));
+}
+
+core::Result<core::Incident> ReadIncident(const PGresult* r, int row) {
+  core::Incident in;
+  in.key = TextAt(r, row, 0);
+  in.condition = TextAt(r, row, 1);
+  in.generation = UintAt(r, row, 2);
+  auto status = store::ParseIncidentStatus(TextAt(r, row, 3));
+  if (!status) return status.error();
+  in.status = *status;
+  in.version = UintAt(r, row, 4);
+  in.opened_at = TimeAt(r, row, 5);
+  in.first_seen_at = TimeAt(r, row, 6);
+  in.last_seen_at = TimeAt(r, row, 7);
+  in.last_observed_at = TimeAt(r, row, 8);
+  in.last_notified_at = TimeAt(r, row, 9);
+  in.resolved_at = TimeAt(r, row, 10);
+  in.healthy_streak = static_cast<uint32_t>(UintAt(r, row, 11));
+  in.event_count = UintAt(r, row, 12);
+  in.renotify_count = static_cast<uint32_t>(UintAt(r, row, 13));
+  in.flap_history = core::FlapHistory(static_cast<uint32_t>(UintAt(r, row, 14)),
+                                      static_cast<uint32_t>(UintAt(r, row, 15)));
+  in.flapping = UintAt(r, row, 16) != 0;
+  in.acked_at = TimeAt(r, row, 17);
+  in.acked_by = TextAt(r, row, 18);
+  auto evidence = store::DecodeEvidence(TextAt(r, row, 19));
+  if (!evidence) return evidence.error();
+  in.recent_evidence = std::move(*evidence);
+  return in;
+}
+
+core::Result<std::vector<core::Incident>> ReadIncidents(const PGresult* r) {
+  std::vector<core::Incident> out;
+  const int rows = PQntuples(r);
+  out.reserve(static_cast<size_t>(rows));
+  for (int i = 0; i < rows; ++i) {
+    auto incident = ReadIncident(r, i);
+    if (!incident) return incident.error();
+    out.push_back(std::move(*incident));
+  }
+  return out;
+}
+
+core::Result<core::OutboxRow> ReadOutbox(const PGresult* r, int i) {
+  core::OutboxRow row;
+  row.idempotency_key = TextAt(r, i, 0);
+  row.key = TextAt(r, i, 1);
+  row.generation = UintAt(r, i, 2);
+  row.version = UintAt(r, i, 3);
+  auto transition = core::ParseTransitionName(TextAt(r, i, 4));
+  if (!transition) return transition.error();
+  row.transition = *transition;
+  row.channel = TextAt(r, i, 5);
+  row.payload = TextAt(r, i, 6);
+  auto status = core::ParseOutboxStatus(TextAt(r, i, 7));
+  if (!status) return MakeError(ErrorCode::kCorrupt, status.error().message);
+  row.status = *status;
+  row.attempts = static_cast<uint32_t>(UintAt(r, i, 8));
+  row.next_attempt_at = store::FromMicros(ParseInt(PQgetvalue(r, i, 9)));
+  row.lease_owner = TextAt(r, i, 10);
+  row.lease_expires_at = TimeAt(r, i, 11);
+  row.last_error = TextAt(r, i, 12);
+  row.remote_message_id = TextAt(r, i, 13);
+  row.created_at = store::FromMicros(ParseInt(PQgetvalue(r, i, 14)));
+  row.updated_at = store::FromMicros(ParseInt(PQgetvalue(r, i, 15)));
+  return row;
+}
+
+uint64_t Affected(const PGresult* r) {
+  return static_cast<uint64_t>(ParseInt(PQcmdTuples(const_cast<PGresult*>(r))));
+}
+
+// The 20 incident columns as 20 array parameters.
+std::vector<std::string> IncidentArrays(std::span<const core::IncidentWrite> writes,
+                                        bool with_expected) {
+  std::vector<ArrayBuilder> cols(with_expected ? 21 : 20);
+  for (const core::IncidentWrite& w : writes) {
+    const core::Incident& in = w.incident;
+    cols[0].Text(in.key);
+    cols[1].Text(in.condition);
+    cols[2].Uint(in.generation);
+    cols[3].Text(core::IncidentStatusName(in.status));
+    cols[4].Uint(in.version);
+    cols[5].Time(in.opened_at);
+    cols[6].Time(in.first_seen_at);
+    cols[7].Time(in.last_seen_at);
+    cols[8].Time(in.last_observed_at);
+    cols[9].Time(in.last_notified_at);
+    cols[10].Time(in.resolved_at);
+    cols[11].Uint(in.healthy_streak);
+    cols[12].Uint(in.event_count);
+    cols[13].Uint(in.renotify_count);
+    cols[14].Uint(in.flap_history.bits());
+    cols[15].Uint(in.flap_history.count());
+    cols[16].Int(in.flapping ? 1 : 0);
+    cols[17].Time(in.acked_at);
+    cols[18].Text(in.acked_by);
+    cols[19].Text(store::EncodeEvidence(in.recent_evidence));
+    if (with_expected) cols[20].Uint(w.expected_version);
+  }
+  std::vector<std::string> out;
+  out.reserve(cols.size());
+  for (ArrayBuilder& c : cols) out.push_back(c.Finish());
+  return out;
+}
+
+class PgTransaction : public core::StoreTransaction {
+ public:
+  explicit PgTransaction(Connection& c) : c_(c) {}
+  ~PgTransaction() override {
+    if (!done_) (void)c_.Run("ROLLBACK");
+  }
+
+  Status LoadIncidents(std::span<const std::string> keys,
+                       std::vector<core::Incident>& out) override {
+    if (keys.empty()) return {};
+    ArrayBuilder array;
+    for (const std::string& key : keys) array.Text(key);
+    static const std::string sql = std::string("SELECT ") + kIncidentColumns +
+                                   " FROM incidents WHERE key = ANY($1::text[])"
+                                   " ORDER BY key FOR UPDATE";
+    auto result = c_.Run(sql, {array.Finish()});
+    if (!result) return result.error();
+    auto incidents = ReadIncidents(result->get());
+    if (!incidents) return incidents.error();
+    for (core::Incident& in : *incidents) out.push_back(std::move(in));
+    return {};
+  }
+
+  Status Savepoint() override {
+    // A new savepoint would shadow the old one; release the old so they do not pile up.
+    auto result = c_.RunScript(has_savepoint_ ? "RELEASE SAVEPOINT chunk; SAVEPOINT chunk"
+                                              : "SAVEPOINT chunk");
+    if (!result) return result.error();
+    has_savepoint_ = true;
+    return {};
+  }
+
+  Status RollbackToSavepoint() override {
+    auto result = c_.Run("ROLLBACK TO SAVEPOINT chunk");
+    if (!result) return result.error();
+    return {};
+  }
+
+  Status PutIncidents(std::span<const core::IncidentWrite> writes) override {
+    std::vector<core::IncidentWrite> inserts;
+    std::vector<core::IncidentWrite> updates;
+    for (const core::IncidentWrite& w : writes) {
+      (w.expected_version == 0 ? inserts : updates).push_back(w);
+    }
+    if (!inserts.empty()) {
+      static const std::string sql = std::string("INSERT INTO incidents (") + kIncidentColumns +
+                                     ") SELECT * FROM unnest(" + kIncidentTypes +
+                                     ") ON CONFLICT (key) DO NOTHING";
+      auto result = c_.Run(sql, IncidentArrays(inserts, false));
+      if (!result) return result.error();
+      if (Affected(result->get()) != inserts.size()) {
+        return MakeError(ErrorCode::kConflict, "another writer created some of these incidents");
+      }
+    }
+    if (!updates.empty()) {
+      static const std::string sql =
+          std::string(
+              "UPDATE incidents AS i SET condition = u.condition, generation = u.generation,"
+              " status = u.status, version = u.version, opened_at = u.opened_at,"
+              " first_seen_at = u.first_seen_at, last_seen_at = u.last_seen_at,"
+              " last_observed_at = u.last_observed_at, last_notified_at = u.last_notified_at,"
+              " resolved_at = u.resolved_at, healthy_streak = u.healthy_streak,"
+              " event_count = u.event_count, renotify_count = u.renotify_count,"
+              " flap_bits = u.flap_bits, flap_count = u.flap_count, flapping = u.flapping,"
+              " acked_at = u.acked_at, acked_by = u.acked_by,"
+              " recent_evidence = u.recent_evidence FROM unnest(") +
+          kIncidentTypes + ", $21::bigint[]) AS u(" + kIncidentColumns +
+          ", expected) WHERE i.key = u.key AND i.version = u.expected";
+      auto result = c_.Run(sql, IncidentArrays(updates, true));
+      if (!result) return result.error();
+      if (Affected(result->get()) != updates.size()) {
+        return MakeError(ErrorCode::kConflict, "another writer changed some of these incidents");
+      }
+    }
+    return {};
+  }
+
+  Status AppendDecisions(std::string_view poll_id,
+                         std::span<const core::DecisionRecord> decisions) override {
+    if (decisions.empty()) return {};
+    std::vector<ArrayBuilder> cols(6);
+    for (const core::DecisionRecord& d : decisions) {
+      cols[0].Text(d.key);
+      cols[1].Uint(d.version);
+      cols[2].Uint(d.generation);
+      cols[3].Int(store::ToMicros(d.at));
+      cols[4].Text(core::DecisionName(d.kind));
+      cols[5].Text(core::ReasonName(d.reason));
+    }
+    std::vector<std::string> params;
+    for (ArrayBuilder& c : cols) params.push_back(c.Finish());
+    params.emplace_back(poll_id);
+    static const std::string sql =
+        "INSERT INTO decisions (key, version, generation, at, decision, reason, poll_id)"
+        " SELECT u.*, $7 FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[],"
+        " $5::text[], $6::text[]) AS u ON CONFLICT DO NOTHING";
+    auto result = c_.Run(sql, params);
+    if (!result) return result.error();
+    return {};
+  }
+
+  Status InsertOutbox(std::span<const core::OutboxRow> rows) override {
+    if (rows.empty()) return {};
+    std::vector<ArrayBuilder> cols(16);
+    for (const core::OutboxRow& row : rows) {
+      cols[0].Text(row.idempotency_key);
+      cols[1].Text(row.key);
+      cols[2].Uint(row.generation);
+      cols[3].Uint(row.version);
+      cols[4].Text(core::TransitionName(row.transition));
+      cols[5].Text(row.channel);
+      cols[6].Text(row.payload);
+      cols[7].Text(core::OutboxStatusName(row.status));
+      cols[8].Uint(row.attempts);
+      cols[9].Int(store::ToMicros(row.next_attempt_at));
+      cols[10].Text(row.lease_owner);
+      cols[11].Time(row.lease_expires_at);
+      cols[12].Text(row.last_error);
+      cols[13].Text(row.remote_message_id);
+      cols[14].Int(store::ToMicros(row.created_at));
+      cols[15].Int(store::ToMicros(row.updated_at));
+    }
+    std::vector<std::string> params;
+    for (ArrayBuilder& c : cols) params.push_back(c.Finish());
+    // A row older than one already sent for its incident and channel goes in superseded.
+    static const std::string sql =
+        std::string("INSERT INTO outbox (") + kOutboxColumns +
+        ") SELECT u.idempotency_key, u.key, u.generation, u.version, u.transition, u.channel,"
+        " u.payload, CASE WHEN EXISTS (SELECT 1 FROM outbox o WHERE o.key = u.key AND"
+        " o.channel = u.channel AND o.status = 'sent' AND (o.generation > u.generation OR"
+        " (o.generation = u.generation AND o.version > u.version))) THEN 'superseded' ELSE"
+        " u.status END, u.attempts, u.next_attempt_at, u.lease_owner, u.lease_expires_at,"
+        " u.last_error, u.remote_message_id, u.created_at, u.updated_at FROM unnest($1::text[],"
+        " $2::text[], $3::bigint[], $4::bigint[], $5::text[], $6::text[], $7::text[],"
+        " $8::text[], $9::bigint[], $10::bigint[], $11::text[], $12::bigint[], $13::text[],"
+        " $14::text[], $15::bigint[], $16::bigint[]) AS u(" +
+        kOutboxColumns + ") ON CONFLICT DO NOTHING";
+    auto result = c_.Run(sql, params);
+    if (!result) return result.error();
+    return {};
+  }
+
+  core::Result<bool> RecordPoll(const core::PollRecord& poll) override {
+    std::vector<std::string> params = {
+        poll.poll_id, std::to_string(store::ToMicros(poll.applied_at)),
+        std::to_string(poll.observations), std::to_string(poll.changed),
+        std::to_string(poll.outbox_rows)};
+    for (uint64_t n : poll.by_decision) params.push_back(std::to_string(n));
+    static const std::string sql =
+        "INSERT INTO polls (poll_id, applied_at, observations, changed, outbox_rows, n_notify,"
+        " n_update_only, n_wait_for_health, n_resolve, n_ignore, n_unknown, n_stale)"
+        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT DO NOTHING";
+    auto result = c_.Run(sql, params);
+    if (!result) return result.error();
+    return Affected(result->get()) == 1;
+  }
+
+  core::Result<uint64_t> PruneDecisions(core::WallTime cutoff) override {
+    auto result = c_.Run(std::string("DELETE FROM decisions WHERE at < $1"),
+                         {std::to_string(store::ToMicros(cutoff))});
+    if (!result) return result.error();
+    return Affected(result->get());
+  }
+
+  Status Commit() override {
+    auto result = c_.Run("COMMIT");
+    done_ = true;  // a failed COMMIT has ended the transaction too
+    if (!result) return result.error();
+    return {};
+  }
+
+ private:
+  Connection& c_;
+  bool has_savepoint_ = false;
+  bool done_ = false;
+};
+
+// "host:port/dbname" from a connection string, never its password.
+std::string Describe(const std::string& url) {
+  char* error = nullptr;
+  PQconninfoOption* options = PQconninfoParse(url.c_str(), &error);
+  if (options == nullptr) {
+    PQfreemem(error);
+    return "(unparsable URL)";
+  }
+  std::string host = "localhost", port = "5432", db;
+  for (PQconninfoOption* o = options; o->keyword != nullptr; ++o) {
+    if (o->val == nullptr) continue;
+    if (std::strcmp(o->keyword, "host") == 0 || std::strcmp(o->keyword, "hostaddr") == 0) {
+      host = o->val;
+    }
+    if (std::strcmp(o->keyword, "port") == 0) port = o->val;
+    if (std::strcmp(o->keyword, "dbname") == 0) db = o->val;
+  }
+  PQconninfoFree(options);
+  return host + ":" + port + (db.empty() ? "" : "/" + db);
+}
+
+void IgnoreNotice(void*, const char*) {}
+
+}  // namespace
+
+PgIncidentStore::PgIncidentStore(std::unique_ptr<Connection> connection)
+    : connection_(std::move(connection)) {}
+PgIncidentStore::~PgIncidentStore() = default;
+
+core::Result<std::unique_ptr<PgIncidentStore>> PgIncidentStore::Open(const std::string& url) {
+  const std::string where = Describe(url);
+  char* parse_error = nullptr;
+  PQconninfoOption* parsed = PQconninfoParse(url.c_str(), &parse_error);
+  if (parsed == nullptr) {
+    std::string message = FirstLine(parse_error);
+    PQfreemem(parse_error);
+    return MakeError(ErrorCode::kInvalidArgument, "invalid PostgreSQL URL: " + message);
+  }
+  PQconninfoFree(parsed);
+  PGconn* conn = PQconnectdb(url.c_str());
+  if (conn == nullptr || PQstatus(conn) != CONNECTION_OK) {
+    std::string message = conn != nullptr ? FirstLine(PQerrorMessage(conn)) : "out of memory";
+    PQfinish(conn);
+    return MakeError(ErrorCode::kUnavailable,
+                     "cannot connect to PostgreSQL at " + where + ": " + message);
+  }
+  PQsetNoticeProcessor(conn, IgnoreNotice, nullptr);
+  std::unique_ptr<PgIncidentStore> store(
+      new PgIncidentStore(std::make_unique<Connection>(conn, where)));
+  if (auto status = store->Migrate(); !status) return status.error();
+  return store;
+}
+
+Status PgIncidentStore::Migrate() {
+  Connection& c = *connection_;
+  auto run = [&c](const std::string& sql) -> Status {
+    auto result = c.RunScript(sql.c_str());
+    if (!result) return result.error();
+    return {};
+  };
+  if (auto status = run("BEGIN"); !status) return status;
+  auto fail = [&](core::Error error) -> Status {
+    (void)c.Run("ROLLBACK");
+    return error;
+  };
+  if (auto status = run("SELECT pg_advisory_xact_lock(" + std::to_string(kMigrationLock) + ")");
+      !status) {
+    return fail(status.error());
+  }
+  auto probe = c.Run(
+      "SELECT to_regclass('schema_migrations') IS NOT NULL, to_regclass('incidents') IS NOT NULL");
+  if (!probe) return fail(probe.error());
+  const bool has_migrations = PQgetvalue(probe->get(), 0, 0)[0] == 't';
+  const bool has_incidents = PQgetvalue(probe->get(), 0, 1)[0] == 't';
+  if (!has_migrations && has_incidents) {
+    return fail(MakeError(
+        ErrorCode::kCorrupt,
+        "not a quell database: " + c.where() + " has an incidents table but no schema_migrations"));
+  }
+  if (!has_migrations) {
+    if (auto status = run("CREATE TABLE schema_migrations (version BIGINT PRIMARY KEY,"
+                          " name TEXT NOT NULL, applied_at BIGINT NOT NULL)");
+        !status) {
+      return fail(status.error());
+    }
+  }
+  auto current = c.Run("SELECT coalesce(max(version), 0) FROM schema_migrations");
+  if (!current) return fail(current.error());
+  const int64_t have = ParseInt(PQgetvalue(current->get(), 0, 0));
+  const auto migrations = store::Migrations();
+  if (have > migrations.back().version) {
+    return fail(
+        MakeError(ErrorCode::kCorrupt, "database " + c.where() + " has schema version " +
+                                           std::to_string(have) + ", newer than this quell (" +
+                                           std::to_string(migrations.back().version) + ")"));
+  }
+  for (const store::Migration& m : migrations) {
+    if (m.version <= have) continue;
+    if (auto status = run(m.postgres_sql); !status) return fail(status.error());
+    auto recorded = c.Run(
+        std::string("INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2,"
+                    " (extract(epoch FROM clock_timestamp()) * 1000000)::bigint)"),
+        {std::to_string(m.version), m.name});
+    if (!recorded) return fail(recorded.error());
+  }
+  return run("COMMIT");
+}
+
+core::Result<std::unique_ptr<core::StoreTransaction>> PgIncidentStore::Begin() {
+  auto result = connection_->Run("BEGIN");
+  if (!result) return result.error();
+  return std::unique_ptr<core::StoreTransaction>(new PgTransaction(*connection_));
+}
+
+core::Result<std::vector<core::Incident>> PgIncidentStore::ListIncidents() {
+  static const std::string sql =
+      std::string("SELECT ") + kIncidentColumns + " FROM incidents ORDER BY key COLLATE \"C\"";
+  auto result = connection_->Run(sql.c_str());
+  if (!result) return result.error();
+  return ReadIncidents(result->get());
+}
+
+core::Result<std::optional<core::Incident>> PgIncidentStore::FindIncident(std::string_view key) {
+  static const std::string sql =
+      std::string("SELECT ") + kIncidentColumns + " FROM incidents WHERE key = $1";
+  auto result = connection_->Run(sql, {std::string(key)});
+  if (!result) return result.error();
+  if (PQntuples(result->get()) == 0) return std::optional<core::Incident>();
+  auto incident = ReadIncident(result->get(), 0);
+  if (!incident) return incident.error();
+  return std::optional<core::Incident>(std::move(*incident));
+}
+
+core::Result<std::vector<core::OutboxRow>> PgIncidentStore::ListOutbox(
+    std::optional<core::OutboxStatus> status) {
+  std::string sql = std::string("SELECT ") + kOutboxColumns + " FROM outbox";
+  std::vector<std::string> params;
+  if (status) {
+    sql += " WHERE status = $1";
+    params.emplace_back(core::OutboxStatusName(*status));
+  }
+  sql += " ORDER BY key COLLATE \"C\", channel COLLATE \"C\", generation, version";
+  auto result = connection_->Run(sql, params);
+  if (!result) return result.error();
+  std::vector<core::OutboxRow> out;
+  for (int i = 0; i < PQntuples(result->get()); ++i) {
+    auto row = ReadOutbox(result->get(), i);
+    if (!row) return row.error();
+    out.push_back(std::move(*row));
+  }
+  return out;
+}
+
+Status PgIncidentStore::MarkSent(std::string_view idempotency_key,
+                                 std::string_view remote_message_id, core::WallTime now) {
+  // One statement: mark the row sent and supersede the older pending rows of its incident and
+  // channel, atomically.
+  static const std::string sql =
+      "WITH s AS (UPDATE outbox SET status = 'sent', remote_message_id = $2, updated_at = $3,"
+      " lease_owner = '', lease_expires_at = NULL WHERE idempotency_key = $1"
+      " RETURNING key, channel, generation, version),"
+      " x AS (UPDATE outbox o SET status = 'superseded', updated_at = $3 FROM s"
+      " WHERE o.key = s.key AND o.channel = s.channel AND o.status = 'pending' AND"
+      " (o.generation < s.generation OR (o.generation = s.generation AND o.version < s.version))"
+      " RETURNING 1) SELECT count(*) FROM s";
+  auto result = connection_->Run(sql, {std::string(idempotency_key), std::string(remote_message_id),
+                                       std::to_string(store::ToMicros(now))});
+  if (!result) return result.error();
+  if (ParseInt(PQgetvalue(result->get(), 0, 0)) == 0) {
+    return MakeError(ErrorCode::kNotFound, "no outbox row " + std::string(idempotency_key));
+  }
+  return {};
+}
+
+core::Result<uint64_t> PgIncidentStore::CountDecisions() {
+  auto result = connection_->Run("SELECT count(*) FROM decisions");
+  if (!result) return result.error();
+  return UintAt(result->get(), 0, 0);
+}
+
+core::Result<uint64_t> PgIncidentStore::CountPolls() {
+  auto result = connection_->Run("SELECT count(*) FROM polls");
+  if (!result) return result.error();
+  return UintAt(result->get(), 0, 0);
+}
+
+}  // namespace quell::postgres

@@ -1,0 +1,44 @@
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "quell/core/ports/incident_store.h"
+
+struct pg_conn;
+
+namespace quell::postgres {
+
+// The store for several workers: PostgreSQL through libpq. A transaction locks the rows it
+// loads (SELECT ... ORDER BY key FOR UPDATE, so two workers lock in the same order), writes
+// with compare-and-set on version and batches every statement with unnest() arrays. A new key
+// inserted by two workers at once makes the loser's PutIncidents fail with kConflict; the
+// caller rolls back to its savepoint, re-reads and re-evaluates. One instance per thread.
+class PgIncidentStore : public core::IncidentStore {
+ public:
+  // Connects to `url` (postgresql://...) and applies missing migrations under an advisory
+  // lock, so workers starting together migrate once. kUnavailable names host and port (never
+  // the password) when the server cannot be reached or refuses the login.
+  static core::Result<std::unique_ptr<PgIncidentStore>> Open(const std::string& url);
+  ~PgIncidentStore() override;
+
+  core::Result<std::unique_ptr<core::StoreTransaction>> Begin() override;
+  core::Result<std::vector<core::Incident>> ListIncidents() override;
+  core::Result<std::optional<core::Incident>> FindIncident(std::string_view key) override;
+  core::Result<std::vector<core::OutboxRow>> ListOutbox(
+      std::optional<core::OutboxStatus> status) override;
+  core::Status MarkSent(std::string_view idempotency_key, std::string_view remote_message_id,
+                        core::WallTime now) override;
+  core::Result<uint64_t> CountDecisions() override;
+  core::Result<uint64_t> CountPolls() override;
+
+  class Connection;
+
+ private:
+  explicit PgIncidentStore(std::unique_ptr<Connection> connection);
+  core::Status Migrate();
+
+  std::unique_ptr<Connection> connection_;
+};
+
+}  // namespace quell::postgres

@@ -1,0 +1,630 @@
+#include "quell/adapters/sqlite/sqlite_incident_store.h"
+
+#include <sqlite3.h>
+
+#include <utility>
+
+#include "quell/adapters/store_common/incident_codec.h"
+#include "quell/adapters/store_common/schema.h"
+
+namespace quell::sqlite {
+namespace {
+
+using core::ErrorCode;
+using core::MakeError;
+using core::Status;
+
+constexpr const char* kIncidentColumns =
+    "key, condition, generation, status, version, opened_at, first_seen_at, last_seen_at,"
+    " last_observed_at, last_notified_at, resolved_at, healthy_streak, event_count,"
+    " renotify_count, flap_bits, flap_count, flapping, acked_at, acked_by, recent_evidence";
+constexpr const char* kOutboxColumns =
+    "idempotency_key, key, generation, version, transition, channel, payload, status, attempts,"
+    " next_attempt_at, lease_owner, lease_expires_at, last_error, remote_message_id, created_at,"
+    " updated_at";
+
+// One clear line per failure, naming the file; the caller adds what it was doing.
+core::Error SqlError(sqlite3* db, int rc, const std::string& path) {
+  const int primary = rc & 0xff;
+  const std::string detail = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+  switch (primary) {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      return MakeError(ErrorCode::kUnavailable, "database is locked by another process: " + path);
+    case SQLITE_READONLY:
+      return MakeError(ErrorCode::kPermissionDenied,
+                       "database is read-only: " + path + " (" + detail + ")");
+    case SQLITE_NOTADB:
+    case SQLITE_CORRUPT:
+      return MakeError(ErrorCode::kCorrupt, "not a quell database or corrupt: " + path);
+    case SQLITE_CANTOPEN:
+    case SQLITE_PERM:
+    case SQLITE_AUTH:
+      return MakeError(ErrorCode::kPermissionDenied,
+                       "cannot open database " + path + ": " + detail);
+    case SQLITE_FULL:
+    case SQLITE_IOERR:
+      return MakeError(ErrorCode::kUnavailable, "cannot write database " + path + ": " + detail);
+    case SQLITE_CONSTRAINT:
+      return MakeError(ErrorCode::kConflict, "constraint failed in " + path + ": " + detail);
+    default:
+      return MakeError(ErrorCode::kInternal, "SQLite error on " + path + ": " + detail);
+  }
+}
+
+// A prepared statement, reset after each use so it can be reused.
+class Stmt {
+ public:
+  Stmt() = default;
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
+  ~Stmt() { sqlite3_finalize(stmt_); }
+
+  Status Prepare(sqlite3* db, const std::string& sql, const std::string& path) {
+    db_ = db;
+    path_ = &path;
+    const int rc =
+        sqlite3_prepare_v3(db, sql.c_str(), -1, SQLITE_PREPARE_PERSISTENT, &stmt_, nullptr);
+    if (rc != SQLITE_OK) return SqlError(db, rc, path);
+    return {};
+  }
+
+  void BindText(int i, std::string_view v) {
+    sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
+  }
+  void BindInt(int i, int64_t v) { sqlite3_bind_int64(stmt_, i, v); }
+  void BindUint(int i, uint64_t v) { sqlite3_bind_int64(stmt_, i, static_cast<int64_t>(v)); }
+  void BindTime(int i, const std::optional<core::WallTime>& t) {
+    if (t) {
+      sqlite3_bind_int64(stmt_, i, store::ToMicros(*t));
+    } else {
+      sqlite3_bind_null(stmt_, i);
+    }
+  }
+
+  // true: a row is ready; false: done. Any other outcome is an error.
+  core::Result<bool> Step() {
+    const int rc = sqlite3_step(stmt_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    core::Error error = SqlError(db_, rc, *path_);
+    Reset();
+    return error;
+  }
+  // Runs a statement that returns no rows, then resets it.
+  Status Run() {
+    auto stepped = Step();
+    Reset();
+    if (!stepped) return stepped.error();
+    return {};
+  }
+  void Reset() {
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+  }
+
+  int64_t Int(int col) const { return sqlite3_column_int64(stmt_, col); }
+  uint64_t Uint(int col) const { return static_cast<uint64_t>(sqlite3_column_int64(stmt_, col)); }
+  std::string Text(int col) const {
+    const auto* p = sqlite3_column_text(stmt_, col);
+    if (p == nullptr) return {};
+    return std::string(reinterpret_cast<const char*>(p),
+                       static_cast<size_t>(sqlite3_column_bytes(stmt_, col)));
+  }
+  std::optional<core::WallTime> Time(int col) const {
+    if (sqlite3_column_type(stmt_, col) == SQLITE_NULL) return std::nullopt;
+    return store::FromMicros(sqlite3_column_int64(stmt_, col));
+  }
+
+ private:
+  sqlite3* db_ = nullptr;
+  const std::string* path_ = nullptr;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+Status Exec(sqlite3* db, const char* sql, const std::string& path) {
+  char* message = nullptr;
+  const int rc = sqlite3_exec(db, sql, nullptr, nullptr, &message);
+  sqlite3_free(message);
+  if (rc != SQLITE_OK) return SqlError(db, rc, path);
+  return {};
+}
+
+core::Result<core::Incident> ReadIncident(const Stmt& s) {
+  core::Incident in;
+  in.key = s.Text(0);
+  in.condition = s.Text(1);
+  in.generation = s.Uint(2);
+  auto status = store::ParseIncidentStatus(s.Text(3));
+  if (!status) return status.error();
+  in.status = *status;
+  in.version = s.Uint(4);
+  in.opened_at = s.Time(5);
+  in.first_seen_at = s.Time(6);
+  in.last_seen_at = s.Time(7);
+  in.last_observed_at = s.Time(8);
+  in.last_notified_at = s.Time(9);
+  in.resolved_at = s.Time(10);
+  in.healthy_streak = static_cast<uint32_t>(s.Uint(11));
+  in.event_count = s.Uint(12);
+  in.renotify_count = static_cast<uint32_t>(s.Uint(13));
+  in.flap_history =
+      core::FlapHistory(static_cast<uint32_t>(s.Uint(14)), static_cast<uint32_t>(s.Uint(15)));
+  in.flapping = s.Int(16) != 0;
+  in.acked_at = s.Time(17);
+  in.acked_by = s.Text(18);
+  auto evidence = store::DecodeEvidence(s.Text(19));
+  if (!evidence) return evidence.error();
+  in.recent_evidence = std::move(*evidence);
+  return in;
+}
+
+// Binds an incident's 20 columns starting at parameter `first`.
+void BindIncident(Stmt& s, int first, const core::Incident& in, std::string& evidence) {
+  evidence = store::EncodeEvidence(in.recent_evidence);
+  s.BindText(first, in.key);
+  s.BindText(first + 1, in.condition);
+  s.BindUint(first + 2, in.generation);
+  s.BindText(first + 3, core::IncidentStatusName(in.status));
+  s.BindUint(first + 4, in.version);
+  s.BindTime(first + 5, in.opened_at);
+  s.BindTime(first + 6, in.first_seen_at);
+  s.BindTime(first + 7, in.last_seen_at);
+  s.BindTime(first + 8, in.last_observed_at);
+  s.BindTime(first + 9, in.last_notified_at);
+  s.BindTime(first + 10, in.resolved_at);
+  s.BindUint(first + 11, in.healthy_streak);
+  s.BindUint(first + 12, in.event_count);
+  s.BindUint(first + 13, in.renotify_count);
+  s.BindUint(first + 14, in.flap_history.bits());
+  s.BindUint(first + 15, in.flap_history.count());
+  s.BindInt(first + 16, in.flapping ? 1 : 0);
+  s.BindTime(first + 17, in.acked_at);
+  s.BindText(first + 18, in.acked_by);
+  s.BindText(first + 19, evidence);
+}
+
+core::Result<core::OutboxRow> ReadOutbox(const Stmt& s) {
+  core::OutboxRow row;
+  row.idempotency_key = s.Text(0);
+  row.key = s.Text(1);
+  row.generation = s.Uint(2);
+  row.version = s.Uint(3);
+  auto transition = core::ParseTransitionName(s.Text(4));
+  if (!transition) return transition.error();
+  row.transition = *transition;
+  row.channel = s.Text(5);
+  row.payload = s.Text(6);
+  auto status = core::ParseOutboxStatus(s.Text(7));
+  if (!status) return MakeError(ErrorCode::kCorrupt, status.error().message);
+  row.status = *status;
+  row.attempts = static_cast<uint32_t>(s.Uint(8));
+  row.next_attempt_at = store::FromMicros(s.Int(9));
+  row.lease_owner = s.Text(10);
+  row.lease_expires_at = s.Time(11);
+  row.last_error = s.Text(12);
+  row.remote_message_id = s.Text(13);
+  row.created_at = store::FromMicros(s.Int(14));
+  row.updated_at = store::FromMicros(s.Int(15));
+  return row;
+}
+
+}  // namespace
+
+struct SqliteIncidentStore::Statements {
+  Stmt begin, commit, rollback, savepoint, release, rollback_to;
+  Stmt load, insert_incident, update_incident;
+  Stmt insert_decision, newer_sent, insert_outbox, insert_poll, prune;
+  Stmt list_incidents, find_incident, list_outbox, list_outbox_status;
+  Stmt find_outbox, mark_sent, supersede;
+};
+
+// One BEGIN IMMEDIATE transaction: it holds the database's write lock from the start, so no
+// other writer can change a row between LoadIncidents and PutIncidents.
+class SqliteTransaction : public core::StoreTransaction {
+ public:
+  explicit SqliteTransaction(SqliteIncidentStore& store) : store_(store), s_(*store.statements_) {}
+  ~SqliteTransaction() override {
+    if (!done_) (void)s_.rollback.Run();
+  }
+
+  Status LoadIncidents(std::span<const std::string> keys,
+                       std::vector<core::Incident>& out) override {
+    for (const std::string& key : keys) {
+      s_.load.BindText(1, key);
+      auto stepped = s_.load.Step();
+      if (!stepped) return stepped.error();
+      if (*stepped) {
+        auto incident = ReadIncident(s_.load);
+        if (!incident) {
+          s_.load.Reset();
+          return incident.error();
+        }
+        out.push_back(std::move(*incident));
+      }
+      s_.load.Reset();
+    }
+    return {};
+  }
+
+  Status Savepoint() override {
+    if (has_savepoint_) {
+      if (auto status = s_.release.Run(); !status) return status;
+    }
+    if (auto status = s_.savepoint.Run(); !status) return status;
+    has_savepoint_ = true;
+    return {};
+  }
+
+  Status RollbackToSavepoint() override {
+    if (!has_savepoint_) return MakeError(ErrorCode::kInternal, "no savepoint to roll back to");
+    return s_.rollback_to.Run();
+  }
+
+  Status PutIncidents(std::span<const core::IncidentWrite> writes) override {
+    for (const core::IncidentWrite& w : writes) {
+      if (w.expected_version == 0) {
+        BindIncident(s_.insert_incident, 1, w.incident, evidence_);
+        if (auto status = s_.insert_incident.Run(); !status) return status;
+      } else {
+        BindIncident(s_.update_incident, 1, w.incident, evidence_);
+        s_.update_incident.BindUint(21, w.expected_version);
+        if (auto status = s_.update_incident.Run(); !status) return status;
+        if (sqlite3_changes(store_.db_) != 1) {
+          return MakeError(ErrorCode::kConflict,
+                           "incident " + w.incident.key + " changed under this transaction");
+        }
+      }
+    }
+    return {};
+  }
+
+  Status AppendDecisions(std::string_view poll_id,
+                         std::span<const core::DecisionRecord> decisions) override {
+    for (const core::DecisionRecord& d : decisions) {
+      Stmt& s = s_.insert_decision;
+      s.BindText(1, d.key);
+      s.BindUint(2, d.version);
+      s.BindUint(3, d.generation);
+      s.BindText(4, poll_id);
+      s.BindInt(5, store::ToMicros(d.at));
+      s.BindText(6, core::DecisionName(d.kind));
+      s.BindText(7, core::ReasonName(d.reason));
+      if (auto status = s.Run(); !status) return status;
+    }
+    return {};
+  }
+
+  Status InsertOutbox(std::span<const core::OutboxRow> rows) override {
+    for (const core::OutboxRow& row : rows) {
+      Stmt& n = s_.newer_sent;
+      n.BindText(1, row.key);
+      n.BindText(2, row.channel);
+      n.BindUint(3, row.generation);
+      n.BindUint(4, row.version);
+      auto newer = n.Step();
+      n.Reset();
+      if (!newer) return newer.error();
+      const core::OutboxStatus status = *newer ? core::OutboxStatus::kSuperseded : row.status;
+
+      Stmt& s = s_.insert_outbox;
+      s.BindText(1, row.idempotency_key);
+      s.BindText(2, row.key);
+      s.BindUint(3, row.generation);
+      s.BindUint(4, row.version);
+      s.BindText(5, core::TransitionName(row.transition));
+      s.BindText(6, row.channel);
+      s.BindText(7, row.payload);
+      s.BindText(8, core::OutboxStatusName(status));
+      s.BindUint(9, row.attempts);
+      s.BindInt(10, store::ToMicros(row.next_attempt_at));
+      s.BindText(11, row.lease_owner);
+      s.BindTime(12, row.lease_expires_at);
+      s.BindText(13, row.last_error);
+      s.BindText(14, row.remote_message_id);
+      s.BindInt(15, store::ToMicros(row.created_at));
+      s.BindInt(16, store::ToMicros(row.updated_at));
+      if (auto run = s.Run(); !run) return run;
+    }
+    return {};
+  }
+
+  core::Result<bool> RecordPoll(const core::PollRecord& poll) override {
+    Stmt& s = s_.insert_poll;
+    s.BindText(1, poll.poll_id);
+    s.BindInt(2, store::ToMicros(poll.applied_at));
+    s.BindUint(3, poll.observations);
+    s.BindUint(4, poll.changed);
+    s.BindUint(5, poll.outbox_rows);
+    for (size_t i = 0; i < poll.by_decision.size(); ++i) {
+      s.BindUint(6 + static_cast<int>(i), poll.by_decision[i]);
+    }
+    if (auto status = s.Run(); !status) return status.error();
+    return sqlite3_changes(store_.db_) == 1;
+  }
+
+  core::Result<uint64_t> PruneDecisions(core::WallTime cutoff) override {
+    s_.prune.BindInt(1, store::ToMicros(cutoff));
+    if (auto status = s_.prune.Run(); !status) return status.error();
+    return static_cast<uint64_t>(sqlite3_changes64(store_.db_));
+  }
+
+  Status Commit() override {
+    if (auto status = s_.commit.Run(); !status) return status;
+    done_ = true;
+    return {};
+  }
+
+ private:
+  SqliteIncidentStore& store_;
+  SqliteIncidentStore::Statements& s_;
+  std::string evidence_;
+  bool has_savepoint_ = false;
+  bool done_ = false;
+};
+
+SqliteIncidentStore::SqliteIncidentStore(std::string path, sqlite3* db)
+    : path_(std::move(path)), db_(db), statements_(std::make_unique<Statements>()) {}
+
+SqliteIncidentStore::~SqliteIncidentStore() {
+  statements_.reset();  // finalize before close
+  sqlite3_close_v2(db_);
+}
+
+core::Result<std::unique_ptr<SqliteIncidentStore>> SqliteIncidentStore::Open(
+    const std::string& path, SqliteOptions options) {
+  sqlite3* db = nullptr;
+  const int rc = sqlite3_open_v2(
+      path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  if (rc != SQLITE_OK) {
+    core::Error error = SqlError(db, rc, path);
+    sqlite3_close_v2(db);
+    return error;
+  }
+  std::unique_ptr<SqliteIncidentStore> store(new SqliteIncidentStore(path, db));
+  sqlite3_extended_result_codes(db, 1);
+  sqlite3_busy_timeout(db, static_cast<int>(options.busy_timeout.count()));
+  if (sqlite3_db_readonly(db, "main") == 1) {
+    return MakeError(ErrorCode::kPermissionDenied, "database is read-only: " + path);
+  }
+  // WAL lets readers run beside the one writer; synchronous=NORMAL is durable against a crashed
+  // process (the kill -9 case) and loses at most the last commits on power loss, never integrity.
+  if (auto status = Exec(db, "PRAGMA journal_mode=WAL", path); !status) return status.error();
+  if (auto status = Exec(db, "PRAGMA synchronous=NORMAL", path); !status) return status.error();
+  // 64 MiB of page cache keeps a million-key poll's b-tree pages in memory, well inside the
+  // 300 MB budget.
+  if (auto status = Exec(db, "PRAGMA cache_size=-65536", path); !status) return status.error();
+  if (auto status = store->Migrate(); !status) return status.error();
+
+  Statements& s = *store->statements_;
+  const std::string cols = kIncidentColumns;
+  const std::string ocols = kOutboxColumns;
+  const std::string q20 = "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?";
+  const std::pair<Stmt*, std::string> sql[] = {
+      {&s.begin, "BEGIN IMMEDIATE"},
+      {&s.commit, "COMMIT"},
+      {&s.rollback, "ROLLBACK"},
+      {&s.savepoint, "SAVEPOINT chunk"},
+      {&s.release, "RELEASE chunk"},
+      {&s.rollback_to, "ROLLBACK TO chunk"},
+      {&s.load, "SELECT " + cols + " FROM incidents WHERE key = ?"},
+      {&s.insert_incident, "INSERT INTO incidents (" + cols + ") VALUES (" + q20 + ")"},
+      {&s.update_incident,
+       "UPDATE incidents SET (" + cols + ") = (" + q20 + ") WHERE key = ?1 AND version = ?21"},
+      {&s.insert_decision,
+       "INSERT INTO decisions (key, version, generation, poll_id, at, decision, reason)"
+       " VALUES (?,?,?,?,?,?,?) ON CONFLICT DO NOTHING"},
+      {&s.newer_sent,
+       "SELECT 1 FROM outbox WHERE key = ?1 AND channel = ?2 AND status = 'sent' AND"
+       " (generation > ?3 OR (generation = ?3 AND version > ?4)) LIMIT 1"},
+      {&s.insert_outbox, "INSERT INTO outbox (" + ocols +
+                             ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING"},
+      {&s.insert_poll,
+       "INSERT INTO polls (poll_id, applied_at, observations, changed, outbox_rows, n_notify,"
+       " n_update_only, n_wait_for_health, n_resolve, n_ignore, n_unknown, n_stale)"
+       " VALUES (?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING"},
+      {&s.prune, "DELETE FROM decisions WHERE at < ?"},
+      {&s.list_incidents, "SELECT " + cols + " FROM incidents ORDER BY key"},
+      {&s.find_incident, "SELECT " + cols + " FROM incidents WHERE key = ?"},
+      {&s.list_outbox,
+       "SELECT " + ocols + " FROM outbox ORDER BY key, channel, generation, version"},
+      {&s.list_outbox_status, "SELECT " + ocols +
+                                  " FROM outbox WHERE status = ?"
+                                  " ORDER BY key, channel, generation, version"},
+      {&s.find_outbox,
+       "SELECT key, channel, generation, version FROM outbox WHERE idempotency_key = ?"},
+      {&s.mark_sent,
+       "UPDATE outbox SET status = 'sent', remote_message_id = ?2, updated_at = ?3,"
+       " lease_owner = '', lease_expires_at = NULL WHERE idempotency_key = ?1"},
+      {&s.supersede,
+       "UPDATE outbox SET status = 'superseded', updated_at = ?5 WHERE key = ?1 AND"
+       " channel = ?2 AND status = 'pending' AND"
+       " (generation < ?3 OR (generation = ?3 AND version < ?4))"},
+  };
+  for (const auto& [stmt, text] : sql) {
+    if (auto status = stmt->Prepare(db, text, store->path_); !status) return status.error();
+  }
+  return store;
+}
+
+Status SqliteIncidentStore::Migrate() {
+  if (auto status = Exec(db_, "BEGIN IMMEDIATE", path_); !status) return status;
+  auto fail = [this](core::Error error) -> Status {
+    (void)Exec(db_, "ROLLBACK", path_);
+    return error;
+  };
+  Stmt probe;
+  if (auto status = probe.Prepare(db_,
+                                  "SELECT (SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+                                  " AND name = 'schema_migrations'), (SELECT count(*) FROM"
+                                  " sqlite_master WHERE type = 'table')",
+                                  path_);
+      !status) {
+    return fail(status.error());
+  }
+  auto row = probe.Step();
+  if (!row) return fail(row.error());
+  const bool has_migrations = probe.Int(0) == 1;
+  const int64_t tables = probe.Int(1);
+  probe.Reset();
+  if (!has_migrations && tables > 0) {
+    return fail(MakeError(ErrorCode::kCorrupt, "not a quell database or corrupt: " + path_));
+  }
+  if (!has_migrations) {
+    if (auto status = Exec(db_,
+                           "CREATE TABLE schema_migrations (version BIGINT PRIMARY KEY,"
+                           " name TEXT NOT NULL, applied_at BIGINT NOT NULL)",
+                           path_);
+        !status) {
+      return fail(status.error());
+    }
+  }
+  Stmt current;
+  if (auto status =
+          current.Prepare(db_, "SELECT coalesce(max(version), 0) FROM schema_migrations", path_);
+      !status) {
+    return fail(status.error());
+  }
+  auto stepped = current.Step();
+  if (!stepped) return fail(stepped.error());
+  const int64_t have = current.Int(0);
+  current.Reset();
+  const auto migrations = store::Migrations();
+  if (have > migrations.back().version) {
+    return fail(
+        MakeError(ErrorCode::kCorrupt, "database " + path_ + " has schema version " +
+                                           std::to_string(have) + ", newer than this quell (" +
+                                           std::to_string(migrations.back().version) + ")"));
+  }
+  for (const store::Migration& m : migrations) {
+    if (m.version <= have) continue;
+    if (auto status = Exec(db_, m.sqlite_sql, path_); !status) return fail(status.error());
+    Stmt record;
+    if (auto status = record.Prepare(db_,
+                                     "INSERT INTO schema_migrations (version, name, applied_at)"
+                                     " VALUES (?, ?, CAST((julianday('now') - 2440587.5) *"
+                                     " 86400000000 AS INTEGER))",
+                                     path_);
+        !status) {
+      return fail(status.error());
+    }
+    record.BindInt(1, m.version);
+    record.BindText(2, m.name);
+    if (auto status = record.Run(); !status) return fail(status.error());
+  }
+  return Exec(db_, "COMMIT", path_);
+}
+
+core::Result<std::unique_ptr<core::StoreTransaction>> SqliteIncidentStore::Begin() {
+  if (auto status = statements_->begin.Run(); !status) return status.error();
+  return std::unique_ptr<core::StoreTransaction>(new SqliteTransaction(*this));
+}
+
+core::Result<std::vector<core::Incident>> SqliteIncidentStore::ListIncidents() {
+  std::vector<core::Incident> out;
+  Stmt& s = statements_->list_incidents;
+  for (;;) {
+    auto row = s.Step();
+    if (!row) return row.error();
+    if (!*row) break;
+    auto incident = ReadIncident(s);
+    if (!incident) {
+      s.Reset();
+      return incident.error();
+    }
+    out.push_back(std::move(*incident));
+  }
+  s.Reset();
+  return out;
+}
+
+core::Result<std::optional<core::Incident>> SqliteIncidentStore::FindIncident(
+    std::string_view key) {
+  Stmt& s = statements_->find_incident;
+  s.BindText(1, key);
+  auto row = s.Step();
+  if (!row) return row.error();
+  std::optional<core::Incident> out;
+  if (*row) {
+    auto incident = ReadIncident(s);
+    if (!incident) {
+      s.Reset();
+      return incident.error();
+    }
+    out = std::move(*incident);
+  }
+  s.Reset();
+  return out;
+}
+
+core::Result<std::vector<core::OutboxRow>> SqliteIncidentStore::ListOutbox(
+    std::optional<core::OutboxStatus> status) {
+  Stmt& s = status ? statements_->list_outbox_status : statements_->list_outbox;
+  if (status) s.BindText(1, core::OutboxStatusName(*status));
+  std::vector<core::OutboxRow> out;
+  for (;;) {
+    auto row = s.Step();
+    if (!row) return row.error();
+    if (!*row) break;
+    auto parsed = ReadOutbox(s);
+    if (!parsed) {
+      s.Reset();
+      return parsed.error();
+    }
+    out.push_back(std::move(*parsed));
+  }
+  s.Reset();
+  return out;
+}
+
+Status SqliteIncidentStore::MarkSent(std::string_view idempotency_key,
+                                     std::string_view remote_message_id, core::WallTime now) {
+  Statements& s = *statements_;
+  if (auto status = s.begin.Run(); !status) return status;
+  auto fail = [&s](core::Error error) -> Status {
+    (void)s.rollback.Run();
+    return error;
+  };
+  s.find_outbox.BindText(1, idempotency_key);
+  auto row = s.find_outbox.Step();
+  if (!row) return fail(row.error());
+  if (!*row) {
+    s.find_outbox.Reset();
+    return fail(MakeError(ErrorCode::kNotFound, "no outbox row " + std::string(idempotency_key)));
+  }
+  const std::string key = s.find_outbox.Text(0);
+  const std::string channel = s.find_outbox.Text(1);
+  const int64_t generation = s.find_outbox.Int(2);
+  const int64_t version = s.find_outbox.Int(3);
+  s.find_outbox.Reset();
+
+  s.mark_sent.BindText(1, idempotency_key);
+  s.mark_sent.BindText(2, remote_message_id);
+  s.mark_sent.BindInt(3, store::ToMicros(now));
+  if (auto status = s.mark_sent.Run(); !status) return fail(status.error());
+  s.supersede.BindText(1, key);
+  s.supersede.BindText(2, channel);
+  s.supersede.BindInt(3, generation);
+  s.supersede.BindInt(4, version);
+  s.supersede.BindInt(5, store::ToMicros(now));
+  if (auto status = s.supersede.Run(); !status) return fail(status.error());
+  if (auto status = s.commit.Run(); !status) return fail(status.error());
+  return {};
+}
+
+core::Result<uint64_t> SqliteIncidentStore::Count(const char* sql) {
+  Stmt s;
+  if (auto status = s.Prepare(db_, sql, path_); !status) return status.error();
+  auto row = s.Step();
+  if (!row) return row.error();
+  return s.Uint(0);
+}
+
+core::Result<uint64_t> SqliteIncidentStore::CountDecisions() {
+  return Count("SELECT count(*) FROM decisions");
+}
+core::Result<uint64_t> SqliteIncidentStore::CountPolls() {
+  return Count("SELECT count(*) FROM polls");
+}
+
+}  // namespace quell::sqlite

@@ -1,0 +1,56 @@
+#include "quell/adapters/store_common/schema.h"
+
+#include <array>
+
+namespace quell::store {
+namespace {
+
+// Times are BIGINT microseconds since the Unix epoch, UTC. The two dialects differ only where
+// SQLite and PostgreSQL differ; column names, keys and indexes are the same. On SQLite the
+// small, key-addressed tables are WITHOUT ROWID, so each row lives in one b-tree (its primary
+// key) instead of two. The outbox keeps its rowid: its payload makes rows too wide for that.
+// The outbox's UNIQUE (key, channel, generation, version) doubles as the supersede lookup.
+#define QUELL_SCHEMA_V1(KEYED_TABLE)                                                          \
+  "CREATE TABLE incidents ("                                                                  \
+  " key TEXT PRIMARY KEY, condition TEXT NOT NULL, generation BIGINT NOT NULL,"               \
+  " status TEXT NOT NULL, version BIGINT NOT NULL, opened_at BIGINT, first_seen_at BIGINT,"   \
+  " last_seen_at BIGINT, last_observed_at BIGINT, last_notified_at BIGINT,"                   \
+  " resolved_at BIGINT, healthy_streak BIGINT NOT NULL, event_count BIGINT NOT NULL,"         \
+  " renotify_count BIGINT NOT NULL, flap_bits BIGINT NOT NULL, flap_count BIGINT NOT NULL,"   \
+  " flapping BIGINT NOT NULL, acked_at BIGINT, acked_by TEXT NOT NULL,"                       \
+  " recent_evidence TEXT NOT NULL)" KEYED_TABLE                                               \
+  ";"                                                                                         \
+  "CREATE TABLE decisions ("                                                                  \
+  " key TEXT NOT NULL, version BIGINT NOT NULL, generation BIGINT NOT NULL,"                  \
+  " poll_id TEXT NOT NULL, at BIGINT NOT NULL, decision TEXT NOT NULL, reason TEXT NOT NULL," \
+  " PRIMARY KEY (key, version))" KEYED_TABLE                                                  \
+  ";"                                                                                         \
+  "CREATE INDEX decisions_at ON decisions (at);"                                              \
+  "CREATE TABLE polls ("                                                                      \
+  " poll_id TEXT PRIMARY KEY, applied_at BIGINT NOT NULL, observations BIGINT NOT NULL,"      \
+  " changed BIGINT NOT NULL, outbox_rows BIGINT NOT NULL, n_notify BIGINT NOT NULL,"          \
+  " n_update_only BIGINT NOT NULL, n_wait_for_health BIGINT NOT NULL,"                        \
+  " n_resolve BIGINT NOT NULL, n_ignore BIGINT NOT NULL, n_unknown BIGINT NOT NULL,"          \
+  " n_stale BIGINT NOT NULL);"                                                                \
+  "CREATE TABLE outbox ("                                                                     \
+  " idempotency_key TEXT PRIMARY KEY, key TEXT NOT NULL, generation BIGINT NOT NULL,"         \
+  " version BIGINT NOT NULL, transition TEXT NOT NULL, channel TEXT NOT NULL,"                \
+  " payload TEXT NOT NULL, status TEXT NOT NULL, attempts BIGINT NOT NULL,"                   \
+  " next_attempt_at BIGINT NOT NULL, lease_owner TEXT NOT NULL, lease_expires_at BIGINT,"     \
+  " last_error TEXT NOT NULL, remote_message_id TEXT NOT NULL, created_at BIGINT NOT NULL,"   \
+  " updated_at BIGINT NOT NULL,"                                                              \
+  " UNIQUE (key, channel, generation, version));"                                             \
+  "CREATE INDEX outbox_due ON outbox (status, next_attempt_at);"
+
+constexpr std::array<Migration, 1> kMigrations = {{
+    {1, "incidents, decision log, polls and outbox", QUELL_SCHEMA_V1(" WITHOUT ROWID"),
+     QUELL_SCHEMA_V1("")},
+}};
+
+#undef QUELL_SCHEMA_V1
+
+}  // namespace
+
+std::span<const Migration> Migrations() { return kMigrations; }
+
+}  // namespace quell::store

@@ -1,0 +1,191 @@
+#include "quell/app/poll_applier.h"
+
+#include <algorithm>
+#include <unordered_map>
+#include <utility>
+
+#include "quell/core/evaluate.h"
+
+namespace quell::app {
+
+// One key's incident while its chunk is evaluated.
+struct PollApplier::Slot {
+  core::Incident incident;
+  uint64_t expected_version = 0;  // as loaded; 0 when the key had no row
+  bool dirty = false;
+};
+
+struct PollApplier::Chunk {
+  std::vector<core::Observation> observations;  // reused across chunks for their buffers
+  size_t size = 0;
+  std::vector<core::Decision> decisions;  // parallel to observations[0, size)
+  std::vector<std::string> keys;
+  std::vector<core::Incident> loaded;
+  std::vector<Slot> slots;
+  std::vector<core::IncidentWrite> writes;
+  std::vector<core::DecisionRecord> log;
+  std::vector<core::OutboxRow> outbox;
+};
+
+PollApplier::PollApplier(core::IncidentStore& store, const core::PayloadEncoder& encoder,
+                         ApplyOptions options)
+    : store_(store), encoder_(encoder), options_(std::move(options)) {
+  if (options_.chunk_observations == 0) options_.chunk_observations = 1;
+  if (options_.max_batch_attempts == 0) options_.max_batch_attempts = 1;
+  if (options_.max_chunk_attempts == 0) options_.max_chunk_attempts = 1;
+}
+
+core::Result<ApplySummary> PollApplier::Apply(core::ObservationStream& poll,
+                                              std::string_view poll_id, core::WallTime now,
+                                              DecisionSink& sink) {
+  ApplySummary summary;
+  for (uint32_t attempt = 1;; ++attempt) {
+    summary = ApplySummary{};
+    summary.batch_attempts = attempt;
+    core::Status status = ApplyOnce(poll, poll_id, now, sink, summary);
+    if (status) return summary;
+    if (status.error().code != core::ErrorCode::kConflict ||
+        attempt >= options_.max_batch_attempts) {
+      return status.error();
+    }
+    // The transaction was lost whole (a deadlock or serialization failure): start over.
+    if (auto rewound = poll.Rewind(); !rewound) {
+      return core::MakeError(core::ErrorCode::kConflict,
+                             status.error().message + "; cannot retry: " + rewound.error().message);
+    }
+    sink.Reset();
+  }
+}
+
+core::Status PollApplier::ApplyOnce(core::ObservationStream& poll, std::string_view poll_id,
+                                    core::WallTime now, DecisionSink& sink, ApplySummary& summary) {
+  auto begun = store_.Begin();
+  if (!begun) return begun.error();
+  core::StoreTransaction& tx = **begun;
+
+  summary.poll.poll_id = std::string(poll_id);
+  summary.poll.applied_at = now;
+  Chunk chunk;
+  chunk.observations.resize(options_.chunk_observations);
+  bool more = true;
+  while (more) {
+    chunk.size = 0;
+    while (chunk.size < chunk.observations.size()) {
+      auto next = poll.Next(chunk.observations[chunk.size]);
+      if (!next) return next.error();
+      if (!*next) {
+        more = false;
+        break;
+      }
+      ++chunk.size;
+    }
+    if (chunk.size == 0) break;
+    if (auto status = ApplyChunk(tx, chunk, poll_id, now, summary); !status) return status;
+    for (size_t i = 0; i < chunk.size; ++i) {
+      sink.OnDecision(chunk.observations[i], chunk.decisions[i]);
+    }
+  }
+
+  if (summary.poll.changed > 0 || options_.record_unchanged_poll) {
+    auto recorded = tx.RecordPoll(summary.poll);
+    if (!recorded) return recorded.error();
+    summary.poll_recorded = *recorded;
+  }
+  if (options_.decision_retention) {
+    auto pruned = tx.PruneDecisions(now - *options_.decision_retention);
+    if (!pruned) return pruned.error();
+    summary.decisions_pruned = *pruned;
+  }
+  return tx.Commit();
+}
+
+core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
+                                     std::string_view poll_id, core::WallTime now,
+                                     ApplySummary& summary) {
+  chunk.keys.clear();
+  for (size_t i = 0; i < chunk.size; ++i) chunk.keys.push_back(chunk.observations[i].key);
+  std::sort(chunk.keys.begin(), chunk.keys.end());
+  chunk.keys.erase(std::unique(chunk.keys.begin(), chunk.keys.end()), chunk.keys.end());
+
+  for (uint32_t attempt = 1;; ++attempt) {
+    if (auto status = tx.Savepoint(); !status) return status;
+    chunk.loaded.clear();
+    if (auto status = tx.LoadIncidents(chunk.keys, chunk.loaded); !status) return status;
+
+    // Slots in key order; a key without a row gets a fresh incident that stays unwritten
+    // unless a decision changes it, so healthy keys that never opened cost no row.
+    chunk.slots.clear();
+    chunk.slots.resize(chunk.keys.size());
+    std::unordered_map<std::string_view, size_t> index;
+    index.reserve(chunk.keys.size());
+    for (size_t i = 0; i < chunk.keys.size(); ++i) index.emplace(chunk.keys[i], i);
+    for (core::Incident& incident : chunk.loaded) {
+      auto it = index.find(incident.key);
+      if (it == index.end()) continue;
+      Slot& slot = chunk.slots[it->second];
+      slot.expected_version = incident.version;
+      slot.incident = std::move(incident);
+    }
+
+    core::PollRecord counts;
+    chunk.decisions.assign(chunk.size, core::Decision{});
+    chunk.log.clear();
+    chunk.outbox.clear();
+    for (size_t i = 0; i < chunk.size; ++i) {
+      const core::Observation& observation = chunk.observations[i];
+      Slot& slot = chunk.slots[index.at(observation.key)];
+      const core::Decision decision = core::Evaluate(slot.incident, observation, options_.policy);
+      chunk.decisions[i] = decision;
+      ++counts.by_decision[static_cast<size_t>(decision.kind)];
+      if (!decision.changed) continue;
+      slot.dirty = true;
+      ++counts.changed;
+      chunk.log.push_back(core::DecisionRecord{observation.key, decision.generation,
+                                               decision.version, observation.at, decision.kind,
+                                               decision.reason});
+      if (!decision.transition) continue;
+      for (const std::string& channel : options_.channels) {
+        core::OutboxRow row;
+        row.idempotency_key = core::OutboxIdempotencyKey(observation.key, decision.generation,
+                                                         decision.version, channel);
+        row.key = observation.key;
+        row.generation = decision.generation;
+        row.version = decision.version;
+        row.transition = *decision.transition;
+        row.channel = channel;
+        encoder_.Encode(slot.incident, *decision.transition, row.payload);
+        row.next_attempt_at = now;
+        row.created_at = now;
+        row.updated_at = now;
+        chunk.outbox.push_back(std::move(row));
+      }
+    }
+
+    chunk.writes.clear();
+    for (Slot& slot : chunk.slots) {
+      if (!slot.dirty) continue;
+      chunk.writes.push_back(core::IncidentWrite{std::move(slot.incident), slot.expected_version});
+    }
+    core::Status written = tx.PutIncidents(chunk.writes);
+    if (!written && written.error().code == core::ErrorCode::kConflict &&
+        attempt < options_.max_chunk_attempts) {
+      // Another writer got there first: forget this chunk's work, re-read and re-evaluate.
+      ++summary.chunk_retries;
+      if (auto status = tx.RollbackToSavepoint(); !status) return status;
+      continue;
+    }
+    if (!written) return written;
+    if (auto status = tx.AppendDecisions(poll_id, chunk.log); !status) return status;
+    if (auto status = tx.InsertOutbox(chunk.outbox); !status) return status;
+
+    summary.poll.observations += chunk.size;
+    summary.poll.changed += counts.changed;
+    summary.poll.outbox_rows += chunk.outbox.size();
+    for (size_t k = 0; k < counts.by_decision.size(); ++k) {
+      summary.poll.by_decision[k] += counts.by_decision[k];
+    }
+    return {};
+  }
+}
+
+}  // namespace quell::app

@@ -1,0 +1,80 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "quell/core/decision.h"
+#include "quell/core/observation.h"
+#include "quell/core/policy.h"
+#include "quell/core/ports/incident_store.h"
+#include "quell/core/ports/observation_stream.h"
+#include "quell/core/ports/payload_encoder.h"
+#include "quell/core/result.h"
+#include "quell/core/time.h"
+
+namespace quell::app {
+
+// Receives every decision of a poll, in input order. Nothing is durable until Apply returns ok,
+// so a sink that shows decisions to a user should hold them until then.
+class DecisionSink {
+ public:
+  virtual ~DecisionSink() = default;
+  virtual void OnDecision(const core::Observation& observation, const core::Decision& decision) = 0;
+  // The batch is being retried from the start: forget everything received so far.
+  virtual void Reset() = 0;
+};
+
+struct ApplyOptions {
+  core::Policy policy;
+  // Observations evaluated per chunk. A chunk's keys are loaded and written together, so this
+  // bounds memory; all chunks of a poll still commit in one transaction.
+  size_t chunk_observations = 5000;
+  uint32_t max_batch_attempts = 5;   // whole-batch retries on kConflict (e.g. a deadlock)
+  uint32_t max_chunk_attempts = 20;  // re-read + re-evaluate of one chunk after a lost race
+  std::vector<std::string> channels = {"default"};   // every transition routes to each
+  std::optional<core::Duration> decision_retention;  // nullopt keeps the log forever
+  // Record the poll row even when the poll changed nothing; set for an explicit poll id.
+  bool record_unchanged_poll = false;
+};
+
+struct ApplySummary {
+  core::PollRecord poll;
+  bool poll_recorded = false;  // false: unchanged and not recorded, or recorded before
+  uint32_t batch_attempts = 0;
+  uint64_t chunk_retries = 0;  // chunks re-evaluated after losing a race
+  uint64_t decisions_pruned = 0;
+};
+
+// Applies one poll durably: in one store transaction, per chunk, it loads the chunk's
+// incidents, evaluates every observation in order, writes changed incidents with
+// compare-and-set, logs changed decisions and inserts one outbox row per transition per
+// channel. Keys whose decision changed nothing are only counted. Not thread-safe.
+class PollApplier {
+ public:
+  PollApplier(core::IncidentStore& store, const core::PayloadEncoder& encoder,
+              ApplyOptions options);
+
+  // `now` is read once by the caller and stamps rows and the retention cutoff. Errors: the
+  // stream's kInvalidArgument, the store's codes, kConflict when every attempt lost its race.
+  core::Result<ApplySummary> Apply(core::ObservationStream& poll, std::string_view poll_id,
+                                   core::WallTime now, DecisionSink& sink);
+
+ private:
+  struct Slot;
+  struct Chunk;
+
+  core::Status ApplyOnce(core::ObservationStream& poll, std::string_view poll_id,
+                         core::WallTime now, DecisionSink& sink, ApplySummary& summary);
+  core::Status ApplyChunk(core::StoreTransaction& tx, Chunk& chunk, std::string_view poll_id,
+                          core::WallTime now, ApplySummary& summary);
+
+  core::IncidentStore& store_;
+  const core::PayloadEncoder& encoder_;
+  ApplyOptions options_;
+};
+
+}  // namespace quell::app

@@ -1,0 +1,42 @@
+#include "quell/cli/store_url.h"
+
+#include <charconv>
+
+#include "quell/adapters/postgres/pg_incident_store.h"
+#include "quell/adapters/sqlite/sqlite_incident_store.h"
+
+namespace quell::cli {
+
+core::Result<std::unique_ptr<core::IncidentStore>> OpenStore(const std::string& url) {
+  if (url.rfind("sqlite:", 0) == 0) {
+    std::string path = url.substr(7);
+    sqlite::SqliteOptions options;
+    if (auto q = path.find("?busy_timeout_ms="); q != std::string::npos) {
+      const std::string value = path.substr(q + 17);
+      int64_t ms = 0;
+      auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), ms);
+      if (ec != std::errc() || end != value.data() + value.size() || ms < 0) {
+        return core::MakeError(
+            core::ErrorCode::kInvalidArgument,
+            "--store: busy_timeout_ms wants milliseconds, got \"" + value + "\"");
+      }
+      options.busy_timeout = std::chrono::milliseconds(ms);
+      path.resize(q);
+    }
+    if (path.empty()) {
+      return core::MakeError(core::ErrorCode::kInvalidArgument, "--store: sqlite: needs a path");
+    }
+    auto store = sqlite::SqliteIncidentStore::Open(path, options);
+    if (!store) return store.error();
+    return std::unique_ptr<core::IncidentStore>(std::move(*store));
+  }
+  if (url.rfind("postgresql://", 0) == 0 || url.rfind("postgres://", 0) == 0) {
+    auto store = postgres::PgIncidentStore::Open(url);
+    if (!store) return store.error();
+    return std::unique_ptr<core::IncidentStore>(std::move(*store));
+  }
+  return core::MakeError(core::ErrorCode::kInvalidArgument,
+                         "--store: want sqlite:PATH or postgresql://..., got \"" + url + "\"");
+}
+
+}  // namespace quell::cli

@@ -1,0 +1,111 @@
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "quell/core/decision.h"
+#include "quell/core/incident.h"
+#include "quell/core/ports/outbox_row.h"
+#include "quell/core/result.h"
+#include "quell/core/time.h"
+
+namespace quell::core {
+
+// An incident to write back. expected_version is the version read in this transaction, 0 when
+// the key had no row: the write is a compare-and-set on it.
+struct IncidentWrite {
+  Incident incident;
+  uint64_t expected_version = 0;
+};
+
+// One line of the decision log. Only decisions that changed an incident are logged; the rest
+// are counted in the poll's PollRecord. (key, version) is unique, so a replay adds nothing.
+struct DecisionRecord {
+  std::string key;
+  uint64_t generation = 0;
+  uint64_t version = 0;
+  WallTime at;
+  DecisionKind kind = DecisionKind::kUnknown;
+  Reason reason = Reason::kNone;
+};
+
+// Per-poll counts, one row per poll id.
+struct PollRecord {
+  std::string poll_id;
+  WallTime applied_at;
+  uint64_t observations = 0;
+  uint64_t changed = 0;
+  uint64_t outbox_rows = 0;
+  std::array<uint64_t, 7> by_decision{};  // indexed by DecisionKind
+};
+
+// One unit of work against the store, open until Commit; destroying it uncommitted rolls back.
+// Not thread-safe; one per thread. Every method may fail with kUnavailable (store unreachable,
+// locked too long), kTimeout or kInternal; after any failure only destruction is valid, except
+// after kConflict from a method run inside a savepoint, which RollbackToSavepoint recovers.
+class StoreTransaction {
+ public:
+  virtual ~StoreTransaction() = default;
+
+  // Appends the stored incidents among `keys` (sorted, unique) to `out` in key order, and
+  // holds them against other writers until the transaction ends.
+  virtual Status LoadIncidents(std::span<const std::string> keys, std::vector<Incident>& out) = 0;
+
+  // Marks a point that RollbackToSavepoint returns to; a new Savepoint replaces the old one.
+  virtual Status Savepoint() = 0;
+  virtual Status RollbackToSavepoint() = 0;
+
+  // Writes each incident if its stored version still equals expected_version (no row for 0).
+  // kConflict when any lost that race: another writer changed or created the key first.
+  virtual Status PutIncidents(std::span<const IncidentWrite> writes) = 0;
+
+  // Appends to the decision log; a (key, version) already logged is left as it is.
+  virtual Status AppendDecisions(std::string_view poll_id,
+                                 std::span<const DecisionRecord> decisions) = 0;
+
+  // Inserts outbox rows; a row whose idempotency key exists already is skipped, never doubled.
+  // A row older than a sent row of the same incident and channel is stored as superseded.
+  virtual Status InsertOutbox(std::span<const OutboxRow> rows) = 0;
+
+  // Records the poll's counts; false (and no change) when the poll id was recorded before.
+  virtual Result<bool> RecordPoll(const PollRecord& poll) = 0;
+
+  // Deletes decision log lines observed before `cutoff`; returns how many.
+  virtual Result<uint64_t> PruneDecisions(WallTime cutoff) = 0;
+
+  virtual Status Commit() = 0;
+};
+
+// The durable incidents, decision log and outbox. Implementations are safe to use from several
+// processes at once; one instance is used by one thread at a time.
+class IncidentStore {
+ public:
+  virtual ~IncidentStore() = default;
+
+  // Starts a write transaction. kUnavailable when the store is locked or unreachable.
+  virtual Result<std::unique_ptr<StoreTransaction>> Begin() = 0;
+
+  // All incidents in key order.
+  virtual Result<std::vector<Incident>> ListIncidents() = 0;
+  // std::nullopt when the key has no incident.
+  virtual Result<std::optional<Incident>> FindIncident(std::string_view key) = 0;
+  // Outbox rows ordered by (key, channel, generation, version), only `status` when given.
+  virtual Result<std::vector<OutboxRow>> ListOutbox(std::optional<OutboxStatus> status) = 0;
+
+  // Records a delivery and supersedes every pending or failed-but-retrying row of the same
+  // incident and channel that is older (by generation, version). kNotFound for an unknown key.
+  virtual Status MarkSent(std::string_view idempotency_key, std::string_view remote_message_id,
+                          WallTime now) = 0;
+
+  // Decision log lines and polls recorded; for tests and operators.
+  virtual Result<uint64_t> CountDecisions() = 0;
+  virtual Result<uint64_t> CountPolls() = 0;
+};
+
+}  // namespace quell::core

@@ -1,0 +1,60 @@
+#include "quell/core/ports/outbox_row.h"
+
+#include <array>
+
+#include "quell/core/sha256.h"
+
+namespace quell::core {
+namespace {
+
+constexpr std::array<const char*, 6> kStatusNames = {"pending", "in_flight", "sent",
+                                                     "dead",    "shadow",    "superseded"};
+
+void AppendPart(std::string& out, std::string_view part) {
+  // Length-prefixed, so no choice of key or channel can make two tuples encode alike.
+  out += std::to_string(part.size());
+  out += ':';
+  out += part;
+  out += ';';
+}
+
+}  // namespace
+
+const char* OutboxStatusName(OutboxStatus status) {
+  return kStatusNames[static_cast<size_t>(status)];
+}
+
+Result<OutboxStatus> ParseOutboxStatus(std::string_view name) {
+  for (size_t i = 0; i < kStatusNames.size(); ++i) {
+    if (name == kStatusNames[i]) return static_cast<OutboxStatus>(i);
+  }
+  return MakeError(ErrorCode::kInvalidArgument,
+                   "unknown outbox status \"" + std::string(name) +
+                       "\" (want pending, in_flight, sent, dead, shadow or superseded)");
+}
+
+Result<TransitionKind> ParseTransitionName(std::string_view name) {
+  for (auto kind : {TransitionKind::kOpen, TransitionKind::kRenotify, TransitionKind::kResolve}) {
+    if (name == TransitionName(kind)) return kind;
+  }
+  return MakeError(ErrorCode::kCorrupt, "unknown transition \"" + std::string(name) + "\"");
+}
+
+std::string OutboxIdempotencyKey(std::string_view key, uint64_t generation, uint64_t version,
+                                 std::string_view channel) {
+  std::string encoded = "quell-outbox-v1;";
+  AppendPart(encoded, key);
+  AppendPart(encoded, std::to_string(generation));
+  AppendPart(encoded, std::to_string(version));
+  AppendPart(encoded, channel);
+  const auto digest = Sha256(encoded);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "q1-";
+  for (size_t i = 0; i < 16; ++i) {
+    out += kHex[digest[i] >> 4U];
+    out += kHex[digest[i] & 0xfU];
+  }
+  return out;
+}
+
+}  // namespace quell::core

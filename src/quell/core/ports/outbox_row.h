@@ -1,0 +1,50 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "quell/core/decision.h"
+#include "quell/core/result.h"
+#include "quell/core/time.h"
+
+namespace quell::core {
+
+// An outbox row's life: pending -> in_flight (leased) -> sent, or -> dead after too many
+// attempts. shadow rows are recorded but never sent; superseded rows lost to a newer transition
+// of the same incident and channel that was already sent, and are never sent either.
+enum class OutboxStatus : uint8_t { kPending, kInFlight, kSent, kDead, kShadow, kSuperseded };
+
+const char* OutboxStatusName(OutboxStatus status);
+Result<OutboxStatus> ParseOutboxStatus(std::string_view name);
+Result<TransitionKind> ParseTransitionName(std::string_view name);
+
+// One notification to deliver, committed in the same transaction as the incident change that
+// caused it. (key, generation, version, channel) identifies it; idempotency_key is its digest.
+struct OutboxRow {
+  std::string idempotency_key;
+  std::string key;
+  uint64_t generation = 0;
+  uint64_t version = 0;
+  TransitionKind transition = TransitionKind::kOpen;
+  std::string channel;
+  std::string payload;  // compact JSON: the incident snapshot at the transition
+  OutboxStatus status = OutboxStatus::kPending;
+  uint32_t attempts = 0;
+  WallTime next_attempt_at;
+  std::string lease_owner;
+  std::optional<WallTime> lease_expires_at;
+  std::string last_error;
+  std::string remote_message_id;
+  WallTime created_at;
+  WallTime updated_at;
+};
+
+// "q1-" + 32 hex digits (128 bits) of SHA-256 over an unambiguous encoding of the four parts.
+// Deterministic across processes, machines and versions of quell: the unique constraint that
+// stops a second writer from inserting a twin relies on it.
+std::string OutboxIdempotencyKey(std::string_view key, uint64_t generation, uint64_t version,
+                                 std::string_view channel);
+
+}  // namespace quell::core

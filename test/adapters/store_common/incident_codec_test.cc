@@ -1,0 +1,38 @@
+#include "quell/adapters/store_common/incident_codec.h"
+
+#include <gtest/gtest.h>
+
+namespace quell::store {
+namespace {
+
+TEST(IncidentCodecTest, EvidenceRoundTrips) {
+  const std::vector<std::string> evidence = {R"({"a":1,"b":"x,y]}"})", "[1,[2,3]]", R"("s\",")",
+                                             "null"};
+  auto decoded = DecodeEvidence(EncodeEvidence(evidence));
+  ASSERT_TRUE(decoded.ok());
+  EXPECT_EQ(*decoded, evidence);
+  EXPECT_TRUE(DecodeEvidence("[]")->empty());
+}
+
+TEST(IncidentCodecTest, RejectsEvidenceThatIsNotAnArray) {
+  EXPECT_EQ(DecodeEvidence("{").error().code, core::ErrorCode::kCorrupt);
+  EXPECT_EQ(DecodeEvidence("{}").error().code, core::ErrorCode::kCorrupt);
+  EXPECT_EQ(DecodeEvidence("[{]").error().code, core::ErrorCode::kCorrupt);
+  EXPECT_EQ(DecodeEvidence(R"(["unterminated])").error().code, core::ErrorCode::kCorrupt);
+  EXPECT_EQ(DecodeEvidence("[1,,2]").error().code, core::ErrorCode::kCorrupt);
+  EXPECT_EQ(DecodeEvidence("[1,]").error().code, core::ErrorCode::kCorrupt);
+}
+
+TEST(IncidentCodecTest, TimesAreMicrosecondsSinceTheEpoch) {
+  const auto t = *core::ParseRfc3339("1970-01-01T00:00:01.000002Z");
+  EXPECT_EQ(ToMicros(t), 1'000'002);
+  EXPECT_EQ(FromMicros(1'000'002), t);
+}
+
+TEST(IncidentCodecTest, ParsesOnlyKnownStatuses) {
+  EXPECT_EQ(*ParseIncidentStatus("open"), core::IncidentStatus::kOpen);
+  EXPECT_EQ(ParseIncidentStatus("closed").error().code, core::ErrorCode::kCorrupt);
+}
+
+}  // namespace
+}  // namespace quell::store

@@ -1,0 +1,162 @@
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "quell/core/ports/incident_store.h"
+
+namespace quell::testing {
+
+// An in-memory IncidentStore for app tests, with fault knobs. Transactions work on a copy of
+// the state and publish it on Commit, so a rolled-back batch leaves nothing behind.
+class FakeIncidentStore : public core::IncidentStore {
+ public:
+  struct State {
+    std::map<std::string, core::Incident> incidents;
+    std::map<std::pair<std::string, uint64_t>, core::DecisionRecord> decisions;
+    std::map<std::string, core::OutboxRow> outbox;
+    std::map<std::string, core::PollRecord> polls;
+  };
+
+  // The next `n` PutIncidents calls fail with `code`; `before_failure` runs first, e.g. to play
+  // the writer that won the race.
+  void FailNextPut(int n, core::ErrorCode code, std::function<void(State&)> before_failure = {}) {
+    put_failures_ = n;
+    put_code_ = code;
+    before_failure_ = std::move(before_failure);
+  }
+  // The next `n` Commit calls fail with `code` (a deadlock or serialization failure).
+  void FailNextCommit(int n, core::ErrorCode code) {
+    commit_failures_ = n;
+    commit_code_ = code;
+  }
+
+  State& state() { return state_; }
+  int begins() const { return begins_; }
+  int puts() const { return puts_; }
+
+  core::Result<std::unique_ptr<core::StoreTransaction>> Begin() override {
+    ++begins_;
+    return std::unique_ptr<core::StoreTransaction>(new Tx(*this));
+  }
+  core::Result<std::vector<core::Incident>> ListIncidents() override {
+    std::vector<core::Incident> out;
+    for (auto& [k, v] : state_.incidents) out.push_back(v);
+    return out;
+  }
+  core::Result<std::optional<core::Incident>> FindIncident(std::string_view key) override {
+    auto it = state_.incidents.find(std::string(key));
+    if (it == state_.incidents.end()) return std::optional<core::Incident>();
+    return std::optional<core::Incident>(it->second);
+  }
+  core::Result<std::vector<core::OutboxRow>> ListOutbox(
+      std::optional<core::OutboxStatus> status) override {
+    std::vector<core::OutboxRow> out;
+    for (auto& [k, v] : state_.outbox) {
+      if (!status || v.status == *status) out.push_back(v);
+    }
+    return out;
+  }
+  core::Status MarkSent(std::string_view, std::string_view, core::WallTime) override {
+    return core::MakeError(core::ErrorCode::kInternal, "not faked");
+  }
+  core::Result<uint64_t> CountDecisions() override { return state_.decisions.size(); }
+  core::Result<uint64_t> CountPolls() override { return state_.polls.size(); }
+
+ private:
+  class Tx : public core::StoreTransaction {
+   public:
+    explicit Tx(FakeIncidentStore& s) : store_(s), work_(s.state_) {}
+    core::Status LoadIncidents(std::span<const std::string> keys,
+                               std::vector<core::Incident>& out) override {
+      for (const auto& k : keys) {
+        if (auto it = work_.incidents.find(k); it != work_.incidents.end()) {
+          out.push_back(it->second);
+        }
+      }
+      return {};
+    }
+    core::Status Savepoint() override {
+      savepoint_ = work_;
+      return {};
+    }
+    core::Status RollbackToSavepoint() override {
+      work_ = savepoint_;
+      return {};
+    }
+    core::Status PutIncidents(std::span<const core::IncidentWrite> writes) override {
+      ++store_.puts_;
+      if (store_.put_failures_ > 0) {
+        --store_.put_failures_;
+        if (store_.before_failure_) {
+          store_.before_failure_(store_.state_);
+          // The winner committed; a real store's re-read sees it.
+          for (State* s : {&work_, &savepoint_}) {
+            s->incidents = store_.state_.incidents;
+            s->outbox.insert(store_.state_.outbox.begin(), store_.state_.outbox.end());
+          }
+        }
+        return core::MakeError(store_.put_code_, "injected");
+      }
+      for (const auto& w : writes) {
+        auto it = work_.incidents.find(w.incident.key);
+        const uint64_t have = it == work_.incidents.end() ? 0 : it->second.version;
+        if (have != w.expected_version) return core::MakeError(core::ErrorCode::kConflict, "cas");
+        work_.incidents[w.incident.key] = w.incident;
+      }
+      return {};
+    }
+    core::Status AppendDecisions(std::string_view poll_id,
+                                 std::span<const core::DecisionRecord> decisions) override {
+      (void)poll_id;
+      for (const auto& d : decisions) work_.decisions.emplace(std::pair(d.key, d.version), d);
+      return {};
+    }
+    core::Status InsertOutbox(std::span<const core::OutboxRow> rows) override {
+      for (const auto& r : rows) work_.outbox.emplace(r.idempotency_key, r);
+      return {};
+    }
+    core::Result<bool> RecordPoll(const core::PollRecord& poll) override {
+      return work_.polls.emplace(poll.poll_id, poll).second;
+    }
+    core::Result<uint64_t> PruneDecisions(core::WallTime cutoff) override {
+      uint64_t n = 0;
+      for (auto it = work_.decisions.begin(); it != work_.decisions.end();) {
+        if (it->second.at < cutoff) {
+          it = work_.decisions.erase(it);
+          ++n;
+        } else {
+          ++it;
+        }
+      }
+      return n;
+    }
+    core::Status Commit() override {
+      if (store_.commit_failures_ > 0) {
+        --store_.commit_failures_;
+        return core::MakeError(store_.commit_code_, "injected commit failure");
+      }
+      store_.state_ = work_;
+      return {};
+    }
+
+   private:
+    FakeIncidentStore& store_;
+    State work_;
+    State savepoint_;
+  };
+
+  State state_;
+  int put_failures_ = 0;
+  core::ErrorCode put_code_ = core::ErrorCode::kConflict;
+  std::function<void(State&)> before_failure_;
+  int commit_failures_ = 0;
+  core::ErrorCode commit_code_ = core::ErrorCode::kConflict;
+  int begins_ = 0;
+  int puts_ = 0;
+};
+
+}  // namespace quell::testing

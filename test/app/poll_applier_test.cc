@@ -1,0 +1,177 @@
+#include "quell/app/poll_applier.h"
+
+#include <gtest/gtest.h>
+
+#include "fake_incident_store.h"
+#include "quell/core/evaluate.h"
+
+namespace quell::app {
+namespace {
+
+using core::DecisionKind;
+using core::Health;
+
+core::WallTime At(int minute) { return core::WallTime(std::chrono::minutes(29'000'000 + minute)); }
+
+core::Observation Obs(int minute, const std::string& key, Health health) {
+  core::Observation o;
+  o.key = key;
+  o.at = At(minute);
+  o.health = health;
+  return o;
+}
+
+class VectorStream : public core::ObservationStream {
+ public:
+  explicit VectorStream(std::vector<core::Observation> o, bool rewindable = true)
+      : o_(std::move(o)), rewindable_(rewindable) {}
+  core::Result<bool> Next(core::Observation& out) override {
+    if (i_ >= o_.size()) return false;
+    out = o_[i_++];
+    return true;
+  }
+  core::Status Rewind() override {
+    if (!rewindable_) return core::MakeError(core::ErrorCode::kUnavailable, "pipe");
+    i_ = 0;
+    return {};
+  }
+
+ private:
+  std::vector<core::Observation> o_;
+  bool rewindable_;
+  size_t i_ = 0;
+};
+
+class Sink : public DecisionSink {
+ public:
+  void OnDecision(const core::Observation&, const core::Decision& d) override {
+    kinds.push_back(d.kind);
+  }
+  void Reset() override {
+    kinds.clear();
+    ++resets;
+  }
+  std::vector<DecisionKind> kinds;
+  int resets = 0;
+};
+
+class FixedPayload : public core::PayloadEncoder {
+ public:
+  void Encode(const core::Incident& in, core::TransitionKind t, std::string& out) const override {
+    out = in.key + ":" + core::TransitionName(t);
+  }
+};
+
+class PollApplierTest : public ::testing::Test {
+ protected:
+  core::Result<ApplySummary> Apply(std::vector<core::Observation> poll, bool rewindable = true) {
+    PollApplier applier(store_, payload_, options_);
+    VectorStream stream(std::move(poll), rewindable);
+    return applier.Apply(stream, "p", At(1000), sink_);
+  }
+  testing::FakeIncidentStore store_;
+  FixedPayload payload_;
+  ApplyOptions options_;
+  Sink sink_;
+};
+
+TEST_F(PollApplierTest, WritesOneOutboxRowPerTransitionPerChannel) {
+  options_.channels = {"default", "pager"};
+  auto summary = Apply({Obs(0, "a", Health::kUnhealthy), Obs(1, "b", Health::kHealthy)});
+  ASSERT_TRUE(summary.ok());
+  EXPECT_EQ(store_.state().outbox.size(), 2u);
+  EXPECT_EQ(store_.state().outbox.begin()->second.payload, "a:open");
+  EXPECT_EQ(summary->poll.outbox_rows, 2u);
+  EXPECT_EQ(summary->poll.changed, 1u);
+  EXPECT_EQ(summary->poll.by_decision[static_cast<size_t>(DecisionKind::kIgnore)], 1u);
+}
+
+TEST_F(PollApplierTest, UnchangedKeysAreCountedButNeverWritten) {
+  auto summary = Apply({Obs(0, "a", Health::kHealthy), Obs(0, "b", Health::kUnknown)});
+  ASSERT_TRUE(summary.ok());
+  EXPECT_TRUE(store_.state().incidents.empty());
+  EXPECT_TRUE(store_.state().decisions.empty());
+  EXPECT_FALSE(summary->poll_recorded) << "a generated poll id that changed nothing leaves no row";
+  EXPECT_EQ(summary->poll.observations, 2u);
+}
+
+TEST_F(PollApplierTest, LostRaceReReadsAndReEvaluatesWithoutASecondNotify) {
+  // Another writer opens "a" first; our chunk must see it and decide update_only, not notify.
+  store_.FailNextPut(1, core::ErrorCode::kConflict, [](testing::FakeIncidentStore::State& s) {
+    core::Incident winner;
+    core::Policy policy;
+    (void)core::Evaluate(winner, Obs(0, "a", Health::kUnhealthy), policy);
+    s.incidents["a"] = winner;
+    core::OutboxRow row;
+    row.idempotency_key = core::OutboxIdempotencyKey("a", 1, 1, "default");
+    s.outbox[row.idempotency_key] = row;
+  });
+  auto summary = Apply({Obs(1, "a", Health::kUnhealthy)});
+  ASSERT_TRUE(summary.ok()) << summary.error().message;
+  EXPECT_EQ(summary->chunk_retries, 1u);
+  EXPECT_EQ(sink_.kinds, std::vector<DecisionKind>{DecisionKind::kUpdateOnly});
+  EXPECT_EQ(store_.state().outbox.size(), 1u);
+  EXPECT_EQ(store_.state().incidents["a"].version, 2u);
+}
+
+TEST_F(PollApplierTest, GivesUpWithConflictAfterTheChunkAttempts) {
+  options_.max_chunk_attempts = 3;
+  options_.max_batch_attempts = 1;
+  store_.FailNextPut(10, core::ErrorCode::kConflict);
+  auto summary = Apply({Obs(0, "a", Health::kUnhealthy)});
+  ASSERT_FALSE(summary.ok());
+  EXPECT_EQ(summary.error().code, core::ErrorCode::kConflict);
+  EXPECT_EQ(store_.puts(), 3);
+  EXPECT_TRUE(store_.state().incidents.empty());
+}
+
+TEST_F(PollApplierTest, RetriesTheWholeBatchWhenTheCommitIsLost) {
+  store_.FailNextCommit(1, core::ErrorCode::kConflict);
+  auto summary = Apply({Obs(0, "a", Health::kUnhealthy), Obs(1, "b", Health::kUnhealthy)});
+  ASSERT_TRUE(summary.ok()) << summary.error().message;
+  EXPECT_EQ(summary->batch_attempts, 2u);
+  EXPECT_EQ(store_.begins(), 2);
+  EXPECT_EQ(sink_.resets, 1);
+  EXPECT_EQ(sink_.kinds.size(), 2u) << "the sink holds the retried batch only";
+  EXPECT_EQ(store_.state().outbox.size(), 2u);
+}
+
+TEST_F(PollApplierTest, CannotRetryAnInputThatCannotBeReadAgain) {
+  store_.FailNextCommit(1, core::ErrorCode::kConflict);
+  auto summary = Apply({Obs(0, "a", Health::kUnhealthy)}, /*rewindable=*/false);
+  ASSERT_FALSE(summary.ok());
+  EXPECT_NE(summary.error().message.find("cannot retry"), std::string::npos);
+  EXPECT_TRUE(store_.state().incidents.empty());
+}
+
+TEST_F(PollApplierTest, AStoreOutageIsNotRetriedHere) {
+  store_.FailNextPut(1, core::ErrorCode::kUnavailable);
+  auto summary = Apply({Obs(0, "a", Health::kUnhealthy)});
+  ASSERT_FALSE(summary.ok());
+  EXPECT_EQ(summary.error().code, core::ErrorCode::kUnavailable);
+  EXPECT_EQ(store_.begins(), 1);
+}
+
+TEST_F(PollApplierTest, AKeySpanningChunksSeesItsOwnEarlierWrites) {
+  options_.chunk_observations = 1;
+  options_.policy.healthy_polls_to_close = 2;
+  auto summary = Apply({Obs(0, "a", Health::kUnhealthy), Obs(1, "a", Health::kHealthy),
+                        Obs(2, "a", Health::kHealthy), Obs(3, "a", Health::kUnhealthy)});
+  ASSERT_TRUE(summary.ok());
+  EXPECT_EQ(sink_.kinds,
+            (std::vector<DecisionKind>{DecisionKind::kNotify, DecisionKind::kWaitForHealth,
+                                       DecisionKind::kResolve, DecisionKind::kNotify}));
+  EXPECT_EQ(store_.state().incidents["a"].generation, 2u);
+  EXPECT_EQ(store_.state().outbox.size(), 3u);
+}
+
+TEST_F(PollApplierTest, PrunesTheDecisionLogByRetention) {
+  options_.decision_retention = std::chrono::minutes(500);
+  auto summary = Apply({Obs(0, "old", Health::kUnhealthy), Obs(900, "new", Health::kUnhealthy)});
+  ASSERT_TRUE(summary.ok());
+  EXPECT_EQ(summary->decisions_pruned, 1u);
+  EXPECT_EQ(store_.state().decisions.size(), 1u);
+}
+
+}  // namespace
+}  // namespace quell::app

@@ -1,0 +1,379 @@
+// One store suite, run against SQLite and PostgreSQL: every behaviour the port promises.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "quell/adapters/jsonl/payload_encoder.h"
+#include "quell/app/poll_applier.h"
+#include "test_support.h"
+
+namespace quell::testing {
+namespace {
+
+using core::DecisionKind;
+using core::OutboxStatus;
+using core::TransitionKind;
+
+core::WallTime At(const std::string& text) { return *core::ParseRfc3339(text); }
+
+class VectorStream : public core::ObservationStream {
+ public:
+  explicit VectorStream(std::vector<core::Observation> observations)
+      : observations_(std::move(observations)) {}
+  core::Result<bool> Next(core::Observation& out) override {
+    if (next_ >= observations_.size()) return false;
+    out = observations_[next_++];
+    return true;
+  }
+  core::Status Rewind() override {
+    next_ = 0;
+    return {};
+  }
+
+ private:
+  std::vector<core::Observation> observations_;
+  size_t next_ = 0;
+};
+
+class CollectingSink : public app::DecisionSink {
+ public:
+  void OnDecision(const core::Observation&, const core::Decision& decision) override {
+    decisions.push_back(decision);
+  }
+  void Reset() override { decisions.clear(); }
+  std::vector<core::Decision> decisions;
+};
+
+core::Observation Obs(const std::string& at, const std::string& key, core::Health health,
+                      const std::string& evidence = "") {
+  core::Observation o;
+  o.key = key;
+  o.at = At(at);
+  o.health = health;
+  o.condition = "errors";
+  o.evidence = evidence;
+  return o;
+}
+
+constexpr auto kBad = core::Health::kUnhealthy;
+constexpr auto kGood = core::Health::kHealthy;
+
+class StoreContractTest : public ::testing::TestWithParam<Backend> {
+ protected:
+  void SetUp() override {
+    if (std::string why = TestStore::Unavailable(GetParam()); !why.empty()) {
+      const char* ci = std::getenv("CI");
+      if (ci != nullptr && std::string(ci) == "true") FAIL() << "CI=true but " << why;
+      GTEST_SKIP() << why;
+    }
+    test_store_ = std::make_unique<TestStore>(GetParam());
+    auto store = test_store_->Open();
+    ASSERT_TRUE(store.ok()) << store.error().message;
+    store_ = std::move(*store);
+  }
+
+  core::Result<app::ApplySummary> Apply(std::vector<core::Observation> poll,
+                                        const std::string& poll_id = "poll",
+                                        app::ApplyOptions options = {},
+                                        std::vector<core::Decision>* decisions = nullptr) {
+    options.record_unchanged_poll = true;
+    app::PollApplier applier(*store_, encoder_, options);
+    VectorStream stream(std::move(poll));
+    CollectingSink sink;
+    auto summary = applier.Apply(stream, poll_id, At("2026-12-02T12:00:00Z"), sink);
+    if (decisions != nullptr) *decisions = sink.decisions;
+    return summary;
+  }
+
+  std::vector<core::OutboxRow> Outbox() {
+    auto rows = store_->ListOutbox(std::nullopt);
+    EXPECT_TRUE(rows.ok()) << rows.error().message;
+    return rows.ok() ? *rows : std::vector<core::OutboxRow>{};
+  }
+
+  jsonl::JsonPayloadEncoder encoder_;
+  std::unique_ptr<TestStore> test_store_;
+  std::unique_ptr<core::IncidentStore> store_;
+};
+
+TEST_P(StoreContractTest, RecordsEachMigrationOnce) {
+  auto again = test_store_->Open();
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ(test_store_->Query("SELECT count(*) FROM schema_migrations"), "1");
+  EXPECT_EQ(test_store_->Query("SELECT max(version) FROM schema_migrations"), "1");
+}
+
+TEST_P(StoreContractTest, RefusesASchemaNewerThanItKnows) {
+  test_store_->Query(
+      "INSERT INTO schema_migrations (version, name, applied_at) VALUES (99, 'future', 0)");
+  auto again = test_store_->Open();
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.error().code, core::ErrorCode::kCorrupt);
+  EXPECT_NE(again.error().message.find("newer than this quell"), std::string::npos);
+}
+
+TEST_P(StoreContractTest, AppliesAPollDurably) {
+  std::vector<core::Decision> decisions;
+  auto summary = Apply({Obs("2026-12-02T09:00:00Z", "a", kBad, R"({"n":1})"),
+                        Obs("2026-12-02T09:00:00Z", "b", kGood)},
+                       "p1", {}, &decisions);
+  ASSERT_TRUE(summary.ok()) << summary.error().message;
+  ASSERT_EQ(decisions.size(), 2u);
+  EXPECT_EQ(decisions[0].kind, DecisionKind::kNotify);
+  EXPECT_EQ(decisions[1].kind, DecisionKind::kIgnore);
+
+  auto a = store_->FindIncident("a");
+  ASSERT_TRUE(a.ok() && a->has_value());
+  EXPECT_EQ((*a)->status, core::IncidentStatus::kOpen);
+  EXPECT_EQ((*a)->generation, 1u);
+  EXPECT_EQ((*a)->version, 1u);
+  EXPECT_EQ((*a)->condition, "errors");
+  EXPECT_EQ((*a)->recent_evidence, std::vector<std::string>{R"({"n":1})"});
+  EXPECT_EQ((*a)->first_seen_at, At("2026-12-02T09:00:00Z"));
+  auto b = store_->FindIncident("b");
+  ASSERT_TRUE(b.ok());
+  EXPECT_FALSE(b->has_value()) << "a healthy key that never opened keeps no row";
+
+  auto rows = Outbox();
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].idempotency_key, core::OutboxIdempotencyKey("a", 1, 1, "default"));
+  EXPECT_EQ(rows[0].transition, TransitionKind::kOpen);
+  EXPECT_EQ(rows[0].status, OutboxStatus::kPending);
+  EXPECT_EQ(rows[0].channel, "default");
+  EXPECT_NE(rows[0].payload.find(R"("transition":"open")"), std::string::npos);
+  EXPECT_EQ(*store_->CountDecisions(), 1u);
+  EXPECT_EQ(*store_->CountPolls(), 1u);
+  EXPECT_EQ(test_store_->Query("SELECT n_ignore FROM polls WHERE poll_id = 'p1'"), "1");
+}
+
+TEST_P(StoreContractTest, ApplyingTheSamePollTwiceChangesNothing) {
+  const std::vector<core::Observation> poll = {
+      Obs("2026-12-02T09:00:00Z", "a", kBad), Obs("2026-12-02T09:01:00Z", "a", kGood),
+      Obs("2026-12-02T09:02:00Z", "a", kGood), Obs("2026-12-02T09:03:00Z", "a", kGood),
+      Obs("2026-12-02T09:04:00Z", "b", kBad)};
+  ASSERT_TRUE(Apply(poll, "p1").ok());
+  const auto before = Outbox();
+  const auto decisions = *store_->CountDecisions();
+  std::vector<core::Decision> second;
+  auto summary = Apply(poll, "p1", {}, &second);
+  ASSERT_TRUE(summary.ok()) << summary.error().message;
+  for (const auto& d : second) EXPECT_EQ(d.kind, DecisionKind::kStale);
+  EXPECT_FALSE(summary->poll_recorded);
+  EXPECT_EQ(Outbox().size(), before.size());
+  EXPECT_EQ(*store_->CountDecisions(), decisions);
+  EXPECT_EQ(*store_->CountPolls(), 1u);
+  EXPECT_EQ((*store_->FindIncident("a"))->version, 4u);
+}
+
+TEST_P(StoreContractTest, UnchangedKeysWriteNoRowsOnlyCounts) {
+  std::vector<core::Observation> poll;
+  for (int i = 0; i < 500; ++i)
+    poll.push_back(Obs("2026-12-02T09:00:00Z", "k" + std::to_string(i), kGood));
+  for (int i = 0; i < 100; ++i) {
+    poll.push_back(Obs("2026-12-02T09:00:00Z", "u" + std::to_string(i), core::Health::kUnknown));
+  }
+  ASSERT_TRUE(Apply(poll, "healthy").ok());
+  EXPECT_EQ(store_->ListIncidents()->size(), 0u);
+  EXPECT_EQ(*store_->CountDecisions(), 0u);
+  EXPECT_EQ(test_store_->Query("SELECT n_ignore FROM polls"), "500");
+  EXPECT_EQ(test_store_->Query("SELECT n_unknown FROM polls"), "100");
+}
+
+TEST_P(StoreContractTest, ChunkedApplyMatchesOneChunk) {
+  std::vector<core::Observation> poll;
+  for (int t = 0; t < 5; ++t) {
+    for (int k = 0; k < 7; ++k) {
+      const bool bad = (t + k) % 3 != 0;
+      poll.push_back(Obs("2026-12-02T09:0" + std::to_string(t) + ":00Z", "k" + std::to_string(k),
+                         bad ? kBad : kGood));
+    }
+  }
+  app::ApplyOptions tiny;
+  tiny.chunk_observations = 3;
+  tiny.policy.cooldown = std::chrono::minutes(2);
+  tiny.policy.healthy_polls_to_close = 1;
+  ASSERT_TRUE(Apply(poll, "chunked", tiny).ok());
+  auto chunked = Outbox();
+
+  TestStore other(GetParam());
+  auto other_store = other.Open();
+  ASSERT_TRUE(other_store.ok());
+  app::ApplyOptions whole = tiny;
+  whole.chunk_observations = 1000;
+  app::PollApplier applier(**other_store, encoder_, whole);
+  VectorStream stream(poll);
+  CollectingSink sink;
+  ASSERT_TRUE(applier.Apply(stream, "whole", At("2026-12-02T12:00:00Z"), sink).ok());
+  auto one = (*other_store)->ListOutbox(std::nullopt);
+  ASSERT_EQ(one->size(), chunked.size());
+  for (size_t i = 0; i < chunked.size(); ++i) {
+    EXPECT_EQ((*one)[i].idempotency_key, chunked[i].idempotency_key);
+    EXPECT_EQ((*one)[i].payload, chunked[i].payload);
+  }
+  EXPECT_GT(chunked.size(), 7u);
+}
+
+TEST_P(StoreContractTest, RoundTripsEveryIncidentField) {
+  auto tx = store_->Begin();
+  ASSERT_TRUE(tx.ok()) << tx.error().message;
+  core::Incident in;
+  in.key = "tenant:\"quoted\"\\slash,comma{brace}";
+  in.condition = "cond";
+  in.generation = 3;
+  in.status = core::IncidentStatus::kResolved;
+  in.version = 17;
+  in.opened_at = At("2026-12-02T09:00:00.123456Z");
+  in.first_seen_at = At("2026-12-01T09:00:00Z");
+  in.last_seen_at = At("2026-12-02T09:10:00Z");
+  in.last_observed_at = At("2026-12-02T09:20:00Z");
+  in.last_notified_at = At("2026-12-02T09:05:00Z");
+  in.resolved_at = At("2026-12-02T09:20:00Z");
+  in.healthy_streak = 2;
+  in.event_count = 40;
+  in.renotify_count = 4;
+  in.flap_history = core::FlapHistory(0x5a5a, 16);
+  in.flapping = true;
+  in.acked_at = At("2026-12-02T09:06:00Z");
+  in.acked_by = "ops";
+  in.recent_evidence = {R"({"msg":"a \"b\""})", "[1,2]"};
+  std::vector<core::IncidentWrite> writes = {{in, 0}};
+  ASSERT_TRUE((*tx)->PutIncidents(writes).ok());
+  ASSERT_TRUE((*tx)->Commit().ok());
+  auto got = store_->FindIncident(in.key);
+  ASSERT_TRUE(got.ok() && got->has_value()) << (got.ok() ? "" : got.error().message);
+  const core::Incident& g = **got;
+  EXPECT_EQ(g.key, in.key);
+  EXPECT_EQ(g.generation, 3u);
+  EXPECT_EQ(g.status, core::IncidentStatus::kResolved);
+  EXPECT_EQ(g.version, 17u);
+  EXPECT_EQ(g.opened_at, in.opened_at);
+  EXPECT_EQ(g.resolved_at, in.resolved_at);
+  EXPECT_EQ(g.healthy_streak, 2u);
+  EXPECT_EQ(g.event_count, 40u);
+  EXPECT_EQ(g.renotify_count, 4u);
+  EXPECT_EQ(g.flap_history.bits(), 0x5a5au);
+  EXPECT_EQ(g.flap_history.count(), 16u);
+  EXPECT_TRUE(g.flapping);
+  EXPECT_EQ(g.acked_at, in.acked_at);
+  EXPECT_EQ(g.acked_by, "ops");
+  EXPECT_EQ(g.recent_evidence, in.recent_evidence);
+}
+
+TEST_P(StoreContractTest, CompareAndSetRejectsAStaleVersionOrADuplicateInsert) {
+  ASSERT_TRUE(Apply({Obs("2026-12-02T09:00:00Z", "a", kBad)}).ok());
+  auto tx = store_->Begin();
+  ASSERT_TRUE(tx.ok());
+  ASSERT_TRUE((*tx)->Savepoint().ok());
+  core::Incident stale = **store_->FindIncident("a");
+  stale.version = 5;
+  std::vector<core::IncidentWrite> wrong_version = {{stale, 4}};
+  auto lost = (*tx)->PutIncidents(wrong_version);
+  ASSERT_FALSE(lost.ok());
+  EXPECT_EQ(lost.error().code, core::ErrorCode::kConflict);
+  ASSERT_TRUE((*tx)->RollbackToSavepoint().ok());
+  std::vector<core::IncidentWrite> duplicate = {{stale, 0}};
+  auto twin = (*tx)->PutIncidents(duplicate);
+  ASSERT_FALSE(twin.ok());
+  EXPECT_EQ(twin.error().code, core::ErrorCode::kConflict);
+  ASSERT_TRUE((*tx)->RollbackToSavepoint().ok());
+  ASSERT_TRUE((*tx)->Commit().ok());
+  EXPECT_EQ((*store_->FindIncident("a"))->version, 1u);
+}
+
+TEST_P(StoreContractTest, NeverInsertsATwinOutboxRow) {
+  ASSERT_TRUE(Apply({Obs("2026-12-02T09:00:00Z", "a", kBad)}).ok());
+  auto rows = Outbox();
+  ASSERT_EQ(rows.size(), 1u);
+  auto tx = store_->Begin();
+  ASSERT_TRUE(tx.ok());
+  ASSERT_TRUE((*tx)->InsertOutbox(rows).ok());
+  ASSERT_TRUE((*tx)->Commit().ok());
+  EXPECT_EQ(Outbox().size(), 1u);
+}
+
+TEST_P(StoreContractTest, SentTransitionSupersedesOlderPendingOnes) {
+  app::ApplyOptions options;
+  options.policy.healthy_polls_to_close = 1;
+  ASSERT_TRUE(
+      Apply({Obs("2026-12-02T09:00:00Z", "a", kBad), Obs("2026-12-02T09:01:00Z", "a", kGood),
+             Obs("2026-12-02T09:02:00Z", "a", kBad)},
+            "p1", options)
+          .ok());
+  auto rows = Outbox();
+  ASSERT_EQ(rows.size(), 3u);  // open g1v1, resolve g1v2, open g2v3
+  ASSERT_TRUE(
+      store_->MarkSent(rows[1].idempotency_key, "remote-1", At("2026-12-02T12:01:00Z")).ok());
+  rows = Outbox();
+  EXPECT_EQ(rows[0].status, OutboxStatus::kSuperseded) << "a stale open must not page late";
+  EXPECT_EQ(rows[1].status, OutboxStatus::kSent);
+  EXPECT_EQ(rows[1].remote_message_id, "remote-1");
+  EXPECT_EQ(rows[2].status, OutboxStatus::kPending) << "the newer generation still goes out";
+
+  // A late writer inserting a transition older than the sent one stores it superseded.
+  core::OutboxRow late = rows[0];
+  late.version = 1;
+  late.generation = 1;
+  late.channel = "default";
+  late.idempotency_key = core::OutboxIdempotencyKey("a", 1, 1, "late");
+  late.status = OutboxStatus::kPending;
+  auto tx = store_->Begin();
+  ASSERT_TRUE(tx.ok());
+  std::vector<core::OutboxRow> insert = {late};
+  ASSERT_TRUE((*tx)->InsertOutbox(insert).ok());
+  ASSERT_TRUE((*tx)->Commit().ok());
+  auto superseded = store_->ListOutbox(OutboxStatus::kSuperseded);
+  ASSERT_TRUE(superseded.ok());
+  EXPECT_EQ(superseded->size(), 1u) << "same (key, generation, version, channel) is a twin";
+  EXPECT_EQ(store_->MarkSent("q1-unknown", "", At("2026-12-02T12:01:00Z")).error().code,
+            core::ErrorCode::kNotFound);
+}
+
+TEST_P(StoreContractTest, RetentionPrunesOldDecisions) {
+  ASSERT_TRUE(
+      Apply({Obs("2026-11-01T09:00:00Z", "old", kBad), Obs("2026-12-02T11:00:00Z", "new", kBad)},
+            "p1")
+          .ok());
+  EXPECT_EQ(*store_->CountDecisions(), 2u);
+  app::ApplyOptions options;
+  options.decision_retention = std::chrono::hours(24 * 7);
+  auto summary = Apply({Obs("2026-12-02T11:30:00Z", "new", kBad)}, "p2", options);
+  ASSERT_TRUE(summary.ok());
+  EXPECT_EQ(summary->decisions_pruned, 1u);
+  EXPECT_EQ(*store_->CountDecisions(), 2u);  // "new" twice; "old" pruned
+  EXPECT_TRUE(store_->FindIncident("old")->has_value()) << "retention trims the log only";
+}
+
+TEST_P(StoreContractTest, AFailedBatchLeavesNothingBehind) {
+  // A stream that breaks half way: the transaction must roll back whole.
+  class BrokenStream : public core::ObservationStream {
+   public:
+    core::Result<bool> Next(core::Observation& out) override {
+      if (n_ == 3) return core::MakeError(core::ErrorCode::kInvalidArgument, "stdin:4: bad");
+      out = Obs("2026-12-02T09:00:00Z", "k" + std::to_string(n_++), kBad);
+      return true;
+    }
+    core::Status Rewind() override { return {}; }
+
+   private:
+    int n_ = 0;
+  } stream;
+  app::ApplyOptions options;
+  options.chunk_observations = 2;
+  app::PollApplier applier(*store_, encoder_, options);
+  CollectingSink sink;
+  auto summary = applier.Apply(stream, "broken", At("2026-12-02T12:00:00Z"), sink);
+  ASSERT_FALSE(summary.ok());
+  EXPECT_EQ(summary.error().code, core::ErrorCode::kInvalidArgument);
+  EXPECT_EQ(store_->ListIncidents()->size(), 0u);
+  EXPECT_EQ(Outbox().size(), 0u);
+  EXPECT_EQ(*store_->CountDecisions(), 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Sqlite, StoreContractTest, ::testing::Values(Backend::kSqlite));
+INSTANTIATE_TEST_SUITE_P(Postgres, StoreContractTest, ::testing::Values(Backend::kPostgres));
+
+}  // namespace
+}  // namespace quell::testing

@@ -1,0 +1,70 @@
+#pragma once
+
+#include <sys/types.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "quell/core/ports/incident_store.h"
+
+namespace quell::testing {
+
+enum class Backend { kSqlite, kPostgres };
+const char* BackendName(Backend backend);
+
+// A fresh, empty store for one test: a SQLite file in its own temporary directory, or a
+// private schema (selected through the URL's search_path) on the server QUELL_TEST_PG_URL
+// names. Both are removed again on destruction.
+class TestStore {
+ public:
+  explicit TestStore(Backend backend);
+  ~TestStore();
+  TestStore(const TestStore&) = delete;
+  TestStore& operator=(const TestStore&) = delete;
+
+  // Why the store cannot be made (e.g. QUELL_TEST_PG_URL unset); empty when it can.
+  static std::string Unavailable(Backend backend);
+
+  const std::string& url() const { return url_; }
+  const std::string& dir() const { return dir_; }
+  core::Result<std::unique_ptr<core::IncidentStore>> Open() const;
+  // The first column of the first row of `sql`, as text ("" when there is no row).
+  std::string Query(const std::string& sql) const;
+
+ private:
+  Backend backend_;
+  std::string dir_;  // the temporary directory; also holds process output for the test
+  std::string url_;
+  std::string schema_;
+};
+
+// Writes `text` to `path`.
+void WriteFile(const std::string& path, const std::string& text);
+std::string ReadFile(const std::string& path);
+
+struct ProcessResult {
+  int exit_code = -1;  // -1 when killed by a signal
+  int signal = 0;
+  std::string out;
+  std::string err;
+};
+
+// Starts `argv` with stdin from `stdin_path` and output to `out_path`/`err_path`. With
+// `run_as_uid`, the child drops to that uid first (root ignores file modes otherwise).
+pid_t StartProcess(const std::vector<std::string>& argv, const std::string& stdin_path,
+                   const std::string& out_path, const std::string& err_path,
+                   std::optional<uid_t> run_as_uid = std::nullopt);
+ProcessResult WaitProcess(pid_t pid, const std::string& out_path, const std::string& err_path);
+ProcessResult RunProcess(const std::vector<std::string>& argv, const std::string& stdin_path,
+                         const std::string& work_dir, std::optional<uid_t> run_as_uid = {});
+
+// The quell executable under test.
+std::string QuellBinary();
+
+// An observation line of the replay/apply contract.
+std::string ObservationLine(const std::string& at, const std::string& key,
+                            std::optional<bool> unhealthy, const std::string& evidence = "");
+
+}  // namespace quell::testing
