@@ -67,7 +67,8 @@ void RegisterAdminRoutes(Router& r) {
   });
   r.Post("/_sim/scenario", Admin("/_sim/scenario"),
          WithBody([](const httplib::Request&, SimState& s, const json& body) {
-           return FromStatus(LoadScenario(s, body), Summary(s));
+           core::Status loaded = LoadScenario(s, body);  // before Summary() reads the state
+           return FromStatus(loaded, Summary(s));
          }));
   r.Post("/_sim/config", Admin("/_sim/config"),
          WithBody([](const httplib::Request&, SimState& s, const json& c) {
