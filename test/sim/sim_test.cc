@@ -127,7 +127,8 @@ TEST_F(SimTest, IdempotencyKeyReplaysTheOriginalResult) {
 }
 
 TEST_F(SimTest, PaginationWalksEveryGroupExactlyOnce) {
-  Admin("/_sim/scenario", {{"generate_groups", {{"count", 10000}}}});
+  json loaded = Admin("/_sim/scenario", {{"generate_groups", {{"count", 10000}}}});
+  EXPECT_EQ(loaded["groups"], 10000);  // the summary describes the state after loading
   Admin("/_sim/config", {{"page_size", 500}});
   std::set<std::string> seen;
   std::string path = "/v1/errors/groups";
