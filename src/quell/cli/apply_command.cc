@@ -8,6 +8,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <system_error>
 
 #include "quell/adapters/jsonl/decision_line.h"
 #include "quell/adapters/jsonl/line_reader.h"
@@ -44,8 +45,9 @@ class FdObservationStream : public core::ObservationStream {
       ++invalid_;
     }
     if (reader_->error() != 0) {
-      return core::MakeError(core::ErrorCode::kUnavailable,
-                             std::string("cannot read stdin: ") + std::strerror(reader_->error()));
+      return core::MakeError(
+          core::ErrorCode::kUnavailable,
+          std::string("cannot read stdin: ") + std::generic_category().message(reader_->error()));
     }
     return false;
   }
@@ -154,7 +156,8 @@ int RunApply(const ApplyCommandOptions& options, int in_fd, std::FILE* out, std:
   FdObservationStream stream(in_fd, options.skip_invalid, err);
   SpoolSink sink;
   if (!sink.ok()) {
-    std::fprintf(err, "quell apply: cannot create a temporary file: %s\n", std::strerror(errno));
+    std::fprintf(err, "quell apply: cannot create a temporary file: %s\n",
+                 std::generic_category().message(errno).c_str());
     return 1;
   }
   auto summary = applier.Apply(stream, poll_id, now, sink);
@@ -165,7 +168,7 @@ int RunApply(const ApplyCommandOptions& options, int in_fd, std::FILE* out, std:
   }
   if (!sink.CopyTo(out)) {
     std::fprintf(err, "quell apply: applied, but cannot write the decisions: %s\n",
-                 std::strerror(errno));
+                 std::generic_category().message(errno).c_str());
     return 1;
   }
   if (stream.invalid() > 0) {

@@ -101,14 +101,14 @@ void RegisterAdminRoutes(Router& r) {
       WithBody([](const httplib::Request& req, SimState& s, const json& body) {
         json action = body.is_object() ? body : json::object();
         action["op"] = "event";
-        action["group"] = std::string(req.matches[1]);
+        action["group"] = req.matches[1].str();
         auto st = ApplyAction(s, action);
         if (!st.ok()) return FromStatus(st);
         return Reply::Raw(GroupDetailToJson(*s.store.Find(req.matches[1]), s.config.detail_events));
       }));
   r.Post(R"(/_sim/groups/([^/]+)/resolve)", Admin("/_sim/groups/{id}/resolve"),
          [](const httplib::Request& req, SimState& s) {
-           auto st = ApplyAction(s, {{"op", "resolve"}, {"group", std::string(req.matches[1])}});
+           auto st = ApplyAction(s, {{"op", "resolve"}, {"group", req.matches[1].str()}});
            if (!st.ok()) return FromStatus(st);
            return Reply::Raw(GroupToJson(*s.store.Find(req.matches[1])));
          });

@@ -35,7 +35,7 @@ core::Result<int> SimServer::Start() {
   };
   // Keep-alive lets a paginated walk of 100k groups reuse one connection.
   http_->set_keep_alive_max_count(100000);
-  http_->set_payload_max_length(64 * 1024 * 1024);
+  http_->set_payload_max_length(size_t{64} * 1024 * 1024);
   http_->set_error_handler(
       httplib::Server::HandlerWithResponse([](const httplib::Request& req, httplib::Response& res) {
         // Only for requests no route answered; routed errors already carry an envelope.
@@ -51,7 +51,7 @@ core::Result<int> SimServer::Start() {
         return httplib::Server::HandlerResponse::Handled;
       }));
   http_->set_exception_handler(
-      [](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+      [](const httplib::Request&, httplib::Response& res, const std::exception_ptr&) {
         res.status = 500;
         res.set_content(R"({"ok":false,"data":null,"error":{"code":"INTERNAL","message":)"
                         R"("simulator error","hint":null},"metadata":{"request_id":""}})",

@@ -364,6 +364,7 @@ class PgTransaction : public core::StoreTransaction {
       cols[5].Text(core::ReasonName(d.reason));
     }
     std::vector<std::string> params;
+    params.reserve(cols.size() + 1);
     for (ArrayBuilder& c : cols) params.push_back(c.Finish());
     params.emplace_back(poll_id);
     static const std::string sql =
@@ -397,6 +398,7 @@ class PgTransaction : public core::StoreTransaction {
       cols[15].Int(store::ToMicros(row.updated_at));
     }
     std::vector<std::string> params;
+    params.reserve(cols.size() + 1);
     for (ArrayBuilder& c : cols) params.push_back(c.Finish());
     // A row older than one already sent for its incident and channel goes in superseded.
     static const std::string sql =
