@@ -1,7 +1,11 @@
 #include "quell/adapters/sqlite/sqlite_incident_store.h"
 
 #include <sqlite3.h>
+#include <unistd.h>
 
+#include <chrono>
+#include <random>
+#include <thread>
 #include <utility>
 
 #include "quell/adapters/store_common/incident_codec.h"
@@ -389,12 +393,28 @@ core::Result<std::unique_ptr<SqliteIncidentStore>> SqliteIncidentStore::Open(
   }
   // WAL lets readers run beside the one writer; synchronous=NORMAL is durable against a crashed
   // process (the kill -9 case) and loses at most the last commits on power loss, never integrity.
-  if (auto status = Exec(db, "PRAGMA journal_mode=WAL", path); !status) return status.error();
-  if (auto status = Exec(db, "PRAGMA synchronous=NORMAL", path); !status) return status.error();
-  // 64 MiB of page cache keeps a million-key poll's b-tree pages in memory, well inside the
-  // 300 MB budget.
-  if (auto status = Exec(db, "PRAGMA cache_size=-65536", path); !status) return status.error();
-  if (auto status = store->Migrate(); !status) return status.error();
+  auto set_up = [&]() -> Status {
+    if (auto status = Exec(db, "PRAGMA journal_mode=WAL", path); !status) return status;
+    if (auto status = Exec(db, "PRAGMA synchronous=NORMAL", path); !status) return status;
+    // 64 MiB of page cache keeps a million-key poll's b-tree pages in memory, well inside the
+    // 300 MB budget.
+    if (auto status = Exec(db, "PRAGMA cache_size=-65536", path); !status) return status;
+    return store->Migrate();
+  };
+  // Writers that open a new file together race to switch it to WAL; SQLite answers some of
+  // those lock requests with SQLITE_BUSY at once, without consulting the busy handler (where
+  // waiting could deadlock). So the set-up is retried, with jitter, up to the busy timeout.
+  const auto deadline = std::chrono::steady_clock::now() + options.busy_timeout;
+  std::minstd_rand jitter(static_cast<unsigned>(::getpid()));
+  for (;;) {
+    Status status = set_up();
+    if (status) break;
+    if (status.error().code != ErrorCode::kUnavailable ||
+        std::chrono::steady_clock::now() >= deadline) {
+      return status.error();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds{5 + jitter() % 20});
+  }
 
   Statements& s = *store->statements_;
   const std::string cols = kIncidentColumns;
