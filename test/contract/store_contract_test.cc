@@ -64,11 +64,7 @@ constexpr auto kGood = core::Health::kHealthy;
 class StoreContractTest : public ::testing::TestWithParam<Backend> {
  protected:
   void SetUp() override {
-    if (std::string why = TestStore::Unavailable(GetParam()); !why.empty()) {
-      const char* ci = std::getenv("CI");
-      if (ci != nullptr && std::string(ci) == "true") FAIL() << "CI=true but " << why;
-      GTEST_SKIP() << why;
-    }
+    QUELL_REQUIRE_BACKEND(GetParam());
     test_store_ = std::make_unique<TestStore>(GetParam());
     auto store = test_store_->Open();
     ASSERT_TRUE(store.ok()) << store.error().message;

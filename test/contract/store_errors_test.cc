@@ -22,11 +22,7 @@ size_t Lines(const std::string& text) {
 class ErrorsTest : public ::testing::TestWithParam<Backend> {
  protected:
   void SetUp() override {
-    if (std::string why = TestStore::Unavailable(GetParam()); !why.empty()) {
-      const char* ci = std::getenv("CI");
-      if (ci != nullptr && std::string(ci) == "true") FAIL() << "CI=true but " << why;
-      GTEST_SKIP() << why;
-    }
+    QUELL_REQUIRE_BACKEND(GetParam());
     store_ = std::make_unique<TestStore>(GetParam());
     input_ = store_->dir() + "/in.jsonl";
     WriteFile(input_, ObservationLine("2026-12-02T09:00:00Z", "k", true));

@@ -191,4 +191,9 @@ std::string ObservationLine(const std::string& at, const std::string& key,
   return line;
 }
 
+bool InCi() {
+  const char* ci = std::getenv("CI");  // NOLINT(concurrency-mt-unsafe): read before threads
+  return ci != nullptr && std::string(ci) == "true";
+}
+
 }  // namespace quell::testing

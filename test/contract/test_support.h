@@ -67,4 +67,16 @@ std::string QuellBinary();
 std::string ObservationLine(const std::string& at, const std::string& key,
                             std::optional<bool> unhealthy, const std::string& evidence = "");
 
+// True when the run is CI's (CI=true), where a test that needs a server must not skip.
+bool InCi();
+
 }  // namespace quell::testing
+
+// Skips the calling test when `backend` has no server here; under CI=true fails it instead.
+#define QUELL_REQUIRE_BACKEND(backend)                                                       \
+  do {                                                                                       \
+    if (std::string why = ::quell::testing::TestStore::Unavailable(backend); !why.empty()) { \
+      if (::quell::testing::InCi()) FAIL() << "CI=true but " << why;                         \
+      GTEST_SKIP() << why;                                                                   \
+    }                                                                                        \
+  } while (0)

@@ -31,13 +31,7 @@ std::string Minute(int m) {
 
 class WritersTest : public ::testing::TestWithParam<Backend> {
  protected:
-  void SetUp() override {
-    if (std::string why = TestStore::Unavailable(GetParam()); !why.empty()) {
-      const char* ci = std::getenv("CI");
-      if (ci != nullptr && std::string(ci) == "true") FAIL() << "CI=true but " << why;
-      GTEST_SKIP() << why;
-    }
-  }
+  void SetUp() override { QUELL_REQUIRE_BACKEND(GetParam()); }
 
   static std::vector<std::string> ApplyArgs(const TestStore& store, const std::string& poll_id,
                                             const std::vector<std::string>& extra = {}) {
