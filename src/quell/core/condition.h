@@ -1,0 +1,20 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "quell/core/policy.h"
+#include "quell/core/time.h"
+
+namespace quell::core {
+
+// What every configured condition carries beside its rule: the policy the engine applies to its
+// keys, how often it is polled, and where its transitions go.
+struct ConditionCommon {
+  std::string name;  // stored on each incident; unique in a config
+  Policy policy;
+  Duration interval = std::chrono::minutes{1};
+  std::vector<std::string> channels = {"default"};
+};
+
+}  // namespace quell::core

@@ -1,0 +1,96 @@
+#include "quell/core/key_template.h"
+
+#include <utility>
+
+namespace quell::core {
+namespace {
+
+constexpr std::string_view kDefaultFallback = "-";
+
+Error TemplateError(std::string_view text, size_t column, std::string_view what) {
+  return MakeError(ErrorCode::kInvalidArgument, "key template \"" + std::string(text) +
+                                                    "\", column " + std::to_string(column + 1) +
+                                                    ": " + std::string(what));
+}
+
+// Values come from a remote service: keep them printable and free of the template's own
+// syntax, so a tag value "a}:{b" cannot make two different groups render the same key.
+void AppendSanitized(std::string& out, std::string_view value) {
+  for (const char c : value) {
+    const auto u = static_cast<unsigned char>(c);
+    out.push_back((u < 0x20 || u == 0x7f || c == '{' || c == '}') ? '_' : c);
+  }
+}
+
+}  // namespace
+
+Result<KeyTemplate> KeyTemplate::Parse(std::string_view text) {
+  KeyTemplate parsed;
+  parsed.text_ = std::string(text);
+  bool has_field = false;
+  size_t i = 0;
+  std::string literal;
+  while (i < text.size()) {
+    const char c = text[i];
+    if (c == '}') return TemplateError(text, i, "'}' without a matching '{'");
+    if (c != '{') {
+      literal.push_back(c);
+      ++i;
+      continue;
+    }
+    const size_t close = text.find('}', i + 1);
+    if (close == std::string_view::npos) return TemplateError(text, i, "'{' is never closed");
+    std::string_view body = text.substr(i + 1, close - i - 1);
+    if (body.find('{') != std::string_view::npos) {
+      return TemplateError(text, i, "placeholders cannot nest");
+    }
+    Part field{.is_field = true, .text = {}, .fallback = std::string(kDefaultFallback)};
+    if (const size_t bar = body.find('|'); bar != std::string_view::npos) {
+      field.fallback = std::string(body.substr(bar + 1));
+      body = body.substr(0, bar);
+    }
+    if (body.empty()) return TemplateError(text, i, "empty placeholder");
+    field.text = std::string(body);
+    if (!literal.empty()) {
+      parsed.parts_.push_back(Part{.is_field = false, .text = std::move(literal), .fallback = {}});
+      literal.clear();
+    }
+    parsed.parts_.push_back(std::move(field));
+    has_field = true;
+    i = close + 1;
+  }
+  if (!literal.empty()) {
+    parsed.parts_.push_back(Part{.is_field = false, .text = std::move(literal), .fallback = {}});
+  }
+  if (!has_field) {
+    return TemplateError(text, 0, "has no {field}: every item would share one key");
+  }
+  return parsed;
+}
+
+void KeyTemplate::AppendTo(std::string& out, const Lookup& lookup) const {
+  for (const Part& part : parts_) {
+    if (!part.is_field) {
+      out += part.text;
+      continue;
+    }
+    const std::optional<std::string_view> value = lookup(part.text);
+    AppendSanitized(out, value && !value->empty() ? *value : std::string_view(part.fallback));
+  }
+}
+
+std::string KeyTemplate::Render(const Lookup& lookup) const {
+  std::string out;
+  AppendTo(out, lookup);
+  return out;
+}
+
+std::vector<std::string> KeyTemplate::Fields() const {
+  std::vector<std::string> fields;
+  for (const Part& part : parts_) {
+    if (part.is_field) fields.push_back(part.text);
+  }
+  return fields;
+}
+
+}  // namespace quell::core

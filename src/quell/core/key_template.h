@@ -1,0 +1,46 @@
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "quell/core/result.h"
+
+namespace quell::core {
+
+// A dedupe-key template such as "{tags.tenant}:{tags.agent_stage}:{error_group_id}": literal
+// text with {field} or {field|fallback} placeholders. The key is what an operator acts on, so
+// rendering is deterministic and never fails: a field the source did not send renders as its
+// fallback ("-" unless given), and braces or control characters inside values are replaced, so
+// no value can forge a separator-shaped key out of another group's fields.
+class KeyTemplate {
+ public:
+  // Looks a placeholder's field up; nullopt (or empty) when the source did not send it.
+  using Lookup = std::function<std::optional<std::string_view>(std::string_view field)>;
+
+  // kInvalidArgument naming the column (1-based) of an unbalanced brace or empty placeholder,
+  // or when the template has no placeholder at all (every group would share one key).
+  static Result<KeyTemplate> Parse(std::string_view text);
+
+  std::string Render(const Lookup& lookup) const;
+  // Appends the rendered key to `out`; the hot-path form for a listing of 100k groups.
+  void AppendTo(std::string& out, const Lookup& lookup) const;
+
+  // The fields the placeholders name, in order, e.g. {"tags.tenant", "error_group_id"}.
+  std::vector<std::string> Fields() const;
+  const std::string& text() const { return text_; }
+
+ private:
+  struct Part {
+    bool is_field = false;
+    std::string text;      // the literal, or the field name
+    std::string fallback;  // for a field
+  };
+
+  std::string text_;
+  std::vector<Part> parts_;
+};
+
+}  // namespace quell::core

@@ -1,0 +1,67 @@
+#include "quell/core/key_template.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+namespace quell::core {
+namespace {
+
+KeyTemplate::Lookup From(const std::map<std::string, std::string>& fields) {
+  return [&fields](std::string_view name) -> std::optional<std::string_view> {
+    const auto it = fields.find(std::string(name));
+    if (it == fields.end()) return std::nullopt;
+    return std::string_view(it->second);
+  };
+}
+
+TEST(KeyTemplateTest, RendersTheDefaultErrorGroupKey) {
+  auto key = KeyTemplate::Parse("{tags.tenant}:{tags.agent_stage}:{error_group_id}");
+  ASSERT_TRUE(key.ok()) << key.error().message;
+  const std::map<std::string, std::string> fields = {
+      {"tags.tenant", "acme"}, {"tags.agent_stage", "model-answer"}, {"error_group_id", "grp_7"}};
+  EXPECT_EQ(key->Render(From(fields)), "acme:model-answer:grp_7");
+  EXPECT_EQ(key->Fields(),
+            (std::vector<std::string>{"tags.tenant", "tags.agent_stage", "error_group_id"}));
+}
+
+TEST(KeyTemplateTest, MissingFieldsRenderTheirFallback) {
+  auto key = KeyTemplate::Parse("{tenant|no-tenant}:model-answer:{stage}");
+  ASSERT_TRUE(key.ok());
+  const std::map<std::string, std::string> fields = {{"stage", ""}};
+  EXPECT_EQ(key->Render(From(fields)), "no-tenant:model-answer:-");
+}
+
+TEST(KeyTemplateTest, ValuesCannotInjectTemplateSyntaxOrControlCharacters) {
+  auto key = KeyTemplate::Parse("{a}:{b}");
+  ASSERT_TRUE(key.ok());
+  const std::map<std::string, std::string> fields = {{"a", "x}:{y"}, {"b", "line\nbreak"}};
+  EXPECT_EQ(key->Render(From(fields)), "x_:_y:line_break");
+}
+
+TEST(KeyTemplateTest, RejectsMalformedTemplatesWithTheColumn) {
+  for (const auto& [text, column] :
+       std::map<std::string, std::string>{{"{tenant", "column 1"},
+                                          {"tenant}", "column 7"},
+                                          {"a:{}", "column 3"},
+                                          {"{a{b}}", "column 1"},
+                                          {"constant-key", "column 1"}}) {
+    auto key = KeyTemplate::Parse(text);
+    ASSERT_FALSE(key.ok()) << text;
+    EXPECT_EQ(key.error().code, ErrorCode::kInvalidArgument);
+    EXPECT_NE(key.error().message.find(column), std::string::npos) << key.error().message;
+  }
+}
+
+TEST(KeyTemplateTest, AppendToExtendsTheBuffer) {
+  auto key = KeyTemplate::Parse("k:{a}");
+  ASSERT_TRUE(key.ok());
+  std::string out = "prefix/";
+  const std::map<std::string, std::string> fields = {{"a", "1"}};
+  key->AppendTo(out, From(fields));
+  EXPECT_EQ(out, "prefix/k:1");
+}
+
+}  // namespace
+}  // namespace quell::core
