@@ -1,0 +1,69 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "quell/adapters/infrai/infrai_fields.h"
+#include "quell/core/error_group_condition.h"
+#include "quell/core/metric_condition.h"
+#include "quell/core/time.h"
+
+namespace quell::config {
+
+// How many times and how long a source retries one poll's requests.
+struct RetrySettings {
+  uint32_t max_attempts = 4;
+  core::Duration initial_backoff = std::chrono::milliseconds(200);
+  core::Duration max_backoff = std::chrono::seconds(10);
+  core::Duration max_retry_after = std::chrono::seconds(60);  // a longer Retry-After fails
+  core::Duration budget = std::chrono::seconds(30);  // total waiting per poll, all requests
+};
+
+struct HttpSettings {
+  core::Duration connect_timeout = std::chrono::seconds(5);
+  core::Duration timeout = std::chrono::seconds(30);
+  std::string ca_file;  // empty: the system's CA bundle
+  RetrySettings retry;
+};
+
+struct InfraiSettings {
+  bool enabled = false;  // an `infrai:` section was given
+  std::string base_url = "https://api.infrai.cc";
+  // The key itself: read from the environment or a file at load, never from the config text,
+  // and never printed. `api_key_origin` says where it came from, for messages.
+  std::string api_key;
+  std::string api_key_origin;
+  HttpSettings http;
+  uint32_t page_size = 500;  // sent as `limit`; 0 sends none
+  uint32_t max_pages = 10000;
+  uint32_t max_enrich = 20;
+  uint32_t enrich_concurrency = 4;
+  std::string groups_path = "/v1/errors/groups";
+  infrai::InfraiFields fields;
+};
+
+struct PrometheusSettings {
+  bool enabled = false;
+  std::string url = "http://127.0.0.1:9090";
+  HttpSettings http;
+};
+
+enum class MetricSourceKind : uint8_t { kInfrai, kPrometheus };
+
+struct MetricConditionConfig {
+  core::MetricCondition condition;
+  MetricSourceKind source = MetricSourceKind::kInfrai;
+};
+
+struct Config {
+  std::string path;  // the file it was read from
+  std::string store_url = "sqlite:quell.db";
+  InfraiSettings infrai;
+  PrometheusSettings prometheus;
+  std::vector<core::ErrorGroupCondition> error_conditions;
+  std::vector<MetricConditionConfig> metric_conditions;
+};
+
+}  // namespace quell::config

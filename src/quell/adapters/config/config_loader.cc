@@ -1,0 +1,336 @@
+#include "quell/adapters/config/config_loader.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <system_error>
+#include <utility>
+
+#include "quell/adapters/config/yaml_reader.h"
+#include "quell/core/key_template.h"
+
+namespace quell::config {
+namespace {
+
+constexpr const char* kDefaultErrorKey = "{tags.tenant}:{tags.agent_stage}:{error_group_id}";
+
+void ReadHttp(MapReader& section, HttpSettings& http) {
+  section.Read("connect_timeout", http.connect_timeout);
+  section.Read("timeout", http.timeout);
+  section.Read("ca_file", http.ca_file);
+  MapReader retry = section.Child("retry");
+  retry.Read("max_attempts", http.retry.max_attempts, 1, 20);
+  retry.Read("initial_backoff", http.retry.initial_backoff);
+  retry.Read("max_backoff", http.retry.max_backoff);
+  retry.Read("max_retry_after", http.retry.max_retry_after);
+  retry.Read("budget", http.retry.budget);
+  retry.Finish();
+}
+
+// Trailing whitespace is dropped: key files usually end in a newline.
+std::optional<std::string> ReadKeyFile(const std::filesystem::path& path, std::string& why) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    why = "cannot read " + path.string() + ": " + std::generic_category().message(errno);
+    return std::nullopt;
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  std::string key = text.str();
+  while (!key.empty() && std::isspace(static_cast<unsigned char>(key.back()))) key.pop_back();
+  if (key.empty()) {
+    why = path.string() + " is empty";
+    return std::nullopt;
+  }
+  return key;
+}
+
+void ReadInfrai(MapReader section, const std::filesystem::path& config_dir, const EnvLookup& env,
+                InfraiSettings& infrai) {
+  infrai.enabled = true;
+  section.Read("base_url", infrai.base_url);
+  while (infrai.base_url.ends_with('/')) infrai.base_url.pop_back();
+  if (section.Has("api_key")) {
+    section.Fail("api_key",
+                 "the key does not belong in the config: set INFRAI_API_KEY or name a file in "
+                 "infrai.api_key_file");
+  }
+  std::string key_env = "INFRAI_API_KEY";
+  std::string key_file;
+  section.Read("api_key_env", key_env);
+  section.Read("api_key_file", key_file);
+  if (!key_file.empty()) {
+    std::filesystem::path path(key_file);
+    if (path.is_relative()) path = config_dir / path;
+    std::string why;
+    if (auto key = ReadKeyFile(path, why)) {
+      infrai.api_key = std::move(*key);
+      infrai.api_key_origin = "file " + path.string();
+    } else {
+      section.Fail("api_key_file", why);
+    }
+  } else if (auto key = env(key_env); key && !key->empty()) {
+    infrai.api_key = std::move(*key);
+    infrai.api_key_origin = "environment variable " + key_env;
+  } else {
+    infrai.api_key_origin = "environment variable " + key_env + " (not set)";
+  }
+  ReadHttp(section, infrai.http);
+  section.Read("page_size", infrai.page_size, 0, 100000);
+  section.Read("max_pages", infrai.max_pages, 1, 1000000);
+  section.Read("max_enrich", infrai.max_enrich, 0, 10000);
+  section.Read("enrich_concurrency", infrai.enrich_concurrency, 1, 64);
+  section.Read("groups_path", infrai.groups_path);
+  MapReader fields = section.Child("fields");
+  infrai::InfraiFields& f = infrai.fields;
+  for (auto& [name, target] : std::initializer_list<std::pair<const char*, std::vector<std::string>*>>{
+           {"groups", &f.groups},
+           {"next_cursor", &f.next_cursor},
+           {"id", &f.id},
+           {"title", &f.title},
+           {"message", &f.message},
+           {"level", &f.level},
+           {"status", &f.status},
+           {"resolved", &f.resolved},
+           {"count", &f.count},
+           {"first_seen", &f.first_seen},
+           {"last_seen", &f.last_seen},
+           {"tags", &f.tags},
+           {"series", &f.series},
+           {"series_labels", &f.series_labels},
+           {"points", &f.points},
+           {"point_time", &f.point_time},
+           {"point_value", &f.point_value}}) {
+    fields.Read(name, *target);
+    if (target->empty()) fields.Fail(name, "needs at least one field name");
+  }
+  fields.Finish();
+  section.Finish();
+}
+
+void ReadPrometheus(MapReader section, PrometheusSettings& prometheus) {
+  prometheus.enabled = true;
+  section.Read("url", prometheus.url);
+  while (prometheus.url.ends_with('/')) prometheus.url.pop_back();
+  ReadHttp(section, prometheus.http);
+  section.Finish();
+}
+
+// Reads the policy settings of `section` over `common` (the defaults, or a copy of them).
+void ReadCommon(MapReader& section, core::ConditionCommon& common) {
+  core::Policy& policy = common.policy;
+  section.Read("cooldown", policy.cooldown);
+  section.Read("healthy_polls_to_close", policy.healthy_polls_to_close, 1, 1000000);
+  section.Read("evidence_limit", policy.evidence_limit, 0, 100);
+  section.Read("min_open", policy.min_open);
+  if (section.Has("renotify_limit")) {
+    uint32_t limit = 0;
+    section.Read("renotify_limit", limit, 0, 1000000);
+    policy.renotify_limit = limit;
+  }
+  if (section.Has("flap")) {
+    MapReader flap = section.Child("flap");
+    core::FlapDamping damping = policy.flap.value_or(core::FlapDamping{});
+    flap.Read("window", damping.window, 3, 32);
+    flap.Read("low_percent", damping.low_percent);
+    flap.Read("high_percent", damping.high_percent);
+    flap.Read("reopen_within", damping.reopen_within);
+    flap.Finish();
+    policy.flap = damping;
+  }
+  section.Read("interval", common.interval);
+  section.Read("channels", common.channels);
+  if (auto valid = core::Validate(policy); !valid) section.Fail("", valid.error().message);
+  if (common.interval.count() <= 0) section.Fail("interval", "must be positive");
+}
+
+std::optional<core::KeyTemplate> ReadKey(MapReader& item, const char* fallback) {
+  std::string text = fallback ? fallback : "";
+  item.Read("key", text);
+  if (text.empty()) {
+    item.Fail("key", "a key template is required, e.g. \"{tenant}:model-answer:latency-p99\"");
+    return std::nullopt;
+  }
+  auto parsed = core::KeyTemplate::Parse(text);
+  if (!parsed) {
+    item.Fail("key", parsed.error().message);
+    return std::nullopt;
+  }
+  return std::move(*parsed);
+}
+
+void ReadErrorCondition(MapReader& item, core::ConditionCommon common, Config& config) {
+  core::ErrorGroupCondition condition;
+  condition.common = std::move(common);
+  if (auto key = ReadKey(item, kDefaultErrorKey)) condition.key = std::move(*key);
+  std::string rule = "unresolved";
+  item.Read("unhealthy", rule);
+  if (rule == "unresolved") {
+    condition.rule = core::UnhealthyRule::kUnresolved;
+  } else if (rule == "new_events") {
+    condition.rule = core::UnhealthyRule::kNewEvents;
+  } else {
+    item.Fail("unhealthy", "expected unresolved or new_events, got \"" + rule + "\"");
+  }
+  item.Read("levels", condition.filter.levels);
+  item.Read("tags", condition.filter.tags);
+  config.error_conditions.push_back(std::move(condition));
+}
+
+void ReadMetricCondition(MapReader& item, core::ConditionCommon common, MetricSourceKind source,
+                         Config& config) {
+  MetricConditionConfig entry;
+  entry.source = source;
+  core::MetricCondition& condition = entry.condition;
+  condition.common = std::move(common);
+  if (auto key = ReadKey(item, nullptr)) condition.key = std::move(*key);
+  if (source == MetricSourceKind::kPrometheus) {
+    item.Read("query", condition.query.expr);
+    if (condition.query.expr.empty()) item.Fail("query", "a PromQL query is required");
+  } else {
+    item.Read("metric", condition.metric);
+    if (condition.metric.empty()) item.Fail("metric", "the metric name is required");
+    condition.query.expr = condition.metric;
+    core::Labels params;
+    item.Read("params", params);
+    condition.query.params = std::move(params);
+    item.Read("where", condition.where);
+  }
+  if (item.Has("group_by")) {
+    std::vector<std::string> group_by;
+    item.Read("group_by", group_by);
+    condition.group_by = std::move(group_by);
+  }
+  std::string agg = source == MetricSourceKind::kPrometheus ? "last" : "avg";
+  item.Read("agg", agg);
+  if (auto parsed = core::ParseAggregation(agg)) {
+    condition.aggregation = *parsed;
+  } else {
+    item.Fail("agg", "expected last, avg, min, max, sum, count, p50, p90, p95 or p99");
+  }
+  item.Read("window", condition.window);
+  const bool above = item.Has("above");
+  const bool below = item.Has("below");
+  if (above == below) {
+    item.Fail("", "give exactly one of `above` or `below` (the threshold)");
+  }
+  condition.threshold.direction =
+      below ? core::ThresholdDirection::kBelow : core::ThresholdDirection::kAbove;
+  item.Read(below ? "below" : "above", condition.threshold.trigger);
+  item.Read("recovery", condition.threshold.recovery);
+  std::string no_data = "unknown";
+  item.Read("no_data", no_data);
+  if (no_data == "unknown") {
+    condition.no_data = core::NoDataRule::kUnknown;
+  } else if (no_data == "healthy") {
+    condition.no_data = core::NoDataRule::kHealthy;
+  } else if (no_data == "unhealthy") {
+    condition.no_data = core::NoDataRule::kUnhealthy;
+  } else {
+    item.Fail("no_data", "expected unknown, healthy or unhealthy");
+  }
+  if (auto valid = core::Validate(condition); !valid) item.Fail("", valid.error().message);
+  config.metric_conditions.push_back(std::move(entry));
+}
+
+bool ValidName(const std::string& name) {
+  if (name.empty() || name.size() > 100) return false;
+  for (const char c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') {
+      return false;
+    }
+  }
+  return true;
+}
+
+void ReadConditions(MapReader& root, const core::ConditionCommon& defaults, Config& config) {
+  std::set<std::string> names;
+  for (MapReader& item : root.Items("conditions")) {
+    std::string name;
+    item.Read("name", name);
+    if (!ValidName(name)) {
+      item.Fail("name", "a name of letters, digits, '-', '_' or '.' is required");
+    } else if (!names.insert(name).second) {
+      item.Fail("name", "\"" + name + "\" names two conditions");
+    }
+    core::ConditionCommon common = defaults;
+    common.name = name;
+    ReadCommon(item, common);
+    std::string type;
+    item.Read("type", type);
+    if (type == "error_groups") {
+      ReadErrorCondition(item, std::move(common), config);
+    } else if (type == "infrai_metric") {
+      ReadMetricCondition(item, std::move(common), MetricSourceKind::kInfrai, config);
+    } else if (type == "prometheus") {
+      ReadMetricCondition(item, std::move(common), MetricSourceKind::kPrometheus, config);
+    } else {
+      item.Fail("type", "expected error_groups, infrai_metric or prometheus, got \"" + type + "\"");
+    }
+    item.Finish();
+  }
+}
+
+}  // namespace
+
+EnvLookup ProcessEnv() {
+  return [](std::string_view name) -> std::optional<std::string> {
+    // NOLINTNEXTLINE(concurrency-mt-unsafe): read at start-up, before any thread runs.
+    const char* value = std::getenv(std::string(name).c_str());
+    if (value == nullptr) return std::nullopt;
+    return std::string(value);
+  };
+}
+
+core::Result<Config> LoadConfig(const std::string& path, const EnvLookup& env) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::BadFile&) {
+    return core::MakeError(core::ErrorCode::kInvalidArgument,
+                           path + ": cannot read the config file: " +
+                               std::generic_category().message(errno));
+  } catch (const YAML::Exception& e) {
+    return core::MakeError(core::ErrorCode::kInvalidArgument,
+                           path + ":" + std::to_string(e.mark.line + 1) + ":" +
+                               std::to_string(e.mark.column + 1) + ": " + e.msg);
+  }
+
+  YamlContext context{.file = path, .env = env, .error = std::nullopt};
+  Config config;
+  config.path = path;
+  if (const auto base = env("INFRAI_BASE_URL"); base && !base->empty()) {
+    config.infrai.base_url = *base;
+  }
+  MapReader top(context, root, "");
+  top.Read("store", config.store_url);
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  if (top.Has("infrai")) {
+    ReadInfrai(top.Child("infrai"), dir, env, config.infrai);
+  } else {
+    ReadInfrai(MapReader(context, YAML::Node(YAML::NodeType::Map), "infrai"), dir, env,
+               config.infrai);
+    config.infrai.enabled = false;
+  }
+  if (top.Has("prometheus")) ReadPrometheus(top.Child("prometheus"), config.prometheus);
+
+  core::ConditionCommon defaults;
+  MapReader defaults_section = top.Child("defaults");
+  ReadCommon(defaults_section, defaults);
+  defaults_section.Finish();
+  ReadConditions(top, defaults, config);
+  top.Finish();
+  if (!context.error && config.error_conditions.empty() && config.metric_conditions.empty()) {
+    context.Fail(root.Mark(), "conditions", "no conditions: there is nothing to poll");
+  }
+  if (context.error) return *context.error;
+  return config;
+}
+
+}  // namespace quell::config

@@ -1,0 +1,20 @@
+#pragma once
+
+#include <string>
+
+#include "quell/adapters/config/config.h"
+#include "quell/adapters/config/env_expand.h"
+#include "quell/core/result.h"
+
+namespace quell::config {
+
+// Reads and validates a quell.yaml. Every problem is kInvalidArgument with one line naming
+// file:line:column and the setting; nothing is half-applied because nothing is applied until
+// the whole file is valid. The Infrai API key is read here, from the environment variable or
+// the file the config names, and appears in no message.
+core::Result<Config> LoadConfig(const std::string& path, const EnvLookup& env);
+
+// The process environment, for LoadConfig.
+EnvLookup ProcessEnv();
+
+}  // namespace quell::config

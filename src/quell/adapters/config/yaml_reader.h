@@ -1,0 +1,73 @@
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "quell/adapters/config/env_expand.h"
+#include "quell/core/error_group.h"
+#include "quell/core/result.h"
+#include "quell/core/time.h"
+
+namespace quell::config {
+
+// Shared by every reader of one file: where messages point, how ${VAR} expands, and the first
+// error (later ones are usually consequences of it, so only the first is reported).
+struct YamlContext {
+  std::string file;
+  EnvLookup env;
+  std::optional<core::Error> error;
+
+  void Fail(const YAML::Mark& mark, const std::string& path, const std::string& what);
+};
+
+// A strict reader of one YAML mapping: typed getters that leave the target untouched when the
+// key is absent, and Finish() rejecting keys nobody asked for, so a typo ("cooldwn") is an
+// error at its line instead of a silently ignored setting.
+class MapReader {
+ public:
+  MapReader(YamlContext& context, const YAML::Node& node, std::string path);
+
+  bool Has(std::string_view key) const;
+  void Read(std::string_view key, std::string& out);
+  void Read(std::string_view key, core::Duration& out);
+  void Read(std::string_view key, std::optional<core::Duration>& out);
+  void Read(std::string_view key, uint32_t& out, uint32_t min, uint32_t max);
+  void Read(std::string_view key, double& out);
+  void Read(std::string_view key, std::optional<double>& out);
+  void Read(std::string_view key, bool& out);
+  // A string, or a list of strings.
+  void Read(std::string_view key, std::vector<std::string>& out);
+  // A mapping of strings to strings, returned sorted by name.
+  void Read(std::string_view key, core::Labels& out);
+
+  // The nested mapping under `key`; an absent key reads as an empty mapping.
+  MapReader Child(std::string_view key);
+  // Each mapping of the sequence under `key`.
+  std::vector<MapReader> Items(std::string_view key);
+
+  // Reports `what` at `key` (or at the mapping itself when `key` is empty).
+  void Fail(std::string_view key, const std::string& what);
+  // Reports the first key that no getter read.
+  void Finish();
+
+  const std::string& path() const { return path_; }
+  YamlContext& context() { return context_; }
+
+ private:
+  std::optional<YAML::Node> Take(std::string_view key);
+  std::optional<std::string> Scalar(std::string_view key, const YAML::Node& node);
+  std::string KeyPath(std::string_view key) const;
+
+  YamlContext& context_;
+  YAML::Node node_;
+  std::string path_;
+  std::set<std::string, std::less<>> read_;
+};
+
+}  // namespace quell::config

@@ -1,0 +1,111 @@
+#include "quell/adapters/infrai/envelope.h"
+
+#include <string>
+
+namespace quell::infrai {
+namespace {
+
+using core::ErrorCode;
+
+ErrorCode CodeForStatus(int status) {
+  if (status == 401 || status == 403) return ErrorCode::kPermissionDenied;
+  if (status == 404) return ErrorCode::kNotFound;
+  if (status == 429 || status >= 500) return ErrorCode::kUnavailable;
+  return ErrorCode::kRejected;
+}
+
+std::string Prefix(std::string_view what, int status) {
+  return std::string(what) + ": HTTP " + std::to_string(status);
+}
+
+core::Result<simdjson::dom::object> ParseObject(simdjson::dom::parser& parser,
+                                                const core::HttpResponse& response,
+                                                std::string_view what) {
+  simdjson::dom::element root;
+  if (const auto error = parser.parse(response.body).get(root)) {
+    // An error status with a body that is not JSON (a proxy's HTML page) is still that error.
+    const ErrorCode code =
+        response.status >= 200 && response.status < 300 ? ErrorCode::kCorrupt
+                                                        : CodeForStatus(response.status);
+    return core::MakeError(code, Prefix(what, response.status) + ": the body is not JSON (" +
+                                     simdjson::error_message(error) + ", " +
+                                     std::to_string(response.body.size()) + " bytes)");
+  }
+  simdjson::dom::object object;
+  if (root.get_object().get(object)) {
+    return core::MakeError(
+        response.status >= 200 && response.status < 300 ? ErrorCode::kCorrupt
+                                                        : CodeForStatus(response.status),
+        Prefix(what, response.status) + ": the body is JSON but not an object");
+  }
+  return object;
+}
+
+std::string_view StringOr(simdjson::dom::object object, std::string_view key) {
+  std::string_view text;
+  if (object[key].get_string().get(text)) return {};
+  return text;
+}
+
+}  // namespace
+
+core::Result<simdjson::dom::object> OpenEnvelope(simdjson::dom::parser& parser,
+                                                 const core::HttpResponse& response,
+                                                 std::string_view what) {
+  auto parsed = ParseObject(parser, response, what);
+  if (!parsed) return parsed.error();
+  const simdjson::dom::object body = *parsed;
+  bool ok = false;
+  if (body["ok"].get_bool().get(ok)) {
+    return core::MakeError(response.status >= 200 && response.status < 300
+                               ? ErrorCode::kCorrupt
+                               : CodeForStatus(response.status),
+                           Prefix(what, response.status) +
+                               ": not an Infrai envelope (no boolean \"ok\")");
+  }
+  if (!ok) {
+    simdjson::dom::object error;
+    std::string message = Prefix(what, response.status);
+    if (!body["error"].get_object().get(error)) {
+      const std::string_view code = StringOr(error, "code");
+      const std::string_view text = StringOr(error, "message");
+      const std::string_view hint = StringOr(error, "hint");
+      if (!code.empty()) message += " " + std::string(code);
+      if (!text.empty()) message += ": " + std::string(text);
+      if (!hint.empty()) message += " (" + std::string(hint) + ")";
+    } else {
+      message += ": ok is false and there is no error object";
+    }
+    const int status = response.status >= 200 && response.status < 300 ? 400 : response.status;
+    return core::MakeError(CodeForStatus(status), message);
+  }
+  if (response.status < 200 || response.status >= 300) {
+    return core::MakeError(CodeForStatus(response.status),
+                           Prefix(what, response.status) + ": ok is true on an error status");
+  }
+  simdjson::dom::object data;
+  if (body["data"].get_object().get(data)) {
+    return core::MakeError(ErrorCode::kCorrupt,
+                           Prefix(what, response.status) + ": \"data\" is not an object");
+  }
+  return data;
+}
+
+core::Result<simdjson::dom::object> OpenBareObject(simdjson::dom::parser& parser,
+                                                   const core::HttpResponse& response,
+                                                   std::string_view what) {
+  auto parsed = ParseObject(parser, response, what);
+  if (!parsed) return parsed.error();
+  if (response.status < 200 || response.status >= 300) {
+    // Discovery errors may still come enveloped; reuse that decoding when they do.
+    bool ok = true;
+    if (!(*parsed)["ok"].get_bool().get(ok) && !ok) {
+      auto enveloped = OpenEnvelope(parser, response, what);
+      if (!enveloped) return enveloped.error();
+    }
+    return core::MakeError(CodeForStatus(response.status), Prefix(what, response.status));
+  }
+  return parsed;
+}
+
+}  // namespace quell::infrai

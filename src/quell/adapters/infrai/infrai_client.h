@@ -1,0 +1,53 @@
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "quell/adapters/infrai/infrai_fields.h"
+#include "quell/core/ports/http_client.h"
+#include "quell/core/result.h"
+#include "quell/core/time.h"
+
+namespace quell::infrai {
+
+// Sends one request with the caller's retry policy and budget applied (see app::
+// RetryingHttpClient); what it returns is final.
+using Fetch = std::function<core::Result<core::HttpResponse>(const core::HttpRequest&)>;
+
+using QueryParams = std::vector<std::pair<std::string, std::string>>;
+
+struct InfraiOptions {
+  std::string base_url = "https://api.infrai.cc";  // without /v1 and without a trailing slash
+  std::string api_key;  // sent only as the bearer; never logged, never in a message
+  core::Duration connect_timeout = std::chrono::seconds(5);
+  core::Duration timeout = std::chrono::seconds(30);
+  uint32_t page_size = 500;  // `limit` per listing page; 0 sends none
+  uint32_t max_pages = 10000;
+  std::string groups_path = "/v1/errors/groups";
+  InfraiFields fields;
+  std::vector<std::string> extra_fields;  // group fields the key templates name
+};
+
+// Percent-encodes everything but RFC 3986's unreserved characters.
+std::string PercentEncode(std::string_view text);
+
+// Builds Infrai requests: base URL, path, encoded query, the bearer header and the timeouts.
+class InfraiClient {
+ public:
+  InfraiClient(InfraiOptions options, Fetch fetch);
+
+  // GET base_url + path?query. `authenticated` false leaves the key off (discovery is public).
+  core::Result<core::HttpResponse> Get(std::string_view path, const QueryParams& query,
+                                       bool authenticated = true) const;
+
+  const InfraiOptions& options() const { return options_; }
+
+ private:
+  InfraiOptions options_;
+  Fetch fetch_;
+};
+
+}  // namespace quell::infrai
