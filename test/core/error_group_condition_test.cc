@@ -98,6 +98,8 @@ TEST(ObserveGroupsTest, PartialListingNeverProducesHealthy) {
   EXPECT_EQ(result.observations[1].health, Health::kUnknown);
   EXPECT_EQ(result.observations[2].key, "acme:model-answer:grp_new");
   EXPECT_EQ(result.observations[2].health, Health::kUnhealthy);
+  EXPECT_EQ(result.groups,
+            (std::vector<size_t>{GroupObservations::kNoGroup, GroupObservations::kNoGroup, 0}));
   // The watermark stays where the last complete listing left it.
   EXPECT_EQ(result.watermark, At("2026-12-02T08:00:00Z"));
 }

@@ -69,7 +69,8 @@ GroupObservations ObserveGroups(const ErrorGroupCondition& condition, const Grou
   const bool keep_all_healthy = condition.common.policy.flap.has_value();
 
   std::string key;
-  for (const ErrorGroup& group : listing.groups) {
+  for (size_t index = 0; index < listing.groups.size(); ++index) {
+    const ErrorGroup& group = listing.groups[index];
     if (!Matches(condition.filter, group)) continue;
     ++result.groups_matched;
     if (listing.complete && group.last_seen &&
@@ -93,10 +94,12 @@ GroupObservations ObserveGroups(const ErrorGroupCondition& condition, const Grou
           .condition = condition.common.name,
           .evidence = unhealthy && evidence ? evidence(group) : std::string(),
       });
+      result.groups.push_back(index);
     } else if (unhealthy && result.observations[it->second].health != Health::kUnhealthy) {
       Observation& merged = result.observations[it->second];
       merged.health = Health::kUnhealthy;
       if (evidence) merged.evidence = evidence(group);
+      result.groups[it->second] = index;
     }
   }
 
@@ -112,11 +115,25 @@ GroupObservations ObserveGroups(const ErrorGroupCondition& condition, const Grou
         .condition = condition.common.name,
         .evidence = {},
     });
+    result.groups.push_back(GroupObservations::kNoGroup);
   }
 
-  std::sort(result.observations.begin(), result.observations.end(),
-            [](const Observation& a, const Observation& b) { return a.key < b.key; });
-  return result;
+  // Sort observations and their group indexes together, through a permutation.
+  std::vector<size_t> order(result.observations.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&result](size_t a, size_t b) {
+    return result.observations[a].key < result.observations[b].key;
+  });
+  GroupObservations sorted;
+  sorted.watermark = result.watermark;
+  sorted.groups_matched = result.groups_matched;
+  sorted.observations.reserve(order.size());
+  sorted.groups.reserve(order.size());
+  for (const size_t i : order) {
+    sorted.observations.push_back(std::move(result.observations[i]));
+    sorted.groups.push_back(result.groups[i]);
+  }
+  return sorted;
 }
 
 }  // namespace quell::core

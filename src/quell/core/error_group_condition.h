@@ -42,7 +42,12 @@ std::optional<std::string_view> GroupField(const ErrorGroup& group, std::string_
 bool Matches(const GroupFilter& filter, const ErrorGroup& group);
 
 struct GroupObservations {
+  static constexpr size_t kNoGroup = static_cast<size_t>(-1);
+
   std::vector<Observation> observations;  // sorted by key, one per key
+  // For each observation, the index in the listing of the group behind it (for a merged key,
+  // the one that made it unhealthy), or kNoGroup; the poller enriches from that group.
+  std::vector<size_t> groups;
   std::optional<WallTime> watermark;      // the mark to store if this poll commits
   uint64_t groups_matched = 0;
 };

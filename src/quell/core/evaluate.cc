@@ -35,19 +35,24 @@ void RecordFlapState(Incident& incident, bool unhealthy, const FlapDamping& flap
   if (incident.flapping && percent < flap.low_percent) incident.flapping = false;
 }
 
+void AppendEvidence(Incident& incident, const Observation& observation, const Policy& policy) {
+  if (observation.evidence.empty() || observation.evidence == "{}" || policy.evidence_limit == 0) {
+    return;
+  }
+  auto& ring = incident.recent_evidence;
+  if (ring.size() >= policy.evidence_limit) {
+    ring.erase(ring.begin(), ring.begin() + static_cast<std::ptrdiff_t>(ring.size() -
+                                                                         policy.evidence_limit + 1));
+  }
+  ring.push_back(observation.evidence);
+}
+
 void RecordSighting(Incident& incident, const Observation& observation, const Policy& policy) {
   incident.last_seen_at = observation.at;
   if (!incident.first_seen_at) incident.first_seen_at = observation.at;
   ++incident.event_count;
   incident.healthy_streak = 0;
-  if (!observation.evidence.empty() && observation.evidence != "{}" && policy.evidence_limit > 0) {
-    auto& ring = incident.recent_evidence;
-    if (ring.size() >= policy.evidence_limit) {
-      ring.erase(ring.begin(), ring.begin() + static_cast<std::ptrdiff_t>(
-                                                  ring.size() - policy.evidence_limit + 1));
-    }
-    ring.push_back(observation.evidence);
-  }
+  AppendEvidence(incident, observation, policy);
 }
 
 bool ContinuesFlappingIncident(const Incident& incident, WallTime at, const Policy& policy) {
@@ -120,6 +125,8 @@ Decision OnHealthy(Incident& incident, const Observation& observation, const Pol
   }
   incident.status = IncidentStatus::kResolved;
   incident.resolved_at = at;
+  // What the source says about the recovery (an enriched resolve) belongs with the incident.
+  AppendEvidence(incident, observation, policy);
   return Changed(incident, at, DecisionKind::kResolve, Reason::kNone, TransitionKind::kResolve);
 }
 

@@ -196,7 +196,6 @@ void ReadMetricCondition(MapReader& item, core::ConditionCommon common, MetricSo
   } else {
     item.Read("metric", condition.metric);
     if (condition.metric.empty()) item.Fail("metric", "the metric name is required");
-    condition.query.expr = condition.metric;
     core::Labels params;
     item.Read("params", params);
     condition.query.params = std::move(params);

@@ -1,0 +1,211 @@
+#include "quell/app/poller.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <unordered_map>
+#include <utility>
+
+#include "quell/app/bounded_parallel.h"
+#include "quell/app/vector_observation_stream.h"
+#include "quell/core/evaluate.h"
+
+namespace quell::app {
+namespace {
+
+// Holds one condition's decisions until its apply commits, so the caller's sink never sees a
+// batch that rolled back, and a retried batch is not seen twice.
+class HeldDecisions : public DecisionSink {
+ public:
+  void OnDecision(const core::Observation& observation, const core::Decision& decision) override {
+    held_.emplace_back(observation, decision);
+  }
+  void Reset() override { held_.clear(); }
+  void ForwardTo(DecisionSink& sink) const {
+    for (const auto& [observation, decision] : held_) sink.OnDecision(observation, decision);
+  }
+
+ private:
+  std::vector<std::pair<core::Observation, core::Decision>> held_;
+};
+
+std::string FormatMark(core::WallTime at) { return core::FormatRfc3339(at); }
+
+std::optional<core::WallTime> ParseMark(const std::optional<std::string>& text) {
+  if (!text) return std::nullopt;
+  auto parsed = core::ParseRfc3339(*text);
+  if (!parsed) return std::nullopt;  // an unreadable mark is no baseline, not a failure
+  return *parsed;
+}
+
+// Conditions asking one source the same question share one answer per cycle.
+std::string MetricQueryKey(const core::MetricQuery& query) {
+  std::string key = query.expr;
+  for (const auto& [name, value] : query.params) key += "\n" + name + "=" + value;
+  return key;
+}
+
+}  // namespace
+
+bool CycleReport::ok() const {
+  return std::all_of(conditions.begin(), conditions.end(), [](const ConditionOutcome& c) {
+    return c.source_ok && c.applied;
+  });
+}
+
+std::string WatermarkMarkName(const std::string& condition) { return "watermark:" + condition; }
+
+Poller::Poller(core::IncidentStore& store, const core::PayloadEncoder& encoder,
+               core::Clock& clock, PollerOptions options)
+    : store_(store), encoder_(encoder), clock_(clock), options_(std::move(options)) {}
+
+void Poller::Watch(const core::ErrorGroupCondition& condition, core::ErrorGroupSource& source,
+                   std::string source_name) {
+  error_watches_.push_back(ErrorWatch{condition, &source, std::move(source_name)});
+}
+
+void Poller::Watch(const core::MetricCondition& condition, core::MetricSource& source,
+                   std::string source_name) {
+  metric_watches_.push_back(MetricWatch{condition, &source, std::move(source_name)});
+}
+
+CycleReport Poller::RunOnce(DecisionSink& sink) {
+  CycleReport report;
+  report.at = clock_.Now();
+  uint32_t enrich_left = options_.max_enrich;
+
+  std::map<core::ErrorGroupSource*, core::GroupListing> listings;
+  for (const ErrorWatch& watch : error_watches_) {
+    auto [it, fresh] = listings.try_emplace(watch.source);
+    if (fresh) it->second = watch.source->List();
+    ConditionOutcome& outcome = report.conditions.emplace_back();
+    outcome.condition = watch.condition.common.name;
+    outcome.source = watch.source_name;
+    PollErrors(watch, it->second, report.at, enrich_left, sink, outcome);
+  }
+
+  std::map<std::pair<core::MetricSource*, std::string>,
+           std::unique_ptr<core::Result<core::MetricAnswer>>>
+      answers;
+  for (const MetricWatch& watch : metric_watches_) {
+    auto& answer = answers[{watch.source, MetricQueryKey(watch.condition.query)}];
+    if (!answer) {
+      answer = std::make_unique<core::Result<core::MetricAnswer>>(
+          watch.source->Query(watch.condition.query));
+    }
+    ConditionOutcome& outcome = report.conditions.emplace_back();
+    outcome.condition = watch.condition.common.name;
+    outcome.source = watch.source_name;
+    PollMetric(watch, *answer, report.at, sink, outcome);
+  }
+  return report;
+}
+
+void Poller::PollErrors(const ErrorWatch& watch, const core::GroupListing& listing,
+                        core::WallTime now, uint32_t& enrich_left, DecisionSink& sink,
+                        ConditionOutcome& outcome) {
+  const core::ErrorGroupCondition& condition = watch.condition;
+  if (!listing.complete) {
+    outcome.source_ok = false;
+    outcome.source_error = listing.error.message;
+  }
+  auto open = store_.ListOpenIncidents(condition.common.name);
+  if (!open) {
+    outcome.apply_error = open.error().message;
+    return;
+  }
+  const std::string mark_name = WatermarkMarkName(condition.common.name);
+  auto mark = store_.GetSourceMark(mark_name);
+  if (!mark) {
+    outcome.apply_error = mark.error().message;
+    return;
+  }
+  const auto summary_evidence = [this](const core::ErrorGroup& group) {
+    return options_.group_evidence ? options_.group_evidence(group, nullptr) : std::string();
+  };
+  core::GroupObservations observed =
+      core::ObserveGroups(condition, listing, *open, ParseMark(*mark), now, summary_evidence);
+
+  // Predict which keys transition (open, renotify, resolve) against the incidents as read;
+  // only those are worth a detail request. A race with another worker can make the guess
+  // wrong, which costs one missing or one unneeded enrichment, never a wrong decision.
+  std::unordered_map<std::string_view, const core::Incident*> open_by_key;
+  for (const core::Incident& incident : *open) open_by_key.emplace(incident.key, &incident);
+  std::vector<size_t> to_enrich;
+  for (size_t i = 0; i < observed.observations.size() && to_enrich.size() < enrich_left; ++i) {
+    if (observed.groups[i] == core::GroupObservations::kNoGroup) continue;
+    const core::Observation& observation = observed.observations[i];
+    const auto it = open_by_key.find(observation.key);
+    core::Incident current = it == open_by_key.end() ? core::Incident{} : *it->second;
+    const core::Evaluation predicted =
+        core::EvaluateCopy(std::move(current), observation, condition.common.policy);
+    if (predicted.decision.transition) to_enrich.push_back(i);
+  }
+  enrich_left -= static_cast<uint32_t>(to_enrich.size());
+
+  std::vector<core::Result<core::GroupDetail>> details(
+      to_enrich.size(), core::MakeError(core::ErrorCode::kInternal, "not fetched"));
+  ForEachBounded(to_enrich.size(), options_.enrich_concurrency, [&](size_t n) {
+    const core::ErrorGroup& group = listing.groups[observed.groups[to_enrich[n]]];
+    details[n] = watch.source->Detail(group.id);
+  });
+  for (size_t n = 0; n < to_enrich.size(); ++n) {
+    if (!details[n]) {
+      ++outcome.enrich_failed;  // the summary evidence stays; the transition is not held up
+      continue;
+    }
+    ++outcome.enriched;
+    if (options_.group_evidence) {
+      core::Observation& observation = observed.observations[to_enrich[n]];
+      observation.evidence = options_.group_evidence(details[n]->group, &*details[n]);
+    }
+  }
+
+  std::vector<std::pair<std::string, std::string>> marks;
+  if (listing.complete && observed.watermark) {
+    marks.emplace_back(mark_name, FormatMark(*observed.watermark));
+  }
+  Apply(condition.common, std::move(observed.observations), std::move(marks), now, sink,
+        outcome);
+}
+
+void Poller::PollMetric(const MetricWatch& watch, const core::Result<core::MetricAnswer>& answer,
+                        core::WallTime now, DecisionSink& sink, ConditionOutcome& outcome) {
+  if (!answer) {
+    outcome.source_ok = false;
+    outcome.source_error = answer.error().message;
+  }
+  auto open = store_.ListOpenIncidents(watch.condition.common.name);
+  if (!open) {
+    outcome.apply_error = open.error().message;
+    return;
+  }
+  Apply(watch.condition.common, core::ObserveMetric(watch.condition, answer, *open, now), {},
+        now, sink, outcome);
+}
+
+void Poller::Apply(const core::ConditionCommon& common, std::vector<core::Observation> observations,
+                   std::vector<std::pair<std::string, std::string>> marks, core::WallTime now,
+                   DecisionSink& sink, ConditionOutcome& outcome) {
+  outcome.observations = observations.size();
+  ApplyOptions apply;
+  apply.policy = common.policy;
+  apply.channels = common.channels;
+  apply.chunk_observations = options_.chunk_observations;
+  apply.decision_retention = options_.decision_retention;
+  apply.source_marks = std::move(marks);
+  PollApplier applier(store_, encoder_, std::move(apply));
+  VectorObservationStream stream(observations);
+  HeldDecisions held;
+  const std::string poll_id = "poll-" + core::FormatRfc3339(now) + "-" + common.name;
+  auto applied = applier.Apply(stream, poll_id, now, held);
+  if (!applied) {
+    outcome.apply_error = applied.error().message;
+    return;
+  }
+  outcome.applied = true;
+  outcome.summary = *applied;
+  held.ForwardTo(sink);
+}
+
+}  // namespace quell::app

@@ -1,0 +1,105 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "quell/app/poll_applier.h"
+#include "quell/core/error_group_condition.h"
+#include "quell/core/metric_condition.h"
+#include "quell/core/ports/clock.h"
+#include "quell/core/ports/incident_store.h"
+#include "quell/core/ports/payload_encoder.h"
+#include "quell/core/ports/sources.h"
+
+namespace quell::app {
+
+// Builds a group's evidence text, from the listing alone or with its detail when the poll
+// enriched it. Must redact; must be thread-safe (enrichment runs concurrently).
+using GroupEvidenceBuilder =
+    std::function<std::string(const core::ErrorGroup&, const core::GroupDetail*)>;
+
+struct PollerOptions {
+  uint32_t max_enrich = 20;         // detail requests per cycle, over all conditions
+  uint32_t enrich_concurrency = 4;  // detail requests in flight at once
+  size_t chunk_observations = 5000;
+  std::optional<core::Duration> decision_retention;
+  GroupEvidenceBuilder group_evidence;
+};
+
+// What one cycle did for one condition.
+struct ConditionOutcome {
+  std::string condition;
+  std::string source;
+  bool source_ok = true;     // false: the poll failed or was partial; see source_error
+  std::string source_error;  // why, with the remote's own words
+  bool applied = false;      // the observations committed
+  std::string apply_error;
+  uint64_t observations = 0;
+  uint32_t enriched = 0;
+  uint32_t enrich_failed = 0;
+  ApplySummary summary;
+};
+
+struct CycleReport {
+  core::WallTime at;
+  std::vector<ConditionOutcome> conditions;
+  // Every source answered in full and every condition committed.
+  bool ok() const;
+};
+
+// One poll cycle over every watched condition: read each source once (a listing or query
+// shared by several conditions is fetched once), turn answers into observations, enrich the
+// keys about to open, renotify or resolve with their group's detail (bounded in count and
+// concurrency), and apply each condition's observations durably with its own policy and
+// channels, its source mark moving in the same transaction. A failed source still applies:
+// its observations are unknown, which holds every open incident where it is.
+// Not thread-safe; sources must outlive the poller.
+class Poller {
+ public:
+  Poller(core::IncidentStore& store, const core::PayloadEncoder& encoder, core::Clock& clock,
+         PollerOptions options);
+
+  void Watch(const core::ErrorGroupCondition& condition, core::ErrorGroupSource& source,
+             std::string source_name);
+  void Watch(const core::MetricCondition& condition, core::MetricSource& source,
+             std::string source_name);
+
+  // Runs one cycle, with "now" read once from the clock. Decisions reach `sink` per condition
+  // after that condition committed.
+  CycleReport RunOnce(DecisionSink& sink);
+
+ private:
+  struct ErrorWatch {
+    core::ErrorGroupCondition condition;
+    core::ErrorGroupSource* source;
+    std::string source_name;
+  };
+  struct MetricWatch {
+    core::MetricCondition condition;
+    core::MetricSource* source;
+    std::string source_name;
+  };
+
+  void PollErrors(const ErrorWatch& watch, const core::GroupListing& listing, core::WallTime now,
+                  uint32_t& enrich_left, DecisionSink& sink, ConditionOutcome& outcome);
+  void PollMetric(const MetricWatch& watch, const core::Result<core::MetricAnswer>& answer,
+                  core::WallTime now, DecisionSink& sink, ConditionOutcome& outcome);
+  void Apply(const core::ConditionCommon& common, std::vector<core::Observation> observations,
+             std::vector<std::pair<std::string, std::string>> marks, core::WallTime now,
+             DecisionSink& sink, ConditionOutcome& outcome);
+
+  core::IncidentStore& store_;
+  const core::PayloadEncoder& encoder_;
+  core::Clock& clock_;
+  PollerOptions options_;
+  std::vector<ErrorWatch> error_watches_;
+  std::vector<MetricWatch> metric_watches_;
+};
+
+// The source mark under which an error-group condition keeps its listing watermark.
+std::string WatermarkMarkName(const std::string& condition);
+
+}  // namespace quell::app

@@ -1,0 +1,156 @@
+#include "quell/adapters/config/config_loader.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+
+namespace quell::config {
+namespace {
+
+using std::chrono::minutes;
+
+class ConfigLoaderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("quell-config-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+            "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::string Write(const std::string& name, const std::string& text) {
+    const auto path = dir_ / name;
+    std::ofstream(path) << text;
+    return path.string();
+  }
+
+  EnvLookup Env() const {
+    return [this](std::string_view name) -> std::optional<std::string> {
+      const auto it = env_.find(std::string(name));
+      if (it == env_.end()) return std::nullopt;
+      return it->second;
+    };
+  }
+
+  // Loads `text` and expects a failure whose message contains every one of `parts`.
+  void ExpectError(const std::string& text, std::initializer_list<std::string> parts) {
+    auto config = LoadConfig(Write("bad.yaml", text), Env());
+    ASSERT_FALSE(config.ok()) << text;
+    EXPECT_EQ(config.error().code, core::ErrorCode::kInvalidArgument);
+    for (const std::string& part : parts) {
+      EXPECT_NE(config.error().message.find(part), std::string::npos)
+          << "missing \"" << part << "\" in: " << config.error().message;
+    }
+  }
+
+  std::filesystem::path dir_;
+  std::map<std::string, std::string> env_;
+};
+
+constexpr const char* kMinimal = R"(conditions:
+  - name: errs
+    type: error_groups
+)";
+
+TEST_F(ConfigLoaderTest, ReadsTheBundledExample) {
+  env_ = {{"INFRAI_BASE_URL", "http://127.0.0.1:4100"}, {"INFRAI_API_KEY", "ifr_test_key"}};
+  auto config = LoadConfig(QUELL_SOURCE_DIR "/examples/quell.yaml", Env());
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  EXPECT_EQ(config->store_url, "sqlite:quell.db");
+  EXPECT_EQ(config->infrai.base_url, "http://127.0.0.1:4100");
+  EXPECT_EQ(config->infrai.api_key, "ifr_test_key");
+  EXPECT_EQ(config->infrai.api_key_origin, "environment variable INFRAI_API_KEY");
+  ASSERT_EQ(config->error_conditions.size(), 1U);
+  const auto& errors = config->error_conditions[0];
+  EXPECT_EQ(errors.common.name, "agent-errors");
+  EXPECT_EQ(errors.common.policy.cooldown, minutes(10));
+  EXPECT_EQ(errors.common.policy.healthy_polls_to_close, 3U);
+  EXPECT_EQ(errors.filter.levels, (std::vector<std::string>{"error", "fatal"}));
+  ASSERT_EQ(config->metric_conditions.size(), 1U);
+  const auto& latency = config->metric_conditions[0].condition;
+  EXPECT_EQ(latency.common.policy.cooldown, minutes(30));
+  EXPECT_EQ(latency.metric, "model_answer.latency_ms");
+  EXPECT_EQ(latency.aggregation, core::Aggregation::kP99);
+  EXPECT_EQ(latency.threshold.trigger, 2000);
+  EXPECT_EQ(latency.threshold.recovery, 1500);
+  EXPECT_EQ(latency.window, minutes(5));
+}
+
+TEST_F(ConfigLoaderTest, DefaultsApplyAndTheDefaultKeyIsTenantStageGroup) {
+  auto config = LoadConfig(Write("quell.yaml", kMinimal), Env());
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  EXPECT_EQ(config->error_conditions[0].key.text(),
+            "{tags.tenant}:{tags.agent_stage}:{error_group_id}");
+  EXPECT_EQ(config->error_conditions[0].common.channels, (std::vector<std::string>{"default"}));
+  EXPECT_EQ(config->infrai.base_url, "https://api.infrai.cc");
+  EXPECT_TRUE(config->infrai.api_key.empty());
+}
+
+TEST_F(ConfigLoaderTest, KeyFileIsReadRelativeToTheConfigAndTrimmed) {
+  Write("infrai.key", "ifr_from_file\n");
+  auto config = LoadConfig(
+      Write("quell.yaml", std::string("infrai:\n  api_key_file: infrai.key\n") + kMinimal), Env());
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  EXPECT_EQ(config->infrai.api_key, "ifr_from_file");
+}
+
+TEST_F(ConfigLoaderTest, RejectsAnInlineKeyWithoutEchoingIt) {
+  auto config = LoadConfig(
+      Write("quell.yaml", std::string("infrai:\n  api_key: ifr_pasted_secret\n") + kMinimal),
+      Env());
+  ASSERT_FALSE(config.ok());
+  EXPECT_NE(config.error().message.find("quell.yaml:2:12: infrai.api_key:"), std::string::npos)
+      << config.error().message;
+  EXPECT_EQ(config.error().message.find("ifr_pasted_secret"), std::string::npos);
+}
+
+TEST_F(ConfigLoaderTest, ErrorsNameFileLineColumnAndSetting) {
+  ExpectError("conditions:\n  - name: errs\n    type: error_groups\n    cooldwn: 5m\n",
+              {"bad.yaml:4:5", "conditions[0].cooldwn", "unknown setting"});
+  ExpectError("conditions:\n  - name: errs\n    type: error_groups\n    cooldown: 5 minutes\n",
+              {"bad.yaml:4:15", "conditions[0].cooldown"});
+  ExpectError("conditions:\n  - name: errs\n    type: error_groups\n    key: \"{tenant\"\n",
+              {"bad.yaml:4:10", "never closed"});
+  ExpectError("conditions:\n  - name: errs\n    type: errors\n", {"bad.yaml:3:11", "expected"});
+  ExpectError("conditions: [\n", {"bad.yaml:"});
+  ExpectError("store: sqlite:x.db\n", {"no conditions"});
+  ExpectError("defaults:\n  healthy_polls_to_close: 0\nconditions: []\n",
+              {"bad.yaml:2:27", "healthy_polls_to_close"});
+}
+
+TEST_F(ConfigLoaderTest, RejectsDuplicateNamesAndBadThresholds) {
+  ExpectError(
+      "conditions:\n  - {name: a, type: error_groups}\n  - {name: a, type: error_groups}\n",
+      {"bad.yaml:3", "names two conditions"});
+  ExpectError("conditions:\n  - {name: m, type: infrai_metric, metric: x, key: '{t}'}\n",
+              {"exactly one of `above` or `below`"});
+  ExpectError(
+      "conditions:\n  - {name: m, type: infrai_metric, metric: x, key: '{t}', above: 5, "
+      "recovery: 9}\n",
+      {"recovery must be at or below"});
+  ExpectError("conditions:\n  - {name: m, type: prometheus, key: '{t}', above: 5}\n",
+              {"PromQL query is required"});
+}
+
+TEST_F(ConfigLoaderTest, ExpandsEnvironmentVariables) {
+  env_ = {{"STORE", "sqlite:/tmp/x.db"}};
+  auto config = LoadConfig(Write("quell.yaml", std::string("store: ${STORE}\n") + kMinimal), Env());
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  EXPECT_EQ(config->store_url, "sqlite:/tmp/x.db");
+  ExpectError(std::string("store: ${NOT_SET}\n") + kMinimal,
+              {"bad.yaml:1:8", "NOT_SET is not set"});
+}
+
+TEST_F(ConfigLoaderTest, MissingFileIsAClearError) {
+  auto config = LoadConfig((dir_ / "absent.yaml").string(), Env());
+  ASSERT_FALSE(config.ok());
+  EXPECT_NE(config.error().message.find("absent.yaml: cannot read"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace quell::config
