@@ -44,6 +44,7 @@ class InfraiClient {
                                        bool authenticated = true) const;
 
   const InfraiOptions& options() const { return options_; }
+  const Fetch& fetch() const { return fetch_; }
 
  private:
   InfraiOptions options_;
