@@ -325,7 +325,7 @@ double PgCeiling(const std::string& url, size_t keys, size_t chunk, bool all_row
   }
   PgExec(conn, "COMMIT");
   const double seconds = Seconds(start);
-  PgExec(conn, "DROP TABLE incidents, decisions, polls, outbox, schema_migrations");
+  PgExec(conn, "DROP TABLE incidents, decisions, polls, outbox, source_marks, schema_migrations");
   PQfinish(conn);
   return seconds;
 }

@@ -14,11 +14,16 @@ namespace quell::testing {
 // the state and publish it on Commit, so a rolled-back batch leaves nothing behind.
 class FakeIncidentStore : public core::IncidentStore {
  public:
+  struct Mark {
+    std::string value;
+    core::WallTime updated_at;
+  };
   struct State {
     std::map<std::string, core::Incident> incidents;
     std::map<std::pair<std::string, uint64_t>, core::DecisionRecord> decisions;
     std::map<std::string, core::OutboxRow> outbox;
     std::map<std::string, core::PollRecord> polls;
+    std::map<std::string, Mark, std::less<>> marks;
   };
 
   // The next `n` PutIncidents calls fail with `code`; `before_failure` runs first, e.g. to play
@@ -52,6 +57,13 @@ class FakeIncidentStore : public core::IncidentStore {
     if (it == state_.incidents.end()) return std::optional<core::Incident>();
     return std::optional<core::Incident>(it->second);
   }
+  core::Result<std::vector<core::Incident>> ListOpenIncidents(std::string_view condition) override {
+    std::vector<core::Incident> out;
+    for (auto& [k, v] : state_.incidents) {
+      if (v.condition == condition && v.is_open()) out.push_back(v);
+    }
+    return out;
+  }
   core::Result<std::vector<core::OutboxRow>> ListOutbox(
       std::optional<core::OutboxStatus> status) override {
     std::vector<core::OutboxRow> out;
@@ -62,6 +74,11 @@ class FakeIncidentStore : public core::IncidentStore {
   }
   core::Status MarkSent(std::string_view, std::string_view, core::WallTime) override {
     return core::MakeError(core::ErrorCode::kInternal, "not faked");
+  }
+  core::Result<std::optional<std::string>> GetSourceMark(std::string_view name) override {
+    auto it = state_.marks.find(name);
+    if (it == state_.marks.end()) return std::optional<std::string>();
+    return std::optional<std::string>(it->second.value);
   }
   core::Result<uint64_t> CountDecisions() override { return state_.decisions.size(); }
   core::Result<uint64_t> CountPolls() override { return state_.polls.size(); }
@@ -133,6 +150,11 @@ class FakeIncidentStore : public core::IncidentStore {
         }
       }
       return n;
+    }
+    core::Status PutSourceMark(std::string_view name, std::string_view value,
+                               core::WallTime now) override {
+      work_.marks.insert_or_assign(std::string(name), Mark{std::string(value), now});
+      return {};
     }
     core::Status Commit() override {
       if (store_.commit_failures_ > 0) {

@@ -173,5 +173,39 @@ TEST_F(PollApplierTest, PrunesTheDecisionLogByRetention) {
   EXPECT_EQ(store_.state().decisions.size(), 1u);
 }
 
+TEST_F(PollApplierTest, WritesTheSourceMarksWhenThePollCommits) {
+  options_.source_marks = {{"errors:listing", "t1"}, {"errors:cursor", "c9"}};
+  // A poll that changes nothing, even an empty one, still moves its marks: it was complete.
+  ASSERT_TRUE(Apply({Obs(0, "a", Health::kHealthy)}).ok());
+  EXPECT_EQ(store_.state().marks.at("errors:listing").value, "t1");
+  EXPECT_EQ(store_.state().marks.at("errors:listing").updated_at, At(1000));
+  EXPECT_EQ(store_.state().marks.at("errors:cursor").value, "c9");
+  options_.source_marks = {{"errors:listing", "t2"}};
+  ASSERT_TRUE(Apply({}).ok());
+  EXPECT_EQ(store_.state().marks.at("errors:listing").value, "t2");
+  EXPECT_EQ(store_.state().marks.at("errors:cursor").value, "c9") << "a mark not given stays";
+}
+
+TEST_F(PollApplierTest, AFailedCommitLeavesTheOldMark) {
+  store_.state().marks["errors:listing"] = {"old", At(0)};
+  options_.source_marks = {{"errors:listing", "new"}};
+  store_.FailNextCommit(1, core::ErrorCode::kUnavailable);
+  auto summary = Apply({Obs(0, "a", Health::kUnhealthy)});
+  ASSERT_FALSE(summary.ok());
+  EXPECT_EQ(store_.state().marks.at("errors:listing").value, "old");
+  EXPECT_TRUE(store_.state().incidents.empty());
+}
+
+TEST_F(PollApplierTest, ARetriedBatchWritesTheMarkWithTheAttemptThatCommits) {
+  store_.state().marks["errors:listing"] = {"old", At(0)};
+  options_.source_marks = {{"errors:listing", "new"}};
+  store_.FailNextCommit(1, core::ErrorCode::kConflict);
+  auto summary = Apply({Obs(0, "a", Health::kUnhealthy)});
+  ASSERT_TRUE(summary.ok()) << summary.error().message;
+  EXPECT_EQ(summary->batch_attempts, 2u);
+  EXPECT_EQ(store_.state().marks.at("errors:listing").value, "new");
+  EXPECT_EQ(*store_.GetSourceMark("errors:listing"), std::optional<std::string>("new"));
+}
+
 }  // namespace
 }  // namespace quell::app

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "quell/adapters/jsonl/payload_encoder.h"
+#include "quell/adapters/store_common/schema.h"
 #include "quell/app/poll_applier.h"
 #include "test_support.h"
 
@@ -84,6 +85,20 @@ class StoreContractTest : public ::testing::TestWithParam<Backend> {
     return summary;
   }
 
+  // Sets one source mark in its own committed transaction.
+  core::Status PutMark(const std::string& name, const std::string& value, core::WallTime now) {
+    auto tx = store_->Begin();
+    if (!tx) return tx.error();
+    if (auto status = (*tx)->PutSourceMark(name, value, now); !status) return status;
+    return (*tx)->Commit();
+  }
+
+  std::optional<std::string> Mark(const std::string& name) {
+    auto mark = store_->GetSourceMark(name);
+    EXPECT_TRUE(mark.ok()) << mark.error().message;
+    return mark.ok() ? *mark : std::nullopt;
+  }
+
   std::vector<core::OutboxRow> Outbox() {
     auto rows = store_->ListOutbox(std::nullopt);
     EXPECT_TRUE(rows.ok()) << rows.error().message;
@@ -95,11 +110,82 @@ class StoreContractTest : public ::testing::TestWithParam<Backend> {
   std::unique_ptr<core::IncidentStore> store_;
 };
 
+std::vector<std::string> Keys(const std::vector<core::Incident>& incidents) {
+  std::vector<std::string> keys;
+  for (const core::Incident& in : incidents) keys.push_back(in.key);
+  return keys;
+}
+
+std::string Micros(core::WallTime t) { return std::to_string(t.time_since_epoch().count()); }
+
 TEST_P(StoreContractTest, RecordsEachMigrationOnce) {
   auto again = test_store_->Open();
   ASSERT_TRUE(again.ok()) << again.error().message;
-  EXPECT_EQ(test_store_->Query("SELECT count(*) FROM schema_migrations"), "1");
-  EXPECT_EQ(test_store_->Query("SELECT max(version) FROM schema_migrations"), "1");
+  const std::string latest = std::to_string(store::Migrations().size());
+  EXPECT_EQ(test_store_->Query("SELECT count(*) FROM schema_migrations"), latest);
+  EXPECT_EQ(test_store_->Query("SELECT max(version) FROM schema_migrations"), latest);
+}
+
+// A database as the previous release left it: migration 1 run as its Migrate() ran it, and
+// rows in every table. Opening it must add migration 2 and keep every row usable.
+TEST_P(StoreContractTest, MigratesAVersionOneDatabaseAndKeepsItsData) {
+  TestStore old(GetParam());
+  const store::Migration& v1 = store::Migrations()[0];
+  // Every time is 09:00 (@t): "a" open, "r" resolved, one decision, poll and outbox row.
+  std::string rows =
+      "INSERT INTO incidents (key, condition, generation, status, version, opened_at,"
+      " first_seen_at, last_seen_at, last_observed_at, last_notified_at, resolved_at,"
+      " healthy_streak, event_count, renotify_count, flap_bits, flap_count, flapping, acked_at,"
+      " acked_by, recent_evidence) VALUES"
+      " ('a', 'errors', 1, 'open', 1, @t, @t, @t, @t, @t, NULL, 0, 1, 0, 0, 0, 0, NULL, '',"
+      " '[{\"n\":1}]'),"
+      " ('r', 'errors', 1, 'resolved', 2, @t, @t, @t, @t, @t, @t, 1, 1, 0, 0, 0, 0, NULL, '',"
+      " '[]');"
+      "INSERT INTO decisions VALUES ('a', 1, 1, 'old', @t, 'notify', 'open');"
+      "INSERT INTO polls VALUES ('old', @t, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0);"
+      "INSERT INTO outbox VALUES ('q1-old', 'a', 1, 1, 'open', 'default', '{}', 'pending', 0,"
+      " @t, '', NULL, '', '', @t, @t);";
+  const std::string t = Micros(At("2026-12-02T09:00:00Z"));
+  for (size_t at = rows.find("@t"); at != std::string::npos; at = rows.find("@t", at)) {
+    rows.replace(at, 2, t);
+  }
+  old.Query(std::string("CREATE TABLE schema_migrations (version BIGINT PRIMARY KEY,"
+                        " name TEXT NOT NULL, applied_at BIGINT NOT NULL);") +
+            (GetParam() == Backend::kSqlite ? v1.sqlite_sql : v1.postgres_sql) +
+            "INSERT INTO schema_migrations VALUES (1, '" + v1.name + "', 7);" + rows);
+
+  auto opened = old.Open();
+  ASSERT_TRUE(opened.ok()) << opened.error().message;
+  core::IncidentStore& store = **opened;
+  EXPECT_EQ(old.Query("SELECT count(*) FROM schema_migrations"),
+            std::to_string(store::Migrations().size()));
+  EXPECT_EQ(old.Query("SELECT name FROM schema_migrations WHERE version = 2"),
+            store::Migrations()[1].name);
+  EXPECT_EQ(old.Query("SELECT applied_at FROM schema_migrations WHERE version = 1"), "7");
+
+  auto a = store.FindIncident("a");
+  ASSERT_TRUE(a.ok() && a->has_value());
+  EXPECT_EQ((*a)->recent_evidence, std::vector<std::string>{R"({"n":1})"});
+  auto open = store.ListOpenIncidents("errors");
+  ASSERT_TRUE(open.ok()) << open.error().message;
+  EXPECT_EQ(Keys(*open), std::vector<std::string>{"a"}) << "the new index covers old rows";
+  EXPECT_EQ(*store.CountDecisions(), 1u);
+  EXPECT_EQ(*store.CountPolls(), 1u);
+  EXPECT_EQ(store.ListOutbox(std::nullopt)->size(), 1u);
+  EXPECT_FALSE(store.GetSourceMark("errors:listing")->has_value());
+
+  // The old rows carry on: "a" is updated, "r" re-opens as generation 2.
+  app::ApplyOptions options;
+  options.source_marks = {{"errors:listing", "w1"}};
+  app::PollApplier applier(store, encoder_, options);
+  VectorStream poll(
+      {Obs("2026-12-02T09:05:00Z", "a", kBad), Obs("2026-12-02T09:05:00Z", "r", kBad)});
+  CollectingSink sink;
+  ASSERT_TRUE(applier.Apply(poll, "new", At("2026-12-02T12:00:00Z"), sink).ok());
+  EXPECT_EQ((*store.FindIncident("a"))->version, 2u);
+  EXPECT_EQ((*store.FindIncident("r"))->generation, 2u);
+  EXPECT_EQ(Keys(*store.ListOpenIncidents("errors")), (std::vector<std::string>{"a", "r"}));
+  EXPECT_EQ(*store.GetSourceMark("errors:listing"), std::optional<std::string>("w1"));
 }
 
 TEST_P(StoreContractTest, RefusesASchemaNewerThanItKnows) {
@@ -358,6 +444,7 @@ TEST_P(StoreContractTest, AFailedBatchLeavesNothingBehind) {
   } stream;
   app::ApplyOptions options;
   options.chunk_observations = 2;
+  options.source_marks = {{"errors:listing", "w1"}};
   app::PollApplier applier(*store_, encoder_, options);
   CollectingSink sink;
   auto summary = applier.Apply(stream, "broken", At("2026-12-02T12:00:00Z"), sink);
@@ -366,6 +453,104 @@ TEST_P(StoreContractTest, AFailedBatchLeavesNothingBehind) {
   EXPECT_EQ(store_->ListIncidents()->size(), 0u);
   EXPECT_EQ(Outbox().size(), 0u);
   EXPECT_EQ(*store_->CountDecisions(), 0u);
+  EXPECT_EQ(Mark("errors:listing"), std::nullopt);
+}
+
+TEST_P(StoreContractTest, ListsOnlyTheOpenIncidentsOfOneConditionInKeyOrder) {
+  app::ApplyOptions options;
+  options.policy.healthy_polls_to_close = 1;
+  core::Observation other = Obs("2026-12-02T09:00:00Z", "x", kBad);
+  other.condition = "latency";
+  // Byte order: "B" < "_z" < "a" < "a-1"; most locales order them differently.
+  ASSERT_TRUE(
+      Apply({Obs("2026-12-02T09:00:00Z", "a-1", kBad), Obs("2026-12-02T09:00:00Z", "a", kBad),
+             Obs("2026-12-02T09:00:00Z", "_z", kBad), Obs("2026-12-02T09:00:00Z", "B", kBad),
+             Obs("2026-12-02T09:00:00Z", "gone", kBad), Obs("2026-12-02T09:01:00Z", "gone", kGood),
+             Obs("2026-12-02T09:00:00Z", "never", kGood), other},
+            "p1", options)
+          .ok());
+  ASSERT_EQ((*store_->FindIncident("gone"))->status, core::IncidentStatus::kResolved);
+
+  auto open = store_->ListOpenIncidents("errors");
+  ASSERT_TRUE(open.ok()) << open.error().message;
+  EXPECT_EQ(Keys(*open), (std::vector<std::string>{"B", "_z", "a", "a-1"}));
+  for (const core::Incident& in : *open) {
+    EXPECT_EQ(in.condition, "errors");
+    EXPECT_EQ(in.status, core::IncidentStatus::kOpen);
+    EXPECT_EQ(in.last_seen_at, At("2026-12-02T09:00:00Z"));
+  }
+  EXPECT_EQ(Keys(*store_->ListOpenIncidents("latency")), std::vector<std::string>{"x"});
+  EXPECT_TRUE(store_->ListOpenIncidents("absent")->empty());
+
+  // Leaving and re-entering the open set moves a key out of and back into the list.
+  ASSERT_TRUE(
+      Apply({Obs("2026-12-02T09:02:00Z", "gone", kBad), Obs("2026-12-02T09:02:00Z", "a", kGood)},
+            "p2", options)
+          .ok());
+  EXPECT_EQ(Keys(*store_->ListOpenIncidents("errors")),
+            (std::vector<std::string>{"B", "_z", "a-1", "gone"}));
+}
+
+TEST_P(StoreContractTest, OpenIncidentsAreReadThroughTheOpenIndex) {
+  if (GetParam() == Backend::kSqlite) {
+    // The adapter's statement says INDEXED BY incidents_open: Open fails if it cannot be used.
+    EXPECT_EQ(test_store_->Query("SELECT count(*) FROM sqlite_master WHERE type = 'index'"
+                                 " AND name = 'incidents_open'"),
+              "1");
+    return;
+  }
+  // The statement PgIncidentStore::ListOpenIncidents runs. With sequential scans off a tiny
+  // table cannot hide an unusable index; the top plan node must be that index, not a sort.
+  const std::string plan = test_store_->Query(
+      "SET enable_seqscan = off; EXPLAIN SELECT * FROM incidents WHERE condition = 'errors'"
+      " AND status = 'open' ORDER BY key COLLATE \"C\"");
+  EXPECT_EQ(plan.rfind("Index Scan using incidents_open", 0), 0u) << plan;
+}
+
+TEST_P(StoreContractTest, SourceMarksRoundTripAndOverwrite) {
+  EXPECT_EQ(Mark("errors:listing"), std::nullopt);
+  const std::string odd = "2026-12-02T09:00:00.123456Z \"q\" \\ ,{} \u00e9";
+  ASSERT_TRUE(PutMark("errors:listing", odd, At("2026-12-02T12:00:00Z")).ok());
+  EXPECT_EQ(Mark("errors:listing"), odd);
+  EXPECT_EQ(test_store_->Query("SELECT updated_at FROM source_marks"),
+            Micros(At("2026-12-02T12:00:00Z")));
+
+  ASSERT_TRUE(PutMark("errors:listing", "t2", At("2026-12-02T12:05:00Z")).ok());
+  EXPECT_EQ(Mark("errors:listing"), "t2");
+  EXPECT_EQ(test_store_->Query("SELECT count(*) FROM source_marks"), "1");
+  EXPECT_EQ(test_store_->Query("SELECT updated_at FROM source_marks"),
+            Micros(At("2026-12-02T12:05:00Z")));
+}
+
+TEST_P(StoreContractTest, ARolledBackTransactionLeavesNoSourceMark) {
+  ASSERT_TRUE(PutMark("errors:listing", "old", At("2026-12-02T12:00:00Z")).ok());
+  {
+    auto tx = store_->Begin();
+    ASSERT_TRUE(tx.ok());
+    ASSERT_TRUE((*tx)->PutSourceMark("errors:listing", "new", At("2026-12-02T12:01:00Z")).ok());
+    ASSERT_TRUE((*tx)->PutSourceMark("errors:cursor", "c1", At("2026-12-02T12:01:00Z")).ok());
+  }  // destroyed uncommitted: rolled back
+  EXPECT_EQ(Mark("errors:listing"), "old");
+  EXPECT_EQ(Mark("errors:cursor"), std::nullopt);
+}
+
+TEST_P(StoreContractTest, SourceMarksOfTwoConditionsAreIndependent) {
+  ASSERT_TRUE(PutMark("errors:listing", "e1", At("2026-12-02T12:00:00Z")).ok());
+  ASSERT_TRUE(PutMark("latency:listing", "l1", At("2026-12-02T12:00:00Z")).ok());
+  ASSERT_TRUE(PutMark("errors:listing", "e2", At("2026-12-02T12:01:00Z")).ok());
+  EXPECT_EQ(Mark("errors:listing"), "e2");
+  EXPECT_EQ(Mark("latency:listing"), "l1");
+  EXPECT_EQ(Mark("errors"), std::nullopt) << "names match whole, not by prefix";
+}
+
+TEST_P(StoreContractTest, ApplyMovesTheSourceMarkWithThePoll) {
+  app::ApplyOptions options;
+  options.source_marks = {{"errors:listing", "w1"}};
+  ASSERT_TRUE(Apply({Obs("2026-12-02T09:00:00Z", "a", kBad)}, "p1", options).ok());
+  EXPECT_EQ(Mark("errors:listing"), "w1");
+  options.source_marks = {{"errors:listing", "w2"}};
+  ASSERT_TRUE(Apply({}, "p2", options).ok());
+  EXPECT_EQ(Mark("errors:listing"), "w2") << "a poll that changed nothing still moves its mark";
 }
 
 INSTANTIATE_TEST_SUITE_P(Sqlite, StoreContractTest, ::testing::Values(Backend::kSqlite));

@@ -96,6 +96,9 @@ core::Status PollApplier::ApplyOnce(core::ObservationStream& poll, std::string_v
     if (!pruned) return pruned.error();
     summary.decisions_pruned = *pruned;
   }
+  for (const auto& [name, value] : options_.source_marks) {
+    if (auto status = tx.PutSourceMark(name, value, now); !status) return status;
+  }
   return tx.Commit();
 }
 

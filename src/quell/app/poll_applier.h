@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "quell/core/decision.h"
@@ -39,6 +40,10 @@ struct ApplyOptions {
   std::optional<core::Duration> decision_retention;  // nullopt keeps the log forever
   // Record the poll row even when the poll changed nothing; set for an explicit poll id.
   bool record_unchanged_poll = false;
+  // Source marks (name, value) written in the apply transaction just before it commits, e.g.
+  // a listing watermark: they advance exactly when this poll's incidents and outbox do, so a
+  // failed apply leaves the previous marks and the next poll looks again from there.
+  std::vector<std::pair<std::string, std::string>> source_marks;
 };
 
 struct ApplySummary {
@@ -52,7 +57,8 @@ struct ApplySummary {
 // Applies one poll durably: in one store transaction, per chunk, it loads the chunk's
 // incidents, evaluates every observation in order, writes changed incidents with
 // compare-and-set, logs changed decisions and inserts one outbox row per transition per
-// channel. Keys whose decision changed nothing are only counted. Not thread-safe.
+// channel. Keys whose decision changed nothing are only counted; the source marks are written
+// last, in the same transaction. Not thread-safe.
 class PollApplier {
  public:
   PollApplier(core::IncidentStore& store, const core::PayloadEncoder& encoder,

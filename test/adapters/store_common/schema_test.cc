@@ -3,24 +3,46 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
+
+#include "quell/core/incident.h"
 
 namespace quell::store {
 namespace {
+
+// What a script creates, in order: "TABLE incidents", "INDEX decisions_at", ...
+std::vector<std::string> Created(const std::string& sql) {
+  std::vector<std::string> out;
+  for (size_t at = sql.find("CREATE "); at != std::string::npos; at = sql.find("CREATE ", at + 1)) {
+    const size_t kind = at + 7;
+    const size_t end = sql.find_first_of(" (", sql.find(' ', kind) + 1);
+    out.push_back(sql.substr(kind, end - kind));
+  }
+  return out;
+}
 
 TEST(SchemaTest, MigrationsAreNumberedFromOneWithoutGaps) {
   int expected = 1;
   for (const Migration& m : Migrations()) EXPECT_EQ(m.version, expected++);
 }
 
-TEST(SchemaTest, BothDialectsCreateTheSameTables) {
+TEST(SchemaTest, BothDialectsCreateTheSameTablesAndIndexes) {
   for (const Migration& m : Migrations()) {
-    for (const char* table : {"incidents", "decisions", "polls", "outbox"}) {
-      const std::string create = std::string("CREATE TABLE ") + table + " (";
-      if (m.version != 1) continue;
-      EXPECT_NE(std::string(m.sqlite_sql).find(create), std::string::npos) << table;
-      EXPECT_NE(std::string(m.postgres_sql).find(create), std::string::npos) << table;
-    }
+    EXPECT_EQ(Created(m.sqlite_sql), Created(m.postgres_sql)) << "migration " << m.version;
   }
+  ASSERT_EQ(Migrations().size(), 2u);
+  EXPECT_EQ(Created(Migrations()[0].sqlite_sql),
+            (std::vector<std::string>{"TABLE incidents", "TABLE decisions", "INDEX decisions_at",
+                                      "TABLE polls", "TABLE outbox", "INDEX outbox_due"}));
+  EXPECT_EQ(Created(Migrations()[1].sqlite_sql),
+            (std::vector<std::string>{"INDEX incidents_open", "TABLE source_marks"}));
+}
+
+TEST(SchemaTest, TheOpenIndexSelectsTheStatusTheStoresWrite) {
+  const std::string predicate =
+      std::string("WHERE status = '") + core::IncidentStatusName(core::IncidentStatus::kOpen) + "'";
+  EXPECT_NE(std::string(Migrations()[1].sqlite_sql).find(predicate), std::string::npos);
+  EXPECT_NE(std::string(Migrations()[1].postgres_sql).find(predicate), std::string::npos);
 }
 
 }  // namespace

@@ -440,6 +440,16 @@ class PgTransaction : public core::StoreTransaction {
     return Affected(result->get());
   }
 
+  Status PutSourceMark(std::string_view name, std::string_view value, core::WallTime now) override {
+    static const std::string sql =
+        "INSERT INTO source_marks (name, value, updated_at) VALUES ($1, $2, $3) ON CONFLICT"
+        " (name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at";
+    auto result =
+        c_.Run(sql, {std::string(name), std::string(value), std::to_string(store::ToMicros(now))});
+    if (!result) return result.error();
+    return {};
+  }
+
   Status Commit() override {
     auto result = c_.Run("COMMIT");
     done_ = true;  // a failed COMMIT has ended the transaction too
@@ -586,6 +596,18 @@ core::Result<std::optional<core::Incident>> PgIncidentStore::FindIncident(std::s
   return std::optional<core::Incident>(std::move(*incident));
 }
 
+core::Result<std::vector<core::Incident>> PgIncidentStore::ListOpenIncidents(
+    std::string_view condition) {
+  // The status literal and COLLATE "C" match incidents_open's predicate and key order, so the
+  // planner can read the index in order instead of sorting.
+  static const std::string sql = std::string("SELECT ") + kIncidentColumns +
+                                 " FROM incidents WHERE condition = $1 AND status = 'open'"
+                                 " ORDER BY key COLLATE \"C\"";
+  auto result = connection_->Run(sql, {std::string(condition)});
+  if (!result) return result.error();
+  return ReadIncidents(result->get());
+}
+
 core::Result<std::vector<core::OutboxRow>> PgIncidentStore::ListOutbox(
     std::optional<core::OutboxStatus> status) {
   std::string sql = std::string("SELECT ") + kOutboxColumns + " FROM outbox";
@@ -625,6 +647,14 @@ Status PgIncidentStore::MarkSent(std::string_view idempotency_key,
     return MakeError(ErrorCode::kNotFound, "no outbox row " + std::string(idempotency_key));
   }
   return {};
+}
+
+core::Result<std::optional<std::string>> PgIncidentStore::GetSourceMark(std::string_view name) {
+  auto result = connection_->Run(std::string("SELECT value FROM source_marks WHERE name = $1"),
+                                 {std::string(name)});
+  if (!result) return result.error();
+  if (PQntuples(result->get()) == 0) return std::optional<std::string>();
+  return std::optional<std::string>(TextAt(result->get(), 0, 0));
 }
 
 core::Result<uint64_t> PgIncidentStore::CountDecisions() {

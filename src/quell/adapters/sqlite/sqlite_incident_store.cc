@@ -163,6 +163,24 @@ core::Result<core::Incident> ReadIncident(const Stmt& s) {
   return in;
 }
 
+// Every incident row `s` (bound already) returns, in its order; resets `s`.
+core::Result<std::vector<core::Incident>> ReadAll(Stmt& s) {
+  std::vector<core::Incident> out;
+  for (;;) {
+    auto row = s.Step();
+    if (!row) return row.error();
+    if (!*row) break;
+    auto incident = ReadIncident(s);
+    if (!incident) {
+      s.Reset();
+      return incident.error();
+    }
+    out.push_back(std::move(*incident));
+  }
+  s.Reset();
+  return out;
+}
+
 // Binds an incident's 20 columns starting at parameter `first`.
 void BindIncident(Stmt& s, int first, const core::Incident& in, std::string& evidence) {
   evidence = store::EncodeEvidence(in.recent_evidence);
@@ -218,9 +236,9 @@ core::Result<core::OutboxRow> ReadOutbox(const Stmt& s) {
 struct SqliteIncidentStore::Statements {
   Stmt begin, commit, rollback, savepoint, release, rollback_to;
   Stmt load, insert_incident, update_incident;
-  Stmt insert_decision, newer_sent, insert_outbox, insert_poll, prune;
-  Stmt list_incidents, find_incident, list_outbox, list_outbox_status;
-  Stmt find_outbox, mark_sent, supersede;
+  Stmt insert_decision, newer_sent, insert_outbox, insert_poll, prune, put_mark;
+  Stmt list_incidents, find_incident, list_open, list_outbox, list_outbox_status;
+  Stmt find_outbox, mark_sent, supersede, get_mark;
 };
 
 // One BEGIN IMMEDIATE transaction: it holds the database's write lock from the start, so no
@@ -353,6 +371,13 @@ class SqliteTransaction : public core::StoreTransaction {
     return static_cast<uint64_t>(sqlite3_changes64(store_.db_));
   }
 
+  Status PutSourceMark(std::string_view name, std::string_view value, core::WallTime now) override {
+    s_.put_mark.BindText(1, name);
+    s_.put_mark.BindText(2, value);
+    s_.put_mark.BindInt(3, store::ToMicros(now));
+    return s_.put_mark.Run();
+  }
+
   Status Commit() override {
     if (auto status = s_.commit.Run(); !status) return status;
     done_ = true;
@@ -444,8 +469,15 @@ core::Result<std::unique_ptr<SqliteIncidentStore>> SqliteIncidentStore::Open(
        " n_update_only, n_wait_for_health, n_resolve, n_ignore, n_unknown, n_stale)"
        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING"},
       {&s.prune, "DELETE FROM decisions WHERE at < ?"},
+      {&s.put_mark,
+       "INSERT INTO source_marks (name, value, updated_at) VALUES (?,?,?) ON CONFLICT (name)"
+       " DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at"},
       {&s.list_incidents, "SELECT " + cols + " FROM incidents ORDER BY key"},
       {&s.find_incident, "SELECT " + cols + " FROM incidents WHERE key = ?"},
+      // The status literal (not a parameter) lets SQLite prove the partial index applies.
+      {&s.list_open, "SELECT " + cols +
+                         " FROM incidents INDEXED BY incidents_open WHERE condition = ? AND"
+                         " status = 'open' ORDER BY key"},
       {&s.list_outbox,
        "SELECT " + ocols + " FROM outbox ORDER BY key, channel, generation, version"},
       {&s.list_outbox_status, "SELECT " + ocols +
@@ -460,6 +492,7 @@ core::Result<std::unique_ptr<SqliteIncidentStore>> SqliteIncidentStore::Open(
        "UPDATE outbox SET status = 'superseded', updated_at = ?5 WHERE key = ?1 AND"
        " channel = ?2 AND status = 'pending' AND"
        " (generation < ?3 OR (generation = ?3 AND version < ?4))"},
+      {&s.get_mark, "SELECT value FROM source_marks WHERE name = ?"},
   };
   for (const auto& [stmt, text] : sql) {
     if (auto status = stmt->Prepare(db, text, store->path_); !status) return status.error();
@@ -541,19 +574,23 @@ core::Result<std::unique_ptr<core::StoreTransaction>> SqliteIncidentStore::Begin
 }
 
 core::Result<std::vector<core::Incident>> SqliteIncidentStore::ListIncidents() {
-  std::vector<core::Incident> out;
-  Stmt& s = statements_->list_incidents;
-  for (;;) {
-    auto row = s.Step();
-    if (!row) return row.error();
-    if (!*row) break;
-    auto incident = ReadIncident(s);
-    if (!incident) {
-      s.Reset();
-      return incident.error();
-    }
-    out.push_back(std::move(*incident));
-  }
+  return ReadAll(statements_->list_incidents);
+}
+
+core::Result<std::vector<core::Incident>> SqliteIncidentStore::ListOpenIncidents(
+    std::string_view condition) {
+  Stmt& s = statements_->list_open;
+  s.BindText(1, condition);
+  return ReadAll(s);
+}
+
+core::Result<std::optional<std::string>> SqliteIncidentStore::GetSourceMark(std::string_view name) {
+  Stmt& s = statements_->get_mark;
+  s.BindText(1, name);
+  auto row = s.Step();
+  if (!row) return row.error();
+  std::optional<std::string> out;
+  if (*row) out = s.Text(0);
   s.Reset();
   return out;
 }

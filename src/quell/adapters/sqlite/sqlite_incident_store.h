@@ -31,10 +31,12 @@ class SqliteIncidentStore : public core::IncidentStore {
   core::Result<std::unique_ptr<core::StoreTransaction>> Begin() override;
   core::Result<std::vector<core::Incident>> ListIncidents() override;
   core::Result<std::optional<core::Incident>> FindIncident(std::string_view key) override;
+  core::Result<std::vector<core::Incident>> ListOpenIncidents(std::string_view condition) override;
   core::Result<std::vector<core::OutboxRow>> ListOutbox(
       std::optional<core::OutboxStatus> status) override;
   core::Status MarkSent(std::string_view idempotency_key, std::string_view remote_message_id,
                         core::WallTime now) override;
+  core::Result<std::optional<std::string>> GetSourceMark(std::string_view name) override;
   core::Result<uint64_t> CountDecisions() override;
   core::Result<uint64_t> CountPolls() override;
 

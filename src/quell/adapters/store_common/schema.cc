@@ -42,11 +42,25 @@ namespace {
   " UNIQUE (key, channel, generation, version));"                                             \
   "CREATE INDEX outbox_due ON outbox (status, next_attempt_at);"
 
-constexpr std::array<Migration, 1> kMigrations = {{
+// A poll must observe every open incident of its condition, so incidents_open holds only the
+// open rows (most rows are resolved and stay out of it) in (condition, key) order, which serves
+// ListOpenIncidents's ORDER BY without a sort. Key order is byte order on both: SQLite's default
+// BINARY collation, and COLLATE "C" on PostgreSQL whatever the database's locale.
+// source_marks holds each source's small memory between polls (e.g. a listing watermark).
+#define QUELL_SCHEMA_V2(KEYED_TABLE, BYTE_ORDER)                        \
+  "CREATE INDEX incidents_open ON incidents (condition, key" BYTE_ORDER \
+  ") WHERE status = 'open';"                                            \
+  "CREATE TABLE source_marks ("                                         \
+  " name TEXT PRIMARY KEY, value TEXT NOT NULL, updated_at BIGINT NOT NULL)" KEYED_TABLE ";"
+
+constexpr std::array<Migration, 2> kMigrations = {{
     {1, "incidents, decision log, polls and outbox", QUELL_SCHEMA_V1(" WITHOUT ROWID"),
      QUELL_SCHEMA_V1("")},
+    {2, "open-incident index and source marks", QUELL_SCHEMA_V2(" WITHOUT ROWID", ""),
+     QUELL_SCHEMA_V2("", " COLLATE \"C\"")},
 }};
 
+#undef QUELL_SCHEMA_V2
 #undef QUELL_SCHEMA_V1
 
 }  // namespace

@@ -79,11 +79,16 @@ class StoreTransaction {
   // Deletes decision log lines observed before `cutoff`; returns how many.
   virtual Result<uint64_t> PruneDecisions(WallTime cutoff) = 0;
 
+  // Sets source mark `name` to `value` (insert or overwrite), stamped `now`. It commits or rolls
+  // back with this transaction, so a mark never gets ahead of the poll that justified it.
+  virtual Status PutSourceMark(std::string_view name, std::string_view value, WallTime now) = 0;
+
   virtual Status Commit() = 0;
 };
 
-// The durable incidents, decision log and outbox. Implementations are safe to use from several
-// processes at once; one instance is used by one thread at a time.
+// The durable incidents, decision log, outbox and source marks. Implementations are safe to use
+// from several processes at once; one instance is used by one thread at a time. Every read may
+// fail with kUnavailable, kTimeout or kInternal, as transactions do.
 class IncidentStore {
  public:
   virtual ~IncidentStore() = default;
@@ -95,6 +100,10 @@ class IncidentStore {
   virtual Result<std::vector<Incident>> ListIncidents() = 0;
   // std::nullopt when the key has no incident.
   virtual Result<std::optional<Incident>> FindIncident(std::string_view key) = 0;
+  // The open incidents of `condition`, in key order (byte order, as ListIncidents), read
+  // through an index of open incidents. A snapshot outside any transaction: a poll applied
+  // afterwards re-reads each incident under its lock. kCorrupt when a row does not decode.
+  virtual Result<std::vector<Incident>> ListOpenIncidents(std::string_view condition) = 0;
   // Outbox rows ordered by (key, channel, generation, version), only `status` when given.
   virtual Result<std::vector<OutboxRow>> ListOutbox(std::optional<OutboxStatus> status) = 0;
 
@@ -102,6 +111,10 @@ class IncidentStore {
   // incident and channel that is older (by generation, version). kNotFound for an unknown key.
   virtual Status MarkSent(std::string_view idempotency_key, std::string_view remote_message_id,
                           WallTime now) = 0;
+
+  // The value last committed by StoreTransaction::PutSourceMark for `name`; std::nullopt when
+  // none was. A source keeps what its next poll must remember here, e.g. a listing watermark.
+  virtual Result<std::optional<std::string>> GetSourceMark(std::string_view name) = 0;
 
   // Decision log lines and polls recorded; for tests and operators.
   virtual Result<uint64_t> CountDecisions() = 0;
