@@ -1,0 +1,13 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace quell::core {
+
+// Percent-encodes every byte of `text` except RFC 3986's unreserved characters
+// (A-Z a-z 0-9 - . _ ~), with upper-case hex. Safe for a query parameter's name or value and
+// for one path segment. A space becomes %20, not '+': '+' means a space only in HTML forms.
+std::string UrlEncode(std::string_view text);
+
+}  // namespace quell::core
