@@ -1,0 +1,22 @@
+#pragma once
+
+#include <curl/curl.h>
+
+#include <string>
+#include <string_view>
+
+#include "quell/core/result.h"
+
+namespace quell::curl {
+
+// What a failed transfer means to a caller deciding whether to retry (see core::HttpClient).
+core::ErrorCode CurlErrorCode(CURLcode code);
+
+// `url` without its userinfo ("user:password@"), fit for a message.
+std::string RedactedUrl(std::string_view url);
+
+// "GET http://host/path": how every error message of the client begins. Header values never
+// appear in one.
+std::string RequestLabel(std::string_view method, std::string_view url);
+
+}  // namespace quell::curl

@@ -1,0 +1,43 @@
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "quell/core/ports/http_client.h"
+
+namespace quell::curl {
+
+class EasyHandlePool;
+
+struct CurlOptions {
+  // A PEM file of CAs to trust instead of the system's bundle, e.g. a private CA in tests.
+  // There is deliberately no option to turn verification off.
+  std::string ca_file;
+  // A longer response body fails with kRejected rather than growing without bound.
+  size_t max_body_bytes = size_t{64} << 20;
+  // Idle handles (each with its open connections) kept for reuse; more concurrent requests
+  // than this still work, their extra handles are closed afterwards.
+  size_t max_idle_handles = 8;
+};
+
+// core::HttpClient on libcurl. TLS peer and host verification are always on, redirects are
+// not followed (a 3xx is a response), and connections are kept alive across calls. Error
+// messages carry the method and URL, never a header. Thread-safe.
+class CurlHttpClient : public core::HttpClient {
+ public:
+  explicit CurlHttpClient(CurlOptions options = {});
+  ~CurlHttpClient() override;
+  CurlHttpClient(const CurlHttpClient&) = delete;
+  CurlHttpClient& operator=(const CurlHttpClient&) = delete;
+
+  // Also kInvalidArgument for a method or header that would break the request line (a line
+  // break, an empty name), and kRejected when the body passes max_body_bytes.
+  core::Result<core::HttpResponse> Send(const core::HttpRequest& request) override;
+
+ private:
+  CurlOptions options_;
+  std::unique_ptr<EasyHandlePool> pool_;
+};
+
+}  // namespace quell::curl

@@ -1,0 +1,17 @@
+#include "quell/adapters/system/system_clock.h"
+
+#include <chrono>
+#include <thread>
+
+namespace quell::system {
+
+core::WallTime SystemClock::Now() {
+  // floor, not duration_cast: before 1970 truncation toward zero would round up.
+  return std::chrono::floor<core::Duration>(std::chrono::system_clock::now());
+}
+
+void SystemClock::SleepFor(core::Duration d) {
+  if (d > core::Duration::zero()) std::this_thread::sleep_for(d);
+}
+
+}  // namespace quell::system

@@ -1,0 +1,220 @@
+#include "quell/app/retrying_http_client.h"
+
+#include <gtest/gtest.h>
+
+#include "fake_clock.h"
+#include "fake_http_client.h"
+
+namespace quell::app {
+namespace {
+
+using core::ErrorCode;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+// Sun, 06 Nov 1994 08:49:37 GMT.
+const core::WallTime kStart =
+    core::WallTime{std::chrono::sys_days{std::chrono::year{1994} / std::chrono::November / 6}} +
+    std::chrono::hours{8} + std::chrono::minutes{49} + seconds{37};
+constexpr const char* kUrl = "http://127.0.0.1:4100/v1/errors/groups";
+
+class RetryingHttpClientTest : public ::testing::Test {
+ protected:
+  core::Result<RetriedResponse> Send() {
+    core::HttpRequest request;
+    request.url = kUrl;
+    request.headers = {{"Authorization", "Bearer ifr_secret"}};
+    return retrying_.Send(request, budget_);
+  }
+
+  testing::FakeHttpClient http_;
+  testing::FakeClock clock_{kStart};
+  RetryPolicy policy_;
+  RetryBudget budget_{seconds{300}};
+  RetryingHttpClient retrying_{http_, clock_, policy_, 1};
+};
+
+TEST_F(RetryingHttpClientTest, ReturnsASuccessAtOnce) {
+  http_.Respond(200, {}, "ok");
+  auto r = Send();
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->response.status, 200);
+  EXPECT_EQ(r->response.body, "ok");
+  EXPECT_EQ(r->attempts, 1u);
+  EXPECT_EQ(r->stop, RetryStop::kFinal);
+  EXPECT_TRUE(clock_.sleeps().empty());
+  ASSERT_EQ(http_.requests().size(), 1u);
+  EXPECT_EQ(http_.requests()[0].url, kUrl);
+  EXPECT_EQ(core::FindHeader(http_.requests()[0].headers, "authorization"), "Bearer ifr_secret");
+}
+
+TEST_F(RetryingHttpClientTest, HonoursRetryAfterSecondsExactly) {
+  http_.Respond(429, {{"retry-after", "7"}}).Respond(200);
+  auto r = Send();
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->response.status, 200);
+  EXPECT_EQ(r->attempts, 2u);
+  EXPECT_EQ(clock_.sleeps(), std::vector<core::Duration>{seconds{7}});
+  EXPECT_EQ(budget_.remaining(), seconds{293});
+}
+
+TEST_F(RetryingHttpClientTest, HonoursRetryAfterDateExactly) {
+  http_.Respond(429, {{"Retry-After", "Sun, 06 Nov 1994 08:49:49 GMT"}}).Respond(200);
+  auto r = Send();
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->attempts, 2u);
+  EXPECT_EQ(clock_.sleeps(), std::vector<core::Duration>{seconds{12}});
+}
+
+TEST_F(RetryingHttpClientTest, RetryAfterZeroRetriesWithoutSleeping) {
+  http_.Respond(429, {{"Retry-After", "0"}}).Respond(200);
+  auto r = Send();
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->attempts, 2u);
+  EXPECT_TRUE(clock_.sleeps().empty());
+}
+
+TEST_F(RetryingHttpClientTest, CapsRetryAfterAtThePolicyMaximum) {
+  http_.Respond(429, {{"Retry-After", "3600"}}).Respond(200);
+  ASSERT_TRUE(Send().ok());
+  EXPECT_EQ(clock_.sleeps(), std::vector<core::Duration>{seconds{60}});
+}
+
+TEST_F(RetryingHttpClientTest, FallsBackToBackoffWithoutAValidRetryAfter) {
+  http_.Respond(429, {{"Retry-After", "soon"}}).Respond(429).Respond(200);
+  auto r = Send();
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->attempts, 3u);
+  const auto sleeps = clock_.sleeps();
+  ASSERT_EQ(sleeps.size(), 2u);
+  EXPECT_LE(sleeps[0], milliseconds{200});
+  EXPECT_LE(sleeps[1], milliseconds{400});
+}
+
+TEST_F(RetryingHttpClientTest, ReturnsTheLast429WhenAStormOutlastsTheAttempts) {
+  http_.Respond(429, {{"Retry-After", "1"}}, "slow down");
+  auto r = Send();
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->response.status, 429);
+  EXPECT_EQ(r->response.body, "slow down");
+  EXPECT_EQ(r->attempts, policy_.max_attempts);
+  EXPECT_EQ(r->stop, RetryStop::kOutOfAttempts);
+  EXPECT_EQ(http_.requests().size(), 4u);
+  EXPECT_EQ(clock_.sleeps(), std::vector<core::Duration>(3, seconds{1}));
+}
+
+TEST_F(RetryingHttpClientTest, StopsEarlyWhenTheNextWaitExceedsTheBudget) {
+  RetryBudget budget(seconds{25});
+  http_.Respond(429, {{"Retry-After", "10"}});
+  core::HttpRequest request;
+  request.url = kUrl;
+  auto r = retrying_.Send(request, budget);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->response.status, 429);
+  EXPECT_EQ(r->attempts, 3u);
+  EXPECT_EQ(r->stop, RetryStop::kOutOfBudget);
+  EXPECT_EQ(clock_.sleeps(), std::vector<core::Duration>(2, seconds{10}));
+  EXPECT_EQ(budget.remaining(), seconds{5});
+}
+
+TEST_F(RetryingHttpClientTest, SharesOneBudgetAcrossRequests) {
+  RetryBudget budget(milliseconds{1500});
+  http_.Respond(429, {{"Retry-After", "1"}}).Respond(200).Respond(429, {{"Retry-After", "1"}});
+  core::HttpRequest request;
+  request.url = kUrl;
+  auto first = retrying_.Send(request, budget);
+  ASSERT_TRUE(first.ok());
+  EXPECT_EQ(first->response.status, 200);
+  EXPECT_EQ(budget.remaining(), milliseconds{500});
+  auto second = retrying_.Send(request, budget);
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(second->response.status, 429);
+  EXPECT_EQ(second->attempts, 1u);
+  EXPECT_EQ(second->stop, RetryStop::kOutOfBudget);
+  EXPECT_EQ(clock_.sleeps().size(), 1u);
+}
+
+TEST_F(RetryingHttpClientTest, NeverRetriesOtherClientErrors) {
+  for (int status : {400, 401, 402, 403, 404, 409, 422, 501}) {
+    testing::FakeHttpClient http;
+    http.Respond(status);
+    RetryingHttpClient retrying(http, clock_, policy_, 1);
+    core::HttpRequest request;
+    request.url = kUrl;
+    auto r = retrying.Send(request, budget_);
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r->response.status, status);
+    EXPECT_EQ(r->attempts, 1u) << status;
+    EXPECT_EQ(r->stop, RetryStop::kFinal);
+    EXPECT_EQ(http.requests().size(), 1u);
+  }
+  EXPECT_TRUE(clock_.sleeps().empty());
+}
+
+TEST_F(RetryingHttpClientTest, RetriesServerErrorsWithBackoff) {
+  for (int status : {500, 502, 503, 504}) {
+    testing::FakeHttpClient http;
+    http.Respond(status).Respond(status).Respond(200);
+    RetryingHttpClient retrying(http, clock_, policy_, 1);
+    core::HttpRequest request;
+    request.url = kUrl;
+    auto r = retrying.Send(request, budget_);
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r->response.status, 200);
+    EXPECT_EQ(r->attempts, 3u) << status;
+  }
+  for (const core::Duration d : clock_.sleeps()) EXPECT_LE(d, milliseconds{400});
+}
+
+TEST_F(RetryingHttpClientTest, RetriesUnavailableAndSaysHowManyAttemptsFailed) {
+  http_.Fail(ErrorCode::kUnavailable, std::string("GET ") + kUrl + ": connection refused");
+  auto r = Send();
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::kUnavailable);
+  EXPECT_EQ(r.error().message, std::string("GET ") + kUrl + ": connection refused (4 attempts)");
+  EXPECT_EQ(http_.requests().size(), 4u);
+  EXPECT_EQ(clock_.sleeps().size(), 3u);
+}
+
+TEST_F(RetryingHttpClientTest, RecoversFromATimeout) {
+  http_.Fail(ErrorCode::kTimeout, "GET x: timed out").Respond(200);
+  auto r = Send();
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->attempts, 2u);
+}
+
+TEST_F(RetryingHttpClientTest, NeverRetriesATlsRejection) {
+  http_.Fail(ErrorCode::kRejected, "GET https://x/: SSL certificate problem");
+  auto r = Send();
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::kRejected);
+  EXPECT_EQ(r.error().message, "GET https://x/: SSL certificate problem");
+  EXPECT_EQ(http_.requests().size(), 1u);
+  EXPECT_TRUE(clock_.sleeps().empty());
+}
+
+TEST_F(RetryingHttpClientTest, SaysWhenTheBudgetEndedTransportRetries) {
+  RetryBudget empty(core::Duration::zero());
+  http_.Fail(ErrorCode::kUnavailable, "GET x: connection reset");
+  core::HttpRequest request;
+  auto r = retrying_.Send(request, empty);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "GET x: connection reset (1 attempt; retry budget exhausted)");
+}
+
+TEST_F(RetryingHttpClientTest, TheSameSeedGivesTheSameWaits) {
+  const auto waits = [this](uint64_t seed) {
+    testing::FakeHttpClient http;
+    http.Respond(503);
+    testing::FakeClock clock(kStart);
+    RetryingHttpClient retrying(http, clock, policy_, seed);
+    core::HttpRequest request;
+    EXPECT_TRUE(retrying.Send(request, budget_).ok());
+    return clock.sleeps();
+  };
+  EXPECT_EQ(waits(5), waits(5));
+  EXPECT_NE(waits(5), waits(6));
+}
+
+}  // namespace
+}  // namespace quell::app
