@@ -48,15 +48,14 @@ std::string MetricQueryKey(const core::MetricQuery& query) {
 }  // namespace
 
 bool CycleReport::ok() const {
-  return std::all_of(conditions.begin(), conditions.end(), [](const ConditionOutcome& c) {
-    return c.source_ok && c.applied;
-  });
+  return std::all_of(conditions.begin(), conditions.end(),
+                     [](const ConditionOutcome& c) { return c.source_ok && c.applied; });
 }
 
 std::string WatermarkMarkName(const std::string& condition) { return "watermark:" + condition; }
 
-Poller::Poller(core::IncidentStore& store, const core::PayloadEncoder& encoder,
-               core::Clock& clock, PollerOptions options)
+Poller::Poller(core::IncidentStore& store, const core::PayloadEncoder& encoder, core::Clock& clock,
+               PollerOptions options)
     : store_(store), encoder_(encoder), clock_(clock), options_(std::move(options)) {}
 
 void Poller::Watch(const core::ErrorGroupCondition& condition, core::ErrorGroupSource& source,
@@ -165,8 +164,7 @@ void Poller::PollErrors(const ErrorWatch& watch, const core::GroupListing& listi
   if (listing.complete && observed.watermark) {
     marks.emplace_back(mark_name, FormatMark(*observed.watermark));
   }
-  Apply(condition.common, std::move(observed.observations), std::move(marks), now, sink,
-        outcome);
+  Apply(condition.common, std::move(observed.observations), std::move(marks), now, sink, outcome);
 }
 
 void Poller::PollMetric(const MetricWatch& watch, const core::Result<core::MetricAnswer>& answer,
@@ -180,8 +178,8 @@ void Poller::PollMetric(const MetricWatch& watch, const core::Result<core::Metri
     outcome.apply_error = open.error().message;
     return;
   }
-  Apply(watch.condition.common, core::ObserveMetric(watch.condition, answer, *open, now), {},
-        now, sink, outcome);
+  Apply(watch.condition.common, core::ObserveMetric(watch.condition, answer, *open, now), {}, now,
+        sink, outcome);
 }
 
 void Poller::Apply(const core::ConditionCommon& common, std::vector<core::Observation> observations,

@@ -6,6 +6,7 @@
 
 #include "quell/cli/apply_command.h"
 #include "quell/cli/policy_flags.h"
+#include "quell/cli/poll_commands.h"
 #include "quell/cli/replay_command.h"
 #include "quell/cli/store_commands.h"
 #include "quell/cli/version.h"
@@ -84,6 +85,24 @@ int main(int argc, char** argv) {
   outbox_list->add_option("--status", outbox_status,
                           "pending, in_flight, sent, dead, shadow or superseded");
 
+  quell::cli::PollCommandOptions poll;
+  CLI::App* poll_once_cmd = app.add_subcommand(
+      "poll-once",
+      "Run one poll cycle from a config: poll every source, decide, persist, write the outbox; "
+      "print one decision line per observation");
+  poll_once_cmd->add_option("-c,--config", poll.config_path, "The quell.yaml to run")
+      ->capture_default_str();
+  poll_once_cmd->add_option("--store", poll.store_url,
+                            "sqlite:PATH or postgresql://... (default: the config's store)");
+  CLI::App* schema_cmd = app.add_subcommand("schema", "Check the live source contract");
+  schema_cmd->require_subcommand(1);
+  CLI::App* schema_check_cmd = schema_cmd->add_subcommand(
+      "check",
+      "Read Infrai's live discovery manifest and answers; report each capability, metric or "
+      "field the config needs that the live surface lacks");
+  schema_check_cmd->add_option("-c,--config", poll.config_path, "The quell.yaml to check")
+      ->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -117,6 +136,8 @@ int main(int argc, char** argv) {
     }
     return quell::cli::RunApply(apply, STDIN_FILENO, stdout, stderr);
   }
+  if (poll_once_cmd->parsed()) return quell::cli::RunPollOnce(poll, stdout, stderr);
+  if (schema_check_cmd->parsed()) return quell::cli::RunSchemaCheck(poll, stdout, stderr);
   query.format =
       format == "jsonl" ? quell::cli::ListFormat::kJsonl : quell::cli::ListFormat::kTable;
   if (incidents_list->parsed()) return quell::cli::RunIncidentsList(query, stdout, stderr);

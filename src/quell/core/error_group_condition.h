@@ -48,7 +48,7 @@ struct GroupObservations {
   // For each observation, the index in the listing of the group behind it (for a merged key,
   // the one that made it unhealthy), or kNoGroup; the poller enriches from that group.
   std::vector<size_t> groups;
-  std::optional<WallTime> watermark;      // the mark to store if this poll commits
+  std::optional<WallTime> watermark;  // the mark to store if this poll commits
   uint64_t groups_matched = 0;
 };
 

@@ -41,8 +41,8 @@ void AppendEvidence(Incident& incident, const Observation& observation, const Po
   }
   auto& ring = incident.recent_evidence;
   if (ring.size() >= policy.evidence_limit) {
-    ring.erase(ring.begin(), ring.begin() + static_cast<std::ptrdiff_t>(ring.size() -
-                                                                         policy.evidence_limit + 1));
+    ring.erase(ring.begin(),
+               ring.begin() + static_cast<std::ptrdiff_t>(ring.size() - policy.evidence_limit + 1));
   }
   ring.push_back(observation.evidence);
 }

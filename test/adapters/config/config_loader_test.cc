@@ -124,9 +124,8 @@ TEST_F(ConfigLoaderTest, ErrorsNameFileLineColumnAndSetting) {
 }
 
 TEST_F(ConfigLoaderTest, RejectsDuplicateNamesAndBadThresholds) {
-  ExpectError(
-      "conditions:\n  - {name: a, type: error_groups}\n  - {name: a, type: error_groups}\n",
-      {"bad.yaml:3", "names two conditions"});
+  ExpectError("conditions:\n  - {name: a, type: error_groups}\n  - {name: a, type: error_groups}\n",
+              {"bad.yaml:3", "names two conditions"});
   ExpectError("conditions:\n  - {name: m, type: infrai_metric, metric: x, key: '{t}'}\n",
               {"exactly one of `above` or `below`"});
   ExpectError(

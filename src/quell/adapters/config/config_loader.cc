@@ -89,7 +89,8 @@ void ReadInfrai(MapReader section, const std::filesystem::path& config_dir, cons
   section.Read("groups_path", infrai.groups_path);
   MapReader fields = section.Child("fields");
   infrai::InfraiFields& f = infrai.fields;
-  for (auto& [name, target] : std::initializer_list<std::pair<const char*, std::vector<std::string>*>>{
+  for (auto& [name, target] :
+       std::initializer_list<std::pair<const char*, std::vector<std::string>*>>{
            {"groups", &f.groups},
            {"next_cursor", &f.next_cursor},
            {"id", &f.id},
@@ -292,9 +293,9 @@ core::Result<Config> LoadConfig(const std::string& path, const EnvLookup& env) {
   try {
     root = YAML::LoadFile(path);
   } catch (const YAML::BadFile&) {
-    return core::MakeError(core::ErrorCode::kInvalidArgument,
-                           path + ": cannot read the config file: " +
-                               std::generic_category().message(errno));
+    return core::MakeError(
+        core::ErrorCode::kInvalidArgument,
+        path + ": cannot read the config file: " + std::generic_category().message(errno));
   } catch (const YAML::Exception& e) {
     return core::MakeError(core::ErrorCode::kInvalidArgument,
                            path + ":" + std::to_string(e.mark.line + 1) + ":" +

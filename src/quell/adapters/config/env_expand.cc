@@ -37,9 +37,8 @@ core::Result<std::string> ExpandEnv(std::string_view text, const EnvLookup& env)
       out += *fallback;
     } else {
       return core::MakeError(core::ErrorCode::kInvalidArgument,
-                             "environment variable " + std::string(body) +
-                                 " is not set (write ${" + std::string(body) +
-                                 ":-default} to give a default)");
+                             "environment variable " + std::string(body) + " is not set (write ${" +
+                                 std::string(body) + ":-default} to give a default)");
     }
     i = close + 1;
   }

@@ -30,8 +30,8 @@ void CheckRoutes(const InfraiClient& client, const ContractNeeds& needs, Contrac
     report.problems.push_back({"unreachable", "discovery: " + manifest.error().message});
     return;
   }
-  report.checked.push_back("discovery manifest (" +
-                           std::to_string(manifest->capabilities.size()) + " capabilities)");
+  report.checked.push_back("discovery manifest (" + std::to_string(manifest->capabilities.size()) +
+                           " capabilities)");
   for (const RouteNeed& need : needs.routes) {
     const Capability* capability = manifest->FindRoute(need.method, need.path);
     if (capability == nullptr) {
@@ -91,10 +91,9 @@ void CheckMetrics(const InfraiClient& client, const ContractNeeds& needs,
     }
     for (const std::string& label : need.labels) {
       if (labels.contains(label)) continue;
-      report.problems.push_back({"not seen", "condition " + need.condition + ": label \"" +
-                                                 label + "\" appears on no live series of " +
-                                                 need.metric + " (labels seen: " + Join(labels) +
-                                                 ")"});
+      report.problems.push_back({"not seen", "condition " + need.condition + ": label \"" + label +
+                                                 "\" appears on no live series of " + need.metric +
+                                                 " (labels seen: " + Join(labels) + ")"});
     }
   }
   if (!needs.metrics.empty()) {
@@ -109,9 +108,9 @@ void CheckGroupFields(const InfraiClient& client, const ContractNeeds& needs,
   first_page.max_pages = 1;
   for (const auto& need : needs.group_fields) {
     for (const std::string& field : need.fields) {
-      if (field.starts_with("tags.") || std::find(first_page.extra_fields.begin(),
-                                                  first_page.extra_fields.end(),
-                                                  field) != first_page.extra_fields.end()) {
+      if (field.starts_with("tags.") ||
+          std::find(first_page.extra_fields.begin(), first_page.extra_fields.end(), field) !=
+              first_page.extra_fields.end()) {
         continue;
       }
       first_page.extra_fields.push_back(field);
@@ -124,21 +123,21 @@ void CheckGroupFields(const InfraiClient& client, const ContractNeeds& needs,
     report.problems.push_back({"unreachable", "error groups: " + listing.error.message});
     return;
   }
-  report.checked.push_back("error groups (first page, " +
-                           std::to_string(listing.groups.size()) + " groups)");
+  report.checked.push_back("error groups (first page, " + std::to_string(listing.groups.size()) +
+                           " groups)");
   if (listing.groups.empty()) return;  // nothing to judge fields by
   for (const auto& need : needs.group_fields) {
     for (const std::string& field : need.fields) {
-      const bool seen = std::any_of(
-          listing.groups.begin(), listing.groups.end(), [&field](const core::ErrorGroup& group) {
-            const auto value = core::GroupField(group, field);
-            return value && !value->empty();
-          });
+      const bool seen = std::any_of(listing.groups.begin(), listing.groups.end(),
+                                    [&field](const core::ErrorGroup& group) {
+                                      const auto value = core::GroupField(group, field);
+                                      return value && !value->empty();
+                                    });
       if (!seen) {
-        report.problems.push_back(
-            {"not seen", "condition " + need.condition + ": key field {" + field +
-                             "} is empty in all " + std::to_string(listing.groups.size()) +
-                             " groups of the first listing page"});
+        report.problems.push_back({"not seen", "condition " + need.condition + ": key field {" +
+                                                   field + "} is empty in all " +
+                                                   std::to_string(listing.groups.size()) +
+                                                   " groups of the first listing page"});
       }
     }
   }

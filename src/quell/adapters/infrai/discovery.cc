@@ -3,6 +3,7 @@
 #include <simdjson.h>
 
 #include "quell/adapters/infrai/envelope.h"
+#include "quell/core/url.h"
 
 namespace quell::infrai {
 namespace {
@@ -71,7 +72,7 @@ core::Result<Manifest> FetchManifest(const InfraiClient& client) {
 core::Result<std::vector<std::string>> FetchDeclaredParams(const InfraiClient& client,
                                                            std::string_view capability) {
   const std::string what = "GET /v1/discovery/" + std::string(capability);
-  auto response = client.Get("/v1/discovery/" + PercentEncode(capability), {}, false);
+  auto response = client.Get("/v1/discovery/" + core::UrlEncode(capability), {}, false);
   if (!response) return response.error();
   simdjson::dom::parser parser;
   auto body = OpenBareObject(parser, *response, what);

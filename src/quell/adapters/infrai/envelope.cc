@@ -14,8 +14,17 @@ ErrorCode CodeForStatus(int status) {
   return ErrorCode::kRejected;
 }
 
+// The retrying client's pseudo-header (app::kRetryNoteHeader; adapters do not include app).
+constexpr std::string_view kRetryNote = "X-Quell-Retry-Note";
+
 std::string Prefix(std::string_view what, int status) {
   return std::string(what) + ": HTTP " + std::to_string(status);
+}
+
+core::Error WithRetryNote(core::Error error, const core::HttpResponse& response) {
+  const std::string_view note = core::FindHeader(response.headers, kRetryNote);
+  if (!note.empty()) error.message += " (" + std::string(note) + ")";
+  return error;
 }
 
 core::Result<simdjson::dom::object> ParseObject(simdjson::dom::parser& parser,
@@ -24,19 +33,19 @@ core::Result<simdjson::dom::object> ParseObject(simdjson::dom::parser& parser,
   simdjson::dom::element root;
   if (const auto error = parser.parse(response.body).get(root)) {
     // An error status with a body that is not JSON (a proxy's HTML page) is still that error.
-    const ErrorCode code =
-        response.status >= 200 && response.status < 300 ? ErrorCode::kCorrupt
-                                                        : CodeForStatus(response.status);
+    const ErrorCode code = response.status >= 200 && response.status < 300
+                               ? ErrorCode::kCorrupt
+                               : CodeForStatus(response.status);
     return core::MakeError(code, Prefix(what, response.status) + ": the body is not JSON (" +
                                      simdjson::error_message(error) + ", " +
                                      std::to_string(response.body.size()) + " bytes)");
   }
   simdjson::dom::object object;
   if (root.get_object().get(object)) {
-    return core::MakeError(
-        response.status >= 200 && response.status < 300 ? ErrorCode::kCorrupt
-                                                        : CodeForStatus(response.status),
-        Prefix(what, response.status) + ": the body is JSON but not an object");
+    return core::MakeError(response.status >= 200 && response.status < 300
+                               ? ErrorCode::kCorrupt
+                               : CodeForStatus(response.status),
+                           Prefix(what, response.status) + ": the body is JSON but not an object");
   }
   return object;
 }
@@ -47,21 +56,18 @@ std::string_view StringOr(simdjson::dom::object object, std::string_view key) {
   return text;
 }
 
-}  // namespace
-
-core::Result<simdjson::dom::object> OpenEnvelope(simdjson::dom::parser& parser,
-                                                 const core::HttpResponse& response,
-                                                 std::string_view what) {
+core::Result<simdjson::dom::object> OpenEnvelopeImpl(simdjson::dom::parser& parser,
+                                                     const core::HttpResponse& response,
+                                                     std::string_view what) {
   auto parsed = ParseObject(parser, response, what);
   if (!parsed) return parsed.error();
   const simdjson::dom::object body = *parsed;
   bool ok = false;
   if (body["ok"].get_bool().get(ok)) {
-    return core::MakeError(response.status >= 200 && response.status < 300
-                               ? ErrorCode::kCorrupt
-                               : CodeForStatus(response.status),
-                           Prefix(what, response.status) +
-                               ": not an Infrai envelope (no boolean \"ok\")");
+    return core::MakeError(
+        response.status >= 200 && response.status < 300 ? ErrorCode::kCorrupt
+                                                        : CodeForStatus(response.status),
+        Prefix(what, response.status) + ": not an Infrai envelope (no boolean \"ok\")");
   }
   if (!ok) {
     simdjson::dom::object error;
@@ -91,6 +97,16 @@ core::Result<simdjson::dom::object> OpenEnvelope(simdjson::dom::parser& parser,
   return data;
 }
 
+}  // namespace
+
+core::Result<simdjson::dom::object> OpenEnvelope(simdjson::dom::parser& parser,
+                                                 const core::HttpResponse& response,
+                                                 std::string_view what) {
+  auto data = OpenEnvelopeImpl(parser, response, what);
+  if (!data) return WithRetryNote(data.error(), response);
+  return data;
+}
+
 core::Result<simdjson::dom::object> OpenBareObject(simdjson::dom::parser& parser,
                                                    const core::HttpResponse& response,
                                                    std::string_view what) {
@@ -103,7 +119,8 @@ core::Result<simdjson::dom::object> OpenBareObject(simdjson::dom::parser& parser
       auto enveloped = OpenEnvelope(parser, response, what);
       if (!enveloped) return enveloped.error();
     }
-    return core::MakeError(CodeForStatus(response.status), Prefix(what, response.status));
+    return WithRetryNote(
+        core::MakeError(CodeForStatus(response.status), Prefix(what, response.status)), response);
   }
   return parsed;
 }

@@ -45,8 +45,8 @@ core::Status ParseGroup(simdjson::dom::object object, const InfraiFields& names,
   out = core::ErrorGroup{};
   const auto id = FindField(object, names.id);
   if (!id) {
-    return Corrupt(where, "no group id (tried " + Tried(names.id) +
-                              "); map the field in infrai.fields.id");
+    return Corrupt(
+        where, "no group id (tried " + Tried(names.id) + "); map the field in infrai.fields.id");
   }
   auto id_text = AsText(*id);
   if (!id_text || id_text->empty()) return Corrupt(where, "the group id is not a string");
@@ -88,8 +88,8 @@ core::Status ParseGroup(simdjson::dom::object object, const InfraiFields& names,
     if (const auto value = FindField(object, *field)) {
       auto at = AsTime(*value);
       if (!at) {
-        return Corrupt(where, "group " + out.id + ": " + field->front() + ": " +
-                                  at.error().message);
+        return Corrupt(where,
+                       "group " + out.id + ": " + field->front() + ": " + at.error().message);
       }
       *target = *at;
     }

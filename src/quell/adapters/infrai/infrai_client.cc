@@ -2,26 +2,9 @@
 
 #include <utility>
 
-namespace quell::infrai {
+#include "quell/core/url.h"
 
-std::string PercentEncode(std::string_view text) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    const bool unreserved = (u >= 'A' && u <= 'Z') || (u >= 'a' && u <= 'z') ||
-                            (u >= '0' && u <= '9') || c == '-' || c == '.' || c == '_' || c == '~';
-    if (unreserved) {
-      out.push_back(c);
-    } else {
-      out.push_back('%');
-      out.push_back(kHex[u >> 4]);
-      out.push_back(kHex[u & 0xF]);
-    }
-  }
-  return out;
-}
+namespace quell::infrai {
 
 InfraiClient::InfraiClient(InfraiOptions options, Fetch fetch)
     : options_(std::move(options)), fetch_(std::move(fetch)) {}
@@ -34,7 +17,7 @@ core::Result<core::HttpResponse> InfraiClient::Get(std::string_view path, const 
   char separator = '?';
   for (const auto& [name, value] : query) {
     request.url += separator;
-    request.url += PercentEncode(name) + "=" + PercentEncode(value);
+    request.url += core::UrlEncode(name) + "=" + core::UrlEncode(value);
     separator = '&';
   }
   request.headers.emplace_back("Accept", "application/json");

@@ -31,9 +31,6 @@ struct InfraiOptions {
   std::vector<std::string> extra_fields;  // group fields the key templates name
 };
 
-// Percent-encodes everything but RFC 3986's unreserved characters.
-std::string PercentEncode(std::string_view text);
-
 // Builds Infrai requests: base URL, path, encoded query, the bearer header and the timeouts.
 class InfraiClient {
  public:

@@ -9,6 +9,7 @@
 #include "quell/adapters/infrai/envelope.h"
 #include "quell/adapters/infrai/group_parser.h"
 #include "quell/adapters/infrai/json_fields.h"
+#include "quell/core/url.h"
 
 namespace quell::infrai {
 namespace {
@@ -118,7 +119,7 @@ core::GroupListing InfraiErrorSource::List() {
 
 core::Result<core::GroupDetail> InfraiErrorSource::Detail(std::string_view group_id) {
   const InfraiOptions& options = client_.options();
-  const std::string path = "/v1/errors/group_detail/" + PercentEncode(group_id);
+  const std::string path = "/v1/errors/group_detail/" + core::UrlEncode(group_id);
   const std::string what = "GET /v1/errors/group_detail/{" + std::string(group_id) + "}";
   auto response = client_.Get(path, {});
   if (!response) return response.error();

@@ -68,7 +68,8 @@ core::Result<core::MetricAnswer> InfraiMetricSource::Query(const core::MetricQue
       }
       auto parsed_at = AsTime(*at);
       auto parsed_value = AsNumber(*value);
-      if (!parsed_at || !parsed_value) return Corrupt(where, "a point has a malformed time or value");
+      if (!parsed_at || !parsed_value)
+        return Corrupt(where, "a point has a malformed time or value");
       out.points.push_back({*parsed_at, *parsed_value});
     }
     std::sort(out.points.begin(), out.points.end(),

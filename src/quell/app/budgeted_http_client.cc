@@ -1,0 +1,32 @@
+#include "quell/app/budgeted_http_client.h"
+
+#include <string>
+#include <utility>
+
+namespace quell::app {
+
+BudgetedHttpClient::BudgetedHttpClient(RetryingHttpClient& retrying, core::Duration budget_per_poll)
+    : retrying_(retrying),
+      budget_per_poll_(budget_per_poll),
+      budget_(std::make_unique<RetryBudget>(budget_per_poll)) {}
+
+void BudgetedHttpClient::StartPoll() { budget_ = std::make_unique<RetryBudget>(budget_per_poll_); }
+
+core::Result<core::HttpResponse> BudgetedHttpClient::Send(const core::HttpRequest& request) {
+  auto sent = retrying_.Send(request, *budget_);
+  if (!sent) return sent.error();
+  core::HttpResponse response = std::move(sent->response);
+  if (sent->stop == RetryStop::kOutOfAttempts) {
+    response.headers.emplace_back(
+        std::string(kRetryNoteHeader),
+        "still failing after " + std::to_string(sent->attempts) + " attempts");
+  } else if (sent->stop == RetryStop::kOutOfBudget) {
+    response.headers.emplace_back(std::string(kRetryNoteHeader),
+                                  "gave up after " + std::to_string(sent->attempts) +
+                                      " attempts: the poll's retry budget of " +
+                                      core::FormatDuration(budget_per_poll_) + " is spent");
+  }
+  return response;
+}
+
+}  // namespace quell::app

@@ -1,0 +1,125 @@
+#include "quell/cli/poll_commands.h"
+
+#include <memory>
+#include <string>
+
+#include "quell/adapters/config/config_loader.h"
+#include "quell/adapters/jsonl/decision_line.h"
+#include "quell/adapters/system/system_clock.h"
+#include "quell/cli/poll_wiring.h"
+#include "quell/cli/store_url.h"
+
+namespace quell::cli {
+namespace {
+
+constexpr int kConfigError = 2;
+
+class PrintingSink : public app::DecisionSink {
+ public:
+  explicit PrintingSink(std::FILE* out) : out_(out) {}
+  void OnDecision(const core::Observation& observation, const core::Decision& decision) override {
+    line_.clear();
+    jsonl::AppendDecisionLine(line_, observation, decision);
+    std::fwrite(line_.data(), 1, line_.size(), out_);
+  }
+  void Reset() override {}
+
+ private:
+  std::FILE* out_;
+  std::string line_;
+};
+
+std::string Summary(const app::ConditionOutcome& c) {
+  std::string line = c.condition + " (" + c.source + "): ";
+  if (!c.applied) return line + "not applied: " + c.apply_error;
+  const auto& by = c.summary.poll.by_decision;
+  const auto n = [&by](core::DecisionKind kind) {
+    return std::to_string(by[static_cast<size_t>(kind)]);
+  };
+  line += std::to_string(c.observations) + " observations, " + n(core::DecisionKind::kNotify) +
+          " notify, " + n(core::DecisionKind::kResolve) + " resolve, " +
+          n(core::DecisionKind::kUpdateOnly) + " update_only, " +
+          n(core::DecisionKind::kWaitForHealth) + " wait_for_health, " +
+          n(core::DecisionKind::kUnknown) + " unknown; " +
+          std::to_string(c.summary.poll.outbox_rows) + " outbox rows";
+  if (c.enriched + c.enrich_failed > 0) {
+    line += "; " + std::to_string(c.enriched) + " enriched";
+    if (c.enrich_failed > 0) line += ", " + std::to_string(c.enrich_failed) + " detail failed";
+  }
+  if (!c.source_ok) line += "\n  source failed, open incidents held as unknown: " + c.source_error;
+  return line;
+}
+
+struct Loaded {
+  config::Config config;
+  std::unique_ptr<core::IncidentStore> store;
+  system::SystemClock clock;
+  std::unique_ptr<PollWiring> wiring;
+};
+
+// Loads the config, opens the store and wires the sources; prints why and returns null when
+// any of that fails.
+std::unique_ptr<Loaded> Load(const PollCommandOptions& options, const char* command,
+                             std::FILE* err) {
+  auto config = config::LoadConfig(options.config_path, config::ProcessEnv());
+  if (!config) {
+    std::fprintf(err, "quell %s: %s\n", command, config.error().message.c_str());
+    return nullptr;
+  }
+  auto loaded = std::make_unique<Loaded>();
+  loaded->config = std::move(*config);
+  const std::string url = options.store_url.empty() ? loaded->config.store_url : options.store_url;
+  auto store = OpenStore(url);
+  if (!store) {
+    std::fprintf(err, "quell %s: %s\n", command, store.error().message.c_str());
+    return nullptr;
+  }
+  loaded->store = std::move(*store);
+  auto wiring = PollWiring::Create(loaded->config, *loaded->store, loaded->clock);
+  if (!wiring) {
+    std::fprintf(err, "quell %s: %s\n", command, wiring.error().message.c_str());
+    return nullptr;
+  }
+  loaded->wiring = std::move(*wiring);
+  return loaded;
+}
+
+}  // namespace
+
+int RunPollOnce(const PollCommandOptions& options, std::FILE* out, std::FILE* err) {
+  auto loaded = Load(options, "poll-once", err);
+  if (!loaded) return kConfigError;
+  PrintingSink sink(out);
+  const app::CycleReport report = loaded->wiring->RunCycle(sink);
+  std::fflush(out);
+  for (const app::ConditionOutcome& condition : report.conditions) {
+    std::fprintf(err, "%s\n", Summary(condition).c_str());
+  }
+  return report.ok() ? 0 : 1;
+}
+
+int RunSchemaCheck(const PollCommandOptions& options, std::FILE* out, std::FILE* err) {
+  auto loaded = Load(options, "schema check", err);
+  if (!loaded) return kConfigError;
+  const infrai::InfraiClient* client = loaded->wiring->infrai();
+  if (client == nullptr) {
+    std::fprintf(out, "schema check: no condition uses Infrai; nothing to check\n");
+    return 0;
+  }
+  const infrai::ContractReport report = infrai::CheckContract(*client, loaded->wiring->Needs());
+  for (const infrai::ContractProblem& problem : report.problems) {
+    std::fprintf(out, "%s: %s\n", problem.kind.c_str(), problem.text.c_str());
+  }
+  std::string checked;
+  for (const std::string& item : report.checked) checked += (checked.empty() ? "" : "; ") + item;
+  if (report.problems.empty()) {
+    std::fprintf(out, "schema check: ok against %s (%s)\n", client->options().base_url.c_str(),
+                 checked.c_str());
+    return 0;
+  }
+  std::fprintf(out, "schema check: %zu problem%s against %s\n", report.problems.size(),
+               report.problems.size() == 1 ? "" : "s", client->options().base_url.c_str());
+  return 1;
+}
+
+}  // namespace quell::cli

@@ -1,0 +1,261 @@
+#include "quell/app/poller.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "fake_incident_store.h"
+
+namespace quell::app {
+namespace {
+
+using std::chrono::minutes;
+
+class FakeClock : public core::Clock {
+ public:
+  explicit FakeClock(core::WallTime start) : now_(start) {}
+  core::WallTime Now() override { return now_; }
+  void SleepFor(core::Duration d) override { now_ += d; }
+  void Advance(core::Duration d) { now_ += d; }
+
+ private:
+  core::WallTime now_;
+};
+
+class StubEncoder : public core::PayloadEncoder {
+ public:
+  void Encode(const core::Incident& incident, core::TransitionKind,
+              std::string& out) const override {
+    out = incident.key;
+  }
+};
+
+// An error-group source whose listing and details the test scripts.
+class FakeGroupSource : public core::ErrorGroupSource {
+ public:
+  core::GroupListing listing;
+  std::atomic<int> lists{0};
+  std::atomic<int> details{0};
+  std::atomic<int> in_flight{0};
+  std::atomic<int> max_in_flight{0};
+
+  core::GroupListing List() override {
+    ++lists;
+    return listing;
+  }
+  core::Result<core::GroupDetail> Detail(std::string_view id) override {
+    const int now = ++in_flight;
+    int seen = max_in_flight.load();
+    while (now > seen && !max_in_flight.compare_exchange_weak(seen, now)) {
+    }
+    ++details;
+    core::GroupDetail detail;
+    detail.group.id = std::string(id);
+    detail.events.push_back(core::GroupEvent{.event_id = "evt-" + std::string(id),
+                                             .at = std::nullopt,
+                                             .message = "detail",
+                                             .exception = {}});
+    --in_flight;
+    return detail;
+  }
+};
+
+class FakeMetricSource : public core::MetricSource {
+ public:
+  core::Result<core::MetricAnswer> answer = core::MetricAnswer{};
+  int queries = 0;
+  core::Result<core::MetricAnswer> Query(const core::MetricQuery&) override {
+    ++queries;
+    return answer;
+  }
+};
+
+class CollectingSink : public DecisionSink {
+ public:
+  std::vector<std::pair<std::string, core::DecisionKind>> seen;
+  void OnDecision(const core::Observation& o, const core::Decision& d) override {
+    seen.emplace_back(o.key, d.kind);
+  }
+  void Reset() override { seen.clear(); }
+};
+
+core::ErrorGroup Group(const std::string& id, bool resolved = false) {
+  core::ErrorGroup g;
+  g.id = id;
+  g.title = "Model call failed";
+  g.resolved = resolved;
+  g.last_seen = core::ParseRfc3339("2026-12-02T09:00:00Z").value();
+  g.tags = {{"agent_stage", "model-answer"}, {"tenant", "acme"}};
+  return g;
+}
+
+core::ErrorGroupCondition Errors() {
+  core::ErrorGroupCondition c;
+  c.common.name = "agent-errors";
+  c.common.channels = {"oncall"};
+  c.key = core::KeyTemplate::Parse("{tags.tenant}:{tags.agent_stage}:{error_group_id}").value();
+  return c;
+}
+
+class PollerTest : public ::testing::Test {
+ protected:
+  PollerTest() : clock_(core::ParseRfc3339("2026-12-02T09:00:00Z").value()) {
+    source_.listing.complete = true;
+    source_.listing.pages = 1;
+  }
+
+  Poller MakePoller(PollerOptions options = {}) {
+    options.group_evidence = [](const core::ErrorGroup& g, const core::GroupDetail* detail) {
+      return std::string("{\"group\":\"") + g.id +
+             "\",\"enriched\":" + (detail != nullptr ? "true" : "false") + "}";
+    };
+    Poller poller(store_, encoder_, clock_, std::move(options));
+    poller.Watch(Errors(), source_, "fake errors");
+    return poller;
+  }
+
+  size_t OutboxRows() { return store_.state().outbox.size(); }
+
+  testing::FakeIncidentStore store_;
+  StubEncoder encoder_;
+  FakeClock clock_;
+  FakeGroupSource source_;
+};
+
+TEST_F(PollerTest, AnErrorOpenAtThreePollsNotifiesOnce) {
+  source_.listing.groups = {Group("grp_7")};
+  Poller poller = MakePoller();
+  std::vector<core::DecisionKind> kinds;
+  for (int poll = 0; poll < 3; ++poll) {
+    CollectingSink sink;
+    const CycleReport report = poller.RunOnce(sink);
+    EXPECT_TRUE(report.ok());
+    ASSERT_EQ(sink.seen.size(), 1U);
+    EXPECT_EQ(sink.seen[0].first, "acme:model-answer:grp_7");
+    kinds.push_back(sink.seen[0].second);
+    clock_.Advance(minutes(1));
+  }
+  EXPECT_EQ(kinds, (std::vector<core::DecisionKind>{core::DecisionKind::kNotify,
+                                                    core::DecisionKind::kUpdateOnly,
+                                                    core::DecisionKind::kUpdateOnly}));
+  EXPECT_EQ(OutboxRows(), 1U);
+  EXPECT_EQ(store_.state().outbox.begin()->second.channel, "oncall");
+}
+
+TEST_F(PollerTest, AFailedPollBetweenFailuresNeverCountsAsHealthy) {
+  PollerOptions options;
+  Poller poller = MakePoller(options);
+  source_.listing.groups = {Group("grp_7")};
+  CollectingSink sink;
+  ASSERT_TRUE(poller.RunOnce(sink).ok());
+
+  // Resolved in the source, then two failed polls, then resolved again: with a streak of 3,
+  // the failed polls must not count, so the incident is still open after the third cycle.
+  source_.listing.groups = {Group("grp_7", /*resolved=*/true)};
+  for (const bool fail : {false, true, true, false}) {
+    clock_.Advance(minutes(1));
+    source_.listing.complete = !fail;
+    source_.listing.error = core::MakeError(core::ErrorCode::kUnavailable, "HTTP 503");
+    sink.seen.clear();
+    const CycleReport report = poller.RunOnce(sink);
+    EXPECT_EQ(report.ok(), !fail);
+    if (fail) {
+      EXPECT_FALSE(report.conditions[0].source_ok);
+      EXPECT_EQ(report.conditions[0].source_error, "HTTP 503");
+      ASSERT_EQ(sink.seen.size(), 1U);
+      EXPECT_EQ(sink.seen[0].second, core::DecisionKind::kUnknown);
+    }
+  }
+  auto incident = store_.FindIncident("acme:model-answer:grp_7");
+  ASSERT_TRUE(incident.ok() && incident->has_value());
+  EXPECT_TRUE((*incident)->is_open());
+  EXPECT_EQ((*incident)->healthy_streak, 2U);
+}
+
+TEST_F(PollerTest, EnrichesOnlyTransitionsWithinTheLimitAndConcurrency) {
+  for (int i = 0; i < 30; ++i) source_.listing.groups.push_back(Group("grp_" + std::to_string(i)));
+  PollerOptions options;
+  options.max_enrich = 10;
+  options.enrich_concurrency = 3;
+  Poller poller = MakePoller(options);
+  CollectingSink sink;
+  const CycleReport first = poller.RunOnce(sink);
+  EXPECT_EQ(first.conditions[0].enriched, 10U);
+  EXPECT_EQ(source_.details.load(), 10);
+  EXPECT_LE(source_.max_in_flight.load(), 3);
+  size_t enriched = 0;
+  for (const auto& [key, incident] : store_.state().incidents) {
+    ASSERT_EQ(incident.recent_evidence.size(), 1U);
+    if (incident.recent_evidence[0].find("\"enriched\":true") != std::string::npos) ++enriched;
+  }
+  EXPECT_EQ(enriched, 10U);
+
+  // Inside the cooldown nothing transitions, so nothing is fetched.
+  clock_.Advance(minutes(1));
+  const CycleReport second = poller.RunOnce(sink);
+  EXPECT_EQ(second.conditions[0].enriched, 0U);
+  EXPECT_EQ(source_.details.load(), 10);
+}
+
+TEST_F(PollerTest, TheWatermarkMovesOnlyWithACompleteListing) {
+  core::ErrorGroupCondition condition = Errors();
+  condition.rule = core::UnhealthyRule::kNewEvents;
+  Poller poller(store_, encoder_, clock_, PollerOptions{});
+  poller.Watch(condition, source_, "fake errors");
+  source_.listing.groups = {Group("grp_7")};
+  CollectingSink sink;
+  ASSERT_TRUE(poller.RunOnce(sink).ok());
+  EXPECT_EQ(store_.GetSourceMark(WatermarkMarkName("agent-errors")).value(),
+            std::optional<std::string>("2026-12-02T09:00:00Z"));
+
+  source_.listing.groups[0].last_seen = core::ParseRfc3339("2026-12-02T09:05:00Z").value();
+  source_.listing.complete = false;
+  clock_.Advance(minutes(1));
+  EXPECT_FALSE(poller.RunOnce(sink).ok());
+  EXPECT_EQ(store_.GetSourceMark(WatermarkMarkName("agent-errors")).value(),
+            std::optional<std::string>("2026-12-02T09:00:00Z"));
+}
+
+TEST_F(PollerTest, ConditionsSharingAQueryFetchItOnce) {
+  FakeMetricSource metrics;
+  core::MetricSeries series;
+  series.name = "latency";
+  series.labels = {{"tenant", "acme"}};
+  series.points = {{clock_.Now(), 3000}};
+  metrics.answer = core::MetricAnswer{.series = {series}, .window_end = {}};
+  Poller poller(store_, encoder_, clock_, PollerOptions{});
+  for (const char* name : {"p99-a", "p99-b"}) {
+    core::MetricCondition c;
+    c.common.name = name;
+    c.key = core::KeyTemplate::Parse(std::string("{tenant}:") + name).value();
+    c.metric = "latency";
+    c.threshold.trigger = 2000;
+    poller.Watch(c, metrics, "fake metrics");
+  }
+  CollectingSink sink;
+  const CycleReport report = poller.RunOnce(sink);
+  EXPECT_TRUE(report.ok());
+  EXPECT_EQ(metrics.queries, 1);
+  EXPECT_EQ(sink.seen.size(), 2U);
+  EXPECT_EQ(OutboxRows(), 2U);
+}
+
+TEST_F(PollerTest, AStoreFailureIsReportedAndNothingIsPrinted) {
+  source_.listing.groups = {Group("grp_7")};
+  Poller poller = MakePoller();
+  store_.FailNextCommit(10, core::ErrorCode::kUnavailable);
+  CollectingSink sink;
+  const CycleReport report = poller.RunOnce(sink);
+  EXPECT_FALSE(report.ok());
+  EXPECT_FALSE(report.conditions[0].applied);
+  EXPECT_FALSE(report.conditions[0].apply_error.empty());
+  EXPECT_TRUE(sink.seen.empty());
+  EXPECT_EQ(OutboxRows(), 0U);
+}
+
+}  // namespace
+}  // namespace quell::app

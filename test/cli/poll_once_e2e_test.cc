@@ -1,0 +1,306 @@
+// `quell poll-once` and `quell schema check` end to end: the quell binary as a child process,
+// quell-sim in process on loopback, a real SQLite file, and a real Prometheus.
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "prometheus_server.h"
+#include "quell/sim/server.h"
+#include "run_process.h"
+
+namespace quell {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kKey = "ifr_pk_proj_e2e_0123456789abcdef";
+
+std::string ReadFile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+json Scenario() {
+  std::ifstream in(QUELL_SOURCE_DIR "/examples/support-scenario.json");
+  return json::parse(in);
+}
+
+class PollOnceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("quell-poll-" +
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (sim_) sim_->Stop();
+    std::filesystem::remove_all(dir_);
+  }
+
+  void BootSim(json scenario) {
+    sim::SimOptions options;
+    options.scenario = std::move(scenario);
+    sim_ = std::make_unique<sim::SimServer>(std::move(options));
+    auto port = sim_->Start();
+    ASSERT_TRUE(port.ok()) << port.error().message;
+    base_url_ = "http://127.0.0.1:" + std::to_string(*port);
+    admin_ = std::make_unique<httplib::Client>("127.0.0.1", *port);
+  }
+
+  void Fault(const json& fault) {
+    auto r = admin_->Post("/_sim/faults", fault.dump(), "application/json");
+    ASSERT_TRUE(r && r->status == 200);
+  }
+
+  std::string Store() const { return "sqlite:" + (dir_ / "quell.db").string(); }
+
+  // Runs quell with the Infrai environment a user would set.
+  testing::ProcessResult Quell(std::vector<std::string> args) {
+    // The child inherits the environment; nothing else in this process reads it.
+    setenv("INFRAI_BASE_URL", base_url_.c_str(), 1);  // NOLINT(concurrency-mt-unsafe)
+    setenv("INFRAI_API_KEY", kKey, 1);                // NOLINT(concurrency-mt-unsafe)
+    setenv("QUELL_STORE", Store().c_str(), 1);        // NOLINT(concurrency-mt-unsafe)
+    args.insert(args.begin(), QUELL_BINARY);
+    auto result = testing::RunProcess(args);
+    EXPECT_EQ(result.out.find(kKey), std::string::npos) << "the API key reached stdout";
+    EXPECT_EQ(result.err.find(kKey), std::string::npos) << "the API key reached stderr";
+    return result;
+  }
+
+  std::vector<json> Lines(const std::string& out) {
+    std::vector<json> lines;
+    std::istringstream in(out);
+    for (std::string line; std::getline(in, line);) lines.push_back(json::parse(line));
+    return lines;
+  }
+
+  std::string WriteConfig(const std::string& text) {
+    const auto path = dir_ / "quell.yaml";
+    std::ofstream(path) << text;
+    return path.string();
+  }
+
+  std::filesystem::path dir_;
+  std::unique_ptr<sim::SimServer> sim_;
+  std::unique_ptr<httplib::Client> admin_;
+  std::string base_url_;
+};
+
+TEST_F(PollOnceTest, TheExampleConfigOpensOneIncidentPerConditionAndNotifiesOnce) {
+  BootSim(Scenario());
+  const std::string config = QUELL_SOURCE_DIR "/examples/quell.yaml";
+  std::vector<std::map<std::string, std::string>> runs;
+  for (int poll = 0; poll < 3; ++poll) {
+    auto r = Quell({"poll-once", "-c", config});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::map<std::string, std::string> decided;
+    for (const json& line : Lines(r.out)) decided[line["key"]] = line["decision"];
+    runs.push_back(decided);
+  }
+  const std::string error_key = "acme:model-answer:grp_model_timeout";
+  const std::string latency_key = "acme:model-answer:latency-p99";
+  EXPECT_EQ(runs[0][error_key], "notify");
+  EXPECT_EQ(runs[0][latency_key], "notify");
+  EXPECT_EQ(runs[0]["globex:model-answer:latency-p99"], "ignore");
+  EXPECT_FALSE(runs[0].contains("globex:retrieval:grp_kb_lookup"));  // resolved before poll 1
+  for (size_t poll = 1; poll < 3; ++poll) {
+    EXPECT_EQ(runs[poll][error_key], "update_only") << poll;
+    EXPECT_EQ(runs[poll][latency_key], "update_only") << poll;
+  }
+  auto outbox = Quell({"outbox", "list", "--store", Store(), "--format", "jsonl"});
+  ASSERT_EQ(outbox.exit_code, 0) << outbox.err;
+  EXPECT_EQ(Lines(outbox.out).size(), 2U) << outbox.out;
+
+  // The first poll enriched the new incident from the group's detail, redacted.
+  auto shown = Quell({"incidents", "show", error_key, "--store", Store(), "--format", "jsonl"});
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_NE(shown.out.find("event_id"), std::string::npos) << shown.out;
+  EXPECT_EQ(shown.out.find("jane.doe@example.com"), std::string::npos) << shown.out;
+}
+
+TEST_F(PollOnceTest, A429StormIsRetriedWithinTheBudgetThenReported) {
+  BootSim(Scenario());
+  const std::string config = WriteConfig(R"(store: ${QUELL_STORE}
+infrai:
+  base_url: ${INFRAI_BASE_URL}
+  retry: {max_attempts: 5, initial_backoff: 10ms, max_backoff: 50ms, budget: 1500ms}
+conditions:
+  - {name: agent-errors, type: error_groups}
+)");
+  Fault({{"route", "errors.groups"}, {"kind", "429"}, {"count", 2}, {"retry_after", 0}});
+  auto r = Quell({"poll-once", "-c", config});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Lines(r.out).size(), 1U);
+
+  Fault({{"route", "errors.groups"}, {"kind", "429"}, {"retry_after", 1}});
+  r = Quell({"poll-once", "-c", config});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("HTTP 429"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("retry budget"), std::string::npos) << r.err;
+  const auto lines = Lines(r.out);
+  ASSERT_EQ(lines.size(), 1U);
+  EXPECT_EQ(lines[0]["decision"], "unknown");  // the open incident is held, not resolved
+}
+
+TEST_F(PollOnceTest, AListingThatFailsOnPageThreeGivesUnknownNotHealthy) {
+  json scenario = {{"groups", json::array()}};
+  for (int i = 0; i < 5; ++i) {
+    scenario["groups"].push_back({{"id", "grp_" + std::to_string(i)},
+                                  {"tags", {{"tenant", "acme"}, {"agent_stage", "s"}}},
+                                  {"events", 1}});
+  }
+  BootSim(scenario);
+  const std::string config = WriteConfig(R"(store: ${QUELL_STORE}
+infrai:
+  base_url: ${INFRAI_BASE_URL}
+  page_size: 2
+  retry: {max_attempts: 1}
+defaults: {healthy_polls_to_close: 1}
+conditions:
+  - {name: agent-errors, type: error_groups}
+)");
+  auto r = Quell({"poll-once", "-c", config});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(Lines(r.out).size(), 5U);
+
+  // Every group resolves, but page 3 fails: nothing may resolve on a partial listing.
+  for (int i = 0; i < 5; ++i) {
+    admin_->Post("/_sim/groups/grp_" + std::to_string(i) + "/resolve", "{}", "application/json");
+  }
+  Fault({{"route", "errors.groups"}, {"kind", "page_fail"}, {"status", 503}, {"page", 3}});
+  r = Quell({"poll-once", "-c", config});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("page 3"), std::string::npos) << r.err;
+  for (const json& line : Lines(r.out)) EXPECT_EQ(line["decision"], "unknown") << line.dump();
+  EXPECT_EQ(Lines(r.out).size(), 5U);
+}
+
+TEST_F(PollOnceTest, RenamedFieldsFailLoudly) {
+  BootSim(Scenario());
+  Fault({{"route", "errors.groups"}, {"kind", "rename"}, {"renames", {{"error_group_id", "gid"}}}});
+  auto r = Quell({"poll-once", "-c", QUELL_SOURCE_DIR "/examples/quell.yaml"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("no group id"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("infrai.fields.id"), std::string::npos) << r.err;
+}
+
+TEST_F(PollOnceTest, PlantedSecretsAndTheKeyNeverReachTheStore) {
+  json scenario = {{"groups",
+                    {{{"id", "grp_pii"},
+                      {"title", "Refund failed for mary.major@example.org"},
+                      {"message",
+                       "card 5500 0055 5555 5559 rejected, phone +44 20 7946 0958, "
+                       "Authorization: Bearer sk_live_51HqLyjWDarjtT1zdp7dcXYZ"},
+                      {"tags",
+                       {{"tenant", "acme"},
+                        {"agent_stage", "refund"},
+                        {"token", "ghp_16C7e42F292c6912E7710c838347Ae178B4a"}}},
+                      {"events", 2}}}}};
+  BootSim(scenario);
+  auto r = Quell({"poll-once", "-c", QUELL_SOURCE_DIR "/examples/quell.yaml"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  Fault({{"route", "*"}, {"kind", "401"}, {"count", 1}});
+  r = Quell({"poll-once", "-c", QUELL_SOURCE_DIR "/examples/quell.yaml"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("UNAUTHORIZED"), std::string::npos) << r.err;
+
+  std::string bytes;
+  for (const char* suffix : {"quell.db", "quell.db-wal"}) {
+    if (std::filesystem::exists(dir_ / suffix)) bytes += ReadFile(dir_ / suffix);
+  }
+  ASSERT_FALSE(bytes.empty());
+  for (const char* planted :
+       {"mary.major@example.org", "5500 0055 5555 5559", "7946 0958",
+        "sk_live_51HqLyjWDarjtT1zdp7dcXYZ", "ghp_16C7e42F292c6912E7710c838347Ae178B4a", kKey}) {
+    EXPECT_EQ(bytes.find(planted), std::string::npos) << planted << " reached the store";
+  }
+  EXPECT_NE(bytes.find("Refund failed"), std::string::npos);  // the evidence itself is there
+}
+
+TEST_F(PollOnceTest, BadConfigExitsTwoWithWhereAndWhat) {
+  BootSim(Scenario());
+  const std::string config =
+      WriteConfig("conditions:\n  - {name: x, type: error_groups, cooldown: soon}\n");
+  auto r = Quell({"poll-once", "-c", config});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("quell.yaml:2:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("cooldown"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "quell.db"));
+}
+
+TEST_F(PollOnceTest, SchemaCheckPassesOnTheSimulatorAndNamesWhatIsMissing) {
+  BootSim(Scenario());
+  auto r = Quell({"schema", "check", "-c", QUELL_SOURCE_DIR "/examples/quell.yaml"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("schema check: ok"), std::string::npos) << r.out;
+
+  const std::string config = WriteConfig(R"(infrai: {base_url: "${INFRAI_BASE_URL}"}
+conditions:
+  - {name: cost, type: infrai_metric, metric: model_answer.cost_usd, key: "{tenant}:cost",
+     above: 5, params: {name: model_answer.cost_usd}}
+  - {name: latency, type: infrai_metric, metric: model_answer.latency_ms, key: "{tenant}:{region}",
+     above: 5}
+)");
+  r = Quell({"schema", "check", "-c", config});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("undeclared: condition cost sends the query parameter \"name\""),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("not seen: condition cost: metric \"model_answer.cost_usd\""),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("not seen: condition latency: label \"region\""), std::string::npos)
+      << r.out;
+}
+
+TEST(PollOncePrometheusTest, APrometheusThresholdOpensAndResolves) {
+  QUELL_REQUIRE_PROMETHEUS();
+  auto server = testing::PrometheusServer::Start();
+  ASSERT_TRUE(server.ok()) << server.error().message;
+  (*server)->SetGauge("model_answer_latency_p99_seconds", {{"tenant", "acme"}}, 3.5);
+  ASSERT_TRUE((*server)->WaitForValue("model_answer_latency_p99_seconds", 3.5).ok());
+
+  const auto dir = std::filesystem::temp_directory_path() / "quell-poll-prometheus";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const auto config = dir / "quell.yaml";
+  std::ofstream(config) << "store: sqlite:" << (dir / "quell.db").string() << "\n"
+                        << "prometheus: {url: " << (*server)->base_url() << "}\n"
+                        << R"(defaults: {healthy_polls_to_close: 2}
+conditions:
+  - name: answer-latency
+    type: prometheus
+    query: max by (tenant) (model_answer_latency_p99_seconds)
+    key: "{tenant}:model-answer:latency-p99"
+    above: 2
+    recovery: 1.5
+)";
+  const auto poll = [&config] {
+    auto r = testing::RunProcess({QUELL_BINARY, "poll-once", "-c", config.string()});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return json::parse(r.out.empty() ? "{}" : r.out);
+  };
+  EXPECT_EQ(poll()["decision"], "notify");
+  (*server)->SetGauge("model_answer_latency_p99_seconds", {{"tenant", "acme"}}, 1.8);
+  ASSERT_TRUE((*server)->WaitForValue("model_answer_latency_p99_seconds", 1.8).ok());
+  EXPECT_EQ(poll()["decision"], "update_only");  // inside the hysteresis band: still open
+  (*server)->SetGauge("model_answer_latency_p99_seconds", {{"tenant", "acme"}}, 1.0);
+  ASSERT_TRUE((*server)->WaitForValue("model_answer_latency_p99_seconds", 1.0).ok());
+  EXPECT_EQ(poll()["decision"], "wait_for_health");
+  EXPECT_EQ(poll()["decision"], "resolve");
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace quell
