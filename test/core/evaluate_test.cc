@@ -207,6 +207,17 @@ TEST_F(IncidentMachineTest, KeepsOnlyTheMostRecentEvidence) {
   EXPECT_EQ(incident_.recent_evidence[1], R"({"n":3})");
 }
 
+TEST_F(IncidentMachineTest, OnlyTheResolvingHealthyPollKeepsItsEvidence) {
+  policy_.healthy_polls_to_close = 2;
+  See(Health::kUnhealthy, kNine, R"({"n":1})");
+  See(Health::kHealthy, kNine + minutes{1}, R"({"waiting":true})");
+  EXPECT_EQ(incident_.recent_evidence.size(), 1U);
+  EXPECT_EQ(See(Health::kHealthy, kNine + minutes{2}, R"({"resolved":true})").kind,
+            DecisionKind::kResolve);
+  ASSERT_EQ(incident_.recent_evidence.size(), 2U);
+  EXPECT_EQ(incident_.recent_evidence[1], R"({"resolved":true})");
+}
+
 TEST_F(IncidentMachineTest, RenotifyLimitCapsCooldownNotifications) {
   policy_.renotify_limit = 1;
   Fail(kNine);

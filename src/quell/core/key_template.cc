@@ -75,7 +75,8 @@ void KeyTemplate::AppendTo(std::string& out, const Lookup& lookup) const {
       continue;
     }
     const std::optional<std::string_view> value = lookup(part.text);
-    AppendSanitized(out, value && !value->empty() ? *value : std::string_view(part.fallback));
+    const std::string_view fallback = part.fallback;
+    AppendSanitized(out, value && !value->empty() ? *value : fallback);
   }
 }
 
