@@ -1,0 +1,73 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "quell/core/ports/outbox_row.h"
+#include "quell/core/time.h"
+
+namespace quell::core {
+
+// A message rendered for one channel from an outbox row's payload (the incident snapshot).
+struct RenderedMessage {
+  std::string subject;   // e-mail subject, Slack/PagerDuty summary, first line elsewhere
+  std::string body;      // the channel's text: plain text, Slack mrkdwn, SMS text
+  std::string severity;  // "critical", "error", "warning" or "info"; from the condition
+};
+
+// One delivery attempt of one outbox row.
+struct Delivery {
+  OutboxRow row;  // idempotency_key, key, generation, version, transition, payload, attempts
+  RenderedMessage message;
+  // The remote id the first sent message of this incident generation got on this channel
+  // (Slack ts, e-mail Message-ID, PagerDuty dedup key), so follow-ups thread under it; empty
+  // for the open itself or when it was never sent.
+  std::string thread_remote_id;
+};
+
+// How one attempt ended. kRetry is transient (timeouts, resets, 408, 409, 425, 429, 5xx): the
+// dispatcher backs off, honouring retry_after. kPermanent (other 4xx, a rejected address) goes
+// dead at once. Errors name the channel and the provider's words, never a credential.
+struct SendOutcome {
+  enum class Kind : uint8_t { kSent, kRetry, kPermanent };
+  Kind kind = Kind::kSent;
+  std::string remote_message_id;  // kSent: the provider's id, kept on the row
+  std::string error;              // otherwise
+  std::optional<Duration> retry_after;
+
+  static SendOutcome Sent(std::string remote_id) {
+    return SendOutcome{Kind::kSent, std::move(remote_id), {}, std::nullopt};
+  }
+  static SendOutcome Retry(std::string why, std::optional<Duration> after = std::nullopt) {
+    return SendOutcome{Kind::kRetry, {}, std::move(why), after};
+  }
+  static SendOutcome Permanent(std::string why) {
+    return SendOutcome{Kind::kPermanent, {}, std::move(why), std::nullopt};
+  }
+};
+
+// The outcome an HTTP status implies: 2xx sent, 408/409/425/429/5xx retry, other 4xx
+// permanent. The caller fills the remote id and the Retry-After it read.
+SendOutcome::Kind ClassifyHttpStatus(int status);
+
+// One configured destination (a webhook URL, a Slack channel, a recipient list, ...). Send
+// makes exactly one attempt and carries the row's idempotency key in whatever form the
+// provider honours. Thread-safe: the dispatcher sends concurrently.
+class Channel {
+ public:
+  virtual ~Channel() = default;
+  virtual SendOutcome Send(const Delivery& delivery) = 0;
+};
+
+// Renders an outbox row's payload for a channel type ("webhook", "slack", "email", "sms",
+// "pagerduty"). kInvalidArgument when the payload or the template cannot be rendered.
+class MessageRenderer {
+ public:
+  virtual ~MessageRenderer() = default;
+  virtual Result<RenderedMessage> Render(std::string_view channel_type,
+                                         const OutboxRow& row) const = 0;
+};
+
+}  // namespace quell::core
