@@ -41,7 +41,12 @@ std::optional<core::WallTime> ParseMark(const std::optional<std::string>& text) 
 // Conditions asking one source the same question share one answer per cycle.
 std::string MetricQueryKey(const core::MetricQuery& query) {
   std::string key = query.expr;
-  for (const auto& [name, value] : query.params) key += "\n" + name + "=" + value;
+  for (const auto& [name, value] : query.params) {
+    key += '\n';
+    key += name;
+    key += '=';
+    key += value;
+  }
   return key;
 }
 

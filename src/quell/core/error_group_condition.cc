@@ -11,7 +11,7 @@ namespace {
 
 std::optional<std::string_view> FindLabel(const Labels& labels, std::string_view name) {
   for (const auto& [key, value] : labels) {
-    if (key == name) return std::string_view(value);
+    if (key == name) return std::string_view{value};
   }
   return std::nullopt;
 }
@@ -29,10 +29,10 @@ bool IsUnhealthy(const ErrorGroupCondition& condition, const ErrorGroup& group,
 }  // namespace
 
 std::optional<std::string_view> GroupField(const ErrorGroup& group, std::string_view name) {
-  if (name == "error_group_id" || name == "id") return std::string_view(group.id);
-  if (name == "title") return std::string_view(group.title);
-  if (name == "message") return std::string_view(group.message);
-  if (name == "level") return std::string_view(group.level);
+  if (name == "error_group_id" || name == "id") return std::string_view{group.id};
+  if (name == "title") return std::string_view{group.title};
+  if (name == "message") return std::string_view{group.message};
+  if (name == "level") return std::string_view{group.level};
   if (name == "status") {
     return std::string_view(group.resolved ? "resolved" : "unresolved");
   }

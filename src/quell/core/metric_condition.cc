@@ -13,7 +13,7 @@ namespace {
 
 std::optional<std::string_view> FindLabel(const Labels& labels, std::string_view name) {
   for (const auto& [key, value] : labels) {
-    if (key == name) return std::string_view(value);
+    if (key == name) return std::string_view{value};
   }
   return std::nullopt;
 }

@@ -13,7 +13,7 @@ std::string Tried(std::span<const std::string> names) {
   return out;
 }
 
-core::Error Corrupt(std::string_view where, std::string what) {
+core::Error Corrupt(std::string_view where, const std::string& what) {
   return core::MakeError(core::ErrorCode::kCorrupt, std::string(where) + ": " + what);
 }
 
