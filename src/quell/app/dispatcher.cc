@@ -114,14 +114,20 @@ void Dispatcher::Record(Attempt& attempt, DispatchReport& report) {
   std::string dead_reason;
   switch (outcome.kind) {
     case core::SendOutcome::Kind::kSent:
-      recorded =
-          store_.CompleteSent(row.idempotency_key, options_.owner, outcome.remote_message_id, now);
+      recorded = RecordOne({.kind = core::OutboxOutcome::Kind::kSent,
+                            .idempotency_key = row.idempotency_key,
+                            .remote_message_id = outcome.remote_message_id},
+                           now);
       if (recorded) ++report.sent;
       break;
     case core::SendOutcome::Kind::kRetry:
       if (attempt.route != nullptr && row.attempts < attempt.route->limits.max_attempts) {
-        recorded = store_.Reschedule(row.idempotency_key, options_.owner, outcome.error,
-                                     now + Backoff(attempt.route->limits, row, outcome), now);
+        recorded =
+            RecordOne({.kind = core::OutboxOutcome::Kind::kReschedule,
+                       .idempotency_key = row.idempotency_key,
+                       .error = outcome.error,
+                       .next_attempt_at = now + Backoff(attempt.route->limits, row, outcome)},
+                      now);
         if (recorded) ++report.retried;
         break;
       }
@@ -130,7 +136,10 @@ void Dispatcher::Record(Attempt& attempt, DispatchReport& report) {
       [[fallthrough]];
     case core::SendOutcome::Kind::kPermanent:
       if (dead_reason.empty()) dead_reason = outcome.error;
-      recorded = store_.MarkDead(row.idempotency_key, options_.owner, dead_reason, now);
+      recorded = RecordOne({.kind = core::OutboxOutcome::Kind::kDead,
+                            .idempotency_key = row.idempotency_key,
+                            .error = dead_reason},
+                           now);
       if (recorded) {
         ++report.dead;
         SendMetaAlert(row, dead_reason, report);
@@ -144,6 +153,12 @@ void Dispatcher::Record(Attempt& attempt, DispatchReport& report) {
       report.errors.push_back(row.idempotency_key + ": " + recorded.error().message);
     }
   }
+}
+
+core::Status Dispatcher::RecordOne(const core::OutboxOutcome& outcome, core::WallTime now) {
+  auto statuses = store_.RecordOutcomes(options_.owner, std::span(&outcome, 1), now);
+  if (!statuses) return statuses.error();
+  return statuses->front();
 }
 
 void Dispatcher::SendMetaAlert(const core::OutboxRow& row, const std::string& why,

@@ -74,6 +74,7 @@ class Dispatcher {
 
   void Deliver(Attempt& attempt);
   void Record(Attempt& attempt, DispatchReport& report);
+  core::Status RecordOne(const core::OutboxOutcome& outcome, core::WallTime now);
   void SendMetaAlert(const core::OutboxRow& row, const std::string& why, DispatchReport& report);
   core::Duration Backoff(const ChannelLimits& limits, const core::OutboxRow& row,
                          const core::SendOutcome& outcome);

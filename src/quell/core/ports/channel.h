@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "quell/core/ports/http_client.h"
 #include "quell/core/ports/outbox_row.h"
 #include "quell/core/time.h"
 
@@ -52,9 +53,23 @@ struct SendOutcome {
 // permanent. The caller fills the remote id and the Retry-After it read.
 SendOutcome::Kind ClassifyHttpStatus(int status);
 
-// One configured destination (a webhook URL, a Slack channel, a recipient list, ...). Send
-// makes exactly one attempt and carries the row's idempotency key in whatever form the
-// provider honours. Thread-safe: the dispatcher sends concurrently.
+// A channel that speaks HTTP (webhook, Slack, Twilio, PagerDuty): it only builds the request
+// for a delivery and reads the provider's answer; the dispatcher owns the transport, so many
+// sends share one thread (libcurl multi). Both methods are const and thread-safe.
+class HttpChannel {
+ public:
+  virtual ~HttpChannel() = default;
+  // The one request this delivery makes, carrying the row's idempotency key in whatever form
+  // the provider honours; `now` stamps signatures. kInvalidArgument: the delivery cannot be
+  // encoded (goes dead at once).
+  virtual Result<HttpRequest> Encode(const Delivery& delivery, WallTime now) const = 0;
+  // What the provider's answer means: sent (with its message id), retry, or permanent.
+  virtual SendOutcome Decode(const Delivery& delivery, const HttpResponse& response) const = 0;
+};
+
+// A channel with a protocol of its own (SMTP): Send makes exactly one blocking attempt and
+// carries the idempotency key as the protocol allows. Thread-safe: the dispatcher runs several
+// sends at once on its worker threads.
 class Channel {
  public:
   virtual ~Channel() = default;

@@ -1,6 +1,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -10,6 +12,16 @@
 #include "quell/core/time.h"
 
 namespace quell::core {
+
+// What became of one leased row.
+struct OutboxOutcome {
+  enum class Kind : uint8_t { kSent, kReschedule, kDead };
+  Kind kind = Kind::kSent;
+  std::string idempotency_key;
+  std::string remote_message_id;  // kSent
+  std::string error;              // kReschedule, kDead
+  WallTime next_attempt_at;       // kReschedule
+};
 
 // The dispatcher's side of the outbox. Every method is one short transaction; implementations
 // are safe to use from several processes at once (one instance per thread).
@@ -26,20 +38,20 @@ class OutboxStore {
   virtual Result<std::vector<OutboxRow>> ClaimDue(std::string_view owner, WallTime now,
                                                   Duration lease, size_t limit) = 0;
 
-  // Records a delivery, as IncidentStore::MarkSent, only while `owner` still holds the lease:
-  // kConflict when the lease expired and another owner took the row (it will send it again
-  // with the same key, which is why every channel carries it).
-  virtual Status CompleteSent(std::string_view idempotency_key, std::string_view owner,
-                              std::string_view remote_message_id, WallTime now) = 0;
+  // Records what became of leased rows, all in one transaction (one commit for a whole batch
+  // of sends): kSent as IncidentStore::MarkSent (remote id kept, older siblings superseded),
+  // kReschedule back to pending at next_attempt_at keeping the error, kDead with the error.
+  // Each outcome applies only while `owner` still holds the row's lease; the result has one
+  // status per outcome, in order: kConflict for a lease that expired and went to another
+  // owner (it resends with the same key, which is why every channel carries it). The outer
+  // Result fails only when the transaction itself does.
+  virtual Result<std::vector<Status>> RecordOutcomes(std::string_view owner,
+                                                     std::span<const OutboxOutcome> outcomes,
+                                                     WallTime now) = 0;
 
-  // Returns the row to pending for another attempt at `next_attempt_at`, keeping `error`.
-  // kConflict when `owner` no longer holds the lease.
-  virtual Status Reschedule(std::string_view idempotency_key, std::string_view owner,
-                            std::string_view error, WallTime next_attempt_at, WallTime now) = 0;
-
-  // Gives up on the row: status dead with its last error. kConflict as above.
-  virtual Status MarkDead(std::string_view idempotency_key, std::string_view owner,
-                          std::string_view error, WallTime now) = 0;
+  // Rows on `channel` sent at or after `since`, their sent times ascending; for the channel's
+  // rate rules (an SMS recipient's minimum interval and daily cap).
+  virtual Result<std::vector<WallTime>> SentTimes(std::string_view channel, WallTime since) = 0;
 
   // The remote id of the earliest sent row of (key, generation, channel), for threading
   // follow-ups; empty when none was sent.
