@@ -18,6 +18,17 @@ uint64_t NextRandom(uint64_t& state) {
   return z ^ (z >> 31U);
 }
 
+core::OutboxOutcome Outcome(core::OutboxOutcome::Kind kind, std::string key, std::string remote_id,
+                            std::string error, core::WallTime next_attempt_at) {
+  core::OutboxOutcome outcome;
+  outcome.kind = kind;
+  outcome.idempotency_key = std::move(key);
+  outcome.remote_message_id = std::move(remote_id);
+  outcome.error = std::move(error);
+  outcome.next_attempt_at = next_attempt_at;
+  return outcome;
+}
+
 }  // namespace
 
 struct Dispatcher::Attempt {
@@ -114,19 +125,16 @@ void Dispatcher::Record(Attempt& attempt, DispatchReport& report) {
   std::string dead_reason;
   switch (outcome.kind) {
     case core::SendOutcome::Kind::kSent:
-      recorded = RecordOne({.kind = core::OutboxOutcome::Kind::kSent,
-                            .idempotency_key = row.idempotency_key,
-                            .remote_message_id = outcome.remote_message_id},
+      recorded = RecordOne(Outcome(core::OutboxOutcome::Kind::kSent, row.idempotency_key,
+                                   outcome.remote_message_id, {}, {}),
                            now);
       if (recorded) ++report.sent;
       break;
     case core::SendOutcome::Kind::kRetry:
       if (attempt.route != nullptr && row.attempts < attempt.route->limits.max_attempts) {
         recorded =
-            RecordOne({.kind = core::OutboxOutcome::Kind::kReschedule,
-                       .idempotency_key = row.idempotency_key,
-                       .error = outcome.error,
-                       .next_attempt_at = now + Backoff(attempt.route->limits, row, outcome)},
+            RecordOne(Outcome(core::OutboxOutcome::Kind::kReschedule, row.idempotency_key, {},
+                              outcome.error, now + Backoff(attempt.route->limits, row, outcome)),
                       now);
         if (recorded) ++report.retried;
         break;
@@ -136,10 +144,8 @@ void Dispatcher::Record(Attempt& attempt, DispatchReport& report) {
       [[fallthrough]];
     case core::SendOutcome::Kind::kPermanent:
       if (dead_reason.empty()) dead_reason = outcome.error;
-      recorded = RecordOne({.kind = core::OutboxOutcome::Kind::kDead,
-                            .idempotency_key = row.idempotency_key,
-                            .error = dead_reason},
-                           now);
+      recorded = RecordOne(
+          Outcome(core::OutboxOutcome::Kind::kDead, row.idempotency_key, {}, dead_reason, {}), now);
       if (recorded) {
         ++report.dead;
         SendMetaAlert(row, dead_reason, report);

@@ -15,6 +15,9 @@ struct ConditionCommon {
   Policy policy;
   Duration interval = std::chrono::minutes{1};
   std::vector<std::string> channels = {"default"};
+  // Shadow: decisions and outbox rows are recorded (status shadow) but nothing is sent, the
+  // check before a real rollout.
+  bool shadow = false;
 };
 
 }  // namespace quell::core

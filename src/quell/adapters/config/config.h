@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "quell/adapters/config/channel_settings.h"
 #include "quell/adapters/infrai/infrai_fields.h"
 #include "quell/core/error_group_condition.h"
 #include "quell/core/metric_condition.h"
@@ -64,6 +65,9 @@ struct Config {
   PrometheusSettings prometheus;
   std::vector<core::ErrorGroupCondition> error_conditions;
   std::vector<MetricConditionConfig> metric_conditions;
+  std::vector<ChannelConfig> channels;
+  DispatchSettings dispatch;
+  bool shadow = false;  // every condition in shadow: decide and record, send nothing
 };
 
 }  // namespace quell::config
