@@ -89,7 +89,7 @@ std::string SmtpSink::Unavailable() {
   return "";
 }
 
-core::Result<std::unique_ptr<SmtpSink>> SmtpSink::Start(SmtpSinkOptions options) {
+core::Result<std::unique_ptr<SmtpSink>> SmtpSink::Start(const SmtpSinkOptions& options) {
   if (std::string why = Unavailable(); !why.empty()) {
     return MakeError(ErrorCode::kUnavailable, why);
   }

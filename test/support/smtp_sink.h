@@ -40,7 +40,7 @@ class SmtpSink {
   static std::string Unavailable();
   // Starts the server and returns once it printed its port (deadline 20 s); the error has the
   // tail of its stderr.
-  static core::Result<std::unique_ptr<SmtpSink>> Start(SmtpSinkOptions options = {});
+  static core::Result<std::unique_ptr<SmtpSink>> Start(const SmtpSinkOptions& options = {});
 
   ~SmtpSink();
   SmtpSink(const SmtpSink&) = delete;

@@ -41,8 +41,8 @@ Result<int> ParseClockTime(std::string_view text);
 
 // Whether an SMS of `severity` to a recipient who was last texted at `sent` (ascending) may go
 // now, else the earliest time it may: the daily cap and the minimum interval first, then quiet
-// hours at that time (which `quiet_hours_override` severities ignore). The reason names the
-// rule that set the time.
+// hours at the resulting moment (which `quiet_hours_override` severities ignore). The reason names
+// the rule that set the time.
 SmsPacingDecision DecideSmsPacing(const SmsPacingRules& rules, std::span<const WallTime> sent,
                                   std::string_view severity, WallTime now);
 

@@ -5,6 +5,7 @@ namespace {
 
 constexpr const char* kSummary = "[{{severity}}] {{condition}} {{transition_label}}: {{key}}";
 
+// Section tags stand alone on their lines, so mustache drops those lines whole.
 constexpr const char* kEmailBody =
     "{{condition}} {{transition_label}} for {{key}}.\n"
     "\n"
@@ -12,12 +13,23 @@ constexpr const char* kEmailBody =
     "Severity:   {{severity}}\n"
     "First seen: {{first_seen_at}}\n"
     "Last seen:  {{last_seen_at}}\n"
-    "{{#resolved_at}}Resolved:   {{resolved_at}}\n{{/resolved_at}}"
+    "{{#resolved_at}}\n"
+    "Resolved:   {{resolved_at}}\n"
+    "{{/resolved_at}}\n"
     "Events:     {{event_count}}\n"
-    "{{#link}}Details:    {{link}}\n{{/link}}"
-    "{{#has_examples}}\nRecent examples (redacted):\n"
-    "{{#examples}}  - {{text}}\n{{/examples}}{{/has_examples}}"
-    "\n-- \nquell, incident {{key}} generation {{generation}}\n";
+    "{{#link}}\n"
+    "Details:    {{link}}\n"
+    "{{/link}}\n"
+    "{{#has_examples}}\n"
+    "\n"
+    "Recent examples (redacted):\n"
+    "{{#examples}}\n"
+    "  - {{text}}\n"
+    "{{/examples}}\n"
+    "{{/has_examples}}\n"
+    "\n"
+    "-- \n"
+    "quell, incident {{key}} generation {{generation}}\n";
 
 constexpr const char* kSlackBody =
     "{{#is_resolve}}:white_check_mark:{{/is_resolve}}{{^is_resolve}}:rotating_light:"
@@ -34,7 +46,7 @@ constexpr const char* kSmsBody =
 
 constexpr const char* kPagerDutyBody =
     "{{event_count}} events, first {{first_seen_at}}, last {{last_seen_at}}"
-    "{{#has_examples}}; recent: {{#examples}}{{text}}; {{/examples}}{{/has_examples}}";
+    "{{#has_examples}}; recent:{{#examples}} [{{text}}]{{/examples}}{{/has_examples}}";
 
 constexpr const char* kWebhookBody =
     "{{condition}} {{transition_label}} for {{key}} ({{severity}}, {{event_count}} events, "
