@@ -80,6 +80,13 @@ TEST(MimeMessageTest, ExtractsEnvelopeAddressesAndRefusesHeaderInjection) {
   EXPECT_FALSE(IsSafeHeaderValue("ops@example.com\r\nBcc: x@evil"));
 }
 
+TEST(MimeMessageTest, EncodesNonAsciiDisplayNamesOnly) {
+  EXPECT_EQ(EncodeMailbox("quell <alerts@example.com>"), "quell <alerts@example.com>");
+  EXPECT_EQ(EncodeMailbox("\"Caf\u00e9\" <ops@example.com>"),
+            "=?UTF-8?B?Q2Fmw6k=?= <ops@example.com>");
+  EXPECT_EQ(EncodeMailbox("ops@example.com"), "ops@example.com");
+}
+
 TEST(MessageIdTest, IsStablePerRowAndTheAnchorPerGeneration) {
   EXPECT_EQ(MessageIdFor("q1-abc", "quell.invalid"), "<q1-abc@quell.invalid>");
   const std::string a = ThreadAnchorId("k", 1, "mail", "quell.invalid");

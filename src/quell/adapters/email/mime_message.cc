@@ -135,6 +135,20 @@ std::string EnvelopeAddress(std::string_view mailbox) {
   return std::string(mailbox.substr(first, last - first + 1));
 }
 
+std::string EncodeMailbox(std::string_view mailbox) {
+  const size_t open = mailbox.rfind('<');
+  if (open == std::string_view::npos || IsPrintableAscii(mailbox)) return std::string(mailbox);
+  std::string_view name = mailbox.substr(0, open);
+  while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
+  if (name.size() >= 2 && name.front() == '"' && name.back() == '"') {
+    name = name.substr(1, name.size() - 2);
+  }
+  std::string out = EncodeHeaderText(name);
+  out += ' ';
+  out.append(mailbox.substr(open));
+  return out;
+}
+
 bool IsSafeHeaderValue(std::string_view value) {
   return value.find_first_of(std::string_view("\r\n\0", 3)) == std::string_view::npos;
 }
@@ -148,11 +162,11 @@ std::string BuildMimeMessage(const MailParts& parts) {
     out.append("\r\n");
   };
   header("Date", FormatRfc5322Date(parts.date));
-  header("From", parts.from);
+  header("From", EncodeMailbox(parts.from));
   std::string to;
   for (const std::string& address : parts.to) {
     if (!to.empty()) to.append(",\r\n ");
-    to.append(address);
+    to.append(EncodeMailbox(address));
   }
   header("To", to);
   header("Subject", EncodeHeaderText(core::OneLine(parts.subject)));

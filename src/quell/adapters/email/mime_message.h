@@ -36,6 +36,10 @@ std::string EncodeHeaderText(std::string_view text);
 // Quoted-printable (RFC 2045 6.7) with CRLF hard line breaks and lines of at most 76.
 std::string EncodeQuotedPrintable(std::string_view text);
 
+// `mailbox` for a From or To header: a non-ASCII display name ("Équipe <ops@x>") becomes
+// encoded-words; the address itself is left alone.
+std::string EncodeMailbox(std::string_view mailbox);
+
 // The addr-spec of "Name <addr>" or a bare address, for the SMTP envelope.
 std::string EnvelopeAddress(std::string_view mailbox);
 
