@@ -168,9 +168,11 @@ TEST_F(ChannelConfigTest, PerConditionShadowIsRead) {
     type: error_groups
     channels: [ops]
     shadow: true
+    severity: critical
 )");
   ASSERT_TRUE(config.ok()) << config.error().message;
   EXPECT_TRUE(config->error_conditions[0].common.shadow);
+  EXPECT_EQ(config->condition_severity.at("errs"), "critical");
   EXPECT_FALSE(config->shadow);
 }
 

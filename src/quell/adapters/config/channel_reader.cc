@@ -186,10 +186,6 @@ void ReadChannels(MapReader& top, const std::filesystem::path& dir, Config& conf
     } else if (!names.insert(channel.name).second) {
       item.Fail("name", "\"" + channel.name + "\" names two channels");
     }
-    item.Read("severity", channel.severity);
-    if (!ValidSeverity(channel.severity)) {
-      item.Fail("severity", "expected critical, error, warning or info");
-    }
     ReadDelivery(item, channel.delivery);
     std::string type;
     item.Read("type", type);

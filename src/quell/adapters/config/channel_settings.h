@@ -73,7 +73,6 @@ const char* ChannelTypeName(ChannelType type);
 struct ChannelConfig {
   std::string name;
   ChannelType type = ChannelType::kWebhook;
-  std::string severity = "error";  // the default severity of messages on this channel
   ChannelDelivery delivery;
   WebhookSettings webhook;
   SlackSettings slack;

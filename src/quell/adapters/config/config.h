@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -65,6 +66,9 @@ struct Config {
   PrometheusSettings prometheus;
   std::vector<core::ErrorGroupCondition> error_conditions;
   std::vector<MetricConditionConfig> metric_conditions;
+  // A condition's message severity ("critical", "error", "warning", "info"), by condition
+  // name; conditions without one use "error".
+  std::map<std::string, std::string, std::less<>> condition_severity;
   std::vector<ChannelConfig> channels;
   DispatchSettings dispatch;
   bool shadow = false;  // every condition in shadow: decide and record, send nothing

@@ -247,6 +247,13 @@ void ReadConditions(MapReader& root, const core::ConditionCommon& defaults, Conf
     core::ConditionCommon common = defaults;
     common.name = name;
     ReadCommon(item, common);
+    std::string severity = "error";
+    item.Read("severity", severity);
+    if (severity != "critical" && severity != "error" && severity != "warning" &&
+        severity != "info") {
+      item.Fail("severity", "expected critical, error, warning or info, got \"" + severity + "\"");
+    }
+    config.condition_severity[name] = severity;
     std::string type;
     item.Read("type", type);
     if (type == "error_groups") {
