@@ -116,7 +116,9 @@ void Dispatcher::Record(Attempt& attempt, DispatchReport& report) {
     case core::SendOutcome::Kind::kSent:
       recorded = RecordOne({.kind = core::OutboxOutcome::Kind::kSent,
                             .idempotency_key = row.idempotency_key,
-                            .remote_message_id = outcome.remote_message_id},
+                            .remote_message_id = outcome.remote_message_id,
+                            .error = {},
+                            .next_attempt_at = {}},
                            now);
       if (recorded) ++report.sent;
       break;
@@ -125,6 +127,7 @@ void Dispatcher::Record(Attempt& attempt, DispatchReport& report) {
         recorded =
             RecordOne({.kind = core::OutboxOutcome::Kind::kReschedule,
                        .idempotency_key = row.idempotency_key,
+                       .remote_message_id = {},
                        .error = outcome.error,
                        .next_attempt_at = now + Backoff(attempt.route->limits, row, outcome)},
                       now);
@@ -138,7 +141,9 @@ void Dispatcher::Record(Attempt& attempt, DispatchReport& report) {
       if (dead_reason.empty()) dead_reason = outcome.error;
       recorded = RecordOne({.kind = core::OutboxOutcome::Kind::kDead,
                             .idempotency_key = row.idempotency_key,
-                            .error = dead_reason},
+                            .remote_message_id = {},
+                            .error = dead_reason,
+                            .next_attempt_at = {}},
                            now);
       if (recorded) {
         ++report.dead;
