@@ -15,6 +15,7 @@ struct ConditionCommon {
   Policy policy;
   Duration interval = std::chrono::minutes{1};
   std::vector<std::string> channels = {"default"};
+  bool shadow = false;  // record transitions as shadow outbox rows, never sent
 };
 
 }  // namespace quell::core
