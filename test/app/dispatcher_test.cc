@@ -20,7 +20,8 @@ using core::OutboxStatus;
 using std::chrono::hours;
 using std::chrono::seconds;
 
-const core::WallTime kT0 = *core::ParseRfc3339("2026-12-02T09:00:00Z");
+// 2026-12-02T09:00:00Z
+constexpr core::WallTime kT0{std::chrono::microseconds(1796202000LL * 1000000)};
 
 core::OutboxRow Row(const std::string& key, const std::string& channel, uint64_t version = 1,
                     std::string payload = "{}") {

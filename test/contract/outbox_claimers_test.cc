@@ -153,6 +153,7 @@ TEST_P(OutboxClaimersTest, RowsOfAKilledClaimerAreReclaimedWithTheirKeysAfterThe
   TestStore store(GetParam());
   const core::WallTime now = OutboxEpoch();
   std::vector<core::OutboxRow> rows;
+  rows.reserve(20);
   for (int k = 0; k < 20; ++k) rows.push_back(PendingRow("k" + std::to_string(k), 1, 1, "c", now));
   Seed(store, rows);
 

@@ -30,6 +30,7 @@ class NullSink : public app::DecisionSink {
 
 std::vector<std::string> IdsOf(const std::vector<core::OutboxRow>& rows) {
   std::vector<std::string> ids;
+  ids.reserve(rows.size());
   for (const auto& r : rows)
     ids.push_back(r.key + "/" + r.channel + "/" + std::to_string(r.version));
   return ids;
@@ -136,6 +137,7 @@ TEST_P(OutboxContractTest, ClaimsDueRowsInOrderAndCountsTheAttempt) {
 
 TEST_P(OutboxContractTest, ClaimStopsAtTheLimitInOrder) {
   std::vector<core::OutboxRow> rows;
+  rows.reserve(10);
   for (int k = 9; k >= 0; --k) rows.push_back(PendingRow("k" + std::to_string(k), 1, 1, "c", t0_));
   Insert(rows);
   EXPECT_EQ(IdsOf(Claim(*a_, "a", t0_, 3)),
@@ -167,6 +169,7 @@ TEST_P(OutboxContractTest, AnExpiredLeaseIsReclaimedWithTheSameKeyAndOneMoreAtte
 
 TEST_P(OutboxContractTest, TwoOwnersClaimDisjointRows) {
   std::vector<core::OutboxRow> rows;
+  rows.reserve(6);
   for (int k = 0; k < 6; ++k) rows.push_back(PendingRow("k" + std::to_string(k), 1, 1, "c", t0_));
   Insert(rows);
   const auto a = IdsOf(Claim(*a_, "a", t0_, 4));
@@ -257,6 +260,15 @@ TEST_P(OutboxContractTest, ASentRowSupersedesItsOlderPendingSiblingsWhichNeverSe
   EXPECT_EQ(IdsOf(Claim(*b_, "b", t0_ + seconds(600))), std::vector<std::string>{"k/other/1"});
   EXPECT_EQ(Find(PendingRow("k", 0, 9, "c", t0_).idempotency_key).status,
             OutboxStatus::kSuperseded);
+}
+
+TEST_P(OutboxContractTest, AnExpiredLeaseOnARowOlderThanASentSiblingIsNotResent) {
+  Insert({PendingRow("k", 1, 1, "c", t0_), PendingRow("k", 1, 2, "c", t0_)});
+  const auto old = Claim(*a_, "a", t0_);
+  ASSERT_EQ(IdsOf(old), std::vector<std::string>{"k/c/1"});
+  // Another path delivered the newer row meanwhile (the port cannot do this; SQL can).
+  test_store_->Query("UPDATE outbox SET status = 'sent' WHERE version = 2");
+  EXPECT_TRUE(Claim(*b_, "b", t0_ + kLease + seconds(1)).empty());
 }
 
 TEST_P(OutboxContractTest, ShadowConditionsWriteRowsThatAreNeverClaimed) {

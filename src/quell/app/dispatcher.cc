@@ -177,7 +177,8 @@ void Dispatcher::Deliver(std::vector<Attempt>& attempts, const Done& done) {
       const std::vector<std::pair<const Route*, std::vector<Attempt*>>> groups(by_channel.begin(),
                                                                                by_channel.end());
       ForEachBounded(groups.size(), static_cast<uint32_t>(groups.size()), [&](size_t g) {
-        const auto& [route, group] = groups[g];
+        const Route* route = groups[g].first;
+        const std::vector<Attempt*>& group = groups[g].second;
         ForEachBounded(group.size(), route->limits.concurrency, [&](size_t i) {
           completions.Push({group[i], route->channel->Send(group[i]->delivery)});
         });
@@ -185,8 +186,8 @@ void Dispatcher::Deliver(std::vector<Attempt>& attempts, const Done& done) {
       completions.Close();
     });
   }
-  const auto drain = [&](std::vector<Completion> ready) {
-    for (auto& [attempt, outcome] : ready) done(*attempt, outcome);
+  const auto drain = [&](const std::vector<Completion>& ready) {
+    for (const auto& [attempt, outcome] : ready) done(*attempt, outcome);
   };
   if (!exchanges.empty()) {
     http_.SendAll(
@@ -198,7 +199,7 @@ void Dispatcher::Deliver(std::vector<Attempt>& attempts, const Done& done) {
         });
   }
   for (auto ready = completions.WaitTake(); !ready.empty(); ready = completions.WaitTake()) {
-    drain(std::move(ready));
+    drain(ready);
   }
 }
 

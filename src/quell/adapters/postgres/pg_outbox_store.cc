@@ -17,7 +17,8 @@ using core::Status;
 // over rows another is leasing instead of waiting for it. Under READ COMMITTED a row that
 // another claim leased meanwhile is re-checked on its new version and drops out, so two owners
 // never hold one row. The guard keeps sends in order: no row of a (key, channel) is leased
-// while an older one is still to be delivered. ORDER BY matches outbox_live's byte order.
+// while an older one is still to be delivered; the second is the supersede rule at claim time
+// (a row older than a sent sibling is never sent). ORDER BY matches outbox_live's byte order.
 constexpr const char* kClaimSql =
     "WITH due AS (SELECT o.idempotency_key FROM outbox o"
     " WHERE o.status IN ('pending', 'in_flight') AND"
@@ -26,6 +27,9 @@ constexpr const char* kClaimSql =
     " SELECT 1 FROM outbox p WHERE p.key = o.key AND p.channel = o.channel AND"
     " p.status IN ('pending', 'in_flight') AND"
     " (p.generation < o.generation OR (p.generation = o.generation AND p.version < o.version)))"
+    " AND NOT EXISTS (SELECT 1 FROM outbox n WHERE n.key = o.key AND n.channel = o.channel AND"
+    " n.status = 'sent' AND (n.generation > o.generation OR"
+    " (n.generation = o.generation AND n.version > o.version)))"
     " ORDER BY o.key COLLATE \"C\", o.channel COLLATE \"C\", o.generation, o.version"
     " LIMIT $4 FOR UPDATE SKIP LOCKED)"
     " UPDATE outbox u SET status = 'in_flight', lease_owner = $1, lease_expires_at = $3,"
@@ -139,6 +143,7 @@ core::Result<std::vector<core::WallTime>> PgIncidentStore::SentTimes(std::string
       connection_->Run(sql, {std::string(channel), std::to_string(store::ToMicros(since))});
   if (!result) return result.error();
   std::vector<core::WallTime> out;
+  out.reserve(static_cast<size_t>(PQntuples(result->get())));
   for (int i = 0; i < PQntuples(result->get()); ++i) {
     out.push_back(store::FromMicros(ParseInt(PQgetvalue(result->get(), i, 0))));
   }

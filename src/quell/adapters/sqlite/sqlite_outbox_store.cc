@@ -17,6 +17,8 @@ using core::Status;
 // The statuses are literals, not parameters, so SQLite can prove that outbox_live (WHERE status
 // IN ('pending', 'in_flight')) covers both the scan and the guard. The guard keeps sends in
 // order: no row of a (key, channel) is leased while an older one is still to be delivered.
+// The second guard is the supersede rule at claim time: a row older than a sent sibling is
+// never sent (a lease that expired on it cannot resurrect it).
 constexpr const char* kClaimSql =
     "UPDATE outbox SET status = 'in_flight', lease_owner = ?1, lease_expires_at = ?3,"
     " attempts = attempts + 1, updated_at = ?2 WHERE rowid IN ("
@@ -27,6 +29,9 @@ constexpr const char* kClaimSql =
     " SELECT 1 FROM outbox p INDEXED BY outbox_live WHERE p.key = o.key AND"
     " p.channel = o.channel AND p.status IN ('pending', 'in_flight') AND"
     " (p.generation < o.generation OR (p.generation = o.generation AND p.version < o.version)))"
+    " AND NOT EXISTS (SELECT 1 FROM outbox n WHERE n.key = o.key AND n.channel = o.channel AND"
+    " n.status = 'sent' AND (n.generation > o.generation OR"
+    " (n.generation = o.generation AND n.version > o.version)))"
     " ORDER BY o.key, o.channel, o.generation, o.version LIMIT ?4) RETURNING ";
 
 // Each outcome applies only while `owner` still holds the lease (?2): a row that went back to
