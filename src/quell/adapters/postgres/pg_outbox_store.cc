@@ -16,25 +16,24 @@ using core::Status;
 // The inner SELECT picks and locks the due rows; SKIP LOCKED lets a concurrent claimer pass
 // over rows another is leasing instead of waiting for it. Under READ COMMITTED a row that
 // another claim leased meanwhile is re-checked on its new version and drops out, so two owners
-// never hold one row. The guard keeps sends in order: no row of a (key, channel) is leased
-// while an older one is still to be delivered; the second is the supersede rule at claim time
-// (a row older than a sent sibling is never sent). ORDER BY matches outbox_live's byte order.
+// never hold one row. One NOT EXISTS holds both guards, an older sibling still to deliver
+// (sends keep their order) and a newer one already sent (the supersede rule at claim time), so
+// the planner can only answer it through the (key, channel, generation, version) unique index,
+// a few rows per probe: two separate anti-joins let it scan every sent row per claim when its
+// statistics lag behind a busy outbox. ORDER BY matches outbox_live's byte order; = ANY(ARRAY)
+// keeps the outer UPDATE on the primary key instead of a hash join over the whole table.
 constexpr const char* kClaimSql =
-    "WITH due AS (SELECT o.idempotency_key FROM outbox o"
-    " WHERE o.status IN ('pending', 'in_flight') AND"
+    "UPDATE outbox u SET status = 'in_flight', lease_owner = $1, lease_expires_at = $3,"
+    " attempts = u.attempts + 1, updated_at = $2 WHERE u.idempotency_key = ANY(ARRAY("
+    "SELECT o.idempotency_key FROM outbox o WHERE o.status IN ('pending', 'in_flight') AND"
     " ((o.status = 'pending' AND o.next_attempt_at <= $2) OR"
     " (o.status = 'in_flight' AND o.lease_expires_at <= $2)) AND NOT EXISTS ("
     " SELECT 1 FROM outbox p WHERE p.key = o.key AND p.channel = o.channel AND"
-    " p.status IN ('pending', 'in_flight') AND"
-    " (p.generation < o.generation OR (p.generation = o.generation AND p.version < o.version)))"
-    " AND NOT EXISTS (SELECT 1 FROM outbox n WHERE n.key = o.key AND n.channel = o.channel AND"
-    " n.status = 'sent' AND (n.generation > o.generation OR"
-    " (n.generation = o.generation AND n.version > o.version)))"
+    " ((p.status IN ('pending', 'in_flight') AND"
+    " (p.generation, p.version) < (o.generation, o.version)) OR"
+    " (p.status = 'sent' AND (p.generation, p.version) > (o.generation, o.version))))"
     " ORDER BY o.key COLLATE \"C\", o.channel COLLATE \"C\", o.generation, o.version"
-    " LIMIT $4 FOR UPDATE SKIP LOCKED)"
-    " UPDATE outbox u SET status = 'in_flight', lease_owner = $1, lease_expires_at = $3,"
-    " attempts = u.attempts + 1, updated_at = $2 FROM due"
-    " WHERE u.idempotency_key = due.idempotency_key RETURNING ";
+    " LIMIT $4 FOR UPDATE SKIP LOCKED)) RETURNING ";
 
 // The whole batch in one statement, so one transaction and one round trip. An outcome applies
 // only while `owner` ($2) still holds the row's lease; a sent row supersedes its older pending
