@@ -15,7 +15,9 @@ struct ConditionCommon {
   Policy policy;
   Duration interval = std::chrono::minutes{1};
   std::vector<std::string> channels = {"default"};
-  bool shadow = false;  // record transitions as shadow outbox rows, never sent
+  // Shadow: decisions and outbox rows are recorded (status shadow) but nothing is sent, the
+  // check before a real rollout.
+  bool shadow = false;
 };
 
 }  // namespace quell::core

@@ -1,10 +1,12 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "quell/adapters/config/channel_settings.h"
 #include "quell/adapters/infrai/infrai_fields.h"
 #include "quell/core/error_group_condition.h"
 #include "quell/core/metric_condition.h"
@@ -64,6 +66,12 @@ struct Config {
   PrometheusSettings prometheus;
   std::vector<core::ErrorGroupCondition> error_conditions;
   std::vector<MetricConditionConfig> metric_conditions;
+  // A condition's message severity ("critical", "error", "warning", "info"), by condition
+  // name; conditions without one use "error".
+  std::map<std::string, std::string, std::less<>> condition_severity;
+  std::vector<ChannelConfig> channels;
+  DispatchSettings dispatch;
+  bool shadow = false;  // every condition in shadow: decide and record, send nothing
 };
 
 }  // namespace quell::config

@@ -12,6 +12,8 @@
 #include <system_error>
 #include <utility>
 
+#include "quell/adapters/config/channel_reader.h"
+#include "quell/adapters/config/secret_reader.h"
 #include "quell/adapters/config/yaml_reader.h"
 #include "quell/core/key_template.h"
 
@@ -33,24 +35,6 @@ void ReadHttp(MapReader& section, HttpSettings& http) {
   retry.Finish();
 }
 
-// Trailing whitespace is dropped: key files usually end in a newline.
-std::optional<std::string> ReadKeyFile(const std::filesystem::path& path, std::string& why) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    why = "cannot read " + path.string() + ": " + std::generic_category().message(errno);
-    return std::nullopt;
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  std::string key = text.str();
-  while (!key.empty() && std::isspace(static_cast<unsigned char>(key.back()))) key.pop_back();
-  if (key.empty()) {
-    why = path.string() + " is empty";
-    return std::nullopt;
-  }
-  return key;
-}
-
 void ReadInfrai(MapReader section, const std::filesystem::path& config_dir, const EnvLookup& env,
                 InfraiSettings& infrai) {
   infrai.enabled = true;
@@ -69,7 +53,7 @@ void ReadInfrai(MapReader section, const std::filesystem::path& config_dir, cons
     std::filesystem::path path(key_file);
     if (path.is_relative()) path = config_dir / path;
     std::string why;
-    if (auto key = ReadKeyFile(path, why)) {
+    if (auto key = ReadSecretFile(path, why)) {
       infrai.api_key = std::move(*key);
       infrai.api_key_origin = "file " + path.string();
     } else {
@@ -147,6 +131,7 @@ void ReadCommon(MapReader& section, core::ConditionCommon& common) {
   }
   section.Read("interval", common.interval);
   section.Read("channels", common.channels);
+  section.Read("shadow", common.shadow);
   if (auto valid = core::Validate(policy); !valid) section.Fail("", valid.error().message);
   if (common.interval.count() <= 0) section.Fail("interval", "must be positive");
 }
@@ -262,6 +247,13 @@ void ReadConditions(MapReader& root, const core::ConditionCommon& defaults, Conf
     core::ConditionCommon common = defaults;
     common.name = name;
     ReadCommon(item, common);
+    std::string severity = "error";
+    item.Read("severity", severity);
+    if (severity != "critical" && severity != "error" && severity != "warning" &&
+        severity != "info") {
+      item.Fail("severity", "expected critical, error, warning or info, got \"" + severity + "\"");
+    }
+    config.condition_severity[name] = severity;
     std::string type;
     item.Read("type", type);
     if (type == "error_groups") {
@@ -325,6 +317,10 @@ core::Result<Config> LoadConfig(const std::string& path, const EnvLookup& env) {
   ReadCommon(defaults_section, defaults);
   defaults_section.Finish();
   ReadConditions(top, defaults, config);
+  top.Read("shadow", config.shadow);
+  ReadChannels(top, dir, config);
+  ReadDispatch(top.Child("dispatch"), config);
+  CheckRoutes(top, config);
   top.Finish();
   if (!context.error && config.error_conditions.empty() && config.metric_conditions.empty()) {
     context.Fail(root.Mark(), "conditions", "no conditions: there is nothing to poll");

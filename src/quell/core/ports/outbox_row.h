@@ -14,7 +14,17 @@ namespace quell::core {
 // An outbox row's life: pending -> in_flight (leased) -> sent, or -> dead after too many
 // attempts. shadow rows are recorded but never sent; superseded rows lost to a newer transition
 // of the same incident and channel that was already sent, and are never sent either.
-enum class OutboxStatus : uint8_t { kPending, kInFlight, kSent, kDead, kShadow, kSuperseded };
+// folded rows went past their tenant's budget: they are kept, never sent on their own, and
+// listed in their hour's digest row instead.
+enum class OutboxStatus : uint8_t {
+  kPending,
+  kInFlight,
+  kSent,
+  kDead,
+  kShadow,
+  kSuperseded,
+  kFolded
+};
 
 const char* OutboxStatusName(OutboxStatus status);
 Result<OutboxStatus> ParseOutboxStatus(std::string_view name);

@@ -1,0 +1,251 @@
+#include "quell/adapters/config/channel_reader.h"
+
+#include <cctype>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "quell/adapters/config/secret_reader.h"
+
+namespace quell::config {
+namespace {
+
+bool ValidClock(const std::string& text) {
+  if (text.size() != 5 || text[2] != ':') return false;
+  for (const size_t i : {0U, 1U, 3U, 4U}) {
+    if (!std::isdigit(static_cast<unsigned char>(text[i]))) return false;
+  }
+  return std::stoi(text.substr(0, 2)) < 24 && std::stoi(text.substr(3, 2)) < 60;
+}
+
+bool ValidOffset(const std::string& text) {
+  return text.size() == 6 && (text[0] == '+' || text[0] == '-') && ValidClock(text.substr(1));
+}
+
+bool ValidSeverity(const std::string& severity) {
+  return severity == "critical" || severity == "error" || severity == "warning" ||
+         severity == "info";
+}
+
+void RequireUrl(MapReader& item, const char* key, const std::string& url,
+                std::initializer_list<const char*> schemes) {
+  if (url.empty()) {
+    item.Fail(key, "a URL is required");
+    return;
+  }
+  for (const char* scheme : schemes) {
+    if (url.starts_with(scheme)) return;
+  }
+  std::string expected;
+  for (const char* scheme : schemes) {
+    if (!expected.empty()) expected += " or ";
+    expected += scheme;
+  }
+  item.Fail(key, "expected a URL starting with " + expected);
+}
+
+void ReadDelivery(MapReader& item, ChannelDelivery& delivery) {
+  item.Read("concurrency", delivery.concurrency, 1, 1024);
+  item.Read("max_attempts", delivery.max_attempts, 1, 100);
+  item.Read("initial_backoff", delivery.initial_backoff);
+  item.Read("max_backoff", delivery.max_backoff);
+  item.Read("max_retry_after", delivery.max_retry_after);
+  item.Read("connect_timeout", delivery.connect_timeout);
+  item.Read("timeout", delivery.timeout);
+  item.Read("ca_file", delivery.ca_file);
+  core::Labels templates;
+  item.Read("templates", templates);
+  for (auto& [part, text] : templates) delivery.templates.emplace(part, std::move(text));
+  if (delivery.timeout.count() <= 0) item.Fail("timeout", "must be positive");
+}
+
+void ReadWebhook(MapReader& item, const std::filesystem::path& dir, WebhookSettings& out) {
+  item.Read("url", out.url);
+  RequireUrl(item, "url", out.url, {"http://", "https://"});
+  out.secret = ReadSecret(item, "secret", dir, true).value;
+}
+
+void ReadSlack(MapReader& item, const std::filesystem::path& dir, SlackSettings& out) {
+  out.webhook_url = ReadSecret(item, "webhook_url", dir, false).value;
+  out.bot_token = ReadSecret(item, "bot_token", dir, false).value;
+  item.Read("channel", out.channel);
+  item.Read("api_url", out.api_url);
+  const bool hook = item.Has("webhook_url_env") || item.Has("webhook_url_file");
+  const bool bot = item.Has("bot_token_env") || item.Has("bot_token_file");
+  if (hook == bot) {
+    item.Fail("",
+              "give exactly one of webhook_url_env/_file (incoming webhook) or "
+              "bot_token_env/_file (bot token)");
+  } else if (bot && out.channel.empty()) {
+    item.Fail("channel", "a bot token needs the channel id to post to");
+  } else if (hook && out.webhook_url.empty()) {
+    item.Fail("webhook_url_env", "the webhook URL variable is not set");
+  } else if (bot && out.bot_token.empty()) {
+    item.Fail("bot_token_env", "the bot token variable is not set");
+  }
+}
+
+void ReadEmail(MapReader& item, const std::filesystem::path& dir, EmailSettings& out) {
+  item.Read("url", out.url);
+  RequireUrl(item, "url", out.url, {"smtp://", "smtps://"});
+  std::string starttls = "required";
+  item.Read("starttls", starttls);
+  if (starttls == "required") {
+    out.starttls_required = true;
+  } else if (starttls == "optional") {
+    out.starttls_required = false;
+  } else {
+    item.Fail("starttls", "expected required or optional");
+  }
+  item.Read("username", out.username);
+  out.password = ReadSecret(item, "password", dir, false).value;
+  item.Read("from", out.from);
+  item.Read("to", out.to);
+  item.Read("message_id_domain", out.message_id_domain);
+  if (out.from.find('@') == std::string::npos) item.Fail("from", "a sender address is required");
+  if (out.to.empty()) item.Fail("to", "at least one recipient is required");
+}
+
+void ReadSms(MapReader& item, const std::filesystem::path& dir, SmsSettings& out) {
+  item.Read("base_url", out.base_url);
+  RequireUrl(item, "base_url", out.base_url, {"http://", "https://"});
+  item.Read("account_sid", out.account_sid);
+  out.auth_token = ReadSecret(item, "auth_token", dir, true).value;
+  item.Read("from", out.from);
+  item.Read("to", out.to);
+  item.Read("min_interval", out.min_interval);
+  item.Read("daily_cap", out.daily_cap, 1, 10000);
+  item.Read("max_segments", out.max_segments, 1, 10);
+  if (out.account_sid.empty()) item.Fail("account_sid", "the account SID is required");
+  if (out.from.empty()) item.Fail("from", "the sending number is required");
+  if (out.to.empty()) item.Fail("to", "the recipient number is required");
+  if (item.Has("quiet_hours")) {
+    MapReader quiet = item.Child("quiet_hours");
+    std::string start;
+    std::string end;
+    quiet.Read("start", start);
+    quiet.Read("end", end);
+    quiet.Read("utc_offset", out.utc_offset);
+    quiet.Read("override", out.quiet_override);
+    if (!ValidClock(start)) quiet.Fail("start", "expected HH:MM, e.g. 22:00");
+    if (!ValidClock(end)) quiet.Fail("end", "expected HH:MM, e.g. 07:00");
+    if (!ValidOffset(out.utc_offset)) quiet.Fail("utc_offset", "expected +HH:MM or -HH:MM");
+    for (const std::string& severity : out.quiet_override) {
+      if (!ValidSeverity(severity)) {
+        quiet.Fail("override", "expected severities (critical, error, warning, info), got \"" +
+                                   severity + "\"");
+      }
+    }
+    quiet.Finish();
+    out.quiet_start = start;
+    out.quiet_end = end;
+  }
+}
+
+void ReadPagerDuty(MapReader& item, const std::filesystem::path& dir, PagerDutySettings& out) {
+  item.Read("url", out.url);
+  RequireUrl(item, "url", out.url, {"http://", "https://"});
+  out.routing_key = ReadSecret(item, "routing_key", dir, true).value;
+}
+
+bool ValidChannelName(const std::string& name) {
+  if (name.empty() || name.size() > 100) return false;
+  for (const char c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+const char* ChannelTypeName(ChannelType type) {
+  switch (type) {
+    case ChannelType::kWebhook:
+      return "webhook";
+    case ChannelType::kSlack:
+      return "slack";
+    case ChannelType::kEmail:
+      return "email";
+    case ChannelType::kSms:
+      return "sms";
+    case ChannelType::kPagerDuty:
+      return "pagerduty";
+  }
+  return "webhook";
+}
+
+void ReadChannels(MapReader& top, const std::filesystem::path& dir, Config& config) {
+  std::set<std::string> names;
+  for (MapReader& item : top.Items("channels")) {
+    ChannelConfig channel;
+    item.Read("name", channel.name);
+    if (!ValidChannelName(channel.name)) {
+      item.Fail("name", "a name of letters, digits, '-', '_' or '.' is required");
+    } else if (!names.insert(channel.name).second) {
+      item.Fail("name", "\"" + channel.name + "\" names two channels");
+    }
+    ReadDelivery(item, channel.delivery);
+    std::string type;
+    item.Read("type", type);
+    if (type == "webhook") {
+      channel.type = ChannelType::kWebhook;
+      ReadWebhook(item, dir, channel.webhook);
+    } else if (type == "slack") {
+      channel.type = ChannelType::kSlack;
+      ReadSlack(item, dir, channel.slack);
+    } else if (type == "email") {
+      channel.type = ChannelType::kEmail;
+      ReadEmail(item, dir, channel.email);
+    } else if (type == "sms") {
+      channel.type = ChannelType::kSms;
+      ReadSms(item, dir, channel.sms);
+    } else if (type == "pagerduty") {
+      channel.type = ChannelType::kPagerDuty;
+      ReadPagerDuty(item, dir, channel.pagerduty);
+    } else {
+      item.Fail("type", "expected webhook, slack, email, sms or pagerduty, got \"" + type + "\"");
+    }
+    item.Finish();
+    config.channels.push_back(std::move(channel));
+  }
+}
+
+void ReadDispatch(MapReader section, Config& config) {
+  DispatchSettings& dispatch = config.dispatch;
+  section.Read("lease", dispatch.lease);
+  section.Read("batch", dispatch.batch, 1, 100000);
+  section.Read("idle_interval", dispatch.idle_interval);
+  section.Read("dead_letter", dispatch.dead_letter);
+  section.Read("link_base", dispatch.link_base);
+  if (section.Has("tenant_budget")) {
+    MapReader budget = section.Child("tenant_budget");
+    budget.Read("per_hour", dispatch.budget.per_hour, 1, 1000000);
+    budget.Finish();
+  }
+  if (dispatch.lease < std::chrono::seconds(1)) section.Fail("lease", "must be at least 1s");
+  section.Finish();
+}
+
+void CheckRoutes(MapReader& top, Config& config) {
+  if (config.channels.empty()) return;
+  std::set<std::string, std::less<>> names;
+  for (const ChannelConfig& channel : config.channels) names.insert(channel.name);
+  auto check = [&](const core::ConditionCommon& common) {
+    for (const std::string& channel : common.channels) {
+      if (!names.contains(channel)) {
+        top.Fail("conditions", "condition \"" + common.name + "\" routes to channel \"" + channel +
+                                   "\", which is not in `channels`");
+      }
+    }
+  };
+  for (const auto& condition : config.error_conditions) check(condition.common);
+  for (const auto& condition : config.metric_conditions) check(condition.condition.common);
+  if (!config.dispatch.dead_letter.empty() && !names.contains(config.dispatch.dead_letter)) {
+    top.Fail("dispatch", "dead_letter names channel \"" + config.dispatch.dead_letter +
+                             "\", which is not in `channels`");
+  }
+}
+
+}  // namespace quell::config

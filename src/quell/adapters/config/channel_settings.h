@@ -1,0 +1,100 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "quell/core/time.h"
+
+namespace quell::config {
+
+// Settings shared by every channel type: how the dispatcher drives it and how it renders.
+struct ChannelDelivery {
+  uint32_t concurrency = 8;
+  uint32_t max_attempts = 8;
+  core::Duration initial_backoff = std::chrono::seconds(1);
+  core::Duration max_backoff = std::chrono::minutes(10);
+  core::Duration max_retry_after = std::chrono::hours(1);
+  core::Duration connect_timeout = std::chrono::seconds(5);
+  core::Duration timeout = std::chrono::seconds(10);
+  std::string ca_file;                           // empty: the system's CA bundle
+  std::map<std::string, std::string> templates;  // part ("subject", "body", ...) -> mustache text
+};
+
+struct WebhookSettings {
+  std::string url;
+  std::string secret;  // HMAC-SHA256 key; from secret_env / secret_file, never inline
+};
+
+struct SlackSettings {
+  std::string webhook_url;  // incoming-webhook mode; the URL is a credential
+  std::string bot_token;    // bot mode: chat.postMessage, thread replies, chat.update
+  std::string channel;      // bot mode: the channel id
+  std::string api_url = "https://slack.com/api";
+};
+
+struct EmailSettings {
+  std::string url;  // smtp://host:587 (STARTTLS) or smtps://host:465
+  bool starttls_required = true;
+  std::string username;
+  std::string password;
+  std::string from;
+  std::vector<std::string> to;
+  std::string message_id_domain = "quell.invalid";
+};
+
+// One SMS channel is one recipient, so its pacing rules are that recipient's.
+struct SmsSettings {
+  std::string base_url = "https://api.twilio.com";
+  std::string account_sid;
+  std::string auth_token;
+  std::string from;
+  std::string to;
+  core::Duration min_interval = std::chrono::minutes(10);
+  uint32_t daily_cap = 20;
+  std::optional<std::string> quiet_start;  // "HH:MM" local to utc_offset
+  std::optional<std::string> quiet_end;
+  std::string utc_offset = "+00:00";
+  std::vector<std::string> quiet_override = {"critical"};  // severities sent in quiet hours
+  uint32_t max_segments = 2;
+};
+
+struct PagerDutySettings {
+  std::string url = "https://events.pagerduty.com";
+  std::string routing_key;
+};
+
+enum class ChannelType : uint8_t { kWebhook, kSlack, kEmail, kSms, kPagerDuty };
+
+const char* ChannelTypeName(ChannelType type);
+
+struct ChannelConfig {
+  std::string name;
+  ChannelType type = ChannelType::kWebhook;
+  ChannelDelivery delivery;
+  WebhookSettings webhook;
+  SlackSettings slack;
+  EmailSettings email;
+  SmsSettings sms;
+  PagerDutySettings pagerduty;
+};
+
+// At most `per_hour` notifications per tenant per hour on each channel; the excess is folded
+// into one digest message at the end of the hour. The tenant is the incident key up to its
+// first ':' (the default key templates start with the tenant).
+struct TenantBudget {
+  uint32_t per_hour = 0;  // 0: no budget
+};
+
+struct DispatchSettings {
+  core::Duration lease = std::chrono::seconds(60);
+  uint32_t batch = 256;
+  core::Duration idle_interval = std::chrono::seconds(1);  // between claims when nothing was due
+  std::string dead_letter;  // the channel meta-alerts go to; empty: none
+  std::string link_base;    // messages link to link_base + key, when set
+  TenantBudget budget;
+};
+
+}  // namespace quell::config

@@ -1,0 +1,209 @@
+#include "quell/adapters/templates/mustache_renderer.h"
+
+#include <cctype>
+#include <exception>
+#include <mstch/mstch.hpp>
+#include <mutex>
+#include <optional>
+
+#include "quell/adapters/templates/default_templates.h"
+#include "quell/adapters/templates/template_check.h"
+#include "quell/core/message_limits.h"
+
+namespace quell::templates {
+namespace {
+
+using core::ErrorCode;
+using core::MakeError;
+
+// mstch escapes {{name}} for HTML through one global function; plain text, mrkdwn and JSON
+// bodies must not see "&amp;", so it is made the identity once, before any render.
+void DisableHtmlEscaping() {
+  static std::once_flag once;
+  std::call_once(once, [] { mstch::config::escape = [](const std::string& s) { return s; }; });
+}
+
+// Slack mrkdwn reads &, < and > as control characters.
+std::string SlackEscape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    if (c == '&') {
+      out += "&amp;";
+    } else if (c == '<') {
+      out += "&lt;";
+    } else if (c == '>') {
+      out += "&gt;";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+const char* TransitionLabel(std::string_view transition) {
+  if (transition == "open") return "opened";
+  if (transition == "renotify") return "still failing";
+  if (transition == "resolve") return "resolved";
+  return "changed";
+}
+
+std::string Upper(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return text;
+}
+
+mstch::map MakeContext(const IncidentView& view, bool slack) {
+  const auto text = [slack](std::string_view s) -> mstch::node {
+    return slack ? SlackEscape(s) : std::string(s);
+  };
+  mstch::array examples;
+  for (const IncidentView::Example& example : view.examples) {
+    examples.emplace_back(mstch::map{{"text", text(example.text)}, {"json", text(example.json)}});
+  }
+  return mstch::map{
+      {"key", text(view.key)},
+      {"condition", text(view.condition)},
+      {"severity", text(view.severity)},
+      {"severity_upper", text(Upper(view.severity))},
+      {"status", text(view.status)},
+      {"transition", text(view.transition)},
+      {"transition_label", std::string(TransitionLabel(view.transition))},
+      {"generation", std::to_string(view.generation)},
+      {"version", std::to_string(view.version)},
+      {"opened_at", view.opened_at},
+      {"first_seen_at", view.first_seen_at},
+      {"last_seen_at", view.last_seen_at},
+      {"resolved_at", view.resolved_at},
+      {"event_count", std::to_string(view.event_count)},
+      {"examples", std::move(examples)},
+      {"has_examples", !view.examples.empty()},
+      {"link", view.link},  // the key in it is percent-encoded: nothing for Slack to escape
+      {"is_open", view.transition == "open"},
+      {"is_renotify", view.transition == "renotify"},
+      {"is_resolve", view.transition == "resolve"},
+  };
+}
+
+core::Result<std::string> RenderOne(const std::string& text, const mstch::map& context,
+                                    const char* which) {
+  try {
+    return mstch::render(text, context);
+  } catch (const std::exception& e) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     std::string(which) + " template cannot be rendered: " + e.what());
+  }
+}
+
+std::optional<TemplatePair> TemplatesFor(const RendererOptions& options,
+                                         std::string_view channel_type,
+                                         std::string_view channel_name) {
+  std::optional<TemplatePair> pair = DefaultTemplates(channel_type);
+  if (!pair) return std::nullopt;
+  if (const auto it = options.channels.find(channel_name); it != options.channels.end()) {
+    if (!it->second.subject.empty()) pair->subject = it->second.subject;
+    if (!it->second.body.empty()) pair->body = it->second.body;
+  }
+  return pair;
+}
+
+void ApplyLimits(std::string_view channel_type, size_t sms_segments, core::RenderedMessage& m) {
+  if (channel_type == "email") {
+    m.subject = core::CutToChars(core::OneLine(m.subject), core::kEmailSubjectMaxChars);
+  } else if (channel_type == "slack") {
+    m.subject = core::CutToChars(core::OneLine(m.subject), core::kSlackTextMaxChars);
+    m.body = core::CutToChars(m.body, core::kSlackTextMaxChars);
+  } else if (channel_type == "pagerduty") {
+    m.subject = core::CutToChars(core::OneLine(m.subject), core::kPagerDutySummaryMaxChars);
+  } else if (channel_type == "sms") {
+    m.subject = core::OneLine(m.subject);
+    m.body = core::FitSms(m.body, sms_segments);
+  }
+}
+
+}  // namespace
+
+MustacheRenderer::MustacheRenderer(RendererOptions options) : options_(std::move(options)) {
+  DisableHtmlEscaping();
+}
+
+core::Result<core::RenderedMessage> MustacheRenderer::Render(std::string_view channel_type,
+                                                             const core::OutboxRow& row) const {
+  const std::optional<TemplatePair> pair = TemplatesFor(options_, channel_type, row.channel);
+  if (!pair) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "no templates for channel type \"" + std::string(channel_type) + "\"");
+  }
+  core::Result<IncidentView> view = ParseIncidentView(row.payload, options_.view);
+  if (!view) return view.error();
+  const mstch::map context = MakeContext(*view, channel_type == "slack");
+  core::Result<std::string> subject = RenderOne(pair->subject, context, "subject");
+  if (!subject) return subject.error();
+  core::Result<std::string> body = RenderOne(pair->body, context, "body");
+  if (!body) return body.error();
+  core::RenderedMessage message{std::move(*subject), std::move(*body), view->severity};
+  ApplyLimits(channel_type, options_.sms_max_segments, message);
+  return message;
+}
+
+std::string SamplePayload(std::string_view transition) {
+  const bool resolved = transition == "resolve";
+  std::string payload =
+      R"({"key":"checkout/TypeError: cannot read properties of undefined","condition":"new_errors",)"
+      R"("generation":2,"version":5,"transition":")";
+  payload.append(transition);
+  payload.append(resolved ? R"(","status":"resolved")" : R"(","status":"open")");
+  payload.append(R"(,"opened_at":"2026-12-02T09:00:00Z","first_seen_at":"2026-12-02T08:58:10Z",)"
+                 R"("last_seen_at":"2026-12-02T09:14:30Z")");
+  if (resolved) payload.append(R"(,"resolved_at":"2026-12-02T09:30:00Z")");
+  payload.append(
+      R"(,"event_count":42,"evidence":[{"title":"TypeError: cannot read properties of undefined",)"
+      R"("level":"error","message":"user [email] at /cart"},{"title":"TypeError <in> & out",)"
+      R"("level":"error"}]})");
+  return payload;
+}
+
+core::Status CheckTemplates(const RendererOptions& options) {
+  DisableHtmlEscaping();
+  MustacheRenderer renderer(options);
+  const auto check = [&](const std::string& channel, const std::string& type) -> core::Status {
+    const std::string where =
+        channel.empty() ? "default " + type + " templates" : "channel \"" + channel + "\"";
+    const std::optional<TemplatePair> pair = TemplatesFor(options, type, channel);
+    if (!pair) {
+      return MakeError(ErrorCode::kInvalidArgument,
+                       where + ": unknown channel type \"" + type +
+                           "\" (webhook, slack, email, sms or pagerduty)");
+    }
+    for (const auto& [which, text] :
+         {std::pair{"subject", &pair->subject}, std::pair{"body", &pair->body}}) {
+      if (core::Status ok = CheckTemplateSyntax(*text); !ok) {
+        return MakeError(ErrorCode::kInvalidArgument,
+                         where + " " + which + " template: " + ok.error().message);
+      }
+    }
+    for (const char* transition : {"open", "renotify", "resolve"}) {
+      core::OutboxRow row;
+      row.channel = channel;
+      row.payload = SamplePayload(transition);
+      core::Result<core::RenderedMessage> rendered = renderer.Render(type, row);
+      if (!rendered) {
+        return MakeError(ErrorCode::kInvalidArgument, where + ": " + rendered.error().message);
+      }
+      if (rendered->body.empty() && rendered->subject.empty()) {
+        return MakeError(ErrorCode::kInvalidArgument,
+                         where + ": renders an empty message for a " + transition);
+      }
+    }
+    return {};
+  };
+  for (const char* type : {"webhook", "slack", "email", "sms", "pagerduty"}) {
+    if (core::Status ok = check("", type); !ok) return ok;
+  }
+  for (const auto& [name, templates] : options.channels) {
+    if (core::Status ok = check(name, templates.type); !ok) return ok;
+  }
+  return {};
+}
+
+}  // namespace quell::templates

@@ -1,0 +1,52 @@
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "quell/adapters/templates/incident_view.h"
+#include "quell/core/ports/channel.h"
+
+namespace quell::templates {
+
+// One configured channel's templates; an empty string keeps the type's default.
+struct ChannelTemplates {
+  std::string type;  // "webhook", "slack", "email", "sms" or "pagerduty"
+  std::string subject;
+  std::string body;
+};
+
+struct RendererOptions {
+  ViewOptions view;
+  size_t sms_max_segments = 2;
+  std::map<std::string, ChannelTemplates, std::less<>> channels;  // by channel name
+};
+
+// core::MessageRenderer on mustache templates (Debian's mstch). Values are never HTML-escaped
+// (mstch's default is turned off process-wide: no channel here is HTML); Slack's values get
+// Slack's own escaping of &, < and > instead. Limits applied after rendering: e-mail subject
+// one line of at most 200 characters, Slack text 3000, PagerDuty summary one line of 1024, SMS
+// body at most sms_max_segments segments. Thread-safe.
+class MustacheRenderer : public core::MessageRenderer {
+ public:
+  explicit MustacheRenderer(RendererOptions options);
+
+  // Templates are picked by row.channel's override, else by `channel_type`'s defaults.
+  // kInvalidArgument: an unknown type, a payload that is not a snapshot, a template mstch
+  // rejects.
+  core::Result<core::RenderedMessage> Render(std::string_view channel_type,
+                                             const core::OutboxRow& row) const override;
+
+ private:
+  RendererOptions options_;
+};
+
+// Checks every configured channel's templates (CheckTemplateSyntax) and renders them, and each
+// type's defaults, against a sample payload for every transition, so a configuration error
+// stops quell at start: "channel \"ops-sms\" body template: line 1: unknown field \"keyy\"".
+core::Status CheckTemplates(const RendererOptions& options);
+
+// A snapshot payload like the store writes, with two evidence objects; for checks and tests.
+std::string SamplePayload(std::string_view transition);
+
+}  // namespace quell::templates

@@ -1,0 +1,180 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include "quell/adapters/config/config_loader.h"
+
+namespace quell::config {
+namespace {
+
+class ChannelConfigTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("quell-channel-config-" +
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    env_["HOOK_SECRET"] = "s3cret-value-9";
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  core::Result<Config> Load(const std::string& text) {
+    const auto path = dir_ / "quell.yaml";
+    std::ofstream(path) << text;
+    return LoadConfig(path.string(), [this](std::string_view name) -> std::optional<std::string> {
+      const auto it = env_.find(std::string(name));
+      if (it == env_.end()) return std::nullopt;
+      return it->second;
+    });
+  }
+
+  void ExpectError(const std::string& text, std::initializer_list<std::string> parts) {
+    auto config = Load(text);
+    ASSERT_FALSE(config.ok()) << text;
+    for (const std::string& part : parts) {
+      EXPECT_NE(config.error().message.find(part), std::string::npos)
+          << "missing \"" << part << "\" in: " << config.error().message;
+    }
+    EXPECT_EQ(config.error().message.find("s3cret-value-9"), std::string::npos);
+  }
+
+  std::filesystem::path dir_;
+  std::map<std::string, std::string> env_;
+};
+
+constexpr const char* kWebhookChannel = R"(channels:
+  - name: ops
+    type: webhook
+    url: http://127.0.0.1:9/hook
+    secret_env: HOOK_SECRET
+    concurrency: 16
+    max_attempts: 5
+)";
+
+TEST_F(ChannelConfigTest, ReadsEveryChannelTypeWithSecretsByReference) {
+  env_["SLACK_TOKEN"] = "xoxb-1";
+  env_["TWILIO_TOKEN"] = "tw-2";
+  env_["PD_KEY"] = "pd-3";
+  std::ofstream(dir_ / "smtp.pass") << "mail-pass\n";
+  auto config = Load(std::string(kWebhookChannel) + R"(  - name: chat
+    type: slack
+    bot_token_env: SLACK_TOKEN
+    channel: C42
+  - name: mail
+    type: email
+    url: smtp://127.0.0.1:2525
+    from: quell@example.com
+    to: [oncall@example.com, lead@example.com]
+    password_file: smtp.pass
+  - name: phone
+    type: sms
+    account_sid: AC1
+    auth_token_env: TWILIO_TOKEN
+    from: "+15550001"
+    to: "+15550002"
+    quiet_hours: {start: "22:00", end: "07:00", utc_offset: "+01:00"}
+  - name: pager
+    type: pagerduty
+    routing_key_env: PD_KEY
+dispatch:
+  dead_letter: chat
+  tenant_budget: {per_hour: 30}
+shadow: true
+conditions:
+  - name: errs
+    type: error_groups
+    channels: [ops, pager]
+)");
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  ASSERT_EQ(config->channels.size(), 5U);
+  EXPECT_EQ(config->channels[0].webhook.secret, "s3cret-value-9");
+  EXPECT_EQ(config->channels[0].delivery.concurrency, 16U);
+  EXPECT_EQ(config->channels[1].slack.bot_token, "xoxb-1");
+  EXPECT_EQ(config->channels[2].email.password, "mail-pass");
+  EXPECT_EQ(config->channels[2].email.to.size(), 2U);
+  EXPECT_EQ(config->channels[3].sms.quiet_start.value_or(""), "22:00");
+  EXPECT_EQ(config->channels[3].sms.auth_token, "tw-2");
+  EXPECT_EQ(config->channels[4].pagerduty.routing_key, "pd-3");
+  EXPECT_EQ(config->dispatch.dead_letter, "chat");
+  EXPECT_EQ(config->dispatch.budget.per_hour, 30U);
+  EXPECT_TRUE(config->shadow);
+}
+
+TEST_F(ChannelConfigTest, RefusesAnInlineSecretWithoutEchoingIt) {
+  ExpectError(R"(channels:
+  - name: ops
+    type: webhook
+    url: http://127.0.0.1:9/hook
+    secret: s3cret-value-9
+conditions:
+  - name: errs
+    type: error_groups
+    channels: [ops]
+)",
+              {"quell.yaml:5:", "channels[0].secret", "secret_env"});
+}
+
+TEST_F(ChannelConfigTest, AConditionRoutedToAnUnknownChannelIsAnError) {
+  ExpectError(std::string(kWebhookChannel) + R"(conditions:
+  - name: errs
+    type: error_groups
+    channels: [opz]
+)",
+              {"\"errs\"", "\"opz\""});
+}
+
+TEST_F(ChannelConfigTest, AnUnsetSecretVariableNamesTheVariable) {
+  env_.erase("HOOK_SECRET");
+  ExpectError(std::string(kWebhookChannel) + R"(conditions:
+  - name: errs
+    type: error_groups
+    channels: [ops]
+)",
+              {"HOOK_SECRET is not set"});
+}
+
+TEST_F(ChannelConfigTest, BadSettingsNameTheirLine) {
+  ExpectError(R"(channels:
+  - name: phone
+    type: sms
+    account_sid: AC1
+    auth_token_env: HOOK_SECRET
+    from: "+1"
+    to: "+2"
+    quiet_hours: {start: "25:00", end: "07:00"}
+conditions:
+  - name: errs
+    type: error_groups
+    channels: [phone]
+)",
+              {"quell.yaml:8:", "quiet_hours.start", "HH:MM"});
+  ExpectError(R"(channels:
+  - name: ops
+    type: carrier-pigeon
+conditions:
+  - name: errs
+    type: error_groups
+)",
+              {"quell.yaml:3:", "carrier-pigeon"});
+}
+
+TEST_F(ChannelConfigTest, PerConditionShadowIsRead) {
+  auto config = Load(std::string(kWebhookChannel) + R"(conditions:
+  - name: errs
+    type: error_groups
+    channels: [ops]
+    shadow: true
+    severity: critical
+)");
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  EXPECT_TRUE(config->error_conditions[0].common.shadow);
+  EXPECT_EQ(config->condition_severity.at("errs"), "critical");
+  EXPECT_FALSE(config->shadow);
+}
+
+}  // namespace
+}  // namespace quell::config

@@ -1,0 +1,155 @@
+#include "quell/adapters/templates/mustache_renderer.h"
+
+#include <gtest/gtest.h>
+
+#include "quell/adapters/templates/template_check.h"
+#include "quell/core/message_limits.h"
+
+namespace quell::templates {
+namespace {
+
+core::OutboxRow Row(std::string transition, std::string channel = "ops") {
+  core::OutboxRow row;
+  row.channel = std::move(channel);
+  row.payload = SamplePayload(transition);
+  return row;
+}
+
+RendererOptions Options() {
+  RendererOptions options;
+  options.view.link_base_url = "https://quell.example.com/incidents/";
+  options.view.condition_severity = {{"new_errors", "critical"}};
+  return options;
+}
+
+TEST(MustacheRendererTest, EmailHasASubjectLineAndAPlainBodyWithTheViewsFields) {
+  const MustacheRenderer renderer(Options());
+  const auto m = renderer.Render("email", Row("open"));
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(m->severity, "critical");
+  EXPECT_EQ(
+      m->subject,
+      "[critical] new_errors opened: checkout/TypeError: cannot read properties of undefined");
+  EXPECT_NE(m->body.find("Events:     42\n"), std::string::npos) << m->body;
+  EXPECT_NE(m->body.find("First seen: 2026-12-02T08:58:10Z"), std::string::npos);
+  EXPECT_NE(m->body.find("Details:    https://quell.example.com/incidents/"
+                         "checkout%2FTypeError%3A%20cannot"),
+            std::string::npos)
+      << m->body;
+  EXPECT_EQ(m->body.find("Resolved:"), std::string::npos);
+  // The newest example first, and plain text is never HTML-escaped.
+  const size_t newest = m->body.find("  - TypeError <in> & out\n");
+  const size_t older = m->body.find("  - TypeError: cannot read");
+  ASSERT_NE(newest, std::string::npos) << m->body;
+  EXPECT_LT(newest, older);
+  EXPECT_EQ(m->body.find("&amp;"), std::string::npos);
+  EXPECT_EQ(m->body.find("&lt;"), std::string::npos);
+}
+
+TEST(MustacheRendererTest, AResolveSaysSoAndShowsWhen) {
+  const MustacheRenderer renderer(Options());
+  const auto m = renderer.Render("email", Row("resolve"));
+  ASSERT_TRUE(m.ok());
+  EXPECT_NE(m->subject.find(" resolved: "), std::string::npos);
+  EXPECT_NE(m->body.find("Resolved:   2026-12-02T09:30:00Z"), std::string::npos) << m->body;
+}
+
+TEST(MustacheRendererTest, SlackGetsMrkdwnWithSlackEscaping) {
+  const MustacheRenderer renderer(Options());
+  const auto m = renderer.Render("slack", Row("open"));
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(m->body.rfind(":rotating_light: *new_errors* opened:", 0), 0U) << m->body;
+  EXPECT_NE(m->body.find("> TypeError &lt;in&gt; &amp; out\n"), std::string::npos) << m->body;
+  EXPECT_NE(m->body.find("<https://quell.example.com/incidents/checkout%2F"), std::string::npos);
+  const auto resolved = renderer.Render("slack", Row("resolve"));
+  EXPECT_EQ(resolved->body.rfind(":white_check_mark:", 0), 0U);
+}
+
+TEST(MustacheRendererTest, SmsIsShortGsm7AndCutToTheSegmentLimit) {
+  RendererOptions options = Options();
+  const MustacheRenderer renderer(options);
+  const auto m = renderer.Render("sms", Row("open"));
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(m->body.rfind("CRITICAL new_errors opened: checkout/", 0), 0U) << m->body;
+  EXPECT_EQ(core::CountSms(m->body).encoding, core::SmsEncoding::kGsm7);
+  EXPECT_LE(core::CountSms(m->body).segments, 2U);
+
+  options.sms_max_segments = 1;
+  options.channels["pager-sms"] = {"sms", "", "{{key}} {{key}} {{key}} {{key}} {{key}}"};
+  const MustacheRenderer one(options);
+  const auto cut = one.Render("sms", Row("open", "pager-sms"));
+  ASSERT_TRUE(cut.ok());
+  EXPECT_EQ(core::CountSms(cut->body).segments, 1U);
+  EXPECT_EQ(cut->body.substr(cut->body.size() - 3), "...");
+}
+
+TEST(MustacheRendererTest, PagerDutySummaryIsOneLineWithinTheLimit) {
+  RendererOptions options = Options();
+  std::string long_subject;
+  for (int i = 0; i < 300; ++i) long_subject += "{{condition}}\n";
+  options.channels["pd"] = {"pagerduty", long_subject, ""};
+  const MustacheRenderer renderer(options);
+  const auto m = renderer.Render("pagerduty", Row("renotify", "pd"));
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(m->subject.find('\n'), std::string::npos);
+  EXPECT_EQ(m->subject.size(), 1023U + 3U);                 // 1023 ASCII characters and "…"
+  EXPECT_NE(m->body.find("42 events"), std::string::npos);  // the default body stays
+}
+
+TEST(MustacheRendererTest, EmailSubjectIsCutTo200Characters) {
+  RendererOptions options = Options();
+  options.channels["mail"] = {"email", "{{key}} {{key}} {{key}} {{key}} {{key}}", ""};
+  const MustacheRenderer renderer(options);
+  const auto m = renderer.Render("email", Row("open", "mail"));
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(m->subject.size(), 199U + 3U);
+}
+
+TEST(MustacheRendererTest, OverridesApplyByChannelNameOnly) {
+  RendererOptions options = Options();
+  options.channels["team-hook"] = {"webhook", "", "custom {{status}} {{event_count}}"};
+  const MustacheRenderer renderer(options);
+  EXPECT_EQ(renderer.Render("webhook", Row("open", "team-hook"))->body, "custom open 42");
+  EXPECT_NE(renderer.Render("webhook", Row("open", "other-hook"))->body, "custom open 42");
+}
+
+TEST(MustacheRendererTest, RejectsUnknownTypesAndPayloadsThatAreNoSnapshot) {
+  const MustacheRenderer renderer(Options());
+  EXPECT_FALSE(renderer.Render("telegram", Row("open")).ok());
+  core::OutboxRow row = Row("open");
+  row.payload = "[1,2]";
+  const auto bad = renderer.Render("email", row);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().code, core::ErrorCode::kInvalidArgument);
+}
+
+TEST(MustacheRendererTest, SeverityFallsBackToTheDefault) {
+  RendererOptions options = Options();
+  options.view.condition_severity.clear();
+  EXPECT_EQ(MustacheRenderer(options).Render("email", Row("open"))->severity, "error");
+}
+
+TEST(TemplateCheckTest, AcceptsTheDefaultsAndNamesWhatIsWrong) {
+  EXPECT_TRUE(CheckTemplates(Options()).ok());
+  EXPECT_TRUE(CheckTemplateSyntax("{{#examples}}{{.}} {{text}}{{/examples}}{{! note }}").ok());
+
+  const auto unknown = CheckTemplateSyntax("ok\n{{keyy}}");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.error().message, "line 2: unknown field \"keyy\"");
+  EXPECT_FALSE(CheckTemplateSyntax("{{#examples}}x").ok());
+  EXPECT_FALSE(CheckTemplateSyntax("{{#examples}}{{/link}}").ok());
+  EXPECT_FALSE(CheckTemplateSyntax("{{key").ok());
+  EXPECT_FALSE(CheckTemplateSyntax("{{> header}}").ok());
+
+  RendererOptions options = Options();
+  options.channels["ops-sms"] = {"sms", "", "{{severity}} {{kee}}"};
+  const auto bad = CheckTemplates(options);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message,
+            "channel \"ops-sms\" body template: line 1: unknown field \"kee\"");
+  options.channels["ops-sms"] = {"fax", "", ""};
+  EXPECT_FALSE(CheckTemplates(options).ok());
+}
+
+}  // namespace
+}  // namespace quell::templates
