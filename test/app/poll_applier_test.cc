@@ -86,6 +86,18 @@ TEST_F(PollApplierTest, WritesOneOutboxRowPerTransitionPerChannel) {
   EXPECT_EQ(summary->poll.by_decision[static_cast<size_t>(DecisionKind::kIgnore)], 1u);
 }
 
+TEST_F(PollApplierTest, AShadowApplyWritesItsOutboxRowsAsShadow) {
+  options_.channels = {"default", "pager"};
+  options_.shadow = true;
+  auto summary = Apply({Obs(0, "a", Health::kUnhealthy)});
+  ASSERT_TRUE(summary.ok());
+  ASSERT_EQ(store_.state().outbox.size(), 2u);
+  for (const auto& [id, row] : store_.state().outbox) {
+    EXPECT_EQ(row.status, core::OutboxStatus::kShadow) << row.channel;
+  }
+  EXPECT_EQ(store_.state().incidents.at("a").status, core::IncidentStatus::kOpen);
+}
+
 TEST_F(PollApplierTest, UnchangedKeysAreCountedButNeverWritten) {
   auto summary = Apply({Obs(0, "a", Health::kHealthy), Obs(0, "b", Health::kUnknown)});
   ASSERT_TRUE(summary.ok());

@@ -146,6 +146,24 @@ TEST_F(PollerTest, AnErrorOpenAtThreePollsNotifiesOnce) {
   EXPECT_EQ(store_.state().outbox.begin()->second.channel, "oncall");
 }
 
+TEST_F(PollerTest, AShadowConditionWritesShadowRowsAndOthersDoNot) {
+  source_.listing.groups = {Group("grp_7")};
+  core::ErrorGroupCondition shadow = Errors();
+  shadow.common.name = "trial-errors";
+  shadow.common.shadow = true;
+  shadow.key = core::KeyTemplate::Parse("trial:{error_group_id}").value();
+  Poller poller = MakePoller();
+  poller.Watch(shadow, source_, "fake errors");
+  CollectingSink sink;
+  EXPECT_TRUE(poller.RunOnce(sink).ok());
+  ASSERT_EQ(OutboxRows(), 2U);
+  for (const auto& [id, row] : store_.state().outbox) {
+    EXPECT_EQ(row.status,
+              row.key == "trial:grp_7" ? core::OutboxStatus::kShadow : core::OutboxStatus::kPending)
+        << row.key;
+  }
+}
+
 TEST_F(PollerTest, AFailedPollBetweenFailuresNeverCountsAsHealthy) {
   PollerOptions options;
   Poller poller = MakePoller(options);

@@ -100,6 +100,17 @@ core::Result<std::unique_ptr<core::IncidentStore>> TestStore::Open() const {
   return std::unique_ptr<core::IncidentStore>(std::move(*store));
 }
 
+core::Result<std::unique_ptr<core::OutboxStore>> TestStore::OpenOutbox() const {
+  if (backend_ == Backend::kSqlite) {
+    auto store = sqlite::SqliteIncidentStore::Open(url_.substr(7));
+    if (!store) return store.error();
+    return std::unique_ptr<core::OutboxStore>(std::move(*store));
+  }
+  auto store = postgres::PgIncidentStore::Open(url_);
+  if (!store) return store.error();
+  return std::unique_ptr<core::OutboxStore>(std::move(*store));
+}
+
 std::string TestStore::Query(const std::string& sql) const {
   if (backend_ == Backend::kPostgres) return PgQuery(url_, sql);
   sqlite3* db = nullptr;

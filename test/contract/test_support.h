@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "quell/core/ports/incident_store.h"
+#include "quell/core/ports/outbox_store.h"
 
 namespace quell::testing {
 
@@ -30,6 +31,8 @@ class TestStore {
   const std::string& url() const { return url_; }
   const std::string& dir() const { return dir_; }
   core::Result<std::unique_ptr<core::IncidentStore>> Open() const;
+  // Another instance (its own connection) as the dispatcher sees it.
+  core::Result<std::unique_ptr<core::OutboxStore>> OpenOutbox() const;
   // The first column of the first row of `sql`, as text ("" when there is no row).
   std::string Query(const std::string& sql) const;
 

@@ -1,8 +1,9 @@
 #include "quell/app/dispatcher.h"
 
 #include <algorithm>
-#include <memory>
-#include <semaphore>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 #include <utility>
 
 #include "quell/app/bounded_parallel.h"
@@ -18,174 +19,226 @@ uint64_t NextRandom(uint64_t& state) {
   return z ^ (z >> 31U);
 }
 
-core::OutboxOutcome Outcome(core::OutboxOutcome::Kind kind, std::string key, std::string remote_id,
-                            std::string error, core::WallTime next_attempt_at) {
-  core::OutboxOutcome outcome;
-  outcome.kind = kind;
-  outcome.idempotency_key = std::move(key);
-  outcome.remote_message_id = std::move(remote_id);
-  outcome.error = std::move(error);
-  outcome.next_attempt_at = next_attempt_at;
-  return outcome;
-}
+// Hands the worker threads' results to the dispatcher's thread, which alone records them.
+template <typename Item>
+class CompletionQueue {
+ public:
+  void Push(Item item) {
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      items_.push_back(std::move(item));
+    }
+    ready_.notify_one();
+  }
+  void Close() {
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      closed_ = true;
+    }
+    ready_.notify_one();
+  }
+  std::vector<Item> TryTake() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return std::exchange(items_, {});
+  }
+  // Blocks until something is ready; empty once closed and drained.
+  std::vector<Item> WaitTake() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    ready_.wait(lock, [this] { return !items_.empty() || closed_; });
+    return std::exchange(items_, {});
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::vector<Item> items_;
+  bool closed_ = false;
+};
 
 }  // namespace
 
-struct Dispatcher::Attempt {
-  core::Delivery delivery;
-  const Route* route = nullptr;
-  core::SendOutcome outcome;
-};
-
 Dispatcher::Dispatcher(core::OutboxStore& store, const core::MessageRenderer& renderer,
-                       core::Clock& clock, DispatcherOptions options)
+                       core::HttpBatchClient& http, core::Clock& clock, DispatcherOptions options)
     : store_(store),
       renderer_(renderer),
+      http_(http),
       clock_(clock),
       options_(std::move(options)),
       random_state_(options_.seed) {}
 
+void Dispatcher::AddHttpChannel(std::string name, std::string type,
+                                const core::HttpChannel& channel, ChannelLimits limits) {
+  limits.concurrency = std::max<uint32_t>(limits.concurrency, 1);
+  Route route{.type = std::move(type),
+              .http = &channel,
+              .channel = nullptr,
+              .limits = limits,
+              .lane = static_cast<uint32_t>(lane_limits_.size())};
+  lane_limits_.push_back(limits.concurrency);
+  routes_.insert_or_assign(std::move(name), std::move(route));
+}
+
 void Dispatcher::AddChannel(std::string name, std::string type, core::Channel& channel,
                             ChannelLimits limits) {
-  routes_.insert_or_assign(std::move(name), Route{std::move(type), &channel, limits});
+  limits.concurrency = std::max<uint32_t>(limits.concurrency, 1);
+  routes_.insert_or_assign(std::move(name), Route{.type = std::move(type),
+                                                  .http = nullptr,
+                                                  .channel = &channel,
+                                                  .limits = limits,
+                                                  .lane = 0});
 }
 
 DispatchReport Dispatcher::RunOnce() {
   DispatchReport report;
-  auto claimed =
-      store_.ClaimDue(options_.owner, clock_.Now(), options_.lease, options_.claim_batch);
+  const core::WallTime now = clock_.Now();
+  auto claimed = store_.ClaimDue(options_.owner, now, options_.lease, options_.claim_batch);
   if (!claimed) {
     report.errors.push_back("claim: " + claimed.error().message);
     return report;
   }
   report.claimed = claimed->size();
+  std::vector<Attempt> attempts = Prepare(std::move(*claimed), report);
 
-  std::vector<Attempt> attempts;
-  attempts.reserve(claimed->size());
-  for (core::OutboxRow& row : *claimed) {
-    Attempt attempt;
-    const auto route = routes_.find(row.channel);
-    if (route == routes_.end()) {
-      // A channel removed from the config: nothing can ever send the row.
-      attempt.outcome =
-          core::SendOutcome::Permanent("no channel named \"" + row.channel + "\" is configured");
-    } else {
-      attempt.route = &route->second;
-      if (row.transition != core::TransitionKind::kOpen) {
-        auto thread = store_.ThreadRemoteId(row.key, row.generation, row.channel);
-        if (thread) attempt.delivery.thread_remote_id = std::move(*thread);
-      }
-    }
-    attempt.delivery.row = std::move(row);
-    attempts.push_back(std::move(attempt));
-  }
-
-  // Sends run concurrently, bounded overall and per channel; outcomes are recorded afterwards
-  // on this thread, because a store instance serves one thread.
-  std::map<const Route*, std::unique_ptr<std::counting_semaphore<>>> slots;
-  uint32_t total = 0;
-  for (const auto& [name, route] : routes_) {
-    slots.emplace(&route, std::make_unique<std::counting_semaphore<>>(route.limits.concurrency));
-    total += route.limits.concurrency;
-  }
-  ForEachBounded(attempts.size(), std::max<uint32_t>(total, 1), [&](size_t i) {
-    Attempt& attempt = attempts[i];
-    if (attempt.route == nullptr) return;
-    std::counting_semaphore<>& slot = *slots.at(attempt.route);
-    slot.acquire();
-    Deliver(attempt);
-    slot.release();
+  OutcomeRecorder recorder(store_, clock_, options_.owner, options_.record_every, report);
+  Deliver(attempts, [&](Attempt& attempt, const core::SendOutcome& sent) {
+    const ChannelLimits limits = attempt.route != nullptr ? attempt.route->limits : ChannelLimits{};
+    recorder.Add(attempt.delivery.row, DecideOutcome(attempt.delivery.row, sent, limits,
+                                                     clock_.Now(), NextRandom(random_state_)));
   });
-  for (Attempt& attempt : attempts) Record(attempt, report);
+  recorder.Flush();
+  SendMetaAlerts(recorder.TakeDead(), report);
+  if (report.claimed >= options_.claim_batch) report.next_due = now;
   return report;
 }
 
-void Dispatcher::Deliver(Attempt& attempt) {
-  auto message = renderer_.Render(attempt.route->type, attempt.delivery.row);
-  if (!message) {
-    attempt.outcome = core::SendOutcome::Permanent("render: " + message.error().message);
-    return;
-  }
-  attempt.delivery.message = std::move(*message);
-  attempt.outcome = attempt.route->channel->Send(attempt.delivery);
-}
-
-core::Duration Dispatcher::Backoff(const ChannelLimits& limits, const core::OutboxRow& row,
-                                   const core::SendOutcome& outcome) {
-  if (outcome.retry_after) return std::min(*outcome.retry_after, limits.backoff.max_retry_after);
-  const uint32_t retry_index = row.attempts == 0 ? 0 : row.attempts - 1;
-  return BackoffDelay(limits.backoff, retry_index, NextRandom(random_state_));
-}
-
-void Dispatcher::Record(Attempt& attempt, DispatchReport& report) {
-  const core::OutboxRow& row = attempt.delivery.row;
-  const core::SendOutcome& outcome = attempt.outcome;
-  const core::WallTime now = clock_.Now();
-  core::Status recorded;
-  std::string dead_reason;
-  switch (outcome.kind) {
-    case core::SendOutcome::Kind::kSent:
-      recorded = RecordOne(Outcome(core::OutboxOutcome::Kind::kSent, row.idempotency_key,
-                                   outcome.remote_message_id, {}, {}),
-                           now);
-      if (recorded) ++report.sent;
-      break;
-    case core::SendOutcome::Kind::kRetry:
-      if (attempt.route != nullptr && row.attempts < attempt.route->limits.max_attempts) {
-        recorded =
-            RecordOne(Outcome(core::OutboxOutcome::Kind::kReschedule, row.idempotency_key, {},
-                              outcome.error, now + Backoff(attempt.route->limits, row, outcome)),
-                      now);
-        if (recorded) ++report.retried;
-        break;
+std::vector<Dispatcher::Attempt> Dispatcher::Prepare(std::vector<core::OutboxRow> rows,
+                                                     DispatchReport& report) {
+  std::vector<Attempt> attempts(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    Attempt& attempt = attempts[i];
+    attempt.delivery.row = std::move(rows[i]);
+    const core::OutboxRow& row = attempt.delivery.row;
+    const auto route = routes_.find(row.channel);
+    if (route == routes_.end()) {
+      // A channel removed from the config: nothing can ever send the row.
+      attempt.failed =
+          core::SendOutcome::Permanent("no channel named \"" + row.channel + "\" is configured");
+      continue;
+    }
+    attempt.route = &route->second;
+    auto message = renderer_.Render(attempt.route->type, row);
+    if (!message) {
+      attempt.failed = core::SendOutcome::Permanent("render: " + message.error().message);
+      continue;
+    }
+    attempt.delivery.message = std::move(*message);
+    if (row.transition != core::TransitionKind::kOpen) {
+      auto thread = store_.ThreadRemoteId(row.key, row.generation, row.channel);
+      if (thread) {
+        attempt.delivery.thread_remote_id = std::move(*thread);
+      } else {
+        report.errors.push_back(row.idempotency_key + ": thread: " + thread.error().message);
       }
-      dead_reason =
-          outcome.error + " (gave up after " + std::to_string(row.attempts) + " attempts)";
-      [[fallthrough]];
-    case core::SendOutcome::Kind::kPermanent:
-      if (dead_reason.empty()) dead_reason = outcome.error;
-      recorded = RecordOne(
-          Outcome(core::OutboxOutcome::Kind::kDead, row.idempotency_key, {}, dead_reason, {}), now);
-      if (recorded) {
-        ++report.dead;
-        SendMetaAlert(row, dead_reason, report);
-      }
-      break;
-  }
-  if (!recorded) {
-    if (recorded.error().code == core::ErrorCode::kConflict) {
-      ++report.lost_leases;
-    } else {
-      report.errors.push_back(row.idempotency_key + ": " + recorded.error().message);
     }
   }
+  return attempts;
 }
 
-core::Status Dispatcher::RecordOne(const core::OutboxOutcome& outcome, core::WallTime now) {
-  auto statuses = store_.RecordOutcomes(options_.owner, std::span(&outcome, 1), now);
-  if (!statuses) return statuses.error();
-  return statuses->front();
-}
-
-void Dispatcher::SendMetaAlert(const core::OutboxRow& row, const std::string& why,
-                               DispatchReport& report) {
-  if (options_.dead_letter_channel.empty() || options_.dead_letter_channel == row.channel) return;
-  const auto route = routes_.find(options_.dead_letter_channel);
-  if (route == routes_.end()) return;
-  core::Delivery meta;
-  meta.row = row;
-  meta.row.channel = options_.dead_letter_channel;
-  // A distinct idempotency key: the meta-alert is its own message, sent once per dead row.
-  meta.row.idempotency_key = row.idempotency_key + "-dead";
-  meta.message.subject = "quell could not deliver " +
-                         std::string(core::TransitionName(row.transition)) + " of " + row.key +
-                         " to " + row.channel;
-  meta.message.body = meta.message.subject + ": " + why + ". The outbox row " +
-                      row.idempotency_key + " is dead; see `quell outbox list --status dead`.";
-  meta.message.severity = "critical";
-  if (route->second.channel->Send(meta).kind == core::SendOutcome::Kind::kSent) {
-    ++report.meta_alerts;
+void Dispatcher::Deliver(std::vector<Attempt>& attempts, const Done& done) {
+  std::vector<core::HttpExchange> exchanges;
+  std::vector<Attempt*> exchanged;  // exchanges[i] sends exchanged[i]
+  std::map<const Route*, std::vector<Attempt*>> by_channel;
+  const core::WallTime now = clock_.Now();
+  for (Attempt& attempt : attempts) {
+    if (attempt.failed) {
+      done(attempt, *attempt.failed);
+    } else if (attempt.route->http != nullptr) {
+      auto request = attempt.route->http->Encode(attempt.delivery, now);
+      if (!request) {
+        done(attempt, core::SendOutcome::Permanent("encode: " + request.error().message));
+        continue;
+      }
+      exchanges.push_back(core::HttpExchange{std::move(*request), attempt.route->lane});
+      exchanged.push_back(&attempt);
+    } else {
+      by_channel[attempt.route].push_back(&attempt);
+    }
   }
+
+  // Blocking channels send on worker threads, at most `concurrency` each, while this thread
+  // drives the HTTP batch; results come back here to be recorded.
+  using Completion = std::pair<Attempt*, core::SendOutcome>;
+  CompletionQueue<Completion> completions;
+  std::jthread workers;
+  if (by_channel.empty()) {
+    completions.Close();
+  } else {
+    workers = std::jthread([&] {
+      const std::vector<std::pair<const Route*, std::vector<Attempt*>>> groups(by_channel.begin(),
+                                                                               by_channel.end());
+      ForEachBounded(groups.size(), static_cast<uint32_t>(groups.size()), [&](size_t g) {
+        const Route* route = groups[g].first;
+        const std::vector<Attempt*>& group = groups[g].second;
+        ForEachBounded(group.size(), route->limits.concurrency, [&](size_t i) {
+          completions.Push({group[i], route->channel->Send(group[i]->delivery)});
+        });
+      });
+      completions.Close();
+    });
+  }
+  const auto drain = [&](const std::vector<Completion>& ready) {
+    for (const auto& [attempt, outcome] : ready) done(*attempt, outcome);
+  };
+  if (!exchanges.empty()) {
+    http_.SendAll(
+        exchanges, lane_limits_, [&](size_t index, core::Result<core::HttpResponse> response) {
+          Attempt& attempt = *exchanged[index];
+          done(attempt, response ? attempt.route->http->Decode(attempt.delivery, *response)
+                                 : TransportOutcome(response.error()));
+          drain(completions.TryTake());
+        });
+  }
+  for (auto ready = completions.WaitTake(); !ready.empty(); ready = completions.WaitTake()) {
+    drain(ready);
+  }
+}
+
+void Dispatcher::SendMetaAlerts(const std::vector<OutcomeRecorder::DeadRow>& dead,
+                                DispatchReport& report) {
+  const std::string& name = options_.dead_letter_channel;
+  if (dead.empty() || name.empty()) return;
+  const auto route = routes_.find(name);
+  if (route == routes_.end()) {
+    report.errors.push_back("dead-letter channel \"" + name + "\" is not configured");
+    return;
+  }
+  std::vector<Attempt> alerts;
+  for (const OutcomeRecorder::DeadRow& d : dead) {
+    const core::OutboxRow& row = *d.row;
+    if (row.channel == name) continue;  // the dead-letter channel itself failed
+    Attempt alert;
+    alert.route = &route->second;
+    alert.delivery.row = row;
+    alert.delivery.row.channel = name;
+    // Its own key, derived from the dead row's: the meta-alert is a message of its own, and a
+    // retried dispatcher run asks the provider to drop it as a duplicate.
+    alert.delivery.row.idempotency_key = row.idempotency_key + ":dead";
+    core::RenderedMessage& m = alert.delivery.message;
+    m.subject = "quell could not deliver the " + std::string(core::TransitionName(row.transition)) +
+                " of " + row.key + " to " + row.channel;
+    m.body = m.subject + ": " + d.reason + ". Outbox row " + row.idempotency_key +
+             " is dead; see `quell outbox list --status dead`.";
+    m.severity = "critical";
+    alerts.push_back(std::move(alert));
+  }
+  Deliver(alerts, [&](Attempt& alert, const core::SendOutcome& sent) {
+    if (sent.kind == core::SendOutcome::Kind::kSent) {
+      ++report.meta_alerts;
+    } else {
+      report.errors.push_back("meta-alert " + alert.delivery.row.idempotency_key + " on " + name +
+                              ": " + sent.error);
+    }
+  });
 }
 
 }  // namespace quell::app

@@ -1,89 +1,82 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "quell/app/backoff.h"
+#include "quell/app/dispatch_outcome.h"
+#include "quell/app/dispatch_recorder.h"
 #include "quell/core/ports/channel.h"
 #include "quell/core/ports/clock.h"
+#include "quell/core/ports/http_batch_client.h"
 #include "quell/core/ports/outbox_store.h"
 
 namespace quell::app {
-
-// How one configured channel is driven.
-struct ChannelLimits {
-  uint32_t concurrency = 8;   // sends in flight at once on this channel
-  uint32_t max_attempts = 8;  // then the row goes dead
-  RetryPolicy backoff{.max_attempts = 8,
-                      .initial_backoff = std::chrono::seconds(1),
-                      .max_backoff = std::chrono::minutes(10),
-                      .multiplier = 2.0,
-                      .max_retry_after = std::chrono::hours(1)};
-};
 
 struct DispatcherOptions {
   std::string owner;  // this dispatcher's lease owner id, unique per process
   core::Duration lease = std::chrono::seconds(60);
   size_t claim_batch = 256;
+  size_t record_every = 64;  // outcomes per RecordOutcomes transaction
   // Where a meta-alert goes when a row dies; empty: nowhere (the row stays visible as dead).
   std::string dead_letter_channel;
   uint64_t seed = 0;  // for jitter
 };
 
-struct DispatchReport {
-  uint64_t claimed = 0;
-  uint64_t sent = 0;
-  uint64_t retried = 0;
-  uint64_t dead = 0;
-  uint64_t lost_leases = 0;  // the lease expired mid-send; the new holder resends
-  uint64_t meta_alerts = 0;
-  std::vector<std::string> errors;  // store errors, one line each
-};
-
-// Delivers committed outbox rows: claims due rows with a lease, renders and sends them
-// concurrently (bounded per channel), and records each outcome. A transient failure is
-// rescheduled with backoff and jitter (or the provider's Retry-After) until the channel's
-// attempt limit, then the row goes dead and a meta-alert is sent through the dead-letter
-// channel. A permanent failure goes dead at once. Rows keep their order per incident and
-// channel because the store never leases a row while an older sibling is unsent; one batch
-// holds at most one row per (key, channel) for the same reason. Not thread-safe.
+// Delivers committed outbox rows: claims a batch of due rows with a lease, renders each, sends
+// the HTTP channels' requests together through one HttpBatchClient::SendAll (one lane per
+// channel, bounded by its concurrency) while other channels send on bounded worker threads,
+// and records outcomes in batches as they complete. Transient failures are rescheduled with
+// jittered backoff (or the provider's Retry-After) until the channel's attempt limit; then, or
+// at once for a permanent failure, the row goes dead and one meta-alert goes to the dead-letter
+// channel. Order per incident and channel is the store's: it never leases a row while an older
+// sibling is undelivered. Not thread-safe; the store, renderer and clients serve this thread.
 class Dispatcher {
  public:
-  Dispatcher(core::OutboxStore& store, const core::MessageRenderer& renderer, core::Clock& clock,
-             DispatcherOptions options);
+  Dispatcher(core::OutboxStore& store, const core::MessageRenderer& renderer,
+             core::HttpBatchClient& http, core::Clock& clock, DispatcherOptions options);
 
   // `name` is the channel name outbox rows carry; `type` picks the templates ("webhook",
-  // "slack", "email", "sms", "pagerduty"). The channel must outlive the dispatcher.
+  // "slack", "email", "sms", "pagerduty"). Channels must outlive the dispatcher.
+  void AddHttpChannel(std::string name, std::string type, const core::HttpChannel& channel,
+                      ChannelLimits limits = {});
   void AddChannel(std::string name, std::string type, core::Channel& channel,
                   ChannelLimits limits = {});
 
-  // Claims one batch and delivers it; returns what happened. "now" is read from the clock at
-  // the claim and again for each outcome.
+  // Claims one batch, delivers it and records every outcome; see DispatchReport::next_due.
   DispatchReport RunOnce();
 
  private:
   struct Route {
     std::string type;
-    core::Channel* channel;
+    const core::HttpChannel* http = nullptr;
+    core::Channel* channel = nullptr;
     ChannelLimits limits;
+    uint32_t lane = 0;  // HTTP channels only
   };
-  struct Attempt;
+  struct Attempt {
+    core::Delivery delivery;
+    const Route* route = nullptr;
+    std::optional<core::SendOutcome> failed;  // set when it cannot even be sent
+  };
+  using Done = std::function<void(Attempt&, const core::SendOutcome&)>;
 
-  void Deliver(Attempt& attempt);
-  void Record(Attempt& attempt, DispatchReport& report);
-  core::Status RecordOne(const core::OutboxOutcome& outcome, core::WallTime now);
-  void SendMetaAlert(const core::OutboxRow& row, const std::string& why, DispatchReport& report);
-  core::Duration Backoff(const ChannelLimits& limits, const core::OutboxRow& row,
-                         const core::SendOutcome& outcome);
+  std::vector<Attempt> Prepare(std::vector<core::OutboxRow> rows, DispatchReport& report);
+  // Sends every attempt; `done` runs on this thread as each one ends, in completion order.
+  void Deliver(std::vector<Attempt>& attempts, const Done& done);
+  void SendMetaAlerts(const std::vector<OutcomeRecorder::DeadRow>& dead, DispatchReport& report);
 
   core::OutboxStore& store_;
   const core::MessageRenderer& renderer_;
+  core::HttpBatchClient& http_;
   core::Clock& clock_;
   DispatcherOptions options_;
   std::map<std::string, Route, std::less<>> routes_;
+  std::vector<uint32_t> lane_limits_;
   uint64_t random_state_;
 };
 

@@ -157,6 +157,7 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
         row.transition = *decision.transition;
         row.channel = channel;
         encoder_.Encode(slot.incident, *decision.transition, row.payload);
+        if (options_.shadow) row.status = core::OutboxStatus::kShadow;
         row.next_attempt_at = now;
         row.created_at = now;
         row.updated_at = now;

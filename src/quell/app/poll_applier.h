@@ -36,7 +36,10 @@ struct ApplyOptions {
   size_t chunk_observations = 5000;
   uint32_t max_batch_attempts = 5;   // whole-batch retries on kConflict (e.g. a deadlock)
   uint32_t max_chunk_attempts = 20;  // re-read + re-evaluate of one chunk after a lost race
-  std::vector<std::string> channels = {"default"};   // every transition routes to each
+  std::vector<std::string> channels = {"default"};  // every transition routes to each
+  // Shadow mode: incidents and decisions are kept as usual, but outbox rows go in as shadow,
+  // which the dispatcher never claims; for trying a condition out before it may page anyone.
+  bool shadow = false;
   std::optional<core::Duration> decision_retention;  // nullopt keeps the log forever
   // Record the poll row even when the poll changed nothing; set for an explicit poll id.
   bool record_unchanged_poll = false;

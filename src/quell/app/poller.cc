@@ -194,6 +194,7 @@ void Poller::Apply(const core::ConditionCommon& common, std::vector<core::Observ
   ApplyOptions apply;
   apply.policy = common.policy;
   apply.channels = common.channels;
+  apply.shadow = common.shadow;
   apply.chunk_observations = options_.chunk_observations;
   apply.decision_retention = options_.decision_retention;
   apply.source_marks = std::move(marks);

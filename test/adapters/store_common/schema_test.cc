@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "quell/core/incident.h"
+#include "quell/core/ports/outbox_row.h"
 
 namespace quell::store {
 namespace {
@@ -30,12 +31,26 @@ TEST(SchemaTest, BothDialectsCreateTheSameTablesAndIndexes) {
   for (const Migration& m : Migrations()) {
     EXPECT_EQ(Created(m.sqlite_sql), Created(m.postgres_sql)) << "migration " << m.version;
   }
-  ASSERT_EQ(Migrations().size(), 2u);
+  ASSERT_EQ(Migrations().size(), 3u);
   EXPECT_EQ(Created(Migrations()[0].sqlite_sql),
             (std::vector<std::string>{"TABLE incidents", "TABLE decisions", "INDEX decisions_at",
                                       "TABLE polls", "TABLE outbox", "INDEX outbox_due"}));
   EXPECT_EQ(Created(Migrations()[1].sqlite_sql),
             (std::vector<std::string>{"INDEX incidents_open", "TABLE source_marks"}));
+  EXPECT_EQ(Created(Migrations()[2].sqlite_sql),
+            (std::vector<std::string>{"INDEX outbox_live", "INDEX outbox_sent"}));
+}
+
+TEST(SchemaTest, TheOutboxIndexesSelectTheStatusesTheStoresWrite) {
+  const std::string live = std::string("WHERE status IN ('") +
+                           core::OutboxStatusName(core::OutboxStatus::kPending) + "', '" +
+                           core::OutboxStatusName(core::OutboxStatus::kInFlight) + "')";
+  const std::string sent =
+      std::string("WHERE status = '") + core::OutboxStatusName(core::OutboxStatus::kSent) + "'";
+  for (const char* sql : {Migrations()[2].sqlite_sql, Migrations()[2].postgres_sql}) {
+    EXPECT_NE(std::string(sql).find(live), std::string::npos) << sql;
+    EXPECT_NE(std::string(sql).find(sent), std::string::npos) << sql;
+  }
 }
 
 TEST(SchemaTest, TheOpenIndexSelectsTheStatusTheStoresWrite) {

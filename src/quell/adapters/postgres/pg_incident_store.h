@@ -4,6 +4,7 @@
 #include <string>
 
 #include "quell/core/ports/incident_store.h"
+#include "quell/core/ports/outbox_store.h"
 
 struct pg_conn;
 
@@ -13,8 +14,10 @@ namespace quell::postgres {
 // loads (SELECT ... ORDER BY key FOR UPDATE, so two workers lock in the same order), writes
 // with compare-and-set on version and batches every statement with unnest() arrays. A new key
 // inserted by two workers at once makes the loser's PutIncidents fail with kConflict; the
-// caller rolls back to its savepoint, re-reads and re-evaluates. One instance per thread.
-class PgIncidentStore : public core::IncidentStore {
+// caller rolls back to its savepoint, re-reads and re-evaluates. It is also the dispatcher's
+// outbox (pg_outbox_store.cc): claims lock their rows with FOR UPDATE SKIP LOCKED, so workers
+// claiming at once take disjoint rows without waiting. One instance per thread.
+class PgIncidentStore : public core::IncidentStore, public core::OutboxStore {
  public:
   // Connects to `url` (postgresql://...) and applies missing migrations under an advisory
   // lock, so workers starting together migrate once. kUnavailable names host and port (never
@@ -33,6 +36,16 @@ class PgIncidentStore : public core::IncidentStore {
   core::Result<std::optional<std::string>> GetSourceMark(std::string_view name) override;
   core::Result<uint64_t> CountDecisions() override;
   core::Result<uint64_t> CountPolls() override;
+
+  core::Result<std::vector<core::OutboxRow>> ClaimDue(std::string_view owner, core::WallTime now,
+                                                      core::Duration lease, size_t limit) override;
+  core::Result<std::vector<core::Status>> RecordOutcomes(
+      std::string_view owner, std::span<const core::OutboxOutcome> outcomes,
+      core::WallTime now) override;
+  core::Result<std::vector<core::WallTime>> SentTimes(std::string_view channel,
+                                                      core::WallTime since) override;
+  core::Result<std::string> ThreadRemoteId(std::string_view key, uint64_t generation,
+                                           std::string_view channel) override;
 
   class Connection;
 

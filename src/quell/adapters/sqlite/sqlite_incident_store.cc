@@ -8,6 +8,7 @@
 #include <thread>
 #include <utility>
 
+#include "quell/adapters/sqlite/sqlite_statement.h"
 #include "quell/adapters/store_common/incident_codec.h"
 #include "quell/adapters/store_common/schema.h"
 
@@ -22,117 +23,6 @@ constexpr const char* kIncidentColumns =
     "key, condition, generation, status, version, opened_at, first_seen_at, last_seen_at,"
     " last_observed_at, last_notified_at, resolved_at, healthy_streak, event_count,"
     " renotify_count, flap_bits, flap_count, flapping, acked_at, acked_by, recent_evidence";
-constexpr const char* kOutboxColumns =
-    "idempotency_key, key, generation, version, transition, channel, payload, status, attempts,"
-    " next_attempt_at, lease_owner, lease_expires_at, last_error, remote_message_id, created_at,"
-    " updated_at";
-
-// One clear line per failure, naming the file; the caller adds what it was doing.
-core::Error SqlError(sqlite3* db, int rc, const std::string& path) {
-  const int primary = rc & 0xff;
-  const std::string detail = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
-  switch (primary) {
-    case SQLITE_BUSY:
-    case SQLITE_LOCKED:
-      return MakeError(ErrorCode::kUnavailable, "database is locked by another process: " + path);
-    case SQLITE_READONLY:
-      return MakeError(ErrorCode::kPermissionDenied,
-                       "database is read-only: " + path + " (" + detail + ")");
-    case SQLITE_NOTADB:
-    case SQLITE_CORRUPT:
-      return MakeError(ErrorCode::kCorrupt, "not a quell database or corrupt: " + path);
-    case SQLITE_CANTOPEN:
-    case SQLITE_PERM:
-    case SQLITE_AUTH:
-      return MakeError(ErrorCode::kPermissionDenied,
-                       "cannot open database " + path + ": " + detail);
-    case SQLITE_FULL:
-    case SQLITE_IOERR:
-      return MakeError(ErrorCode::kUnavailable, "cannot write database " + path + ": " + detail);
-    case SQLITE_CONSTRAINT:
-      return MakeError(ErrorCode::kConflict, "constraint failed in " + path + ": " + detail);
-    default:
-      return MakeError(ErrorCode::kInternal, "SQLite error on " + path + ": " + detail);
-  }
-}
-
-// A prepared statement, reset after each use so it can be reused.
-class Stmt {
- public:
-  Stmt() = default;
-  Stmt(const Stmt&) = delete;
-  Stmt& operator=(const Stmt&) = delete;
-  ~Stmt() { sqlite3_finalize(stmt_); }
-
-  Status Prepare(sqlite3* db, const std::string& sql, const std::string& path) {
-    db_ = db;
-    path_ = &path;
-    const int rc =
-        sqlite3_prepare_v3(db, sql.c_str(), -1, SQLITE_PREPARE_PERSISTENT, &stmt_, nullptr);
-    if (rc != SQLITE_OK) return SqlError(db, rc, path);
-    return {};
-  }
-
-  void BindText(int i, std::string_view v) {
-    sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
-  }
-  void BindInt(int i, int64_t v) { sqlite3_bind_int64(stmt_, i, v); }
-  void BindUint(int i, uint64_t v) { sqlite3_bind_int64(stmt_, i, static_cast<int64_t>(v)); }
-  void BindTime(int i, const std::optional<core::WallTime>& t) {
-    if (t) {
-      sqlite3_bind_int64(stmt_, i, store::ToMicros(*t));
-    } else {
-      sqlite3_bind_null(stmt_, i);
-    }
-  }
-
-  // true: a row is ready; false: done. Any other outcome is an error.
-  core::Result<bool> Step() {
-    const int rc = sqlite3_step(stmt_);
-    if (rc == SQLITE_ROW) return true;
-    if (rc == SQLITE_DONE) return false;
-    core::Error error = SqlError(db_, rc, *path_);
-    Reset();
-    return error;
-  }
-  // Runs a statement that returns no rows, then resets it.
-  Status Run() {
-    auto stepped = Step();
-    Reset();
-    if (!stepped) return stepped.error();
-    return {};
-  }
-  void Reset() {
-    sqlite3_reset(stmt_);
-    sqlite3_clear_bindings(stmt_);
-  }
-
-  int64_t Int(int col) const { return sqlite3_column_int64(stmt_, col); }
-  uint64_t Uint(int col) const { return static_cast<uint64_t>(sqlite3_column_int64(stmt_, col)); }
-  std::string Text(int col) const {
-    const auto* p = sqlite3_column_text(stmt_, col);
-    if (p == nullptr) return {};
-    return std::string(reinterpret_cast<const char*>(p),
-                       static_cast<size_t>(sqlite3_column_bytes(stmt_, col)));
-  }
-  std::optional<core::WallTime> Time(int col) const {
-    if (sqlite3_column_type(stmt_, col) == SQLITE_NULL) return std::nullopt;
-    return store::FromMicros(sqlite3_column_int64(stmt_, col));
-  }
-
- private:
-  sqlite3* db_ = nullptr;
-  const std::string* path_ = nullptr;
-  sqlite3_stmt* stmt_ = nullptr;
-};
-
-Status Exec(sqlite3* db, const char* sql, const std::string& path) {
-  char* message = nullptr;
-  const int rc = sqlite3_exec(db, sql, nullptr, nullptr, &message);
-  sqlite3_free(message);
-  if (rc != SQLITE_OK) return SqlError(db, rc, path);
-  return {};
-}
 
 core::Result<core::Incident> ReadIncident(const Stmt& s) {
   core::Incident in;
@@ -204,31 +94,6 @@ void BindIncident(Stmt& s, int first, const core::Incident& in, std::string& evi
   s.BindTime(first + 17, in.acked_at);
   s.BindText(first + 18, in.acked_by);
   s.BindText(first + 19, evidence);
-}
-
-core::Result<core::OutboxRow> ReadOutbox(const Stmt& s) {
-  core::OutboxRow row;
-  row.idempotency_key = s.Text(0);
-  row.key = s.Text(1);
-  row.generation = s.Uint(2);
-  row.version = s.Uint(3);
-  auto transition = core::ParseTransitionName(s.Text(4));
-  if (!transition) return transition.error();
-  row.transition = *transition;
-  row.channel = s.Text(5);
-  row.payload = s.Text(6);
-  auto status = core::ParseOutboxStatus(s.Text(7));
-  if (!status) return MakeError(ErrorCode::kCorrupt, status.error().message);
-  row.status = *status;
-  row.attempts = static_cast<uint32_t>(s.Uint(8));
-  row.next_attempt_at = store::FromMicros(s.Int(9));
-  row.lease_owner = s.Text(10);
-  row.lease_expires_at = s.Time(11);
-  row.last_error = s.Text(12);
-  row.remote_message_id = s.Text(13);
-  row.created_at = store::FromMicros(s.Int(14));
-  row.updated_at = store::FromMicros(s.Int(15));
-  return row;
 }
 
 }  // namespace
@@ -397,6 +262,7 @@ SqliteIncidentStore::SqliteIncidentStore(std::string path, sqlite3* db)
 
 SqliteIncidentStore::~SqliteIncidentStore() {
   statements_.reset();  // finalize before close
+  outbox_.reset();
   sqlite3_close_v2(db_);
 }
 
@@ -497,6 +363,7 @@ core::Result<std::unique_ptr<SqliteIncidentStore>> SqliteIncidentStore::Open(
   for (const auto& [stmt, text] : sql) {
     if (auto status = stmt->Prepare(db, text, store->path_); !status) return status.error();
   }
+  if (auto status = store->PrepareOutbox(); !status) return status.error();
   return store;
 }
 
@@ -623,7 +490,7 @@ core::Result<std::vector<core::OutboxRow>> SqliteIncidentStore::ListOutbox(
     auto row = s.Step();
     if (!row) return row.error();
     if (!*row) break;
-    auto parsed = ReadOutbox(s);
+    auto parsed = ReadOutboxRow(s);
     if (!parsed) {
       s.Reset();
       return parsed.error();

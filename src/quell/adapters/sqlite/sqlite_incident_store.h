@@ -5,6 +5,7 @@
 #include <string>
 
 #include "quell/core/ports/incident_store.h"
+#include "quell/core/ports/outbox_store.h"
 
 struct sqlite3;
 
@@ -18,8 +19,10 @@ struct SqliteOptions {
 
 // The embedded store: one SQLite file in WAL mode. Several processes may share the file; write
 // transactions are serialised by BEGIN IMMEDIATE, so a batch never loses a compare-and-set.
+// It is also the dispatcher's outbox (sqlite_outbox_store.cc): a claim is one
+// UPDATE ... RETURNING, which holds the write lock, so two owners never lease one row.
 // One instance per thread.
-class SqliteIncidentStore : public core::IncidentStore {
+class SqliteIncidentStore : public core::IncidentStore, public core::OutboxStore {
  public:
   // Opens or creates `path` and applies any missing schema migrations. Errors, each one line
   // naming the path: kUnavailable (locked), kPermissionDenied (read-only or not openable),
@@ -40,17 +43,33 @@ class SqliteIncidentStore : public core::IncidentStore {
   core::Result<uint64_t> CountDecisions() override;
   core::Result<uint64_t> CountPolls() override;
 
-  struct Statements;  // prepared once, reused by every transaction
+  core::Result<std::vector<core::OutboxRow>> ClaimDue(std::string_view owner, core::WallTime now,
+                                                      core::Duration lease, size_t limit) override;
+  core::Result<std::vector<core::Status>> RecordOutcomes(
+      std::string_view owner, std::span<const core::OutboxOutcome> outcomes,
+      core::WallTime now) override;
+  core::Result<std::vector<core::WallTime>> SentTimes(std::string_view channel,
+                                                      core::WallTime since) override;
+  core::Result<std::string> ThreadRemoteId(std::string_view key, uint64_t generation,
+                                           std::string_view channel) override;
+
+  struct Statements;        // prepared once, reused by every transaction
+  struct OutboxStatements;  // the dispatcher's, in sqlite_outbox_store.cc
+  struct OutboxStatementsDeleter {
+    void operator()(OutboxStatements* statements) const;
+  };
 
  private:
   friend class SqliteTransaction;
   SqliteIncidentStore(std::string path, sqlite3* db);
   core::Status Migrate();
   core::Result<uint64_t> Count(const char* sql);
+  core::Status PrepareOutbox();
 
   std::string path_;
   sqlite3* db_;
   std::unique_ptr<Statements> statements_;
+  std::unique_ptr<OutboxStatements, OutboxStatementsDeleter> outbox_;
 };
 
 }  // namespace quell::sqlite

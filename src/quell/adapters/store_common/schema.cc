@@ -53,13 +53,25 @@ namespace {
   "CREATE TABLE source_marks ("                                         \
   " name TEXT PRIMARY KEY, value TEXT NOT NULL, updated_at BIGINT NOT NULL)" KEYED_TABLE ";"
 
-constexpr std::array<Migration, 2> kMigrations = {{
+// The dispatcher's claim scans outbox_live, the rows still to deliver, in (key, channel,
+// generation, version) order: the ORDER BY of ClaimDue and the "no older row unsent" guard are
+// both range reads on it, and sent, dead, shadow and superseded rows (most of the outbox) stay
+// out of it. outbox_sent serves SentTimes, the rate rules' look-back per channel.
+#define QUELL_SCHEMA_V3(BYTE_ORDER)                                           \
+  "CREATE INDEX outbox_live ON outbox (key" BYTE_ORDER ", channel" BYTE_ORDER \
+  ", generation, version) WHERE status IN ('pending', 'in_flight');"          \
+  "CREATE INDEX outbox_sent ON outbox (channel, updated_at) WHERE status = 'sent';"
+
+constexpr std::array<Migration, 3> kMigrations = {{
     {1, "incidents, decision log, polls and outbox", QUELL_SCHEMA_V1(" WITHOUT ROWID"),
      QUELL_SCHEMA_V1("")},
     {2, "open-incident index and source marks", QUELL_SCHEMA_V2(" WITHOUT ROWID", ""),
      QUELL_SCHEMA_V2("", " COLLATE \"C\"")},
+    {3, "outbox claim and sent-time indexes", QUELL_SCHEMA_V3(""),
+     QUELL_SCHEMA_V3(" COLLATE \"C\"")},
 }};
 
+#undef QUELL_SCHEMA_V3
 #undef QUELL_SCHEMA_V2
 #undef QUELL_SCHEMA_V1
 

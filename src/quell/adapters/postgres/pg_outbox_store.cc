@@ -1,0 +1,164 @@
+// PgIncidentStore's OutboxStore side: the dispatcher's claims and outcomes.
+#include <algorithm>
+#include <set>
+#include <string>
+#include <tuple>
+#include <utility>
+
+#include "quell/adapters/postgres/pg_connection.h"
+#include "quell/adapters/postgres/pg_incident_store.h"
+
+namespace quell::postgres {
+namespace {
+
+using core::Status;
+
+// The inner SELECT picks and locks the due rows; SKIP LOCKED lets a concurrent claimer pass
+// over rows another is leasing instead of waiting for it. Under READ COMMITTED a row that
+// another claim leased meanwhile is re-checked on its new version and drops out, so two owners
+// never hold one row. One NOT EXISTS holds both guards, an older sibling still to deliver
+// (sends keep their order) and a newer one already sent (the supersede rule at claim time), so
+// the planner can only answer it through the (key, channel, generation, version) unique index,
+// a few rows per probe: two separate anti-joins let it scan every sent row per claim when its
+// statistics lag behind a busy outbox. ORDER BY matches outbox_live's byte order; = ANY(ARRAY)
+// keeps the outer UPDATE on the primary key instead of a hash join over the whole table.
+constexpr const char* kClaimSql =
+    "UPDATE outbox u SET status = 'in_flight', lease_owner = $1, lease_expires_at = $3,"
+    " attempts = u.attempts + 1, updated_at = $2 WHERE u.idempotency_key = ANY(ARRAY("
+    "SELECT o.idempotency_key FROM outbox o WHERE o.status IN ('pending', 'in_flight') AND"
+    " ((o.status = 'pending' AND o.next_attempt_at <= $2) OR"
+    " (o.status = 'in_flight' AND o.lease_expires_at <= $2)) AND NOT EXISTS ("
+    " SELECT 1 FROM outbox p WHERE p.key = o.key AND p.channel = o.channel AND"
+    " ((p.status IN ('pending', 'in_flight') AND"
+    " (p.generation, p.version) < (o.generation, o.version)) OR"
+    " (p.status = 'sent' AND (p.generation, p.version) > (o.generation, o.version))))"
+    " ORDER BY o.key COLLATE \"C\", o.channel COLLATE \"C\", o.generation, o.version"
+    " LIMIT $4 FOR UPDATE SKIP LOCKED)) RETURNING ";
+
+// The whole batch in one statement, so one transaction and one round trip. An outcome applies
+// only while `owner` ($2) still holds the row's lease; a sent row supersedes its older pending
+// siblings, as MarkSent does. The keys returned are the outcomes that applied.
+constexpr const char* kOutcomesSql =
+    "WITH u AS (SELECT * FROM unnest($3::text[], $4::text[], $5::text[], $6::text[],"
+    " $7::bigint[]) AS u(idempotency_key, status, remote_id, error, next_at)),"
+    " done AS (UPDATE outbox o SET status = u.status,"
+    " remote_message_id = CASE WHEN u.status = 'sent' THEN u.remote_id"
+    " ELSE o.remote_message_id END,"
+    " last_error = CASE WHEN u.status = 'sent' THEN o.last_error ELSE u.error END,"
+    " next_attempt_at = CASE WHEN u.status = 'pending' THEN u.next_at"
+    " ELSE o.next_attempt_at END,"
+    " lease_owner = '', lease_expires_at = NULL, updated_at = $1 FROM u"
+    " WHERE o.idempotency_key = u.idempotency_key AND o.lease_owner = $2 AND"
+    " o.status = 'in_flight' RETURNING o.idempotency_key, o.key, o.channel, o.generation,"
+    " o.version, o.status),"
+    " superseded AS (UPDATE outbox p SET status = 'superseded', updated_at = $1 FROM done s"
+    " WHERE s.status = 'sent' AND p.key = s.key AND p.channel = s.channel AND"
+    " p.status = 'pending' AND (p.generation < s.generation OR"
+    " (p.generation = s.generation AND p.version < s.version)) RETURNING 1)"
+    " SELECT idempotency_key FROM done";
+
+const char* OutcomeStatus(core::OutboxOutcome::Kind kind) {
+  switch (kind) {
+    case core::OutboxOutcome::Kind::kSent:
+      return "sent";
+    case core::OutboxOutcome::Kind::kReschedule:
+      return "pending";
+    case core::OutboxOutcome::Kind::kDead:
+      return "dead";
+  }
+  return "dead";
+}
+
+}  // namespace
+
+core::Result<std::vector<core::OutboxRow>> PgIncidentStore::ClaimDue(std::string_view owner,
+                                                                     core::WallTime now,
+                                                                     core::Duration lease,
+                                                                     size_t limit) {
+  std::vector<core::OutboxRow> out;
+  if (limit == 0) return out;
+  // The returned columns are kOutboxColumns of the updated row.
+  static const std::string sql =
+      std::string(kClaimSql) +
+      "u.idempotency_key, u.key, u.generation, u.version, u.transition, u.channel, u.payload,"
+      " u.status, u.attempts, u.next_attempt_at, u.lease_owner, u.lease_expires_at,"
+      " u.last_error, u.remote_message_id, u.created_at, u.updated_at";
+  auto result =
+      connection_->Run(sql, {std::string(owner), std::to_string(store::ToMicros(now)),
+                             std::to_string(store::ToMicros(now + lease)), std::to_string(limit)});
+  if (!result) return result.error();
+  const PGresult* r = result->get();
+  for (int i = 0; i < PQntuples(r); ++i) {
+    auto row = ReadOutboxRow(r, i);
+    if (!row) return row.error();
+    out.push_back(std::move(*row));
+  }
+  // RETURNING yields rows in no particular order; byte order, as the claim's ORDER BY.
+  std::sort(out.begin(), out.end(), [](const core::OutboxRow& a, const core::OutboxRow& b) {
+    return std::tie(a.key, a.channel, a.generation, a.version) <
+           std::tie(b.key, b.channel, b.generation, b.version);
+  });
+  return out;
+}
+
+core::Result<std::vector<Status>> PgIncidentStore::RecordOutcomes(
+    std::string_view owner, std::span<const core::OutboxOutcome> outcomes, core::WallTime now) {
+  std::vector<Status> statuses;
+  statuses.reserve(outcomes.size());
+  if (outcomes.empty()) return statuses;
+  std::vector<ArrayBuilder> cols(5);
+  for (const core::OutboxOutcome& o : outcomes) {
+    cols[0].Text(o.idempotency_key);
+    cols[1].Text(OutcomeStatus(o.kind));
+    cols[2].Text(o.remote_message_id);
+    cols[3].Text(o.error);
+    cols[4].Int(store::ToMicros(o.next_attempt_at));
+  }
+  std::vector<std::string> params = {std::to_string(store::ToMicros(now)), std::string(owner)};
+  for (ArrayBuilder& c : cols) params.push_back(c.Finish());
+  auto result = connection_->Run(kOutcomesSql, params);
+  if (!result) return result.error();
+  std::set<std::string, std::less<>> applied;
+  for (int i = 0; i < PQntuples(result->get()); ++i) applied.insert(TextAt(result->get(), i, 0));
+  for (const core::OutboxOutcome& o : outcomes) {
+    // erase: a key listed twice in one batch applies once.
+    if (applied.erase(o.idempotency_key) == 1) {
+      statuses.emplace_back();
+    } else {
+      statuses.emplace_back(
+          MakeError(ErrorCode::kConflict, "the lease on outbox row " + o.idempotency_key +
+                                              " is no longer held by " + std::string(owner)));
+    }
+  }
+  return statuses;
+}
+
+core::Result<std::vector<core::WallTime>> PgIncidentStore::SentTimes(std::string_view channel,
+                                                                     core::WallTime since) {
+  static const std::string sql =
+      "SELECT updated_at FROM outbox WHERE channel = $1 AND status = 'sent' AND"
+      " updated_at >= $2 ORDER BY updated_at";
+  auto result =
+      connection_->Run(sql, {std::string(channel), std::to_string(store::ToMicros(since))});
+  if (!result) return result.error();
+  std::vector<core::WallTime> out;
+  out.reserve(static_cast<size_t>(PQntuples(result->get())));
+  for (int i = 0; i < PQntuples(result->get()); ++i) {
+    out.push_back(store::FromMicros(ParseInt(PQgetvalue(result->get(), i, 0))));
+  }
+  return out;
+}
+
+core::Result<std::string> PgIncidentStore::ThreadRemoteId(std::string_view key, uint64_t generation,
+                                                          std::string_view channel) {
+  static const std::string sql =
+      "SELECT remote_message_id FROM outbox WHERE key = $1 AND channel = $3 AND"
+      " generation = $2 AND status = 'sent' ORDER BY version LIMIT 1";
+  auto result =
+      connection_->Run(sql, {std::string(key), std::to_string(generation), std::string(channel)});
+  if (!result) return result.error();
+  if (PQntuples(result->get()) == 0) return std::string();
+  return TextAt(result->get(), 0, 0);
+}
+
+}  // namespace quell::postgres

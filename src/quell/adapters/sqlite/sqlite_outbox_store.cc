@@ -1,0 +1,208 @@
+// SqliteIncidentStore's OutboxStore side: the dispatcher's claims and outcomes.
+#include <algorithm>
+#include <set>
+#include <tuple>
+#include <utility>
+
+#include "quell/adapters/sqlite/sqlite_incident_store.h"
+#include "quell/adapters/sqlite/sqlite_statement.h"
+
+namespace quell::sqlite {
+namespace {
+
+using core::ErrorCode;
+using core::MakeError;
+using core::Status;
+
+// The statuses are literals, not parameters, so SQLite can prove that outbox_live (WHERE status
+// IN ('pending', 'in_flight')) covers both the scan and the guard. The guard keeps sends in
+// order: no row of a (key, channel) is leased while an older one is still to be delivered.
+// The second guard is the supersede rule at claim time: a row older than a sent sibling is
+// never sent (a lease that expired on it cannot resurrect it).
+constexpr const char* kClaimSql =
+    "UPDATE outbox SET status = 'in_flight', lease_owner = ?1, lease_expires_at = ?3,"
+    " attempts = attempts + 1, updated_at = ?2 WHERE rowid IN ("
+    " SELECT o.rowid FROM outbox o INDEXED BY outbox_live"
+    " WHERE o.status IN ('pending', 'in_flight') AND"
+    " ((o.status = 'pending' AND o.next_attempt_at <= ?2) OR"
+    " (o.status = 'in_flight' AND o.lease_expires_at <= ?2)) AND NOT EXISTS ("
+    " SELECT 1 FROM outbox p INDEXED BY outbox_live WHERE p.key = o.key AND"
+    " p.channel = o.channel AND p.status IN ('pending', 'in_flight') AND"
+    " (p.generation < o.generation OR (p.generation = o.generation AND p.version < o.version)))"
+    " AND NOT EXISTS (SELECT 1 FROM outbox n WHERE n.key = o.key AND n.channel = o.channel AND"
+    " n.status = 'sent' AND (n.generation > o.generation OR"
+    " (n.generation = o.generation AND n.version > o.version)))"
+    " ORDER BY o.key, o.channel, o.generation, o.version LIMIT ?4) RETURNING ";
+
+// Each outcome applies only while `owner` still holds the lease (?2): a row that went back to
+// in_flight under another owner, or was recorded already, changes nothing.
+constexpr const char* kOutcomeSql =
+    "UPDATE outbox SET status = ?3, remote_message_id = CASE WHEN ?3 = 'sent' THEN ?4 ELSE"
+    " remote_message_id END, last_error = CASE WHEN ?3 = 'sent' THEN last_error ELSE ?5 END,"
+    " next_attempt_at = CASE WHEN ?3 = 'pending' THEN ?6 ELSE next_attempt_at END,"
+    " lease_owner = '', lease_expires_at = NULL, updated_at = ?7"
+    " WHERE idempotency_key = ?1 AND lease_owner = ?2 AND status = 'in_flight'"
+    " RETURNING key, channel, generation, version";
+
+constexpr const char* kSupersedeSql =
+    "UPDATE outbox SET status = 'superseded', updated_at = ?5 WHERE key = ?1 AND"
+    " channel = ?2 AND status = 'pending' AND"
+    " (generation < ?3 OR (generation = ?3 AND version < ?4))";
+
+const char* OutcomeStatus(core::OutboxOutcome::Kind kind) {
+  switch (kind) {
+    case core::OutboxOutcome::Kind::kSent:
+      return "sent";
+    case core::OutboxOutcome::Kind::kReschedule:
+      return "pending";
+    case core::OutboxOutcome::Kind::kDead:
+      return "dead";
+  }
+  return "dead";
+}
+
+}  // namespace
+
+struct SqliteIncidentStore::OutboxStatements {
+  Stmt begin, commit, rollback, claim, outcome, supersede, sent_times, thread;
+};
+
+void SqliteIncidentStore::OutboxStatementsDeleter::operator()(OutboxStatements* s) const {
+  delete s;  // NOLINT(cppcoreguidelines-owning-memory): the unique_ptr's deleter
+}
+
+Status SqliteIncidentStore::PrepareOutbox() {
+  outbox_.reset(new OutboxStatements());
+  OutboxStatements& s = *outbox_;
+  const std::pair<Stmt*, std::string> sql[] = {
+      {&s.begin, "BEGIN IMMEDIATE"},
+      {&s.commit, "COMMIT"},
+      {&s.rollback, "ROLLBACK"},
+      {&s.claim, std::string(kClaimSql) + kOutboxColumns},
+      {&s.outcome, kOutcomeSql},
+      {&s.supersede, kSupersedeSql},
+      {&s.sent_times,
+       "SELECT updated_at FROM outbox INDEXED BY outbox_sent WHERE channel = ?1 AND"
+       " status = 'sent' AND updated_at >= ?2 ORDER BY updated_at"},
+      {&s.thread,
+       "SELECT remote_message_id FROM outbox WHERE key = ?1 AND channel = ?3 AND"
+       " generation = ?2 AND status = 'sent' ORDER BY version LIMIT 1"},
+  };
+  for (const auto& [stmt, text] : sql) {
+    if (auto status = stmt->Prepare(db_, text, path_); !status) return status;
+  }
+  return {};
+}
+
+core::Result<std::vector<core::OutboxRow>> SqliteIncidentStore::ClaimDue(std::string_view owner,
+                                                                         core::WallTime now,
+                                                                         core::Duration lease,
+                                                                         size_t limit) {
+  std::vector<core::OutboxRow> out;
+  if (limit == 0) return out;
+  Stmt& s = outbox_->claim;
+  s.BindText(1, owner);
+  s.BindInt(2, store::ToMicros(now));
+  s.BindInt(3, store::ToMicros(now + lease));
+  s.BindUint(4, limit);
+  for (;;) {
+    auto row = s.Step();
+    if (!row) return row.error();
+    if (!*row) break;
+    auto parsed = ReadOutboxRow(s);
+    if (!parsed) {
+      s.Reset();
+      return parsed.error();
+    }
+    out.push_back(std::move(*parsed));
+  }
+  s.Reset();
+  // RETURNING yields rows in no particular order.
+  std::sort(out.begin(), out.end(), [](const core::OutboxRow& a, const core::OutboxRow& b) {
+    return std::tie(a.key, a.channel, a.generation, a.version) <
+           std::tie(b.key, b.channel, b.generation, b.version);
+  });
+  return out;
+}
+
+core::Result<std::vector<Status>> SqliteIncidentStore::RecordOutcomes(
+    std::string_view owner, std::span<const core::OutboxOutcome> outcomes, core::WallTime now) {
+  OutboxStatements& s = *outbox_;
+  std::vector<Status> statuses;
+  statuses.reserve(outcomes.size());
+  if (outcomes.empty()) return statuses;
+  if (auto status = s.begin.Run(); !status) return status.error();
+  auto fail = [&s](core::Error error) -> core::Result<std::vector<Status>> {
+    (void)s.rollback.Run();
+    return error;
+  };
+  const int64_t now_us = store::ToMicros(now);
+  for (const core::OutboxOutcome& o : outcomes) {
+    Stmt& u = s.outcome;
+    u.BindText(1, o.idempotency_key);
+    u.BindText(2, owner);
+    u.BindText(3, OutcomeStatus(o.kind));
+    u.BindText(4, o.remote_message_id);
+    u.BindText(5, o.error);
+    u.BindInt(6, store::ToMicros(o.next_attempt_at));
+    u.BindInt(7, now_us);
+    auto row = u.Step();
+    if (!row) return fail(row.error());
+    if (!*row) {
+      u.Reset();
+      statuses.emplace_back(
+          MakeError(ErrorCode::kConflict, "the lease on outbox row " + o.idempotency_key +
+                                              " is no longer held by " + std::string(owner)));
+      continue;
+    }
+    const std::string key = u.Text(0);
+    const std::string channel = u.Text(1);
+    const int64_t generation = u.Int(2);
+    const int64_t version = u.Int(3);
+    u.Reset();
+    if (o.kind == core::OutboxOutcome::Kind::kSent) {
+      Stmt& x = s.supersede;
+      x.BindText(1, key);
+      x.BindText(2, channel);
+      x.BindInt(3, generation);
+      x.BindInt(4, version);
+      x.BindInt(5, now_us);
+      if (auto status = x.Run(); !status) return fail(status.error());
+    }
+    statuses.emplace_back();
+  }
+  if (auto status = s.commit.Run(); !status) return fail(status.error());
+  return statuses;
+}
+
+core::Result<std::vector<core::WallTime>> SqliteIncidentStore::SentTimes(std::string_view channel,
+                                                                         core::WallTime since) {
+  Stmt& s = outbox_->sent_times;
+  s.BindText(1, channel);
+  s.BindInt(2, store::ToMicros(since));
+  std::vector<core::WallTime> out;
+  for (;;) {
+    auto row = s.Step();
+    if (!row) return row.error();
+    if (!*row) break;
+    out.push_back(store::FromMicros(s.Int(0)));
+  }
+  s.Reset();
+  return out;
+}
+
+core::Result<std::string> SqliteIncidentStore::ThreadRemoteId(std::string_view key,
+                                                              uint64_t generation,
+                                                              std::string_view channel) {
+  Stmt& s = outbox_->thread;
+  s.BindText(1, key);
+  s.BindUint(2, generation);
+  s.BindText(3, channel);
+  auto row = s.Step();
+  if (!row) return row.error();
+  std::string out = *row ? s.Text(0) : std::string();
+  s.Reset();
+  return out;
+}
+
+}  // namespace quell::sqlite

@@ -1,0 +1,36 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+
+#include "quell/app/backoff.h"
+#include "quell/core/ports/channel.h"
+#include "quell/core/ports/outbox_store.h"
+#include "quell/core/result.h"
+
+namespace quell::app {
+
+// How one configured channel is driven.
+struct ChannelLimits {
+  uint32_t concurrency = 8;   // sends in flight at once on this channel
+  uint32_t max_attempts = 8;  // attempts in all, the first included; then the row goes dead
+  // The delays between attempts (max_attempts here is unused: the limit above counts).
+  RetryPolicy backoff{.max_attempts = 8,
+                      .initial_backoff = std::chrono::seconds(1),
+                      .max_backoff = std::chrono::minutes(10),
+                      .multiplier = 2.0,
+                      .max_retry_after = std::chrono::hours(1)};
+};
+
+// What a failed exchange means: transport errors that may pass (timeouts, refused or reset
+// connections) retry; the rest (a malformed URL, a TLS certificate rejected) cannot succeed.
+core::SendOutcome TransportOutcome(const core::Error& error);
+
+// What the store records for one attempt of `row` (attempts already counts it): sent; a retry
+// rescheduled after the provider's Retry-After (capped) or a jittered exponential backoff
+// drawn from `random_bits`; dead for a permanent failure or once `limits.max_attempts` ran out.
+core::OutboxOutcome DecideOutcome(const core::OutboxRow& row, const core::SendOutcome& sent,
+                                  const ChannelLimits& limits, core::WallTime now,
+                                  uint64_t random_bits);
+
+}  // namespace quell::app

@@ -1,0 +1,64 @@
+#include "quell/app/dispatch_recorder.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace quell::app {
+
+OutcomeRecorder::OutcomeRecorder(core::OutboxStore& store, core::Clock& clock,
+                                 std::string_view owner, size_t flush_every, DispatchReport& report)
+    : store_(store),
+      clock_(clock),
+      owner_(owner),
+      flush_every_(std::max<size_t>(flush_every, 1)),
+      report_(report) {}
+
+void OutcomeRecorder::Add(const core::OutboxRow& row, core::OutboxOutcome outcome) {
+  rows_.push_back(&row);
+  outcomes_.push_back(std::move(outcome));
+  if (outcomes_.size() >= flush_every_) Flush();
+}
+
+void OutcomeRecorder::Flush() {
+  if (outcomes_.empty()) return;
+  ++report_.record_batches;
+  auto statuses = store_.RecordOutcomes(owner_, outcomes_, clock_.Now());
+  if (!statuses) {
+    // Nothing of the batch was recorded: the rows stay leased and, once the lease expires,
+    // are claimed and sent again with the same idempotency keys.
+    report_.errors.push_back("recording " + std::to_string(outcomes_.size()) +
+                             " outcomes: " + statuses.error().message);
+  } else {
+    for (size_t i = 0; i < outcomes_.size(); ++i) {
+      const core::Status& status = (*statuses)[i];
+      const core::OutboxOutcome& outcome = outcomes_[i];
+      if (!status) {
+        if (status.error().code == core::ErrorCode::kConflict) {
+          ++report_.lost_leases;
+        } else {
+          report_.errors.push_back(outcome.idempotency_key + ": " + status.error().message);
+        }
+        continue;
+      }
+      switch (outcome.kind) {
+        case core::OutboxOutcome::Kind::kSent:
+          ++report_.sent;
+          break;
+        case core::OutboxOutcome::Kind::kReschedule:
+          ++report_.retried;
+          if (!report_.next_due || outcome.next_attempt_at < *report_.next_due) {
+            report_.next_due = outcome.next_attempt_at;
+          }
+          break;
+        case core::OutboxOutcome::Kind::kDead:
+          ++report_.dead;
+          dead_.push_back(DeadRow{rows_[i], outcome.error});
+          break;
+      }
+    }
+  }
+  rows_.clear();
+  outcomes_.clear();
+}
+
+}  // namespace quell::app

@@ -1,0 +1,59 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "quell/core/ports/clock.h"
+#include "quell/core/ports/outbox_store.h"
+
+namespace quell::app {
+
+struct DispatchReport {
+  uint64_t claimed = 0;
+  uint64_t sent = 0;
+  uint64_t retried = 0;
+  uint64_t dead = 0;
+  uint64_t lost_leases = 0;  // the lease expired mid-send; the new holder resends, same key
+  uint64_t meta_alerts = 0;  // dead-letter messages sent
+  uint64_t record_batches = 0;
+  std::vector<std::string> errors;  // store and dead-letter failures, one line each
+  // When RunOnce is next worth calling: now when the claim was full (more rows may be due),
+  // else the earliest retry this run scheduled; nullopt when neither, so the caller waits its
+  // idle interval (new rows only come from polls).
+  std::optional<core::WallTime> next_due;
+};
+
+// Records what became of claimed rows through OutboxStore::RecordOutcomes, `flush_every`
+// outcomes per transaction, and counts them into the report. A dead row whose outcome applied
+// (its lease still held) is kept for exactly one meta-alert. Calling thread only.
+class OutcomeRecorder {
+ public:
+  OutcomeRecorder(core::OutboxStore& store, core::Clock& clock, std::string_view owner,
+                  size_t flush_every, DispatchReport& report);
+
+  // `row` must outlive the next Flush.
+  void Add(const core::OutboxRow& row, core::OutboxOutcome outcome);
+  void Flush();
+
+  struct DeadRow {
+    const core::OutboxRow* row;
+    std::string reason;
+  };
+  std::vector<DeadRow> TakeDead() { return std::move(dead_); }
+
+ private:
+  core::OutboxStore& store_;
+  core::Clock& clock_;
+  std::string owner_;
+  size_t flush_every_;
+  DispatchReport& report_;
+  std::vector<const core::OutboxRow*> rows_;
+  std::vector<core::OutboxOutcome> outcomes_;
+  std::vector<DeadRow> dead_;
+};
+
+}  // namespace quell::app

@@ -1,0 +1,416 @@
+#include "quell/app/dispatcher.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "fake_clock.h"
+#include "fake_http_batch_client.h"
+#include "fake_outbox_store.h"
+#include "quell/core/retry_after.h"
+
+namespace quell::testing {
+namespace {
+
+using core::OutboxStatus;
+using std::chrono::hours;
+using std::chrono::seconds;
+
+// 2026-12-02T09:00:00Z
+constexpr core::WallTime kT0{std::chrono::microseconds(1796202000LL * 1000000)};
+
+core::OutboxRow Row(const std::string& key, const std::string& channel, uint64_t version = 1,
+                    std::string payload = "{}") {
+  core::OutboxRow row;
+  row.idempotency_key = core::OutboxIdempotencyKey(key, 1, version, channel);
+  row.key = key;
+  row.generation = 1;
+  row.version = version;
+  row.transition = version == 1 ? core::TransitionKind::kOpen : core::TransitionKind::kResolve;
+  row.channel = channel;
+  row.payload = std::move(payload);
+  row.next_attempt_at = kT0;
+  return row;
+}
+
+// "<type>: <key>"; a payload of "unrenderable" fails as a bad template would.
+class FakeRenderer : public core::MessageRenderer {
+ public:
+  core::Result<core::RenderedMessage> Render(std::string_view type,
+                                             const core::OutboxRow& row) const override {
+    if (row.payload == "unrenderable") {
+      return core::MakeError(core::ErrorCode::kInvalidArgument, "template: no field x");
+    }
+    return core::RenderedMessage{row.key, std::string(type) + ": " + row.key, "error"};
+  }
+};
+
+// A webhook-like provider: the key in Idempotency-Key, the thread in X-Thread; its id comes
+// back in X-Id and Retry-After is read as the dispatcher's channels do.
+class FakeHttpChannel : public core::HttpChannel {
+ public:
+  explicit FakeHttpChannel(std::string url) : url_(std::move(url)) {}
+  core::Result<core::HttpRequest> Encode(const core::Delivery& d, core::WallTime) const override {
+    if (d.row.payload == "unencodable") {
+      return core::MakeError(core::ErrorCode::kInvalidArgument, "no recipient");
+    }
+    core::HttpRequest request;
+    request.method = "POST";
+    request.url = url_;
+    request.headers = {{"Idempotency-Key", d.row.idempotency_key},
+                       {"X-Thread", d.thread_remote_id}};
+    request.body = d.message.body;
+    return request;
+  }
+  core::SendOutcome Decode(const core::Delivery&, const core::HttpResponse& r) const override {
+    switch (core::ClassifyHttpStatus(r.status)) {
+      case core::SendOutcome::Kind::kSent:
+        return core::SendOutcome::Sent(std::string(core::FindHeader(r.headers, "X-Id")));
+      case core::SendOutcome::Kind::kRetry:
+        return core::SendOutcome::Retry(
+            "HTTP " + std::to_string(r.status),
+            core::ParseRetryAfter(core::FindHeader(r.headers, "Retry-After"), kT0));
+      case core::SendOutcome::Kind::kPermanent:
+        break;
+    }
+    return core::SendOutcome::Permanent("HTTP " + std::to_string(r.status));
+  }
+
+ private:
+  std::string url_;
+};
+
+// A blocking channel (SMTP-like) that records what it sent and how many sends overlapped.
+// With `probe` set, a send stays in flight until one more send than `probe` overlaps it (a
+// dispatcher over its limit), all expected sends have started, or a short window passed: the
+// window is the passing path, so a correct dispatcher shows a peak of exactly `probe`.
+class FakeChannel : public core::Channel {
+ public:
+  FakeChannel() = default;
+  FakeChannel(int probe, size_t expected_sends) : probe_(probe), expected_(expected_sends) {}
+  core::SendOutcome Send(const core::Delivery& d) override {
+    std::unique_lock<std::mutex> lock(mutex_);
+    sent_.push_back(d);
+    ++started_;
+    peak_ = std::max(peak_, ++in_flight_);
+    changed_.notify_all();
+    if (probe_ > 0) {
+      changed_.wait_for(lock, std::chrono::milliseconds(100),
+                        [&] { return in_flight_ > probe_ || started_ >= expected_; });
+    }
+    --in_flight_;
+    return next_;
+  }
+  void Answer(core::SendOutcome outcome) { next_ = std::move(outcome); }
+  std::vector<core::Delivery> sent() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return sent_;
+  }
+  int peak() const { return peak_; }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  int probe_ = 0;
+  size_t expected_ = 0;
+  size_t started_ = 0;
+  int in_flight_ = 0;
+  int peak_ = 0;
+  core::SendOutcome next_ = core::SendOutcome::Sent("smtp-id");
+  std::vector<core::Delivery> sent_;
+};
+
+app::DispatcherOptions Options(std::string dead_letter, size_t claim_batch = 256,
+                               size_t record_every = 64) {
+  app::DispatcherOptions options;
+  options.owner = "d1";
+  options.dead_letter_channel = std::move(dead_letter);
+  options.claim_batch = claim_batch;
+  options.record_every = record_every;
+  return options;
+}
+
+class DispatcherTest : public ::testing::Test {
+ protected:
+  app::Dispatcher Make(app::DispatcherOptions options = {}) {
+    if (options.owner.empty()) options.owner = "d1";
+    return app::Dispatcher(store_, renderer_, http_, clock_, std::move(options));
+  }
+  static std::string KeyOf(const core::HttpRequest& r) {
+    return std::string(core::FindHeader(r.headers, "Idempotency-Key"));
+  }
+
+  FakeOutboxStore store_;
+  FakeRenderer renderer_;
+  FakeHttpBatchClient http_;
+  FakeClock clock_{kT0};
+  FakeHttpChannel webhook_{"https://hooks.test/w"};
+  FakeHttpChannel slack_{"https://slack.test/api"};
+  FakeChannel ops_;
+};
+
+TEST_F(DispatcherTest, RecordsASendWithTheProvidersId) {
+  const core::OutboxRow row = Row("k", "hook");
+  store_.Add(row);
+  http_.Respond(200, {{"X-Id", "remote-7"}});
+  auto d = Make();
+  d.AddHttpChannel("hook", "webhook", webhook_);
+  const app::DispatchReport report = d.RunOnce();
+  EXPECT_EQ(report.claimed, 1u);
+  EXPECT_EQ(report.sent, 1u);
+  EXPECT_TRUE(report.errors.empty());
+  EXPECT_EQ(store_.Row(row.idempotency_key).status, OutboxStatus::kSent);
+  EXPECT_EQ(store_.Row(row.idempotency_key).remote_message_id, "remote-7");
+  ASSERT_EQ(http_.requests().size(), 1u);
+  EXPECT_EQ(KeyOf(http_.requests()[0]), row.idempotency_key);
+  EXPECT_EQ(http_.requests()[0].body, "webhook: k");
+  EXPECT_FALSE(report.next_due.has_value());
+}
+
+TEST_F(DispatcherTest, RetriesA503WithBackoffAndTheSameIdempotencyKey) {
+  const core::OutboxRow row = Row("k", "hook");
+  store_.Add(row);
+  http_.Respond(503).Respond(200, {{"X-Id", "r2"}});
+  app::ChannelLimits limits;
+  limits.backoff.initial_backoff = seconds(10);
+  auto d = Make();
+  d.AddHttpChannel("hook", "webhook", webhook_, limits);
+  const app::DispatchReport first = d.RunOnce();
+  EXPECT_EQ(first.retried, 1u);
+  const core::OutboxRow& after = store_.Row(row.idempotency_key);
+  EXPECT_EQ(after.status, OutboxStatus::kPending);
+  EXPECT_EQ(after.last_error, "HTTP 503");
+  EXPECT_GE(after.next_attempt_at, kT0);
+  EXPECT_LE(after.next_attempt_at, kT0 + seconds(10));  // full jitter below the first backoff
+  ASSERT_TRUE(first.next_due.has_value());
+  EXPECT_EQ(*first.next_due, after.next_attempt_at);
+
+  clock_.SleepFor(seconds(10));
+  const app::DispatchReport second = d.RunOnce();
+  EXPECT_EQ(second.sent, 1u);
+  EXPECT_EQ(store_.Row(row.idempotency_key).attempts, 2u);
+  ASSERT_EQ(http_.requests().size(), 2u);
+  EXPECT_EQ(KeyOf(http_.requests()[0]), row.idempotency_key);
+  EXPECT_EQ(KeyOf(http_.requests()[1]), row.idempotency_key);
+}
+
+TEST_F(DispatcherTest, HonoursRetryAfterUpToItsCap) {
+  const core::OutboxRow a = Row("a", "hook");
+  const core::OutboxRow b = Row("b", "hook");
+  store_.Add(a);
+  store_.Add(b);
+  http_.Respond(429, {{"Retry-After", "120"}}).Respond(503, {{"Retry-After", "86400"}});
+  app::ChannelLimits limits;
+  limits.backoff.max_retry_after = hours(1);
+  auto d = Make();
+  d.AddHttpChannel("hook", "webhook", webhook_, limits);
+  EXPECT_EQ(d.RunOnce().retried, 2u);
+  EXPECT_EQ(store_.Row(a.idempotency_key).next_attempt_at, kT0 + seconds(120));
+  EXPECT_EQ(store_.Row(b.idempotency_key).next_attempt_at, kT0 + hours(1));
+}
+
+TEST_F(DispatcherTest, APermanent400IsDeadAtOnceWithOneMetaAlert) {
+  const core::OutboxRow row = Row("k", "hook");
+  store_.Add(row);
+  http_.Respond(400);
+  auto d = Make(Options("ops"));
+  d.AddHttpChannel("hook", "webhook", webhook_);
+  d.AddChannel("ops", "email", ops_);
+  const app::DispatchReport report = d.RunOnce();
+  EXPECT_EQ(report.dead, 1u);
+  EXPECT_EQ(report.meta_alerts, 1u);
+  EXPECT_EQ(store_.Row(row.idempotency_key).status, OutboxStatus::kDead);
+  EXPECT_EQ(store_.Row(row.idempotency_key).attempts, 1u);
+  EXPECT_EQ(store_.Row(row.idempotency_key).last_error, "HTTP 400");
+  ASSERT_EQ(ops_.sent().size(), 1u);
+  EXPECT_EQ(ops_.sent()[0].row.idempotency_key, row.idempotency_key + ":dead");
+  EXPECT_NE(ops_.sent()[0].message.body.find("HTTP 400"), std::string::npos);
+}
+
+TEST_F(DispatcherTest, TheAttemptLimitMakesARowDeadAndAlertsOnce) {
+  const core::OutboxRow row = Row("k", "hook");
+  store_.Add(row);
+  http_.Respond(503);  // always
+  app::ChannelLimits limits;
+  limits.max_attempts = 3;
+  auto d = Make(Options("ops"));
+  d.AddHttpChannel("hook", "webhook", webhook_, limits);
+  d.AddChannel("ops", "email", ops_);
+  uint64_t retried = 0, dead = 0, alerts = 0;
+  for (int run = 0; run < 6; ++run) {
+    const app::DispatchReport report = d.RunOnce();
+    retried += report.retried;
+    dead += report.dead;
+    alerts += report.meta_alerts;
+    clock_.SleepFor(hours(1));
+  }
+  EXPECT_EQ(retried, 2u);
+  EXPECT_EQ(dead, 1u);
+  EXPECT_EQ(alerts, 1u);
+  EXPECT_EQ(http_.requests().size(), 3u);
+  EXPECT_EQ(store_.Row(row.idempotency_key).status, OutboxStatus::kDead);
+  EXPECT_NE(store_.Row(row.idempotency_key).last_error.find("gave up after 3 attempts"),
+            std::string::npos);
+  EXPECT_EQ(ops_.sent().size(), 1u);
+}
+
+TEST_F(DispatcherTest, ALostLeaseIsCountedAndNothingIsRecorded) {
+  const core::OutboxRow lost = Row("a", "hook");
+  const core::OutboxRow kept = Row("b", "hook");
+  store_.Add(lost);
+  store_.Add(kept);
+  store_.LoseLeaseBeforeRecord(lost.idempotency_key);
+  http_.Respond(400);
+  auto d = Make(Options("ops"));
+  d.AddHttpChannel("hook", "webhook", webhook_);
+  d.AddChannel("ops", "email", ops_);
+  const app::DispatchReport report = d.RunOnce();
+  EXPECT_EQ(report.lost_leases, 1u);
+  EXPECT_EQ(report.dead, 1u);
+  EXPECT_TRUE(report.errors.empty());
+  EXPECT_EQ(store_.Row(lost.idempotency_key).status, OutboxStatus::kInFlight);
+  EXPECT_EQ(store_.Row(lost.idempotency_key).lease_owner, "thief");
+  EXPECT_EQ(ops_.sent().size(), 1u) << "no meta-alert for a row this dispatcher lost";
+}
+
+TEST_F(DispatcherTest, AFailedRecordLeavesRowsLeasedAndIsReported) {
+  const core::OutboxRow row = Row("k", "hook");
+  store_.Add(row);
+  store_.FailNextRecord(1, core::ErrorCode::kUnavailable);
+  auto d = Make();
+  d.AddHttpChannel("hook", "webhook", webhook_);
+  const app::DispatchReport report = d.RunOnce();
+  EXPECT_EQ(report.sent, 0u);
+  ASSERT_EQ(report.errors.size(), 1u);
+  EXPECT_NE(report.errors[0].find("injected record failure"), std::string::npos);
+  EXPECT_EQ(store_.Row(row.idempotency_key).status, OutboxStatus::kInFlight);
+}
+
+TEST_F(DispatcherTest, KeepsEachChannelsConcurrencyInOneBatch) {
+  for (int i = 0; i < 5; ++i) store_.Add(Row("s" + std::to_string(i), "slack"));
+  for (int i = 0; i < 4; ++i) store_.Add(Row("w" + std::to_string(i), "hook"));
+  FakeChannel mail(2, 6);
+  for (int i = 0; i < 6; ++i) store_.Add(Row("m" + std::to_string(i), "mail"));
+  app::ChannelLimits two, three;
+  two.concurrency = 2;
+  three.concurrency = 3;
+  auto d = Make();
+  d.AddHttpChannel("slack", "slack", slack_, two);
+  d.AddHttpChannel("hook", "webhook", webhook_, three);
+  d.AddChannel("mail", "email", mail, two);
+  const app::DispatchReport report = d.RunOnce();
+  EXPECT_EQ(report.sent, 15u);
+  EXPECT_EQ(http_.calls(), 1) << "every HTTP channel in one SendAll";
+  EXPECT_EQ(http_.limits(), (std::vector<uint32_t>{2, 3}));
+  EXPECT_EQ(http_.max_in_flight(0), 2);
+  EXPECT_EQ(http_.max_in_flight(1), 3);
+  for (size_t i = 0; i < http_.requests().size(); ++i) {
+    const bool is_slack = http_.requests()[i].url == "https://slack.test/api";
+    EXPECT_EQ(http_.lanes()[i], is_slack ? 0u : 1u);
+  }
+  EXPECT_EQ(mail.sent().size(), 6u);
+  EXPECT_EQ(mail.peak(), 2);
+}
+
+TEST_F(DispatcherTest, ARenderFailureIsDeadWithoutASend) {
+  const core::OutboxRow row = Row("k", "hook", 1, "unrenderable");
+  store_.Add(row);
+  auto d = Make();
+  d.AddHttpChannel("hook", "webhook", webhook_);
+  EXPECT_EQ(d.RunOnce().dead, 1u);
+  EXPECT_EQ(store_.Row(row.idempotency_key).status, OutboxStatus::kDead);
+  EXPECT_EQ(store_.Row(row.idempotency_key).last_error, "render: template: no field x");
+  EXPECT_TRUE(http_.requests().empty());
+}
+
+TEST_F(DispatcherTest, AnEncodeFailureIsDeadWithoutASend) {
+  const core::OutboxRow row = Row("k", "hook", 1, "unencodable");
+  store_.Add(row);
+  auto d = Make();
+  d.AddHttpChannel("hook", "webhook", webhook_);
+  EXPECT_EQ(d.RunOnce().dead, 1u);
+  EXPECT_EQ(store_.Row(row.idempotency_key).last_error, "encode: no recipient");
+  EXPECT_TRUE(http_.requests().empty());
+}
+
+TEST_F(DispatcherTest, AnUnknownChannelIsDead) {
+  const core::OutboxRow row = Row("k", "removed");
+  store_.Add(row);
+  auto d = Make(Options("ops"));
+  d.AddChannel("ops", "email", ops_);
+  const app::DispatchReport report = d.RunOnce();
+  EXPECT_EQ(report.dead, 1u);
+  EXPECT_EQ(store_.Row(row.idempotency_key).last_error,
+            "no channel named \"removed\" is configured");
+  EXPECT_EQ(report.meta_alerts, 1u);
+}
+
+TEST_F(DispatcherTest, TransportTimeoutsRetryAndMalformedRequestsDie) {
+  const core::OutboxRow a = Row("a", "hook");
+  const core::OutboxRow b = Row("b", "hook");
+  store_.Add(a);
+  store_.Add(b);
+  http_.Fail(core::ErrorCode::kTimeout, "POST https://hooks.test/w: timed out")
+      .Fail(core::ErrorCode::kInvalidArgument, "malformed URL");
+  auto d = Make();
+  d.AddHttpChannel("hook", "webhook", webhook_);
+  const app::DispatchReport report = d.RunOnce();
+  EXPECT_EQ(report.retried, 1u);
+  EXPECT_EQ(report.dead, 1u);
+  EXPECT_EQ(store_.Row(a.idempotency_key).status, OutboxStatus::kPending);
+  EXPECT_EQ(store_.Row(b.idempotency_key).status, OutboxStatus::kDead);
+}
+
+TEST_F(DispatcherTest, KeepsOrderPerIncidentAndChannelAcrossRetries) {
+  const core::OutboxRow open = Row("k", "hook", 1);
+  const core::OutboxRow resolve = Row("k", "hook", 2);
+  const core::OutboxRow other = Row("z", "hook", 1);
+  store_.Add(resolve);
+  store_.Add(open);
+  store_.Add(other);
+  http_.Respond(503, {{"Retry-After", "30"}}).Respond(200, {{"X-Id", "m-open"}});
+  auto d = Make();
+  d.AddHttpChannel("hook", "webhook", webhook_);
+  d.RunOnce();  // open: 503; z: 200 (the script's last entry repeats)
+  clock_.SleepFor(seconds(30));
+  d.RunOnce();  // open again: sent
+  d.RunOnce();  // only now the resolve, threaded under the open
+  std::vector<std::string> order;
+  for (const auto& r : http_.requests()) order.push_back(KeyOf(r));
+  EXPECT_EQ(order, (std::vector<std::string>{open.idempotency_key, other.idempotency_key,
+                                             open.idempotency_key, resolve.idempotency_key}));
+  EXPECT_EQ(core::FindHeader(http_.requests()[3].headers, "X-Thread"), "m-open");
+  EXPECT_EQ(store_.Row(resolve.idempotency_key).status, OutboxStatus::kSent);
+}
+
+TEST_F(DispatcherTest, RecordsOutcomesInBatches) {
+  for (int i = 0; i < 10; ++i) store_.Add(Row("k" + std::to_string(i), "hook"));
+  auto d = Make(Options("", 10, 4));
+  d.AddHttpChannel("hook", "webhook", webhook_);
+  const app::DispatchReport report = d.RunOnce();
+  EXPECT_EQ(report.sent, 10u);
+  EXPECT_EQ(report.record_batches, 3u);
+  EXPECT_EQ(store_.record_batches(), (std::vector<size_t>{4, 4, 2}));
+  ASSERT_TRUE(report.next_due.has_value()) << "a full claim: more may be due";
+  EXPECT_EQ(*report.next_due, kT0);
+}
+
+TEST_F(DispatcherTest, BlockingChannelFailuresFollowTheSameRules) {
+  const core::OutboxRow row = Row("k", "mail");
+  store_.Add(row);
+  FakeChannel mail;
+  mail.Answer(core::SendOutcome::Retry("421 try later", seconds(90)));
+  auto d = Make();
+  d.AddChannel("mail", "email", mail);
+  EXPECT_EQ(d.RunOnce().retried, 1u);
+  EXPECT_EQ(store_.Row(row.idempotency_key).next_attempt_at, kT0 + seconds(90));
+  ASSERT_EQ(mail.sent().size(), 1u);
+  EXPECT_EQ(mail.sent()[0].message.body, "email: k");
+}
+
+}  // namespace
+}  // namespace quell::testing

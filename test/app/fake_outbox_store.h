@@ -1,0 +1,158 @@
+#pragma once
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "quell/core/ports/outbox_store.h"
+
+namespace quell::testing {
+
+// An in-memory OutboxStore keeping the port's promises (order, leases, the ordering guard,
+// supersede on sent), with fault knobs for the dispatcher's tests.
+class FakeOutboxStore : public core::OutboxStore {
+ public:
+  void Add(core::OutboxRow row) { rows_[row.idempotency_key] = std::move(row); }
+  const core::OutboxRow& Row(const std::string& idempotency_key) {
+    return rows_.at(idempotency_key);
+  }
+
+  // When the next RecordOutcomes runs, `idempotency_key` has gone to another owner first.
+  void LoseLeaseBeforeRecord(std::string idempotency_key) {
+    lose_before_record_.insert(std::move(idempotency_key));
+  }
+  // The next `n` RecordOutcomes calls fail as a whole with `code`.
+  void FailNextRecord(int n, core::ErrorCode code) {
+    record_failures_ = n;
+    record_code_ = code;
+  }
+  // The size of every RecordOutcomes batch, in call order.
+  const std::vector<size_t>& record_batches() const { return record_batches_; }
+  int claims() const { return claims_; }
+
+  core::Result<std::vector<core::OutboxRow>> ClaimDue(std::string_view owner, core::WallTime now,
+                                                      core::Duration lease, size_t limit) override {
+    ++claims_;
+    std::vector<core::OutboxRow*> live;
+    for (auto& [id, row] : rows_) {
+      if (row.status == core::OutboxStatus::kPending ||
+          row.status == core::OutboxStatus::kInFlight) {
+        live.push_back(&row);
+      }
+    }
+    std::sort(live.begin(), live.end(), [](const core::OutboxRow* a, const core::OutboxRow* b) {
+      return std::tie(a->key, a->channel, a->generation, a->version) <
+             std::tie(b->key, b->channel, b->generation, b->version);
+    });
+    std::vector<core::OutboxRow> out;
+    std::set<std::pair<std::string, std::string>> blocked;  // (key, channel) with an older row
+    for (core::OutboxRow* row : live) {
+      if (out.size() >= limit) break;
+      const bool first = blocked.insert({row->key, row->channel}).second;
+      if (!first) continue;
+      const bool due = row->status == core::OutboxStatus::kPending
+                           ? row->next_attempt_at <= now
+                           : row->lease_expires_at && *row->lease_expires_at <= now;
+      if (!due) continue;
+      row->status = core::OutboxStatus::kInFlight;
+      row->lease_owner = std::string(owner);
+      row->lease_expires_at = now + lease;
+      ++row->attempts;
+      out.push_back(*row);
+    }
+    return out;
+  }
+
+  core::Result<std::vector<core::Status>> RecordOutcomes(
+      std::string_view owner, std::span<const core::OutboxOutcome> outcomes,
+      core::WallTime now) override {
+    record_batches_.push_back(outcomes.size());
+    for (const std::string& id : lose_before_record_) rows_.at(id).lease_owner = "thief";
+    lose_before_record_.clear();
+    if (record_failures_ > 0) {
+      --record_failures_;
+      return core::MakeError(record_code_, "injected record failure");
+    }
+    std::vector<core::Status> out;
+    for (const core::OutboxOutcome& o : outcomes) {
+      auto it = rows_.find(o.idempotency_key);
+      if (it == rows_.end() || it->second.lease_owner != owner ||
+          it->second.status != core::OutboxStatus::kInFlight) {
+        out.emplace_back(core::MakeError(core::ErrorCode::kConflict, "lease lost"));
+        continue;
+      }
+      core::OutboxRow& row = it->second;
+      row.lease_owner.clear();
+      row.lease_expires_at.reset();
+      row.updated_at = now;
+      switch (o.kind) {
+        case core::OutboxOutcome::Kind::kSent:
+          row.status = core::OutboxStatus::kSent;
+          row.remote_message_id = o.remote_message_id;
+          Supersede(row, now);
+          break;
+        case core::OutboxOutcome::Kind::kReschedule:
+          row.status = core::OutboxStatus::kPending;
+          row.last_error = o.error;
+          row.next_attempt_at = o.next_attempt_at;
+          break;
+        case core::OutboxOutcome::Kind::kDead:
+          row.status = core::OutboxStatus::kDead;
+          row.last_error = o.error;
+          break;
+      }
+      out.emplace_back();
+    }
+    return out;
+  }
+
+  core::Result<std::vector<core::WallTime>> SentTimes(std::string_view channel,
+                                                      core::WallTime since) override {
+    std::vector<core::WallTime> out;
+    for (const auto& [id, row] : rows_) {
+      if (row.channel == channel && row.status == core::OutboxStatus::kSent &&
+          row.updated_at >= since) {
+        out.push_back(row.updated_at);
+      }
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  core::Result<std::string> ThreadRemoteId(std::string_view key, uint64_t generation,
+                                           std::string_view channel) override {
+    std::optional<std::pair<uint64_t, std::string>> first;
+    for (const auto& [id, row] : rows_) {
+      if (row.key == key && row.generation == generation && row.channel == channel &&
+          row.status == core::OutboxStatus::kSent && (!first || row.version < first->first)) {
+        first = {row.version, row.remote_message_id};
+      }
+    }
+    return first ? first->second : std::string();
+  }
+
+ private:
+  void Supersede(const core::OutboxRow& sent, core::WallTime now) {
+    for (auto& [id, row] : rows_) {
+      if (row.key == sent.key && row.channel == sent.channel &&
+          row.status == core::OutboxStatus::kPending &&
+          std::tie(row.generation, row.version) < std::tie(sent.generation, sent.version)) {
+        row.status = core::OutboxStatus::kSuperseded;
+        row.updated_at = now;
+      }
+    }
+  }
+
+  std::map<std::string, core::OutboxRow> rows_;
+  std::set<std::string> lose_before_record_;
+  int record_failures_ = 0;
+  core::ErrorCode record_code_ = core::ErrorCode::kUnavailable;
+  std::vector<size_t> record_batches_;
+  int claims_ = 0;
+};
+
+}  // namespace quell::testing
