@@ -26,6 +26,17 @@ int LocalPort(int fd, bool peer) {
 
 }  // namespace
 
+void WidenListenBacklog(int port) {
+  for (int fd = 3; fd < 4096; ++fd) {
+    int listening = 0;
+    socklen_t len = sizeof listening;
+    if (::getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) != 0 || listening == 0) {
+      continue;
+    }
+    if (LocalPort(fd, false) == port) ::listen(fd, 1024);
+  }
+}
+
 LoopbackReceiver::LoopbackReceiver() {
   // A reset connection makes httplib's write fail; it must not kill the test with SIGPIPE.
   std::signal(SIGPIPE, SIG_IGN);
@@ -44,6 +55,7 @@ LoopbackReceiver::~LoopbackReceiver() {
 void LoopbackReceiver::Start() {
   port_ = server_.bind_to_any_port("127.0.0.1");
   if (port_ <= 0) throw std::runtime_error("loopback receiver: bind failed");
+  WidenListenBacklog(port_);
   thread_ = std::thread([this] { server_.listen_after_bind(); });
   // stop() before the accept loop runs would be lost, and the thread would never end.
   while (!server_.is_running()) std::this_thread::yield();

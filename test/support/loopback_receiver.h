@@ -39,6 +39,11 @@ enum class Fault : uint8_t {
   kReset,      // recorded, not accepted, the connection is closed without an answer
 };
 
+// cpp-httplib (Debian's build) listens with a backlog of 5: a client opening dozens of
+// connections at once loses SYNs and waits a second for the retransmit. This re-listens the
+// loopback socket bound to `port` with a long backlog; call it after bind_to_any_port.
+void WidenListenBacklog(int port);
+
 class LoopbackReceiver {
  public:
   virtual ~LoopbackReceiver();

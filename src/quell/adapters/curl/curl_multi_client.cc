@@ -77,11 +77,13 @@ void CurlMultiClient::SendAll(
   if (multi_->handle == nullptr) {
     multi_->handle = curl_multi_init();
     if (multi_->handle == nullptr) return fail_all("curl_multi_init failed");
-    // Connections stay open between batches in the multi's cache, at most this many.
-    curl_multi_setopt(multi_->handle, CURLMOPT_MAXCONNECTS,
-                      static_cast<long>(std::max<size_t>(options_.max_idle_handles, 1)));
   }
   CURLM* const multi = multi_->handle;
+  // Connections stay open between batches in the multi's cache: room for every lane's full
+  // concurrency, so a steady stream of batches reconnects nothing.
+  size_t cache = std::max<size_t>(options_.max_idle_handles, 1);
+  for (const uint32_t limit : lane_limits) cache += limit;
+  curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, static_cast<long>(cache));
 
   // Requests waiting for a slot, per lane, in the order given.
   std::unordered_map<uint32_t, std::deque<size_t>> waiting;
