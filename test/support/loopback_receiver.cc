@@ -98,8 +98,10 @@ size_t LoopbackReceiver::AcceptedCount() const {
   return accepted_;
 }
 
-bool LoopbackReceiver::Admit(const httplib::Request& req, httplib::Response& res,
-                             const std::string& key, bool authorized, bool* duplicate) {
+LoopbackReceiver::Admission LoopbackReceiver::Admit(const httplib::Request& req,
+                                                    httplib::Response& res, const std::string& key,
+                                                    bool authorized) {
+  Admission admission;
   std::unique_lock<std::mutex> lock(mu_);
   ReceivedRequest& record = requests_.emplace_back();
   record.method = req.method;
@@ -109,8 +111,8 @@ bool LoopbackReceiver::Admit(const httplib::Request& req, httplib::Response& res
   record.idempotency_key = key;
   record.authorized = authorized;
   record.duplicate = !key.empty() && delivered_.count(key) > 0;
-  if (duplicate != nullptr) *duplicate = record.duplicate;
-  if (!authorized) return false;
+  admission.duplicate = record.duplicate;
+  if (!authorized) return admission;
 
   Fault fault = Fault::kNone;
   if (!faults_.empty()) {
@@ -124,21 +126,25 @@ bool LoopbackReceiver::Admit(const httplib::Request& req, httplib::Response& res
       if (fault == Fault::kStatus429) res.set_header("Retry-After", retry_after_);
       lock.unlock();
       WriteFault(fault, res);
-      return false;
+      return admission;
     case Fault::kReset:
       lock.unlock();
       ResetConnection(req.remote_port);
-      return false;
+      return admission;
     case Fault::kNone:
     case Fault::kHang:
       break;
   }
   ++accepted_;
   if (!key.empty()) delivered_.insert(key);
-  if (fault == Fault::kHang) {
-    release_.wait_for(lock, kMaxHang, [this] { return released_; });
-  }
-  return true;
+  admission.answer = true;
+  admission.hang = fault == Fault::kHang;
+  return admission;
+}
+
+void LoopbackReceiver::HangUntilReleased() {
+  std::unique_lock<std::mutex> lock(mu_);
+  release_.wait_for(lock, kMaxHang, [this] { return released_; });
 }
 
 void LoopbackReceiver::WriteFault(Fault fault, httplib::Response& res) {

@@ -73,12 +73,33 @@ class LoopbackReceiver {
   // Binds and starts the server thread; subclasses call it after adding their routes.
   void Start();
 
+  struct Admission {
+    bool answer = false;     // false: `res` is written (a fault), or the request was not
+                             // authorized and the handler writes its provider's refusal
+    bool duplicate = false;  // an accepted request carried the same key before
+    bool hang = false;       // call HangUntilReleased() after processing, before returning
+  };
   // The common part of every handler: records the request, then applies the next fault.
-  // True when the handler should answer normally (`*duplicate` tells whether the key was seen
-  // before); false when `res` is already written (fault) or the request was not authorized
-  // (the handler then writes its provider's refusal).
-  bool Admit(const httplib::Request& req, httplib::Response& res, const std::string& key,
-             bool authorized, bool* duplicate = nullptr);
+  Admission Admit(const httplib::Request& req, httplib::Response& res, const std::string& key,
+                  bool authorized);
+  // Blocks the handler (so the client gets no answer) until ReleaseHung(). Call it without
+  // holding mu_, after the request has had its effect: a hung request was delivered.
+  void HangUntilReleased();
+  // Calls HangUntilReleased() on destruction when `hang`: a handler declares one right after
+  // Admit, before any lock on mu_, so every way out of the handler hangs.
+  class HangAtExit {
+   public:
+    HangAtExit(LoopbackReceiver& receiver, bool hang) : receiver_(receiver), hang_(hang) {}
+    ~HangAtExit() {
+      if (hang_) receiver_.HangUntilReleased();
+    }
+    HangAtExit(const HangAtExit&) = delete;
+    HangAtExit& operator=(const HangAtExit&) = delete;
+
+   private:
+    LoopbackReceiver& receiver_;
+    bool hang_;
+  };
   // The body of a 500 or 429 fault; a provider-shaped one where the provider has one.
   virtual void WriteFault(Fault fault, httplib::Response& res);
 

@@ -28,9 +28,11 @@ PagerDutyReceiver::PagerDutyReceiver(std::string routing_key) {
         const bool authorized = StringField(body, "routing_key") == routing_key;
         const std::string action = StringField(body, "event_action");
         const std::string dedup_key = StringField(body, "dedup_key");
-        bool duplicate = false;
-        if (!Admit(req, res, dedup_key.empty() ? "" : dedup_key + "|" + action, authorized,
-                   &duplicate)) {
+        const Admission admission =
+            Admit(req, res, dedup_key.empty() ? "" : dedup_key + "|" + action, authorized);
+        const bool duplicate = admission.duplicate;
+        const HangAtExit hang(*this, admission.hang);
+        if (!admission.answer) {
           if (!authorized) Invalid(res, "Invalid routing key");
           return;
         }

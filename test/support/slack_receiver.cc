@@ -23,7 +23,9 @@ SlackReceiver::SlackReceiver(std::string token) : token_(std::move(token)) {
   server().Post("/services/T0/B0/hook",
                 [this](const httplib::Request& req, httplib::Response& res) {
                   const json body = json::parse(req.body, nullptr, false);
-                  if (!Admit(req, res, "", true)) return;
+                  const Admission admission = Admit(req, res, "", true);
+                  const HangAtExit hang(*this, admission.hang);
+                  if (!admission.answer) return;
                   if (StringField(body, "text").empty()) {
                     res.status = 400;
                     res.set_content("invalid_payload", "text/plain");
@@ -43,7 +45,9 @@ SlackReceiver::SlackReceiver(std::string token) : token_(std::move(token)) {
       key = StringField(body["metadata"].value("event_payload", json::object()), "idempotency_key");
     }
     const bool authorized = req.get_header_value("Authorization") == "Bearer " + token_;
-    if (!Admit(req, res, key, authorized)) {
+    const Admission admission = Admit(req, res, key, authorized);
+    const HangAtExit hang(*this, admission.hang);
+    if (!admission.answer) {
       if (!authorized) Answer(res, {{"ok", false}, {"error", "invalid_auth"}});
       return;
     }

@@ -27,8 +27,10 @@ TwilioReceiver::TwilioReceiver(std::string account_sid, std::string auth_token) 
   server().Post(path, [this, expected](const httplib::Request& req, httplib::Response& res) {
     const bool authorized = req.get_header_value("Authorization") == expected;
     const std::string token = req.get_header_value("I-Twilio-Idempotency-Token");
-    bool duplicate = false;
-    if (!Admit(req, res, token, authorized, &duplicate)) {
+    const Admission admission = Admit(req, res, token, authorized);
+    const bool duplicate = admission.duplicate;
+    const HangAtExit hang(*this, admission.hang);
+    if (!admission.answer) {
       if (!authorized) Error(res, 401, 20003, "Authenticate");
       return;
     }

@@ -17,7 +17,10 @@ WebhookReceiver::WebhookReceiver(std::string secret) : secret_(std::move(secret)
     const core::Status verified =
         channels::VerifyWebhookSignature(secret_, req.get_header_value("X-Quell-Timestamp"),
                                          req.get_header_value("X-Quell-Signature"), req.body, now);
-    if (!Admit(req, res, req.get_header_value("Idempotency-Key"), verified.ok())) {
+    const Admission admission =
+        Admit(req, res, req.get_header_value("Idempotency-Key"), verified.ok());
+    const HangAtExit hang(*this, admission.hang);
+    if (!admission.answer) {
       if (!verified.ok()) {
         res.status = 401;
         res.set_content(verified.error().message, "text/plain");
