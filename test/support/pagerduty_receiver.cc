@@ -21,7 +21,7 @@ std::string StringField(const json& j, const char* name) {
 
 }  // namespace
 
-PagerDutyReceiver::PagerDutyReceiver(std::string routing_key) {
+PagerDutyReceiver::PagerDutyReceiver(const std::string& routing_key) {
   server().Post(
       "/v2/enqueue", [this, routing_key](const httplib::Request& req, httplib::Response& res) {
         const json body = json::parse(req.body, nullptr, false);

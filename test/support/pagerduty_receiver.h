@@ -22,7 +22,7 @@ struct PagerDutyEvent {
 // nothing (a retried trigger does not page twice).
 class PagerDutyReceiver : public LoopbackReceiver {
  public:
-  explicit PagerDutyReceiver(std::string routing_key);
+  explicit PagerDutyReceiver(const std::string& routing_key);
   ~PagerDutyReceiver() override = default;
 
   // Events that changed an alert, duplicates left out.

@@ -21,7 +21,7 @@ void Error(httplib::Response& res, int status, int code, const std::string& mess
 
 }  // namespace
 
-TwilioReceiver::TwilioReceiver(std::string account_sid, std::string auth_token) {
+TwilioReceiver::TwilioReceiver(const std::string& account_sid, const std::string& auth_token) {
   const std::string path = "/2010-04-01/Accounts/" + account_sid + "/Messages.json";
   const std::string expected = channels::BasicAuthorization(account_sid, auth_token);
   server().Post(path, [this, expected](const httplib::Request& req, httplib::Response& res) {

@@ -23,7 +23,7 @@ struct TwilioMessage {
 // message's sid and sends nothing.
 class TwilioReceiver : public LoopbackReceiver {
  public:
-  TwilioReceiver(std::string account_sid, std::string auth_token);
+  TwilioReceiver(const std::string& account_sid, const std::string& auth_token);
   ~TwilioReceiver() override = default;
 
   // The next authorized request answers `status` {"code": code, "message": message}.

@@ -173,6 +173,7 @@ void CurlMultiClient::SendAll(
       // The multi handle itself failed (out of memory): nothing more can run on it.
       const std::string why = curl_multi_strerror(mc);
       std::vector<std::unique_ptr<Transfer>> failed;
+      failed.reserve(running.size());
       for (auto& [h, transfer] : running) failed.push_back(std::move(transfer));
       running.clear();
       for (auto& transfer : failed) {
