@@ -117,6 +117,7 @@ class MultiClientTest : public ::testing::Test {
 
 TEST_F(MultiClientTest, CompletesManyRequestsEachExactlyOnce) {
   std::vector<core::HttpExchange> batch;
+  batch.reserve(300);
   for (int i = 0; i < 300; ++i) {
     batch.push_back(Exchange("/echo?i=" + std::to_string(i), static_cast<uint32_t>(i % 3)));
   }
@@ -165,6 +166,7 @@ TEST_F(MultiClientTest, ATimeoutFailsOnlyItsOwnRequest) {
 TEST_F(MultiClientTest, ReusesConnectionsWithinAndAcrossBatches) {
   for (int round = 0; round < 3; ++round) {
     std::vector<core::HttpExchange> batch;
+    batch.reserve(5);
     for (int i = 0; i < 5; ++i) batch.push_back(Exchange("/echo?i=" + std::to_string(i)));
     for (const auto& r : Run(batch, {1})) ASSERT_TRUE(r.ok()) << r.error().message;
   }
@@ -218,7 +220,7 @@ TEST_F(MultiClientTest, RejectsBodiesOverTheLimit) {
 
 TEST_F(MultiClientTest, AnEmptyBatchReturnsAtOnce) {
   bool called = false;
-  client_->SendAll({}, {}, [&](size_t, core::Result<core::HttpResponse>) { called = true; });
+  client_->SendAll({}, {}, [&](size_t, const core::Result<core::HttpResponse>&) { called = true; });
   EXPECT_FALSE(called);
 }
 
