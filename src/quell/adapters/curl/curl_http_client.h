@@ -4,22 +4,12 @@
 #include <memory>
 #include <string>
 
+#include "quell/adapters/curl/curl_options.h"
 #include "quell/core/ports/http_client.h"
 
 namespace quell::curl {
 
 class EasyHandlePool;
-
-struct CurlOptions {
-  // A PEM file of CAs to trust instead of the system's bundle, e.g. a private CA in tests.
-  // There is deliberately no option to turn verification off.
-  std::string ca_file;
-  // A longer response body fails with kRejected rather than growing without bound.
-  size_t max_body_bytes = size_t{64} << 20;
-  // Idle handles (each with its open connections) kept for reuse; more concurrent requests
-  // than this still work, their extra handles are closed afterwards.
-  size_t max_idle_handles = 8;
-};
 
 // core::HttpClient on libcurl. TLS peer and host verification are always on, redirects are
 // not followed (a 3xx is a response), and connections are kept alive across calls. Error

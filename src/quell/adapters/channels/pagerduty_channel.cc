@@ -1,0 +1,96 @@
+#include "quell/adapters/channels/pagerduty_channel.h"
+
+#include <nlohmann/json.hpp>
+#include <utility>
+
+namespace quell::channels {
+namespace {
+
+using nlohmann::json;
+constexpr std::string_view kChannel = "pagerduty";
+constexpr size_t kMaxSummaryBytes = 1024;  // PagerDuty truncates longer summaries itself
+constexpr size_t kMaxDedupKeyBytes = 255;
+
+std::string Severity(std::string_view severity) {
+  if (severity == "critical" || severity == "error" || severity == "warning" ||
+      severity == "info") {
+    return std::string(severity);
+  }
+  return "error";  // PagerDuty refuses any other word; an unknown severity still pages
+}
+
+}  // namespace
+
+std::string PagerDutyDedupKey(const core::OutboxRow& row) {
+  return row.key + ":" + std::to_string(row.generation);
+}
+
+core::Result<std::unique_ptr<PagerDutyChannel>> PagerDutyChannel::Create(
+    PagerDutySettings settings) {
+  if (auto s = CheckHttpUrl(kChannel, "base_url", settings.base_url); !s.ok()) return s.error();
+  if (auto s = CheckTimeouts(kChannel, settings.timeouts); !s.ok()) return s.error();
+  if (auto s = CheckSetting(kChannel, "routing_key", settings.routing_key); !s.ok()) {
+    return s.error();
+  }
+  while (settings.base_url.ends_with('/')) settings.base_url.pop_back();
+  return std::unique_ptr<PagerDutyChannel>(new PagerDutyChannel(std::move(settings)));
+}
+
+core::Result<core::HttpRequest> PagerDutyChannel::Encode(const core::Delivery& delivery,
+                                                         core::WallTime /*now*/) const {
+  const core::OutboxRow& row = delivery.row;
+  const std::string dedup_key = PagerDutyDedupKey(row);
+  if (dedup_key.size() > kMaxDedupKeyBytes) {
+    return core::MakeError(
+        core::ErrorCode::kInvalidArgument,
+        "pagerduty: the dedup key of " + row.idempotency_key + " passes PagerDuty's 255 bytes");
+  }
+  const bool resolve = row.transition == core::TransitionKind::kResolve;
+  json body = {{"routing_key", settings_.routing_key},
+               {"event_action", resolve ? "resolve" : "trigger"},
+               {"dedup_key", dedup_key},
+               {"client", "quell"}};
+  if (!resolve) {
+    const core::RenderedMessage& message = delivery.message;
+    const std::string& summary = message.subject.empty() ? message.body : message.subject;
+    json details = json::parse(row.payload, nullptr, /*allow_exceptions=*/false);
+    if (details.is_discarded()) details = json::object();
+    details["quell_idempotency_key"] = row.idempotency_key;
+    details["transition"] = core::TransitionName(row.transition);
+    body["payload"] = {{"summary", Truncate(summary.empty() ? row.key : summary, kMaxSummaryBytes)},
+                       {"source", settings_.source.empty() ? row.key : settings_.source},
+                       {"severity", Severity(message.severity)},
+                       {"custom_details", std::move(details)}};
+  }
+  return PostRequest(settings_.base_url + "/v2/enqueue", "application/json",
+                     body.dump(-1, ' ', false, json::error_handler_t::replace), settings_.timeouts);
+}
+
+core::SendOutcome PagerDutyChannel::Decode(const core::Delivery& delivery,
+                                           const core::HttpResponse& response) const {
+  const json answer = json::parse(response.body, nullptr, /*allow_exceptions=*/false);
+  if (core::ClassifyHttpStatus(response.status) == core::SendOutcome::Kind::kSent) {
+    if (answer.is_object() && answer.contains("dedup_key") && answer["dedup_key"].is_string()) {
+      return core::SendOutcome::Sent(answer["dedup_key"].get<std::string>());
+    }
+    return core::SendOutcome::Sent(PagerDutyDedupKey(delivery.row));
+  }
+  // {"status":"invalid event","message":"Event object is invalid","errors":["..."]}
+  std::string detail;
+  if (answer.is_object() && answer.contains("message") && answer["message"].is_string()) {
+    detail = answer["message"].get<std::string>();
+    if (answer.contains("errors") && answer["errors"].is_array()) {
+      for (const json& e : answer["errors"]) {
+        if (!e.is_string()) continue;
+        detail += "; ";
+        detail += e.get<std::string>();
+      }
+    }
+  } else {
+    detail = BodyExcerpt(response.body);
+  }
+  return FailureOutcome(response,
+                        ErrorText(kChannel, response.status, detail, settings_.routing_key));
+}
+
+}  // namespace quell::channels

@@ -1,0 +1,39 @@
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "quell/adapters/channels/http_channel_support.h"
+#include "quell/core/ports/channel.h"
+
+namespace quell::channels {
+
+struct PagerDutySettings {
+  std::string base_url = "https://events.pagerduty.com";
+  std::string routing_key;  // the integration key of an Events API v2 integration
+  std::string source;       // payload.source; the incident key when empty
+  HttpTimeouts timeouts;
+};
+
+// PagerDuty Events API v2: POST {base}/v2/enqueue. Open and renotify trigger, resolve
+// resolves; dedup_key = "<incident key>:<generation>", so every event of one incident
+// generation lands on one PagerDuty alert and a retried trigger is absorbed by PagerDuty's own
+// deduplication. 202 is sent, with the dedup_key as remote id.
+class PagerDutyChannel : public core::HttpChannel {
+ public:
+  static core::Result<std::unique_ptr<PagerDutyChannel>> Create(PagerDutySettings settings);
+
+  core::Result<core::HttpRequest> Encode(const core::Delivery& delivery,
+                                         core::WallTime now) const override;
+  core::SendOutcome Decode(const core::Delivery& delivery,
+                           const core::HttpResponse& response) const override;
+
+ private:
+  explicit PagerDutyChannel(PagerDutySettings settings) : settings_(std::move(settings)) {}
+  PagerDutySettings settings_;
+};
+
+// "<key>:<generation>".
+std::string PagerDutyDedupKey(const core::OutboxRow& row);
+
+}  // namespace quell::channels

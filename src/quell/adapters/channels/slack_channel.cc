@@ -1,0 +1,145 @@
+#include "quell/adapters/channels/slack_channel.h"
+
+#include <array>
+#include <nlohmann/json.hpp>
+#include <utility>
+
+namespace quell::channels {
+namespace {
+
+using nlohmann::json;
+constexpr std::string_view kChannel = "slack";
+// Slack's limit for one section block's text.
+constexpr size_t kMaxSectionBytes = 3000;
+constexpr size_t kMaxFallbackBytes = 4000;
+
+// Slack errors worth another attempt: its own trouble, not the request's.
+bool IsTransientSlackError(std::string_view error) {
+  static constexpr std::array<std::string_view, 6> kTransient = {
+      "ratelimited", "rate_limited",        "internal_error",
+      "fatal_error", "service_unavailable", "request_timeout"};
+  for (const std::string_view e : kTransient) {
+    if (error == e) return true;
+  }
+  return false;
+}
+
+json Blocks(const core::RenderedMessage& message) {
+  std::string text;
+  if (!message.subject.empty()) {
+    text += '*';
+    text += message.subject;
+    text += '*';
+  }
+  if (!message.body.empty()) {
+    if (!text.empty()) text += '\n';
+    text += message.body;
+  }
+  if (text.empty()) text = " ";
+  return json::array(
+      {{{"type", "section"},
+        {"text", {{"type", "mrkdwn"}, {"text", Truncate(text, kMaxSectionBytes)}}}}});
+}
+
+std::string Fallback(const core::RenderedMessage& message) {
+  return Truncate(message.subject.empty() ? message.body : message.subject, kMaxFallbackBytes);
+}
+
+std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+}  // namespace
+
+core::Result<std::unique_ptr<SlackChannel>> SlackChannel::Create(SlackSettings settings) {
+  if (auto s = CheckTimeouts(kChannel, settings.timeouts); !s.ok()) return s.error();
+  if (settings.mode == SlackSettings::Mode::kIncomingWebhook) {
+    if (auto s = CheckHttpUrl(kChannel, "webhook_url", settings.webhook_url); !s.ok()) {
+      return s.error();
+    }
+  } else {
+    if (auto s = CheckHttpUrl(kChannel, "api_base_url", settings.api_base_url); !s.ok()) {
+      return s.error();
+    }
+    if (auto s = CheckSetting(kChannel, "token", settings.token); !s.ok()) return s.error();
+    if (auto s = CheckSetting(kChannel, "channel", settings.channel); !s.ok()) return s.error();
+    while (settings.api_base_url.ends_with('/')) settings.api_base_url.pop_back();
+  }
+  return std::unique_ptr<SlackChannel>(new SlackChannel(std::move(settings)));
+}
+
+core::Result<core::HttpRequest> SlackChannel::Encode(const core::Delivery& delivery,
+                                                     core::WallTime /*now*/) const {
+  const core::RenderedMessage& message = delivery.message;
+  if (settings_.mode == SlackSettings::Mode::kIncomingWebhook) {
+    const json body = {{"text", Fallback(message)}, {"blocks", Blocks(message)}};
+    return PostRequest(settings_.webhook_url, "application/json; charset=utf-8", Dump(body),
+                       settings_.timeouts);
+  }
+  const core::OutboxRow& row = delivery.row;
+  json body = {
+      {"channel", settings_.channel}, {"text", Fallback(message)}, {"blocks", Blocks(message)}};
+  std::string method = "chat.postMessage";
+  const std::string& root = delivery.thread_remote_id;
+  if (row.transition != core::TransitionKind::kOpen && !root.empty()) {
+    if (row.transition == core::TransitionKind::kResolve && settings_.resolve_updates_root) {
+      method = "chat.update";
+      body["ts"] = root;
+    } else {
+      body["thread_ts"] = root;
+    }
+  }
+  if (method == "chat.postMessage") {
+    // Lets an operator (or a test) spot a duplicate: Slack itself cannot refuse one.
+    body["metadata"] = {{"event_type", "quell_notification"},
+                        {"event_payload",
+                         {{"idempotency_key", row.idempotency_key},
+                          {"key", row.key},
+                          {"transition", core::TransitionName(row.transition)},
+                          {"generation", row.generation}}}};
+  }
+  core::HttpRequest request =
+      PostRequest(settings_.api_base_url + "/" + method, "application/json; charset=utf-8",
+                  Dump(body), settings_.timeouts);
+  request.headers.emplace_back("Authorization", "Bearer " + settings_.token);
+  return request;
+}
+
+core::SendOutcome SlackChannel::Decode(const core::Delivery& delivery,
+                                       const core::HttpResponse& response) const {
+  const bool http_ok = core::ClassifyHttpStatus(response.status) == core::SendOutcome::Kind::kSent;
+  if (settings_.mode == SlackSettings::Mode::kIncomingWebhook) {
+    // An incoming webhook answers 200 "ok", or an error word ("invalid_payload",
+    // "channel_not_found", ...) as plain text with a 4xx.
+    if (http_ok) return core::SendOutcome::Sent("");
+    return FailureOutcome(response, ErrorText(kChannel, response.status, BodyExcerpt(response.body),
+                                              settings_.token));
+  }
+  const json answer = json::parse(response.body, nullptr, /*allow_exceptions=*/false);
+  const bool has_ok = answer.is_object() && answer.contains("ok") && answer["ok"].is_boolean();
+  if (!http_ok || !has_ok) {
+    std::string detail = has_ok && answer.contains("error") && answer["error"].is_string()
+                             ? answer["error"].get<std::string>()
+                             : BodyExcerpt(response.body);
+    if (http_ok) {
+      // A 2xx without Slack's envelope: something in between answered; try again later.
+      return core::SendOutcome::Retry(
+          ErrorText(kChannel, response.status, "unexpected answer: " + detail, settings_.token));
+    }
+    return FailureOutcome(response, ErrorText(kChannel, response.status, detail, settings_.token));
+  }
+  if (answer["ok"].get<bool>()) {
+    if (answer.contains("ts") && answer["ts"].is_string()) {
+      return core::SendOutcome::Sent(answer["ts"].get<std::string>());
+    }
+    return core::SendOutcome::Sent(delivery.thread_remote_id);
+  }
+  const std::string error = answer.contains("error") && answer["error"].is_string()
+                                ? answer["error"].get<std::string>()
+                                : std::string("unknown error");
+  std::string text = ErrorText(kChannel, response.status, error, settings_.token);
+  if (IsTransientSlackError(error)) {
+    return core::SendOutcome::Retry(std::move(text), RetryAfterOf(response));
+  }
+  return core::SendOutcome::Permanent(std::move(text));
+}
+
+}  // namespace quell::channels

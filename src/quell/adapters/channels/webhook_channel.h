@@ -1,0 +1,39 @@
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "quell/adapters/channels/http_channel_support.h"
+#include "quell/core/ports/channel.h"
+
+namespace quell::channels {
+
+struct WebhookSettings {
+  std::string url;     // where to POST, http:// or https://
+  std::string secret;  // the HMAC key shared with the receiver, at least 16 bytes
+  HttpTimeouts timeouts;
+};
+
+// POSTs the versioned JSON body of docs/channels.md ("version": 1), signed (see
+// webhook_signature.h), with Idempotency-Key: <outbox key> so a receiver can drop a retried
+// duplicate. 2xx is sent (no remote id); statuses classify as ClassifyHttpStatus says.
+class WebhookChannel : public core::HttpChannel {
+ public:
+  // kInvalidArgument naming the bad setting (never quoting the secret).
+  static core::Result<std::unique_ptr<WebhookChannel>> Create(WebhookSettings settings);
+
+  // kInvalidArgument when the row's payload is not a JSON object.
+  core::Result<core::HttpRequest> Encode(const core::Delivery& delivery,
+                                         core::WallTime now) const override;
+  core::SendOutcome Decode(const core::Delivery& delivery,
+                           const core::HttpResponse& response) const override;
+
+ private:
+  explicit WebhookChannel(WebhookSettings settings) : settings_(std::move(settings)) {}
+  WebhookSettings settings_;
+};
+
+// The version 1 body for `delivery`, compact; exposed for receivers' tests and the docs.
+core::Result<std::string> WebhookBody(const core::Delivery& delivery);
+
+}  // namespace quell::channels

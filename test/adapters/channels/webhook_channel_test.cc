@@ -1,0 +1,205 @@
+// WebhookChannel through CurlMultiClient against the loopback WebhookReceiver.
+#include "quell/adapters/channels/webhook_channel.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+
+#include "channel_test_support.h"
+#include "quell/adapters/channels/webhook_signature.h"
+#include "webhook_receiver.h"
+
+namespace quell::channels {
+namespace {
+
+using core::SendOutcome;
+using nlohmann::json;
+using testing::MakeDelivery;
+using testing::SendOnce;
+using testing::TestNow;
+using Kind = core::SendOutcome::Kind;
+
+constexpr const char* kSecret = "whsec_0123456789abcdef";
+
+class WebhookChannelTest : public ::testing::Test {
+ protected:
+  void SetUp() override { receiver_.SetNow(TestNow()); }
+
+  std::unique_ptr<WebhookChannel> Channel(std::string secret = kSecret,
+                                          core::Duration total = std::chrono::seconds(5)) {
+    WebhookSettings settings;
+    settings.url = receiver_.Url();
+    settings.secret = std::move(secret);
+    settings.timeouts.connect = std::min<core::Duration>(total, std::chrono::seconds(1));
+    settings.timeouts.total = total;
+    auto channel = WebhookChannel::Create(settings);
+    EXPECT_TRUE(channel.ok()) << channel.error().message;
+    return std::move(*channel);
+  }
+
+  quell::testing::WebhookReceiver receiver_{kSecret};
+  curl::CurlMultiClient client_;
+};
+
+TEST_F(WebhookChannelTest, PostsTheVersionOneBodyWithSignatureAndIdempotencyKey) {
+  const auto channel = Channel();
+  const core::Delivery delivery = MakeDelivery();
+  const SendOutcome outcome = SendOnce(*channel, client_, delivery);
+  ASSERT_EQ(outcome.kind, Kind::kSent) << outcome.error;
+
+  const auto requests = receiver_.Requests();
+  ASSERT_EQ(requests.size(), 1u);
+  const auto& r = requests[0];
+  EXPECT_TRUE(r.authorized);
+  EXPECT_EQ(core::FindHeader(r.headers, "Idempotency-Key"), delivery.row.idempotency_key);
+  EXPECT_EQ(core::FindHeader(r.headers, "X-Quell-Timestamp"), "1796000000");
+  EXPECT_EQ(core::FindHeader(r.headers, "Content-Type"), "application/json");
+  const json body = json::parse(r.body);
+  EXPECT_EQ(body["version"], 1);
+  EXPECT_EQ(body["idempotency_key"], delivery.row.idempotency_key);
+  EXPECT_EQ(body["key"], "checkout/errors:TypeError");
+  EXPECT_EQ(body["transition"], "open");
+  EXPECT_EQ(body["generation"], 3);
+  EXPECT_EQ(body["incident_version"], 1);
+  EXPECT_EQ(body["incident"]["event_count"], 12);
+  EXPECT_EQ(body["message"]["subject"], "TypeError in checkout");
+  EXPECT_EQ(body["message"]["severity"], "critical");
+}
+
+TEST_F(WebhookChannelTest, TheSignatureVerifiesOnlyWithTheRightSecretAndWithinTolerance) {
+  const auto request = Channel()->Encode(MakeDelivery(), TestNow());
+  ASSERT_TRUE(request.ok());
+  const std::string timestamp(core::FindHeader(request->headers, "X-Quell-Timestamp"));
+  const std::string signature(core::FindHeader(request->headers, "X-Quell-Signature"));
+  ASSERT_TRUE(signature.starts_with("v1="));
+  EXPECT_TRUE(VerifyWebhookSignature(kSecret, timestamp, signature, request->body, TestNow()).ok());
+  const auto wrong = VerifyWebhookSignature("another_secret_value", timestamp, signature,
+                                            request->body, TestNow());
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_EQ(wrong.error().code, core::ErrorCode::kPermissionDenied);
+  EXPECT_EQ(wrong.error().message.find(signature.substr(3)), std::string::npos);
+  EXPECT_FALSE(
+      VerifyWebhookSignature(kSecret, timestamp, signature, request->body + " ", TestNow()).ok());
+  EXPECT_FALSE(VerifyWebhookSignature(kSecret, timestamp, signature, request->body,
+                                      TestNow() + std::chrono::minutes(6))
+                   .ok());
+  // Rotation: a list holding the valid signature among others verifies.
+  EXPECT_TRUE(
+      VerifyWebhookSignature(kSecret, timestamp, "v1=00ff, " + signature, request->body, TestNow())
+          .ok());
+  EXPECT_FALSE(VerifyWebhookSignature(kSecret, "", signature, request->body, TestNow()).ok());
+}
+
+TEST_F(WebhookChannelTest, AReceiverWithAnotherSecretRefusesPermanently) {
+  const SendOutcome outcome =
+      SendOnce(*Channel("a_different_secret_0123"), client_, MakeDelivery());
+  EXPECT_EQ(outcome.kind, Kind::kPermanent);
+  EXPECT_NE(outcome.error.find("HTTP 401"), std::string::npos) << outcome.error;
+  EXPECT_EQ(outcome.error.find("a_different_secret_0123"), std::string::npos);
+  EXPECT_TRUE(receiver_.DeliveredKeys().empty());
+}
+
+TEST_F(WebhookChannelTest, DecodesServerErrorsAndRateLimitsAsRetries) {
+  const auto channel = Channel();
+  receiver_.FailNext(quell::testing::Fault::kStatus500);
+  const SendOutcome failed = SendOnce(*channel, client_, MakeDelivery());
+  EXPECT_EQ(failed.kind, Kind::kRetry);
+  EXPECT_NE(failed.error.find("webhook: HTTP 500"), std::string::npos) << failed.error;
+  EXPECT_FALSE(failed.retry_after.has_value());
+
+  receiver_.SetRetryAfter("42");
+  receiver_.FailNext(quell::testing::Fault::kStatus429);
+  const SendOutcome limited = SendOnce(*channel, client_, MakeDelivery());
+  EXPECT_EQ(limited.kind, Kind::kRetry);
+  ASSERT_TRUE(limited.retry_after.has_value());
+  EXPECT_EQ(*limited.retry_after, std::chrono::seconds(42));
+
+  EXPECT_EQ(SendOnce(*channel, client_, MakeDelivery()).kind, Kind::kSent);
+  EXPECT_EQ(receiver_.DeliveredKeys().size(), 1u);
+}
+
+TEST_F(WebhookChannelTest, ARejectedRequestIsPermanent) {
+  core::HttpResponse response;
+  response.status = 400;
+  response.body = "bad body\nsecond line";
+  const SendOutcome outcome = Channel()->Decode(MakeDelivery(), response);
+  EXPECT_EQ(outcome.kind, Kind::kPermanent);
+  EXPECT_EQ(outcome.error, "webhook: HTTP 400: bad body");
+}
+
+TEST_F(WebhookChannelTest, AHangIsATimeoutRetryAndTheRetryIsDeliveredOnce) {
+  const auto channel = Channel(kSecret, std::chrono::milliseconds(300));
+  const core::Delivery delivery = MakeDelivery();
+  receiver_.FailNext(quell::testing::Fault::kHang);
+  const SendOutcome hung = SendOnce(*channel, client_, delivery);
+  EXPECT_EQ(hung.kind, Kind::kRetry);
+  EXPECT_NE(hung.error.find("imed out"), std::string::npos) << hung.error;
+  // The receiver had it all along: the retry carries the same key and is recognised.
+  const SendOutcome retried =
+      SendOnce(*channel, client_, delivery, TestNow() + std::chrono::seconds(30));
+  EXPECT_EQ(retried.kind, Kind::kSent) << retried.error;
+  const auto requests = receiver_.Requests();
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_EQ(requests[0].idempotency_key, requests[1].idempotency_key);
+  EXPECT_TRUE(requests[1].duplicate);
+  EXPECT_EQ(receiver_.DeliveredKeys(), std::set<std::string>{delivery.row.idempotency_key});
+}
+
+TEST_F(WebhookChannelTest, AResetConnectionIsARetry) {
+  receiver_.FailNext(quell::testing::Fault::kReset);
+  const SendOutcome outcome = SendOnce(*Channel(), client_, MakeDelivery());
+  EXPECT_EQ(outcome.kind, Kind::kRetry) << outcome.error;
+  EXPECT_EQ(receiver_.Requests().size(), 1u);
+  EXPECT_TRUE(receiver_.DeliveredKeys().empty());
+}
+
+TEST_F(WebhookChannelTest, EachTransitionIsItsOwnMessage) {
+  const auto channel = Channel();
+  EXPECT_EQ(SendOnce(*channel, client_, MakeDelivery(core::TransitionKind::kOpen, 1)).kind,
+            Kind::kSent);
+  EXPECT_EQ(SendOnce(*channel, client_, MakeDelivery(core::TransitionKind::kResolve, 4)).kind,
+            Kind::kSent);
+  EXPECT_EQ(receiver_.DeliveredKeys().size(), 2u);
+}
+
+TEST(WebhookSettingsTest, CreateRefusesBadSettingsWithoutQuotingTheSecret) {
+  WebhookSettings settings;
+  settings.url = "ftp://example.com/hook";
+  settings.secret = "0123456789abcdef";
+  auto r = WebhookChannel::Create(settings);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, core::ErrorCode::kInvalidArgument);
+  EXPECT_NE(r.error().message.find("url"), std::string::npos);
+
+  settings.url = "https://example.com/hook";
+  settings.secret = "short";
+  r = WebhookChannel::Create(settings);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("secret"), std::string::npos);
+  EXPECT_EQ(r.error().message.find("short"), std::string::npos);
+
+  settings.secret = "0123456789abcdef";
+  settings.timeouts.connect = std::chrono::seconds(20);
+  EXPECT_FALSE(WebhookChannel::Create(settings).ok());
+  settings.timeouts.connect = std::chrono::seconds(1);
+  EXPECT_TRUE(WebhookChannel::Create(settings).ok());
+}
+
+TEST(WebhookBodyTest, APayloadThatIsNotAnObjectCannotBeEncoded) {
+  core::Delivery delivery = MakeDelivery();
+  delivery.row.payload = "[1,2";
+  const auto body = WebhookBody(delivery);
+  ASSERT_FALSE(body.ok());
+  EXPECT_EQ(body.error().code, core::ErrorCode::kInvalidArgument);
+}
+
+TEST(WebhookSignatureTest, MatchesAKnownHmacSha256) {
+  // RFC 4231 test case 2.
+  EXPECT_EQ(HmacSha256Hex("Jefe", "what do ya want for nothing?"),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+  EXPECT_EQ(WebhookSignature("Jefe", 12, "body"), "v1=" + HmacSha256Hex("Jefe", "12.body"));
+}
+
+}  // namespace
+}  // namespace quell::channels
