@@ -27,9 +27,8 @@ TEST(TenantBudgetTest, DigestRowsAreTheSameForEveryWriterAndDueAtTheWindowEnd) {
   EXPECT_EQ(a.idempotency_key, b.idempotency_key);
   EXPECT_EQ(a.next_attempt_at, w.end);
   EXPECT_TRUE(IsDigestKey(a.key));
-  EXPECT_EQ(a.payload,
-            R"({"digest":{"tenant":"acme","window_start":"2026-12-02T09:00:00Z",)"
-            R"("window_end":"2026-12-02T10:00:00Z"}})");
+  EXPECT_EQ(a.payload, R"({"digest":{"tenant":"acme","window_start":"2026-12-02T09:00:00Z",)"
+                       R"("window_end":"2026-12-02T10:00:00Z"}})");
   EXPECT_NE(MakeDigestRow("acme", "ops", HourWindow(w.end), w.end).idempotency_key,
             a.idempotency_key);
   EXPECT_NE(MakeDigestRow("acme", "pager", w, w.start).idempotency_key, a.idempotency_key);

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "quell/cli/apply_command.h"
+#include "quell/cli/dispatch_command.h"
 #include "quell/cli/policy_flags.h"
 #include "quell/cli/poll_commands.h"
 #include "quell/cli/replay_command.h"
@@ -83,7 +84,7 @@ int main(int argc, char** argv) {
   add_query_flags(outbox_list);
   std::string outbox_status;
   outbox_list->add_option("--status", outbox_status,
-                          "pending, in_flight, sent, dead, shadow or superseded");
+                          "pending, in_flight, sent, dead, shadow, superseded or folded");
 
   quell::cli::PollCommandOptions poll;
   CLI::App* poll_once_cmd = app.add_subcommand(
@@ -102,6 +103,19 @@ int main(int argc, char** argv) {
       "field the config needs that the live surface lacks");
   schema_check_cmd->add_option("-c,--config", poll.config_path, "The quell.yaml to check")
       ->capture_default_str();
+
+  quell::cli::DispatchCommandOptions dispatch;
+  CLI::App* dispatch_cmd = app.add_subcommand(
+      "dispatch",
+      "Deliver the outbox through the configured channels: claim due rows with a lease, send "
+      "with each row's idempotency key, retry, dead-letter");
+  dispatch_cmd->add_option("-c,--config", dispatch.config_path, "The quell.yaml to run")
+      ->capture_default_str();
+  dispatch_cmd->add_option("--store", dispatch.store_url,
+                           "sqlite:PATH or postgresql://... (default: the config's store)");
+  dispatch_cmd->add_option("--owner", dispatch.owner,
+                           "The lease owner id (default: host:pid:random)");
+  dispatch_cmd->add_flag("--once", dispatch.once, "Deliver what is due now, then exit");
 
   try {
     app.parse(argc, argv);
@@ -138,6 +152,7 @@ int main(int argc, char** argv) {
   }
   if (poll_once_cmd->parsed()) return quell::cli::RunPollOnce(poll, stdout, stderr);
   if (schema_check_cmd->parsed()) return quell::cli::RunSchemaCheck(poll, stdout, stderr);
+  if (dispatch_cmd->parsed()) return quell::cli::RunDispatch(dispatch, stderr);
   query.format =
       format == "jsonl" ? quell::cli::ListFormat::kJsonl : quell::cli::ListFormat::kTable;
   if (incidents_list->parsed()) return quell::cli::RunIncidentsList(query, stdout, stderr);

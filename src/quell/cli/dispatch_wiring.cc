@@ -1,0 +1,155 @@
+#include "quell/cli/dispatch_wiring.h"
+
+#include <utility>
+
+#include "quell/adapters/channels/pagerduty_channel.h"
+#include "quell/adapters/channels/slack_channel.h"
+#include "quell/adapters/channels/twilio_sms_channel.h"
+#include "quell/adapters/channels/webhook_channel.h"
+#include "quell/adapters/email/email_channel.h"
+
+namespace quell::cli {
+namespace {
+
+template <typename T>
+T Value(const std::map<std::string, std::string>& map, const char* key, T fallback) {
+  const auto it = map.find(key);
+  return it == map.end() ? fallback : it->second;
+}
+
+app::ChannelLimits LimitsOf(const config::ChannelDelivery& delivery) {
+  app::ChannelLimits limits;
+  limits.concurrency = delivery.concurrency;
+  limits.max_attempts = delivery.max_attempts;
+  limits.backoff.initial_backoff = delivery.initial_backoff;
+  limits.backoff.max_backoff = delivery.max_backoff;
+  limits.backoff.max_retry_after = delivery.max_retry_after;
+  return limits;
+}
+
+channels::HttpTimeouts TimeoutsOf(const config::ChannelDelivery& delivery) {
+  return {.connect = delivery.connect_timeout, .total = delivery.timeout};
+}
+
+core::Result<std::unique_ptr<core::HttpChannel>> MakeHttpChannel(
+    const config::ChannelConfig& channel) {
+  auto erase = [](auto result) -> core::Result<std::unique_ptr<core::HttpChannel>> {
+    if (!result) return result.error();
+    return std::unique_ptr<core::HttpChannel>(std::move(*result));
+  };
+  switch (channel.type) {
+    case config::ChannelType::kWebhook:
+      return erase(channels::WebhookChannel::Create({.url = channel.webhook.url,
+                                                     .secret = channel.webhook.secret,
+                                                     .timeouts = TimeoutsOf(channel.delivery)}));
+    case config::ChannelType::kSlack: {
+      channels::SlackSettings slack;
+      if (channel.slack.bot_token.empty()) {
+        slack.mode = channels::SlackSettings::Mode::kIncomingWebhook;
+        slack.webhook_url = channel.slack.webhook_url;
+      } else {
+        slack.mode = channels::SlackSettings::Mode::kBotToken;
+        slack.token = channel.slack.bot_token;
+        slack.channel = channel.slack.channel;
+        slack.api_base_url = channel.slack.api_url;
+      }
+      slack.timeouts = TimeoutsOf(channel.delivery);
+      return erase(channels::SlackChannel::Create(std::move(slack)));
+    }
+    case config::ChannelType::kSms:
+      return erase(channels::TwilioSmsChannel::Create({.base_url = channel.sms.base_url,
+                                                       .account_sid = channel.sms.account_sid,
+                                                       .auth_token = channel.sms.auth_token,
+                                                       .from = channel.sms.from,
+                                                       .to = channel.sms.to,
+                                                       .timeouts = TimeoutsOf(channel.delivery)}));
+    case config::ChannelType::kPagerDuty:
+      return erase(channels::PagerDutyChannel::Create({.base_url = channel.pagerduty.url,
+                                                       .routing_key = channel.pagerduty.routing_key,
+                                                       .source = "quell",
+                                                       .timeouts = TimeoutsOf(channel.delivery)}));
+    case config::ChannelType::kEmail:
+      break;
+  }
+  return core::MakeError(core::ErrorCode::kInvalidArgument, "not an HTTP channel");
+}
+
+core::Error Fail(const config::ChannelConfig& channel, const core::Error& error) {
+  return core::Error{error.code, "channel \"" + channel.name + "\": " + error.message};
+}
+
+}  // namespace
+
+core::Result<std::unique_ptr<DispatchWiring>> DispatchWiring::Create(const config::Config& config,
+                                                                     core::OutboxStore& store,
+                                                                     core::Clock& clock,
+                                                                     std::string owner) {
+  std::unique_ptr<DispatchWiring> wiring(new DispatchWiring());
+  curl::CurlOptions curl_options;
+  size_t max_concurrency = 8;
+  for (const config::ChannelConfig& channel : config.channels) {
+    // One multi handle serves every HTTP channel, so one CA file: the first channel's that
+    // names one (tests use a private CA; production uses the system bundle).
+    if (curl_options.ca_file.empty()) curl_options.ca_file = channel.delivery.ca_file;
+    max_concurrency += channel.delivery.concurrency;
+  }
+  curl_options.max_idle_handles = max_concurrency;
+  wiring->http_ = std::make_unique<curl::CurlMultiClient>(curl_options);
+
+  templates::RendererOptions renderer;
+  renderer.view.link_base_url = config.dispatch.link_base;
+  for (const auto& [condition, severity] : config.condition_severity) {
+    renderer.view.condition_severity.emplace(condition, severity);
+  }
+  for (const config::ChannelConfig& channel : config.channels) {
+    if (channel.type == config::ChannelType::kSms) {
+      renderer.sms_max_segments = channel.sms.max_segments;
+    }
+    renderer.channels.emplace(
+        channel.name, templates::ChannelTemplates{
+                          .type = config::ChannelTypeName(channel.type),
+                          .subject = Value<std::string>(channel.delivery.templates, "subject", ""),
+                          .body = Value<std::string>(channel.delivery.templates, "body", "")});
+  }
+  if (auto checked = templates::CheckTemplates(renderer); !checked) return checked.error();
+  wiring->renderer_ = std::make_unique<templates::MustacheRenderer>(std::move(renderer));
+
+  app::DispatcherOptions options;
+  options.owner = std::move(owner);
+  options.lease = config.dispatch.lease;
+  options.claim_batch = config.dispatch.batch;
+  options.dead_letter_channel = config.dispatch.dead_letter;
+  wiring->dispatcher_ =
+      std::make_unique<app::Dispatcher>(store, *wiring->renderer_, *wiring->http_, clock, options);
+
+  for (const config::ChannelConfig& channel : config.channels) {
+    const std::string type = config::ChannelTypeName(channel.type);
+    if (channel.type == config::ChannelType::kEmail) {
+      email::EmailSettings settings;
+      settings.name = channel.name;
+      settings.url = channel.email.url;
+      settings.starttls =
+          channel.email.starttls_required ? email::StartTls::kRequired : email::StartTls::kOptional;
+      settings.ca_file = channel.delivery.ca_file;
+      settings.username = channel.email.username;
+      settings.password = channel.email.password;
+      settings.from = channel.email.from;
+      settings.to = channel.email.to;
+      settings.message_id_domain = channel.email.message_id_domain;
+      settings.connect_timeout = channel.delivery.connect_timeout;
+      settings.timeout = channel.delivery.timeout;
+      auto made = email::EmailChannel::Create(std::move(settings), clock);
+      if (!made) return Fail(channel, made.error());
+      wiring->dispatcher_->AddChannel(channel.name, type, **made, LimitsOf(channel.delivery));
+      wiring->channels_.push_back(std::move(*made));
+      continue;
+    }
+    auto made = MakeHttpChannel(channel);
+    if (!made) return Fail(channel, made.error());
+    wiring->dispatcher_->AddHttpChannel(channel.name, type, **made, LimitsOf(channel.delivery));
+    wiring->http_channels_.push_back(std::move(*made));
+  }
+  return wiring;
+}
+
+}  // namespace quell::cli

@@ -1,0 +1,40 @@
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "quell/adapters/config/config.h"
+#include "quell/adapters/curl/curl_multi_client.h"
+#include "quell/adapters/templates/mustache_renderer.h"
+#include "quell/app/dispatcher.h"
+#include "quell/core/ports/channel.h"
+#include "quell/core/ports/clock.h"
+#include "quell/core/ports/outbox_store.h"
+
+namespace quell::cli {
+
+// Every adapter delivery needs, built from a config: one libcurl multi client for the HTTP
+// channels, the e-mail channels, the template renderer (its templates checked here, so a typo
+// stops quell at start) and the Dispatcher with one route per configured channel.
+class DispatchWiring {
+ public:
+  // kInvalidArgument when a channel cannot be built as configured or a template is wrong.
+  static core::Result<std::unique_ptr<DispatchWiring>> Create(const config::Config& config,
+                                                              core::OutboxStore& store,
+                                                              core::Clock& clock,
+                                                              std::string owner);
+
+  app::Dispatcher& dispatcher() { return *dispatcher_; }
+
+ private:
+  DispatchWiring() = default;
+
+  std::unique_ptr<curl::CurlMultiClient> http_;
+  std::unique_ptr<templates::MustacheRenderer> renderer_;
+  std::vector<std::unique_ptr<core::HttpChannel>> http_channels_;
+  std::vector<std::unique_ptr<core::Channel>> channels_;
+  std::unique_ptr<app::Dispatcher> dispatcher_;
+};
+
+}  // namespace quell::cli
