@@ -22,17 +22,18 @@ std::string Redact(std::string_view text, const RedactOptions& options) {
 
 std::string Redact(std::string_view text, const RedactOptions& options, RedactStats& stats) {
   namespace ri = redact_internal;
-  // Each pass runs only when the text can hold what it looks for (redact_prefilter.h); a pass
-  // that runs may change the text, so the shape is taken again after it.
+  // Each pass runs only when the text can hold what it looks for (redact_prefilter.h). One
+  // shape of the input serves every pass: a pass keeps bytes, drops them or puts a bracketed
+  // placeholder ("[secret]", "[email]", ...) in their place, so later text never has more digits
+  // or '@' than the input, nor a token run of 32+ the input did not have.
   std::string out;
   std::string_view current = text;
   bool ran = false;
-  ri::TextShape shape = ri::ShapeOf(current);
+  const ri::TextShape shape = ri::ShapeOf(text);
   auto run = [&](auto&& pass) {
     out = pass(current);
     current = out;
     ran = true;
-    shape = ri::ShapeOf(current);
   };
   if (shape.key_value_cue) run([&](std::string_view t) { return ri::RedactKeyValues(t, stats); });
   if (ri::MayHoldKeyToken(current, options.extra_secret_prefixes)) {

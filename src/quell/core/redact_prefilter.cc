@@ -1,5 +1,8 @@
 #include "quell/core/redact_prefilter.h"
 
+#include <array>
+#include <cstdint>
+
 #include "quell/core/redact_passes.h"
 #include "quell/core/redact_scan.h"
 
@@ -7,7 +10,9 @@ namespace quell::core::redact_internal {
 namespace {
 
 // The characters RedactRandomTokens reads a token from (IsTokenChar in redact_entropy.cc).
-bool IsTokenByte(char c) { return IsAlnum(c) || c == '+' || c == '/' || c == '_' || c == '-'; }
+constexpr bool IsTokenByte(char c) {
+  return IsAlnum(c) || c == '+' || c == '/' || c == '_' || c == '-';
+}
 
 bool StartsWithIgnoreCase(std::string_view s, size_t i, std::string_view lower_word) {
   if (s.size() - i < lower_word.size()) return false;
@@ -17,22 +22,55 @@ bool StartsWithIgnoreCase(std::string_view s, size_t i, std::string_view lower_w
   return true;
 }
 
+// What ShapeOf needs of a byte, looked up once: it runs over every field before the passes.
+constexpr uint8_t kDigit = 1;  // the low bit, so it adds straight to the count
+constexpr uint8_t kToken = 2;  // IsTokenByte
+constexpr uint8_t kRare = 4;   // ':', '=', '@' or the 'b' of "bearer": worth a closer look
+
+constexpr std::array<uint8_t, 256> ByteKinds() {
+  std::array<uint8_t, 256> table{};
+  for (int b = 0; b < 256; ++b) {
+    const char c = static_cast<char>(b);
+    uint8_t kind = 0;
+    if (IsDigit(c)) kind |= kDigit;
+    if (IsTokenByte(c)) kind |= kToken;
+    if (c == ':' || c == '=' || c == '@' || c == 'b' || c == 'B') kind |= kRare;
+    table[static_cast<size_t>(b)] = kind;
+  }
+  return table;
+}
+
+constexpr std::array<uint8_t, 256> kByteKinds = ByteKinds();
+
+// First bytes of what RedactKeyTokens matches: the built-in prefixes, AKIA/ASIA and eyJ. Most
+// words start with none of them, so most word starts cost one lookup.
+constexpr std::array<bool, 256> BuiltInFirstBytes() {
+  std::array<bool, 256> table{};
+  for (std::string_view prefix : kKeyPrefixes) table[static_cast<unsigned char>(prefix[0])] = true;
+  table['A'] = true;
+  table['e'] = true;
+  return table;
+}
+
+constexpr std::array<bool, 256> kBuiltInFirstBytes = BuiltInFirstBytes();
+
 }  // namespace
 
 TextShape ShapeOf(std::string_view text) {
   TextShape shape;
   size_t run = 0;
   for (size_t i = 0; i < text.size(); ++i) {
+    const uint8_t kind = kByteKinds[static_cast<unsigned char>(text[i])];
+    shape.digits += kind & kDigit;
+    run = (kind & kToken) != 0 ? run + 1 : 0;
+    shape.longest_token = run > shape.longest_token ? run : shape.longest_token;
+    if ((kind & kRare) == 0) continue;
     const char c = text[i];
-    if (IsDigit(c)) ++shape.digits;
-    run = IsTokenByte(c) ? run + 1 : 0;
-    if (run > shape.longest_token) shape.longest_token = run;
     if (c == ':' || c == '=') {
       shape.key_value_cue = true;
     } else if (c == '@') {
       shape.at_sign = true;
-    } else if ((c == 'b' || c == 'B') && !shape.key_value_cue &&
-               StartsWithIgnoreCase(text, i, "bearer")) {
+    } else if (!shape.key_value_cue && StartsWithIgnoreCase(text, i, "bearer")) {
       shape.key_value_cue = true;
     }
   }
@@ -43,6 +81,9 @@ bool MayHoldKeyToken(std::string_view text, const std::vector<std::string>& extr
   for (size_t i = 0; i < text.size(); ++i) {
     if (IsWordChar(Before(text, i))) continue;
     const std::string_view rest = text.substr(i);
+    if (extra_prefixes.empty() && !kBuiltInFirstBytes[static_cast<unsigned char>(rest[0])]) {
+      continue;
+    }
     if (rest.starts_with("eyJ") || rest.starts_with("AKIA") || rest.starts_with("ASIA")) {
       return true;
     }
