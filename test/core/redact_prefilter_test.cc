@@ -116,5 +116,34 @@ TEST(RedactPrefilterTest, RandomInputsMatchAllPasses) {
   }
 }
 
+// LooksSecretKey searches in place; the plain way is lower-casing a copy and searching it.
+bool LooksSecretKeyByCopy(std::string_view name) {
+  std::string lower;
+  for (char c : name) {
+    lower.push_back(c == '-' ? '_' : static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c));
+  }
+  if (lower == "auth") return true;
+  for (std::string_view word :
+       {"password", "passwd", "secret", "token", "api_key", "apikey", "access_key", "accesskey",
+        "private_key", "privatekey", "authorization", "cookie", "session", "credential"}) {
+    if (lower.find(word) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST(RedactPrefilterTest, LooksSecretKeyAgreesWithASearchOverALowerCaseCopy) {
+  const std::vector<std::string_view> pieces = {
+      "a",    "P", "pass", "word", "-",      "_",    "key",    "Api",     "TOK",   "en",
+      "auth", "x", "sess", "ion",  "COOKIE", "cred", "ential", "private", "secre", "t"};
+  std::mt19937_64 rng(7);
+  std::uniform_int_distribution<size_t> piece(0, pieces.size() - 1);
+  std::uniform_int_distribution<size_t> length(0, 5);
+  for (int n = 0; n < 20000; ++n) {
+    std::string name;
+    for (size_t k = length(rng); k > 0; --k) name.append(pieces[piece(rng)]);
+    ASSERT_EQ(LooksSecretKey(name), LooksSecretKeyByCopy(name)) << "name: " << name;
+  }
+}
+
 }  // namespace
 }  // namespace quell::core

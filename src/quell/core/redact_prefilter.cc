@@ -66,11 +66,9 @@ TextShape ShapeOf(std::string_view text) {
     shape.longest_token = run > shape.longest_token ? run : shape.longest_token;
     if ((kind & kRare) == 0) continue;
     const char c = text[i];
-    if (c == ':' || c == '=') {
-      shape.key_value_cue = true;
-    } else if (c == '@') {
+    if (c == '@') {
       shape.at_sign = true;
-    } else if (!shape.key_value_cue && StartsWithIgnoreCase(text, i, "bearer")) {
+    } else if (c == ':' || c == '=' || StartsWithIgnoreCase(text, i, "bearer")) {
       shape.key_value_cue = true;
     }
   }
