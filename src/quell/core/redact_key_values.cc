@@ -2,6 +2,8 @@
 // "Bearer", the password in a URL. Context finds passwords that look like ordinary words, which
 // nothing else can.
 #include <array>
+#include <bit>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -21,14 +23,16 @@ using redact_internal::ToLower;
 constexpr std::array<std::string_view, 14> kSecretKeyWords = {
     "password",  "passwd",      "secret",     "token",         "api_key", "apikey",  "access_key",
     "accesskey", "private_key", "privatekey", "authorization", "cookie",  "session", "credential"};
-// LooksSecretKey only tries words at these first letters.
-constexpr std::string_view kSecretKeyFirstLetters = "pstac";
-static_assert([] {
-  for (std::string_view word : kSecretKeyWords) {
-    if (kSecretKeyFirstLetters.find(word[0]) == std::string_view::npos) return false;
+// For each byte, the secret words (bits indexing kSecretKeyWords) that start with it, so
+// LooksSecretKey tries at each position only the words that could match there.
+constexpr std::array<uint16_t, 256> WordsByFirstByte() {
+  std::array<uint16_t, 256> table{};
+  for (size_t w = 0; w < kSecretKeyWords.size(); ++w) {
+    table[static_cast<unsigned char>(kSecretKeyWords[w][0])] |= static_cast<uint16_t>(1U << w);
   }
-  return true;
-}());
+  return table;
+}
+constexpr std::array<uint16_t, 256> kWordsByFirstByte = WordsByFirstByte();
 
 constexpr std::string_view kSecret = "[secret]";
 
@@ -200,10 +204,9 @@ bool LooksSecretKey(std::string_view name) {
   };
   if (name.size() == 4 && word_at(0, "auth")) return true;
   for (size_t i = 0; i < name.size(); ++i) {
-    const char c = fold(name[i]);
-    if (kSecretKeyFirstLetters.find(c) == std::string_view::npos) continue;
-    for (std::string_view word : kSecretKeyWords) {
-      if (word[0] == c && word_at(i, word)) return true;
+    for (uint32_t words = kWordsByFirstByte[static_cast<unsigned char>(fold(name[i]))]; words != 0;
+         words &= words - 1) {
+      if (word_at(i, kSecretKeyWords[static_cast<size_t>(std::countr_zero(words))])) return true;
     }
   }
   return false;
