@@ -35,8 +35,21 @@ std::pair<std::string_view, size_t> HeadLines(std::string_view text, size_t max_
 struct Entry {
   std::string key;    // a JSON literal
   std::string value;  // redacted text
-  std::string json;   // "key":"value"
 };
+
+// "key":"value". Join writes it straight into the whole object; only truncation, the rare
+// path, needs it on its own.
+std::string EntryJson(const Entry& e) {
+  std::string json = e.key;
+  json.push_back(':');
+  AppendJsonString(json, e.value);
+  return json;
+}
+
+void AppendEntry(std::string& out, const Entry& e) {
+  out.append(e.key).push_back(':');
+  AppendJsonString(out, e.value);
+}
 
 class EntryMaker {
  public:
@@ -57,8 +70,6 @@ class EntryMaker {
       e.value = Redact(head, redact_, stats_);
       if (dropped > 0) e.value.append("\n\xE2\x80\xA6[+" + std::to_string(dropped) + " lines]");
     }
-    e.json = e.key + ":";
-    AppendJsonString(e.json, e.value);
     return e;
   }
 
@@ -73,15 +84,19 @@ bool IsReserved(std::string_view name) { return name == "tags" || name == "trunc
 
 std::string Join(const std::vector<Entry>& fields, const std::vector<Entry>& tags) {
   std::string out = "{";
+  size_t estimate = 16;
+  for (const Entry& e : fields) estimate += e.key.size() + e.value.size() + 4;
+  for (const Entry& e : tags) estimate += e.key.size() + e.value.size() + 4;
+  out.reserve(estimate);
   for (const Entry& e : fields) {
     if (out.size() > 1) out.push_back(',');
-    out.append(e.json);
+    AppendEntry(out, e);
   }
   if (!tags.empty()) {
     out.append(out.size() > 1 ? ",\"tags\":{" : "\"tags\":{");
     for (size_t k = 0; k < tags.size(); ++k) {
       if (k > 0) out.push_back(',');
-      out.append(tags[k].json);
+      AppendEntry(out, tags[k]);
     }
     out.push_back('}');
   }
@@ -141,14 +156,14 @@ std::string Truncate(const std::vector<Entry>& fields, const std::vector<Entry>&
                      size_t max_bytes) {
   TruncatingWriter writer(max_bytes);
   for (const Entry& e : fields) {
-    if (!writer.TryAppend(e.json)) {
+    if (!writer.TryAppend(EntryJson(e))) {
       writer.AppendShortened(e);
       return std::move(writer).Finish();
     }
   }
-  if (!tags.empty() && writer.OpenTags(tags[0].json)) {
+  if (!tags.empty() && writer.OpenTags(EntryJson(tags[0]))) {
     for (size_t k = 1; k < tags.size(); ++k) {
-      if (!writer.TryAppend(tags[k].json)) break;
+      if (!writer.TryAppend(EntryJson(tags[k]))) break;
     }
     writer.CloseTags();
   }

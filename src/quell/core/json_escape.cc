@@ -64,11 +64,22 @@ size_t AppendEscapedChar(std::string& out, std::string_view text, size_t i) {
   return length;
 }
 
+// Printable ASCII other than '"' and '\\' is copied as it is, so runs of it go in one append.
+bool IsVerbatim(char c) {
+  const auto byte = static_cast<uint8_t>(c);
+  return byte >= 0x20U && byte < 0x80U && c != '"' && c != '\\';
+}
+
 }  // namespace
 
 void AppendJsonString(std::string& out, std::string_view text) {
   out.push_back('"');
-  for (size_t i = 0; i < text.size();) i += AppendEscapedChar(out, text, i);
+  for (size_t i = 0; i < text.size();) {
+    size_t run = i;
+    while (run < text.size() && IsVerbatim(text[run])) ++run;
+    out.append(text.substr(i, run - i));
+    i = run < text.size() ? run + AppendEscapedChar(out, text, run) : run;
+  }
   out.push_back('"');
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "quell/core/redact_passes.h"
+#include "quell/core/redact_prefilter.h"
 #include "quell/core/utf8.h"
 
 namespace quell::core {
@@ -21,12 +22,36 @@ std::string Redact(std::string_view text, const RedactOptions& options) {
 
 std::string Redact(std::string_view text, const RedactOptions& options, RedactStats& stats) {
   namespace ri = redact_internal;
-  std::string out = ri::RedactKeyValues(text, stats);
-  out = ri::RedactKeyTokens(out, options.extra_secret_prefixes, stats);
-  out = ri::RedactEmails(out, stats);
-  out = ri::RedactCards(out, stats);
-  out = ri::RedactPhones(out, stats);
-  out = ri::RedactRandomTokens(out, stats);
+  // Each pass runs only when the text can hold what it looks for (redact_prefilter.h). One
+  // shape of the input serves every pass: a pass keeps bytes, drops them or puts a bracketed
+  // placeholder ("[secret]", "[email]", ...) in their place, so later text never has more digits
+  // or '@' than the input, nor a token run of 32+ the input did not have.
+  std::string out;
+  std::string_view current = text;
+  bool ran = false;
+  const ri::TextShape shape = ri::ShapeOf(text);
+  auto run = [&](auto&& pass) {
+    out = pass(current);
+    current = out;
+    ran = true;
+  };
+  if (shape.key_value_cue) run([&](std::string_view t) { return ri::RedactKeyValues(t, stats); });
+  if (ri::MayHoldKeyToken(current, options.extra_secret_prefixes)) {
+    run([&](std::string_view t) {
+      return ri::RedactKeyTokens(t, options.extra_secret_prefixes, stats);
+    });
+  }
+  if (shape.at_sign) run([&](std::string_view t) { return ri::RedactEmails(t, stats); });
+  if (shape.digits >= ri::kMinCardDigits) {
+    run([&](std::string_view t) { return ri::RedactCards(t, stats); });
+  }
+  if (shape.digits >= ri::kMinPhoneDigits) {
+    run([&](std::string_view t) { return ri::RedactPhones(t, stats); });
+  }
+  if (shape.longest_token >= ri::kMinRandomToken) {
+    run([&](std::string_view t) { return ri::RedactRandomTokens(t, stats); });
+  }
+  if (!ran) out.assign(text);
   // Cutting after redacting, so a secret straddling the cut is never left half visible.
   if (options.max_text == 0 || out.size() <= options.max_text) return out;
   const size_t keep = Utf8CutPoint(out, options.max_text);

@@ -11,13 +11,6 @@
 namespace quell::core::redact_internal {
 namespace {
 
-// ifr_ covers Infrai's ifr_pk_ and every other ifr_ key. pk_ keys are publishable, yet they
-// identify the account, and nothing in an alert needs them.
-constexpr std::array<std::string_view, 21> kKeyPrefixes = {
-    "ifr_",     "sk-",   "sk_live_", "sk_test_", "pk_live_", "pk_test_",    "rk_live_",
-    "rk_test_", "xoxa-", "xoxb-",    "xoxp-",    "xoxr-",    "ghp_",        "gho_",
-    "ghu_",     "ghs_",  "ghr_",     "glpat-",   "AIza",     "github_pat_", "npm_"};
-
 // Issued keys are random after the prefix: a digit, or a long mixed-case run. Requiring this
 // keeps words that merely start like a prefix ("sk-learn", "ifr_config").
 bool LooksGenerated(std::string_view body) {

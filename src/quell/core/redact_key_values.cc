@@ -2,6 +2,8 @@
 // "Bearer", the password in a URL. Context finds passwords that look like ordinary words, which
 // nothing else can.
 #include <array>
+#include <bit>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -21,6 +23,16 @@ using redact_internal::ToLower;
 constexpr std::array<std::string_view, 14> kSecretKeyWords = {
     "password",  "passwd",      "secret",     "token",         "api_key", "apikey",  "access_key",
     "accesskey", "private_key", "privatekey", "authorization", "cookie",  "session", "credential"};
+// For each byte, the secret words (bits indexing kSecretKeyWords) that start with it, so
+// LooksSecretKey tries at each position only the words that could match there.
+constexpr std::array<uint16_t, 256> WordsByFirstByte() {
+  std::array<uint16_t, 256> table{};
+  for (size_t w = 0; w < kSecretKeyWords.size(); ++w) {
+    table[static_cast<unsigned char>(kSecretKeyWords[w][0])] |= static_cast<uint16_t>(1U << w);
+  }
+  return table;
+}
+constexpr std::array<uint16_t, 256> kWordsByFirstByte = WordsByFirstByte();
 
 constexpr std::string_view kSecret = "[secret]";
 
@@ -180,12 +192,22 @@ size_t MatchUrlPassword(std::string_view s, size_t i, size_t scheme_end, std::st
 }  // namespace
 
 bool LooksSecretKey(std::string_view name) {
-  std::string lower;
-  lower.reserve(name.size());
-  for (char c : name) lower.push_back(c == '-' ? '_' : ToLower(c));
-  if (lower == "auth") return true;
-  for (std::string_view word : kSecretKeyWords) {
-    if (lower.find(word) != std::string::npos) return true;
+  // A substring search over the name as lower case with '-' read as '_', done in place: this
+  // runs for every evidence field and tag name, and most names start no secret word anywhere.
+  auto fold = [](char c) { return c == '-' ? '_' : ToLower(c); };
+  auto word_at = [&](size_t i, std::string_view word) {
+    if (name.size() - i < word.size()) return false;
+    for (size_t k = 0; k < word.size(); ++k) {
+      if (fold(name[i + k]) != word[k]) return false;
+    }
+    return true;
+  };
+  if (name.size() == 4 && word_at(0, "auth")) return true;
+  for (size_t i = 0; i < name.size(); ++i) {
+    for (uint32_t words = kWordsByFirstByte[static_cast<unsigned char>(fold(name[i]))]; words != 0;
+         words &= words - 1) {
+      if (word_at(i, kSecretKeyWords[static_cast<size_t>(std::countr_zero(words))])) return true;
+    }
   }
   return false;
 }

@@ -5,6 +5,7 @@
 // before phones (a 15-digit card would also read as a phone), high-entropy tokens last (so the
 // specific passes count what they find).
 
+#include <array>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,6 +13,13 @@
 #include "quell/core/redact.h"
 
 namespace quell::core::redact_internal {
+
+// ifr_ covers Infrai's ifr_pk_ and every other ifr_ key. pk_ keys are publishable, yet they
+// identify the account, and nothing in an alert needs them.
+inline constexpr std::array<std::string_view, 21> kKeyPrefixes = {
+    "ifr_",     "sk-",   "sk_live_", "sk_test_", "pk_live_", "pk_test_",    "rk_live_",
+    "rk_test_", "xoxa-", "xoxb-",    "xoxp-",    "xoxr-",    "ghp_",        "gho_",
+    "ghu_",     "ghs_",  "ghr_",     "glpat-",   "AIza",     "github_pat_", "npm_"};
 
 // Values of secret-looking keys (key=value, "key": "value", key: value, Authorization and
 // Cookie headers), the token after "Bearer" and the password in scheme://user:password@host.

@@ -9,15 +9,17 @@
 
 namespace quell::core::redact_internal {
 
-inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-inline bool IsLower(char c) { return c >= 'a' && c <= 'z'; }
-inline bool IsUpper(char c) { return c >= 'A' && c <= 'Z'; }
-inline bool IsAlpha(char c) { return IsLower(c) || IsUpper(c); }
-inline bool IsAlnum(char c) { return IsAlpha(c) || IsDigit(c); }
-inline bool IsHex(char c) { return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
-inline char ToLower(char c) { return IsUpper(c) ? static_cast<char>(c - 'A' + 'a') : c; }
+constexpr bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+constexpr bool IsLower(char c) { return c >= 'a' && c <= 'z'; }
+constexpr bool IsUpper(char c) { return c >= 'A' && c <= 'Z'; }
+constexpr bool IsAlpha(char c) { return IsLower(c) || IsUpper(c); }
+constexpr bool IsAlnum(char c) { return IsAlpha(c) || IsDigit(c); }
+constexpr bool IsHex(char c) {
+  return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+constexpr char ToLower(char c) { return IsUpper(c) ? static_cast<char>(c - 'A' + 'a') : c; }
 // Identifier and base64url characters: what key names, API keys and JWT segments are made of.
-inline bool IsWordChar(char c) { return IsAlnum(c) || c == '_' || c == '-'; }
+constexpr bool IsWordChar(char c) { return IsAlnum(c) || c == '_' || c == '-'; }
 
 // The byte at `i`, or '\0' past either end, so look-ahead needs no bounds checks.
 inline char At(std::string_view s, size_t i) { return i < s.size() ? s[i] : '\0'; }

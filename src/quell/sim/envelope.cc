@@ -26,6 +26,16 @@ json OkEnvelope(json data, const Metadata& meta) {
               {"metadata", MetadataJson(meta)}};
 }
 
+std::string OkEnvelopeText(std::string_view data_json, const Metadata& meta) {
+  // The keys in dump()'s sorted order: data, error, metadata, ok.
+  const std::string metadata = MetadataJson(meta).dump();
+  std::string out;
+  out.reserve(data_json.size() + metadata.size() + 48);
+  out.append("{\"data\":").append(data_json).append(",\"error\":null,\"metadata\":");
+  out.append(metadata).append(",\"ok\":true}");
+  return out;
+}
+
 json ErrorEnvelope(const std::string& code, const std::string& message, const std::string& hint,
                    const Metadata& meta) {
   json error = {{"code", code}, {"message", message}};
@@ -39,6 +49,12 @@ json ErrorEnvelope(const std::string& code, const std::string& message, const st
 Reply Reply::Ok(json data) {
   Reply r;
   r.data = std::move(data);
+  return r;
+}
+
+Reply Reply::OkText(std::string data_json) {
+  Reply r;
+  r.data_text = std::move(data_json);
   return r;
 }
 

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -21,6 +22,8 @@ struct Metadata {
 
 // {ok:true, data, error:null, metadata} [DOC S5].
 nlohmann::json OkEnvelope(nlohmann::json data, const Metadata& meta);
+// OkEnvelope(json::parse(data_json), meta).dump(), for a `data` value already serialised.
+std::string OkEnvelopeText(std::string_view data_json, const Metadata& meta);
 // {ok:false, data:null, error:{code,message,hint}, metadata} [SEC; data:null and metadata INF].
 nlohmann::json ErrorEnvelope(const std::string& code, const std::string& message,
                              const std::string& hint, const Metadata& meta);
@@ -31,12 +34,16 @@ struct Reply {
   int status = 200;
   bool enveloped = true;
   nlohmann::json data;  // enveloped: the `data` value; otherwise the whole body
-  std::string code;     // status >= 400 only
+  // When not empty, the enveloped `data` value already serialised (then `data` is unused): the
+  // listing pages are written without building a json tree.
+  std::string data_text;
+  std::string code;  // status >= 400 only
   std::string message;
   std::string hint;
   std::vector<std::pair<std::string, std::string>> headers;
 
   static Reply Ok(nlohmann::json data);
+  static Reply OkText(std::string data_json);
   static Reply Fail(int status, std::string code, std::string message, std::string hint = "");
   static Reply Raw(nlohmann::json body, int status = 200);
 };

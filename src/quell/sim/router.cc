@@ -134,17 +134,26 @@ void Router::Serve(const RouteInfo& info, const Handler& handler, const httplib:
       meta.latency_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                             std::chrono::steady_clock::now() - started)
                             .count();
-      json out;
-      if (!reply.enveloped) {
-        out = std::move(reply.data);
-      } else if (reply.status >= 400) {
-        out = ErrorEnvelope(reply.code, reply.message, reply.hint, meta);
+      if (!reply.data_text.empty() && !pick.renames.empty()) {
+        // Renames rewrite the tree; a fault is rare enough to afford parsing the text back.
+        reply.data = json::parse(reply.data_text);
+        reply.data_text.clear();
+      }
+      if (reply.enveloped && reply.status < 400 && !reply.data_text.empty()) {
+        body = OkEnvelopeText(reply.data_text, meta);
       } else {
-        if (!pick.renames.empty()) ApplyRenames(reply.data, pick.renames);
-        out = OkEnvelope(std::move(reply.data), meta);
+        json out;
+        if (!reply.enveloped) {
+          out = std::move(reply.data);
+        } else if (reply.status >= 400) {
+          out = ErrorEnvelope(reply.code, reply.message, reply.hint, meta);
+        } else {
+          if (!pick.renames.empty()) ApplyRenames(reply.data, pick.renames);
+          out = OkEnvelope(std::move(reply.data), meta);
+        }
+        body = out.dump();
       }
       status = reply.status;
-      body = out.dump();
       headers = std::move(reply.headers);
       if (!idem_key.empty() && req.method == "POST" && status < 300 && !answered) {
         state_.idempotency.Put(idem_scope, idem_key, {status, body, state_.clock.Now()});

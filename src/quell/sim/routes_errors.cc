@@ -3,9 +3,11 @@
 
 #include <cstdio>
 #include <limits>
+#include <optional>
 
 #include "quell/sim/capture.h"
 #include "quell/sim/group_json.h"
+#include "quell/sim/group_page.h"
 #include "quell/sim/router.h"
 
 namespace quell::sim {
@@ -86,6 +88,10 @@ Reply ListGroups(const httplib::Request& req, SimState& state, bool search) {
     return BadArgument("cursor is not one this server issued");
   }
   ListPage listed = state.store.List(filter, offset, limit);
+  std::optional<std::string> cursor;
+  if (listed.next_offset) cursor = MakeCursor(page + 1, *listed.next_offset);
+  if (auto text = GroupPageJson(listed.groups, cursor)) return Reply::OkText(std::move(*text));
+  // Invalid UTF-8 in a group: the json path reports it the way it always has.
   json groups = json::array();
   for (const Group* g : listed.groups) groups.push_back(GroupToJson(*g));
   json data = {{"groups", std::move(groups)}};
