@@ -12,6 +12,7 @@
 #include "fake_http_batch_client.h"
 #include "fake_outbox_store.h"
 #include "quell/core/retry_after.h"
+#include "quell/core/tenant_budget.h"
 
 namespace quell::testing {
 namespace {
@@ -410,6 +411,83 @@ TEST_F(DispatcherTest, BlockingChannelFailuresFollowTheSameRules) {
   EXPECT_EQ(store_.Row(row.idempotency_key).next_attempt_at, kT0 + seconds(90));
   ASSERT_EQ(mail.sent().size(), 1u);
   EXPECT_EQ(mail.sent()[0].message.body, "email: k");
+}
+
+TEST_F(DispatcherTest, QuietHoursDeferAnSmsWithoutUsingAnAttempt) {
+  // kT0 is 09:00 UTC; quiet 08:00-10:00 UTC holds an "error" SMS until 10:00.
+  const core::OutboxRow row = Row("acme:k", "sms");
+  store_.Add(row);
+  http_.Respond(201, {{"X-Id", "SM1"}});
+  app::ChannelLimits limits;
+  limits.max_attempts = 1;
+  limits.pacing = core::SmsPacingRules{};
+  limits.pacing->quiet_hours = core::QuietHours{8 * 60, 10 * 60};
+  auto d = Make();
+  d.AddHttpChannel("sms", "sms", webhook_, limits);
+  const app::DispatchReport held = d.RunOnce();
+  EXPECT_EQ(held.deferred, 1u);
+  EXPECT_EQ(held.dead, 0u);
+  EXPECT_TRUE(http_.requests().empty());
+  const core::OutboxRow& after = store_.Row(row.idempotency_key);
+  EXPECT_EQ(after.status, OutboxStatus::kPending);
+  EXPECT_EQ(after.attempts, 0u);  // a deferral is not a failed attempt
+  EXPECT_EQ(after.next_attempt_at, kT0 + hours(1));
+  EXPECT_NE(after.last_error.find("quiet hours"), std::string::npos);
+
+  clock_.SleepFor(hours(1));
+  const app::DispatchReport sent = d.RunOnce();
+  EXPECT_EQ(sent.sent, 1u);
+  ASSERT_EQ(http_.requests().size(), 1u);
+  EXPECT_EQ(KeyOf(http_.requests()[0]), row.idempotency_key);
+}
+
+TEST_F(DispatcherTest, ACriticalSmsIgnoresQuietHoursButTheMinimumIntervalHoldsTheNext) {
+  class CriticalRenderer : public core::MessageRenderer {
+   public:
+    core::Result<core::RenderedMessage> Render(std::string_view,
+                                               const core::OutboxRow& row) const override {
+      return core::RenderedMessage{row.key, row.key, "critical"};
+    }
+  } critical;
+  store_.Add(Row("acme:a", "sms"));
+  store_.Add(Row("acme:b", "sms"));
+  http_.Respond(201).Respond(201);
+  app::ChannelLimits limits;
+  limits.pacing = core::SmsPacingRules{};
+  limits.pacing->quiet_hours = core::QuietHours{8 * 60, 10 * 60};
+  limits.pacing->min_interval = std::chrono::minutes(10);
+  app::Dispatcher d(store_, critical, http_, clock_, Options(""));
+  d.AddHttpChannel("sms", "sms", webhook_, limits);
+  const app::DispatchReport report = d.RunOnce();
+  EXPECT_EQ(report.sent, 1u);
+  EXPECT_EQ(report.deferred, 1u);  // the second is within the interval of the first
+  EXPECT_EQ(http_.requests().size(), 1u);
+}
+
+TEST_F(DispatcherTest, ADigestRowListsTheRowsItsTenantFolded) {
+  const core::BudgetWindow window = core::HourWindow(kT0);
+  for (const char* key : {"acme:a", "acme:b", "beta:c"}) {
+    core::OutboxRow folded = Row(key, "hook");
+    folded.status = OutboxStatus::kFolded;
+    folded.created_at = kT0;
+    store_.Add(folded);
+  }
+  const core::OutboxRow digest = core::MakeDigestRow("acme", "hook", window, kT0);
+  store_.Add(digest);
+  http_.Respond(200);
+  auto d = Make();
+  d.AddHttpChannel("hook", "webhook", webhook_);
+  EXPECT_EQ(d.RunOnce().claimed, 0u);  // due only when the hour ends
+  clock_.SleepFor(hours(1));
+  const app::DispatchReport report = d.RunOnce();
+  EXPECT_EQ(report.sent, 1u);
+  ASSERT_EQ(http_.requests().size(), 1u);
+  const std::string& body = http_.requests()[0].body;
+  EXPECT_NE(body.find("2 more notifications for tenant acme"), std::string::npos) << body;
+  EXPECT_NE(body.find("acme:a"), std::string::npos);
+  EXPECT_NE(body.find("acme:b"), std::string::npos);
+  EXPECT_EQ(body.find("beta:c"), std::string::npos);
+  EXPECT_EQ(store_.Row(digest.idempotency_key).status, OutboxStatus::kSent);
 }
 
 }  // namespace

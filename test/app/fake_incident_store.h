@@ -24,6 +24,7 @@ class FakeIncidentStore : public core::IncidentStore {
     std::map<std::string, core::OutboxRow> outbox;
     std::map<std::string, core::PollRecord> polls;
     std::map<std::string, Mark, std::less<>> marks;
+    std::map<std::string, uint64_t> budget_seen;  // "tenant|channel|window micros"
   };
 
   // The next `n` PutIncidents calls fail with `code`; `before_failure` runs first, e.g. to play
@@ -150,6 +151,12 @@ class FakeIncidentStore : public core::IncidentStore {
         }
       }
       return n;
+    }
+    core::Result<bool> AdmitToBudget(std::string_view tenant, std::string_view channel,
+                                     core::WallTime window_start, uint32_t per_hour) override {
+      const std::string id = std::string(tenant) + "|" + std::string(channel) + "|" +
+                             std::to_string(window_start.time_since_epoch().count());
+      return ++work_.budget_seen[id] <= per_hour;
     }
     core::Status PutSourceMark(std::string_view name, std::string_view value,
                                core::WallTime now) override {

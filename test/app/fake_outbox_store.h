@@ -100,6 +100,12 @@ class FakeOutboxStore : public core::OutboxStore {
           row.last_error = o.error;
           row.next_attempt_at = o.next_attempt_at;
           break;
+        case core::OutboxOutcome::Kind::kDefer:
+          row.status = core::OutboxStatus::kPending;
+          row.last_error = o.error;
+          row.next_attempt_at = o.next_attempt_at;
+          --row.attempts;
+          break;
         case core::OutboxOutcome::Kind::kDead:
           row.status = core::OutboxStatus::kDead;
           row.last_error = o.error;
@@ -120,6 +126,24 @@ class FakeOutboxStore : public core::OutboxStore {
       }
     }
     std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  core::Result<std::vector<core::OutboxRow>> FoldedRows(std::string_view channel,
+                                                        std::string_view tenant,
+                                                        core::WallTime start,
+                                                        core::WallTime end) override {
+    std::vector<core::OutboxRow> out;
+    const std::string prefix = std::string(tenant) + ":";
+    for (const auto& [id, row] : rows_) {
+      if (row.channel == channel && row.status == core::OutboxStatus::kFolded &&
+          row.key.starts_with(prefix) && row.created_at >= start && row.created_at < end) {
+        out.push_back(row);
+      }
+    }
+    std::sort(out.begin(), out.end(), [](const core::OutboxRow& a, const core::OutboxRow& b) {
+      return std::tie(a.created_at, a.key) < std::tie(b.created_at, b.key);
+    });
     return out;
   }
 

@@ -2,8 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
+
 #include "fake_incident_store.h"
 #include "quell/core/evaluate.h"
+#include "quell/core/tenant_budget.h"
 
 namespace quell::app {
 namespace {
@@ -96,6 +100,41 @@ TEST_F(PollApplierTest, AShadowApplyWritesItsOutboxRowsAsShadow) {
     EXPECT_EQ(row.status, core::OutboxStatus::kShadow) << row.channel;
   }
   EXPECT_EQ(store_.state().incidents.at("a").status, core::IncidentStatus::kOpen);
+}
+
+TEST_F(PollApplierTest, RowsPastATenantsHourlyBudgetAreFoldedIntoOneDigest) {
+  options_.channels = {"ops"};
+  options_.tenant_budget_per_hour = 2;
+  auto summary = Apply({Obs(0, "acme:a", Health::kUnhealthy), Obs(0, "acme:b", Health::kUnhealthy),
+                        Obs(0, "acme:c", Health::kUnhealthy), Obs(0, "acme:d", Health::kUnhealthy),
+                        Obs(0, "beta:e", Health::kUnhealthy)});
+  ASSERT_TRUE(summary.ok());
+  std::map<core::OutboxStatus, std::vector<std::string>> by_status;
+  for (const auto& [id, row] : store_.state().outbox) by_status[row.status].push_back(row.key);
+  for (auto& [status, keys] : by_status) std::sort(keys.begin(), keys.end());
+  // Two of acme's opens go out, two are folded; beta has its own budget; one digest for acme.
+  EXPECT_EQ(by_status[core::OutboxStatus::kFolded], (std::vector<std::string>{"acme:c", "acme:d"}));
+  EXPECT_EQ(
+      by_status[core::OutboxStatus::kPending],
+      (std::vector<std::string>{"acme:a", "acme:b", "beta:e", "{digest}:acme"}));  // byte order
+  for (const auto& [id, row] : store_.state().outbox) {
+    if (row.key == "{digest}:acme") {
+      EXPECT_EQ(row.next_attempt_at, core::HourWindow(At(1000)).end);
+    }
+  }
+
+  // A later poll in the same hour is still over budget, and adds no second digest.
+  PollApplier again(store_, payload_, options_);
+  VectorStream stream({Obs(1, "acme:z", Health::kUnhealthy)});
+  ASSERT_TRUE(again.Apply(stream, "p2", At(1001), sink_).ok());
+  size_t digests = 0;
+  for (const auto& [id, row] : store_.state().outbox) {
+    if (row.key == "acme:z") {
+      EXPECT_EQ(row.status, core::OutboxStatus::kFolded);
+    }
+    if (core::IsDigestKey(row.key)) ++digests;
+  }
+  EXPECT_EQ(digests, 1u);
 }
 
 TEST_F(PollApplierTest, UnchangedKeysAreCountedButNeverWritten) {

@@ -333,6 +333,63 @@ TEST_P(OutboxContractTest, ThreadRemoteIdIsTheFirstSentMessageOfTheGeneration) {
   EXPECT_EQ(*a_->ThreadRemoteId("k", 1, "email"), "");
 }
 
+TEST_P(OutboxContractTest, ADeferralReturnsTheRowWithoutUsingAnAttempt) {
+  Insert({PendingRow("k", 1, 1, "sms", t0_)});
+  auto rows = Claim(*a_, "a", t0_);
+  ASSERT_EQ(rows.size(), 1u);
+  OutboxOutcome defer = Outcome(OutboxOutcome::Kind::kDefer, rows[0]);
+  defer.error = "deferred: quiet hours until 07:00";
+  defer.next_attempt_at = t0_ + std::chrono::hours(2);
+  ASSERT_EQ(Record(*a_, "a", {defer}, t0_), std::vector<bool>{true});
+  const core::OutboxRow after = Find(rows[0].idempotency_key);
+  EXPECT_EQ(after.status, OutboxStatus::kPending);
+  EXPECT_EQ(after.attempts, 0u);
+  EXPECT_EQ(after.last_error, defer.error);
+  EXPECT_TRUE(Claim(*a_, "a", t0_ + std::chrono::hours(1)).empty());
+  EXPECT_EQ(Claim(*a_, "a", t0_ + std::chrono::hours(2)).size(), 1u);
+}
+
+TEST_P(OutboxContractTest, TheBudgetCountsEachTenantChannelAndWindowAcrossTransactions) {
+  const core::WallTime w1 = t0_;
+  const core::WallTime w2 = t0_ + std::chrono::hours(1);
+  std::vector<bool> admitted;
+  for (int round = 0; round < 2; ++round) {
+    auto tx = store_->Begin();
+    ASSERT_TRUE(tx.ok()) << tx.error().message;
+    for (int i = 0; i < 2; ++i) admitted.push_back(*(*tx)->AdmitToBudget("acme", "ops", w1, 3));
+    admitted.push_back(*(*tx)->AdmitToBudget("acme", "pager", w1, 3));
+    admitted.push_back(*(*tx)->AdmitToBudget("beta", "ops", w1, 3));
+    admitted.push_back(*(*tx)->AdmitToBudget("acme", "ops", w2, 3));
+    ASSERT_TRUE((*tx)->Commit().ok());
+  }
+  // acme/ops/w1 took numbers 1..4: the fourth is over a budget of 3.
+  EXPECT_EQ(admitted, (std::vector<bool>{true, true, true, true, true,  //
+                                         true, false, true, true, true}));
+  auto rolled_back = store_->Begin();
+  ASSERT_TRUE(rolled_back.ok());
+  EXPECT_FALSE(*(*rolled_back)->AdmitToBudget("acme", "ops", w1, 3));
+  rolled_back->reset();  // no commit: the count is not kept
+  auto tx = store_->Begin();
+  ASSERT_TRUE(tx.ok());
+  EXPECT_TRUE(*(*tx)->AdmitToBudget("acme", "pager", w1, 3));  // third on pager
+  EXPECT_FALSE(*(*tx)->AdmitToBudget("acme", "pager", w1, 3));
+}
+
+TEST_P(OutboxContractTest, FoldedRowsAreTheTenantsFoldedRowsOfTheWindowAndAreNeverClaimed) {
+  std::vector<core::OutboxRow> rows = {
+      PendingRow("acme:a", 1, 1, "ops", t0_), PendingRow("acme:b", 1, 1, "ops", t0_),
+      PendingRow("acme:c", 1, 1, "pager", t0_), PendingRow("acmex:d", 1, 1, "ops", t0_),
+      PendingRow("acme:e", 1, 1, "ops", t0_)};
+  for (auto& row : rows) row.status = OutboxStatus::kFolded;
+  rows[1].created_at = t0_ + seconds(5);
+  rows[4].created_at = t0_ + std::chrono::hours(1);  // the next window
+  Insert(rows);
+  EXPECT_TRUE(Claim(*a_, "a", t0_ + std::chrono::hours(5)).empty());
+  auto folded = a_->FoldedRows("ops", "acme", t0_, t0_ + std::chrono::hours(1));
+  ASSERT_TRUE(folded.ok()) << folded.error().message;
+  EXPECT_EQ(IdsOf(*folded), (std::vector<std::string>{"acme:a/ops/1", "acme:b/ops/1"}));
+}
+
 INSTANTIATE_TEST_SUITE_P(Sqlite, OutboxContractTest, ::testing::Values(Backend::kSqlite));
 INSTANTIATE_TEST_SUITE_P(Postgres, OutboxContractTest, ::testing::Values(Backend::kPostgres));
 

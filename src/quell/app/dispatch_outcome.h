@@ -2,11 +2,13 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 
 #include "quell/app/backoff.h"
 #include "quell/core/ports/channel.h"
 #include "quell/core/ports/outbox_store.h"
 #include "quell/core/result.h"
+#include "quell/core/sms_policy.h"
 
 namespace quell::app {
 
@@ -20,6 +22,9 @@ struct ChannelLimits {
                       .max_backoff = std::chrono::minutes(10),
                       .multiplier = 2.0,
                       .max_retry_after = std::chrono::hours(1)};
+  // SMS channels: the recipient's pacing (minimum interval, quiet hours, daily cap). A row the
+  // rules hold is deferred, not failed: it goes back to pending without using an attempt.
+  std::optional<core::SmsPacingRules> pacing;
 };
 
 // What a failed exchange means: transport errors that may pass (timeouts, refused or reset

@@ -50,6 +50,9 @@ void OutcomeRecorder::Flush() {
             report_.next_due = outcome.next_attempt_at;
           }
           break;
+        case core::OutboxOutcome::Kind::kDefer:
+          ++report_.deferred;
+          break;
         case core::OutboxOutcome::Kind::kDead:
           ++report_.dead;
           dead_.push_back(DeadRow{rows_[i], outcome.error});

@@ -19,6 +19,7 @@ struct DispatchReport {
   uint64_t dead = 0;
   uint64_t lost_leases = 0;  // the lease expired mid-send; the new holder resends, same key
   uint64_t meta_alerts = 0;  // dead-letter messages sent
+  uint64_t deferred = 0;     // held by a pacing rule (SMS quiet hours, interval, cap)
   uint64_t record_batches = 0;
   std::vector<std::string> errors;  // store and dead-letter failures, one line each
   // When RunOnce is next worth calling: now when the claim was full (more rows may be due),

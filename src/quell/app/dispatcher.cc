@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "quell/app/bounded_parallel.h"
+#include "quell/core/tenant_budget.h"
 
 namespace quell::app {
 namespace {
@@ -100,6 +101,12 @@ DispatchReport Dispatcher::RunOnce() {
   std::vector<Attempt> attempts = Prepare(std::move(*claimed), report);
 
   OutcomeRecorder recorder(store_, clock_, options_.owner, options_.record_every, report);
+  // Rows a pacing rule holds go straight back to pending; the rest are sent.
+  std::erase_if(attempts, [&](Attempt& attempt) {
+    if (!attempt.deferred) return false;
+    recorder.Add(attempt.delivery.row, std::move(*attempt.deferred));
+    return true;
+  });
   Deliver(attempts, [&](Attempt& attempt, const core::SendOutcome& sent) {
     const ChannelLimits limits = attempt.route != nullptr ? attempt.route->limits : ChannelLimits{};
     recorder.Add(attempt.delivery.row, DecideOutcome(attempt.delivery.row, sent, limits,
@@ -113,6 +120,8 @@ DispatchReport Dispatcher::RunOnce() {
 
 std::vector<Dispatcher::Attempt> Dispatcher::Prepare(std::vector<core::OutboxRow> rows,
                                                      DispatchReport& report) {
+  const core::WallTime now = clock_.Now();
+  std::map<const Route*, std::vector<core::WallTime>> planned;
   std::vector<Attempt> attempts(rows.size());
   for (size_t i = 0; i < rows.size(); ++i) {
     Attempt& attempt = attempts[i];
@@ -126,12 +135,18 @@ std::vector<Dispatcher::Attempt> Dispatcher::Prepare(std::vector<core::OutboxRow
       continue;
     }
     attempt.route = &route->second;
+    if (core::IsDigestKey(row.key)) {
+      PrepareDigest(attempt, report);
+      continue;
+    }
     auto message = renderer_.Render(attempt.route->type, row);
     if (!message) {
       attempt.failed = core::SendOutcome::Permanent("render: " + message.error().message);
       continue;
     }
     attempt.delivery.message = std::move(*message);
+    if (attempt.route->limits.pacing) ApplyPacing(attempt, planned, now, report);
+    if (attempt.deferred) continue;
     if (row.transition != core::TransitionKind::kOpen) {
       auto thread = store_.ThreadRemoteId(row.key, row.generation, row.channel);
       if (thread) {
@@ -142,6 +157,55 @@ std::vector<Dispatcher::Attempt> Dispatcher::Prepare(std::vector<core::OutboxRow
     }
   }
   return attempts;
+}
+
+void Dispatcher::PrepareDigest(Attempt& attempt, DispatchReport& report) {
+  core::OutboxRow& row = attempt.delivery.row;
+  const core::BudgetWindow window = core::DigestWindow(row);
+  auto folded = store_.FoldedRows(row.channel, core::DigestTenant(row), window.start, window.end);
+  if (!folded) {
+    // Transient (the store is busy): try again shortly rather than lose the digest.
+    report.errors.push_back(row.idempotency_key + ": digest: " + folded.error().message);
+    core::OutboxOutcome retry;
+    retry.kind = core::OutboxOutcome::Kind::kDefer;
+    retry.idempotency_key = row.idempotency_key;
+    retry.error = "digest: " + folded.error().message;
+    retry.next_attempt_at = clock_.Now() + std::chrono::seconds(5);
+    attempt.deferred = std::move(retry);
+    return;
+  }
+  attempt.delivery.message = core::DigestMessage(row, *folded);
+  row.payload = core::DigestPayload(row, *folded);
+}
+
+void Dispatcher::ApplyPacing(Attempt& attempt,
+                             std::map<const Route*, std::vector<core::WallTime>>& planned,
+                             core::WallTime now, DispatchReport& report) {
+  const Route* route = attempt.route;
+  const core::SmsPacingRules& rules = *route->limits.pacing;
+  auto [it, fresh] = planned.try_emplace(route);
+  if (fresh) {
+    // The recipient's sends of the last day, once per batch; this batch's sends are appended.
+    auto sent = store_.SentTimes(attempt.delivery.row.channel, now - std::chrono::hours(24));
+    if (sent) {
+      it->second = std::move(*sent);
+    } else {
+      report.errors.push_back(attempt.delivery.row.channel +
+                              ": sent times: " + sent.error().message);
+    }
+  }
+  const core::SmsPacingDecision decision =
+      core::DecideSmsPacing(rules, it->second, attempt.delivery.message.severity, now);
+  if (decision.send_now) {
+    it->second.push_back(now);
+    return;
+  }
+  core::OutboxOutcome defer;
+  defer.kind = core::OutboxOutcome::Kind::kDefer;
+  defer.idempotency_key = attempt.delivery.row.idempotency_key;
+  defer.error = "deferred: " + decision.reason;
+  defer.next_attempt_at = decision.defer_until;
+  attempt.deferred = std::move(defer);
 }
 
 void Dispatcher::Deliver(std::vector<Attempt>& attempts, const Done& done) {

@@ -61,13 +61,19 @@ class Dispatcher {
   struct Attempt {
     core::Delivery delivery;
     const Route* route = nullptr;
-    std::optional<core::SendOutcome> failed;  // set when it cannot even be sent
+    std::optional<core::SendOutcome> failed;      // set when it cannot even be sent
+    std::optional<core::OutboxOutcome> deferred;  // set when a pacing rule holds it
   };
   using Done = std::function<void(Attempt&, const core::SendOutcome&)>;
 
   std::vector<Attempt> Prepare(std::vector<core::OutboxRow> rows, DispatchReport& report);
   // Sends every attempt; `done` runs on this thread as each one ends, in completion order.
   void Deliver(std::vector<Attempt>& attempts, const Done& done);
+  // Fills a digest row's message and payload from the rows it folded.
+  void PrepareDigest(Attempt& attempt, DispatchReport& report);
+  // Defers an SMS the channel's pacing rules hold; `planned` are this batch's earlier sends.
+  void ApplyPacing(Attempt& attempt, std::map<const Route*, std::vector<core::WallTime>>& planned,
+                   core::WallTime now, DispatchReport& report);
   void SendMetaAlerts(const std::vector<OutcomeRecorder::DeadRow>& dead, DispatchReport& report);
 
   core::OutboxStore& store_;

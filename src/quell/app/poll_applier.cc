@@ -4,6 +4,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "quell/app/budget_folding.h"
 #include "quell/core/evaluate.h"
 
 namespace quell::app {
@@ -180,6 +181,8 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
     }
     if (!written) return written;
     if (auto status = tx.AppendDecisions(poll_id, chunk.log); !status) return status;
+    auto folded = FoldOverBudget(tx, chunk.outbox, options_.tenant_budget_per_hour, now);
+    if (!folded) return folded.error();
     if (auto status = tx.InsertOutbox(chunk.outbox); !status) return status;
 
     summary.poll.observations += chunk.size;

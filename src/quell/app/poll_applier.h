@@ -40,6 +40,9 @@ struct ApplyOptions {
   // Shadow mode: incidents and decisions are kept as usual, but outbox rows go in as shadow,
   // which the dispatcher never claims; for trying a condition out before it may page anyone.
   bool shadow = false;
+  // At most this many outbox rows per tenant, channel and hour; the rest are folded into the
+  // hour's digest row (see budget_folding.h). 0: no budget.
+  uint32_t tenant_budget_per_hour = 0;
   std::optional<core::Duration> decision_retention;  // nullopt keeps the log forever
   // Record the poll row even when the poll changed nothing; set for an explicit poll id.
   bool record_unchanged_poll = false;

@@ -195,6 +195,7 @@ void Poller::Apply(const core::ConditionCommon& common, std::vector<core::Observ
   apply.policy = common.policy;
   apply.channels = common.channels;
   apply.shadow = common.shadow;
+  apply.tenant_budget_per_hour = options_.tenant_budget_per_hour;
   apply.chunk_observations = options_.chunk_observations;
   apply.decision_retention = options_.decision_retention;
   apply.source_marks = std::move(marks);

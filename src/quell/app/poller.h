@@ -27,6 +27,7 @@ struct PollerOptions {
   size_t chunk_observations = 5000;
   std::optional<core::Duration> decision_retention;
   GroupEvidenceBuilder group_evidence;
+  uint32_t tenant_budget_per_hour = 0;  // see ApplyOptions
 };
 
 // What one cycle did for one condition.

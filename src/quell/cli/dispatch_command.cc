@@ -33,6 +33,7 @@ std::string Summary(const app::DispatchReport& report) {
                      std::to_string(report.sent) + " sent, " + std::to_string(report.retried) +
                      " retried, " + std::to_string(report.dead) + " dead";
   if (report.lost_leases > 0) line += ", " + std::to_string(report.lost_leases) + " lost leases";
+  if (report.deferred > 0) line += ", " + std::to_string(report.deferred) + " deferred";
   if (report.meta_alerts > 0) line += ", " + std::to_string(report.meta_alerts) + " meta-alerts";
   return line;
 }

@@ -17,6 +17,25 @@ T Value(const std::map<std::string, std::string>& map, const char* key, T fallba
   return it == map.end() ? fallback : it->second;
 }
 
+// Minutes of the day of a validated "HH:MM" (the config reader checked the shape).
+int MinuteOf(const std::string& clock) {
+  auto parsed = core::ParseClockTime(clock);
+  return parsed ? *parsed : 0;
+}
+
+core::SmsPacingRules PacingOf(const config::SmsSettings& sms) {
+  core::SmsPacingRules rules;
+  rules.min_interval = sms.min_interval;
+  rules.daily_cap = sms.daily_cap;
+  if (sms.quiet_start && sms.quiet_end) {
+    rules.quiet_hours = core::QuietHours{MinuteOf(*sms.quiet_start), MinuteOf(*sms.quiet_end)};
+  }
+  auto offset = core::ParseUtcOffset(sms.utc_offset);
+  rules.utc_offset_minutes = offset ? *offset : 0;
+  rules.quiet_hours_override = sms.quiet_override;
+  return rules;
+}
+
 app::ChannelLimits LimitsOf(const config::ChannelDelivery& delivery) {
   app::ChannelLimits limits;
   limits.concurrency = delivery.concurrency;
@@ -146,7 +165,9 @@ core::Result<std::unique_ptr<DispatchWiring>> DispatchWiring::Create(const confi
     }
     auto made = MakeHttpChannel(channel);
     if (!made) return Fail(channel, made.error());
-    wiring->dispatcher_->AddHttpChannel(channel.name, type, **made, LimitsOf(channel.delivery));
+    app::ChannelLimits limits = LimitsOf(channel.delivery);
+    if (channel.type == config::ChannelType::kSms) limits.pacing = PacingOf(channel.sms);
+    wiring->dispatcher_->AddHttpChannel(channel.name, type, **made, limits);
     wiring->http_channels_.push_back(std::move(*made));
   }
   return wiring;

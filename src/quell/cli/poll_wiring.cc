@@ -98,6 +98,7 @@ core::Result<std::unique_ptr<PollWiring>> PollWiring::Create(const config::Confi
   app::PollerOptions poller;
   poller.max_enrich = config.infrai.max_enrich;
   poller.enrich_concurrency = config.infrai.enrich_concurrency;
+  poller.tenant_budget_per_hour = config.dispatch.budget.per_hour;
   poller.group_evidence = [](const core::ErrorGroup& group, const core::GroupDetail* detail) {
     return app::GroupEvidence(group, detail, core::RedactOptions{});
   };

@@ -41,4 +41,73 @@ OutboxRow MakeDigestRow(std::string_view tenant, std::string_view channel, Budge
   return row;
 }
 
+std::string_view DigestTenant(const OutboxRow& digest) {
+  std::string_view key = digest.key;
+  if (key.starts_with(kDigestKeyPrefix)) key.remove_prefix(kDigestKeyPrefix.size());
+  return key;
+}
+
+BudgetWindow DigestWindow(const OutboxRow& digest) {
+  const WallTime start{std::chrono::hours(static_cast<int64_t>(digest.generation))};
+  return {start, start + std::chrono::hours(1)};
+}
+
+RenderedMessage DigestMessage(const OutboxRow& digest, std::span<const OutboxRow> folded,
+                              size_t max_listed) {
+  const BudgetWindow window = DigestWindow(digest);
+  RenderedMessage message;
+  message.severity = "warning";
+  message.subject = "quell digest: ";
+  message.subject += std::to_string(folded.size());
+  message.subject += " more notifications for tenant ";
+  message.subject += DigestTenant(digest);
+  message.body = message.subject;
+  message.body += " between ";
+  AppendRfc3339(message.body, window.start);
+  message.body += " and ";
+  AppendRfc3339(message.body, window.end);
+  message.body += ", over its hourly budget:";
+  for (size_t i = 0; i < folded.size() && i < max_listed; ++i) {
+    message.body += "\n- ";
+    message.body += TransitionName(folded[i].transition);
+    message.body += " ";
+    message.body += folded[i].key;
+  }
+  if (folded.size() > max_listed) {
+    message.body += "\n... and ";
+    message.body += std::to_string(folded.size() - max_listed);
+    message.body += " more (quell outbox list --status folded)";
+  }
+  return message;
+}
+
+std::string DigestPayload(const OutboxRow& digest, std::span<const OutboxRow> folded) {
+  const BudgetWindow window = DigestWindow(digest);
+  std::string out = "{\"digest\":{\"tenant\":";
+  AppendJsonString(out, DigestTenant(digest));
+  out += ",\"window_start\":\"";
+  AppendRfc3339(out, window.start);
+  out += "\",\"window_end\":\"";
+  AppendRfc3339(out, window.end);
+  out += "\",\"count\":";
+  out += std::to_string(folded.size());
+  out += ",\"folded\":[";
+  for (size_t i = 0; i < folded.size(); ++i) {
+    if (i > 0) out += ',';
+    out += "{\"key\":";
+    AppendJsonString(out, folded[i].key);
+    out += ",\"transition\":\"";
+    out += TransitionName(folded[i].transition);
+    out += "\",\"generation\":";
+    out += std::to_string(folded[i].generation);
+    out += ",\"version\":";
+    out += std::to_string(folded[i].version);
+    out += ",\"created_at\":\"";
+    AppendRfc3339(out, folded[i].created_at);
+    out += "\"}";
+  }
+  out += "]}}";
+  return out;
+}
+
 }  // namespace quell::core

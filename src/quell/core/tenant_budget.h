@@ -1,9 +1,12 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 
+#include "quell/core/ports/channel.h"
 #include "quell/core/ports/outbox_row.h"
 #include "quell/core/time.h"
 
@@ -36,5 +39,19 @@ bool IsDigestKey(std::string_view key);
 // by every writer, so inserting it again is a no-op (same idempotency key).
 OutboxRow MakeDigestRow(std::string_view tenant, std::string_view channel, BudgetWindow window,
                         WallTime now);
+
+// The tenant and window a digest row (from MakeDigestRow) reports.
+std::string_view DigestTenant(const OutboxRow& digest);
+BudgetWindow DigestWindow(const OutboxRow& digest);
+
+// The digest's message: how many notifications of the tenant were folded in the window and the
+// first `max_listed` of them (key and transition), severity "warning".
+RenderedMessage DigestMessage(const OutboxRow& digest, std::span<const OutboxRow> folded,
+                              size_t max_listed = 20);
+
+// The digest's payload with the folded rows listed, for channels that send structured bodies
+// (the webhook): {"digest":{tenant, window_start, window_end, count, folded:[{key,
+// transition, generation, version, created_at}]}}.
+std::string DigestPayload(const OutboxRow& digest, std::span<const OutboxRow> folded);
 
 }  // namespace quell::core

@@ -102,6 +102,7 @@ conditions:
   EXPECT_EQ(config->dispatch.dead_letter, "chat");
   EXPECT_EQ(config->dispatch.budget.per_hour, 30U);
   EXPECT_TRUE(config->shadow);
+  EXPECT_TRUE(config->error_conditions[0].common.shadow);  // the global switch applies to all
 }
 
 TEST_F(ChannelConfigTest, RefusesAnInlineSecretWithoutEchoingIt) {

@@ -31,7 +31,7 @@ TEST(SchemaTest, BothDialectsCreateTheSameTablesAndIndexes) {
   for (const Migration& m : Migrations()) {
     EXPECT_EQ(Created(m.sqlite_sql), Created(m.postgres_sql)) << "migration " << m.version;
   }
-  ASSERT_EQ(Migrations().size(), 3u);
+  ASSERT_EQ(Migrations().size(), 4u);
   EXPECT_EQ(Created(Migrations()[0].sqlite_sql),
             (std::vector<std::string>{"TABLE incidents", "TABLE decisions", "INDEX decisions_at",
                                       "TABLE polls", "TABLE outbox", "INDEX outbox_due"}));
@@ -39,6 +39,8 @@ TEST(SchemaTest, BothDialectsCreateTheSameTablesAndIndexes) {
             (std::vector<std::string>{"INDEX incidents_open", "TABLE source_marks"}));
   EXPECT_EQ(Created(Migrations()[2].sqlite_sql),
             (std::vector<std::string>{"INDEX outbox_live", "INDEX outbox_sent"}));
+  EXPECT_EQ(Created(Migrations()[3].sqlite_sql),
+            (std::vector<std::string>{"TABLE budget_windows", "INDEX outbox_folded"}));
 }
 
 TEST(SchemaTest, TheOutboxIndexesSelectTheStatusesTheStoresWrite) {

@@ -318,6 +318,11 @@ core::Result<Config> LoadConfig(const std::string& path, const EnvLookup& env) {
   defaults_section.Finish();
   ReadConditions(top, defaults, config);
   top.Read("shadow", config.shadow);
+  if (config.shadow) {
+    // The global switch wins over every condition's own: a rollout check sends nothing at all.
+    for (auto& condition : config.error_conditions) condition.common.shadow = true;
+    for (auto& entry : config.metric_conditions) entry.condition.common.shadow = true;
+  }
   ReadChannels(top, dir, config);
   ReadDispatch(top.Child("dispatch"), config);
   CheckRoutes(top, config);

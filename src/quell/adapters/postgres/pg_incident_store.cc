@@ -280,6 +280,22 @@ class PgTransaction : public core::StoreTransaction {
     return {};
   }
 
+  core::Result<bool> AdmitToBudget(std::string_view tenant, std::string_view channel,
+                                   core::WallTime window_start, uint32_t per_hour) override {
+    // The upsert locks the window's row, so concurrent writers each take the next number.
+    static const std::string sql =
+        "INSERT INTO budget_windows (tenant, channel, window_start, seen) VALUES ($1, $2, $3, 1)"
+        " ON CONFLICT (tenant, channel, window_start) DO UPDATE SET"
+        " seen = budget_windows.seen + 1 RETURNING seen";
+    auto result = c_.Run(sql, {std::string(tenant), std::string(channel),
+                               std::to_string(store::ToMicros(window_start))});
+    if (!result) return result.error();
+    if (PQntuples(result->get()) != 1) {
+      return core::MakeError(core::ErrorCode::kInternal, "budget upsert returned no row");
+    }
+    return std::stoll(PQgetvalue(result->get(), 0, 0)) <= static_cast<int64_t>(per_hour);
+  }
+
   Status Commit() override {
     auto result = c_.Run("COMMIT");
     done_ = true;  // a failed COMMIT has ended the transaction too

@@ -40,13 +40,14 @@ constexpr const char* kClaimSql =
 // siblings, as MarkSent does. The keys returned are the outcomes that applied.
 constexpr const char* kOutcomesSql =
     "WITH u AS (SELECT * FROM unnest($3::text[], $4::text[], $5::text[], $6::text[],"
-    " $7::bigint[]) AS u(idempotency_key, status, remote_id, error, next_at)),"
+    " $7::bigint[], $8::bigint[]) AS u(idempotency_key, status, remote_id, error, next_at,"
+    " uncount)),"
     " done AS (UPDATE outbox o SET status = u.status,"
     " remote_message_id = CASE WHEN u.status = 'sent' THEN u.remote_id"
     " ELSE o.remote_message_id END,"
     " last_error = CASE WHEN u.status = 'sent' THEN o.last_error ELSE u.error END,"
     " next_attempt_at = CASE WHEN u.status = 'pending' THEN u.next_at"
-    " ELSE o.next_attempt_at END,"
+    " ELSE o.next_attempt_at END, attempts = o.attempts - u.uncount,"
     " lease_owner = '', lease_expires_at = NULL, updated_at = $1 FROM u"
     " WHERE o.idempotency_key = u.idempotency_key AND o.lease_owner = $2 AND"
     " o.status = 'in_flight' RETURNING o.idempotency_key, o.key, o.channel, o.generation,"
@@ -62,6 +63,7 @@ const char* OutcomeStatus(core::OutboxOutcome::Kind kind) {
     case core::OutboxOutcome::Kind::kSent:
       return "sent";
     case core::OutboxOutcome::Kind::kReschedule:
+    case core::OutboxOutcome::Kind::kDefer:
       return "pending";
     case core::OutboxOutcome::Kind::kDead:
       return "dead";
@@ -106,13 +108,14 @@ core::Result<std::vector<Status>> PgIncidentStore::RecordOutcomes(
   std::vector<Status> statuses;
   statuses.reserve(outcomes.size());
   if (outcomes.empty()) return statuses;
-  std::vector<ArrayBuilder> cols(5);
+  std::vector<ArrayBuilder> cols(6);
   for (const core::OutboxOutcome& o : outcomes) {
     cols[0].Text(o.idempotency_key);
     cols[1].Text(OutcomeStatus(o.kind));
     cols[2].Text(o.remote_message_id);
     cols[3].Text(o.error);
     cols[4].Int(store::ToMicros(o.next_attempt_at));
+    cols[5].Int(o.kind == core::OutboxOutcome::Kind::kDefer ? 1 : 0);
   }
   std::vector<std::string> params = {std::to_string(store::ToMicros(now)), std::string(owner)};
   for (ArrayBuilder& c : cols) params.push_back(c.Finish());
@@ -145,6 +148,30 @@ core::Result<std::vector<core::WallTime>> PgIncidentStore::SentTimes(std::string
   out.reserve(static_cast<size_t>(PQntuples(result->get())));
   for (int i = 0; i < PQntuples(result->get()); ++i) {
     out.push_back(store::FromMicros(ParseInt(PQgetvalue(result->get(), i, 0))));
+  }
+  return out;
+}
+
+core::Result<std::vector<core::OutboxRow>> PgIncidentStore::FoldedRows(std::string_view channel,
+                                                                       std::string_view tenant,
+                                                                       core::WallTime start,
+                                                                       core::WallTime end) {
+  // The tenant's keys are the range [tenant + ':', tenant + ';') in byte order.
+  static const std::string sql =
+      "SELECT idempotency_key, key, generation, version, transition, channel, payload, status,"
+      " attempts, next_attempt_at, lease_owner, lease_expires_at, last_error,"
+      " remote_message_id, created_at, updated_at FROM outbox WHERE channel = $1 AND"
+      " key COLLATE \"C\" >= $2 AND key COLLATE \"C\" < $3 AND status = 'folded' AND"
+      " created_at >= $4 AND created_at < $5 ORDER BY created_at, key COLLATE \"C\"";
+  auto result = connection_->Run(
+      sql, {std::string(channel), std::string(tenant) + ":", std::string(tenant) + ";",
+            std::to_string(store::ToMicros(start)), std::to_string(store::ToMicros(end))});
+  if (!result) return result.error();
+  std::vector<core::OutboxRow> out;
+  for (int i = 0; i < PQntuples(result->get()); ++i) {
+    auto row = ReadOutboxRow(result->get(), i);
+    if (!row) return row.error();
+    out.push_back(std::move(*row));
   }
   return out;
 }

@@ -101,7 +101,7 @@ void BindIncident(Stmt& s, int first, const core::Incident& in, std::string& evi
 struct SqliteIncidentStore::Statements {
   Stmt begin, commit, rollback, savepoint, release, rollback_to;
   Stmt load, insert_incident, update_incident;
-  Stmt insert_decision, newer_sent, insert_outbox, insert_poll, prune, put_mark;
+  Stmt insert_decision, newer_sent, insert_outbox, insert_poll, prune, put_mark, admit;
   Stmt list_incidents, find_incident, list_open, list_outbox, list_outbox_status;
   Stmt find_outbox, mark_sent, supersede, get_mark;
 };
@@ -243,6 +243,19 @@ class SqliteTransaction : public core::StoreTransaction {
     return s_.put_mark.Run();
   }
 
+  core::Result<bool> AdmitToBudget(std::string_view tenant, std::string_view channel,
+                                   core::WallTime window_start, uint32_t per_hour) override {
+    Stmt& s = s_.admit;
+    s.BindText(1, tenant);
+    s.BindText(2, channel);
+    s.BindInt(3, store::ToMicros(window_start));
+    auto row = s.Step();
+    if (!row) return row.error();
+    const int64_t seen = *row ? s.Int(0) : 0;
+    s.Reset();
+    return seen <= static_cast<int64_t>(per_hour);
+  }
+
   Status Commit() override {
     if (auto status = s_.commit.Run(); !status) return status;
     done_ = true;
@@ -325,6 +338,10 @@ core::Result<std::unique_ptr<SqliteIncidentStore>> SqliteIncidentStore::Open(
       {&s.insert_decision,
        "INSERT INTO decisions (key, version, generation, poll_id, at, decision, reason)"
        " VALUES (?,?,?,?,?,?,?) ON CONFLICT DO NOTHING"},
+      {&s.admit,
+       "INSERT INTO budget_windows (tenant, channel, window_start, seen) VALUES (?1, ?2, ?3, 1)"
+       " ON CONFLICT (tenant, channel, window_start) DO UPDATE SET seen = seen + 1"
+       " RETURNING seen"},
       {&s.newer_sent,
        "SELECT 1 FROM outbox WHERE key = ?1 AND channel = ?2 AND status = 'sent' AND"
        " (generation > ?3 OR (generation = ?3 AND version > ?4)) LIMIT 1"},

@@ -50,6 +50,10 @@ class SqliteIncidentStore : public core::IncidentStore, public core::OutboxStore
       core::WallTime now) override;
   core::Result<std::vector<core::WallTime>> SentTimes(std::string_view channel,
                                                       core::WallTime since) override;
+  core::Result<std::vector<core::OutboxRow>> FoldedRows(std::string_view channel,
+                                                        std::string_view tenant,
+                                                        core::WallTime start,
+                                                        core::WallTime end) override;
   core::Result<std::string> ThreadRemoteId(std::string_view key, uint64_t generation,
                                            std::string_view channel) override;
 

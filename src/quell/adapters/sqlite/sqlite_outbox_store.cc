@@ -40,6 +40,7 @@ constexpr const char* kOutcomeSql =
     "UPDATE outbox SET status = ?3, remote_message_id = CASE WHEN ?3 = 'sent' THEN ?4 ELSE"
     " remote_message_id END, last_error = CASE WHEN ?3 = 'sent' THEN last_error ELSE ?5 END,"
     " next_attempt_at = CASE WHEN ?3 = 'pending' THEN ?6 ELSE next_attempt_at END,"
+    " attempts = attempts - ?8,"
     " lease_owner = '', lease_expires_at = NULL, updated_at = ?7"
     " WHERE idempotency_key = ?1 AND lease_owner = ?2 AND status = 'in_flight'"
     " RETURNING key, channel, generation, version";
@@ -54,6 +55,7 @@ const char* OutcomeStatus(core::OutboxOutcome::Kind kind) {
     case core::OutboxOutcome::Kind::kSent:
       return "sent";
     case core::OutboxOutcome::Kind::kReschedule:
+    case core::OutboxOutcome::Kind::kDefer:
       return "pending";
     case core::OutboxOutcome::Kind::kDead:
       return "dead";
@@ -64,7 +66,7 @@ const char* OutcomeStatus(core::OutboxOutcome::Kind kind) {
 }  // namespace
 
 struct SqliteIncidentStore::OutboxStatements {
-  Stmt begin, commit, rollback, claim, outcome, supersede, sent_times, thread;
+  Stmt begin, commit, rollback, claim, outcome, supersede, sent_times, thread, folded;
 };
 
 void SqliteIncidentStore::OutboxStatementsDeleter::operator()(OutboxStatements* s) const {
@@ -87,6 +89,11 @@ Status SqliteIncidentStore::PrepareOutbox() {
       {&s.thread,
        "SELECT remote_message_id FROM outbox WHERE key = ?1 AND channel = ?3 AND"
        " generation = ?2 AND status = 'sent' ORDER BY version LIMIT 1"},
+      // The tenant's keys are the range [tenant + ':', tenant + ';'): ';' follows ':'.
+      {&s.folded, std::string("SELECT ") + kOutboxColumns +
+                      " FROM outbox INDEXED BY outbox_folded WHERE channel = ?1 AND"
+                      " key >= ?2 AND key < ?3 AND status = 'folded' AND created_at >= ?4 AND"
+                      " created_at < ?5 ORDER BY created_at, key"},
   };
   for (const auto& [stmt, text] : sql) {
     if (auto status = stmt->Prepare(db_, text, path_); !status) return status;
@@ -146,6 +153,7 @@ core::Result<std::vector<Status>> SqliteIncidentStore::RecordOutcomes(
     u.BindText(5, o.error);
     u.BindInt(6, store::ToMicros(o.next_attempt_at));
     u.BindInt(7, now_us);
+    u.BindInt(8, o.kind == core::OutboxOutcome::Kind::kDefer ? 1 : 0);
     auto row = u.Step();
     if (!row) return fail(row.error());
     if (!*row) {
@@ -186,6 +194,35 @@ core::Result<std::vector<core::WallTime>> SqliteIncidentStore::SentTimes(std::st
     if (!row) return row.error();
     if (!*row) break;
     out.push_back(store::FromMicros(s.Int(0)));
+  }
+  s.Reset();
+  return out;
+}
+
+core::Result<std::vector<core::OutboxRow>> SqliteIncidentStore::FoldedRows(std::string_view channel,
+                                                                           std::string_view tenant,
+                                                                           core::WallTime start,
+                                                                           core::WallTime end) {
+  Stmt& s = outbox_->folded;
+  // Bound text is not copied: the bounds must live until the statement is reset.
+  const std::string from = std::string(tenant) + ":";
+  const std::string to = std::string(tenant) + ";";
+  s.BindText(1, channel);
+  s.BindText(2, from);
+  s.BindText(3, to);
+  s.BindInt(4, store::ToMicros(start));
+  s.BindInt(5, store::ToMicros(end));
+  std::vector<core::OutboxRow> out;
+  for (;;) {
+    auto row = s.Step();
+    if (!row) return row.error();
+    if (!*row) break;
+    auto parsed = ReadOutboxRow(s);
+    if (!parsed) {
+      s.Reset();
+      return parsed.error();
+    }
+    out.push_back(std::move(*parsed));
   }
   s.Reset();
   return out;

@@ -62,15 +62,29 @@ namespace {
   ", generation, version) WHERE status IN ('pending', 'in_flight');"          \
   "CREATE INDEX outbox_sent ON outbox (channel, updated_at) WHERE status = 'sent';"
 
-constexpr std::array<Migration, 3> kMigrations = {{
+// budget_windows counts each tenant's notifications per channel and hour (see
+// core/tenant_budget.h); outbox_folded finds the rows a digest reports.
+#define QUELL_SCHEMA_V4(KEYED_TABLE, BYTE_ORDER)                                    \
+  "CREATE TABLE budget_windows ("                                                   \
+  " tenant TEXT NOT NULL, channel TEXT NOT NULL, window_start BIGINT NOT NULL,"     \
+  " seen BIGINT NOT NULL, PRIMARY KEY (tenant, channel, window_start))" KEYED_TABLE \
+  ";"                                                                               \
+  "CREATE INDEX outbox_folded ON outbox (channel, key" BYTE_ORDER                   \
+  ", created_at)"                                                                   \
+  " WHERE status = 'folded';"
+
+constexpr std::array<Migration, 4> kMigrations = {{
     {1, "incidents, decision log, polls and outbox", QUELL_SCHEMA_V1(" WITHOUT ROWID"),
      QUELL_SCHEMA_V1("")},
     {2, "open-incident index and source marks", QUELL_SCHEMA_V2(" WITHOUT ROWID", ""),
      QUELL_SCHEMA_V2("", " COLLATE \"C\"")},
     {3, "outbox claim and sent-time indexes", QUELL_SCHEMA_V3(""),
      QUELL_SCHEMA_V3(" COLLATE \"C\"")},
+    {4, "tenant budget windows and folded rows", QUELL_SCHEMA_V4(" WITHOUT ROWID", ""),
+     QUELL_SCHEMA_V4("", " COLLATE \"C\"")},
 }};
 
+#undef QUELL_SCHEMA_V4
 #undef QUELL_SCHEMA_V3
 #undef QUELL_SCHEMA_V2
 #undef QUELL_SCHEMA_V1

@@ -83,6 +83,12 @@ class StoreTransaction {
   // back with this transaction, so a mark never gets ahead of the poll that justified it.
   virtual Status PutSourceMark(std::string_view name, std::string_view value, WallTime now) = 0;
 
+  // Counts one notification of `tenant` on `channel` in the budget window starting at
+  // `window_start` and says whether it is within `per_hour` (true) or must be folded into the
+  // window's digest (false). Atomic across writers: each call takes the next number.
+  virtual Result<bool> AdmitToBudget(std::string_view tenant, std::string_view channel,
+                                     WallTime window_start, uint32_t per_hour) = 0;
+
   virtual Status Commit() = 0;
 };
 

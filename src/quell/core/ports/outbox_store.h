@@ -15,12 +15,14 @@ namespace quell::core {
 
 // What became of one leased row.
 struct OutboxOutcome {
-  enum class Kind : uint8_t { kSent, kReschedule, kDead };
+  // kDefer: back to pending at next_attempt_at without counting the attempt (a pacing rule
+  // such as SMS quiet hours held it, it did not fail).
+  enum class Kind : uint8_t { kSent, kReschedule, kDead, kDefer };
   Kind kind = Kind::kSent;
   std::string idempotency_key;
   std::string remote_message_id;  // kSent
-  std::string error;              // kReschedule, kDead
-  WallTime next_attempt_at;       // kReschedule
+  std::string error;              // kReschedule, kDead, kDefer
+  WallTime next_attempt_at;       // kReschedule, kDefer
 };
 
 // The dispatcher's side of the outbox. Every method is one short transaction; implementations
@@ -52,6 +54,12 @@ class OutboxStore {
   // Rows on `channel` sent at or after `since`, their sent times ascending; for the channel's
   // rate rules (an SMS recipient's minimum interval and daily cap).
   virtual Result<std::vector<WallTime>> SentTimes(std::string_view channel, WallTime since) = 0;
+
+  // The folded rows of `tenant` (keys "<tenant>:...") on `channel` created in [start, end), in
+  // creation order: what a tenant's digest row for that window reports.
+  virtual Result<std::vector<OutboxRow>> FoldedRows(std::string_view channel,
+                                                    std::string_view tenant, WallTime start,
+                                                    WallTime end) = 0;
 
   // The remote id of the earliest sent row of (key, generation, channel), for threading
   // follow-ups; empty when none was sent.
