@@ -4,12 +4,12 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
-#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -28,8 +28,6 @@
 #include "smtp_sink.h"
 #include "twilio_receiver.h"
 #include "webhook_receiver.h"
-
-extern char** environ;  // NOLINT(readability-redundant-declaration): posix_spawn passes it on
 
 namespace quell {
 namespace {
@@ -69,8 +67,7 @@ class Child {
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 2, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                     0600);
+    posix_spawn_file_actions_addopen(&actions, 2, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     std::vector<char*> args;
     args.reserve(argv.size() + 1);
     for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
@@ -107,11 +104,8 @@ class DispatchTest : public ::testing::Test {
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
     sim::SimOptions options;
-    options.scenario = {{"groups",
-                         {{{"id", "grp_e2e"},
-                           {"title", "Checkout failed"},
-                           {"tags", {{"tenant", "acme"}, {"agent_stage", "checkout"}}},
-                           {"events", 3}}}}};
+    options.scenario = json::parse(R"({"groups": [{"id": "grp_e2e", "title": "Checkout failed",
+        "tags": {"tenant": "acme", "agent_stage": "checkout"}, "events": 3}]})");
     sim_ = std::make_unique<sim::SimServer>(std::move(options));
     auto port = sim_->Start();
     ASSERT_TRUE(port.ok()) << port.error().message;
@@ -158,8 +152,7 @@ class DispatchTest : public ::testing::Test {
   void Poll(const std::string& expected_decision) {
     auto r = Quell({"poll-once", "-c", config_});
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_NE(r.out.find("\"decision\":\"" + expected_decision + "\""), std::string::npos)
-        << r.out;
+    EXPECT_NE(r.out.find("\"decision\":\"" + expected_decision + "\""), std::string::npos) << r.out;
   }
 
   testing::ProcessResult DispatchOnce() { return Quell({"dispatch", "-c", config_, "--once"}); }
@@ -178,8 +171,8 @@ class DispatchTest : public ::testing::Test {
   }
 
   std::vector<json> Outbox(const std::string& status = "") {
-    std::vector<std::string> args = {"outbox", "list", "--format", "jsonl", "--store",
-                                     "sqlite:" + (dir_ / "quell.db").string()};
+    std::vector<std::string> args = {"outbox", "list",    "--format",
+                                     "jsonl",  "--store", "sqlite:" + (dir_ / "quell.db").string()};
     if (!status.empty()) {
       args.emplace_back("--status");
       args.push_back(status);
@@ -235,8 +228,8 @@ TEST_F(DispatchTest, EveryChannelTypeGetsTheOpenThenTheResolve) {
                   timing + "}\n" + "  - {name: pager, type: pagerduty, url: \"" +
                   pagerduty.BaseUrl() + "\", routing_key_env: PD_KEY, " + timing + "}\n" +
                   "  - {name: mail, type: email, url: \"" + (*sink)->url() + "\", ca_file: \"" +
-                  (*sink)->ca_file() +
-                  "\", from: quell@example.com, to: [oncall@example.com], " + timing + "}\n",
+                  (*sink)->ca_file() + "\", from: quell@example.com, to: [oncall@example.com], " +
+                  timing + "}\n",
               "hook, chat, phone, pager, mail");
 
   Poll("notify");
@@ -274,13 +267,15 @@ TEST_F(DispatchTest, EveryChannelTypeGetsTheOpenThenTheResolve) {
   // The resolve is tied to the open: Slack edits the open message or replies in its thread.
   bool threaded = false;
   for (const testing::SlackMessage& message : slack.Messages()) {
-    threaded = threaded || message.thread_ts == open_ts || (message.ts == open_ts && message.updates > 0);
+    threaded =
+        threaded || message.thread_ts == open_ts || (message.ts == open_ts && message.updates > 0);
   }
   EXPECT_TRUE(threaded);
   EXPECT_EQ(twilio.Messages().size(), 2U);
   ASSERT_EQ(pagerduty.Events().size(), 2U);
   EXPECT_EQ(pagerduty.Events()[1].event_action, "resolve");
   EXPECT_EQ(pagerduty.Events()[1].dedup_key, pagerduty.Events()[0].dedup_key);
+  ASSERT_EQ(pagerduty.Alerts().size(), 1U);
   EXPECT_EQ(pagerduty.Alerts().begin()->second, "resolved");
   const auto all_mail = (*sink)->Received();
   ASSERT_EQ(all_mail.size(), 2U);
@@ -297,8 +292,8 @@ TEST_F(DispatchTest, AHungWebhookIsRetriedWithTheSameKeyAndDeliveredOnce) {
   WriteConfig(Webhook("hook", hook), "hook");
   hook.FailNext(Fault::kHang);
   Poll("notify");
-  const auto runs = DispatchUntil([&] { return RowStatus("hook") == "sent"; },
-                                  std::chrono::seconds(10));
+  const auto runs =
+      DispatchUntil([&] { return RowStatus("hook") == "sent"; }, std::chrono::seconds(10));
   EXPECT_EQ(RowStatus("hook"), "sent");
   EXPECT_NE(runs[0].err.find("1 retried"), std::string::npos) << runs[0].err;
   const auto requests = hook.Requests();
@@ -375,8 +370,8 @@ TEST_F(DispatchTest, AKilledDispatchersRowIsSentAgainAfterItsLeaseWithTheSameKey
 TEST_F(DispatchTest, ExhaustedAttemptsGoDeadAndTheDeadLetterChannelHearsOfIt) {
   testing::WebhookReceiver flaky(kHookSecret);
   testing::WebhookReceiver dead_letter(kHookSecret);
-  WriteConfig(Webhook("flaky", flaky, ", max_attempts: 2") + Webhook("ops", dead_letter),
-              "flaky", "dispatch: {dead_letter: ops}\n");
+  WriteConfig(Webhook("flaky", flaky, ", max_attempts: 2") + Webhook("ops", dead_letter), "flaky",
+              "dispatch: {dead_letter: ops}\n");
   flaky.FailNext(Fault::kStatus500, 100);
   Poll("notify");
   const auto runs =
@@ -444,8 +439,8 @@ TEST_F(DispatchTest, BadChannelConfigExitsTwoWithWhereAndWhatAndNoSecret) {
   EXPECT_NE(r.err.find("quell.yaml:10:"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("\"fax\""), std::string::npos) << r.err;
 
-  WriteConfig("  - name: hook\n    type: webhook\n    url: \"" + hook.Url() + "\"\n    secret: " +
-                  kHookSecret + "\n",
+  WriteConfig("  - name: hook\n    type: webhook\n    url: \"" + hook.Url() +
+                  "\"\n    secret: " + kHookSecret + "\n",
               "hook");
   r = DispatchOnce();  // Quell() checks the secret is not echoed
   EXPECT_EQ(r.exit_code, 2);

@@ -66,6 +66,17 @@ void ReadDelivery(MapReader& item, ChannelDelivery& delivery) {
   item.Read("templates", templates);
   for (auto& [part, text] : templates) delivery.templates.emplace(part, std::move(text));
   if (delivery.timeout.count() <= 0) item.Fail("timeout", "must be positive");
+  // The connection is part of the exchange the total timeout bounds. A short `timeout` alone
+  // (1s, for a fast receiver) brings the default connect timeout down with it instead of
+  // failing later, when `quell dispatch` builds the channel, with no line to point at.
+  if (delivery.connect_timeout > delivery.timeout) {
+    if (item.Has("connect_timeout")) {
+      item.Fail("connect_timeout",
+                "must not exceed timeout (" + core::FormatDuration(delivery.timeout) + ")");
+    } else {
+      delivery.connect_timeout = delivery.timeout;
+    }
+  }
 }
 
 void ReadWebhook(MapReader& item, const std::filesystem::path& dir, WebhookSettings& out,
@@ -76,7 +87,7 @@ void ReadWebhook(MapReader& item, const std::filesystem::path& dir, WebhookSetti
 }
 
 void ReadSlack(MapReader& item, const std::filesystem::path& dir, SlackSettings& out,
-                 std::vector<std::string>& unresolved) {
+               std::vector<std::string>& unresolved) {
   const bool hook = item.Has("webhook_url_env") || item.Has("webhook_url_file");
   const bool bot = item.Has("bot_token_env") || item.Has("bot_token_file");
   out.webhook_url = Secret(item, "webhook_url", dir, hook, unresolved);
@@ -93,7 +104,7 @@ void ReadSlack(MapReader& item, const std::filesystem::path& dir, SlackSettings&
 }
 
 void ReadEmail(MapReader& item, const std::filesystem::path& dir, EmailSettings& out,
-                 std::vector<std::string>& unresolved) {
+               std::vector<std::string>& unresolved) {
   item.Read("url", out.url);
   RequireUrl(item, "url", out.url, {"smtp://", "smtps://"});
   std::string starttls = "required";
@@ -115,7 +126,7 @@ void ReadEmail(MapReader& item, const std::filesystem::path& dir, EmailSettings&
 }
 
 void ReadSms(MapReader& item, const std::filesystem::path& dir, SmsSettings& out,
-                 std::vector<std::string>& unresolved) {
+             std::vector<std::string>& unresolved) {
   item.Read("base_url", out.base_url);
   RequireUrl(item, "base_url", out.base_url, {"http://", "https://"});
   item.Read("account_sid", out.account_sid);
@@ -152,7 +163,7 @@ void ReadSms(MapReader& item, const std::filesystem::path& dir, SmsSettings& out
 }
 
 void ReadPagerDuty(MapReader& item, const std::filesystem::path& dir, PagerDutySettings& out,
-                 std::vector<std::string>& unresolved) {
+                   std::vector<std::string>& unresolved) {
   item.Read("url", out.url);
   RequireUrl(item, "url", out.url, {"http://", "https://"});
   out.routing_key = Secret(item, "routing_key", dir, true, unresolved);
