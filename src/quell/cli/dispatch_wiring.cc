@@ -103,6 +103,13 @@ core::Result<std::unique_ptr<DispatchWiring>> DispatchWiring::Create(const confi
                                                                      core::OutboxStore& store,
                                                                      core::Clock& clock,
                                                                      std::string owner) {
+  // The loader lets a config with unresolved channel secrets through for the poller; sending
+  // needs every one.
+  for (const config::ChannelConfig& channel : config.channels) {
+    if (!channel.unresolved_secrets.empty()) {
+      return core::MakeError(core::ErrorCode::kInvalidArgument, channel.unresolved_secrets[0]);
+    }
+  }
   std::unique_ptr<DispatchWiring> wiring(new DispatchWiring());
   curl::CurlOptions curl_options;
   size_t max_concurrency = 8;

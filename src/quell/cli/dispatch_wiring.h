@@ -19,7 +19,8 @@ namespace quell::cli {
 // stops quell at start) and the Dispatcher with one route per configured channel.
 class DispatchWiring {
  public:
-  // kInvalidArgument when a channel cannot be built as configured or a template is wrong.
+  // kInvalidArgument when a channel cannot be built as configured, a channel secret did not
+  // resolve (an unset variable, an unreadable file) or a template is wrong.
   static core::Result<std::unique_ptr<DispatchWiring>> Create(const config::Config& config,
                                                               core::OutboxStore& store,
                                                               core::Clock& clock,

@@ -102,7 +102,29 @@ conditions:
   EXPECT_EQ(config->dispatch.dead_letter, "chat");
   EXPECT_EQ(config->dispatch.budget.per_hour, 30U);
   EXPECT_TRUE(config->shadow);
-  EXPECT_TRUE(config->error_conditions[0].common.shadow);  // the global switch applies to all
+  // The top-level shadow reaches the conditions, which is where the poller reads it.
+  ASSERT_EQ(config->error_conditions.size(), 1U);
+  EXPECT_TRUE(config->error_conditions[0].common.shadow);
+}
+
+TEST_F(ChannelConfigTest, AShortTimeoutBoundsTheDefaultConnectTimeout) {
+  auto config = Load(R"(channels:
+  - {name: ops, type: webhook, url: "http://127.0.0.1:9/hook", secret_env: HOOK_SECRET,
+     timeout: 1s}
+conditions:
+  - {name: errs, type: error_groups, channels: [ops]}
+)");
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  EXPECT_EQ(config->channels[0].delivery.timeout, std::chrono::seconds(1));
+  EXPECT_EQ(config->channels[0].delivery.connect_timeout, std::chrono::seconds(1));
+
+  ExpectError(R"(channels:
+  - {name: ops, type: webhook, url: "http://127.0.0.1:9/hook", secret_env: HOOK_SECRET,
+     timeout: 1s, connect_timeout: 2s}
+conditions:
+  - {name: errs, type: error_groups, channels: [ops]}
+)",
+              {"quell.yaml:3:", "channels[0].connect_timeout", "must not exceed timeout (1s)"});
 }
 
 TEST_F(ChannelConfigTest, RefusesAnInlineSecretWithoutEchoingIt) {
@@ -128,14 +150,29 @@ TEST_F(ChannelConfigTest, AConditionRoutedToAnUnknownChannelIsAnError) {
               {"\"errs\"", "\"opz\""});
 }
 
-TEST_F(ChannelConfigTest, AnUnsetSecretVariableNamesTheVariable) {
+// The poller routes to channels without holding their credentials; only the dispatcher,
+// which refuses to start on these, needs them.
+TEST_F(ChannelConfigTest, AnUnsetSecretVariableLoadsAndIsRecordedWithItsLine) {
   env_.erase("HOOK_SECRET");
-  ExpectError(std::string(kWebhookChannel) + R"(conditions:
+  std::ofstream(dir_ / "empty.secret") << "\n";
+  auto config = Load(std::string(kWebhookChannel) + R"(  - name: pager
+    type: pagerduty
+    routing_key_file: empty.secret
+conditions:
   - name: errs
     type: error_groups
-    channels: [ops]
-)",
-              {"HOOK_SECRET is not set"});
+    channels: [ops, pager]
+)");
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  ASSERT_EQ(config->channels.size(), 2U);
+  EXPECT_TRUE(config->channels[0].webhook.secret.empty());
+  ASSERT_EQ(config->channels[0].unresolved_secrets.size(), 1U);
+  const std::string& hook = config->channels[0].unresolved_secrets[0];
+  EXPECT_NE(hook.find("quell.yaml:5:"), std::string::npos) << hook;
+  EXPECT_NE(hook.find("channels[0].secret_env: HOOK_SECRET is not set"), std::string::npos) << hook;
+  ASSERT_EQ(config->channels[1].unresolved_secrets.size(), 1U);
+  EXPECT_NE(config->channels[1].unresolved_secrets[0].find("routing_key_file"), std::string::npos);
+  EXPECT_NE(config->channels[1].unresolved_secrets[0].find("is empty"), std::string::npos);
 }
 
 TEST_F(ChannelConfigTest, BadSettingsNameTheirLine) {

@@ -4,6 +4,7 @@
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "quell/adapters/config/secret_reader.h"
 
@@ -44,6 +45,14 @@ void RequireUrl(MapReader& item, const char* key, const std::string& url,
   item.Fail(key, "expected a URL starting with " + expected);
 }
 
+// The secret's value; an unresolved reference is kept for `quell dispatch` to report.
+std::string Secret(MapReader& item, std::string_view name, const std::filesystem::path& dir,
+                   bool required, std::vector<std::string>& unresolved) {
+  SecretRef secret = ReadSecret(item, name, dir, required);
+  if (!secret.unresolved.empty()) unresolved.push_back(std::move(secret.unresolved));
+  return std::move(secret.value);
+}
+
 void ReadDelivery(MapReader& item, ChannelDelivery& delivery) {
   item.Read("concurrency", delivery.concurrency, 1, 1024);
   item.Read("max_attempts", delivery.max_attempts, 1, 100);
@@ -57,35 +66,45 @@ void ReadDelivery(MapReader& item, ChannelDelivery& delivery) {
   item.Read("templates", templates);
   for (auto& [part, text] : templates) delivery.templates.emplace(part, std::move(text));
   if (delivery.timeout.count() <= 0) item.Fail("timeout", "must be positive");
+  // The connection is part of the exchange the total timeout bounds. A short `timeout` alone
+  // (1s, for a fast receiver) brings the default connect timeout down with it instead of
+  // failing later, when `quell dispatch` builds the channel, with no line to point at.
+  if (delivery.connect_timeout > delivery.timeout) {
+    if (item.Has("connect_timeout")) {
+      item.Fail("connect_timeout",
+                "must not exceed timeout (" + core::FormatDuration(delivery.timeout) + ")");
+    } else {
+      delivery.connect_timeout = delivery.timeout;
+    }
+  }
 }
 
-void ReadWebhook(MapReader& item, const std::filesystem::path& dir, WebhookSettings& out) {
+void ReadWebhook(MapReader& item, const std::filesystem::path& dir, WebhookSettings& out,
+                 std::vector<std::string>& unresolved) {
   item.Read("url", out.url);
   RequireUrl(item, "url", out.url, {"http://", "https://"});
-  out.secret = ReadSecret(item, "secret", dir, true).value;
+  out.secret = Secret(item, "secret", dir, true, unresolved);
 }
 
-void ReadSlack(MapReader& item, const std::filesystem::path& dir, SlackSettings& out) {
-  out.webhook_url = ReadSecret(item, "webhook_url", dir, false).value;
-  out.bot_token = ReadSecret(item, "bot_token", dir, false).value;
-  item.Read("channel", out.channel);
-  item.Read("api_url", out.api_url);
+void ReadSlack(MapReader& item, const std::filesystem::path& dir, SlackSettings& out,
+               std::vector<std::string>& unresolved) {
   const bool hook = item.Has("webhook_url_env") || item.Has("webhook_url_file");
   const bool bot = item.Has("bot_token_env") || item.Has("bot_token_file");
+  out.webhook_url = Secret(item, "webhook_url", dir, hook, unresolved);
+  out.bot_token = Secret(item, "bot_token", dir, bot, unresolved);
+  item.Read("channel", out.channel);
+  item.Read("api_url", out.api_url);
   if (hook == bot) {
     item.Fail("",
               "give exactly one of webhook_url_env/_file (incoming webhook) or "
               "bot_token_env/_file (bot token)");
   } else if (bot && out.channel.empty()) {
     item.Fail("channel", "a bot token needs the channel id to post to");
-  } else if (hook && out.webhook_url.empty()) {
-    item.Fail("webhook_url_env", "the webhook URL variable is not set");
-  } else if (bot && out.bot_token.empty()) {
-    item.Fail("bot_token_env", "the bot token variable is not set");
   }
 }
 
-void ReadEmail(MapReader& item, const std::filesystem::path& dir, EmailSettings& out) {
+void ReadEmail(MapReader& item, const std::filesystem::path& dir, EmailSettings& out,
+               std::vector<std::string>& unresolved) {
   item.Read("url", out.url);
   RequireUrl(item, "url", out.url, {"smtp://", "smtps://"});
   std::string starttls = "required";
@@ -98,7 +117,7 @@ void ReadEmail(MapReader& item, const std::filesystem::path& dir, EmailSettings&
     item.Fail("starttls", "expected required or optional");
   }
   item.Read("username", out.username);
-  out.password = ReadSecret(item, "password", dir, false).value;
+  out.password = Secret(item, "password", dir, false, unresolved);
   item.Read("from", out.from);
   item.Read("to", out.to);
   item.Read("message_id_domain", out.message_id_domain);
@@ -106,11 +125,12 @@ void ReadEmail(MapReader& item, const std::filesystem::path& dir, EmailSettings&
   if (out.to.empty()) item.Fail("to", "at least one recipient is required");
 }
 
-void ReadSms(MapReader& item, const std::filesystem::path& dir, SmsSettings& out) {
+void ReadSms(MapReader& item, const std::filesystem::path& dir, SmsSettings& out,
+             std::vector<std::string>& unresolved) {
   item.Read("base_url", out.base_url);
   RequireUrl(item, "base_url", out.base_url, {"http://", "https://"});
   item.Read("account_sid", out.account_sid);
-  out.auth_token = ReadSecret(item, "auth_token", dir, true).value;
+  out.auth_token = Secret(item, "auth_token", dir, true, unresolved);
   item.Read("from", out.from);
   item.Read("to", out.to);
   item.Read("min_interval", out.min_interval);
@@ -142,10 +162,11 @@ void ReadSms(MapReader& item, const std::filesystem::path& dir, SmsSettings& out
   }
 }
 
-void ReadPagerDuty(MapReader& item, const std::filesystem::path& dir, PagerDutySettings& out) {
+void ReadPagerDuty(MapReader& item, const std::filesystem::path& dir, PagerDutySettings& out,
+                   std::vector<std::string>& unresolved) {
   item.Read("url", out.url);
   RequireUrl(item, "url", out.url, {"http://", "https://"});
-  out.routing_key = ReadSecret(item, "routing_key", dir, true).value;
+  out.routing_key = Secret(item, "routing_key", dir, true, unresolved);
 }
 
 bool ValidChannelName(const std::string& name) {
@@ -191,19 +212,19 @@ void ReadChannels(MapReader& top, const std::filesystem::path& dir, Config& conf
     item.Read("type", type);
     if (type == "webhook") {
       channel.type = ChannelType::kWebhook;
-      ReadWebhook(item, dir, channel.webhook);
+      ReadWebhook(item, dir, channel.webhook, channel.unresolved_secrets);
     } else if (type == "slack") {
       channel.type = ChannelType::kSlack;
-      ReadSlack(item, dir, channel.slack);
+      ReadSlack(item, dir, channel.slack, channel.unresolved_secrets);
     } else if (type == "email") {
       channel.type = ChannelType::kEmail;
-      ReadEmail(item, dir, channel.email);
+      ReadEmail(item, dir, channel.email, channel.unresolved_secrets);
     } else if (type == "sms") {
       channel.type = ChannelType::kSms;
-      ReadSms(item, dir, channel.sms);
+      ReadSms(item, dir, channel.sms, channel.unresolved_secrets);
     } else if (type == "pagerduty") {
       channel.type = ChannelType::kPagerDuty;
-      ReadPagerDuty(item, dir, channel.pagerduty);
+      ReadPagerDuty(item, dir, channel.pagerduty, channel.unresolved_secrets);
     } else {
       item.Fail("type", "expected webhook, slack, email, sms or pagerduty, got \"" + type + "\"");
     }

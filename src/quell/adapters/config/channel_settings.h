@@ -79,6 +79,9 @@ struct ChannelConfig {
   EmailSettings email;
   SmsSettings sms;
   PagerDutySettings pagerduty;
+  // Located messages for secrets whose variable is unset or whose file cannot be read: the
+  // poller routes to the channel without them; `quell dispatch` refuses to start.
+  std::vector<std::string> unresolved_secrets;
 };
 
 // At most `per_hour` notifications per tenant per hour on each channel; the excess is folded

@@ -317,11 +317,12 @@ core::Result<Config> LoadConfig(const std::string& path, const EnvLookup& env) {
   ReadCommon(defaults_section, defaults);
   defaults_section.Finish();
   ReadConditions(top, defaults, config);
+  // A top-level shadow holds every condition, whatever the condition says: a rollout in shadow
+  // must not page.
   top.Read("shadow", config.shadow);
   if (config.shadow) {
-    // The global switch wins over every condition's own: a rollout check sends nothing at all.
     for (auto& condition : config.error_conditions) condition.common.shadow = true;
-    for (auto& entry : config.metric_conditions) entry.condition.common.shadow = true;
+    for (auto& condition : config.metric_conditions) condition.condition.common.shadow = true;
   }
   ReadChannels(top, dir, config);
   ReadDispatch(top.Child("dispatch"), config);

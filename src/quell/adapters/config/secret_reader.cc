@@ -49,7 +49,7 @@ SecretRef ReadSecret(MapReader& section, std::string_view name, const std::files
       out.value = std::move(*secret);
       out.origin = "file " + path.string();
     } else {
-      section.Fail(file_key, why);
+      out.unresolved = section.Locate(file_key) + ": " + why;
     }
     return out;
   }
@@ -61,7 +61,7 @@ SecretRef ReadSecret(MapReader& section, std::string_view name, const std::files
   if (auto value = section.context().env(env_name); value && !value->empty()) {
     out.value = std::move(*value);
   } else if (required) {
-    section.Fail(env_key, env_name + " is not set");
+    out.unresolved = section.Locate(env_key) + ": " + env_name + " is not set";
   }
   return out;
 }

@@ -196,13 +196,21 @@ std::vector<MapReader> MapReader::Items(std::string_view key) {
   return items;
 }
 
-void MapReader::Fail(std::string_view key, const std::string& what) {
+YAML::Mark MapReader::MarkOf(std::string_view key) const {
   const YAML::Node& map = node_;
-  YAML::Mark mark = map.Mark();
   if (!key.empty() && map.IsMap() && map[std::string(key)].IsDefined()) {
-    mark = map[std::string(key)].Mark();
+    return map[std::string(key)].Mark();
   }
-  context_.Fail(mark, KeyPath(key), what);
+  return map.Mark();
+}
+
+void MapReader::Fail(std::string_view key, const std::string& what) {
+  context_.Fail(MarkOf(key), KeyPath(key), what);
+}
+
+std::string MapReader::Locate(std::string_view key) const {
+  const std::string path = KeyPath(key);
+  return Where(context_, MarkOf(key)) + (path.empty() ? "" : ": " + path);
 }
 
 void MapReader::Finish() {

@@ -53,6 +53,9 @@ class MapReader {
 
   // Reports `what` at `key` (or at the mapping itself when `key` is empty).
   void Fail(std::string_view key, const std::string& what);
+  // "file:line:column: path.key" for `key` (the mapping itself when empty): for problems that
+  // only some commands care about, reported later instead of failing the whole file.
+  std::string Locate(std::string_view key) const;
   // Reports the first key that no getter read.
   void Finish();
 
@@ -63,6 +66,7 @@ class MapReader {
   std::optional<YAML::Node> Take(std::string_view key);
   std::optional<std::string> Scalar(std::string_view key, const YAML::Node& node);
   std::string KeyPath(std::string_view key) const;
+  YAML::Mark MarkOf(std::string_view key) const;
 
   YamlContext& context_;
   YAML::Node node_;

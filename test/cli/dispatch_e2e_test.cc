@@ -1,0 +1,464 @@
+// `quell dispatch` end to end: quell-sim in process, `quell poll-once` and `quell dispatch` as
+// child processes on a real SQLite file, every channel type against its loopback stand-in
+// (webhook, Slack, Twilio, PagerDuty) and a real SMTP server with STARTTLS.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "pagerduty_receiver.h"
+#include "quell/sim/server.h"
+#include "run_process.h"
+#include "slack_receiver.h"
+#include "smtp_sink.h"
+#include "twilio_receiver.h"
+#include "webhook_receiver.h"
+
+namespace quell {
+namespace {
+
+using nlohmann::json;
+using testing::Fault;
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* kApiKey = "ifr_pk_proj_e2e_0123456789abcdef";
+constexpr const char* kHookSecret = "whsec-e2e-4c1f9a";
+constexpr const char* kSlackToken = "xoxb-e2e-token-77";
+constexpr const char* kTwilioSid = "AC0123456789abcdef0123456789abcdef";
+constexpr const char* kTwilioToken = "twilio-e2e-token-55";
+constexpr const char* kPdKey = "pd-routing-e2e-0011";
+constexpr const char* kKey = "acme:checkout:grp_e2e";
+
+// Sets a variable every child inherits; nothing in this process reads the environment.
+void SetEnv(const char* name, const std::string& value) {
+  setenv(name, value.c_str(), 1);  // NOLINT(concurrency-mt-unsafe)
+}
+
+// Waits up to `limit` for `done`, checking every 20 ms: the children run on the system clock,
+// so real time has to pass (a lease to expire, a backoff to elapse).
+bool WaitFor(const std::function<bool()>& done, std::chrono::milliseconds limit) {
+  const auto deadline = Clock::now() + limit;
+  while (!done()) {
+    if (Clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
+}
+
+// A child process left running (`quell dispatch` without --once), stdout and stderr to files.
+class Child {
+ public:
+  Child(const std::vector<std::string>& argv, const std::filesystem::path& log) {
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 2, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    std::vector<char*> args;
+    args.reserve(argv.size() + 1);
+    for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+    args.push_back(nullptr);
+    if (posix_spawn(&pid_, args[0], &actions, nullptr, args.data(), environ) != 0) pid_ = -1;
+    posix_spawn_file_actions_destroy(&actions);
+  }
+  ~Child() {
+    if (pid_ > 0) Signal(SIGKILL);
+  }
+  Child(const Child&) = delete;
+  Child& operator=(const Child&) = delete;
+
+  bool running() const { return pid_ > 0; }
+  // Sends `signal` and reaps the child; returns the wait status.
+  int Signal(int signal) {
+    kill(pid_, signal);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    pid_ = -1;
+    return status;
+  }
+
+ private:
+  pid_t pid_ = -1;
+};
+
+class DispatchTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("quell-dispatch-" +
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    sim::SimOptions options;
+    options.scenario = json::parse(R"({"groups": [{"id": "grp_e2e", "title": "Checkout failed",
+        "tags": {"tenant": "acme", "agent_stage": "checkout"}, "events": 3}]})");
+    sim_ = std::make_unique<sim::SimServer>(std::move(options));
+    auto port = sim_->Start();
+    ASSERT_TRUE(port.ok()) << port.error().message;
+    admin_ = std::make_unique<httplib::Client>("127.0.0.1", *port);
+    SetEnv("INFRAI_BASE_URL", "http://127.0.0.1:" + std::to_string(*port));
+    SetEnv("INFRAI_API_KEY", kApiKey);
+    SetEnv("QUELL_STORE", "sqlite:" + (dir_ / "quell.db").string());
+    SetEnv("HOOK_SECRET", kHookSecret);
+    SetEnv("SLACK_TOKEN", kSlackToken);
+    SetEnv("TWILIO_TOKEN", kTwilioToken);
+    SetEnv("PD_KEY", kPdKey);
+  }
+  void TearDown() override {
+    if (sim_) sim_->Stop();
+    std::filesystem::remove_all(dir_);
+  }
+
+  // A config polling the sim's error groups (one poll of health resolves) and routing them to
+  // `channels`; `extra` is more top-level YAML.
+  std::string WriteConfig(const std::string& channels, const std::string& routes,
+                          const std::string& extra = "") {
+    const auto path = dir_ / "quell.yaml";
+    std::ofstream(path) << "store: ${QUELL_STORE}\n"
+                        << "infrai:\n  base_url: ${INFRAI_BASE_URL}\n  retry: {max_attempts: 1}\n"
+                        << "defaults: {healthy_polls_to_close: 1, channels: [" << routes << "]}\n"
+                        << "conditions:\n  - {name: agent-errors, type: error_groups}\n"
+                        << "channels:\n"
+                        << channels << extra;
+    config_ = path.string();
+    return config_;
+  }
+
+  // Runs quell with the config written last; no secret may reach its output.
+  testing::ProcessResult Quell(std::vector<std::string> args) {
+    args.insert(args.begin(), QUELL_BINARY);
+    auto result = testing::RunProcess(args);
+    for (const char* secret : {kApiKey, kHookSecret, kSlackToken, kTwilioToken, kPdKey}) {
+      EXPECT_EQ(result.out.find(secret), std::string::npos) << "a secret reached stdout";
+      EXPECT_EQ(result.err.find(secret), std::string::npos) << "a secret reached stderr";
+    }
+    return result;
+  }
+
+  void Poll(const std::string& expected_decision) {
+    auto r = Quell({"poll-once", "-c", config_});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("\"decision\":\"" + expected_decision + "\""), std::string::npos) << r.out;
+  }
+
+  testing::ProcessResult DispatchOnce() { return Quell({"dispatch", "-c", config_, "--once"}); }
+
+  // `quell dispatch --once` again and again until `done` (at most `limit`); returns the runs.
+  std::vector<testing::ProcessResult> DispatchUntil(const std::function<bool()>& done,
+                                                    std::chrono::milliseconds limit) {
+    std::vector<testing::ProcessResult> runs;
+    WaitFor(
+        [&] {
+          runs.push_back(DispatchOnce());
+          return done();
+        },
+        limit);
+    return runs;
+  }
+
+  std::vector<json> Outbox(const std::string& status = "") {
+    std::vector<std::string> args = {"outbox", "list",    "--format",
+                                     "jsonl",  "--store", "sqlite:" + (dir_ / "quell.db").string()};
+    if (!status.empty()) {
+      args.emplace_back("--status");
+      args.push_back(status);
+    }
+    auto r = Quell(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::vector<json> rows;
+    std::istringstream in(r.out);
+    for (std::string line; std::getline(in, line);) rows.push_back(json::parse(line));
+    return rows;
+  }
+
+  // The status of the one outbox row on `channel` for `transition`; empty when none.
+  std::string RowStatus(const std::string& channel, const std::string& transition = "open") {
+    for (const json& row : Outbox()) {
+      if (row["channel"] == channel && row["transition"] == transition) return row["status"];
+    }
+    return "";
+  }
+
+  void ResolveGroup() {
+    auto r = admin_->Post("/_sim/groups/grp_e2e/resolve", "{}", "application/json");
+    ASSERT_TRUE(r && r->status == 200);
+  }
+
+  static std::string Webhook(const std::string& name, const testing::WebhookReceiver& receiver,
+                             const std::string& more = "") {
+    return "  - {name: " + name + ", type: webhook, url: \"" + receiver.Url() +
+           "\", secret_env: HOOK_SECRET, timeout: 1s, initial_backoff: 100ms, " +
+           "max_backoff: 200ms" + more + "}\n";
+  }
+
+  std::filesystem::path dir_;
+  std::string config_;
+  std::unique_ptr<sim::SimServer> sim_;
+  std::unique_ptr<httplib::Client> admin_;
+};
+
+TEST_F(DispatchTest, EveryChannelTypeGetsTheOpenThenTheResolve) {
+  QUELL_REQUIRE_SMTP_SINK();
+  auto sink = testing::SmtpSink::Start();
+  ASSERT_TRUE(sink.ok()) << sink.error().message;
+  testing::WebhookReceiver hook(kHookSecret);
+  testing::SlackReceiver slack(kSlackToken);
+  testing::TwilioReceiver twilio(kTwilioSid, kTwilioToken);
+  testing::PagerDutyReceiver pagerduty(kPdKey);
+  const std::string timing = "timeout: 1s, initial_backoff: 100ms";
+  WriteConfig(Webhook("hook", hook) + "  - {name: chat, type: slack, bot_token_env: SLACK_TOKEN, " +
+                  "channel: C42, api_url: \"" + slack.ApiBaseUrl() + "\", " + timing + "}\n" +
+                  "  - {name: phone, type: sms, base_url: \"" + twilio.BaseUrl() +
+                  "\", account_sid: " + kTwilioSid +
+                  ", auth_token_env: TWILIO_TOKEN, from: \"+15550001\", to: \"+15550002\", " +
+                  timing + "}\n" + "  - {name: pager, type: pagerduty, url: \"" +
+                  pagerduty.BaseUrl() + "\", routing_key_env: PD_KEY, " + timing + "}\n" +
+                  "  - {name: mail, type: email, url: \"" + (*sink)->url() + "\", ca_file: \"" +
+                  (*sink)->ca_file() + "\", from: quell@example.com, to: [oncall@example.com], " +
+                  timing + "}\n",
+              "hook, chat, phone, pager, mail");
+
+  Poll("notify");
+  auto r = DispatchOnce();
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("5 sent"), std::string::npos) << r.err;
+  for (const char* channel : {"hook", "chat", "phone", "pager", "mail"}) {
+    EXPECT_EQ(RowStatus(channel), "sent") << channel;
+  }
+  ASSERT_EQ(hook.Requests().size(), 1U);
+  EXPECT_TRUE(hook.Requests()[0].authorized);  // the signature verified
+  EXPECT_NE(hook.Requests()[0].body.find(kKey), std::string::npos) << hook.Requests()[0].body;
+  ASSERT_EQ(slack.Messages().size(), 1U);
+  const std::string open_ts = slack.Messages()[0].ts;
+  EXPECT_EQ(slack.Messages()[0].channel, "C42");
+  ASSERT_EQ(twilio.Messages().size(), 1U);
+  EXPECT_EQ(twilio.Messages()[0].to, "+15550002");
+  ASSERT_EQ(pagerduty.Events().size(), 1U);
+  EXPECT_EQ(pagerduty.Events()[0].event_action, "trigger");
+  const auto mails = (*sink)->Received();
+  ASSERT_EQ(mails.size(), 1U);
+  EXPECT_NE(mails[0].envelope.find("tls yes"), std::string::npos) << mails[0].envelope;
+  const std::string message_id = mails[0].Header("Message-ID");
+  EXPECT_FALSE(message_id.empty());
+
+  ResolveGroup();
+  Poll("resolve");
+  r = DispatchOnce();
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("5 sent"), std::string::npos) << r.err;
+  for (const char* channel : {"hook", "chat", "phone", "pager", "mail"}) {
+    EXPECT_EQ(RowStatus(channel, "resolve"), "sent") << channel;
+  }
+  EXPECT_EQ(hook.DeliveredKeys().size(), 2U);
+  // The resolve is tied to the open: Slack edits the open message or replies in its thread.
+  bool threaded = false;
+  for (const testing::SlackMessage& message : slack.Messages()) {
+    threaded =
+        threaded || message.thread_ts == open_ts || (message.ts == open_ts && message.updates > 0);
+  }
+  EXPECT_TRUE(threaded);
+  EXPECT_EQ(twilio.Messages().size(), 2U);
+  ASSERT_EQ(pagerduty.Events().size(), 2U);
+  EXPECT_EQ(pagerduty.Events()[1].event_action, "resolve");
+  EXPECT_EQ(pagerduty.Events()[1].dedup_key, pagerduty.Events()[0].dedup_key);
+  ASSERT_EQ(pagerduty.Alerts().size(), 1U);
+  EXPECT_EQ(pagerduty.Alerts().begin()->second, "resolved");
+  const auto all_mail = (*sink)->Received();
+  ASSERT_EQ(all_mail.size(), 2U);
+  EXPECT_EQ(all_mail[1].Header("In-Reply-To"), message_id);
+
+  // Nothing is left to send: another run claims nothing.
+  r = DispatchOnce();
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(hook.Requests().size(), 2U);
+}
+
+TEST_F(DispatchTest, AHungWebhookIsRetriedWithTheSameKeyAndDeliveredOnce) {
+  testing::WebhookReceiver hook(kHookSecret);
+  WriteConfig(Webhook("hook", hook), "hook");
+  hook.FailNext(Fault::kHang);
+  Poll("notify");
+  const auto runs =
+      DispatchUntil([&] { return RowStatus("hook") == "sent"; }, std::chrono::seconds(10));
+  EXPECT_EQ(RowStatus("hook"), "sent");
+  EXPECT_NE(runs[0].err.find("1 retried"), std::string::npos) << runs[0].err;
+  const auto requests = hook.Requests();
+  ASSERT_EQ(requests.size(), 2U);
+  EXPECT_FALSE(requests[0].idempotency_key.empty());
+  EXPECT_EQ(requests[1].idempotency_key, requests[0].idempotency_key);
+  EXPECT_TRUE(requests[1].duplicate);
+  EXPECT_EQ(hook.DeliveredKeys().size(), 1U);
+  hook.ReleaseHung();
+}
+
+TEST_F(DispatchTest, A500AndA429AreRetriedUntilTheyGoThrough) {
+  testing::WebhookReceiver hook(kHookSecret);
+  WriteConfig(Webhook("hook", hook), "hook");
+  hook.FailNext(Fault::kStatus500);
+  Poll("notify");
+  DispatchUntil([&] { return RowStatus("hook") == "sent"; }, std::chrono::seconds(10));
+  EXPECT_EQ(RowStatus("hook"), "sent");
+  ASSERT_EQ(hook.Requests().size(), 2U);
+  EXPECT_EQ(hook.AcceptedCount(), 1U);
+
+  // The resolve meets a 429 asking for one second: the next attempt waits for it.
+  hook.SetRetryAfter("1");
+  hook.FailNext(Fault::kStatus429);
+  ResolveGroup();
+  Poll("resolve");
+  const auto started = Clock::now();
+  DispatchUntil([&] { return RowStatus("hook", "resolve") == "sent"; }, std::chrono::seconds(10));
+  EXPECT_EQ(RowStatus("hook", "resolve"), "sent");
+  EXPECT_GE(Clock::now() - started, std::chrono::milliseconds(900));
+  const auto requests = hook.Requests();
+  ASSERT_EQ(requests.size(), 4U);
+  EXPECT_EQ(requests[3].idempotency_key, requests[2].idempotency_key);
+  EXPECT_NE(requests[2].idempotency_key, requests[0].idempotency_key);
+  EXPECT_EQ(hook.DeliveredKeys().size(), 2U);
+}
+
+TEST_F(DispatchTest, AKilledDispatchersRowIsSentAgainAfterItsLeaseWithTheSameKey) {
+  testing::WebhookReceiver hook(kHookSecret);
+  // A long channel timeout, so the send is surely still in flight when the dispatcher dies.
+  WriteConfig("  - {name: hook, type: webhook, url: \"" + hook.Url() +
+                  "\", secret_env: HOOK_SECRET, timeout: 10s}\n",
+              "hook", "dispatch: {lease: 2s, idle_interval: 100ms}\n");
+  hook.FailNext(Fault::kHang);
+  Poll("notify");
+  Child dispatcher({QUELL_BINARY, "dispatch", "-c", config_, "--owner", "doomed"},
+                   dir_ / "dispatch.log");
+  ASSERT_TRUE(dispatcher.running());
+  ASSERT_TRUE(WaitFor([&] { return !hook.Requests().empty(); }, std::chrono::seconds(10)));
+  const int status = dispatcher.Signal(SIGKILL);
+  EXPECT_TRUE(WIFSIGNALED(status));
+  const auto killed_at = Clock::now();
+
+  // The dead dispatcher's lease still holds the row: nobody sends it yet.
+  auto rows = Outbox();
+  ASSERT_EQ(rows.size(), 1U);
+  EXPECT_EQ(rows[0]["status"], "in_flight");
+  EXPECT_EQ(rows[0]["lease_owner"], "doomed");
+  auto r = DispatchOnce();
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  if (Clock::now() - killed_at < std::chrono::milliseconds(1500)) {
+    EXPECT_EQ(hook.Requests().size(), 1U);
+  }
+
+  DispatchUntil([&] { return RowStatus("hook") == "sent"; }, std::chrono::seconds(10));
+  EXPECT_EQ(RowStatus("hook"), "sent");
+  const auto requests = hook.Requests();
+  ASSERT_EQ(requests.size(), 2U);
+  EXPECT_EQ(requests[1].idempotency_key, requests[0].idempotency_key);
+  EXPECT_EQ(hook.DeliveredKeys().size(), 1U);
+  hook.ReleaseHung();
+}
+
+TEST_F(DispatchTest, ExhaustedAttemptsGoDeadAndTheDeadLetterChannelHearsOfIt) {
+  testing::WebhookReceiver flaky(kHookSecret);
+  testing::WebhookReceiver dead_letter(kHookSecret);
+  WriteConfig(Webhook("flaky", flaky, ", max_attempts: 2") + Webhook("ops", dead_letter), "flaky",
+              "dispatch: {dead_letter: ops}\n");
+  flaky.FailNext(Fault::kStatus500, 100);
+  Poll("notify");
+  const auto runs =
+      DispatchUntil([&] { return RowStatus("flaky") == "dead"; }, std::chrono::seconds(10));
+  EXPECT_EQ(runs.back().exit_code, 1) << runs.back().err;  // --once reports a dead row
+  EXPECT_NE(runs.back().err.find("1 dead"), std::string::npos) << runs.back().err;
+  EXPECT_EQ(flaky.Requests().size(), 2U);
+  const auto dead = Outbox("dead");
+  ASSERT_EQ(dead.size(), 1U);
+  EXPECT_EQ(dead[0]["key"], kKey);
+  EXPECT_EQ(dead[0]["attempts"], 2);
+  EXPECT_NE(dead[0]["last_error"].get<std::string>().find("500"), std::string::npos)
+      << dead[0].dump();
+  ASSERT_EQ(dead_letter.Requests().size(), 1U);
+  EXPECT_TRUE(dead_letter.Requests()[0].authorized);
+  EXPECT_NE(dead_letter.Requests()[0].body.find(kKey), std::string::npos)
+      << dead_letter.Requests()[0].body;
+}
+
+TEST_F(DispatchTest, APermanentRejectionGoesDeadAtOnce) {
+  testing::TwilioReceiver twilio(kTwilioSid, kTwilioToken);
+  testing::WebhookReceiver dead_letter(kHookSecret);
+  WriteConfig("  - {name: phone, type: sms, base_url: \"" + twilio.BaseUrl() +
+                  "\", account_sid: " + kTwilioSid +
+                  ", auth_token_env: TWILIO_TOKEN, from: \"+15550001\", to: \"+15550002\", "
+                  "timeout: 1s, initial_backoff: 100ms}\n" +
+                  Webhook("ops", dead_letter),
+              "phone", "dispatch: {dead_letter: ops}\n");
+  twilio.RejectNext(21211, "The 'To' number is not a valid phone number.", 400);
+  Poll("notify");
+  auto r = DispatchOnce();
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const auto dead = Outbox("dead");
+  ASSERT_EQ(dead.size(), 1U);
+  EXPECT_EQ(dead[0]["attempts"], 1);
+  EXPECT_EQ(twilio.Requests().size(), 1U);
+  EXPECT_TRUE(twilio.Messages().empty());
+  ASSERT_EQ(dead_letter.Requests().size(), 1U);
+  EXPECT_NE(dead_letter.Requests()[0].body.find(kKey), std::string::npos);
+}
+
+TEST_F(DispatchTest, ShadowModeRecordsRowsButSendsNothing) {
+  testing::WebhookReceiver hook(kHookSecret);
+  WriteConfig(Webhook("hook", hook), "hook", "shadow: true\n");
+  Poll("notify");
+  auto rows = Outbox();
+  ASSERT_EQ(rows.size(), 1U);
+  EXPECT_EQ(rows[0]["status"], "shadow");
+  auto r = DispatchOnce();
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  ResolveGroup();
+  Poll("resolve");
+  r = DispatchOnce();
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Outbox("shadow").size(), 2U);
+  EXPECT_TRUE(hook.Requests().empty());
+}
+
+TEST_F(DispatchTest, BadChannelConfigExitsTwoWithWhereAndWhatAndNoSecret) {
+  testing::WebhookReceiver hook(kHookSecret);
+  WriteConfig(Webhook("hook", hook) + "  - {name: fax, type: fax, url: \"http://127.0.0.1:9\"}\n",
+              "hook");
+  auto r = DispatchOnce();
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("quell.yaml:10:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("\"fax\""), std::string::npos) << r.err;
+
+  WriteConfig("  - name: hook\n    type: webhook\n    url: \"" + hook.Url() +
+                  "\"\n    secret: " + kHookSecret + "\n",
+              "hook");
+  r = DispatchOnce();  // Quell() checks the secret is not echoed
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("quell.yaml:12:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("secret_env"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "quell.db"));
+
+  // An unset secret variable: the poller routes without it, the dispatcher refuses to start.
+  WriteConfig(Webhook("hook", hook), "hook");
+  unsetenv("HOOK_SECRET");  // NOLINT(concurrency-mt-unsafe)
+  Poll("notify");
+  r = DispatchOnce();
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("quell.yaml:9:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("HOOK_SECRET is not set"), std::string::npos) << r.err;
+  EXPECT_EQ(RowStatus("hook"), "pending");
+  EXPECT_TRUE(hook.Requests().empty());
+}
+
+}  // namespace
+}  // namespace quell
