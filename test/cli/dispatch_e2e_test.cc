@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -220,17 +221,18 @@ TEST_F(DispatchTest, EveryChannelTypeGetsTheOpenThenTheResolve) {
   testing::TwilioReceiver twilio(kTwilioSid, kTwilioToken);
   testing::PagerDutyReceiver pagerduty(kPdKey);
   const std::string timing = "timeout: 1s, initial_backoff: 100ms";
-  WriteConfig(Webhook("hook", hook) + "  - {name: chat, type: slack, bot_token_env: SLACK_TOKEN, " +
-                  "channel: C42, api_url: \"" + slack.ApiBaseUrl() + "\", " + timing + "}\n" +
-                  "  - {name: phone, type: sms, base_url: \"" + twilio.BaseUrl() +
-                  "\", account_sid: " + kTwilioSid +
-                  ", auth_token_env: TWILIO_TOKEN, from: \"+15550001\", to: \"+15550002\", " +
-                  timing + "}\n" + "  - {name: pager, type: pagerduty, url: \"" +
-                  pagerduty.BaseUrl() + "\", routing_key_env: PD_KEY, " + timing + "}\n" +
-                  "  - {name: mail, type: email, url: \"" + (*sink)->url() + "\", ca_file: \"" +
-                  (*sink)->ca_file() + "\", from: quell@example.com, to: [oncall@example.com], " +
-                  timing + "}\n",
-              "hook, chat, phone, pager, mail");
+  WriteConfig(
+      Webhook("hook", hook) + "  - {name: chat, type: slack, bot_token_env: SLACK_TOKEN, " +
+          "channel: C42, api_url: \"" + slack.ApiBaseUrl() + "\", " + timing + "}\n" +
+          "  - {name: phone, type: sms, base_url: \"" + twilio.BaseUrl() + "\", account_sid: " +
+          kTwilioSid + ", auth_token_env: TWILIO_TOKEN, from: \"+15550001\", to: \"+15550002\", " +
+          // The resolve follows the open within seconds: no pacing interval here.
+          "min_interval: 0s, " + timing + "}\n" + "  - {name: pager, type: pagerduty, url: \"" +
+          pagerduty.BaseUrl() + "\", routing_key_env: PD_KEY, " + timing + "}\n" +
+          "  - {name: mail, type: email, url: \"" + (*sink)->url() + "\", ca_file: \"" +
+          (*sink)->ca_file() + "\", from: quell@example.com, to: [oncall@example.com], " + timing +
+          "}\n",
+      "hook, chat, phone, pager, mail");
 
   Poll("notify");
   auto r = DispatchOnce();
@@ -428,6 +430,76 @@ TEST_F(DispatchTest, ShadowModeRecordsRowsButSendsNothing) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(Outbox("shadow").size(), 2U);
   EXPECT_TRUE(hook.Requests().empty());
+}
+
+// "HH:MM" of the current UTC time shifted by `minutes`, wrapped to the day.
+std::string UtcClock(int minutes) {
+  const auto now = std::chrono::floor<std::chrono::minutes>(std::chrono::system_clock::now());
+  const auto day = std::chrono::floor<std::chrono::days>(now);
+  const long of_day = ((now - day).count() + minutes + 24 * 60) % (24 * 60);
+  char text[8];
+  std::snprintf(text, sizeof text, "%02ld:%02ld", of_day / 60, of_day % 60);
+  return text;
+}
+
+TEST_F(DispatchTest, QuietHoursDeferAnSmsButACriticalOneGoesOut) {
+  testing::TwilioReceiver twilio(kTwilioSid, kTwilioToken);
+  const std::string quiet_end = UtcClock(60);
+  const std::string quiet = "quiet_hours: {start: \"" + UtcClock(-60) + "\", end: \"" + quiet_end +
+                            "\", utc_offset: \"+00:00\"}";
+  const std::string sms =
+      "  - {name: phone, type: sms, base_url: \"" + twilio.BaseUrl() +
+      "\", account_sid: " + kTwilioSid +
+      ", auth_token_env: TWILIO_TOKEN, from: \"+15550001\", to: \"+15550002\"," + " timeout: 1s, " +
+      quiet + "}\n";
+  WriteConfig(sms, "phone");
+  Poll("notify");
+  auto r = DispatchOnce();
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("1 deferred"), std::string::npos) << r.err;
+  EXPECT_TRUE(twilio.Requests().empty());
+  const auto pending = Outbox("pending");
+  ASSERT_EQ(pending.size(), 1U);
+  EXPECT_EQ(pending[0]["attempts"], 0);
+  EXPECT_NE(pending[0]["last_error"].get<std::string>().find("quiet hours until " + quiet_end),
+            std::string::npos)
+      << pending[0].dump();
+
+  // The same outage from a critical condition is sent through quiet hours.
+  std::filesystem::remove(dir_ / "quell.db");
+  std::ofstream(config_, std::ios::trunc)
+      << "store: ${QUELL_STORE}\ninfrai:\n  base_url: ${INFRAI_BASE_URL}\n"
+      << "conditions:\n  - {name: agent-errors, type: error_groups, severity: critical, "
+      << "channels: [phone]}\nchannels:\n"
+      << sms;
+  Poll("notify");
+  r = DispatchOnce();
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(twilio.Messages().size(), 1U);
+}
+
+TEST_F(DispatchTest, ATenantsNotificationsPastItsBudgetFoldIntoOneDigest) {
+  testing::WebhookReceiver hook(kHookSecret);
+  for (const char* id : {"grp_b", "grp_c"}) {
+    const std::string body = std::string(R"({"id": ")") + id +
+                             R"(", "title": "Refund failed", "tags": {"tenant": "acme",)" +
+                             R"( "agent_stage": "refund"}, "events": 2})";
+    auto added = admin_->Post("/_sim/groups", body, "application/json");
+    ASSERT_TRUE(added && added->status == 200) << (added ? added->body : "no answer");
+  }
+  WriteConfig(Webhook("hook", hook), "hook", "dispatch: {tenant_budget: {per_hour: 1}}\n");
+  Poll("notify");
+  EXPECT_EQ(Outbox("pending").size(), 2U);  // one open within the budget + the digest
+  const auto folded = Outbox("folded");
+  EXPECT_EQ(folded.size(), 2U);
+  auto r = DispatchOnce();
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(hook.DeliveredKeys().size(), 1U);  // the digest waits for the end of the hour
+  bool digest_waits = false;
+  for (const json& row : Outbox("pending")) {
+    if (row["key"] == "{digest}:acme") digest_waits = true;
+  }
+  EXPECT_TRUE(digest_waits);
 }
 
 TEST_F(DispatchTest, BadChannelConfigExitsTwoWithWhereAndWhatAndNoSecret) {
