@@ -360,19 +360,20 @@ int Throughput(const Flags& f) {
     PgExec(f.url, "ANALYZE dbench_" + f.mode + std::to_string(getpid()) + ".outbox");
   }
 
-  FastReceiver receiver(static_cast<int>(f.concurrency) + 8);
+  FastReceiver receiver(2 * static_cast<int>(f.concurrency) + 8);
   Spent spent;
   quell::templates::MustacheRenderer mustache(RendererSettings());
   TimedRenderer renderer(mustache, spent);
   TimedStore store(*stores.outbox, spent);
   auto webhook = MakeChannel(receiver);
   TimedChannel channel(*webhook, spent);
-  quell::curl::CurlMultiClient http(CurlSettings(f.concurrency));
+  // Closed before the ceiling runs: the receiver holds a thread per open connection.
+  auto http = std::make_unique<quell::curl::CurlMultiClient>(CurlSettings(f.concurrency));
   quell::system::SystemClock clock;
   quell::app::DispatcherOptions options;
   options.owner = "bench";
   options.claim_batch = f.batch;
-  quell::app::Dispatcher dispatcher(store, renderer, http, clock, options);
+  quell::app::Dispatcher dispatcher(store, renderer, *http, clock, options);
   quell::app::ChannelLimits limits;
   limits.concurrency = static_cast<uint32_t>(f.concurrency);
   dispatcher.AddHttpChannel("hook", "webhook", channel, limits);
@@ -405,6 +406,7 @@ int Throughput(const Flags& f) {
       f.backend.c_str(), f.rows, f.concurrency, f.batch, rate, Seconds(elapsed), runs,
       share(spent.claim), share(spent.render), share(spent.encode), share(spent.record),
       share(spent.thread), share(spent.decode), share(elapsed - accounted));
+  http.reset();
   const double ceiling =
       CeilingSendsPerSecond(*webhook, mustache, f.concurrency, f.ceiling_rows);
   std::printf("         ceiling (CurlMultiClient alone, %zu POSTs): %6.0f sends/s; ratio %.2f\n",
@@ -420,7 +422,7 @@ int Throughput(const Flags& f) {
 int Latency(const Flags& f) {
   Stores stores = OpenStores(f);
   const size_t total = f.rate * f.seconds;
-  FastReceiver receiver(static_cast<int>(f.concurrency) + 8);
+  FastReceiver receiver(2 * static_cast<int>(f.concurrency) + 8);
   quell::templates::MustacheRenderer renderer(RendererSettings());
   auto channel = MakeChannel(receiver);
   quell::curl::CurlMultiClient http(CurlSettings(f.concurrency));
