@@ -125,8 +125,7 @@ class TimedStore : public core::OutboxStore {
  public:
   TimedStore(core::OutboxStore& inner, Spent& spent) : inner_(inner), spent_(spent) {}
   core::Result<std::vector<core::OutboxRow>> ClaimDue(std::string_view owner, core::WallTime now,
-                                                      core::Duration lease,
-                                                      size_t limit) override {
+                                                      core::Duration lease, size_t limit) override {
     const auto t0 = Steady::now();
     auto r = inner_.ClaimDue(owner, now, lease, limit);
     spent_.claim += Steady::now() - t0;
@@ -287,7 +286,8 @@ core::OutboxRow Row(size_t i, core::WallTime now) {
 quell::templates::RendererOptions RendererSettings() {
   quell::templates::RendererOptions options;
   options.view.link_base_url = "https://quell.example/incidents/";
-  options.channels.emplace("hook", quell::templates::ChannelTemplates{.type = "webhook", .subject = "", .body = ""});
+  options.channels.emplace(
+      "hook", quell::templates::ChannelTemplates{.type = "webhook", .subject = "", .body = ""});
   if (auto ok = quell::templates::CheckTemplates(options); !ok) Die(ok.error().message);
   return options;
 }
@@ -391,24 +391,28 @@ int Throughput(const Flags& f) {
   const auto elapsed = Steady::now() - started;
   const auto arrivals = receiver.Take();
   if (sent != f.rows || arrivals.size() != f.rows) {
-    Die("sent " + std::to_string(sent) + ", received " + std::to_string(arrivals.size()) +
-        " of " + std::to_string(f.rows));
+    Die("sent " + std::to_string(sent) + ", received " + std::to_string(arrivals.size()) + " of " +
+        std::to_string(f.rows));
   }
   const double rate = static_cast<double>(f.rows) / Seconds(elapsed);
   const auto accounted =
       spent.claim + spent.record + spent.thread + spent.render + spent.encode + spent.decode;
   const double total_ms = Ms(elapsed);
   const auto share = [&](Steady::duration d) { return 100.0 * Ms(d) / total_ms; };
+  const auto per_row = [&](Steady::duration d) {
+    return 1000.0 * Ms(d) / static_cast<double>(f.rows);
+  };
   std::printf(
       "%-8s rows %zu concurrency %2zu batch %zu: %6.0f sends/s (%.2f s, %zu claims)\n"
       "         time: claim %.0f%%, render %.0f%%, encode %.0f%%, record %.0f%%, "
-      "thread-id %.0f%%, decode %.0f%%, sending and the rest %.0f%%\n",
+      "thread-id %.0f%%, decode %.0f%%, sending and the rest %.0f%%\n"
+      "         per row: claim %.1f us, render %.1f us, encode %.1f us, record %.1f us\n",
       f.backend.c_str(), f.rows, f.concurrency, f.batch, rate, Seconds(elapsed), runs,
       share(spent.claim), share(spent.render), share(spent.encode), share(spent.record),
-      share(spent.thread), share(spent.decode), share(elapsed - accounted));
+      share(spent.thread), share(spent.decode), share(elapsed - accounted), per_row(spent.claim),
+      per_row(spent.render), per_row(spent.encode), per_row(spent.record));
   http.reset();
-  const double ceiling =
-      CeilingSendsPerSecond(*webhook, mustache, f.concurrency, f.ceiling_rows);
+  const double ceiling = CeilingSendsPerSecond(*webhook, mustache, f.concurrency, f.ceiling_rows);
   std::printf("         ceiling (CurlMultiClient alone, %zu POSTs): %6.0f sends/s; ratio %.2f\n",
               f.ceiling_rows, ceiling, rate / ceiling);
   stores.dispatcher.reset();
