@@ -194,6 +194,32 @@ TEST(WebhookBodyTest, APayloadThatIsNotAnObjectCannotBeEncoded) {
   EXPECT_EQ(body.error().code, core::ErrorCode::kInvalidArgument);
 }
 
+TEST(WebhookBodyTest, EmbedsThePayloadAsItIsAndEscapesTheMessage) {
+  core::Delivery delivery = MakeDelivery();
+  delivery.row.payload = R"({"key":"k \"q\"","status":"open","evidence":[{"title":"\u00e9"}]})";
+  delivery.message.subject = "bad \xff byte";
+  delivery.message.body = "line\nnext \"quoted\"";
+  const auto body = WebhookBody(delivery);
+  ASSERT_TRUE(body.ok()) << body.error().message;
+  EXPECT_NE(body->find(R"("incident":)" + delivery.row.payload + ","), std::string::npos);
+  const json parsed = json::parse(*body);
+  EXPECT_EQ(parsed["incident"], json::parse(delivery.row.payload));
+  EXPECT_EQ(parsed["message"]["subject"], "bad \xef\xbf\xbd byte");
+  EXPECT_EQ(parsed["message"]["body"], delivery.message.body);
+  EXPECT_EQ(parsed["key"], delivery.row.key);
+  EXPECT_EQ(parsed["generation"], delivery.row.generation);
+  EXPECT_EQ(parsed["incident_version"], delivery.row.version);
+  EXPECT_EQ(parsed.size(), 8u);
+}
+
+TEST(WebhookBodyTest, APayloadThatIsOnlyTheStartOfAnObjectCannotBeEncoded) {
+  core::Delivery delivery = MakeDelivery();
+  delivery.row.payload = R"({"key":"k")";
+  EXPECT_FALSE(WebhookBody(delivery).ok());
+  delivery.row.payload = "";
+  EXPECT_FALSE(WebhookBody(delivery).ok());
+}
+
 TEST(WebhookSignatureTest, MatchesAKnownHmacSha256) {
   // RFC 4231 test case 2.
   EXPECT_EQ(HmacSha256Hex("Jefe", "what do ya want for nothing?"),
