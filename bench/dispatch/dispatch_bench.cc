@@ -145,6 +145,12 @@ class TimedStore : public core::OutboxStore {
                                                       core::WallTime since) override {
     return inner_.SentTimes(channel, since);
   }
+  core::Result<std::vector<core::OutboxRow>> FoldedRows(std::string_view channel,
+                                                        std::string_view tenant,
+                                                        core::WallTime start,
+                                                        core::WallTime end) override {
+    return inner_.FoldedRows(channel, tenant, start, end);
+  }
   core::Result<std::string> ThreadRemoteId(std::string_view key, uint64_t generation,
                                            std::string_view channel) override {
     const auto t0 = Steady::now();
