@@ -23,11 +23,6 @@ bool ValidOffset(const std::string& text) {
   return text.size() == 6 && (text[0] == '+' || text[0] == '-') && ValidClock(text.substr(1));
 }
 
-bool ValidSeverity(const std::string& severity) {
-  return severity == "critical" || severity == "error" || severity == "warning" ||
-         severity == "info";
-}
-
 void RequireUrl(MapReader& item, const char* key, const std::string& url,
                 std::initializer_list<const char*> schemes) {
   if (url.empty()) {
@@ -151,7 +146,7 @@ void ReadSms(MapReader& item, const std::filesystem::path& dir, SmsSettings& out
     if (!ValidClock(end)) quiet.Fail("end", "expected HH:MM, e.g. 07:00");
     if (!ValidOffset(out.utc_offset)) quiet.Fail("utc_offset", "expected +HH:MM or -HH:MM");
     for (const std::string& severity : out.quiet_override) {
-      if (!ValidSeverity(severity)) {
+      if (!IsSeverity(severity)) {
         quiet.Fail("override", "expected severities (critical, error, warning, info), got \"" +
                                    severity + "\"");
       }
@@ -169,7 +164,9 @@ void ReadPagerDuty(MapReader& item, const std::filesystem::path& dir, PagerDutyS
   out.routing_key = Secret(item, "routing_key", dir, true, unresolved);
 }
 
-bool ValidChannelName(const std::string& name) {
+}  // namespace
+
+bool IsConfigName(const std::string& name) {
   if (name.empty() || name.size() > 100) return false;
   for (const char c : name) {
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') {
@@ -179,7 +176,10 @@ bool ValidChannelName(const std::string& name) {
   return true;
 }
 
-}  // namespace
+bool IsSeverity(const std::string& severity) {
+  return severity == "critical" || severity == "error" || severity == "warning" ||
+         severity == "info";
+}
 
 const char* ChannelTypeName(ChannelType type) {
   switch (type) {
@@ -202,7 +202,7 @@ void ReadChannels(MapReader& top, const std::filesystem::path& dir, Config& conf
   for (MapReader& item : top.Items("channels")) {
     ChannelConfig channel;
     item.Read("name", channel.name);
-    if (!ValidChannelName(channel.name)) {
+    if (!IsConfigName(channel.name)) {
       item.Fail("name", "a name of letters, digits, '-', '_' or '.' is required");
     } else if (!names.insert(channel.name).second) {
       item.Fail("name", "\"" + channel.name + "\" names two channels");

@@ -1,11 +1,17 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 
 #include "quell/adapters/config/config.h"
 #include "quell/adapters/config/yaml_reader.h"
 
 namespace quell::config {
+
+// A condition or channel name: 1 to 100 letters, digits, '-', '_' or '.'.
+bool IsConfigName(const std::string& name);
+// One of the message severities: critical, error, warning, info.
+bool IsSeverity(const std::string& severity);
 
 // Reads the `channels:` list into config.channels: each a name, a type and that type's
 // settings, secrets by reference only (see ReadSecret).

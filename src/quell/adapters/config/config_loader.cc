@@ -224,22 +224,12 @@ void ReadMetricCondition(MapReader& item, core::ConditionCommon common, MetricSo
   config.metric_conditions.push_back(std::move(entry));
 }
 
-bool ValidName(const std::string& name) {
-  if (name.empty() || name.size() > 100) return false;
-  for (const char c : name) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') {
-      return false;
-    }
-  }
-  return true;
-}
-
 void ReadConditions(MapReader& root, const core::ConditionCommon& defaults, Config& config) {
   std::set<std::string> names;
   for (MapReader& item : root.Items("conditions")) {
     std::string name;
     item.Read("name", name);
-    if (!ValidName(name)) {
+    if (!IsConfigName(name)) {
       item.Fail("name", "a name of letters, digits, '-', '_' or '.' is required");
     } else if (!names.insert(name).second) {
       item.Fail("name", "\"" + name + "\" names two conditions");
@@ -249,8 +239,7 @@ void ReadConditions(MapReader& root, const core::ConditionCommon& defaults, Conf
     ReadCommon(item, common);
     std::string severity = "error";
     item.Read("severity", severity);
-    if (severity != "critical" && severity != "error" && severity != "warning" &&
-        severity != "info") {
+    if (!IsSeverity(severity)) {
       item.Fail("severity", "expected critical, error, warning or info, got \"" + severity + "\"");
     }
     config.condition_severity[name] = severity;

@@ -50,6 +50,24 @@ constexpr const char* kSupersedeSql =
     " channel = ?2 AND status = 'pending' AND"
     " (generation < ?3 OR (generation = ?3 AND version < ?4))";
 
+// Every row a prepared SELECT or RETURNING yields; the statement is reset either way.
+core::Result<std::vector<core::OutboxRow>> ReadOutboxRows(Stmt& s) {
+  std::vector<core::OutboxRow> out;
+  for (;;) {
+    auto row = s.Step();
+    if (!row) return row.error();
+    if (!*row) break;
+    auto parsed = ReadOutboxRow(s);
+    if (!parsed) {
+      s.Reset();
+      return parsed.error();
+    }
+    out.push_back(std::move(*parsed));
+  }
+  s.Reset();
+  return out;
+}
+
 const char* OutcomeStatus(core::OutboxOutcome::Kind kind) {
   switch (kind) {
     case core::OutboxOutcome::Kind::kSent:
@@ -105,25 +123,15 @@ core::Result<std::vector<core::OutboxRow>> SqliteIncidentStore::ClaimDue(std::st
                                                                          core::WallTime now,
                                                                          core::Duration lease,
                                                                          size_t limit) {
-  std::vector<core::OutboxRow> out;
-  if (limit == 0) return out;
+  if (limit == 0) return std::vector<core::OutboxRow>{};
   Stmt& s = outbox_->claim;
   s.BindText(1, owner);
   s.BindInt(2, store::ToMicros(now));
   s.BindInt(3, store::ToMicros(now + lease));
   s.BindUint(4, limit);
-  for (;;) {
-    auto row = s.Step();
-    if (!row) return row.error();
-    if (!*row) break;
-    auto parsed = ReadOutboxRow(s);
-    if (!parsed) {
-      s.Reset();
-      return parsed.error();
-    }
-    out.push_back(std::move(*parsed));
-  }
-  s.Reset();
+  auto claimed = ReadOutboxRows(s);
+  if (!claimed) return claimed.error();
+  std::vector<core::OutboxRow> out = std::move(*claimed);
   // RETURNING yields rows in no particular order.
   std::sort(out.begin(), out.end(), [](const core::OutboxRow& a, const core::OutboxRow& b) {
     return std::tie(a.key, a.channel, a.generation, a.version) <
@@ -212,20 +220,7 @@ core::Result<std::vector<core::OutboxRow>> SqliteIncidentStore::FoldedRows(std::
   s.BindText(3, to);
   s.BindInt(4, store::ToMicros(start));
   s.BindInt(5, store::ToMicros(end));
-  std::vector<core::OutboxRow> out;
-  for (;;) {
-    auto row = s.Step();
-    if (!row) return row.error();
-    if (!*row) break;
-    auto parsed = ReadOutboxRow(s);
-    if (!parsed) {
-      s.Reset();
-      return parsed.error();
-    }
-    out.push_back(std::move(*parsed));
-  }
-  s.Reset();
-  return out;
+  return ReadOutboxRows(s);
 }
 
 core::Result<std::string> SqliteIncidentStore::ThreadRemoteId(std::string_view key,
