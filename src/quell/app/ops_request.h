@@ -1,0 +1,39 @@
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace quell::app {
+
+// One request to quell's own HTTP surface (health, metrics, operator endpoints), free of any
+// server library so the handlers are plain functions the tests call directly.
+struct OpsRequest {
+  std::string method;                        // "GET", "POST", "DELETE"
+  std::string path;                          // "/v1/incidents/acme%3Ax/ack" decoded
+  std::vector<std::string> captures;         // the route pattern's groups, in order
+  std::map<std::string, std::string> query;  // decoded query parameters
+  std::string body;                          // the raw body (JSON for writes)
+  std::string actor;                         // who, for the audit fields ("http")
+};
+
+struct OpsResponse {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+};
+
+using OpsHandler = std::function<OpsResponse(const OpsRequest&)>;
+
+// A route of the ops server. `pattern` is an ECMAScript regex over the whole path; its groups
+// become OpsRequest::captures. A write route always needs the bearer token; a read route needs
+// it unless the config opens reads.
+struct OpsRoute {
+  std::string method;
+  std::string pattern;
+  bool write = false;
+  OpsHandler handler;
+};
+
+}  // namespace quell::app
