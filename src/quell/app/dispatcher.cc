@@ -121,8 +121,10 @@ DispatchReport Dispatcher::RunOnce() {
 std::vector<Dispatcher::Attempt> Dispatcher::Prepare(std::vector<core::OutboxRow> rows,
                                                      DispatchReport& report) {
   const core::WallTime now = clock_.Now();
-  std::map<const Route*, std::vector<core::WallTime>> planned;
   std::vector<Attempt> attempts(rows.size());
+  std::vector<Attempt*> to_render;
+  to_render.reserve(rows.size());
+  // The store is this thread's: every lookup happens here, before and after the render.
   for (size_t i = 0; i < rows.size(); ++i) {
     Attempt& attempt = attempts[i];
     attempt.delivery.row = std::move(rows[i]);
@@ -139,14 +141,6 @@ std::vector<Dispatcher::Attempt> Dispatcher::Prepare(std::vector<core::OutboxRow
       PrepareDigest(attempt, report);
       continue;
     }
-    auto message = renderer_.Render(attempt.route->type, row);
-    if (!message) {
-      attempt.failed = core::SendOutcome::Permanent("render: " + message.error().message);
-      continue;
-    }
-    attempt.delivery.message = std::move(*message);
-    if (attempt.route->limits.pacing) ApplyPacing(attempt, planned, now, report);
-    if (attempt.deferred) continue;
     if (row.transition != core::TransitionKind::kOpen) {
       auto thread = store_.ThreadRemoteId(row.key, row.generation, row.channel);
       if (thread) {
@@ -154,6 +148,27 @@ std::vector<Dispatcher::Attempt> Dispatcher::Prepare(std::vector<core::OutboxRow
       } else {
         report.errors.push_back(row.idempotency_key + ": thread: " + thread.error().message);
       }
+    }
+    to_render.push_back(&attempt);
+  }
+
+  // Rendering is most of a row's cost and touches nothing shared, so it runs on the spare
+  // core while the batch is not yet on the wire.
+  ForEachBounded(to_render.size(), options_.prepare_threads, [&](size_t i) {
+    Attempt& attempt = *to_render[i];
+    auto message = renderer_.Render(attempt.route->type, attempt.delivery.row);
+    if (message) {
+      attempt.delivery.message = std::move(*message);
+    } else {
+      attempt.failed = core::SendOutcome::Permanent("render: " + message.error().message);
+    }
+  });
+
+  // Pacing reads the severity the render chose and this batch's earlier sends, in row order.
+  std::map<const Route*, std::vector<core::WallTime>> planned;
+  for (Attempt* attempt : to_render) {
+    if (!attempt->failed && attempt->route->limits.pacing) {
+      ApplyPacing(*attempt, planned, now, report);
     }
   }
   return attempts;
@@ -212,21 +227,30 @@ void Dispatcher::Deliver(std::vector<Attempt>& attempts, const Done& done) {
   std::vector<core::HttpExchange> exchanges;
   std::vector<Attempt*> exchanged;  // exchanges[i] sends exchanged[i]
   std::map<const Route*, std::vector<Attempt*>> by_channel;
-  const core::WallTime now = clock_.Now();
+  std::vector<Attempt*> to_encode;
   for (Attempt& attempt : attempts) {
     if (attempt.failed) {
       done(attempt, *attempt.failed);
     } else if (attempt.route->http != nullptr) {
-      auto request = attempt.route->http->Encode(attempt.delivery, now);
-      if (!request) {
-        done(attempt, core::SendOutcome::Permanent("encode: " + request.error().message));
-        continue;
-      }
-      exchanges.push_back(core::HttpExchange{std::move(*request), attempt.route->lane});
-      exchanged.push_back(&attempt);
+      to_encode.push_back(&attempt);
     } else {
       by_channel[attempt.route].push_back(&attempt);
     }
+  }
+  // Encoding (JSON, HMAC) is pure and thread-safe, like the render: the spare core helps.
+  const core::WallTime now = clock_.Now();
+  std::vector<std::optional<core::Result<core::HttpRequest>>> requests(to_encode.size());
+  ForEachBounded(to_encode.size(), options_.prepare_threads, [&](size_t i) {
+    requests[i].emplace(to_encode[i]->route->http->Encode(to_encode[i]->delivery, now));
+  });
+  for (size_t i = 0; i < to_encode.size(); ++i) {
+    core::Result<core::HttpRequest>& request = *requests[i];
+    if (!request) {
+      done(*to_encode[i], core::SendOutcome::Permanent("encode: " + request.error().message));
+      continue;
+    }
+    exchanges.push_back(core::HttpExchange{std::move(*request), to_encode[i]->route->lane});
+    exchanged.push_back(to_encode[i]);
   }
 
   // Blocking channels send on worker threads, at most `concurrency` each, while this thread

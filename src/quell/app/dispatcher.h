@@ -25,6 +25,9 @@ struct DispatcherOptions {
   // Where a meta-alert goes when a row dies; empty: nowhere (the row stays visible as dead).
   std::string dead_letter_channel;
   uint64_t seed = 0;  // for jitter
+  // Threads that render and encode a claimed batch (the dispatcher's own included); 1 keeps
+  // all work on the dispatcher's thread.
+  uint32_t prepare_threads = 2;
 };
 
 // Delivers committed outbox rows: claims a batch of due rows with a lease, renders each, sends

@@ -78,6 +78,7 @@ class Channel {
 
 // Renders an outbox row's payload for a channel type ("webhook", "slack", "email", "sms",
 // "pagerduty"). kInvalidArgument when the payload or the template cannot be rendered.
+// Thread-safe: the dispatcher renders a batch on several threads.
 class MessageRenderer {
  public:
   virtual ~MessageRenderer() = default;
