@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <map>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -152,6 +153,45 @@ class DispatcherTest : public ::testing::Test {
   FakeHttpChannel webhook_{"https://hooks.test/w"};
   FakeHttpChannel slack_{"https://slack.test/api"};
   FakeChannel ops_;
+};
+
+// A second connection to the same store, as the claim ahead gets: every call on either
+// wrapper is serialised on one mutex over the shared fake.
+class SharedOutboxStore : public core::OutboxStore {
+ public:
+  SharedOutboxStore(FakeOutboxStore& inner, std::mutex& mutex) : inner_(inner), mutex_(mutex) {}
+  core::Result<std::vector<core::OutboxRow>> ClaimDue(std::string_view owner, core::WallTime now,
+                                                      core::Duration lease, size_t limit) override {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return inner_.ClaimDue(owner, now, lease, limit);
+  }
+  core::Result<std::vector<core::Status>> RecordOutcomes(
+      std::string_view owner, std::span<const core::OutboxOutcome> outcomes,
+      core::WallTime now) override {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return inner_.RecordOutcomes(owner, outcomes, now);
+  }
+  core::Result<std::vector<core::WallTime>> SentTimes(std::string_view channel,
+                                                      core::WallTime since) override {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return inner_.SentTimes(channel, since);
+  }
+  core::Result<std::vector<core::OutboxRow>> FoldedRows(std::string_view channel,
+                                                        std::string_view tenant,
+                                                        core::WallTime start,
+                                                        core::WallTime end) override {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return inner_.FoldedRows(channel, tenant, start, end);
+  }
+  core::Result<std::string> ThreadRemoteId(std::string_view key, uint64_t generation,
+                                           std::string_view channel) override {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return inner_.ThreadRemoteId(key, generation, channel);
+  }
+
+ private:
+  FakeOutboxStore& inner_;
+  std::mutex& mutex_;
 };
 
 TEST_F(DispatcherTest, RecordsASendWithTheProvidersId) {
@@ -488,6 +528,83 @@ TEST_F(DispatcherTest, ADigestRowListsTheRowsItsTenantFolded) {
   EXPECT_NE(body.find("acme:b"), std::string::npos);
   EXPECT_EQ(body.find("beta:c"), std::string::npos);
   EXPECT_EQ(store_.Row(digest.idempotency_key).status, OutboxStatus::kSent);
+}
+
+TEST(DispatcherClaimAheadTest, DeliversEveryRowOnceInOrderWhileClaimingTheNextBatchAhead) {
+  FakeOutboxStore fake;
+  std::mutex mutex;
+  SharedOutboxStore main_store(fake, mutex);
+  SharedOutboxStore ahead_store(fake, mutex);
+  // Seven incidents with an open and a resolve each: the resolve may only go after its open,
+  // which is in flight in the batch ahead of it.
+  std::vector<core::OutboxRow> rows;
+  for (int i = 0; i < 7; ++i) {
+    rows.push_back(Row("acme:k" + std::to_string(i), "hook", 1));
+    rows.push_back(Row("acme:k" + std::to_string(i), "hook", 2));
+  }
+  for (const core::OutboxRow& row : rows) fake.Add(row);
+  FakeRenderer renderer;
+  FakeHttpBatchClient http;
+  for (size_t i = 0; i < rows.size(); ++i) http.Respond(200);
+  FakeClock clock{kT0};
+  FakeHttpChannel webhook{"https://hooks.test/w"};
+  app::Dispatcher d(main_store, renderer, http, clock, Options("", /*claim_batch=*/4, 2));
+  d.ClaimAheadWith(ahead_store);
+  d.AddHttpChannel("hook", "webhook", webhook);
+  uint64_t sent = 0;
+  for (int round = 0; round < 20; ++round) {
+    const app::DispatchReport report = d.RunOnce();
+    EXPECT_TRUE(report.errors.empty());
+    sent += report.sent;
+    if (report.claimed == 0) break;
+  }
+  EXPECT_EQ(sent, rows.size());
+  std::map<std::string, int> times_sent;
+  std::map<std::string, size_t> position;
+  for (size_t i = 0; i < http.requests().size(); ++i) {
+    const std::string key =
+        std::string(core::FindHeader(http.requests()[i].headers, "Idempotency-Key"));
+    ++times_sent[key];
+    position[key] = i;
+  }
+  for (const core::OutboxRow& row : rows) {
+    EXPECT_EQ(times_sent[row.idempotency_key], 1) << row.idempotency_key;
+    EXPECT_EQ(fake.Row(row.idempotency_key).status, OutboxStatus::kSent);
+    EXPECT_EQ(fake.Row(row.idempotency_key).attempts, 1u);
+  }
+  for (size_t i = 0; i < rows.size(); i += 2) {
+    EXPECT_LT(position[rows[i].idempotency_key], position[rows[i + 1].idempotency_key])
+        << "the resolve of " << rows[i].key << " went before its open";
+  }
+}
+
+TEST(DispatcherClaimAheadTest, ABatchClaimedAheadAndNeverSentGoesBackToPendingUncounted) {
+  FakeOutboxStore fake;
+  std::mutex mutex;
+  SharedOutboxStore main_store(fake, mutex);
+  SharedOutboxStore ahead_store(fake, mutex);
+  std::vector<core::OutboxRow> rows;
+  for (int i = 0; i < 6; ++i) rows.push_back(Row("acme:k" + std::to_string(i), "hook"));
+  for (const core::OutboxRow& row : rows) fake.Add(row);
+  FakeRenderer renderer;
+  FakeHttpBatchClient http;
+  for (int i = 0; i < 3; ++i) http.Respond(200);
+  FakeClock clock{kT0};
+  FakeHttpChannel webhook{"https://hooks.test/w"};
+  {
+    app::Dispatcher d(main_store, renderer, http, clock, Options("", /*claim_batch=*/3));
+    d.ClaimAheadWith(ahead_store);
+    d.AddHttpChannel("hook", "webhook", webhook);
+    EXPECT_EQ(d.RunOnce().sent, 3u);  // full: the next three were claimed ahead meanwhile
+  }                                   // the dispatcher stops here, holding them
+  EXPECT_EQ(http.requests().size(), 3u);
+  for (size_t i = 3; i < rows.size(); ++i) {
+    const core::OutboxRow& row = fake.Row(rows[i].idempotency_key);
+    EXPECT_EQ(row.status, OutboxStatus::kPending) << row.idempotency_key;
+    EXPECT_EQ(row.attempts, 0u);
+    EXPECT_TRUE(row.lease_owner.empty());
+    EXPECT_LE(row.next_attempt_at, clock.Now());
+  }
 }
 
 }  // namespace

@@ -67,6 +67,21 @@ Dispatcher::Dispatcher(core::OutboxStore& store, const core::MessageRenderer& re
       options_(std::move(options)),
       random_state_(options_.seed) {}
 
+Dispatcher::~Dispatcher() {
+  if (!claimed_ahead_.valid()) return;
+  Claim rows = claimed_ahead_.get();
+  if (!rows || rows->empty()) return;
+  // Unsent: back to pending now, without using up an attempt, rather than held for a lease.
+  std::vector<core::OutboxOutcome> release(rows->size());
+  const core::WallTime now = clock_.Now();
+  for (size_t i = 0; i < rows->size(); ++i) {
+    release[i].kind = core::OutboxOutcome::Kind::kDefer;
+    release[i].idempotency_key = (*rows)[i].idempotency_key;
+    release[i].next_attempt_at = now;
+  }
+  (void)store_.RecordOutcomes(options_.owner, release, now);
+}
+
 void Dispatcher::AddHttpChannel(std::string name, std::string type,
                                 const core::HttpChannel& channel, ChannelLimits limits) {
   limits.concurrency = std::max<uint32_t>(limits.concurrency, 1);
@@ -92,13 +107,23 @@ void Dispatcher::AddChannel(std::string name, std::string type, core::Channel& c
 DispatchReport Dispatcher::RunOnce() {
   DispatchReport report;
   const core::WallTime now = clock_.Now();
-  auto claimed = store_.ClaimDue(options_.owner, now, options_.lease, options_.claim_batch);
+  Claim claimed = claimed_ahead_.valid()
+                      ? claimed_ahead_.get()
+                      : store_.ClaimDue(options_.owner, now, options_.lease, options_.claim_batch);
   if (!claimed) {
     report.errors.push_back("claim: " + claimed.error().message);
     return report;
   }
   report.claimed = claimed->size();
   std::vector<Attempt> attempts = Prepare(std::move(*claimed), report);
+  if (claim_ahead_store_ != nullptr && report.claimed >= options_.claim_batch) {
+    // A full batch: more is probably due. This batch's rows are in flight already, so the
+    // claim ahead cannot take a younger sibling of one of them.
+    claimed_ahead_ = std::async(std::launch::async, [this] {
+      return claim_ahead_store_->ClaimDue(options_.owner, clock_.Now(), options_.lease,
+                                          options_.claim_batch);
+    });
+  }
 
   OutcomeRecorder recorder(store_, clock_, options_.owner, options_.record_every, report);
   // Rows a pacing rule holds go straight back to pending; the rest are sent.

@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <map>
 #include <optional>
 #include <string>
@@ -42,6 +43,17 @@ class Dispatcher {
  public:
   Dispatcher(core::OutboxStore& store, const core::MessageRenderer& renderer,
              core::HttpBatchClient& http, core::Clock& clock, DispatcherOptions options);
+  // Returns a batch claimed ahead and never sent to pending, as it was (no attempt used).
+  ~Dispatcher();
+  Dispatcher(const Dispatcher&) = delete;
+  Dispatcher& operator=(const Dispatcher&) = delete;
+
+  // While a full batch is on the wire, claims the next one through `claim_store`, a second
+  // connection to the same store, so the store's round trip overlaps the sends instead of
+  // following them. The rows keep the store's order guard: a row whose older sibling is in the
+  // batch on the wire is not claimable. Call before the first RunOnce; the store must outlive
+  // the dispatcher.
+  void ClaimAheadWith(core::OutboxStore& claim_store) { claim_ahead_store_ = &claim_store; }
 
   // `name` is the channel name outbox rows carry; `type` picks the templates ("webhook",
   // "slack", "email", "sms", "pagerduty"). Channels must outlive the dispatcher.
@@ -79,7 +91,11 @@ class Dispatcher {
                    core::WallTime now, DispatchReport& report);
   void SendMetaAlerts(const std::vector<OutcomeRecorder::DeadRow>& dead, DispatchReport& report);
 
+  using Claim = core::Result<std::vector<core::OutboxRow>>;
+
   core::OutboxStore& store_;
+  core::OutboxStore* claim_ahead_store_ = nullptr;
+  std::future<Claim> claimed_ahead_;  // valid while a claim ahead runs or waits to be taken
   const core::MessageRenderer& renderer_;
   core::HttpBatchClient& http_;
   core::Clock& clock_;
