@@ -99,10 +99,9 @@ core::Error Fail(const config::ChannelConfig& channel, const core::Error& error)
 
 }  // namespace
 
-core::Result<std::unique_ptr<DispatchWiring>> DispatchWiring::Create(const config::Config& config,
-                                                                     core::OutboxStore& store,
-                                                                     core::Clock& clock,
-                                                                     std::string owner) {
+core::Result<std::unique_ptr<DispatchWiring>> DispatchWiring::Create(
+    const config::Config& config, core::OutboxStore& store, core::Clock& clock, std::string owner,
+    core::OutboxStore* claim_ahead) {
   // The loader lets a config with unresolved channel secrets through for the poller; sending
   // needs every one.
   for (const config::ChannelConfig& channel : config.channels) {
@@ -147,6 +146,7 @@ core::Result<std::unique_ptr<DispatchWiring>> DispatchWiring::Create(const confi
   options.dead_letter_channel = config.dispatch.dead_letter;
   wiring->dispatcher_ =
       std::make_unique<app::Dispatcher>(store, *wiring->renderer_, *wiring->http_, clock, options);
+  if (claim_ahead != nullptr) wiring->dispatcher_->ClaimAheadWith(*claim_ahead);
 
   for (const config::ChannelConfig& channel : config.channels) {
     const std::string type = config::ChannelTypeName(channel.type);

@@ -20,11 +20,12 @@ namespace quell::cli {
 class DispatchWiring {
  public:
   // kInvalidArgument when a channel cannot be built as configured, a channel secret did not
-  // resolve (an unset variable, an unreadable file) or a template is wrong.
-  static core::Result<std::unique_ptr<DispatchWiring>> Create(const config::Config& config,
-                                                              core::OutboxStore& store,
-                                                              core::Clock& clock,
-                                                              std::string owner);
+  // resolve (an unset variable, an unreadable file) or a template is wrong. `claim_ahead`, a
+  // second connection to the same store, lets the dispatcher claim its next batch while one
+  // is on the wire (see Dispatcher::ClaimAheadWith); it must outlive the wiring.
+  static core::Result<std::unique_ptr<DispatchWiring>> Create(
+      const config::Config& config, core::OutboxStore& store, core::Clock& clock, std::string owner,
+      core::OutboxStore* claim_ahead = nullptr);
 
   app::Dispatcher& dispatcher() { return *dispatcher_; }
 
