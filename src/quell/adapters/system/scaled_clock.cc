@@ -1,0 +1,24 @@
+#include "quell/adapters/system/scaled_clock.h"
+
+#include <algorithm>
+#include <thread>
+
+namespace quell::system {
+
+ScaledClock::ScaledClock(core::WallTime start, double factor)
+    : start_(start), factor_(std::max(factor, 1e-6)), origin_(std::chrono::steady_clock::now()) {}
+
+core::WallTime ScaledClock::Now() {
+  // Steady time, so a wall-clock step during the demo cannot move it backwards.
+  const std::chrono::duration<double, std::micro> real = std::chrono::steady_clock::now() - origin_;
+  return start_ + std::chrono::duration_cast<core::Duration>(real * factor_);
+}
+
+void ScaledClock::SleepFor(core::Duration d) {
+  if (d <= core::Duration::zero()) return;
+  const std::chrono::duration<double, std::micro> scaled = d;
+  std::this_thread::sleep_for(
+      std::chrono::duration_cast<std::chrono::microseconds>(scaled / factor_));
+}
+
+}  // namespace quell::system

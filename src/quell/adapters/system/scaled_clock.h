@@ -1,0 +1,24 @@
+#pragma once
+
+#include <chrono>
+
+#include "quell/core/ports/clock.h"
+
+namespace quell::system {
+
+// A clock that runs `factor` times faster than the wall, from `start`: `quell demo` lets an
+// outage of minutes of one-minute polls play in seconds. Sleeps shrink by the same factor, so
+// schedules, cooldowns and backoffs keep their proportions. Thread-safe.
+class ScaledClock : public core::Clock {
+ public:
+  ScaledClock(core::WallTime start, double factor);
+  core::WallTime Now() override;
+  void SleepFor(core::Duration d) override;
+
+ private:
+  const core::WallTime start_;
+  const double factor_;
+  const std::chrono::steady_clock::time_point origin_;
+};
+
+}  // namespace quell::system
