@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "quell/cli/apply_command.h"
+#include "quell/cli/demo_command.h"
 #include "quell/cli/dispatch_command.h"
 #include "quell/cli/policy_flags.h"
 #include "quell/cli/poll_commands.h"
@@ -117,12 +118,19 @@ int main(int argc, char** argv) {
                            "The lease owner id (default: host:pid:random)");
   dispatch_cmd->add_flag("--once", dispatch.once, "Deliver what is due now, then exit");
 
+  CLI::App* demo_cmd = app.add_subcommand(
+      "demo",
+      "Play a scripted support-agent outage against a built-in quell-sim and a receiver that "
+      "times out after accepting, on a clock 60x the wall (under a minute); check that one "
+      "open and one resolve arrived, no duplicate");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
 
+  if (demo_cmd->parsed()) return quell::cli::RunDemo(stdout, stderr);
   if (replay_cmd->parsed()) {
     auto policy = replay_policy.Resolve();
     if (!policy) {
