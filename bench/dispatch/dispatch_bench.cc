@@ -3,7 +3,7 @@
 //
 //   dispatch_bench --mode throughput --backend sqlite|postgres [--url URL] [--dir DIR]
 //                  [--rows 100000] [--concurrency 16] [--batch 256] [--ceiling-rows N]
-//                  [--prepare-threads 2] [--claim-ahead 1|0]
+//                  [--prepare-threads 2] [--claim-ahead 1|0] [--record-every 64]
 //   dispatch_bench --mode latency --backend sqlite|postgres [--url URL] [--dir DIR]
 //                  [--rate 1000] [--seconds 10] [--concurrency 16] [--idle-ms 1000]
 //                  [--per-commit 1]
@@ -225,6 +225,7 @@ struct Flags {
   size_t rate = 1000, seconds = 10, idle_ms = 1000, per_commit = 1;
   size_t prepare_threads = 2;  // DispatcherOptions::prepare_threads
   size_t claim_ahead = 1;      // 1: Dispatcher::ClaimAheadWith a second connection
+  size_t record_every = 64;    // DispatcherOptions::record_every
 };
 
 Flags ParseFlags(int argc, char** argv) {
@@ -240,6 +241,7 @@ Flags ParseFlags(int argc, char** argv) {
     if (flag == "--concurrency") f.concurrency = std::stoul(value);
     if (flag == "--prepare-threads") f.prepare_threads = std::stoul(value);
     if (flag == "--claim-ahead") f.claim_ahead = std::stoul(value);
+    if (flag == "--record-every") f.record_every = std::stoul(value);
     if (flag == "--batch") f.batch = std::stoul(value);
     if (flag == "--ceiling-rows") f.ceiling_rows = std::stoul(value);
     if (flag == "--rate") f.rate = std::stoul(value);
@@ -410,6 +412,7 @@ int Throughput(const Flags& f) {
   options.owner = "bench";
   options.claim_batch = f.batch;
   options.prepare_threads = static_cast<uint32_t>(f.prepare_threads);
+  options.record_every = f.record_every;
   // Claims ahead overlap the sends; their time is counted apart, not in the dispatcher's.
   Spent ahead_spent;
   TimedStore ahead_store(*stores.ahead_outbox, ahead_spent);
