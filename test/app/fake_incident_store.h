@@ -89,7 +89,7 @@ class FakeIncidentStore : public core::IncidentStore {
       return core::MakeError(core::ErrorCode::kUnavailable, "injected count failure");
     }
     uint64_t n = 0;
-    for (auto& [k, v] : state_.incidents) n += v.is_open() ? 1 : 0;
+    for (auto& [k, v] : state_.incidents) n += v.is_open() ? 1U : 0U;
     return n;
   }
   core::Result<std::map<std::string, uint64_t>> CountOutboxByStatus() override {
