@@ -53,13 +53,13 @@ TEST(HealthRoutesTest, ServeLivenessReadinessAndMetrics) {
   testing::FakeClock clock(kStart);
   std::optional<core::WallTime> last;
   core::Status ping;
-  std::vector<OpsRoute> routes = HealthRoutes(HealthSources{
-      .clock = &clock,
-      .started_at = kStart,
-      .policy = kPolicy,
-      .last_complete_cycle = [&] { return last; },
-      .ping_store = [&] { return ping; },
-      .render_metrics = [] { return std::string("quell_x 1\n"); }});
+  std::vector<OpsRoute> routes =
+      HealthRoutes(HealthSources{.clock = &clock,
+                                 .started_at = kStart,
+                                 .policy = kPolicy,
+                                 .last_complete_cycle = [&] { return last; },
+                                 .ping_store = [&] { return ping; },
+                                 .render_metrics = [] { return std::string("quell_x 1\n"); }});
   ASSERT_EQ(routes.size(), 3U);
   auto route = [&](const std::string& path) -> const OpsRoute& {
     for (const OpsRoute& r : routes) {

@@ -77,9 +77,8 @@ TEST(RunMetricsTest, CountsSendsPerChannelAndObservesLatency) {
   MetricsRegistry registry;
   RunMetrics metrics(registry);
   DispatchReport report;
-  report.by_channel["ops"] = ChannelTally{.attempts = 3,
-                                          .failures = 1,
-                                          .delivery_latencies = {milliseconds(40), seconds(2)}};
+  report.by_channel["ops"] = ChannelTally{
+      .attempts = 3, .failures = 1, .delivery_latencies = {milliseconds(40), seconds(2)}};
   report.by_channel["sms"] = ChannelTally{.attempts = 1, .failures = 1, .delivery_latencies = {}};
   metrics.OnDispatch(report, kAt);
   metrics.OnDispatch(report, kAt);
@@ -141,8 +140,8 @@ TEST(OutcomeRecorderTallyTest, CountsAttemptsFailuresAndLatencyPerChannel) {
   testing::FakeOutboxStore outbox;
   testing::FakeClock clock(kAt);
   std::vector<core::OutboxRow> rows;
-  for (auto [id, channel] : {std::pair{"k1", "ops"}, std::pair{"k2", "ops"},
-                             std::pair{"k3", "sms"}, std::pair{"k4", "sms"}}) {
+  for (auto [id, channel] : {std::pair{"k1", "ops"}, std::pair{"k2", "ops"}, std::pair{"k3", "sms"},
+                             std::pair{"k4", "sms"}}) {
     core::OutboxRow row;
     row.idempotency_key = id;
     row.key = id;

@@ -49,8 +49,8 @@ void OutcomeRecorder::Flush() {
       switch (outcome.kind) {
         case core::OutboxOutcome::Kind::kSent:
           ++report_.sent;
-          report_.by_channel[rows_[i]->channel].delivery_latencies.push_back(
-              now - rows_[i]->created_at);
+          report_.by_channel[rows_[i]->channel].delivery_latencies.push_back(now -
+                                                                             rows_[i]->created_at);
           break;
         case core::OutboxOutcome::Kind::kReschedule:
           ++report_.retried;

@@ -64,28 +64,21 @@ OpsResponse ReadinessVerdict(const core::Status& store_ping) {
 std::vector<OpsRoute> HealthRoutes(HealthSources sources) {
   auto s = std::make_shared<const HealthSources>(std::move(sources));
   std::vector<OpsRoute> routes;
-  routes.push_back(OpsRoute{.method = "GET",
-                            .pattern = "/healthz",
-                            .write = false,
-                            .handler = [s](const OpsRequest&) {
-                              return LivenessVerdict(s->last_complete_cycle(), s->started_at,
-                                                     s->clock->Now(), s->policy);
-                            }});
-  routes.push_back(OpsRoute{.method = "GET",
-                            .pattern = "/readyz",
-                            .write = false,
-                            .handler = [s](const OpsRequest&) {
-                              return ReadinessVerdict(s->ping_store());
-                            }});
-  routes.push_back(OpsRoute{.method = "GET",
-                            .pattern = "/metrics",
-                            .write = false,
-                            .handler = [s](const OpsRequest&) {
-                              OpsResponse response;
-                              response.content_type = kMetricsContentType;
-                              response.body = s->render_metrics();
-                              return response;
-                            }});
+  routes.push_back(OpsRoute{
+      .method = "GET", .pattern = "/healthz", .write = false, .handler = [s](const OpsRequest&) {
+        return LivenessVerdict(s->last_complete_cycle(), s->started_at, s->clock->Now(), s->policy);
+      }});
+  routes.push_back(OpsRoute{
+      .method = "GET", .pattern = "/readyz", .write = false, .handler = [s](const OpsRequest&) {
+        return ReadinessVerdict(s->ping_store());
+      }});
+  routes.push_back(OpsRoute{
+      .method = "GET", .pattern = "/metrics", .write = false, .handler = [s](const OpsRequest&) {
+        OpsResponse response;
+        response.content_type = kMetricsContentType;
+        response.body = s->render_metrics();
+        return response;
+      }});
   return routes;
 }
 

@@ -137,8 +137,7 @@ MetricsRegistry::Counter MetricsRegistry::AddCounter(const std::string& name,
                                                      const std::string& help) {
   return Counter(this, &Declare(name, help, kCounter, {}));
 }
-MetricsRegistry::Gauge MetricsRegistry::AddGauge(const std::string& name,
-                                                 const std::string& help) {
+MetricsRegistry::Gauge MetricsRegistry::AddGauge(const std::string& name, const std::string& help) {
   return Gauge(this, &Declare(name, help, kGauge, {}));
 }
 MetricsRegistry::Histogram MetricsRegistry::AddHistogram(const std::string& name,

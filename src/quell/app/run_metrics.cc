@@ -11,13 +11,14 @@ namespace quell::app {
 namespace {
 
 constexpr std::array kDecisions = {
-    core::DecisionKind::kNotify,  core::DecisionKind::kUpdateOnly, core::DecisionKind::kWaitForHealth,
-    core::DecisionKind::kResolve, core::DecisionKind::kIgnore,     core::DecisionKind::kUnknown,
+    core::DecisionKind::kNotify,        core::DecisionKind::kUpdateOnly,
+    core::DecisionKind::kWaitForHealth, core::DecisionKind::kResolve,
+    core::DecisionKind::kIgnore,        core::DecisionKind::kUnknown,
     core::DecisionKind::kStale};
-constexpr std::array kStatuses = {
-    core::OutboxStatus::kPending, core::OutboxStatus::kInFlight,   core::OutboxStatus::kSent,
-    core::OutboxStatus::kDead,    core::OutboxStatus::kShadow,     core::OutboxStatus::kSuperseded,
-    core::OutboxStatus::kFolded};
+constexpr std::array kStatuses = {core::OutboxStatus::kPending, core::OutboxStatus::kInFlight,
+                                  core::OutboxStatus::kSent,    core::OutboxStatus::kDead,
+                                  core::OutboxStatus::kShadow,  core::OutboxStatus::kSuperseded,
+                                  core::OutboxStatus::kFolded};
 
 double Seconds(core::Duration d) { return std::chrono::duration<double>(d).count(); }
 double UnixSeconds(core::WallTime t) { return Seconds(t.time_since_epoch()); }
@@ -33,8 +34,8 @@ RunMetrics::RunMetrics(MetricsRegistry& registry)
           "quell_poll_failures_total",
           "Condition polls that failed, by condition and reason (source: the poll failed or was "
           "partial; apply: the observations did not commit).")),
-      observations_(registry.AddCounter("quell_observations_total",
-                                        "Observations applied, by decision.")),
+      observations_(
+          registry.AddCounter("quell_observations_total", "Observations applied, by decision.")),
       last_complete_cycle_(registry.AddGauge(
           "quell_last_complete_cycle_timestamp_seconds",
           "Unix time at which the last poll cycle ended, whatever its sources did.")),

@@ -23,8 +23,7 @@ class RunMetrics : public RunListener {
   explicit RunMetrics(MetricsRegistry& registry);
 
   void OnCycleStart(const std::string& run_id, core::WallTime at) override;
-  void OnCycleEnd(const std::string& run_id, const CycleReport& report,
-                  core::WallTime at) override;
+  void OnCycleEnd(const std::string& run_id, const CycleReport& report, core::WallTime at) override;
   void OnDispatch(const DispatchReport& report, core::WallTime at) override;
 
   // Reads open incidents and outbox rows per status from `store` (two aggregate queries) into

@@ -78,7 +78,8 @@ TEST_F(OpsHttpServerTest, ClosedReadsNeedTheToken) {
   ASSERT_TRUE(ok);
   EXPECT_EQ(ok->status, 200);
   EXPECT_EQ(ok->body, R"({"status":"ok"})");
-  auto lower_scheme = client_->Get("/healthz", {{"Authorization", std::string("bearer ") + kToken}});
+  auto lower_scheme =
+      client_->Get("/healthz", {{"Authorization", std::string("bearer ") + kToken}});
   ASSERT_TRUE(lower_scheme);
   EXPECT_EQ(lower_scheme->status, 200);
 }
@@ -156,8 +157,8 @@ TEST(OpsHttpServerStartTest, RejectsBadAddressesAndPatterns) {
     ASSERT_FALSE(port.ok()) << listen;
     EXPECT_EQ(port.error().code, core::ErrorCode::kInvalidArgument) << listen;
   }
-  std::vector<app::OpsRoute> bad = {app::OpsRoute{
-      .method = "GET", .pattern = "(", .write = false, .handler = nullptr}};
+  std::vector<app::OpsRoute> bad = {
+      app::OpsRoute{.method = "GET", .pattern = "(", .write = false, .handler = nullptr}};
   OpsHttpServer server({.listen = "127.0.0.1:0", .token = "", .open_reads = true, .threads = 1},
                        bad);
   auto port = server.Start();
