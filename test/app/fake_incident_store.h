@@ -83,6 +83,22 @@ class FakeIncidentStore : public core::IncidentStore {
   }
   core::Result<uint64_t> CountDecisions() override { return state_.decisions.size(); }
   core::Result<uint64_t> CountPolls() override { return state_.polls.size(); }
+  core::Result<uint64_t> CountOpenIncidents() override {
+    if (count_failures_ > 0) {
+      --count_failures_;
+      return core::MakeError(core::ErrorCode::kUnavailable, "injected count failure");
+    }
+    uint64_t n = 0;
+    for (auto& [k, v] : state_.incidents) n += v.is_open() ? 1U : 0U;
+    return n;
+  }
+  core::Result<std::map<std::string, uint64_t>> CountOutboxByStatus() override {
+    std::map<std::string, uint64_t> out;
+    for (auto& [k, v] : state_.outbox) ++out[core::OutboxStatusName(v.status)];
+    return out;
+  }
+  // The next `n` CountOpenIncidents calls fail with kUnavailable.
+  void FailNextCount(int n) { count_failures_ = n; }
 
  private:
   class Tx : public core::StoreTransaction {
@@ -186,6 +202,7 @@ class FakeIncidentStore : public core::IncidentStore {
   core::ErrorCode commit_code_ = core::ErrorCode::kConflict;
   int begins_ = 0;
   int puts_ = 0;
+  int count_failures_ = 0;
 };
 
 }  // namespace quell::testing

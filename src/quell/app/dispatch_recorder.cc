@@ -14,6 +14,11 @@ OutcomeRecorder::OutcomeRecorder(core::OutboxStore& store, core::Clock& clock,
       report_(report) {}
 
 void OutcomeRecorder::Add(const core::OutboxRow& row, core::OutboxOutcome outcome) {
+  if (outcome.kind != core::OutboxOutcome::Kind::kDefer) {
+    ChannelTally& tally = report_.by_channel[row.channel];
+    ++tally.attempts;
+    if (outcome.kind != core::OutboxOutcome::Kind::kSent) ++tally.failures;
+  }
   rows_.push_back(&row);
   outcomes_.push_back(std::move(outcome));
   if (outcomes_.size() >= flush_every_) Flush();
@@ -22,7 +27,8 @@ void OutcomeRecorder::Add(const core::OutboxRow& row, core::OutboxOutcome outcom
 void OutcomeRecorder::Flush() {
   if (outcomes_.empty()) return;
   ++report_.record_batches;
-  auto statuses = store_.RecordOutcomes(owner_, outcomes_, clock_.Now());
+  const core::WallTime now = clock_.Now();
+  auto statuses = store_.RecordOutcomes(owner_, outcomes_, now);
   if (!statuses) {
     // Nothing of the batch was recorded: the rows stay leased and, once the lease expires,
     // are claimed and sent again with the same idempotency keys.
@@ -43,6 +49,8 @@ void OutcomeRecorder::Flush() {
       switch (outcome.kind) {
         case core::OutboxOutcome::Kind::kSent:
           ++report_.sent;
+          report_.by_channel[rows_[i]->channel].delivery_latencies.push_back(now -
+                                                                             rows_[i]->created_at);
           break;
         case core::OutboxOutcome::Kind::kReschedule:
           ++report_.retried;

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -11,6 +12,14 @@
 #include "quell/core/ports/outbox_store.h"
 
 namespace quell::app {
+
+// One channel's share of a dispatcher round, for the metrics.
+struct ChannelTally {
+  uint64_t attempts = 0;  // rows handed to the channel; a row a pacing rule held is not one
+  uint64_t failures = 0;  // attempts that did not end sent (rescheduled or dead)
+  // Per row recorded sent: from its commit (created_at) to the recording of the delivery.
+  std::vector<core::Duration> delivery_latencies;
+};
 
 struct DispatchReport {
   uint64_t claimed = 0;
@@ -26,6 +35,7 @@ struct DispatchReport {
   // else the earliest retry this run scheduled; nullopt when neither, so the caller waits its
   // idle interval (new rows only come from polls).
   std::optional<core::WallTime> next_due;
+  std::map<std::string, ChannelTally> by_channel;  // filled by OutcomeRecorder
 };
 
 // Records what became of claimed rows through OutboxStore::RecordOutcomes, `flush_every`

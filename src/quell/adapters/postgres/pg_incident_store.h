@@ -1,5 +1,6 @@
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 
@@ -50,6 +51,9 @@ class PgIncidentStore : public core::IncidentStore, public core::OutboxStore {
                                                         core::WallTime end) override;
   core::Result<std::string> ThreadRemoteId(std::string_view key, uint64_t generation,
                                            std::string_view channel) override;
+
+  core::Result<uint64_t> CountOpenIncidents() override;
+  core::Result<std::map<std::string, uint64_t>> CountOutboxByStatus() override;
 
   class Connection;
 

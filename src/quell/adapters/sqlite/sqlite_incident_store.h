@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -56,6 +57,9 @@ class SqliteIncidentStore : public core::IncidentStore, public core::OutboxStore
                                                         core::WallTime end) override;
   core::Result<std::string> ThreadRemoteId(std::string_view key, uint64_t generation,
                                            std::string_view channel) override;
+
+  core::Result<uint64_t> CountOpenIncidents() override;
+  core::Result<std::map<std::string, uint64_t>> CountOutboxByStatus() override;
 
   struct Statements;        // prepared once, reused by every transaction
   struct OutboxStatements;  // the dispatcher's, in sqlite_outbox_store.cc

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -125,6 +126,11 @@ class IncidentStore {
   // Decision log lines and polls recorded; for tests and operators.
   virtual Result<uint64_t> CountDecisions() = 0;
   virtual Result<uint64_t> CountPolls() = 0;
+
+  // Open incidents, over every condition; cheap enough for every metrics refresh.
+  virtual Result<uint64_t> CountOpenIncidents() = 0;
+  // Outbox rows per status, keyed by OutboxStatusName; a status with no rows is absent.
+  virtual Result<std::map<std::string, uint64_t>> CountOutboxByStatus() = 0;
 };
 
 }  // namespace quell::core

@@ -1,0 +1,195 @@
+#include "quell/adapters/http_server/ops_http_server.h"
+
+#include <httplib.h>
+
+#include <charconv>
+#include <exception>
+#include <regex>
+#include <thread>
+#include <utility>
+
+#include "quell/core/json_escape.h"
+
+namespace quell::http_server {
+
+struct OpsHttpServer::CompiledRoute {
+  const app::OpsRoute* route;
+  std::regex pattern;
+};
+
+namespace {
+
+void SendError(httplib::Response& res, int status, const char* code, const std::string& message) {
+  std::string body = R"({"error":{"code":")";
+  body.append(code).append(R"(","message":)");
+  core::AppendJsonString(body, message);
+  body.append("}}");
+  res.status = status;
+  res.set_content(body, "application/json");
+}
+
+// The token after "Bearer " (scheme case-insensitive), or empty.
+std::string_view BearerToken(const httplib::Request& req) {
+  auto it = req.headers.find("Authorization");
+  if (it == req.headers.end()) return {};
+  std::string_view value{it->second};
+  constexpr std::string_view kScheme = "bearer ";
+  if (value.size() <= kScheme.size()) return {};
+  for (size_t i = 0; i < kScheme.size(); ++i) {
+    const char c = value[i];
+    if ((c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c) != kScheme[i]) return {};
+  }
+  value.remove_prefix(kScheme.size());
+  while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
+  return value;
+}
+
+}  // namespace
+
+bool ConstantTimeEquals(std::string_view expected, std::string_view given) {
+  unsigned diff = expected.size() == given.size() ? 0U : 1U;
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const char g = i < given.size() ? given[i] : '\0';
+    diff |= static_cast<unsigned>(static_cast<unsigned char>(expected[i]) ^
+                                  static_cast<unsigned char>(g));
+  }
+  return diff == 0;
+}
+
+core::Result<std::pair<std::string, int>> ParseListenAddress(const std::string& listen) {
+  const auto bad = [&](const std::string& why) {
+    return core::MakeError(core::ErrorCode::kInvalidArgument,
+                           "listen address \"" + listen + "\": " + why);
+  };
+  const size_t colon = listen.rfind(':');
+  if (colon == std::string::npos || colon == 0) return bad("expected host:port");
+  std::string host = listen.substr(0, colon);
+  if (host.front() == '[') {
+    if (host.size() < 3 || host.back() != ']') return bad("expected [address]:port");
+    host = host.substr(1, host.size() - 2);
+  } else if (host.find(':') != std::string::npos) {
+    return bad("an IPv6 address must be in brackets");
+  }
+  const std::string_view port_text = std::string_view{listen}.substr(colon + 1);
+  int port = -1;
+  auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  if (port_text.empty() || ec != std::errc() || end != port_text.data() + port_text.size() ||
+      port < 0 || port > 65535) {
+    return bad("port must be a number from 0 to 65535");
+  }
+  return std::pair(std::move(host), port);
+}
+
+OpsHttpServer::OpsHttpServer(OpsServerOptions options, std::vector<app::OpsRoute> routes)
+    : options_(std::move(options)),
+      routes_(std::move(routes)),
+      http_(std::make_unique<httplib::Server>()) {}
+
+OpsHttpServer::~OpsHttpServer() { Stop(); }
+
+core::Result<int> OpsHttpServer::Start() {
+  auto address = ParseListenAddress(options_.listen);
+  if (!address) return address.error();
+  compiled_.clear();
+  for (const app::OpsRoute& route : routes_) {
+    try {
+      compiled_.push_back(CompiledRoute{&route, std::regex(route.pattern)});
+    } catch (const std::regex_error& e) {
+      return core::MakeError(core::ErrorCode::kInvalidArgument,
+                             "route pattern \"" + route.pattern + "\": " + e.what());
+    }
+  }
+
+  const int threads = options_.threads > 0 ? options_.threads : 1;
+  http_->new_task_queue = [threads] {
+    return new httplib::ThreadPool(static_cast<size_t>(threads));
+  };
+  http_->set_payload_max_length(size_t{1} << 20);
+  http_->set_exception_handler(
+      [](const httplib::Request&, httplib::Response& res, const std::exception_ptr&) {
+        SendError(res, 500, "internal", "the handler failed");
+      });
+
+  const auto handle = [this](const httplib::Request& req, httplib::Response& res) {
+    const CompiledRoute* found = nullptr;
+    std::smatch match;
+    std::string allow;
+    for (const CompiledRoute& c : compiled_) {
+      std::smatch m;
+      if (!std::regex_match(req.path, m, c.pattern)) continue;
+      if (c.route->method == req.method) {
+        found = &c;
+        match = std::move(m);
+        break;
+      }
+      if (!allow.empty()) allow.append(", ");
+      allow.append(c.route->method);
+    }
+    if (found == nullptr) {
+      if (allow.empty()) return SendError(res, 404, "not_found", "no route " + req.path);
+      res.set_header("Allow", allow);
+      return SendError(res, 405, "method_not_allowed", req.method + " is not allowed here");
+    }
+    const bool needs_token = found->route->write || !options_.open_reads;
+    if (needs_token) {
+      if (options_.token.empty()) {
+        return SendError(res, 403, "forbidden", "no API token is configured");
+      }
+      if (!ConstantTimeEquals(options_.token, BearerToken(req))) {
+        res.set_header("WWW-Authenticate", "Bearer");
+        return SendError(res, 401, "unauthorized", "a valid bearer token is required");
+      }
+    }
+    app::OpsRequest request;
+    request.method = req.method;
+    request.path = req.path;
+    for (size_t i = 1; i < match.size(); ++i) request.captures.push_back(match[i].str());
+    for (const auto& [name, value] : req.params) request.query.emplace(name, value);
+    request.body = req.body;
+    request.actor = "http";
+    app::OpsResponse response;
+    try {
+      response = found->route->handler(request);
+    } catch (const std::exception&) {
+      return SendError(res, 500, "internal", "the handler failed");
+    }
+    res.status = response.status;
+    res.set_content(response.body, response.content_type);
+  };
+  http_->Get(".*", handle);
+  http_->Post(".*", handle);
+  http_->Put(".*", handle);
+  http_->Patch(".*", handle);
+  http_->Delete(".*", handle);
+  http_->Options(".*", handle);
+
+  const auto& [host, port] = *address;
+  if (port == 0) {
+    port_ = http_->bind_to_any_port(host);
+    if (port_ <= 0) {
+      return core::MakeError(core::ErrorCode::kUnavailable, "cannot bind " + host + ":0");
+    }
+  } else {
+    if (!http_->bind_to_port(host, port)) {
+      return core::MakeError(core::ErrorCode::kUnavailable, "cannot bind " + options_.listen);
+    }
+    port_ = port;
+  }
+  listen_returned_ = false;
+  thread_ = std::thread([this] {
+    http_->listen_after_bind();
+    listen_returned_ = true;
+  });
+  return port_;
+}
+
+void OpsHttpServer::Stop() {
+  if (!thread_.joinable()) return;
+  // httplib's stop() does nothing until the accept loop runs; a Stop right after Start must
+  // wait for it, or the join would hang. Connections queue in the backlog meanwhile.
+  while (!http_->is_running() && !listen_returned_) std::this_thread::yield();
+  http_->stop();
+  thread_.join();
+}
+
+}  // namespace quell::http_server

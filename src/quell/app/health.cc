@@ -1,0 +1,85 @@
+#include "quell/app/health.h"
+
+#include <chrono>
+#include <memory>
+#include <utility>
+
+#include "quell/app/metrics.h"
+#include "quell/core/json_escape.h"
+
+namespace quell::app {
+namespace {
+
+void AppendSeconds(std::string& out, core::Duration d) {
+  AppendMetricValue(out, std::chrono::duration<double>(d).count());
+}
+
+OpsResponse Json(int status, std::string body) {
+  OpsResponse response;
+  response.status = status;
+  response.body = std::move(body);
+  return response;
+}
+
+}  // namespace
+
+OpsResponse LivenessVerdict(std::optional<core::WallTime> last_complete_cycle,
+                            core::WallTime started_at, core::WallTime now,
+                            const LivenessPolicy& policy) {
+  const core::Duration limit = 2 * policy.interval + policy.grace;
+  const core::WallTime since = last_complete_cycle.value_or(started_at);
+  const core::Duration age = now - since;
+  const bool ok = age <= limit;
+  std::string reason;
+  if (last_complete_cycle) {
+    reason = ok ? "the last complete cycle is recent" : "the last complete cycle is too old";
+  } else {
+    reason = ok ? "starting: no complete cycle yet" : "no complete cycle since start-up";
+  }
+  std::string body = R"({"status":)";
+  body.append(ok ? R"("ok")" : R"("stale")").append(R"(,"reason":)");
+  core::AppendJsonString(body, reason);
+  body.append(R"(,"last_complete_cycle":)");
+  if (last_complete_cycle) {
+    core::AppendJsonString(body, core::FormatRfc3339(*last_complete_cycle));
+  } else {
+    body.append("null");
+  }
+  body.append(R"(,"age_seconds":)");
+  AppendSeconds(body, age);
+  body.append(R"(,"limit_seconds":)");
+  AppendSeconds(body, limit);
+  body.append("}");
+  return Json(ok ? 200 : 503, std::move(body));
+}
+
+OpsResponse ReadinessVerdict(const core::Status& store_ping) {
+  if (store_ping) return Json(200, R"({"status":"ready"})");
+  std::string body = R"({"status":"unready","reason":)";
+  core::AppendJsonString(body, "store: " + store_ping.error().message);
+  body.append("}");
+  return Json(503, std::move(body));
+}
+
+std::vector<OpsRoute> HealthRoutes(HealthSources sources) {
+  auto s = std::make_shared<const HealthSources>(std::move(sources));
+  std::vector<OpsRoute> routes;
+  routes.push_back(OpsRoute{
+      .method = "GET", .pattern = "/healthz", .write = false, .handler = [s](const OpsRequest&) {
+        return LivenessVerdict(s->last_complete_cycle(), s->started_at, s->clock->Now(), s->policy);
+      }});
+  routes.push_back(OpsRoute{
+      .method = "GET", .pattern = "/readyz", .write = false, .handler = [s](const OpsRequest&) {
+        return ReadinessVerdict(s->ping_store());
+      }});
+  routes.push_back(OpsRoute{
+      .method = "GET", .pattern = "/metrics", .write = false, .handler = [s](const OpsRequest&) {
+        OpsResponse response;
+        response.content_type = kMetricsContentType;
+        response.body = s->render_metrics();
+        return response;
+      }});
+  return routes;
+}
+
+}  // namespace quell::app

@@ -1,0 +1,190 @@
+// The ops server on a real loopback port, spoken to over real HTTP by cpp-httplib's client.
+#include "quell/adapters/http_server/ops_http_server.h"
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace quell::http_server {
+namespace {
+
+constexpr const char* kToken = "s3cret-token-0123456789";
+
+std::vector<app::OpsRoute> Routes(std::atomic<int>& writes) {
+  std::vector<app::OpsRoute> routes;
+  routes.push_back(app::OpsRoute{.method = "GET",
+                                 .pattern = "/healthz",
+                                 .write = false,
+                                 .handler = [](const app::OpsRequest&) {
+                                   return app::OpsResponse{.status = 200,
+                                                           .content_type = "application/json",
+                                                           .body = R"({"status":"ok"})"};
+                                 }});
+  routes.push_back(app::OpsRoute{
+      .method = "POST",
+      .pattern = "/v1/incidents/([^/]+)/ack",
+      .write = true,
+      .handler = [&writes](const app::OpsRequest& r) {
+        ++writes;
+        std::string body = r.method + " " + r.captures.at(0) + " " + r.body + " " + r.actor;
+        auto it = r.query.find("by");
+        if (it != r.query.end()) body += " by=" + it->second;
+        return app::OpsResponse{.status = 202, .content_type = "text/plain", .body = body};
+      }});
+  routes.push_back(app::OpsRoute{.method = "GET",
+                                 .pattern = "/boom",
+                                 .write = false,
+                                 .handler = [](const app::OpsRequest&) -> app::OpsResponse {
+                                   throw std::runtime_error("handler bug");
+                                 }});
+  return routes;
+}
+
+class OpsHttpServerTest : public ::testing::Test {
+ protected:
+  void StartServer(OpsServerOptions options) {
+    server_ = std::make_unique<OpsHttpServer>(std::move(options), Routes(writes_));
+    auto port = server_->Start();
+    ASSERT_TRUE(port.ok()) << port.error().message;
+    ASSERT_GT(*port, 0);
+    EXPECT_EQ(server_->port(), *port);
+    client_ = std::make_unique<httplib::Client>("127.0.0.1", *port);
+  }
+  httplib::Headers Bearer(const std::string& token) {
+    return {{"Authorization", "Bearer " + token}};
+  }
+
+  std::atomic<int> writes_{0};
+  std::unique_ptr<OpsHttpServer> server_;
+  std::unique_ptr<httplib::Client> client_;
+};
+
+TEST_F(OpsHttpServerTest, ClosedReadsNeedTheToken) {
+  StartServer({.listen = "127.0.0.1:0", .token = kToken, .open_reads = false, .threads = 2});
+  auto denied = client_->Get("/healthz");
+  ASSERT_TRUE(denied);
+  EXPECT_EQ(denied->status, 401);
+  EXPECT_EQ(denied->get_header_value("Content-Type"), "application/json");
+  EXPECT_NE(denied->body.find(R"("code":"unauthorized")"), std::string::npos) << denied->body;
+  EXPECT_EQ(denied->body.find(kToken), std::string::npos);
+  auto wrong = client_->Get("/healthz", Bearer("s3cret-token-0123456780"));
+  ASSERT_TRUE(wrong);
+  EXPECT_EQ(wrong->status, 401);
+  auto ok = client_->Get("/healthz", Bearer(kToken));
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->status, 200);
+  EXPECT_EQ(ok->body, R"({"status":"ok"})");
+  auto lower_scheme =
+      client_->Get("/healthz", {{"Authorization", std::string("bearer ") + kToken}});
+  ASSERT_TRUE(lower_scheme);
+  EXPECT_EQ(lower_scheme->status, 200);
+}
+
+TEST_F(OpsHttpServerTest, OpenReadsStillGuardWrites) {
+  StartServer({.listen = "127.0.0.1:0", .token = kToken, .open_reads = true, .threads = 2});
+  auto read = client_->Get("/healthz");
+  ASSERT_TRUE(read);
+  EXPECT_EQ(read->status, 200);
+
+  auto anonymous = client_->Post("/v1/incidents/acme%3Ax/ack", "{}", "application/json");
+  ASSERT_TRUE(anonymous);
+  EXPECT_EQ(anonymous->status, 401);
+  EXPECT_EQ(writes_, 0);
+
+  auto write = client_->Post("/v1/incidents/acme%3Ax/ack?by=ann%20b", Bearer(kToken),
+                             R"({"reason":"x"})", "application/json");
+  ASSERT_TRUE(write);
+  EXPECT_EQ(write->status, 202);
+  EXPECT_EQ(write->body, R"(POST acme:x {"reason":"x"} http by=ann b)");
+  EXPECT_EQ(write->get_header_value("Content-Type"), "text/plain");
+  EXPECT_EQ(writes_, 1);
+}
+
+TEST_F(OpsHttpServerTest, NoTokenRefusesWrites) {
+  StartServer({.listen = "127.0.0.1:0", .token = "", .open_reads = true, .threads = 2});
+  auto write = client_->Post("/v1/incidents/a/ack", Bearer(""), "{}", "application/json");
+  ASSERT_TRUE(write);
+  EXPECT_EQ(write->status, 403);
+  EXPECT_NE(write->body.find(R"("code":"forbidden")"), std::string::npos);
+  EXPECT_EQ(writes_, 0);
+  auto read = client_->Get("/healthz");
+  ASSERT_TRUE(read);
+  EXPECT_EQ(read->status, 200);
+}
+
+TEST_F(OpsHttpServerTest, UnknownPathWrongMethodAndThrowingHandler) {
+  StartServer({.listen = "127.0.0.1:0", .token = kToken, .open_reads = true, .threads = 2});
+  auto missing = client_->Get("/nope");
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->status, 404);
+  EXPECT_NE(missing->body.find(R"("code":"not_found")"), std::string::npos);
+  // The whole path must match: a prefix of a route is not that route.
+  auto prefix = client_->Get("/healthz/extra");
+  ASSERT_TRUE(prefix);
+  EXPECT_EQ(prefix->status, 404);
+
+  auto method = client_->Delete("/healthz");
+  ASSERT_TRUE(method);
+  EXPECT_EQ(method->status, 405);
+  EXPECT_EQ(method->get_header_value("Allow"), "GET");
+  EXPECT_NE(method->body.find(R"("code":"method_not_allowed")"), std::string::npos);
+
+  auto boom = client_->Get("/boom");
+  ASSERT_TRUE(boom);
+  EXPECT_EQ(boom->status, 500);
+  EXPECT_NE(boom->body.find(R"("code":"internal")"), std::string::npos);
+  EXPECT_EQ(boom->body.find("handler bug"), std::string::npos);
+}
+
+TEST_F(OpsHttpServerTest, StopRightAfterStartReturnsAndFreesThePort) {
+  StartServer({.listen = "127.0.0.1:0", .token = kToken, .open_reads = true, .threads = 1});
+  server_->Stop();
+  server_->Stop();  // idempotent
+  auto after = client_->Get("/healthz");
+  EXPECT_FALSE(after);
+}
+
+TEST(OpsHttpServerStartTest, RejectsBadAddressesAndPatterns) {
+  std::atomic<int> writes{0};
+  for (const char* listen : {"127.0.0.1", "127.0.0.1:http", "127.0.0.1:70000", ":80", "::1:80"}) {
+    OpsHttpServer server({.listen = listen, .token = "", .open_reads = true, .threads = 1},
+                         Routes(writes));
+    auto port = server.Start();
+    ASSERT_FALSE(port.ok()) << listen;
+    EXPECT_EQ(port.error().code, core::ErrorCode::kInvalidArgument) << listen;
+  }
+  std::vector<app::OpsRoute> bad = {
+      app::OpsRoute{.method = "GET", .pattern = "(", .write = false, .handler = nullptr}};
+  OpsHttpServer server({.listen = "127.0.0.1:0", .token = "", .open_reads = true, .threads = 1},
+                       bad);
+  auto port = server.Start();
+  ASSERT_FALSE(port.ok());
+  EXPECT_EQ(port.error().code, core::ErrorCode::kInvalidArgument);
+}
+
+TEST(OpsHttpServerStartTest, ParsesListenAddresses) {
+  auto v4 = ParseListenAddress("127.0.0.1:9464");
+  ASSERT_TRUE(v4.ok());
+  EXPECT_EQ(v4->first, "127.0.0.1");
+  EXPECT_EQ(v4->second, 9464);
+  auto v6 = ParseListenAddress("[::1]:0");
+  ASSERT_TRUE(v6.ok());
+  EXPECT_EQ(v6->first, "::1");
+  EXPECT_EQ(v6->second, 0);
+}
+
+TEST(ConstantTimeEqualsTest, EqualOnlyForTheSameBytes) {
+  EXPECT_TRUE(ConstantTimeEquals("abc", "abc"));
+  EXPECT_FALSE(ConstantTimeEquals("abc", "abd"));
+  EXPECT_FALSE(ConstantTimeEquals("abc", "ab"));
+  EXPECT_FALSE(ConstantTimeEquals("abc", "abcd"));
+  EXPECT_FALSE(ConstantTimeEquals("abc", ""));
+  EXPECT_FALSE(ConstantTimeEquals("", "x"));
+}
+
+}  // namespace
+}  // namespace quell::http_server

@@ -1,0 +1,209 @@
+#include "quell/app/run_metrics.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+
+#include "fake_clock.h"
+#include "fake_incident_store.h"
+#include "fake_outbox_store.h"
+#include "quell/app/dispatch_recorder.h"
+
+namespace quell::app {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+const core::WallTime kAt = *core::ParseRfc3339("2026-12-02T09:00:00Z");
+
+ConditionOutcome Outcome(const std::string& condition, bool source_ok, bool applied) {
+  ConditionOutcome c;
+  c.condition = condition;
+  c.source_ok = source_ok;
+  c.applied = applied;
+  return c;
+}
+
+TEST(RunMetricsTest, CountsPollsFailuresAndDecisions) {
+  MetricsRegistry registry;
+  RunMetrics metrics(registry);
+  CycleReport report;
+  ConditionOutcome ok = Outcome("errors", true, true);
+  ok.summary.poll.by_decision[static_cast<size_t>(core::DecisionKind::kNotify)] = 2;
+  ok.summary.poll.by_decision[static_cast<size_t>(core::DecisionKind::kUpdateOnly)] = 5;
+  report.conditions.push_back(ok);
+  report.conditions.push_back(Outcome("latency", false, false));
+  metrics.OnCycleStart("r1", kAt);
+  metrics.OnCycleEnd("r1", report, kAt + milliseconds(1500));
+
+  EXPECT_EQ(registry.AddCounter("quell_polls_total", "").Value({{"condition", "errors"}}), 1);
+  EXPECT_EQ(registry.AddCounter("quell_polls_total", "").Value({{"condition", "latency"}}), 1);
+  auto failures = registry.AddCounter("quell_poll_failures_total", "");
+  EXPECT_EQ(failures.Value({{"condition", "latency"}, {"reason", "source"}}), 1);
+  EXPECT_EQ(failures.Value({{"condition", "latency"}, {"reason", "apply"}}), 1);
+  EXPECT_EQ(failures.Value({{"condition", "errors"}, {"reason", "source"}}), 0);
+  auto observations = registry.AddCounter("quell_observations_total", "");
+  EXPECT_EQ(observations.Value({{"decision", "notify"}}), 2);
+  EXPECT_EQ(observations.Value({{"decision", "update_only"}}), 5);
+  auto cycles = registry.AddCounter("quell_poll_cycles_total", "");
+  EXPECT_EQ(cycles.Value({{"result", "failed"}}), 1);
+  EXPECT_EQ(cycles.Value({{"result", "ok"}}), 0);
+
+  const std::string text = registry.Render();
+  EXPECT_NE(text.find("quell_last_complete_cycle_timestamp_seconds 1796202001.5\n"),
+            std::string::npos)
+      << text;
+  // A failed cycle is complete but not successful.
+  EXPECT_EQ(text.find("\nquell_last_successful_cycle_timestamp_seconds "), std::string::npos);
+  EXPECT_NE(text.find("quell_observations_total{decision=\"stale\"} 0\n"), std::string::npos);
+  ASSERT_TRUE(metrics.LastCompleteCycle().has_value());
+  EXPECT_EQ(*metrics.LastCompleteCycle(), kAt + milliseconds(1500));
+}
+
+TEST(RunMetricsTest, NoCompleteCycleBeforeTheFirstEnds) {
+  MetricsRegistry registry;
+  RunMetrics metrics(registry);
+  metrics.OnCycleStart("r1", kAt);
+  EXPECT_FALSE(metrics.LastCompleteCycle().has_value());
+  metrics.OnCycleEnd("r1", CycleReport{}, kAt + seconds(1));
+  EXPECT_EQ(registry.AddCounter("quell_poll_cycles_total", "").Value({{"result", "ok"}}), 1);
+  EXPECT_NE(registry.Render().find("quell_last_successful_cycle_timestamp_seconds 1796202001\n"),
+            std::string::npos);
+}
+
+TEST(RunMetricsTest, CountsSendsPerChannelAndObservesLatency) {
+  MetricsRegistry registry;
+  RunMetrics metrics(registry);
+  DispatchReport report;
+  report.by_channel["ops"] = ChannelTally{
+      .attempts = 3, .failures = 1, .delivery_latencies = {milliseconds(40), seconds(2)}};
+  report.by_channel["sms"] = ChannelTally{.attempts = 1, .failures = 1, .delivery_latencies = {}};
+  metrics.OnDispatch(report, kAt);
+  metrics.OnDispatch(report, kAt);
+
+  EXPECT_EQ(registry.AddCounter("quell_send_attempts_total", "").Value({{"channel", "ops"}}), 6);
+  EXPECT_EQ(registry.AddCounter("quell_send_failures_total", "").Value({{"channel", "sms"}}), 2);
+  auto latency = registry.AddHistogram("quell_delivery_latency_seconds", "", {});
+  EXPECT_EQ(latency.Count({{"channel", "ops"}}), 4U);
+  const std::string text = registry.Render();
+  EXPECT_NE(text.find("quell_delivery_latency_seconds_bucket{channel=\"ops\",le=\"0.05\"} 2\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("quell_delivery_latency_seconds_bucket{channel=\"ops\",le=\"1\"} 2\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("quell_delivery_latency_seconds_bucket{channel=\"ops\",le=\"2.5\"} 4\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("quell_delivery_latency_seconds_count{channel=\"ops\"} 4\n"),
+            std::string::npos);
+}
+
+TEST(RunMetricsTest, RefreshesStoreGaugesAndKeepsThemOnFailure) {
+  MetricsRegistry registry;
+  RunMetrics metrics(registry);
+  testing::FakeIncidentStore store;
+  core::Incident open;
+  open.key = "a";
+  open.status = core::IncidentStatus::kOpen;
+  store.state().incidents["a"] = open;
+  core::Incident resolved = open;
+  resolved.key = "b";
+  resolved.status = core::IncidentStatus::kResolved;
+  store.state().incidents["b"] = resolved;
+  for (auto [id, status] : {std::pair{"k1", core::OutboxStatus::kPending},
+                            std::pair{"k2", core::OutboxStatus::kPending},
+                            std::pair{"k3", core::OutboxStatus::kDead}}) {
+    core::OutboxRow row;
+    row.idempotency_key = id;
+    row.status = status;
+    store.state().outbox[id] = row;
+  }
+  ASSERT_TRUE(metrics.RefreshStoreGauges(store).ok());
+  auto rows = registry.AddGauge("quell_outbox_rows", "");
+  EXPECT_EQ(registry.AddGauge("quell_open_incidents", "").Value(), 1);
+  EXPECT_EQ(rows.Value({{"status", "pending"}}), 2);
+  EXPECT_EQ(rows.Value({{"status", "dead"}}), 1);
+  EXPECT_NE(registry.Render().find("quell_outbox_rows{status=\"superseded\"} 0\n"),
+            std::string::npos);
+
+  store.state().outbox.clear();
+  store.FailNextCount(1);
+  EXPECT_FALSE(metrics.RefreshStoreGauges(store).ok());
+  EXPECT_EQ(rows.Value({{"status", "pending"}}), 2);
+  EXPECT_EQ(registry.AddCounter("quell_store_refresh_failures_total", "").Value(), 1);
+  ASSERT_TRUE(metrics.RefreshStoreGauges(store).ok());
+  EXPECT_EQ(rows.Value({{"status", "pending"}}), 0);  // a status that emptied goes to 0
+}
+
+TEST(OutcomeRecorderTallyTest, CountsAttemptsFailuresAndLatencyPerChannel) {
+  testing::FakeOutboxStore outbox;
+  testing::FakeClock clock(kAt);
+  std::vector<core::OutboxRow> rows;
+  for (auto [id, channel] : {std::pair{"k1", "ops"}, std::pair{"k2", "ops"}, std::pair{"k3", "sms"},
+                             std::pair{"k4", "sms"}}) {
+    core::OutboxRow row;
+    row.idempotency_key = id;
+    row.key = id;
+    row.channel = channel;
+    row.next_attempt_at = kAt;
+    row.created_at = kAt - seconds(3);
+    outbox.Add(row);
+  }
+  auto claimed = outbox.ClaimDue("me", kAt, seconds(60), 10);
+  ASSERT_TRUE(claimed.ok());
+  ASSERT_EQ(claimed->size(), 4U);
+  clock.SleepFor(milliseconds(250));
+  DispatchReport report;
+  OutcomeRecorder recorder(outbox, clock, "me", 10, report);
+  auto outcome = [](const core::OutboxRow& row, core::OutboxOutcome::Kind kind) {
+    core::OutboxOutcome o;
+    o.kind = kind;
+    o.idempotency_key = row.idempotency_key;
+    o.next_attempt_at = row.next_attempt_at + seconds(60);
+    return o;
+  };
+  recorder.Add((*claimed)[0], outcome((*claimed)[0], core::OutboxOutcome::Kind::kSent));
+  recorder.Add((*claimed)[1], outcome((*claimed)[1], core::OutboxOutcome::Kind::kReschedule));
+  recorder.Add((*claimed)[2], outcome((*claimed)[2], core::OutboxOutcome::Kind::kDead));
+  recorder.Add((*claimed)[3], outcome((*claimed)[3], core::OutboxOutcome::Kind::kDefer));
+  recorder.Flush();
+
+  ASSERT_EQ(report.by_channel.size(), 2U);
+  const ChannelTally& ops = report.by_channel.at("ops");
+  EXPECT_EQ(ops.attempts, 2U);
+  EXPECT_EQ(ops.failures, 1U);
+  ASSERT_EQ(ops.delivery_latencies.size(), 1U);
+  EXPECT_EQ(ops.delivery_latencies[0], milliseconds(3250));
+  const ChannelTally& sms = report.by_channel.at("sms");
+  EXPECT_EQ(sms.attempts, 1U);  // the deferred row was held, not attempted
+  EXPECT_EQ(sms.failures, 1U);
+  EXPECT_TRUE(sms.delivery_latencies.empty());
+}
+
+TEST(OutcomeRecorderTallyTest, NoLatencyForASendWhoseLeaseWasLost) {
+  testing::FakeOutboxStore outbox;
+  testing::FakeClock clock(kAt);
+  core::OutboxRow row;
+  row.idempotency_key = "k1";
+  row.key = "k1";
+  row.channel = "ops";
+  row.next_attempt_at = kAt;
+  row.created_at = kAt;
+  outbox.Add(row);
+  auto claimed = outbox.ClaimDue("me", kAt, seconds(60), 10);
+  ASSERT_TRUE(claimed.ok());
+  outbox.LoseLeaseBeforeRecord("k1");
+  DispatchReport report;
+  OutcomeRecorder recorder(outbox, clock, "me", 10, report);
+  core::OutboxOutcome sent;
+  sent.idempotency_key = "k1";
+  recorder.Add((*claimed)[0], sent);
+  recorder.Flush();
+  EXPECT_EQ(report.lost_leases, 1U);
+  EXPECT_EQ(report.by_channel.at("ops").attempts, 1U);
+  EXPECT_TRUE(report.by_channel.at("ops").delivery_latencies.empty());
+}
+
+}  // namespace
+}  // namespace quell::app
