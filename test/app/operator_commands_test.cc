@@ -72,8 +72,7 @@ TEST_F(OperatorCommandsTest, ResolveWritesTheIncidentADecisionAndARowPerChannelO
     EXPECT_EQ(row.transition, core::TransitionKind::kResolve);
     EXPECT_EQ(row.payload, "acme:db:resolve");
     EXPECT_EQ(row.idempotency_key, core::OutboxIdempotencyKey("acme:db", 3, 8, row.channel));
-    EXPECT_EQ(row.status,
-              row.channel == "trial" ? OutboxStatus::kShadow : OutboxStatus::kPending);
+    EXPECT_EQ(row.status, row.channel == "trial" ? OutboxStatus::kShadow : OutboxStatus::kPending);
     EXPECT_EQ(row.next_attempt_at, At(5));
   }
 }
@@ -97,8 +96,7 @@ TEST_F(OperatorCommandsTest, ResolveOfASilencedKeyWritesSilencedRows) {
   ASSERT_TRUE(resolved.ok());
   for (const auto& row : Rows()) {
     // The shadow-only channel stays shadow; the live one is silenced.
-    EXPECT_EQ(row.status,
-              row.channel == "slack" ? OutboxStatus::kSilenced : OutboxStatus::kShadow);
+    EXPECT_EQ(row.status, row.channel == "slack" ? OutboxStatus::kSilenced : OutboxStatus::kShadow);
   }
 }
 

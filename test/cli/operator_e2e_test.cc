@@ -43,8 +43,8 @@ class OperatorE2eTest : public ::testing::Test {
 };
 
 TEST_F(OperatorE2eTest, AckSilenceAndDeadRetryFromTheCommandLine) {
-  ProcessResult r = Quell({"apply"}, Obs("2026-12-02T09:00:00Z", "acme:db") +
-                                         Obs("2026-12-02T09:00:00Z", "beta:db"));
+  ProcessResult r = Quell(
+      {"apply"}, Obs("2026-12-02T09:00:00Z", "acme:db") + Obs("2026-12-02T09:00:00Z", "beta:db"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
 
   // Ack: recorded with who; an unknown key is exit 1 naming it.

@@ -148,9 +148,9 @@ TEST_F(OperatorRoutesTest, SilencesAreAddedListedAndRemoved) {
   clock_.SleepFor(std::chrono::hours(2));
   EXPECT_EQ(Body(Call("GET", "/v1/silences"))["silences"].size(), 0u);  // expired
 
-  EXPECT_EQ(Call("POST", "/v1/silences", R"({"pattern":"a","for":"soon","reason":"r"})", true)
-                .status,
-            400);
+  EXPECT_EQ(
+      Call("POST", "/v1/silences", R"({"pattern":"a","for":"soon","reason":"r"})", true).status,
+      400);
   EXPECT_EQ(Call("POST", "/v1/silences", R"({"pattern":"a","for":"1h"})", true).status, 400);
   EXPECT_EQ(Call("POST", "/v1/silences", "not json", true).status, 400);
   EXPECT_EQ(Call("DELETE", "/v1/silences/" + std::to_string(id), "", true).status, 200);

@@ -211,8 +211,9 @@ TEST_P(OperatorContractTest, AManualResolveIsATransitionWithAResolveRowPerChanne
   EXPECT_EQ(resolved->incident.version, 2u);
   ASSERT_EQ(resolved->outbox.size(), 2u);  // the channels of the generation's rows
   EXPECT_EQ(*store_->CountDecisions(), decisions + 1);
-  EXPECT_EQ(test_store_->Query("SELECT reason FROM decisions WHERE key = 'acme:db' AND version = 2"),
-            "manual");
+  EXPECT_EQ(
+      test_store_->Query("SELECT reason FROM decisions WHERE key = 'acme:db' AND version = 2"),
+      "manual");
   EXPECT_EQ(test_store_->Query("SELECT decision FROM decisions WHERE key = 'acme:db' AND"
                                " version = 2"),
             "resolve");

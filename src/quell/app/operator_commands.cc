@@ -16,9 +16,9 @@ core::Error NoIncident(std::string_view key) {
 }
 
 core::Error NotOpen(const core::Incident& incident) {
-  return core::MakeError(core::ErrorCode::kRejected,
-                         "incident \"" + incident.key + "\" is " +
-                             core::IncidentStatusName(incident.status) + ", not open");
+  return core::MakeError(core::ErrorCode::kRejected, "incident \"" + incident.key + "\" is " +
+                                                         core::IncidentStatusName(incident.status) +
+                                                         ", not open");
 }
 
 // Loads `key` under the transaction's lock; kNotFound when it has no row.
@@ -114,8 +114,8 @@ core::Status OperatorCommands::ResolveOnce(std::string_view key, std::string_vie
 
   const core::IncidentWrite writes[] = {{*incident, expected}};
   if (auto status = tx.PutIncidents(writes); !status) return status;
-  const core::DecisionRecord log[] = {{incident->key, decision.generation, decision.version, now,
-                                       decision.kind, decision.reason}};
+  const core::DecisionRecord log[] = {
+      {incident->key, decision.generation, decision.version, now, decision.kind, decision.reason}};
   const std::string poll_id = "manual-" + core::FormatRfc3339(now) + "-" + std::string(by);
   if (auto status = tx.AppendDecisions(poll_id, log); !status) return status;
 

@@ -29,7 +29,7 @@ struct Route {
 using RouteLookup = std::function<std::optional<Route>(std::string_view condition)>;
 
 struct ResolveResult {
-  core::Incident incident;             // as written
+  core::Incident incident;              // as written
   std::vector<core::OutboxRow> outbox;  // as inserted (status pending, shadow or silenced)
 };
 
@@ -66,8 +66,7 @@ class OperatorCommands {
   // The dead outbox rows, by (key, channel, generation, version).
   core::Result<std::vector<core::OutboxRow>> ListDead();
   // See core::OperatorStore::RetryDead and DropDead; only dead rows.
-  core::Result<core::OutboxStatus> RetryDead(std::string_view idempotency_key,
-                                             core::WallTime now);
+  core::Result<core::OutboxStatus> RetryDead(std::string_view idempotency_key, core::WallTime now);
   core::Status DropDead(std::string_view idempotency_key, core::WallTime now);
 
  private:

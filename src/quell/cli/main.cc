@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
+#include "quell/adapters/system/system_clock.h"
 #include "quell/cli/apply_command.h"
 #include "quell/cli/dispatch_command.h"
 #include "quell/cli/operator_commands.h"
@@ -12,7 +13,6 @@
 #include "quell/cli/replay_command.h"
 #include "quell/cli/store_commands.h"
 #include "quell/cli/version.h"
-#include "quell/adapters/system/system_clock.h"
 
 namespace {
 

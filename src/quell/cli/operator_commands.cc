@@ -109,8 +109,8 @@ OperatorCli::OperatorCli(CLI::App& app, CLI::App& incidents, CLI::App& outbox) {
              "Acknowledge an open incident: no renotify until it opens again as a new generation",
              "KEY", "The dedupe key", false);
   resolve_ = Add(incidents, "resolve",
-                 "Resolve an open incident by hand now; its channels get a resolve message",
-                 "KEY", "The dedupe key", false);
+                 "Resolve an open incident by hand now; its channels get a resolve message", "KEY",
+                 "The dedupe key", false);
   for (CLI::App* command : {ack_, resolve_}) {
     command->add_option("--by", flags_.by, "Who, for the record")->capture_default_str();
   }
@@ -120,8 +120,7 @@ OperatorCli::OperatorCli(CLI::App& app, CLI::App& incidents, CLI::App& outbox) {
   silence->require_subcommand(1);
   silence_add_ = Add(*silence, "add", "Silence keys matching PATTERN for a while", "PATTERN",
                      "A key glob; * matches any run of characters", false);
-  silence_add_->add_option("--for", flags_.duration, "How long (Go duration: 90m, 2h)")
-      ->required();
+  silence_add_->add_option("--for", flags_.duration, "How long (Go duration: 90m, 2h)")->required();
   silence_add_->add_option("--reason", flags_.reason, "Why, for the record")->required();
   silence_add_->add_option("--by", flags_.by, "Who, for the record")->capture_default_str();
   silence_list_ = Add(*silence, "list", "The active silences, by id", nullptr, nullptr, true);
@@ -138,11 +137,14 @@ OperatorCli::OperatorCli(CLI::App& app, CLI::App& incidents, CLI::App& outbox) {
 }
 
 std::optional<int> OperatorCli::Run(core::Clock& clock, std::FILE* out, std::FILE* err) const {
-  const std::pair<CLI::App*, const char*> commands[] = {
-      {ack_, "incidents ack"},         {resolve_, "incidents resolve"},
-      {silence_add_, "silence add"},   {silence_list_, "silence list"},
-      {silence_remove_, "silence remove"}, {dead_list_, "outbox dead list"},
-      {dead_retry_, "outbox dead retry"},  {dead_drop_, "outbox dead drop"}};
+  const std::pair<CLI::App*, const char*> commands[] = {{ack_, "incidents ack"},
+                                                        {resolve_, "incidents resolve"},
+                                                        {silence_add_, "silence add"},
+                                                        {silence_list_, "silence list"},
+                                                        {silence_remove_, "silence remove"},
+                                                        {dead_list_, "outbox dead list"},
+                                                        {dead_retry_, "outbox dead retry"},
+                                                        {dead_drop_, "outbox dead drop"}};
   const CLI::App* parsed = nullptr;
   std::string name;
   for (const auto& [command, command_name] : commands) {
@@ -181,8 +183,8 @@ std::optional<int> OperatorCli::Run(core::Clock& clock, std::FILE* out, std::FIL
     auto incident = ops.Ack(flags_.target, flags_.by, now);
     if (!incident) return Fail(err, name, incident.error());
     std::fprintf(out, "acked %s (generation %llu) by %s at %s\n", incident->key.c_str(),
-                 static_cast<unsigned long long>(incident->generation),
-                 incident->acked_by.c_str(), TimeText(incident->acked_at).c_str());
+                 static_cast<unsigned long long>(incident->generation), incident->acked_by.c_str(),
+                 TimeText(incident->acked_at).c_str());
     return 0;
   }
   if (parsed == resolve_) {
@@ -230,9 +232,9 @@ std::optional<int> OperatorCli::Run(core::Clock& clock, std::FILE* out, std::FIL
       for (const core::OutboxRow& r : *rows) std::fprintf(out, "%s\n", OutboxJson(r).c_str());
       return 0;
     }
-    std::vector<std::vector<std::string>> table = {
-        {"IDEMPOTENCY_KEY", "KEY", "GEN", "VERSION", "TRANSITION", "CHANNEL", "ATTEMPTS",
-         "UPDATED_AT", "LAST_ERROR"}};
+    std::vector<std::vector<std::string>> table = {{"IDEMPOTENCY_KEY", "KEY", "GEN", "VERSION",
+                                                    "TRANSITION", "CHANNEL", "ATTEMPTS",
+                                                    "UPDATED_AT", "LAST_ERROR"}};
     for (const core::OutboxRow& r : *rows) {
       table.push_back({r.idempotency_key, r.key, std::to_string(r.generation),
                        std::to_string(r.version), core::TransitionName(r.transition), r.channel,

@@ -193,13 +193,12 @@ std::vector<app::OpsRoute> OperatorRoutes(app::OperatorCommands& commands, core:
     return Reply(200, json{{"rows", std::move(list)}});
   });
 
-  add("POST", "^/v1/outbox/dead/([^/]+)/retry$", true,
-      [ops, time](const app::OpsRequest& request) {
-        auto status = ops->RetryDead(Capture(request), time->Now());
-        if (!status) return ErrorReply(status.error());
-        return Reply(200, json{{"idempotency_key", Capture(request)},
-                               {"status", core::OutboxStatusName(*status)}});
-      });
+  add("POST", "^/v1/outbox/dead/([^/]+)/retry$", true, [ops, time](const app::OpsRequest& request) {
+    auto status = ops->RetryDead(Capture(request), time->Now());
+    if (!status) return ErrorReply(status.error());
+    return Reply(200, json{{"idempotency_key", Capture(request)},
+                           {"status", core::OutboxStatusName(*status)}});
+  });
 
   add("DELETE", "^/v1/outbox/dead/([^/]+)$", true, [ops, time](const app::OpsRequest& request) {
     if (auto dropped = ops->DropDead(Capture(request), time->Now()); !dropped) {

@@ -38,8 +38,7 @@ core::Error NotDead(Connection& c, std::string_view key) {
 
 core::Result<std::vector<core::Silence>> ReadSilences(Connection& c,
                                                       std::optional<core::WallTime> active_at) {
-  std::string sql =
-      "SELECT id, pattern, expires_at, reason, created_by, created_at FROM silences";
+  std::string sql = "SELECT id, pattern, expires_at, reason, created_by, created_at FROM silences";
   std::vector<std::string> params;
   if (active_at) {
     sql += " WHERE expires_at > $1";
@@ -82,8 +81,8 @@ core::Result<std::vector<core::Silence>> PgIncidentStore::ListSilences(
 }
 
 Status PgIncidentStore::RemoveSilence(uint64_t id) {
-  auto result = connection_->Run(std::string("DELETE FROM silences WHERE id = $1"),
-                                 {std::to_string(id)});
+  auto result =
+      connection_->Run(std::string("DELETE FROM silences WHERE id = $1"), {std::to_string(id)});
   if (!result) return result.error();
   if (Affected(result->get()) != 1) {
     return MakeError(ErrorCode::kNotFound, "no silence " + std::to_string(id));
@@ -93,19 +92,18 @@ Status PgIncidentStore::RemoveSilence(uint64_t id) {
 
 core::Result<core::OutboxStatus> PgIncidentStore::RetryDead(std::string_view idempotency_key,
                                                             core::WallTime now) {
-  auto result =
-      connection_->Run(std::string(kRetrySql), {std::string(idempotency_key),
-                                                std::to_string(store::ToMicros(now))});
+  auto result = connection_->Run(
+      std::string(kRetrySql), {std::string(idempotency_key), std::to_string(store::ToMicros(now))});
   if (!result) return result.error();
   if (PQntuples(result->get()) == 0) return NotDead(*connection_, idempotency_key);
   return core::ParseOutboxStatus(TextAt(result->get(), 0, 0));
 }
 
 Status PgIncidentStore::DropDead(std::string_view idempotency_key, core::WallTime now) {
-  auto result = connection_->Run(
-      std::string("UPDATE outbox SET status = 'dropped', updated_at = $2"
-                  " WHERE idempotency_key = $1 AND status = 'dead'"),
-      {std::string(idempotency_key), std::to_string(store::ToMicros(now))});
+  auto result =
+      connection_->Run(std::string("UPDATE outbox SET status = 'dropped', updated_at = $2"
+                                   " WHERE idempotency_key = $1 AND status = 'dead'"),
+                       {std::string(idempotency_key), std::to_string(store::ToMicros(now))});
   if (!result) return result.error();
   if (Affected(result->get()) != 1) return NotDead(*connection_, idempotency_key);
   return {};
@@ -120,8 +118,8 @@ core::Result<std::vector<core::ChannelUse>> PgIncidentStore::GenerationChannels(
   if (!result) return result.error();
   std::vector<core::ChannelUse> out;
   for (int i = 0; i < PQntuples(result->get()); ++i) {
-    out.push_back(core::ChannelUse{TextAt(result->get(), i, 0),
-                                   PQgetvalue(result->get(), i, 1)[0] == 't'});
+    out.push_back(
+        core::ChannelUse{TextAt(result->get(), i, 0), PQgetvalue(result->get(), i, 1)[0] == 't'});
   }
   return out;
 }

@@ -76,9 +76,10 @@ namespace {
 // silences are operators' key globs with an expiry; a poll reads the active ones (expires_at
 // after now) once per transaction. Ids are never reused, so a stale `remove ID` cannot hit a
 // newer silence: AUTOINCREMENT on SQLite, an identity column on PostgreSQL.
-#define QUELL_SCHEMA_V5(ID_COLUMN)                                                          \
-  "CREATE TABLE silences (" ID_COLUMN ", pattern TEXT NOT NULL, expires_at BIGINT NOT NULL," \
-  " reason TEXT NOT NULL, created_by TEXT NOT NULL, created_at BIGINT NOT NULL);"           \
+#define QUELL_SCHEMA_V5(ID_COLUMN)                                                \
+  "CREATE TABLE silences (" ID_COLUMN                                             \
+  ", pattern TEXT NOT NULL, expires_at BIGINT NOT NULL,"                          \
+  " reason TEXT NOT NULL, created_by TEXT NOT NULL, created_at BIGINT NOT NULL);" \
   "CREATE INDEX silences_expires ON silences (expires_at);"
 
 constexpr std::array<Migration, 5> kMigrations = {{
