@@ -116,8 +116,10 @@ core::Result<std::vector<core::ChannelUse>> PgIncidentStore::GenerationChannels(
                   " generation = $2 GROUP BY channel ORDER BY channel COLLATE \"C\""),
       {std::string(key), std::to_string(generation)});
   if (!result) return result.error();
+  const int rows = PQntuples(result->get());
   std::vector<core::ChannelUse> out;
-  for (int i = 0; i < PQntuples(result->get()); ++i) {
+  out.reserve(static_cast<size_t>(rows));
+  for (int i = 0; i < rows; ++i) {
     out.push_back(
         core::ChannelUse{TextAt(result->get(), i, 0), PQgetvalue(result->get(), i, 1)[0] == 't'});
   }
