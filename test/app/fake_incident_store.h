@@ -25,6 +25,7 @@ class FakeIncidentStore : public core::IncidentStore {
     std::map<std::string, core::PollRecord> polls;
     std::map<std::string, Mark, std::less<>> marks;
     std::map<std::string, uint64_t> budget_seen;  // "tenant|channel|window micros"
+    std::vector<core::Silence> silences;
   };
 
   // The next `n` PutIncidents calls fail with `code`; `before_failure` runs first, e.g. to play
@@ -178,6 +179,13 @@ class FakeIncidentStore : public core::IncidentStore {
                                core::WallTime now) override {
       work_.marks.insert_or_assign(std::string(name), Mark{std::string(value), now});
       return {};
+    }
+    core::Result<std::vector<core::Silence>> LoadActiveSilences(core::WallTime now) override {
+      std::vector<core::Silence> out;
+      for (const auto& s : work_.silences) {
+        if (core::IsActive(s, now)) out.push_back(s);
+      }
+      return out;
     }
     core::Status Commit() override {
       if (store_.commit_failures_ > 0) {

@@ -26,6 +26,7 @@ struct PollApplier::Chunk {
   std::vector<core::IncidentWrite> writes;
   std::vector<core::DecisionRecord> log;
   std::vector<core::OutboxRow> outbox;
+  std::vector<core::Silence> silences;  // active at the poll's `now`, read once per transaction
 };
 
 PollApplier::PollApplier(core::IncidentStore& store, const core::PayloadEncoder& encoder,
@@ -68,6 +69,13 @@ core::Status PollApplier::ApplyOnce(core::ObservationStream& poll, std::string_v
   summary.poll.applied_at = now;
   Chunk chunk;
   chunk.observations.resize(options_.chunk_observations);
+  if (!options_.shadow) {
+    // Shadow rows are never sent anyway; otherwise every row of this poll is judged against
+    // the silences as they stand at the start of its transaction.
+    auto silences = tx.LoadActiveSilences(now);
+    if (!silences) return silences.error();
+    chunk.silences = std::move(*silences);
+  }
   bool more = true;
   while (more) {
     chunk.size = 0;
@@ -132,6 +140,7 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
     }
 
     core::PollRecord counts;
+    uint64_t silenced = 0;
     chunk.decisions.assign(chunk.size, core::Decision{});
     chunk.log.clear();
     chunk.outbox.clear();
@@ -158,7 +167,12 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
         row.transition = *decision.transition;
         row.channel = channel;
         encoder_.Encode(slot.incident, *decision.transition, row.payload);
-        if (options_.shadow) row.status = core::OutboxStatus::kShadow;
+        if (options_.shadow) {
+          row.status = core::OutboxStatus::kShadow;
+        } else if (core::IsSilenced(chunk.silences, observation.key, now)) {
+          row.status = core::OutboxStatus::kSilenced;
+          ++silenced;
+        }
         row.next_attempt_at = now;
         row.created_at = now;
         row.updated_at = now;
@@ -188,6 +202,7 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
     summary.poll.observations += chunk.size;
     summary.poll.changed += counts.changed;
     summary.poll.outbox_rows += chunk.outbox.size();
+    summary.outbox_silenced += silenced;
     for (size_t k = 0; k < counts.by_decision.size(); ++k) {
       summary.poll.by_decision[k] += counts.by_decision[k];
     }

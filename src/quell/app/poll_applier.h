@@ -39,6 +39,8 @@ struct ApplyOptions {
   std::vector<std::string> channels = {"default"};  // every transition routes to each
   // Shadow mode: incidents and decisions are kept as usual, but outbox rows go in as shadow,
   // which the dispatcher never claims; for trying a condition out before it may page anyone.
+  // Otherwise rows whose key an active operator silence matches go in as silenced, likewise
+  // never claimed (shadow wins over silenced; neither counts against the tenant budget).
   bool shadow = false;
   // At most this many outbox rows per tenant, channel and hour; the rest are folded into the
   // hour's digest row (see budget_folding.h). 0: no budget.
@@ -58,6 +60,7 @@ struct ApplySummary {
   uint32_t batch_attempts = 0;
   uint64_t chunk_retries = 0;  // chunks re-evaluated after losing a race
   uint64_t decisions_pruned = 0;
+  uint64_t outbox_silenced = 0;  // outbox rows stored as silenced (an operator's silence matched)
 };
 
 // Applies one poll durably: in one store transaction, per chunk, it loads the chunk's

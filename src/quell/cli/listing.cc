@@ -64,6 +64,18 @@ std::string IncidentJson(const core::Incident& in) {
   return out;
 }
 
+std::string SilenceJson(const core::Silence& silence) {
+  std::string out = "{";
+  Num(out, "id", silence.id);
+  Str(out, "pattern", silence.pattern);
+  Time(out, "expires_at", silence.expires_at);
+  Str(out, "reason", silence.reason);
+  Str(out, "created_by", silence.created_by);
+  Time(out, "created_at", silence.created_at);
+  out += '}';
+  return out;
+}
+
 std::string OutboxJson(const core::OutboxRow& row) {
   std::string out = "{";
   Str(out, "idempotency_key", row.idempotency_key);

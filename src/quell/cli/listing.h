@@ -6,6 +6,7 @@
 
 #include "quell/core/incident.h"
 #include "quell/core/ports/outbox_row.h"
+#include "quell/core/silence.h"
 
 namespace quell::cli {
 
@@ -14,6 +15,7 @@ enum class ListFormat { kTable, kJsonl };
 // One JSON object per line; times are RFC 3339 or null. Field names are a stable contract.
 std::string IncidentJson(const core::Incident& incident);
 std::string OutboxJson(const core::OutboxRow& row);
+std::string SilenceJson(const core::Silence& silence);
 
 // Aligned columns for people, with a header row; "-" for absent values.
 void PrintTable(std::FILE* out, const std::vector<std::vector<std::string>>& rows);

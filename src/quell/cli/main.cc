@@ -4,9 +4,11 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
+#include "quell/adapters/system/system_clock.h"
 #include "quell/cli/apply_command.h"
 #include "quell/cli/demo_command.h"
 #include "quell/cli/dispatch_command.h"
+#include "quell/cli/operator_commands.h"
 #include "quell/cli/policy_flags.h"
 #include "quell/cli/poll_commands.h"
 #include "quell/cli/replay_command.h"
@@ -85,7 +87,9 @@ int main(int argc, char** argv) {
   add_query_flags(outbox_list);
   std::string outbox_status;
   outbox_list->add_option("--status", outbox_status,
-                          "pending, in_flight, sent, dead, shadow, superseded or folded");
+                          "pending, in_flight, sent, dead, shadow, superseded, folded, "
+                          "silenced or dropped");
+  const quell::cli::OperatorCli operator_cli(app, *incidents_cmd, *outbox_cmd);
 
   quell::cli::PollCommandOptions poll;
   CLI::App* poll_once_cmd = app.add_subcommand(
@@ -161,6 +165,8 @@ int main(int argc, char** argv) {
   if (poll_once_cmd->parsed()) return quell::cli::RunPollOnce(poll, stdout, stderr);
   if (schema_check_cmd->parsed()) return quell::cli::RunSchemaCheck(poll, stdout, stderr);
   if (dispatch_cmd->parsed()) return quell::cli::RunDispatch(dispatch, stderr);
+  quell::system::SystemClock clock;
+  if (auto code = operator_cli.Run(clock, stdout, stderr)) return *code;
   query.format =
       format == "jsonl" ? quell::cli::ListFormat::kJsonl : quell::cli::ListFormat::kTable;
   if (incidents_list->parsed()) return quell::cli::RunIncidentsList(query, stdout, stderr);

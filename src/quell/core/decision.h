@@ -26,6 +26,7 @@ enum class Reason : uint8_t {
   kRenotifyLimit,    // update_only: the cooldown passed but the renotify limit is spent
   kAcknowledged,     // update_only: the cooldown passed but an operator acknowledged it
   kMinOpen,          // wait_for_health: the streak is reached but the minimum open time is not
+  kManual,           // resolve: an operator closed the incident by hand
 };
 
 // What the store must commit to the outbox, beside the incident row, in the same transaction.

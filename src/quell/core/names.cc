@@ -65,6 +65,8 @@ const char* ReasonName(Reason reason) {
       return "acknowledged";
     case Reason::kMinOpen:
       return "min_open";
+    case Reason::kManual:
+      return "manual";
   }
   return "";
 }

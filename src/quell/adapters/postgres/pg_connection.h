@@ -186,6 +186,10 @@ inline core::Result<core::OutboxRow> ReadOutboxRow(const PGresult* r, int i) {
   return row;
 }
 
+// The silences by id, only those active at `active_at` when given (pg_operator_store.cc).
+core::Result<std::vector<core::Silence>> ReadSilences(Connection& c,
+                                                      std::optional<core::WallTime> active_at);
+
 inline uint64_t Affected(const PGresult* r) {
   return static_cast<uint64_t>(ParseInt(PQcmdTuples(const_cast<PGresult*>(r))));
 }

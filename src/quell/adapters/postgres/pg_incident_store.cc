@@ -296,6 +296,10 @@ class PgTransaction : public core::StoreTransaction {
     return std::stoll(PQgetvalue(result->get(), 0, 0)) <= static_cast<int64_t>(per_hour);
   }
 
+  core::Result<std::vector<core::Silence>> LoadActiveSilences(core::WallTime now) override {
+    return ReadSilences(c_, now);
+  }
+
   Status Commit() override {
     auto result = c_.Run("COMMIT");
     done_ = true;  // a failed COMMIT has ended the transaction too

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "quell/core/ports/incident_store.h"
+#include "quell/core/ports/operator_store.h"
 #include "quell/core/ports/outbox_store.h"
 
 struct pg_conn;
@@ -17,8 +18,11 @@ namespace quell::postgres {
 // inserted by two workers at once makes the loser's PutIncidents fail with kConflict; the
 // caller rolls back to its savepoint, re-reads and re-evaluates. It is also the dispatcher's
 // outbox (pg_outbox_store.cc): claims lock their rows with FOR UPDATE SKIP LOCKED, so workers
-// claiming at once take disjoint rows without waiting. One instance per thread.
-class PgIncidentStore : public core::IncidentStore, public core::OutboxStore {
+// claiming at once take disjoint rows without waiting. It is the operator's store too
+// (pg_operator_store.cc). One instance per thread.
+class PgIncidentStore : public core::IncidentStore,
+                        public core::OutboxStore,
+                        public core::OperatorStore {
  public:
   // Connects to `url` (postgresql://...) and applies missing migrations under an advisory
   // lock, so workers starting together migrate once. kUnavailable names host and port (never
@@ -54,6 +58,15 @@ class PgIncidentStore : public core::IncidentStore, public core::OutboxStore {
 
   core::Result<uint64_t> CountOpenIncidents() override;
   core::Result<std::map<std::string, uint64_t>> CountOutboxByStatus() override;
+  core::Result<uint64_t> AddSilence(const core::Silence& silence) override;
+  core::Result<std::vector<core::Silence>> ListSilences(
+      std::optional<core::WallTime> active_at) override;
+  core::Status RemoveSilence(uint64_t id) override;
+  core::Result<core::OutboxStatus> RetryDead(std::string_view idempotency_key,
+                                             core::WallTime now) override;
+  core::Status DropDead(std::string_view idempotency_key, core::WallTime now) override;
+  core::Result<std::vector<core::ChannelUse>> GenerationChannels(std::string_view key,
+                                                                 uint64_t generation) override;
 
   class Connection;
 

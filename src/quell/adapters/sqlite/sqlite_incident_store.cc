@@ -256,6 +256,10 @@ class SqliteTransaction : public core::StoreTransaction {
     return seen <= static_cast<int64_t>(per_hour);
   }
 
+  core::Result<std::vector<core::Silence>> LoadActiveSilences(core::WallTime now) override {
+    return ReadSilences(store_.db_, store_.path_, now);
+  }
+
   Status Commit() override {
     if (auto status = s_.commit.Run(); !status) return status;
     done_ = true;

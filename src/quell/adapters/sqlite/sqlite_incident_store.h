@@ -6,6 +6,7 @@
 #include <string>
 
 #include "quell/core/ports/incident_store.h"
+#include "quell/core/ports/operator_store.h"
 #include "quell/core/ports/outbox_store.h"
 
 struct sqlite3;
@@ -21,9 +22,11 @@ struct SqliteOptions {
 // The embedded store: one SQLite file in WAL mode. Several processes may share the file; write
 // transactions are serialised by BEGIN IMMEDIATE, so a batch never loses a compare-and-set.
 // It is also the dispatcher's outbox (sqlite_outbox_store.cc): a claim is one
-// UPDATE ... RETURNING, which holds the write lock, so two owners never lease one row.
-// One instance per thread.
-class SqliteIncidentStore : public core::IncidentStore, public core::OutboxStore {
+// UPDATE ... RETURNING, which holds the write lock, so two owners never lease one row. And
+// the operator's store (sqlite_operator_store.cc). One instance per thread.
+class SqliteIncidentStore : public core::IncidentStore,
+                            public core::OutboxStore,
+                            public core::OperatorStore {
  public:
   // Opens or creates `path` and applies any missing schema migrations. Errors, each one line
   // naming the path: kUnavailable (locked), kPermissionDenied (read-only or not openable),
@@ -60,6 +63,15 @@ class SqliteIncidentStore : public core::IncidentStore, public core::OutboxStore
 
   core::Result<uint64_t> CountOpenIncidents() override;
   core::Result<std::map<std::string, uint64_t>> CountOutboxByStatus() override;
+  core::Result<uint64_t> AddSilence(const core::Silence& silence) override;
+  core::Result<std::vector<core::Silence>> ListSilences(
+      std::optional<core::WallTime> active_at) override;
+  core::Status RemoveSilence(uint64_t id) override;
+  core::Result<core::OutboxStatus> RetryDead(std::string_view idempotency_key,
+                                             core::WallTime now) override;
+  core::Status DropDead(std::string_view idempotency_key, core::WallTime now) override;
+  core::Result<std::vector<core::ChannelUse>> GenerationChannels(std::string_view key,
+                                                                 uint64_t generation) override;
 
   struct Statements;        // prepared once, reused by every transaction
   struct OutboxStatements;  // the dispatcher's, in sqlite_outbox_store.cc

@@ -6,10 +6,12 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "quell/adapters/store_common/incident_codec.h"
 #include "quell/core/ports/outbox_row.h"
 #include "quell/core/result.h"
+#include "quell/core/silence.h"
 
 // The SQLite plumbing the incident store and the outbox share: errors, prepared statements and
 // the outbox row's columns. Private to the sqlite adapter.
@@ -99,5 +101,9 @@ inline constexpr const char* kOutboxColumns =
 
 // The row `s` stands on, selected as kOutboxColumns. kCorrupt for an unknown status.
 core::Result<core::OutboxRow> ReadOutboxRow(const Stmt& s);
+
+// The silences by id, only those active at `active_at` when given (sqlite_operator_store.cc).
+core::Result<std::vector<core::Silence>> ReadSilences(sqlite3* db, const std::string& path,
+                                                      std::optional<core::WallTime> active_at);
 
 }  // namespace quell::sqlite

@@ -73,7 +73,16 @@ namespace {
   ", created_at)"                                                                   \
   " WHERE status = 'folded';"
 
-constexpr std::array<Migration, 4> kMigrations = {{
+// silences are operators' key globs with an expiry; a poll reads the active ones (expires_at
+// after now) once per transaction. Ids are never reused, so a stale `remove ID` cannot hit a
+// newer silence: AUTOINCREMENT on SQLite, an identity column on PostgreSQL.
+#define QUELL_SCHEMA_V5(ID_COLUMN)                                                \
+  "CREATE TABLE silences (" ID_COLUMN                                             \
+  ", pattern TEXT NOT NULL, expires_at BIGINT NOT NULL,"                          \
+  " reason TEXT NOT NULL, created_by TEXT NOT NULL, created_at BIGINT NOT NULL);" \
+  "CREATE INDEX silences_expires ON silences (expires_at);"
+
+constexpr std::array<Migration, 5> kMigrations = {{
     {1, "incidents, decision log, polls and outbox", QUELL_SCHEMA_V1(" WITHOUT ROWID"),
      QUELL_SCHEMA_V1("")},
     {2, "open-incident index and source marks", QUELL_SCHEMA_V2(" WITHOUT ROWID", ""),
@@ -82,8 +91,11 @@ constexpr std::array<Migration, 4> kMigrations = {{
      QUELL_SCHEMA_V3(" COLLATE \"C\"")},
     {4, "tenant budget windows and folded rows", QUELL_SCHEMA_V4(" WITHOUT ROWID", ""),
      QUELL_SCHEMA_V4("", " COLLATE \"C\"")},
+    {5, "operator silences", QUELL_SCHEMA_V5("id INTEGER PRIMARY KEY AUTOINCREMENT"),
+     QUELL_SCHEMA_V5("id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY")},
 }};
 
+#undef QUELL_SCHEMA_V5
 #undef QUELL_SCHEMA_V4
 #undef QUELL_SCHEMA_V3
 #undef QUELL_SCHEMA_V2

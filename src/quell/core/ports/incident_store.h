@@ -14,6 +14,7 @@
 #include "quell/core/incident.h"
 #include "quell/core/ports/outbox_row.h"
 #include "quell/core/result.h"
+#include "quell/core/silence.h"
 #include "quell/core/time.h"
 
 namespace quell::core {
@@ -89,6 +90,10 @@ class StoreTransaction {
   // window's digest (false). Atomic across writers: each call takes the next number.
   virtual Result<bool> AdmitToBudget(std::string_view tenant, std::string_view channel,
                                      WallTime window_start, uint32_t per_hour) = 0;
+
+  // The silences active at `now` (expires_at > now), read once per poll transaction so every
+  // outbox row of the poll is judged against the same set.
+  virtual Result<std::vector<Silence>> LoadActiveSilences(WallTime now) = 0;
 
   virtual Status Commit() = 0;
 };

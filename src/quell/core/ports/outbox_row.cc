@@ -7,8 +7,9 @@
 namespace quell::core {
 namespace {
 
-constexpr std::array<const char*, 7> kStatusNames = {"pending", "in_flight",  "sent",  "dead",
-                                                     "shadow",  "superseded", "folded"};
+constexpr std::array<const char*, 9> kStatusNames = {"pending", "in_flight", "sent",
+                                                     "dead",    "shadow",    "superseded",
+                                                     "folded",  "silenced",  "dropped"};
 
 void AppendPart(std::string& out, std::string_view part) {
   // Length-prefixed, so no choice of key or channel can make two tuples encode alike.
@@ -30,7 +31,8 @@ Result<OutboxStatus> ParseOutboxStatus(std::string_view name) {
   }
   return MakeError(ErrorCode::kInvalidArgument,
                    "unknown outbox status \"" + std::string(name) +
-                       "\" (want pending, in_flight, sent, dead, shadow, superseded or folded)");
+                       "\" (want pending, in_flight, sent, dead, shadow, superseded, folded, "
+                       "silenced or dropped)");
 }
 
 Result<TransitionKind> ParseTransitionName(std::string_view name) {

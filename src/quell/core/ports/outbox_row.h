@@ -15,7 +15,9 @@ namespace quell::core {
 // attempts. shadow rows are recorded but never sent; superseded rows lost to a newer transition
 // of the same incident and channel that was already sent, and are never sent either.
 // folded rows went past their tenant's budget: they are kept, never sent on their own, and
-// listed in their hour's digest row instead.
+// listed in their hour's digest row instead. silenced rows were written while an operator's
+// silence matched their key: recorded, never sent (not even after the silence ends). dropped
+// rows were dead and an operator gave up on them; they are kept for the record.
 enum class OutboxStatus : uint8_t {
   kPending,
   kInFlight,
@@ -23,7 +25,9 @@ enum class OutboxStatus : uint8_t {
   kDead,
   kShadow,
   kSuperseded,
-  kFolded
+  kFolded,
+  kSilenced,
+  kDropped
 };
 
 const char* OutboxStatusName(OutboxStatus status);

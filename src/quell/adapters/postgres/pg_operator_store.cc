@@ -1,0 +1,129 @@
+// PgIncidentStore's OperatorStore side: silences and dead outbox rows.
+#include <string>
+#include <utility>
+
+#include "quell/adapters/postgres/pg_connection.h"
+#include "quell/adapters/postgres/pg_incident_store.h"
+
+namespace quell::postgres {
+namespace {
+
+using core::ErrorCode;
+using core::MakeError;
+using core::Status;
+
+// A dead row goes back to pending, or to superseded when a newer row of its incident and
+// channel was sent already (the claim would never take it). One statement, so atomic.
+constexpr const char* kRetrySql =
+    "UPDATE outbox o SET status = CASE WHEN EXISTS (SELECT 1 FROM outbox n WHERE"
+    " n.key = o.key AND n.channel = o.channel AND n.status = 'sent' AND"
+    " (n.generation > o.generation OR (n.generation = o.generation AND"
+    " n.version > o.version))) THEN 'superseded' ELSE 'pending' END, attempts = 0,"
+    " next_attempt_at = $2, lease_owner = '', lease_expires_at = NULL, updated_at = $2"
+    " WHERE o.idempotency_key = $1 AND o.status = 'dead' RETURNING o.status";
+
+// Why an operator's change to `key` did nothing: no such row, or not dead.
+core::Error NotDead(Connection& c, std::string_view key) {
+  auto result = c.Run(std::string("SELECT status FROM outbox WHERE idempotency_key = $1"),
+                      {std::string(key)});
+  if (!result) return result.error();
+  if (PQntuples(result->get()) == 0) {
+    return MakeError(ErrorCode::kNotFound, "no outbox row " + std::string(key));
+  }
+  return MakeError(ErrorCode::kRejected, "outbox row " + std::string(key) + " is " +
+                                             TextAt(result->get(), 0, 0) + ", not dead");
+}
+
+}  // namespace
+
+core::Result<std::vector<core::Silence>> ReadSilences(Connection& c,
+                                                      std::optional<core::WallTime> active_at) {
+  std::string sql = "SELECT id, pattern, expires_at, reason, created_by, created_at FROM silences";
+  std::vector<std::string> params;
+  if (active_at) {
+    sql += " WHERE expires_at > $1";
+    params.push_back(std::to_string(store::ToMicros(*active_at)));
+  }
+  sql += " ORDER BY id";
+  auto result = c.Run(sql, params);
+  if (!result) return result.error();
+  const PGresult* r = result->get();
+  std::vector<core::Silence> out;
+  for (int i = 0; i < PQntuples(r); ++i) {
+    core::Silence silence;
+    silence.id = UintAt(r, i, 0);
+    silence.pattern = TextAt(r, i, 1);
+    silence.expires_at = store::FromMicros(ParseInt(PQgetvalue(r, i, 2)));
+    silence.reason = TextAt(r, i, 3);
+    silence.created_by = TextAt(r, i, 4);
+    silence.created_at = store::FromMicros(ParseInt(PQgetvalue(r, i, 5)));
+    out.push_back(std::move(silence));
+  }
+  return out;
+}
+
+core::Result<uint64_t> PgIncidentStore::AddSilence(const core::Silence& silence) {
+  auto result = connection_->Run(
+      std::string("INSERT INTO silences (pattern, expires_at, reason, created_by, created_at)"
+                  " VALUES ($1, $2, $3, $4, $5) RETURNING id"),
+      {silence.pattern, std::to_string(store::ToMicros(silence.expires_at)), silence.reason,
+       silence.created_by, std::to_string(store::ToMicros(silence.created_at))});
+  if (!result) return result.error();
+  if (PQntuples(result->get()) != 1) {
+    return MakeError(ErrorCode::kInternal, "silence insert returned no id");
+  }
+  return UintAt(result->get(), 0, 0);
+}
+
+core::Result<std::vector<core::Silence>> PgIncidentStore::ListSilences(
+    std::optional<core::WallTime> active_at) {
+  return ReadSilences(*connection_, active_at);
+}
+
+Status PgIncidentStore::RemoveSilence(uint64_t id) {
+  auto result =
+      connection_->Run(std::string("DELETE FROM silences WHERE id = $1"), {std::to_string(id)});
+  if (!result) return result.error();
+  if (Affected(result->get()) != 1) {
+    return MakeError(ErrorCode::kNotFound, "no silence " + std::to_string(id));
+  }
+  return {};
+}
+
+core::Result<core::OutboxStatus> PgIncidentStore::RetryDead(std::string_view idempotency_key,
+                                                            core::WallTime now) {
+  auto result = connection_->Run(
+      std::string(kRetrySql), {std::string(idempotency_key), std::to_string(store::ToMicros(now))});
+  if (!result) return result.error();
+  if (PQntuples(result->get()) == 0) return NotDead(*connection_, idempotency_key);
+  return core::ParseOutboxStatus(TextAt(result->get(), 0, 0));
+}
+
+Status PgIncidentStore::DropDead(std::string_view idempotency_key, core::WallTime now) {
+  auto result =
+      connection_->Run(std::string("UPDATE outbox SET status = 'dropped', updated_at = $2"
+                                   " WHERE idempotency_key = $1 AND status = 'dead'"),
+                       {std::string(idempotency_key), std::to_string(store::ToMicros(now))});
+  if (!result) return result.error();
+  if (Affected(result->get()) != 1) return NotDead(*connection_, idempotency_key);
+  return {};
+}
+
+core::Result<std::vector<core::ChannelUse>> PgIncidentStore::GenerationChannels(
+    std::string_view key, uint64_t generation) {
+  auto result = connection_->Run(
+      std::string("SELECT channel, bool_and(status = 'shadow') FROM outbox WHERE key = $1 AND"
+                  " generation = $2 GROUP BY channel ORDER BY channel COLLATE \"C\""),
+      {std::string(key), std::to_string(generation)});
+  if (!result) return result.error();
+  const int rows = PQntuples(result->get());
+  std::vector<core::ChannelUse> out;
+  out.reserve(static_cast<size_t>(rows));
+  for (int i = 0; i < rows; ++i) {
+    out.push_back(
+        core::ChannelUse{TextAt(result->get(), i, 0), PQgetvalue(result->get(), i, 1)[0] == 't'});
+  }
+  return out;
+}
+
+}  // namespace quell::postgres

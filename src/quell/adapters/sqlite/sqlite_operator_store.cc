@@ -1,0 +1,164 @@
+// SqliteIncidentStore's OperatorStore side: silences and dead outbox rows. These run seldom,
+// so each prepares its statement when called instead of keeping it prepared.
+#include <utility>
+
+#include "quell/adapters/sqlite/sqlite_incident_store.h"
+#include "quell/adapters/sqlite/sqlite_statement.h"
+
+namespace quell::sqlite {
+namespace {
+
+using core::ErrorCode;
+using core::MakeError;
+using core::Status;
+
+// One statement: a dead row goes back to pending, or to superseded when a newer row of its
+// incident and channel was sent already (the claim would never take it).
+constexpr const char* kRetrySql =
+    "UPDATE outbox SET status = CASE WHEN EXISTS (SELECT 1 FROM outbox n WHERE"
+    " n.key = outbox.key AND n.channel = outbox.channel AND n.status = 'sent' AND"
+    " (n.generation > outbox.generation OR (n.generation = outbox.generation AND"
+    " n.version > outbox.version))) THEN 'superseded' ELSE 'pending' END, attempts = 0,"
+    " next_attempt_at = ?2, lease_owner = '', lease_expires_at = NULL, updated_at = ?2"
+    " WHERE idempotency_key = ?1 AND status = 'dead' RETURNING status";
+
+}  // namespace
+
+core::Result<std::vector<core::Silence>> ReadSilences(sqlite3* db, const std::string& path,
+                                                      std::optional<core::WallTime> active_at) {
+  Stmt s;
+  const std::string sql = std::string(
+                              "SELECT id, pattern, expires_at, reason, created_by, created_at"
+                              " FROM silences") +
+                          (active_at ? " WHERE expires_at > ?" : "") + " ORDER BY id";
+  if (auto status = s.Prepare(db, sql, path); !status) return status.error();
+  if (active_at) s.BindInt(1, store::ToMicros(*active_at));
+  std::vector<core::Silence> out;
+  for (;;) {
+    auto row = s.Step();
+    if (!row) return row.error();
+    if (!*row) break;
+    core::Silence silence;
+    silence.id = s.Uint(0);
+    silence.pattern = s.Text(1);
+    silence.expires_at = store::FromMicros(s.Int(2));
+    silence.reason = s.Text(3);
+    silence.created_by = s.Text(4);
+    silence.created_at = store::FromMicros(s.Int(5));
+    out.push_back(std::move(silence));
+  }
+  return out;
+}
+
+core::Result<uint64_t> SqliteIncidentStore::AddSilence(const core::Silence& silence) {
+  Stmt s;
+  if (auto status = s.Prepare(db_,
+                              "INSERT INTO silences (pattern, expires_at, reason, created_by,"
+                              " created_at) VALUES (?, ?, ?, ?, ?) RETURNING id",
+                              path_);
+      !status) {
+    return status.error();
+  }
+  s.BindText(1, silence.pattern);
+  s.BindInt(2, store::ToMicros(silence.expires_at));
+  s.BindText(3, silence.reason);
+  s.BindText(4, silence.created_by);
+  s.BindInt(5, store::ToMicros(silence.created_at));
+  auto row = s.Step();
+  if (!row) return row.error();
+  if (!*row) return MakeError(ErrorCode::kInternal, "silence insert returned no id");
+  const uint64_t id = s.Uint(0);
+  s.Reset();
+  return id;
+}
+
+core::Result<std::vector<core::Silence>> SqliteIncidentStore::ListSilences(
+    std::optional<core::WallTime> active_at) {
+  return ReadSilences(db_, path_, active_at);
+}
+
+Status SqliteIncidentStore::RemoveSilence(uint64_t id) {
+  Stmt s;
+  if (auto status = s.Prepare(db_, "DELETE FROM silences WHERE id = ?", path_); !status) {
+    return status;
+  }
+  s.BindUint(1, id);
+  if (auto status = s.Run(); !status) return status;
+  if (sqlite3_changes(db_) != 1) {
+    return MakeError(ErrorCode::kNotFound, "no silence " + std::to_string(id));
+  }
+  return {};
+}
+
+namespace {
+
+// Why an operator's change to `key` did nothing: no such row, or not dead.
+core::Error NotDead(sqlite3* db, const std::string& path, std::string_view key) {
+  Stmt s;
+  if (auto status = s.Prepare(db, "SELECT status FROM outbox WHERE idempotency_key = ?", path);
+      !status) {
+    return status.error();
+  }
+  s.BindText(1, key);
+  auto row = s.Step();
+  if (!row) return row.error();
+  if (!*row) return MakeError(ErrorCode::kNotFound, "no outbox row " + std::string(key));
+  return MakeError(ErrorCode::kRejected,
+                   "outbox row " + std::string(key) + " is " + s.Text(0) + ", not dead");
+}
+
+}  // namespace
+
+core::Result<core::OutboxStatus> SqliteIncidentStore::RetryDead(std::string_view idempotency_key,
+                                                                core::WallTime now) {
+  Stmt s;
+  if (auto status = s.Prepare(db_, kRetrySql, path_); !status) return status.error();
+  s.BindText(1, idempotency_key);
+  s.BindInt(2, store::ToMicros(now));
+  auto row = s.Step();
+  if (!row) return row.error();
+  if (!*row) return NotDead(db_, path_, idempotency_key);
+  auto status = core::ParseOutboxStatus(s.Text(0));
+  s.Reset();
+  return status;
+}
+
+Status SqliteIncidentStore::DropDead(std::string_view idempotency_key, core::WallTime now) {
+  Stmt s;
+  if (auto status = s.Prepare(db_,
+                              "UPDATE outbox SET status = 'dropped', updated_at = ?2"
+                              " WHERE idempotency_key = ?1 AND status = 'dead'",
+                              path_);
+      !status) {
+    return status;
+  }
+  s.BindText(1, idempotency_key);
+  s.BindInt(2, store::ToMicros(now));
+  if (auto status = s.Run(); !status) return status;
+  if (sqlite3_changes(db_) != 1) return NotDead(db_, path_, idempotency_key);
+  return {};
+}
+
+core::Result<std::vector<core::ChannelUse>> SqliteIncidentStore::GenerationChannels(
+    std::string_view key, uint64_t generation) {
+  Stmt s;
+  if (auto status = s.Prepare(db_,
+                              "SELECT channel, min(status = 'shadow') FROM outbox"
+                              " WHERE key = ? AND generation = ? GROUP BY channel ORDER BY channel",
+                              path_);
+      !status) {
+    return status.error();
+  }
+  s.BindText(1, key);
+  s.BindUint(2, generation);
+  std::vector<core::ChannelUse> out;
+  for (;;) {
+    auto row = s.Step();
+    if (!row) return row.error();
+    if (!*row) break;
+    out.push_back(core::ChannelUse{s.Text(0), s.Int(1) != 0});
+  }
+  return out;
+}
+
+}  // namespace quell::sqlite

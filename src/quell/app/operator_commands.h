@@ -1,0 +1,83 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "quell/core/incident.h"
+#include "quell/core/ports/incident_store.h"
+#include "quell/core/ports/operator_store.h"
+#include "quell/core/ports/outbox_row.h"
+#include "quell/core/ports/payload_encoder.h"
+#include "quell/core/result.h"
+#include "quell/core/silence.h"
+#include "quell/core/time.h"
+
+namespace quell::app {
+
+// Where a condition's transitions go, as its config says.
+struct Route {
+  std::vector<std::string> channels;
+  bool shadow = false;
+};
+// The route of `condition`; std::nullopt when it is not known (no config given, or the
+// condition left it). A manual resolve then goes to the channels that carried rows of the
+// incident's current generation, in shadow when all of those were shadow rows.
+using RouteLookup = std::function<std::optional<Route>(std::string_view condition)>;
+
+struct ResolveResult {
+  core::Incident incident;              // as written
+  std::vector<core::OutboxRow> outbox;  // as inserted (status pending, shadow or silenced)
+};
+
+// The operator's use cases, shared by the CLI and the HTTP handlers. Time comes in as `now`.
+// Errors: kNotFound for an unknown key, id or row (the message names it), kRejected when the
+// target is in the wrong state (incident not open, row not dead), kInvalidArgument for bad
+// input, and the store's own codes. Not thread-safe (the stores are one per thread).
+class OperatorCommands {
+ public:
+  OperatorCommands(core::IncidentStore& incidents, core::OperatorStore& operators,
+                   const core::PayloadEncoder& encoder, RouteLookup routes = {});
+
+  // Every incident in key order; only the open ones when `open_only`.
+  core::Result<std::vector<core::Incident>> ListIncidents(bool open_only);
+
+  // Acknowledges the open incident `key` (see core::Acknowledge): no cooldown renotify until
+  // it opens again as a new generation. Acking an acked incident keeps the first ack.
+  core::Result<core::Incident> Ack(std::string_view key, std::string_view by, core::WallTime now);
+
+  // Resolves the open incident `key` now, as a transition: in one transaction the incident
+  // (compare-and-set, retried on a lost race), a decision line (resolve, reason manual, poll id
+  // "manual-<now>-<by>") and one resolve outbox row per routed channel. Active silences apply
+  // to those rows; the tenant budget does not (the operator asked for this one).
+  core::Result<ResolveResult> Resolve(std::string_view key, std::string_view by,
+                                      core::WallTime now);
+
+  // Adds a silence of `pattern` until now + `duration`; returns it with its id.
+  core::Result<core::Silence> AddSilence(std::string pattern, core::Duration duration,
+                                         std::string reason, std::string by, core::WallTime now);
+  // The silences still active at `now`, by id; expired ones are left out.
+  core::Result<std::vector<core::Silence>> ListSilences(core::WallTime now);
+  core::Status RemoveSilence(uint64_t id);
+
+  // The dead outbox rows, by (key, channel, generation, version).
+  core::Result<std::vector<core::OutboxRow>> ListDead();
+  // See core::OperatorStore::RetryDead and DropDead; only dead rows.
+  core::Result<core::OutboxStatus> RetryDead(std::string_view idempotency_key, core::WallTime now);
+  core::Status DropDead(std::string_view idempotency_key, core::WallTime now);
+
+ private:
+  core::Result<std::vector<core::ChannelUse>> ResolveChannels(const core::Incident& incident);
+  core::Status ResolveOnce(std::string_view key, std::string_view by, core::WallTime now,
+                           ResolveResult& result);
+
+  core::IncidentStore& incidents_;
+  core::OperatorStore& operators_;
+  const core::PayloadEncoder& encoder_;
+  RouteLookup routes_;
+};
+
+}  // namespace quell::app

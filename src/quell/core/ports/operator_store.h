@@ -1,0 +1,49 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "quell/core/ports/outbox_row.h"
+#include "quell/core/result.h"
+#include "quell/core/silence.h"
+#include "quell/core/time.h"
+
+namespace quell::core {
+
+// A channel that carried rows of one incident generation, and whether every one of them was a
+// shadow row (so a manual resolve stays in shadow too).
+struct ChannelUse {
+  std::string channel;
+  bool shadow_only = false;
+};
+
+// The operator's side of the store: silences and dead outbox rows. Each method is one short
+// transaction; implementations are safe to use from several processes at once (one instance
+// per thread). Every method may fail with kUnavailable, kTimeout or kInternal.
+class OperatorStore {
+ public:
+  virtual ~OperatorStore() = default;
+
+  // Stores `silence` (its id is ignored) and returns the id it was given; ids are not reused.
+  virtual Result<uint64_t> AddSilence(const Silence& silence) = 0;
+  // The silences by id; only those active at `active_at` when given.
+  virtual Result<std::vector<Silence>> ListSilences(std::optional<WallTime> active_at) = 0;
+  // kNotFound when no silence has `id`.
+  virtual Status RemoveSilence(uint64_t id) = 0;
+
+  // Puts a dead row back to pending, attempts 0, due at `now`, lease cleared; the last error
+  // is kept. A row older than a sent sibling goes to superseded instead (it would never be
+  // claimed). Returns the new status. kNotFound for an unknown key, kRejected when not dead.
+  virtual Result<OutboxStatus> RetryDead(std::string_view idempotency_key, WallTime now) = 0;
+  // Marks a dead row dropped (kept for the record, never sent). kNotFound, kRejected as above.
+  virtual Status DropDead(std::string_view idempotency_key, WallTime now) = 0;
+
+  // The channels with outbox rows of (key, generation), by channel name.
+  virtual Result<std::vector<ChannelUse>> GenerationChannels(std::string_view key,
+                                                             uint64_t generation) = 0;
+};
+
+}  // namespace quell::core

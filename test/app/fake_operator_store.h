@@ -1,0 +1,60 @@
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "quell/core/ports/operator_store.h"
+
+namespace quell::testing {
+
+// An in-memory OperatorStore: silences, and the channel uses a test declares per generation.
+// Dead-row methods only answer kNotFound (the contract tests cover them on real stores).
+class FakeOperatorStore : public core::OperatorStore {
+ public:
+  core::Result<uint64_t> AddSilence(const core::Silence& silence) override {
+    core::Silence stored = silence;
+    stored.id = ++last_id_;
+    silences_.push_back(stored);
+    return stored.id;
+  }
+  core::Result<std::vector<core::Silence>> ListSilences(
+      std::optional<core::WallTime> active_at) override {
+    std::vector<core::Silence> out;
+    for (const auto& s : silences_) {
+      if (!active_at || core::IsActive(s, *active_at)) out.push_back(s);
+    }
+    return out;
+  }
+  core::Status RemoveSilence(uint64_t id) override {
+    for (auto it = silences_.begin(); it != silences_.end(); ++it) {
+      if (it->id == id) {
+        silences_.erase(it);
+        return {};
+      }
+    }
+    return core::MakeError(core::ErrorCode::kNotFound, "no silence " + std::to_string(id));
+  }
+  core::Result<core::OutboxStatus> RetryDead(std::string_view key, core::WallTime) override {
+    return core::MakeError(core::ErrorCode::kNotFound, "no outbox row " + std::string(key));
+  }
+  core::Status DropDead(std::string_view key, core::WallTime) override {
+    return core::MakeError(core::ErrorCode::kNotFound, "no outbox row " + std::string(key));
+  }
+  core::Result<std::vector<core::ChannelUse>> GenerationChannels(std::string_view key,
+                                                                 uint64_t generation) override {
+    auto it = uses.find(std::string(key) + "#" + std::to_string(generation));
+    if (it == uses.end()) return std::vector<core::ChannelUse>{};
+    return it->second;
+  }
+
+  std::map<std::string, std::vector<core::ChannelUse>> uses;  // "key#generation"
+  const std::vector<core::Silence>& silences() const { return silences_; }
+
+ private:
+  uint64_t last_id_ = 0;
+  std::vector<core::Silence> silences_;
+};
+
+}  // namespace quell::testing

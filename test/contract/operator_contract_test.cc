@@ -1,0 +1,339 @@
+// The operator's side of the store (OperatorStore) and the use cases over it, on SQLite and
+// PostgreSQL: silences, silenced poll rows, manual ack and resolve, dead-row retry and drop.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "outbox_test_support.h"
+#include "quell/adapters/jsonl/payload_encoder.h"
+#include "quell/app/operator_commands.h"
+#include "quell/app/poll_applier.h"
+#include "quell/app/vector_observation_stream.h"
+#include "test_support.h"
+
+namespace quell::testing {
+namespace {
+
+using core::OutboxStatus;
+using std::chrono::hours;
+using std::chrono::minutes;
+using std::chrono::seconds;
+
+class NullSink : public app::DecisionSink {
+ public:
+  void OnDecision(const core::Observation&, const core::Decision&) override {}
+  void Reset() override {}
+};
+
+class OperatorContractTest : public ::testing::TestWithParam<Backend> {
+ protected:
+  void SetUp() override {
+    QUELL_REQUIRE_BACKEND(GetParam());
+    test_store_ = std::make_unique<TestStore>(GetParam());
+    auto store = test_store_->Open();
+    ASSERT_TRUE(store.ok()) << store.error().message;
+    store_ = std::move(*store);
+    ops_store_ = dynamic_cast<core::OperatorStore*>(store_.get());
+    ASSERT_NE(ops_store_, nullptr);
+    auto outbox = test_store_->OpenOutbox();
+    ASSERT_TRUE(outbox.ok()) << outbox.error().message;
+    outbox_ = std::move(*outbox);
+    ops_ = std::make_unique<app::OperatorCommands>(*store_, *ops_store_, encoder_);
+  }
+
+  // Applies one observation of `key` as a poll routed to `channels`.
+  app::ApplySummary Observe(const std::string& key, bool unhealthy, core::WallTime at,
+                            std::vector<std::string> channels = {"slack", "email"}) {
+    app::ApplyOptions options;
+    options.channels = std::move(channels);
+    options.policy.cooldown = minutes(10);
+    options.policy.healthy_polls_to_close = 2;
+    app::PollApplier applier(*store_, encoder_, options);
+    core::Observation observation;
+    observation.key = key;
+    observation.at = at;
+    observation.health = unhealthy ? core::Health::kUnhealthy : core::Health::kHealthy;
+    observation.condition = "c";
+    const std::vector<core::Observation> poll = {observation};
+    app::VectorObservationStream stream(poll);
+    NullSink sink;
+    auto applied = applier.Apply(stream, "poll-" + core::FormatRfc3339(at), at, sink);
+    EXPECT_TRUE(applied.ok()) << applied.error().message;
+    return applied.ok() ? *applied : app::ApplySummary{};
+  }
+
+  std::vector<core::OutboxRow> RowsOf(const std::string& key) {
+    auto rows = store_->ListOutbox(std::nullopt);
+    EXPECT_TRUE(rows.ok());
+    std::vector<core::OutboxRow> out;
+    for (const auto& r : *rows) {
+      if (r.key == key) out.push_back(r);
+    }
+    return out;
+  }
+
+  // A row of `key` that went dead after one claim.
+  core::OutboxRow DeadRow(const std::string& key, uint64_t version = 1) {
+    core::OutboxRow row = PendingRow(key, 1, version, "webhook", t0_);
+    EXPECT_EQ(InsertRows(*store_, {row}), "");
+    auto claimed = outbox_->ClaimDue("d", t0_, seconds(60), 10);
+    EXPECT_TRUE(claimed.ok());
+    core::OutboxOutcome dead;
+    dead.kind = core::OutboxOutcome::Kind::kDead;
+    dead.idempotency_key = row.idempotency_key;
+    dead.error = "HTTP 400";
+    auto recorded = outbox_->RecordOutcomes("d", {&dead, 1}, t0_);
+    EXPECT_TRUE(recorded.ok() && (*recorded)[0].ok());
+    return row;
+  }
+
+  core::OutboxRow Find(const std::string& idempotency_key) {
+    auto rows = store_->ListOutbox(std::nullopt);
+    EXPECT_TRUE(rows.ok());
+    for (const auto& r : *rows) {
+      if (r.idempotency_key == idempotency_key) return r;
+    }
+    ADD_FAILURE() << "no row " << idempotency_key;
+    return {};
+  }
+
+  std::unique_ptr<TestStore> test_store_;
+  std::unique_ptr<core::IncidentStore> store_;
+  core::OperatorStore* ops_store_ = nullptr;
+  std::unique_ptr<core::OutboxStore> outbox_;
+  jsonl::JsonPayloadEncoder encoder_;
+  std::unique_ptr<app::OperatorCommands> ops_;
+  const core::WallTime t0_ = OutboxEpoch();
+};
+
+TEST_P(OperatorContractTest, SilencesAreListedByIdAndExpiredOnesLeftOut) {
+  core::Silence a{0, "acme:*", t0_ + hours(2), "maintenance", "alice", t0_};
+  core::Silence b{0, "beta:db", t0_ + minutes(5), "noisy", "bob", t0_};
+  auto id_a = ops_store_->AddSilence(a);
+  auto id_b = ops_store_->AddSilence(b);
+  ASSERT_TRUE(id_a.ok() && id_b.ok()) << (id_a.ok() ? id_b.error() : id_a.error()).message;
+  EXPECT_LT(*id_a, *id_b);
+
+  auto all = ops_store_->ListSilences(std::nullopt);
+  ASSERT_TRUE(all.ok());
+  ASSERT_EQ(all->size(), 2u);
+  EXPECT_EQ((*all)[0].id, *id_a);
+  EXPECT_EQ((*all)[0].pattern, "acme:*");
+  EXPECT_EQ((*all)[0].expires_at, t0_ + hours(2));
+  EXPECT_EQ((*all)[0].reason, "maintenance");
+  EXPECT_EQ((*all)[0].created_by, "alice");
+  EXPECT_EQ((*all)[0].created_at, t0_);
+
+  auto active = ops_store_->ListSilences(t0_ + minutes(5));  // b expires exactly then
+  ASSERT_TRUE(active.ok());
+  ASSERT_EQ(active->size(), 1u);
+  EXPECT_EQ((*active)[0].id, *id_a);
+
+  auto tx = store_->Begin();
+  ASSERT_TRUE(tx.ok());
+  auto in_tx = (*tx)->LoadActiveSilences(t0_);
+  ASSERT_TRUE(in_tx.ok()) << in_tx.error().message;
+  EXPECT_EQ(in_tx->size(), 2u);
+  tx->reset();
+
+  ASSERT_TRUE(ops_store_->RemoveSilence(*id_a).ok());
+  auto gone = ops_store_->RemoveSilence(*id_a);
+  ASSERT_FALSE(gone.ok());
+  EXPECT_EQ(gone.error().code, core::ErrorCode::kNotFound);
+  // Ids are not reused after a removal.
+  auto id_c = ops_store_->AddSilence(a);
+  ASSERT_TRUE(id_c.ok());
+  EXPECT_GT(*id_c, *id_b);
+}
+
+TEST_P(OperatorContractTest, ASilencedKeyIsDecidedButItsRowsAreSilencedAndNeverClaimed) {
+  ASSERT_TRUE(ops_->AddSilence("acme:*", hours(1), "maintenance", "alice", t0_).ok());
+  const uint64_t decisions_before = *store_->CountDecisions();
+  const app::ApplySummary silenced = Observe("acme:db", true, t0_);
+  const app::ApplySummary live = Observe("beta:db", true, t0_);
+  EXPECT_EQ(silenced.outbox_silenced, 2u);
+  EXPECT_EQ(live.outbox_silenced, 0u);
+  EXPECT_EQ(*store_->CountDecisions(), decisions_before + 2);  // both decisions recorded
+  auto incident = store_->FindIncident("acme:db");
+  ASSERT_TRUE(incident.ok() && incident->has_value());
+  EXPECT_TRUE((*incident)->is_open());
+
+  for (const auto& row : RowsOf("acme:db")) EXPECT_EQ(row.status, OutboxStatus::kSilenced);
+  auto claimed = outbox_->ClaimDue("d", t0_ + hours(48), seconds(60), 100);
+  ASSERT_TRUE(claimed.ok());
+  ASSERT_EQ(claimed->size(), 2u);
+  for (const auto& row : *claimed) EXPECT_EQ(row.key, "beta:db");
+
+  // After the silence ends, new transitions send again; the silenced rows stay unsent.
+  const app::ApplySummary later = Observe("acme:db", true, t0_ + hours(2));
+  EXPECT_EQ(later.outbox_silenced, 0u);
+  EXPECT_EQ(later.poll.outbox_rows, 2u);
+  EXPECT_EQ(store_->ListOutbox(OutboxStatus::kSilenced)->size(), 2u);
+}
+
+TEST_P(OperatorContractTest, AnAckedIncidentIsNotRenotifiedUntilItOpensAgain) {
+  Observe("acme:db", true, t0_);
+  auto acked = ops_->Ack("acme:db", "alice", t0_ + minutes(1));
+  ASSERT_TRUE(acked.ok()) << acked.error().message;
+  EXPECT_EQ(acked->acked_by, "alice");
+  EXPECT_EQ(acked->version, 2u);
+  auto stored = store_->FindIncident("acme:db");
+  ASSERT_TRUE(stored.ok() && stored->has_value());
+  EXPECT_EQ((*stored)->acked_at, t0_ + minutes(1));
+  EXPECT_EQ((*stored)->version, 2u);
+  EXPECT_EQ((*stored)->last_observed_at, t0_);  // an ack is not an observation
+
+  // Past the cooldown: acknowledged, so no renotify row.
+  EXPECT_EQ(Observe("acme:db", true, t0_ + minutes(20)).poll.outbox_rows, 0u);
+  // Resolved by health, then failing again: a new generation, the ack cleared, a new open.
+  Observe("acme:db", false, t0_ + minutes(21));
+  Observe("acme:db", false, t0_ + minutes(22));
+  EXPECT_EQ(Observe("acme:db", true, t0_ + minutes(23)).poll.outbox_rows, 2u);
+  stored = store_->FindIncident("acme:db");
+  EXPECT_EQ((*stored)->generation, 2u);
+  EXPECT_FALSE((*stored)->acked_at.has_value());
+
+  auto unknown = ops_->Ack("nope", "alice", t0_);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.error().code, core::ErrorCode::kNotFound);
+  EXPECT_NE(unknown.error().message.find("nope"), std::string::npos);
+}
+
+TEST_P(OperatorContractTest, AManualResolveIsATransitionWithAResolveRowPerChannel) {
+  Observe("acme:db", true, t0_);
+  const uint64_t decisions = *store_->CountDecisions();
+  auto resolved = ops_->Resolve("acme:db", "alice", t0_ + minutes(3));
+  ASSERT_TRUE(resolved.ok()) << resolved.error().message;
+  EXPECT_EQ(resolved->incident.status, core::IncidentStatus::kResolved);
+  EXPECT_EQ(resolved->incident.resolved_at, t0_ + minutes(3));
+  EXPECT_EQ(resolved->incident.version, 2u);
+  ASSERT_EQ(resolved->outbox.size(), 2u);  // the channels of the generation's rows
+  EXPECT_EQ(*store_->CountDecisions(), decisions + 1);
+  EXPECT_EQ(
+      test_store_->Query("SELECT reason FROM decisions WHERE key = 'acme:db' AND version = 2"),
+      "manual");
+  EXPECT_EQ(test_store_->Query("SELECT decision FROM decisions WHERE key = 'acme:db' AND"
+                               " version = 2"),
+            "resolve");
+
+  int resolves = 0;
+  for (const auto& row : RowsOf("acme:db")) {
+    if (row.transition != core::TransitionKind::kResolve) continue;
+    ++resolves;
+    EXPECT_EQ(row.status, OutboxStatus::kPending);
+    EXPECT_EQ(row.idempotency_key, core::OutboxIdempotencyKey("acme:db", 1, 2, row.channel));
+  }
+  EXPECT_EQ(resolves, 2);
+  // The dispatcher sends the open, then the resolve, per channel.
+  auto first = outbox_->ClaimDue("d", t0_ + minutes(4), seconds(60), 100);
+  ASSERT_TRUE(first.ok());
+  EXPECT_EQ(first->size(), 2u);
+
+  auto again = ops_->Resolve("acme:db", "alice", t0_ + minutes(4));
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.error().code, core::ErrorCode::kRejected);
+  // A later failure opens a new generation.
+  EXPECT_EQ(Observe("acme:db", true, t0_ + minutes(5)).poll.outbox_rows, 2u);
+  EXPECT_EQ((*store_->FindIncident("acme:db"))->generation, 2u);
+}
+
+TEST_P(OperatorContractTest, AManualResolveFollowsTheConfiguredRouteAndActiveSilences) {
+  Observe("acme:db", true, t0_, {"slack"});
+  app::OperatorCommands routed(*store_, *ops_store_, encoder_,
+                               [](std::string_view condition) -> std::optional<app::Route> {
+                                 if (condition != "c") return std::nullopt;
+                                 return app::Route{{"pager", "slack"}, false};
+                               });
+  ASSERT_TRUE(routed.AddSilence("acme:d*", hours(1), "maintenance", "alice", t0_).ok());
+  auto resolved = routed.Resolve("acme:db", "alice", t0_ + minutes(1));
+  ASSERT_TRUE(resolved.ok()) << resolved.error().message;
+  ASSERT_EQ(resolved->outbox.size(), 2u);
+  EXPECT_EQ(resolved->outbox[0].channel, "pager");
+  EXPECT_EQ(resolved->outbox[1].channel, "slack");
+  for (const auto& row : resolved->outbox) {
+    EXPECT_EQ(Find(row.idempotency_key).status, OutboxStatus::kSilenced);
+  }
+}
+
+TEST_P(OperatorContractTest, GenerationChannelsTellShadowOnlyChannels) {
+  auto tx = store_->Begin();
+  ASSERT_TRUE(tx.ok());
+  core::OutboxRow a = PendingRow("k", 1, 1, "slack", t0_);
+  core::OutboxRow b = PendingRow("k", 1, 1, "trial", t0_);
+  b.status = OutboxStatus::kShadow;
+  core::OutboxRow c = PendingRow("k", 2, 5, "email", t0_);
+  ASSERT_TRUE((*tx)->InsertOutbox(std::vector<core::OutboxRow>{a, b, c}).ok());
+  ASSERT_TRUE((*tx)->Commit().ok());
+  auto uses = ops_store_->GenerationChannels("k", 1);
+  ASSERT_TRUE(uses.ok()) << uses.error().message;
+  ASSERT_EQ(uses->size(), 2u);
+  EXPECT_EQ((*uses)[0].channel, "slack");
+  EXPECT_FALSE((*uses)[0].shadow_only);
+  EXPECT_EQ((*uses)[1].channel, "trial");
+  EXPECT_TRUE((*uses)[1].shadow_only);
+}
+
+TEST_P(OperatorContractTest, RetryPutsOnlyADeadRowBackDueNowWithAttemptsReset) {
+  const core::OutboxRow row = DeadRow("acme:db");
+  ASSERT_EQ(Find(row.idempotency_key).status, OutboxStatus::kDead);
+  auto dead = ops_->ListDead();
+  ASSERT_TRUE(dead.ok());
+  ASSERT_EQ(dead->size(), 1u);
+  EXPECT_EQ((*dead)[0].last_error, "HTTP 400");
+
+  auto retried = ops_store_->RetryDead(row.idempotency_key, t0_ + hours(1));
+  ASSERT_TRUE(retried.ok()) << retried.error().message;
+  EXPECT_EQ(*retried, OutboxStatus::kPending);
+  const core::OutboxRow back = Find(row.idempotency_key);
+  EXPECT_EQ(back.status, OutboxStatus::kPending);
+  EXPECT_EQ(back.attempts, 0u);
+  EXPECT_EQ(back.next_attempt_at, t0_ + hours(1));
+  EXPECT_TRUE(back.lease_owner.empty());
+  auto claimed = outbox_->ClaimDue("d2", t0_ + hours(1), seconds(60), 10);
+  ASSERT_TRUE(claimed.ok());
+  ASSERT_EQ(claimed->size(), 1u);
+  EXPECT_EQ((*claimed)[0].idempotency_key, row.idempotency_key);
+
+  // Now in flight, not dead: refused.
+  auto twice = ops_store_->RetryDead(row.idempotency_key, t0_ + hours(1));
+  ASSERT_FALSE(twice.ok());
+  EXPECT_EQ(twice.error().code, core::ErrorCode::kRejected);
+  auto unknown = ops_store_->RetryDead("q1-nope", t0_);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.error().code, core::ErrorCode::kNotFound);
+}
+
+TEST_P(OperatorContractTest, RetryOfARowOlderThanASentSiblingSupersedesIt) {
+  const core::OutboxRow old = DeadRow("acme:db", 1);
+  core::OutboxRow newer = PendingRow("acme:db", 1, 3, "webhook", t0_);
+  ASSERT_EQ(InsertRows(*store_, {newer}), "");
+  ASSERT_TRUE(store_->MarkSent(newer.idempotency_key, "m-1", t0_).ok());
+  auto retried = ops_store_->RetryDead(old.idempotency_key, t0_ + hours(1));
+  ASSERT_TRUE(retried.ok()) << retried.error().message;
+  EXPECT_EQ(*retried, OutboxStatus::kSuperseded);
+  EXPECT_EQ(Find(old.idempotency_key).status, OutboxStatus::kSuperseded);
+}
+
+TEST_P(OperatorContractTest, DropMarksOnlyADeadRowDroppedAndItIsNeverClaimed) {
+  const core::OutboxRow row = DeadRow("acme:db");
+  ASSERT_TRUE(ops_store_->DropDead(row.idempotency_key, t0_ + hours(1)).ok());
+  EXPECT_EQ(Find(row.idempotency_key).status, OutboxStatus::kDropped);
+  EXPECT_TRUE(ops_->ListDead()->empty());
+  auto claimed = outbox_->ClaimDue("d", t0_ + hours(48), seconds(60), 10);
+  ASSERT_TRUE(claimed.ok());
+  EXPECT_TRUE(claimed->empty());
+  auto twice = ops_store_->DropDead(row.idempotency_key, t0_ + hours(1));
+  ASSERT_FALSE(twice.ok());
+  EXPECT_EQ(twice.error().code, core::ErrorCode::kRejected);
+  auto retry = ops_store_->RetryDead(row.idempotency_key, t0_ + hours(1));
+  ASSERT_FALSE(retry.ok());
+  EXPECT_EQ(retry.error().code, core::ErrorCode::kRejected);
+}
+
+INSTANTIATE_TEST_SUITE_P(Sqlite, OperatorContractTest, ::testing::Values(Backend::kSqlite));
+INSTANTIATE_TEST_SUITE_P(Postgres, OperatorContractTest, ::testing::Values(Backend::kPostgres));
+
+}  // namespace
+}  // namespace quell::testing
