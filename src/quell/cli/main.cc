@@ -9,6 +9,7 @@
 #include "quell/cli/policy_flags.h"
 #include "quell/cli/poll_commands.h"
 #include "quell/cli/replay_command.h"
+#include "quell/cli/run_command.h"
 #include "quell/cli/store_commands.h"
 #include "quell/cli/version.h"
 
@@ -117,6 +118,28 @@ int main(int argc, char** argv) {
                            "The lease owner id (default: host:pid:random)");
   dispatch_cmd->add_flag("--once", dispatch.once, "Deliver what is due now, then exit");
 
+  quell::cli::RunCommandOptions run;
+  CLI::App* run_cmd = app.add_subcommand(
+      "run",
+      "The daemon: poll each condition at its interval, decide, persist and dispatch in one "
+      "process until SIGTERM or SIGINT; SIGHUP reloads the config");
+  run_cmd->add_option("-c,--config", run.config_path, "The quell.yaml to run")
+      ->capture_default_str();
+  run_cmd->add_option("--store", run.store_url,
+                      "sqlite:PATH or postgresql://... (default: the config's store)");
+  run_cmd->add_option("--owner", run.owner,
+                      "The dispatcher's lease owner id (default: host:pid:random)");
+  run_cmd->add_flag("--no-dispatch", run.no_dispatch,
+                    "Poll only; a separate `quell dispatch` delivers the outbox");
+
+  std::string check_path = "quell.yaml";
+  CLI::App* config_cmd = app.add_subcommand("config", "Work with the config file");
+  config_cmd->require_subcommand(1);
+  CLI::App* config_check_cmd = config_cmd->add_subcommand(
+      "check", "Report every problem of a quell.yaml with file:line:column; exit 2 when any");
+  config_check_cmd->add_option("-c,--config", check_path, "The quell.yaml to check")
+      ->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -153,6 +176,8 @@ int main(int argc, char** argv) {
   if (poll_once_cmd->parsed()) return quell::cli::RunPollOnce(poll, stdout, stderr);
   if (schema_check_cmd->parsed()) return quell::cli::RunSchemaCheck(poll, stdout, stderr);
   if (dispatch_cmd->parsed()) return quell::cli::RunDispatch(dispatch, stderr);
+  if (run_cmd->parsed()) return quell::cli::RunDaemonCommand(run, stderr);
+  if (config_check_cmd->parsed()) return quell::cli::RunConfigCheck(check_path, stdout);
   query.format =
       format == "jsonl" ? quell::cli::ListFormat::kJsonl : quell::cli::ListFormat::kTable;
   if (incidents_list->parsed()) return quell::cli::RunIncidentsList(query, stdout, stderr);
