@@ -31,7 +31,7 @@ using testing::Fault;
 using testing::WaitFor;
 
 constexpr const char* kApiKey = "ifr_pk_proj_run_0123456789abcdef";
-constexpr const char* kHookSecret = "whsec-run-81b2";
+constexpr const char* kHookSecret = "whsec-run-81b2-0f9e3a";
 
 void SetEnv(const char* name, const std::string& value) {
   setenv(name, value.c_str(), 1);  // NOLINT(concurrency-mt-unsafe)

@@ -1,5 +1,6 @@
 #include "quell/cli/signal_thread.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sys/signalfd.h>
