@@ -9,7 +9,7 @@ namespace {
 
 using std::chrono::seconds;
 
-const core::WallTime kStart{std::chrono::hours(24 * 365 * 56)};
+constexpr core::WallTime kStart{std::chrono::hours(24 * 365 * 56)};
 
 TEST(SchedulerTest, EveryGroupIsDueAtStartThenAtItsOwnInterval) {
   Scheduler s({seconds(30), seconds(60)}, kStart, {.jitter = 0.0, .seed = 1});

@@ -14,7 +14,7 @@ uint64_t SplitMix64(uint64_t& state) {
 
 }  // namespace
 
-Scheduler::Scheduler(std::vector<core::Duration> intervals, core::WallTime start,
+Scheduler::Scheduler(const std::vector<core::Duration>& intervals, core::WallTime start,
                      SchedulerOptions options)
     : jitter_(std::clamp(options.jitter, 0.0, 1.0)), random_state_(options.seed) {
   groups_.reserve(intervals.size());

@@ -22,7 +22,8 @@ struct SchedulerOptions {
 class Scheduler {
  public:
   // Every group is first due at `start`. `intervals` must be positive.
-  Scheduler(std::vector<core::Duration> intervals, core::WallTime start, SchedulerOptions options);
+  Scheduler(const std::vector<core::Duration>& intervals, core::WallTime start,
+            SchedulerOptions options);
 
   size_t size() const { return groups_.size(); }
   core::Duration interval(size_t group) const { return groups_[group].interval; }
