@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
@@ -344,6 +345,21 @@ std::vector<std::string> CheckConfig(const std::string& path, const EnvLookup& e
   YamlContext context{.file = path, .env = env, .error = std::nullopt, .errors = {}};
   Config config;
   ReadConfigFile(path, env, context, config);
+  // Unknown keys are found when a section is finished, after its values: sort into file order.
+  const auto position = [&path](const std::string& message) {
+    unsigned long line = 0;
+    unsigned long column = 0;
+    if (message.size() > path.size() + 1) {
+      char* end = nullptr;
+      line = std::strtoul(message.c_str() + path.size() + 1, &end, 10);
+      if (end != nullptr && *end == ':') column = std::strtoul(end + 1, nullptr, 10);
+    }
+    return std::pair(line, column);
+  };
+  std::stable_sort(context.errors.begin(), context.errors.end(),
+                   [&position](const std::string& a, const std::string& b) {
+                     return position(a) < position(b);
+                   });
   return std::move(context.errors);
 }
 
