@@ -1,10 +1,8 @@
 // `quell dispatch` end to end: quell-sim in process, `quell poll-once` and `quell dispatch` as
 // child processes on a real SQLite file, every channel type against its loopback stand-in
 // (webhook, Slack, Twilio, PagerDuty) and a real SMTP server with STARTTLS.
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "child_process.h"
 #include "pagerduty_receiver.h"
 #include "quell/sim/server.h"
 #include "run_process.h"
@@ -50,51 +49,8 @@ void SetEnv(const char* name, const std::string& value) {
   setenv(name, value.c_str(), 1);  // NOLINT(concurrency-mt-unsafe)
 }
 
-// Waits up to `limit` for `done`, checking every 20 ms: the children run on the system clock,
-// so real time has to pass (a lease to expire, a backoff to elapse).
-bool WaitFor(const std::function<bool()>& done, std::chrono::milliseconds limit) {
-  const auto deadline = Clock::now() + limit;
-  while (!done()) {
-    if (Clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return true;
-}
-
-// A child process left running (`quell dispatch` without --once), stdout and stderr to files.
-class Child {
- public:
-  Child(const std::vector<std::string>& argv, const std::filesystem::path& log) {
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 2, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    std::vector<char*> args;
-    args.reserve(argv.size() + 1);
-    for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-    args.push_back(nullptr);
-    if (posix_spawn(&pid_, args[0], &actions, nullptr, args.data(), environ) != 0) pid_ = -1;
-    posix_spawn_file_actions_destroy(&actions);
-  }
-  ~Child() {
-    if (pid_ > 0) Signal(SIGKILL);
-  }
-  Child(const Child&) = delete;
-  Child& operator=(const Child&) = delete;
-
-  bool running() const { return pid_ > 0; }
-  // Sends `signal` and reaps the child; returns the wait status.
-  int Signal(int signal) {
-    kill(pid_, signal);
-    int status = 0;
-    waitpid(pid_, &status, 0);
-    pid_ = -1;
-    return status;
-  }
-
- private:
-  pid_t pid_ = -1;
-};
+using testing::Child;
+using testing::WaitFor;
 
 class DispatchTest : public ::testing::Test {
  protected:

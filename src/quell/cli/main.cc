@@ -12,6 +12,7 @@
 #include "quell/cli/policy_flags.h"
 #include "quell/cli/poll_commands.h"
 #include "quell/cli/replay_command.h"
+#include "quell/cli/run_command.h"
 #include "quell/cli/store_commands.h"
 #include "quell/cli/version.h"
 
@@ -128,6 +129,28 @@ int main(int argc, char** argv) {
       "times out after accepting, on a clock 60x the wall (under a minute); check that one "
       "open and one resolve arrived, no duplicate");
 
+  quell::cli::RunCommandOptions run;
+  CLI::App* run_cmd = app.add_subcommand(
+      "run",
+      "The daemon: poll each condition at its interval, decide, persist and dispatch in one "
+      "process until SIGTERM or SIGINT; SIGHUP reloads the config");
+  run_cmd->add_option("-c,--config", run.config_path, "The quell.yaml to run")
+      ->capture_default_str();
+  run_cmd->add_option("--store", run.store_url,
+                      "sqlite:PATH or postgresql://... (default: the config's store)");
+  run_cmd->add_option("--owner", run.owner,
+                      "The dispatcher's lease owner id (default: host:pid:random)");
+  run_cmd->add_flag("--no-dispatch", run.no_dispatch,
+                    "Poll only; a separate `quell dispatch` delivers the outbox");
+
+  std::string check_path = "quell.yaml";
+  CLI::App* config_cmd = app.add_subcommand("config", "Work with the config file");
+  config_cmd->require_subcommand(1);
+  CLI::App* config_check_cmd = config_cmd->add_subcommand(
+      "check", "Report every problem of a quell.yaml with file:line:column; exit 2 when any");
+  config_check_cmd->add_option("-c,--config", check_path, "The quell.yaml to check")
+      ->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -167,6 +190,8 @@ int main(int argc, char** argv) {
   if (dispatch_cmd->parsed()) return quell::cli::RunDispatch(dispatch, stderr);
   quell::system::SystemClock clock;
   if (auto code = operator_cli.Run(clock, stdout, stderr)) return *code;
+  if (run_cmd->parsed()) return quell::cli::RunDaemonCommand(run, stderr);
+  if (config_check_cmd->parsed()) return quell::cli::RunConfigCheck(check_path, stdout);
   query.format =
       format == "jsonl" ? quell::cli::ListFormat::kJsonl : quell::cli::ListFormat::kTable;
   if (incidents_list->parsed()) return quell::cli::RunIncidentsList(query, stdout, stderr);

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -149,6 +150,52 @@ TEST_F(ConfigLoaderTest, MissingFileIsAClearError) {
   auto config = LoadConfig((dir_ / "absent.yaml").string(), Env());
   ASSERT_FALSE(config.ok());
   EXPECT_NE(config.error().message.find("absent.yaml: cannot read"), std::string::npos);
+}
+
+TEST_F(ConfigLoaderTest, DaemonSectionsHaveDefaultsAndReadTheTokenByReference) {
+  auto defaults = LoadConfig(Write("quell.yaml", kMinimal), Env());
+  ASSERT_TRUE(defaults.ok()) << defaults.error().message;
+  EXPECT_EQ(defaults->http.listen, "127.0.0.1:8787");
+  EXPECT_FALSE(defaults->http.open_reads);
+  EXPECT_TRUE(defaults->http.token.empty());
+  EXPECT_TRUE(defaults->heartbeat.url.empty());
+  EXPECT_EQ(defaults->heartbeat.max_attempts, 3U);
+  EXPECT_EQ(defaults->log.format, LogFormat::kJson);
+  EXPECT_EQ(defaults->log.level, LogLevelSetting::kInfo);
+
+  env_ = {{"OPS_TOKEN", "tok-123"}, {"QUELL_HEARTBEAT_URL", "https://hc.example/ping/abc"}};
+  auto config = LoadConfig(
+      Write("daemon.yaml", std::string(kMinimal) +
+                               "http: {listen: '0.0.0.0:9000', token_env: OPS_TOKEN, "
+                               "open_reads: true}\n"
+                               "heartbeat: {url: '${QUELL_HEARTBEAT_URL:-}', timeout: 2s}\n"
+                               "log: {format: text, level: debug}\n"),
+      Env());
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  EXPECT_EQ(config->http.listen, "0.0.0.0:9000");
+  EXPECT_EQ(config->http.token, "tok-123");
+  EXPECT_TRUE(config->http.open_reads);
+  EXPECT_EQ(config->heartbeat.url, "https://hc.example/ping/abc");
+  EXPECT_EQ(config->heartbeat.timeout, std::chrono::seconds(2));
+  EXPECT_EQ(config->log.format, LogFormat::kText);
+  EXPECT_EQ(config->log.level, LogLevelSetting::kDebug);
+
+  ExpectError(std::string(kMinimal) + "http: {token: hunter2}\n", {"http.token"});
+  ExpectError(std::string(kMinimal) + "http: {listen: localhost}\n", {"http.listen", "host:port"});
+}
+
+TEST_F(ConfigLoaderTest, CheckConfigListsEveryErrorInFileOrderAndLoadConfigOneOfThem) {
+  const std::string text =
+      std::string(kMinimal) + "stor: x\nlog: {level: loud}\nheartbeat: {url: ftp://x}\n";
+  const std::string path = Write("three.yaml", text);
+  const std::vector<std::string> errors = CheckConfig(path, Env());
+  ASSERT_EQ(errors.size(), 3U);
+  EXPECT_NE(errors[0].find("three.yaml:4:1: stor"), std::string::npos) << errors[0];
+  auto config = LoadConfig(path, Env());
+  ASSERT_FALSE(config.ok());
+  EXPECT_NE(std::find(errors.begin(), errors.end(), config.error().message), errors.end());
+  EXPECT_NE(errors[2].find("three.yaml:6:"), std::string::npos) << errors[2];
+  EXPECT_TRUE(CheckConfig(Write("ok.yaml", kMinimal), Env()).empty());
 }
 
 }  // namespace

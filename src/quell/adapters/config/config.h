@@ -59,6 +59,32 @@ struct MetricConditionConfig {
   MetricSourceKind source = MetricSourceKind::kInfrai;
 };
 
+// The daemon's operator HTTP surface (`quell run`).
+struct OpsHttpSettings {
+  std::string listen = "127.0.0.1:8787";  // host:port; loopback unless said otherwise
+  // The bearer token operator writes need, only by reference (`token_env` or `token_file`),
+  // read at load; empty when neither is given (writes are then refused). Never printed.
+  std::string token;
+  std::string token_origin;      // where it came from, for messages
+  std::string token_unresolved;  // why a given reference did not resolve; empty: ok
+  bool open_reads = false;       // read endpoints without the token
+};
+
+// The dead-man switch: Healthchecks-compatible pings per poll cycle.
+struct HeartbeatSettings {
+  std::string url;  // empty: no heartbeat
+  core::Duration timeout = std::chrono::seconds(5);
+  uint32_t max_attempts = 3;
+};
+
+enum class LogFormat : uint8_t { kJson, kText };
+enum class LogLevelSetting : uint8_t { kDebug, kInfo, kWarn, kError };
+
+struct LogSettings {
+  LogFormat format = LogFormat::kJson;
+  LogLevelSetting level = LogLevelSetting::kInfo;
+};
+
 struct Config {
   std::string path;  // the file it was read from
   std::string store_url = "sqlite:quell.db";
@@ -72,6 +98,9 @@ struct Config {
   std::vector<ChannelConfig> channels;
   DispatchSettings dispatch;
   bool shadow = false;  // every condition in shadow: decide and record, send nothing
+  OpsHttpSettings http;
+  HeartbeatSettings heartbeat;
+  LogSettings log;
 };
 
 }  // namespace quell::config

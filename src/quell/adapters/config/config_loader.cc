@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include <utility>
 
 #include "quell/adapters/config/channel_reader.h"
+#include "quell/adapters/config/daemon_reader.h"
 #include "quell/adapters/config/secret_reader.h"
 #include "quell/adapters/config/yaml_reader.h"
 #include "quell/core/key_template.h"
@@ -269,22 +271,28 @@ EnvLookup ProcessEnv() {
   };
 }
 
-core::Result<Config> LoadConfig(const std::string& path, const EnvLookup& env) {
+namespace {
+
+// Reads the whole file into `config`, every problem into `context`.
+void ReadConfigFile(const std::string& path, const EnvLookup& env, YamlContext& context,
+                    Config& config) {
   YAML::Node root;
   try {
     root = YAML::LoadFile(path);
   } catch (const YAML::BadFile&) {
-    return core::MakeError(
-        core::ErrorCode::kInvalidArgument,
-        path + ": cannot read the config file: " + std::generic_category().message(errno));
+    std::string message =
+        path + ": cannot read the config file: " + std::generic_category().message(errno);
+    context.error = core::MakeError(core::ErrorCode::kInvalidArgument, message);
+    context.errors.push_back(std::move(message));
+    return;
   } catch (const YAML::Exception& e) {
-    return core::MakeError(core::ErrorCode::kInvalidArgument,
-                           path + ":" + std::to_string(e.mark.line + 1) + ":" +
-                               std::to_string(e.mark.column + 1) + ": " + e.msg);
+    std::string message = path + ":" + std::to_string(e.mark.line + 1) + ":" +
+                          std::to_string(e.mark.column + 1) + ": " + e.msg;
+    context.error = core::MakeError(core::ErrorCode::kInvalidArgument, message);
+    context.errors.push_back(std::move(message));
+    return;
   }
 
-  YamlContext context{.file = path, .env = env, .error = std::nullopt};
-  Config config;
   config.path = path;
   if (const auto base = env("INFRAI_BASE_URL"); base && !base->empty()) {
     config.infrai.base_url = *base;
@@ -316,12 +324,43 @@ core::Result<Config> LoadConfig(const std::string& path, const EnvLookup& env) {
   ReadChannels(top, dir, config);
   ReadDispatch(top.Child("dispatch"), config);
   CheckRoutes(top, config);
+  ReadDaemonSections(top, dir, config);
   top.Finish();
   if (!context.error && config.error_conditions.empty() && config.metric_conditions.empty()) {
     context.Fail(root.Mark(), "conditions", "no conditions: there is nothing to poll");
   }
+}
+
+}  // namespace
+
+core::Result<Config> LoadConfig(const std::string& path, const EnvLookup& env) {
+  YamlContext context{.file = path, .env = env, .error = std::nullopt, .errors = {}};
+  Config config;
+  ReadConfigFile(path, env, context, config);
   if (context.error) return *context.error;
   return config;
+}
+
+std::vector<std::string> CheckConfig(const std::string& path, const EnvLookup& env) {
+  YamlContext context{.file = path, .env = env, .error = std::nullopt, .errors = {}};
+  Config config;
+  ReadConfigFile(path, env, context, config);
+  // Unknown keys are found when a section is finished, after its values: sort into file order.
+  const auto position = [&path](const std::string& message) {
+    unsigned long line = 0;
+    unsigned long column = 0;
+    if (message.size() > path.size() + 1) {
+      char* end = nullptr;
+      line = std::strtoul(message.c_str() + path.size() + 1, &end, 10);
+      if (end != nullptr && *end == ':') column = std::strtoul(end + 1, nullptr, 10);
+    }
+    return std::pair(line, column);
+  };
+  std::stable_sort(context.errors.begin(), context.errors.end(),
+                   [&position](const std::string& a, const std::string& b) {
+                     return position(a) < position(b);
+                   });
+  return std::move(context.errors);
 }
 
 }  // namespace quell::config

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "quell/adapters/config/config.h"
 #include "quell/adapters/config/env_expand.h"
@@ -13,6 +14,10 @@ namespace quell::config {
 // the whole file is valid. The Infrai API key is read here, from the environment variable or
 // the file the config names, and appears in no message.
 core::Result<Config> LoadConfig(const std::string& path, const EnvLookup& env);
+
+// Every problem in the file at `path`, in the order found, each "file:line:column: setting:
+// what was expected"; empty when LoadConfig would succeed. For `quell config check`.
+std::vector<std::string> CheckConfig(const std::string& path, const EnvLookup& env);
 
 // The process environment, for LoadConfig.
 EnvLookup ProcessEnv();

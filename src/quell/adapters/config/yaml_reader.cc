@@ -20,9 +20,9 @@ std::string Where(const YamlContext& context, const YAML::Mark& mark) {
 }  // namespace
 
 void YamlContext::Fail(const YAML::Mark& mark, const std::string& path, const std::string& what) {
-  if (error) return;
-  error = core::MakeError(core::ErrorCode::kInvalidArgument,
-                          Where(*this, mark) + ": " + (path.empty() ? "" : path + ": ") + what);
+  std::string message = Where(*this, mark) + ": " + (path.empty() ? "" : path + ": ") + what;
+  if (!error) error = core::MakeError(core::ErrorCode::kInvalidArgument, message);
+  errors.push_back(std::move(message));
 }
 
 MapReader::MapReader(YamlContext& context, const YAML::Node& node, std::string path)
@@ -221,7 +221,6 @@ void MapReader::Finish() {
     std::string known;
     for (const std::string& name : read_) known += (known.empty() ? "" : ", ") + name;
     context_.Fail(entry.first.Mark(), KeyPath(key), "unknown setting (known here: " + known + ")");
-    return;
   }
 }
 

@@ -16,12 +16,13 @@
 
 namespace quell::config {
 
-// Shared by every reader of one file: where messages point, how ${VAR} expands, and the first
-// error (later ones are usually consequences of it, so only the first is reported).
+// Shared by every reader of one file: where messages point, how ${VAR} expands, the first
+// error (what LoadConfig reports) and every error in file order (what `config check` lists).
 struct YamlContext {
   std::string file;
   EnvLookup env;
   std::optional<core::Error> error;
+  std::vector<std::string> errors;  // "file:line:column: path: what", each
 
   void Fail(const YAML::Mark& mark, const std::string& path, const std::string& what);
 };

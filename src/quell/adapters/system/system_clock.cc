@@ -14,4 +14,10 @@ void SystemClock::SleepFor(core::Duration d) {
   if (d > core::Duration::zero()) std::this_thread::sleep_for(d);
 }
 
+bool SystemClock::WaitFor(std::unique_lock<std::mutex>& lock, std::condition_variable& cv,
+                          core::Duration d, const std::function<bool()>& done) {
+  if (d <= core::Duration::zero()) return done();
+  return cv.wait_for(lock, d, done);
+}
+
 }  // namespace quell::system

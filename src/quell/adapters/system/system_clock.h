@@ -10,6 +10,9 @@ class SystemClock : public core::Clock {
  public:
   core::WallTime Now() override;
   void SleepFor(core::Duration d) override;
+  // A real wait on `cv`, cut short by a notify.
+  bool WaitFor(std::unique_lock<std::mutex>& lock, std::condition_variable& cv, core::Duration d,
+               const std::function<bool()>& done) override;
 };
 
 }  // namespace quell::system

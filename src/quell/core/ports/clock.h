@@ -1,5 +1,9 @@
 #pragma once
 
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+
 #include "quell/core/time.h"
 
 namespace quell::core {
@@ -14,6 +18,19 @@ class Clock {
   virtual WallTime Now() = 0;
   // Blocks the calling thread for `d` (a fake advances Now() instead). Thread-safe.
   virtual void SleepFor(Duration d) = 0;
+  // Waits up to `d` of this clock's time for `cv` (whose mutex `lock` holds) to be notified
+  // with `done()` true, as std::condition_variable::wait_for does; returns done(). The default
+  // sleeps `d` unlocked and then checks, which suits a fake clock (SleepFor advances it); a
+  // clock on the wall overrides it so that a notify cuts the wait short. Thread-safe.
+  virtual bool WaitFor(std::unique_lock<std::mutex>& lock, std::condition_variable& cv, Duration d,
+                       const std::function<bool()>& done) {
+    (void)cv;
+    if (done()) return true;
+    lock.unlock();
+    SleepFor(d);
+    lock.lock();
+    return done();
+  }
 };
 
 }  // namespace quell::core

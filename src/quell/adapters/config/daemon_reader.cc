@@ -1,0 +1,70 @@
+#include "quell/adapters/config/daemon_reader.h"
+
+#include <string>
+
+#include "quell/adapters/config/secret_reader.h"
+
+namespace quell::config {
+namespace {
+
+void ReadHttp(MapReader section, const std::filesystem::path& dir, OpsHttpSettings& http) {
+  section.Read("listen", http.listen);
+  const auto colon = http.listen.rfind(':');
+  if (colon == std::string::npos || colon + 1 == http.listen.size() ||
+      http.listen.find_first_not_of("0123456789", colon + 1) != std::string::npos) {
+    section.Fail("listen", "expected host:port, e.g. 127.0.0.1:8787");
+  }
+  SecretRef token = ReadSecret(section, "token", dir, /*required=*/false);
+  http.token = std::move(token.value);
+  http.token_origin = std::move(token.origin);
+  http.token_unresolved = std::move(token.unresolved);
+  section.Read("open_reads", http.open_reads);
+  section.Finish();
+}
+
+void ReadHeartbeat(MapReader section, HeartbeatSettings& heartbeat) {
+  section.Read("url", heartbeat.url);
+  if (!heartbeat.url.empty() && heartbeat.url.rfind("http://", 0) != 0 &&
+      heartbeat.url.rfind("https://", 0) != 0) {
+    section.Fail("url", "expected an http:// or https:// URL, or nothing");
+  }
+  section.Read("timeout", heartbeat.timeout);
+  section.Read("max_attempts", heartbeat.max_attempts, 1, 20);
+  section.Finish();
+}
+
+void ReadLog(MapReader section, LogSettings& log) {
+  std::string format;
+  section.Read("format", format);
+  if (format == "json") {
+    log.format = LogFormat::kJson;
+  } else if (format == "text") {
+    log.format = LogFormat::kText;
+  } else if (!format.empty()) {
+    section.Fail("format", "expected json or text");
+  }
+  std::string level;
+  section.Read("level", level);
+  if (level == "debug") {
+    log.level = LogLevelSetting::kDebug;
+  } else if (level == "info") {
+    log.level = LogLevelSetting::kInfo;
+  } else if (level == "warn") {
+    log.level = LogLevelSetting::kWarn;
+  } else if (level == "error") {
+    log.level = LogLevelSetting::kError;
+  } else if (!level.empty()) {
+    section.Fail("level", "expected debug, info, warn or error");
+  }
+  section.Finish();
+}
+
+}  // namespace
+
+void ReadDaemonSections(MapReader& top, const std::filesystem::path& dir, Config& config) {
+  ReadHttp(top.Child("http"), dir, config.http);
+  ReadHeartbeat(top.Child("heartbeat"), config.heartbeat);
+  ReadLog(top.Child("log"), config.log);
+}
+
+}  // namespace quell::config

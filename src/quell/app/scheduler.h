@@ -1,0 +1,52 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "quell/core/time.h"
+
+namespace quell::app {
+
+struct SchedulerOptions {
+  // Each wait is stretched by a random fraction of its interval in [0, jitter), so daemons
+  // started together drift apart instead of polling a shared source in lockstep.
+  double jitter = 0.1;
+  uint64_t seed = 0;
+};
+
+// When each poll group is next due: one group per distinct condition interval, each on its own
+// cadence. Pure: time comes in. A group's next cycle is counted from its start, or from its end
+// when it overran its interval, so a slow poll never overlaps itself and never runs twice in a
+// row to catch up. Not thread-safe.
+class Scheduler {
+ public:
+  // Every group is first due at `start`. `intervals` must be positive.
+  Scheduler(const std::vector<core::Duration>& intervals, core::WallTime start,
+            SchedulerOptions options);
+
+  size_t size() const { return groups_.size(); }
+  core::Duration interval(size_t group) const { return groups_[group].interval; }
+  core::WallTime next_due(size_t group) const { return groups_[group].next_due; }
+  // The groups due at `now`, the longest overdue first.
+  std::vector<size_t> Due(core::WallTime now) const;
+  // The earliest next_due over all groups; `now`-independent. Requires size() > 0.
+  core::WallTime NextDue() const;
+  // The smallest interval (what health checks measure staleness against); zero when empty.
+  core::Duration SmallestInterval() const;
+  // A cycle of `group` ran from `started` to `finished`.
+  void Completed(size_t group, core::WallTime started, core::WallTime finished);
+
+ private:
+  struct Group {
+    core::Duration interval;
+    core::WallTime next_due;
+  };
+  core::Duration Jitter(core::Duration interval);
+
+  std::vector<Group> groups_;
+  double jitter_;
+  uint64_t random_state_;
+};
+
+}  // namespace quell::app

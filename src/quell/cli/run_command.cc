@@ -1,0 +1,93 @@
+#include "quell/cli/run_command.h"
+
+#include <random>
+#include <vector>
+
+#include "quell/adapters/config/config_loader.h"
+#include "quell/adapters/logging/spdlog_event_log.h"
+#include "quell/adapters/system/system_clock.h"
+#include "quell/app/run_control.h"
+#include "quell/cli/daemon.h"
+#include "quell/cli/signal_thread.h"
+
+namespace quell::cli {
+namespace {
+
+constexpr int kConfigError = 2;
+
+core::LogLevel ToLevel(config::LogLevelSetting level) {
+  switch (level) {
+    case config::LogLevelSetting::kDebug:
+      return core::LogLevel::kDebug;
+    case config::LogLevelSetting::kInfo:
+      return core::LogLevel::kInfo;
+    case config::LogLevelSetting::kWarn:
+      return core::LogLevel::kWarn;
+    case config::LogLevelSetting::kError:
+      return core::LogLevel::kError;
+  }
+  return core::LogLevel::kInfo;
+}
+
+}  // namespace
+
+int RunDaemonCommand(const RunCommandOptions& options, std::FILE* err) {
+  // First, before any thread exists, so every later thread inherits the blocked signals.
+  app::RunControl control;
+  const SignalThread signals(control);
+  if (!signals.ok()) {
+    std::fprintf(err, "quell run: cannot watch signals (signalfd failed)\n");
+    return kConfigError;
+  }
+  // Read once for the log settings; a reload keeps the log as it started.
+  auto config = config::LoadConfig(options.config_path, config::ProcessEnv());
+  if (!config) {
+    std::fprintf(err, "quell run: %s\n", config.error().message.c_str());
+    return kConfigError;
+  }
+  system::SystemClock clock;
+  logging::SpdlogEventLog log(
+      clock, logging::EventLogOptions{.format = config->log.format == config::LogFormat::kText
+                                                    ? logging::EventFormat::kText
+                                                    : logging::EventFormat::kJson,
+                                      .min_level = ToLevel(config->log.level)});
+  std::random_device entropy;
+  DaemonOptions daemon_options{
+      .config_path = options.config_path,
+      .store_url = options.store_url,
+      .owner = options.owner,
+      .dispatch = !options.no_dispatch,
+      .seed = (static_cast<uint64_t>(entropy()) << 32U) | entropy(),
+      .jitter = 0.1,
+  };
+  auto daemon = Daemon::Create(std::move(daemon_options), clock, log, control, {});
+  if (!daemon) {
+    std::fprintf(err, "quell run: %s\n", daemon.error().message.c_str());
+    return kConfigError;
+  }
+  return (*daemon)->Run();
+}
+
+int RunConfigCheck(const std::string& config_path, std::FILE* out) {
+  const std::vector<std::string> errors = config::CheckConfig(config_path, config::ProcessEnv());
+  if (!errors.empty()) {
+    for (const std::string& error : errors) std::fprintf(out, "%s\n", error.c_str());
+    std::fprintf(out, "config check: %zu error%s in %s\n", errors.size(),
+                 errors.size() == 1 ? "" : "s", config_path.c_str());
+    return kConfigError;
+  }
+  auto config = config::LoadConfig(config_path, config::ProcessEnv());
+  if (!config) {  // not expected: CheckConfig found nothing
+    std::fprintf(out, "%s\n", config.error().message.c_str());
+    return kConfigError;
+  }
+  std::fprintf(out,
+               "config check: %s ok: %zu error-group and %zu metric conditions, %zu channels, "
+               "store %s\n",
+               config_path.c_str(), config->error_conditions.size(),
+               config->metric_conditions.size(), config->channels.size(),
+               config->store_url.c_str());
+  return 0;
+}
+
+}  // namespace quell::cli

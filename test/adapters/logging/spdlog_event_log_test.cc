@@ -1,0 +1,67 @@
+#include "quell/adapters/logging/spdlog_event_log.h"
+
+#include <gtest/gtest.h>
+#include <spdlog/sinks/ostream_sink.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace quell::logging {
+namespace {
+
+class FixedClock : public core::Clock {
+ public:
+  core::WallTime Now() override { return core::WallTime{std::chrono::seconds(1764716400)}; }
+  void SleepFor(core::Duration /*d*/) override {}
+};
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+TEST(SpdlogEventLogTest, WritesOneJsonObjectPerLineWithEscapedFields) {
+  std::ostringstream out;
+  FixedClock clock;
+  SpdlogEventLog log(clock, {.format = EventFormat::kJson, .min_level = core::LogLevel::kInfo},
+                     std::make_shared<spdlog::sinks::ostream_sink_mt>(out));
+  log.Log(core::LogLevel::kWarn, "poll.condition",
+          {{"poll_id", "run-1"}, {"incident_key", "acme:\"quoted\"\nnext\\line"}});
+  log.Log(core::LogLevel::kInfo, "run.stop", {});
+  const auto lines = Lines(out.str());
+  ASSERT_EQ(lines.size(), 2U) << out.str();
+  const auto first = nlohmann::json::parse(lines[0]);
+  EXPECT_EQ(first["ts"], "2025-12-02T23:00:00Z");
+  EXPECT_EQ(first["level"], "warn");
+  EXPECT_EQ(first["event"], "poll.condition");
+  EXPECT_EQ(first["poll_id"], "run-1");
+  EXPECT_EQ(first["incident_key"], "acme:\"quoted\"\nnext\\line");
+  EXPECT_EQ(nlohmann::json::parse(lines[1])["event"], "run.stop");
+}
+
+TEST(SpdlogEventLogTest, DropsEventsBelowTheLevel) {
+  std::ostringstream out;
+  FixedClock clock;
+  SpdlogEventLog log(clock, {.format = EventFormat::kJson, .min_level = core::LogLevel::kWarn},
+                     std::make_shared<spdlog::sinks::ostream_sink_mt>(out));
+  log.Log(core::LogLevel::kInfo, "poll.cycle_end", {});
+  log.Log(core::LogLevel::kDebug, "poll.decision", {});
+  log.Log(core::LogLevel::kError, "config.reload_failed", {{"error", "x"}});
+  const auto lines = Lines(out.str());
+  ASSERT_EQ(lines.size(), 1U) << out.str();
+  EXPECT_EQ(nlohmann::json::parse(lines[0])["event"], "config.reload_failed");
+}
+
+TEST(SpdlogEventLogTest, TextLinesQuoteValuesWithSpaces) {
+  const std::string line = SpdlogEventLog::FormatLine(
+      EventFormat::kText, core::WallTime{std::chrono::seconds(1764716400)}, core::LogLevel::kInfo,
+      "config.reloaded", {{"config", "/etc/q.yaml"}, {"why", "a b"}});
+  EXPECT_EQ(line, "2025-12-02T23:00:00Z info config.reloaded config=/etc/q.yaml why=\"a b\"");
+}
+
+}  // namespace
+}  // namespace quell::logging

@@ -1,0 +1,291 @@
+// `quell run` end to end: quell-sim in process, the daemon as a child process on a real SQLite
+// file, a loopback webhook receiver; stopped by SIGTERM, reloaded by SIGHUP. And `quell config
+// check` on a file with several mistakes.
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "child_process.h"
+#include "quell/sim/server.h"
+#include "run_process.h"
+#include "webhook_receiver.h"
+
+namespace quell {
+namespace {
+
+using nlohmann::json;
+using std::chrono::seconds;
+using testing::Child;
+using testing::Fault;
+using testing::WaitFor;
+
+constexpr const char* kApiKey = "ifr_pk_proj_run_0123456789abcdef";
+constexpr const char* kHookSecret = "whsec-run-81b2-0f9e3a";
+
+void SetEnv(const char* name, const std::string& value) {
+  setenv(name, value.c_str(), 1);  // NOLINT(concurrency-mt-unsafe)
+}
+
+// The JSON log lines of `log` whose event is `event`.
+std::vector<json> Events(const std::filesystem::path& log, const std::string& event) {
+  std::vector<json> events;
+  std::istringstream in(testing::ReadFile(log));
+  for (std::string line; std::getline(in, line);) {
+    auto parsed = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (parsed.is_object() && parsed.value("event", "") == event) events.push_back(parsed);
+  }
+  return events;
+}
+
+class RunTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("quell-run-" +
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    sim::SimOptions options;
+    options.scenario = json::parse(R"({"groups": [{"id": "grp_run", "title": "Checkout failed",
+        "tags": {"tenant": "acme", "agent_stage": "checkout"}, "events": 3}]})");
+    sim_ = std::make_unique<sim::SimServer>(std::move(options));
+    auto port = sim_->Start();
+    ASSERT_TRUE(port.ok()) << port.error().message;
+    SetEnv("INFRAI_BASE_URL", "http://127.0.0.1:" + std::to_string(*port));
+    SetEnv("INFRAI_API_KEY", kApiKey);
+    SetEnv("QUELL_STORE", "sqlite:" + (dir_ / "quell.db").string());
+    SetEnv("HOOK_SECRET", kHookSecret);
+    config_ = (dir_ / "quell.yaml").string();
+    log_ = dir_ / "run.log";
+  }
+  void TearDown() override {
+    if (sim_) sim_->Stop();
+    std::filesystem::remove_all(dir_);
+  }
+
+  // One error-group condition polled every `interval`, routed to a webhook at `hook`.
+  void WriteConfig(const testing::WebhookReceiver& hook, const std::string& interval,
+                   const std::string& channel_extra = "", const std::string& extra = "") {
+    std::ofstream(config_) << "store: ${QUELL_STORE}\n"
+                           << "infrai:\n  base_url: ${INFRAI_BASE_URL}\n"
+                           << "  retry: {max_attempts: 1}\n"
+                           << "defaults: {healthy_polls_to_close: 1, channels: [hook]}\n"
+                           << "conditions:\n"
+                           << "  - {name: agent-errors, type: error_groups, interval: " << interval
+                           << "}\n"
+                           << "channels:\n"
+                           << "  - {name: hook, type: webhook, url: \"" << hook.Url()
+                           << "\", secret_env: HOOK_SECRET, timeout: 2s, initial_backoff: 100ms, "
+                           << "max_backoff: 200ms" << channel_extra << "}\n"
+                           << "log: {format: json, level: info}\n"
+                           << extra;
+  }
+
+  testing::ProcessResult Quell(std::vector<std::string> args) {
+    args.insert(args.begin(), QUELL_BINARY);
+    auto result = testing::RunProcess(args);
+    for (const char* secret : {kApiKey, kHookSecret}) {
+      EXPECT_EQ(result.err.find(secret), std::string::npos) << "a secret reached stderr";
+      EXPECT_EQ(result.out.find(secret), std::string::npos) << "a secret reached stdout";
+    }
+    return result;
+  }
+
+  std::vector<json> Outbox() {
+    auto r = Quell({"outbox", "list", "--format", "jsonl", "--store",
+                    "sqlite:" + (dir_ / "quell.db").string()});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::vector<json> rows;
+    std::istringstream in(r.out);
+    for (std::string line; std::getline(in, line);) rows.push_back(json::parse(line));
+    return rows;
+  }
+
+  std::unique_ptr<Child> StartRun() {
+    return std::make_unique<Child>(std::vector<std::string>{QUELL_BINARY, "run", "-c", config_},
+                                   log_);
+  }
+
+  static bool ExitedCleanly(int status) { return WIFEXITED(status) && WEXITSTATUS(status) == 0; }
+
+  std::filesystem::path dir_;
+  std::string config_;
+  std::filesystem::path log_;
+  std::unique_ptr<sim::SimServer> sim_;
+};
+
+TEST_F(RunTest, PollsDecidesAndDeliversInOneProcessThenStopsOnSigterm) {
+  testing::WebhookReceiver hook(kHookSecret);
+  WriteConfig(hook, "1s");
+  auto run = StartRun();
+  ASSERT_TRUE(run->running());
+  ASSERT_TRUE(WaitFor([&] { return hook.DeliveredKeys().size() == 1; }, std::chrono::seconds(20)))
+      << testing::ReadFile(log_);
+  // At least one more cycle: the daemon keeps polling at its interval, and the open incident
+  // does not notify again.
+  ASSERT_TRUE(WaitFor([&] { return Events(log_, "poll.cycle_end").size() >= 3; }, seconds(20)))
+      << testing::ReadFile(log_);
+  EXPECT_TRUE(ExitedCleanly(run->Signal(SIGTERM))) << testing::ReadFile(log_);
+  EXPECT_EQ(hook.DeliveredKeys().size(), 1U);
+
+  const auto starts = Events(log_, "poll.cycle_start");
+  ASSERT_GE(starts.size(), 3U);
+  EXPECT_NE(starts[0]["poll_id"], starts[1]["poll_id"]) << "a fresh run id per cycle";
+  EXPECT_EQ(starts[0]["poll_id"].get<std::string>().size(), 36U);
+  const auto decisions = Events(log_, "poll.decision");
+  ASSERT_FALSE(decisions.empty());
+  EXPECT_EQ(decisions[0]["incident_key"], "acme:checkout:grp_run");
+  EXPECT_EQ(decisions[0]["poll_id"], starts[0]["poll_id"]);
+  EXPECT_EQ(Events(log_, "run.stopped").size(), 1U);
+  const auto rows = Outbox();
+  ASSERT_EQ(rows.size(), 1U);
+  EXPECT_EQ(rows[0]["status"], "sent");
+}
+
+TEST_F(RunTest, SigtermDuringAHeldSendExitsCleanlyAndLosesNothing) {
+  testing::WebhookReceiver hook(kHookSecret);
+  WriteConfig(hook, "1s", "", "dispatch: {lease: 2s, idle_interval: 100ms}\n");
+  hook.FailNext(Fault::kHang);
+  auto run = StartRun();
+  ASSERT_TRUE(WaitFor([&] { return !hook.Requests().empty(); }, seconds(20)))
+      << testing::ReadFile(log_);
+  const auto signalled = std::chrono::steady_clock::now();
+  const int status = run->Signal(SIGTERM);
+  const auto stop_took = std::chrono::steady_clock::now() - signalled;
+  EXPECT_TRUE(ExitedCleanly(status)) << testing::ReadFile(log_);
+  // Bounded by the channel's 2s timeout (and one poll), not by the hung receiver.
+  EXPECT_LT(stop_took, seconds(8));
+
+  // Nothing lost: the row is sent, or still owed (pending, or in flight under its lease).
+  auto rows = Outbox();
+  ASSERT_EQ(rows.size(), 1U);
+  const std::string status_after = rows[0]["status"];
+  EXPECT_TRUE(status_after == "pending" || status_after == "in_flight" || status_after == "sent")
+      << status_after;
+
+  // A later dispatcher (after the lease) delivers it, under the same idempotency key.
+  hook.ReleaseHung();
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        auto r = Quell({"dispatch", "-c", config_, "--once"});
+        EXPECT_EQ(r.exit_code, 0) << r.err;
+        auto now = Outbox();
+        return now.size() == 1 && now[0]["status"] == "sent";
+      },
+      seconds(15)));
+  EXPECT_EQ(hook.DeliveredKeys().size(), 1U) << "exactly one message at the receiver";
+  for (const auto& request : hook.Requests()) {
+    EXPECT_EQ(request.idempotency_key, hook.Requests()[0].idempotency_key);
+  }
+}
+
+TEST_F(RunTest, SighupWithAnInvalidConfigKeepsPollingAndAValidOneApplies) {
+  testing::WebhookReceiver hook(kHookSecret);
+  WriteConfig(hook, "1s");
+  auto run = StartRun();
+  ASSERT_TRUE(WaitFor([&] { return !Events(log_, "poll.cycle_end").empty(); }, seconds(20)))
+      << testing::ReadFile(log_);
+
+  // A typo on line 3: the reload is refused at that line, and polling goes on.
+  std::ofstream(config_) << "store: ${QUELL_STORE}\ninfrai:\n  base_ur1: nope\n";
+  run->Send(SIGHUP);
+  ASSERT_TRUE(WaitFor([&] { return !Events(log_, "config.reload_failed").empty(); }, seconds(10)))
+      << testing::ReadFile(log_);
+  const auto failed = Events(log_, "config.reload_failed");
+  EXPECT_NE(failed[0]["error"].get<std::string>().find(config_ + ":3:3: infrai.base_ur1"),
+            std::string::npos)
+      << failed[0];
+  const size_t cycles = Events(log_, "poll.cycle_end").size();
+  ASSERT_TRUE(
+      WaitFor([&] { return Events(log_, "poll.cycle_end").size() >= cycles + 2; }, seconds(10)))
+      << "the old config keeps polling\n"
+      << testing::ReadFile(log_);
+
+  // A valid one with another interval applies before the next cycle.
+  WriteConfig(hook, "2s");
+  run->Send(SIGHUP);
+  ASSERT_TRUE(WaitFor([&] { return !Events(log_, "config.reloaded").empty(); }, seconds(10)))
+      << testing::ReadFile(log_);
+  EXPECT_EQ(Events(log_, "config.reloaded")[0]["smallest_interval"], "2s");
+  const size_t before = Events(log_, "poll.cycle_start").size();
+  ASSERT_TRUE(
+      WaitFor([&] { return Events(log_, "poll.cycle_start").size() > before; }, seconds(10)));
+  EXPECT_EQ(Events(log_, "poll.cycle_start").back()["interval"], "2s");
+  EXPECT_TRUE(ExitedCleanly(run->Signal(SIGTERM))) << testing::ReadFile(log_);
+  EXPECT_EQ(hook.DeliveredKeys().size(), 1U);
+}
+
+TEST_F(RunTest, AnInvalidConfigAtStartExitsTwoWithItsLocation) {
+  std::ofstream(config_) << "store: ${QUELL_STORE}\nconditions: []\nbogus: 1\n";
+  auto r = Quell({"run", "-c", config_});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(config_ + ":3:1: bogus"), std::string::npos) << r.err;
+}
+
+TEST_F(RunTest, ConfigCheckReportsEveryErrorWithItsLocation) {
+  std::ofstream(config_) << "store: ${QUELL_STORE}\n"
+                         << "infrai:\n"
+                         << "  base_ur1: http://x\n"
+                         << "conditions:\n"
+                         << "  - {name: a, type: error_groups, interval: soon}\n"
+                         << "log: {format: xml}\n";
+  auto r = Quell({"config", "check", "-c", config_});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  std::vector<std::string> located;
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(config_ + ":", 0) == 0) located.push_back(line);
+  }
+  ASSERT_EQ(located.size(), 3U) << r.out;
+  EXPECT_NE(located[0].find(":3:3: infrai.base_ur1"), std::string::npos) << located[0];
+  EXPECT_NE(located[1].find(":5:"), std::string::npos) << located[1];
+  EXPECT_NE(located[2].find(":6:"), std::string::npos) << located[2];
+  EXPECT_NE(located[2].find("json or text"), std::string::npos) << located[2];
+}
+
+TEST_F(RunTest, ConfigCheckOnTheExampleSaysOkInOneLine) {
+  SetEnv("QUELL_WEBHOOK_URL", "http://127.0.0.1:9/hook");
+  auto r = Quell({"config", "check", "-c", std::string(QUELL_SOURCE_DIR) + "/examples/quell.yaml"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find(" ok: "), std::string::npos) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1);
+}
+
+TEST(HelpTest, EverySubcommandHasHelp) {
+  for (const std::vector<std::string>& command :
+       std::vector<std::vector<std::string>>{{"run"},
+                                             {"dispatch"},
+                                             {"poll-once"},
+                                             {"replay"},
+                                             {"apply"},
+                                             {"config", "check"},
+                                             {"schema", "check"},
+                                             {"incidents", "list"},
+                                             {"incidents", "show"},
+                                             {"outbox", "list"}}) {
+    std::vector<std::string> args = {QUELL_BINARY};
+    args.insert(args.end(), command.begin(), command.end());
+    args.emplace_back("--help");
+    auto r = testing::RunProcess(args);
+    EXPECT_EQ(r.exit_code, 0) << command[0];
+    EXPECT_NE(r.out.find("Usage:"), std::string::npos) << command[0] << r.out;
+  }
+  auto version = testing::RunProcess({QUELL_BINARY, "--version"});
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_EQ(version.out.rfind("quell ", 0), 0U) << version.out;
+  EXPECT_EQ(version.out.find("unknown"), std::string::npos) << version.out;
+}
+
+}  // namespace
+}  // namespace quell
