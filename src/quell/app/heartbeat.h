@@ -18,18 +18,18 @@ struct HeartbeatOptions {
   // The check's base ping URL (e.g. https://hc-ping.com/<uuid>), without a trailing slash;
   // "/start" and "/fail" are appended to it.
   std::string url;
-  core::Duration timeout = std::chrono::seconds(10);  // per attempt, connect included
-  uint32_t max_attempts = 3;                           // per ping, first try included
+  core::Duration timeout = std::chrono::seconds(10);       // per attempt, connect included
+  uint32_t max_attempts = 3;                               // per ping, first try included
   core::Duration first_backoff = std::chrono::seconds(1);  // doubles after each failed try
   size_t queue_capacity = 64;  // pings waiting to be sent; when full the oldest is dropped
   size_t max_reason_bytes = 1024;
 };
 
 struct HeartbeatStats {
-  uint64_t sent = 0;      // pings the receiver answered 2xx
-  uint64_t failed = 0;    // pings given up after their attempts, or refused with a 4xx
-  uint64_t retries = 0;   // attempts after the first
-  uint64_t dropped = 0;   // pings pushed out of a full queue, or left queued at destruction
+  uint64_t sent = 0;     // pings the receiver answered 2xx
+  uint64_t failed = 0;   // pings given up after their attempts, or refused with a 4xx
+  uint64_t retries = 0;  // attempts after the first
+  uint64_t dropped = 0;  // pings pushed out of a full queue, or left queued at destruction
 };
 
 // The dead-man switch: a Healthchecks.io-compatible pinger driven by the run's cycles.
@@ -47,8 +47,7 @@ class Heartbeat : public RunListener {
   Heartbeat& operator=(const Heartbeat&) = delete;
 
   void OnCycleStart(const std::string& run_id, core::WallTime at) override;
-  void OnCycleEnd(const std::string& run_id, const CycleReport& report,
-                  core::WallTime at) override;
+  void OnCycleEnd(const std::string& run_id, const CycleReport& report, core::WallTime at) override;
   void OnDispatch(const DispatchReport& report, core::WallTime at) override;
 
   // Blocks until every ping enqueued so far was sent, given up or dropped; for tests and for
