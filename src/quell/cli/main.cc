@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <cstdio>
 
 #include "quell/cli/apply_command.h"
@@ -9,6 +10,7 @@
 #include "quell/cli/policy_flags.h"
 #include "quell/cli/poll_commands.h"
 #include "quell/cli/replay_command.h"
+#include "quell/cli/shadow_report_command.h"
 #include "quell/cli/store_commands.h"
 #include "quell/cli/version.h"
 
@@ -117,6 +119,20 @@ int main(int argc, char** argv) {
                            "The lease owner id (default: host:pid:random)");
   dispatch_cmd->add_flag("--once", dispatch.once, "Deliver what is due now, then exit");
 
+  quell::cli::ShadowReportCommandOptions shadow;
+  CLI::App* shadow_cmd = app.add_subcommand(
+      "shadow-report",
+      "Before a real rollout: notify, update_only and resolve counts against the error groups "
+      "seen failing, keys that merge many groups and groups split over many keys");
+  shadow_cmd->add_option("--since", shadow.since, "How far back to look, e.g. 24h or 90m")
+      ->capture_default_str();
+  shadow_cmd->add_option("-c,--config", shadow.config_path, "Read the store URL from this config");
+  shadow_cmd->add_option("--store", shadow.store_url,
+                         "sqlite:PATH or postgresql://... (default: the config's, or "
+                         "sqlite:quell.db)");
+  shadow_cmd->add_option("--format", shadow.format, "table or json")->capture_default_str();
+  shadow_cmd->add_option("--top", shadow.top, "Entries per list")->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -153,6 +169,11 @@ int main(int argc, char** argv) {
   if (poll_once_cmd->parsed()) return quell::cli::RunPollOnce(poll, stdout, stderr);
   if (schema_check_cmd->parsed()) return quell::cli::RunSchemaCheck(poll, stdout, stderr);
   if (dispatch_cmd->parsed()) return quell::cli::RunDispatch(dispatch, stderr);
+  if (shadow_cmd->parsed()) {
+    const auto now = std::chrono::time_point_cast<quell::core::Duration>(
+        std::chrono::system_clock::now());
+    return quell::cli::RunShadowReport(shadow, now, stdout, stderr);
+  }
   query.format =
       format == "jsonl" ? quell::cli::ListFormat::kJsonl : quell::cli::ListFormat::kTable;
   if (incidents_list->parsed()) return quell::cli::RunIncidentsList(query, stdout, stderr);

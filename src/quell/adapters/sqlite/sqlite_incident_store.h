@@ -6,6 +6,7 @@
 
 #include "quell/core/ports/incident_store.h"
 #include "quell/core/ports/outbox_store.h"
+#include "quell/core/ports/shadow_report_store.h"
 
 struct sqlite3;
 
@@ -22,7 +23,9 @@ struct SqliteOptions {
 // It is also the dispatcher's outbox (sqlite_outbox_store.cc): a claim is one
 // UPDATE ... RETURNING, which holds the write lock, so two owners never lease one row.
 // One instance per thread.
-class SqliteIncidentStore : public core::IncidentStore, public core::OutboxStore {
+class SqliteIncidentStore : public core::IncidentStore,
+                            public core::OutboxStore,
+                            public core::ShadowReportStore {
  public:
   // Opens or creates `path` and applies any missing schema migrations. Errors, each one line
   // naming the path: kUnavailable (locked), kPermissionDenied (read-only or not openable),
@@ -42,6 +45,9 @@ class SqliteIncidentStore : public core::IncidentStore, public core::OutboxStore
   core::Result<std::optional<std::string>> GetSourceMark(std::string_view name) override;
   core::Result<uint64_t> CountDecisions() override;
   core::Result<uint64_t> CountPolls() override;
+
+  core::Result<std::array<uint64_t, 7>> CountDecisionsSince(core::WallTime since) override;
+  core::Result<std::vector<core::KeyGroupRow>> KeyGroupsSince(core::WallTime since) override;
 
   core::Result<std::vector<core::OutboxRow>> ClaimDue(std::string_view owner, core::WallTime now,
                                                       core::Duration lease, size_t limit) override;

@@ -73,7 +73,16 @@ namespace {
   ", created_at)"                                                                   \
   " WHERE status = 'folded';"
 
-constexpr std::array<Migration, 4> kMigrations = {{
+// key_groups keeps which error groups failed under which key, for `quell shadow-report`. Every
+// poll upserts each failing pair, so it has no index past its key: the report scans it, which
+// is rare, while an index on last_seen_at would be rewritten on every poll's every pair.
+#define QUELL_SCHEMA_V6(KEYED_TABLE)                                                    \
+  "CREATE TABLE key_groups ("                                                           \
+  " key TEXT NOT NULL, group_id TEXT NOT NULL, first_seen_at BIGINT NOT NULL,"          \
+  " last_seen_at BIGINT NOT NULL, polls BIGINT NOT NULL, PRIMARY KEY (key, group_id))" \
+  KEYED_TABLE ";"
+
+constexpr std::array<Migration, 5> kMigrations = {{
     {1, "incidents, decision log, polls and outbox", QUELL_SCHEMA_V1(" WITHOUT ROWID"),
      QUELL_SCHEMA_V1("")},
     {2, "open-incident index and source marks", QUELL_SCHEMA_V2(" WITHOUT ROWID", ""),
@@ -82,8 +91,10 @@ constexpr std::array<Migration, 4> kMigrations = {{
      QUELL_SCHEMA_V3(" COLLATE \"C\"")},
     {4, "tenant budget windows and folded rows", QUELL_SCHEMA_V4(" WITHOUT ROWID", ""),
      QUELL_SCHEMA_V4("", " COLLATE \"C\"")},
+    {6, "error groups seen per key", QUELL_SCHEMA_V6(" WITHOUT ROWID"), QUELL_SCHEMA_V6("")},
 }};
 
+#undef QUELL_SCHEMA_V6
 #undef QUELL_SCHEMA_V4
 #undef QUELL_SCHEMA_V3
 #undef QUELL_SCHEMA_V2
