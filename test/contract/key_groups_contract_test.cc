@@ -141,9 +141,9 @@ TEST_P(KeyGroupsContractTest, CountsDecisionsByKindSinceTheCutoff) {
   // Default policy: cooldown 10m, 3 healthy polls to close.
   Poll("2026-12-02T09:00:00Z", "a", core::Health::kUnhealthy, {{"a", "g1"}});  // notify
   Poll("2026-12-02T09:01:00Z", "a", core::Health::kUnhealthy, {{"a", "g1"}});  // update_only
-  Poll("2026-12-02T09:02:00Z", "a", core::Health::kHealthy, {});  // wait_for_health
-  Poll("2026-12-02T09:03:00Z", "a", core::Health::kHealthy, {});  // wait_for_health
-  Poll("2026-12-02T09:04:00Z", "a", core::Health::kHealthy, {});  // resolve
+  Poll("2026-12-02T09:02:00Z", "a", core::Health::kHealthy, {});               // wait_for_health
+  Poll("2026-12-02T09:03:00Z", "a", core::Health::kHealthy, {});               // wait_for_health
+  Poll("2026-12-02T09:04:00Z", "a", core::Health::kHealthy, {});               // resolve
 
   auto all = report_->CountDecisionsSince(At("2026-12-02T08:00:00Z"));
   ASSERT_TRUE(all.ok()) << all.error().message;

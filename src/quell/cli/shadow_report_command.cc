@@ -111,8 +111,8 @@ void PrintReport(std::FILE* out, const core::ShadowReport& r, const std::string&
 
 }  // namespace
 
-int RunShadowReport(const ShadowReportCommandOptions& options, core::WallTime now,
-                    std::FILE* out, std::FILE* err) {
+int RunShadowReport(const ShadowReportCommandOptions& options, core::WallTime now, std::FILE* out,
+                    std::FILE* err) {
   auto since = core::ParseDuration(options.since);
   if (!since) {
     std::fprintf(err, "%s: --since: %s\n", kCommand, since.error().message.c_str());

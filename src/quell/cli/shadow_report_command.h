@@ -18,7 +18,7 @@ struct ShadowReportCommandOptions {
 
 // `quell shadow-report`: the decision counts and the key/group mismatches since now - since.
 // 0 on success; 1 for a store error; 2 for a bad flag, config or store URL.
-int RunShadowReport(const ShadowReportCommandOptions& options, core::WallTime now,
-                    std::FILE* out, std::FILE* err);
+int RunShadowReport(const ShadowReportCommandOptions& options, core::WallTime now, std::FILE* out,
+                    std::FILE* err);
 
 }  // namespace quell::cli

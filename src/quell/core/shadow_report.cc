@@ -18,8 +18,9 @@ std::vector<Entry> TopShared(const std::map<std::string, std::set<std::string>>&
     if (entry.second.size() > 1) many.push_back(&entry);
   }
   shared = many.size();
-  std::stable_sort(many.begin(), many.end(),
-                   [](const auto* a, const auto* b) { return a->second.size() > b->second.size(); });
+  std::stable_sort(many.begin(), many.end(), [](const auto* a, const auto* b) {
+    return a->second.size() > b->second.size();
+  });
   if (many.size() > options.top) many.resize(options.top);
   std::vector<Entry> out;
   out.reserve(many.size());
