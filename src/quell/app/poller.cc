@@ -184,14 +184,14 @@ void Poller::PollMetric(const MetricWatch& watch, const core::Result<core::Metri
     outcome.apply_error = open.error().message;
     return;
   }
-  Apply(watch.condition.common, core::ObserveMetric(watch.condition, answer, *open, now), {}, {}, now,
-        sink, outcome);
+  Apply(watch.condition.common, core::ObserveMetric(watch.condition, answer, *open, now), {}, {},
+        now, sink, outcome);
 }
 
 void Poller::Apply(const core::ConditionCommon& common, std::vector<core::Observation> observations,
                    std::vector<std::pair<std::string, std::string>> marks,
-                   std::vector<core::KeyGroup> key_groups, core::WallTime now,
-                   DecisionSink& sink, ConditionOutcome& outcome) {
+                   std::vector<core::KeyGroup> key_groups, core::WallTime now, DecisionSink& sink,
+                   ConditionOutcome& outcome) {
   outcome.observations = observations.size();
   ApplyOptions apply;
   apply.policy = common.policy;

@@ -170,8 +170,8 @@ int main(int argc, char** argv) {
   if (schema_check_cmd->parsed()) return quell::cli::RunSchemaCheck(poll, stdout, stderr);
   if (dispatch_cmd->parsed()) return quell::cli::RunDispatch(dispatch, stderr);
   if (shadow_cmd->parsed()) {
-    const auto now = std::chrono::time_point_cast<quell::core::Duration>(
-        std::chrono::system_clock::now());
+    const auto now =
+        std::chrono::time_point_cast<quell::core::Duration>(std::chrono::system_clock::now());
     return quell::cli::RunShadowReport(shadow, now, stdout, stderr);
   }
   query.format =

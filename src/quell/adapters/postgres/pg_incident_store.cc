@@ -536,8 +536,7 @@ core::Result<uint64_t> PgIncidentStore::CountPolls() {
   return UintAt(result->get(), 0, 0);
 }
 
-core::Result<std::array<uint64_t, 7>> PgIncidentStore::CountDecisionsSince(
-    core::WallTime since) {
+core::Result<std::array<uint64_t, 7>> PgIncidentStore::CountDecisionsSince(core::WallTime since) {
   auto result = connection_->Run(
       std::string("SELECT decision, count(*) FROM decisions WHERE at >= $1 GROUP BY 1"),
       {std::to_string(store::ToMicros(since))});
@@ -553,8 +552,7 @@ core::Result<std::array<uint64_t, 7>> PgIncidentStore::CountDecisionsSince(
   return counts;
 }
 
-core::Result<std::vector<core::KeyGroupRow>> PgIncidentStore::KeyGroupsSince(
-    core::WallTime since) {
+core::Result<std::vector<core::KeyGroupRow>> PgIncidentStore::KeyGroupsSince(core::WallTime since) {
   auto result = connection_->Run(
       std::string("SELECT key, group_id, first_seen_at, last_seen_at, polls FROM key_groups"
                   " WHERE last_seen_at >= $1 ORDER BY key COLLATE \"C\", group_id COLLATE \"C\""),
@@ -564,10 +562,9 @@ core::Result<std::vector<core::KeyGroupRow>> PgIncidentStore::KeyGroupsSince(
   std::vector<core::KeyGroupRow> rows;
   rows.reserve(static_cast<size_t>(PQntuples(r)));
   for (int i = 0; i < PQntuples(r); ++i) {
-    rows.push_back(core::KeyGroupRow{TextAt(r, i, 0), TextAt(r, i, 1),
-                                     store::FromMicros(ParseInt(PQgetvalue(r, i, 2))),
-                                     store::FromMicros(ParseInt(PQgetvalue(r, i, 3))),
-                                     UintAt(r, i, 4)});
+    rows.push_back(core::KeyGroupRow{
+        TextAt(r, i, 0), TextAt(r, i, 1), store::FromMicros(ParseInt(PQgetvalue(r, i, 2))),
+        store::FromMicros(ParseInt(PQgetvalue(r, i, 3))), UintAt(r, i, 4)});
   }
   return rows;
 }

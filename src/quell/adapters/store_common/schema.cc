@@ -76,11 +76,11 @@ namespace {
 // key_groups keeps which error groups failed under which key, for `quell shadow-report`. Every
 // poll upserts each failing pair, so it has no index past its key: the report scans it, which
 // is rare, while an index on last_seen_at would be rewritten on every poll's every pair.
-#define QUELL_SCHEMA_V6(KEYED_TABLE)                                                    \
-  "CREATE TABLE key_groups ("                                                           \
-  " key TEXT NOT NULL, group_id TEXT NOT NULL, first_seen_at BIGINT NOT NULL,"          \
-  " last_seen_at BIGINT NOT NULL, polls BIGINT NOT NULL, PRIMARY KEY (key, group_id))" \
-  KEYED_TABLE ";"
+#define QUELL_SCHEMA_V6(KEYED_TABLE)                                                               \
+  "CREATE TABLE key_groups ("                                                                      \
+  " key TEXT NOT NULL, group_id TEXT NOT NULL, first_seen_at BIGINT NOT NULL,"                     \
+  " last_seen_at BIGINT NOT NULL, polls BIGINT NOT NULL, PRIMARY KEY (key, group_id))" KEYED_TABLE \
+  ";"
 
 constexpr std::array<Migration, 5> kMigrations = {{
     {1, "incidents, decision log, polls and outbox", QUELL_SCHEMA_V1(" WITHOUT ROWID"),
