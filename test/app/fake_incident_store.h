@@ -26,6 +26,7 @@ class FakeIncidentStore : public core::IncidentStore {
     std::map<std::string, Mark, std::less<>> marks;
     std::map<std::string, uint64_t> budget_seen;  // "tenant|channel|window micros"
     std::vector<core::Silence> silences;
+    std::map<std::pair<std::string, std::string>, core::KeyGroupRow> key_groups;
   };
 
   // The next `n` PutIncidents calls fail with `code`; `before_failure` runs first, e.g. to play
@@ -174,6 +175,16 @@ class FakeIncidentStore : public core::IncidentStore {
       const std::string id = std::string(tenant) + "|" + std::string(channel) + "|" +
                              std::to_string(window_start.time_since_epoch().count());
       return ++work_.budget_seen[id] <= per_hour;
+    }
+    core::Status RecordKeyGroups(std::span<const core::KeyGroup> seen,
+                                 core::WallTime now) override {
+      for (const core::KeyGroup& kg : seen) {
+        auto [it, fresh] = work_.key_groups.try_emplace(
+            std::pair(kg.key, kg.group_id), core::KeyGroupRow{kg.key, kg.group_id, now, now, 0});
+        it->second.last_seen_at = now;
+        ++it->second.polls;
+      }
+      return {};
     }
     core::Status PutSourceMark(std::string_view name, std::string_view value,
                                core::WallTime now) override {

@@ -258,5 +258,19 @@ TEST_F(PollApplierTest, ARetriedBatchWritesTheMarkWithTheAttemptThatCommits) {
   EXPECT_EQ(*store_.GetSourceMark("errors:listing"), std::optional<std::string>("new"));
 }
 
+TEST_F(PollApplierTest, RecordsKeyGroupsInSlicesWithThePollAndOnlyWhenItCommits) {
+  options_.chunk_observations = 2;
+  options_.key_groups = {{"a", "g1"}, {"a", "g2"}, {"b", "g3"}, {"c", "g1"}, {"d", "g4"}};
+  store_.FailNextCommit(1, core::ErrorCode::kUnavailable);
+  ASSERT_FALSE(Apply({Obs(0, "a", Health::kUnhealthy)}).ok());
+  EXPECT_TRUE(store_.state().key_groups.empty()) << "a failed commit records no pair";
+
+  ASSERT_TRUE(Apply({Obs(0, "a", Health::kUnhealthy)}).ok());
+  const auto& rows = store_.state().key_groups;
+  ASSERT_EQ(rows.size(), 5U);
+  EXPECT_EQ(rows.at({"a", "g1"}).polls, 1U);
+  EXPECT_EQ(rows.at({"d", "g4"}).last_seen_at, At(1000));
+}
+
 }  // namespace
 }  // namespace quell::app

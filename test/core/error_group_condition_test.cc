@@ -56,6 +56,19 @@ TEST(ObserveGroupsTest, UnresolvedGroupIsUnhealthyUnderItsTemplateKey) {
   EXPECT_EQ(o.evidence, "{\"title\":\"Model call failed\"}");
 }
 
+TEST(ObserveGroupsTest, ListsEveryUnhealthyGroupUnderItsKeySortedAndUnique) {
+  ErrorGroupCondition condition = Condition();
+  condition.key = KeyTemplate::Parse("{tags.tenant}:{tags.agent_stage}").value();
+  const auto result = ObserveGroups(condition,
+                                    Complete({Group("grp_2", false), Group("grp_1", false),
+                                              Group("grp_3", true), Group("grp_2", false)}),
+                                    {}, std::nullopt, At("2026-12-02T09:01:00Z"), kTitle);
+  ASSERT_EQ(result.observations.size(), 1U) << "the three groups merge under one key";
+  EXPECT_EQ(result.key_groups,
+            (std::vector<KeyGroup>{{"acme:model-answer", "grp_1"}, {"acme:model-answer", "grp_2"}}))
+      << "the resolved grp_3 is not a failure; the twice-listed grp_2 counts once";
+}
+
 TEST(ObserveGroupsTest, HealthyGroupsWithoutAnOpenIncidentAreNotEmitted) {
   const auto result = ObserveGroups(Condition(), Complete({Group("grp_1", true)}), {}, std::nullopt,
                                     At("2026-12-02T09:01:00Z"), kTitle);

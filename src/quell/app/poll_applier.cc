@@ -105,6 +105,12 @@ core::Status PollApplier::ApplyOnce(core::ObservationStream& poll, std::string_v
     if (!pruned) return pruned.error();
     summary.decisions_pruned = *pruned;
   }
+  // In slices of a chunk, as the decisions are written, so one statement stays bounded.
+  const std::span<const core::KeyGroup> key_groups(options_.key_groups);
+  for (size_t at = 0; at < key_groups.size(); at += options_.chunk_observations) {
+    const size_t n = std::min(options_.chunk_observations, key_groups.size() - at);
+    if (auto status = tx.RecordKeyGroups(key_groups.subspan(at, n), now); !status) return status;
+  }
   for (const auto& [name, value] : options_.source_marks) {
     if (auto status = tx.PutSourceMark(name, value, now); !status) return status;
   }

@@ -52,6 +52,9 @@ struct ApplyOptions {
   // a listing watermark: they advance exactly when this poll's incidents and outbox do, so a
   // failed apply leaves the previous marks and the next poll looks again from there.
   std::vector<std::pair<std::string, std::string>> source_marks;
+  // The error groups seen failing under each key (sorted, unique), recorded in the apply
+  // transaction for the shadow report; empty for metric conditions.
+  std::vector<core::KeyGroup> key_groups;
 };
 
 struct ApplySummary {

@@ -169,7 +169,8 @@ void Poller::PollErrors(const ErrorWatch& watch, const core::GroupListing& listi
   if (listing.complete && observed.watermark) {
     marks.emplace_back(mark_name, FormatMark(*observed.watermark));
   }
-  Apply(condition.common, std::move(observed.observations), std::move(marks), now, sink, outcome);
+  Apply(condition.common, std::move(observed.observations), std::move(marks),
+        std::move(observed.key_groups), now, sink, outcome);
 }
 
 void Poller::PollMetric(const MetricWatch& watch, const core::Result<core::MetricAnswer>& answer,
@@ -183,13 +184,14 @@ void Poller::PollMetric(const MetricWatch& watch, const core::Result<core::Metri
     outcome.apply_error = open.error().message;
     return;
   }
-  Apply(watch.condition.common, core::ObserveMetric(watch.condition, answer, *open, now), {}, now,
-        sink, outcome);
+  Apply(watch.condition.common, core::ObserveMetric(watch.condition, answer, *open, now), {}, {},
+        now, sink, outcome);
 }
 
 void Poller::Apply(const core::ConditionCommon& common, std::vector<core::Observation> observations,
-                   std::vector<std::pair<std::string, std::string>> marks, core::WallTime now,
-                   DecisionSink& sink, ConditionOutcome& outcome) {
+                   std::vector<std::pair<std::string, std::string>> marks,
+                   std::vector<core::KeyGroup> key_groups, core::WallTime now, DecisionSink& sink,
+                   ConditionOutcome& outcome) {
   outcome.observations = observations.size();
   ApplyOptions apply;
   apply.policy = common.policy;
@@ -199,6 +201,7 @@ void Poller::Apply(const core::ConditionCommon& common, std::vector<core::Observ
   apply.chunk_observations = options_.chunk_observations;
   apply.decision_retention = options_.decision_retention;
   apply.source_marks = std::move(marks);
+  apply.key_groups = std::move(key_groups);
   PollApplier applier(store_, encoder_, std::move(apply));
   VectorObservationStream stream(observations);
   HeldDecisions held;

@@ -89,8 +89,9 @@ class Poller {
   void PollMetric(const MetricWatch& watch, const core::Result<core::MetricAnswer>& answer,
                   core::WallTime now, DecisionSink& sink, ConditionOutcome& outcome);
   void Apply(const core::ConditionCommon& common, std::vector<core::Observation> observations,
-             std::vector<std::pair<std::string, std::string>> marks, core::WallTime now,
-             DecisionSink& sink, ConditionOutcome& outcome);
+             std::vector<std::pair<std::string, std::string>> marks,
+             std::vector<core::KeyGroup> key_groups, core::WallTime now, DecisionSink& sink,
+             ConditionOutcome& outcome);
 
   core::IncidentStore& store_;
   const core::PayloadEncoder& encoder_;

@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <cstdio>
 
 #include "quell/adapters/system/system_clock.h"
@@ -13,6 +14,7 @@
 #include "quell/cli/poll_commands.h"
 #include "quell/cli/replay_command.h"
 #include "quell/cli/run_command.h"
+#include "quell/cli/shadow_report_command.h"
 #include "quell/cli/store_commands.h"
 #include "quell/cli/version.h"
 
@@ -150,6 +152,19 @@ int main(int argc, char** argv) {
       "check", "Report every problem of a quell.yaml with file:line:column; exit 2 when any");
   config_check_cmd->add_option("-c,--config", check_path, "The quell.yaml to check")
       ->capture_default_str();
+  quell::cli::ShadowReportCommandOptions shadow;
+  CLI::App* shadow_cmd = app.add_subcommand(
+      "shadow-report",
+      "Before a real rollout: notify, update_only and resolve counts against the error groups "
+      "seen failing, keys that merge many groups and groups split over many keys");
+  shadow_cmd->add_option("--since", shadow.since, "How far back to look, e.g. 24h or 90m")
+      ->capture_default_str();
+  shadow_cmd->add_option("-c,--config", shadow.config_path, "Read the store URL from this config");
+  shadow_cmd->add_option("--store", shadow.store_url,
+                         "sqlite:PATH or postgresql://... (default: the config's, or "
+                         "sqlite:quell.db)");
+  shadow_cmd->add_option("--format", shadow.format, "table or json")->capture_default_str();
+  shadow_cmd->add_option("--top", shadow.top, "Entries per list")->capture_default_str();
 
   try {
     app.parse(argc, argv);
@@ -192,6 +207,11 @@ int main(int argc, char** argv) {
   if (auto code = operator_cli.Run(clock, stdout, stderr)) return *code;
   if (run_cmd->parsed()) return quell::cli::RunDaemonCommand(run, stderr);
   if (config_check_cmd->parsed()) return quell::cli::RunConfigCheck(check_path, stdout);
+  if (shadow_cmd->parsed()) {
+    const auto now =
+        std::chrono::time_point_cast<quell::core::Duration>(std::chrono::system_clock::now());
+    return quell::cli::RunShadowReport(shadow, now, stdout, stderr);
+  }
   query.format =
       format == "jsonl" ? quell::cli::ListFormat::kJsonl : quell::cli::ListFormat::kTable;
   if (incidents_list->parsed()) return quell::cli::RunIncidentsList(query, stdout, stderr);

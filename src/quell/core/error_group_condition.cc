@@ -84,6 +84,7 @@ GroupObservations ObserveGroups(const ErrorGroupCondition& condition, const Grou
     key.clear();
     condition.key.AppendTo(key,
                            [&group](std::string_view field) { return GroupField(group, field); });
+    if (unhealthy) result.key_groups.push_back(KeyGroup{key, group.id});
     if (!unhealthy && !keep_all_healthy && !open_keys.contains(key)) continue;
     const auto [it, inserted] = by_key.try_emplace(key, result.observations.size());
     if (inserted) {
@@ -127,6 +128,13 @@ GroupObservations ObserveGroups(const ErrorGroupCondition& condition, const Grou
   GroupObservations sorted;
   sorted.watermark = result.watermark;
   sorted.groups_matched = result.groups_matched;
+  sorted.key_groups = std::move(result.key_groups);
+  std::sort(sorted.key_groups.begin(), sorted.key_groups.end(),
+            [](const KeyGroup& a, const KeyGroup& b) {
+              return a.key != b.key ? a.key < b.key : a.group_id < b.group_id;
+            });
+  sorted.key_groups.erase(std::unique(sorted.key_groups.begin(), sorted.key_groups.end()),
+                          sorted.key_groups.end());
   sorted.observations.reserve(order.size());
   sorted.groups.reserve(order.size());
   for (const size_t i : order) {

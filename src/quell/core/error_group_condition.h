@@ -11,6 +11,7 @@
 #include "quell/core/condition.h"
 #include "quell/core/error_group.h"
 #include "quell/core/incident.h"
+#include "quell/core/key_group.h"
 #include "quell/core/key_template.h"
 #include "quell/core/observation.h"
 #include "quell/core/time.h"
@@ -48,6 +49,9 @@ struct GroupObservations {
   // For each observation, the index in the listing of the group behind it (for a merged key,
   // the one that made it unhealthy), or kNoGroup; the poller enriches from that group.
   std::vector<size_t> groups;
+  // Every (key, group id) whose group was unhealthy, sorted and unique: what the store keeps
+  // for the shadow report (keys merging many groups, groups split over many keys).
+  std::vector<KeyGroup> key_groups;
   std::optional<WallTime> watermark;  // the mark to store if this poll commits
   uint64_t groups_matched = 0;
 };

@@ -9,6 +9,7 @@
 #include "quell/adapters/postgres/pg_connection.h"
 #include "quell/adapters/store_common/incident_codec.h"
 #include "quell/adapters/store_common/schema.h"
+#include "quell/core/shadow_report.h"
 
 namespace quell::postgres {
 namespace {
@@ -280,6 +281,26 @@ class PgTransaction : public core::StoreTransaction {
     return {};
   }
 
+  Status RecordKeyGroups(std::span<const core::KeyGroup> seen, core::WallTime now) override {
+    if (seen.empty()) return {};
+    ArrayBuilder keys;
+    ArrayBuilder groups;
+    for (const core::KeyGroup& kg : seen) {
+      keys.Text(kg.key);
+      groups.Text(kg.group_id);
+    }
+    // `seen` is unique, so no row is upserted twice in one statement (which PostgreSQL refuses).
+    static const std::string sql =
+        "INSERT INTO key_groups (key, group_id, first_seen_at, last_seen_at, polls)"
+        " SELECT u.key, u.group_id, $3, $3, 1 FROM unnest($1::text[], $2::text[])"
+        " AS u (key, group_id) ON CONFLICT (key, group_id) DO UPDATE SET"
+        " last_seen_at = excluded.last_seen_at, polls = key_groups.polls + 1";
+    auto result =
+        c_.Run(sql, {keys.Finish(), groups.Finish(), std::to_string(store::ToMicros(now))});
+    if (!result) return result.error();
+    return {};
+  }
+
   core::Result<bool> AdmitToBudget(std::string_view tenant, std::string_view channel,
                                    core::WallTime window_start, uint32_t per_hour) override {
     // The upsert locks the window's row, so concurrent writers each take the next number.
@@ -517,6 +538,39 @@ core::Result<uint64_t> PgIncidentStore::CountPolls() {
   auto result = connection_->Run("SELECT count(*) FROM polls");
   if (!result) return result.error();
   return UintAt(result->get(), 0, 0);
+}
+
+core::Result<std::array<uint64_t, 7>> PgIncidentStore::CountDecisionsSince(core::WallTime since) {
+  auto result = connection_->Run(
+      std::string("SELECT decision, count(*) FROM decisions WHERE at >= $1 GROUP BY 1"),
+      {std::to_string(store::ToMicros(since))});
+  if (!result) return result.error();
+  std::array<uint64_t, 7> counts{};
+  const PGresult* r = result->get();
+  for (int i = 0; i < PQntuples(r); ++i) {
+    const std::string name = TextAt(r, i, 0);
+    if (!core::AddDecisionCount(counts, name, UintAt(r, i, 1))) {
+      return MakeError(ErrorCode::kCorrupt, "decisions: unknown decision " + name);
+    }
+  }
+  return counts;
+}
+
+core::Result<std::vector<core::KeyGroupRow>> PgIncidentStore::KeyGroupsSince(core::WallTime since) {
+  auto result = connection_->Run(
+      std::string("SELECT key, group_id, first_seen_at, last_seen_at, polls FROM key_groups"
+                  " WHERE last_seen_at >= $1 ORDER BY key COLLATE \"C\", group_id COLLATE \"C\""),
+      {std::to_string(store::ToMicros(since))});
+  if (!result) return result.error();
+  const PGresult* r = result->get();
+  std::vector<core::KeyGroupRow> rows;
+  rows.reserve(static_cast<size_t>(PQntuples(r)));
+  for (int i = 0; i < PQntuples(r); ++i) {
+    rows.push_back(core::KeyGroupRow{
+        TextAt(r, i, 0), TextAt(r, i, 1), store::FromMicros(ParseInt(PQgetvalue(r, i, 2))),
+        store::FromMicros(ParseInt(PQgetvalue(r, i, 3))), UintAt(r, i, 4)});
+  }
+  return rows;
 }
 
 }  // namespace quell::postgres

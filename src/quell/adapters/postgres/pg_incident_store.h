@@ -7,6 +7,7 @@
 #include "quell/core/ports/incident_store.h"
 #include "quell/core/ports/operator_store.h"
 #include "quell/core/ports/outbox_store.h"
+#include "quell/core/ports/shadow_report_store.h"
 
 struct pg_conn;
 
@@ -19,10 +20,11 @@ namespace quell::postgres {
 // caller rolls back to its savepoint, re-reads and re-evaluates. It is also the dispatcher's
 // outbox (pg_outbox_store.cc): claims lock their rows with FOR UPDATE SKIP LOCKED, so workers
 // claiming at once take disjoint rows without waiting. It is the operator's store too
-// (pg_operator_store.cc). One instance per thread.
+// (pg_operator_store.cc) and the shadow report's. One instance per thread.
 class PgIncidentStore : public core::IncidentStore,
                         public core::OutboxStore,
-                        public core::OperatorStore {
+                        public core::OperatorStore,
+                        public core::ShadowReportStore {
  public:
   // Connects to `url` (postgresql://...) and applies missing migrations under an advisory
   // lock, so workers starting together migrate once. kUnavailable names host and port (never
@@ -41,6 +43,9 @@ class PgIncidentStore : public core::IncidentStore,
   core::Result<std::optional<std::string>> GetSourceMark(std::string_view name) override;
   core::Result<uint64_t> CountDecisions() override;
   core::Result<uint64_t> CountPolls() override;
+
+  core::Result<std::array<uint64_t, 7>> CountDecisionsSince(core::WallTime since) override;
+  core::Result<std::vector<core::KeyGroupRow>> KeyGroupsSince(core::WallTime since) override;
 
   core::Result<std::vector<core::OutboxRow>> ClaimDue(std::string_view owner, core::WallTime now,
                                                       core::Duration lease, size_t limit) override;

@@ -11,6 +11,7 @@
 #include "quell/adapters/sqlite/sqlite_statement.h"
 #include "quell/adapters/store_common/incident_codec.h"
 #include "quell/adapters/store_common/schema.h"
+#include "quell/core/shadow_report.h"
 
 namespace quell::sqlite {
 namespace {
@@ -104,6 +105,7 @@ struct SqliteIncidentStore::Statements {
   Stmt insert_decision, newer_sent, insert_outbox, insert_poll, prune, put_mark, admit;
   Stmt list_incidents, find_incident, list_open, list_outbox, list_outbox_status;
   Stmt find_outbox, mark_sent, supersede, get_mark;
+  Stmt record_key_group, decisions_since, key_groups_since;
 };
 
 // One BEGIN IMMEDIATE transaction: it holds the database's write lock from the start, so no
@@ -243,6 +245,18 @@ class SqliteTransaction : public core::StoreTransaction {
     return s_.put_mark.Run();
   }
 
+  Status RecordKeyGroups(std::span<const core::KeyGroup> seen, core::WallTime now) override {
+    Stmt& s = s_.record_key_group;
+    const int64_t at = store::ToMicros(now);
+    for (const core::KeyGroup& kg : seen) {
+      s.BindText(1, kg.key);
+      s.BindText(2, kg.group_id);
+      s.BindInt(3, at);
+      if (auto status = s.Run(); !status) return status;
+    }
+    return {};
+  }
+
   core::Result<bool> AdmitToBudget(std::string_view tenant, std::string_view channel,
                                    core::WallTime window_start, uint32_t per_hour) override {
     Stmt& s = s_.admit;
@@ -380,6 +394,14 @@ core::Result<std::unique_ptr<SqliteIncidentStore>> SqliteIncidentStore::Open(
        " channel = ?2 AND status = 'pending' AND"
        " (generation < ?3 OR (generation = ?3 AND version < ?4))"},
       {&s.get_mark, "SELECT value FROM source_marks WHERE name = ?"},
+      {&s.record_key_group,
+       "INSERT INTO key_groups (key, group_id, first_seen_at, last_seen_at, polls)"
+       " VALUES (?1, ?2, ?3, ?3, 1) ON CONFLICT (key, group_id) DO UPDATE SET"
+       " last_seen_at = excluded.last_seen_at, polls = polls + 1"},
+      {&s.decisions_since, "SELECT decision, count(*) FROM decisions WHERE at >= ? GROUP BY 1"},
+      {&s.key_groups_since,
+       "SELECT key, group_id, first_seen_at, last_seen_at, polls FROM key_groups"
+       " WHERE last_seen_at >= ? ORDER BY key, group_id"},
   };
   for (const auto& [stmt, text] : sql) {
     if (auto status = stmt->Prepare(db, text, store->path_); !status) return status.error();
@@ -570,6 +592,41 @@ core::Result<uint64_t> SqliteIncidentStore::CountDecisions() {
 }
 core::Result<uint64_t> SqliteIncidentStore::CountPolls() {
   return Count("SELECT count(*) FROM polls");
+}
+
+core::Result<std::array<uint64_t, 7>> SqliteIncidentStore::CountDecisionsSince(
+    core::WallTime since) {
+  Stmt& s = statements_->decisions_since;
+  s.BindInt(1, store::ToMicros(since));
+  std::array<uint64_t, 7> counts{};
+  for (;;) {
+    auto row = s.Step();
+    if (!row) return row.error();
+    if (!*row) break;
+    const std::string name = s.Text(0);
+    if (!core::AddDecisionCount(counts, name, s.Uint(1))) {
+      s.Reset();
+      return MakeError(ErrorCode::kCorrupt, path_ + ": decisions: unknown decision " + name);
+    }
+  }
+  s.Reset();
+  return counts;
+}
+
+core::Result<std::vector<core::KeyGroupRow>> SqliteIncidentStore::KeyGroupsSince(
+    core::WallTime since) {
+  Stmt& s = statements_->key_groups_since;
+  s.BindInt(1, store::ToMicros(since));
+  std::vector<core::KeyGroupRow> rows;
+  for (;;) {
+    auto row = s.Step();
+    if (!row) return row.error();
+    if (!*row) break;
+    rows.push_back(core::KeyGroupRow{s.Text(0), s.Text(1), store::FromMicros(s.Int(2)),
+                                     store::FromMicros(s.Int(3)), s.Uint(4)});
+  }
+  s.Reset();
+  return rows;
 }
 
 }  // namespace quell::sqlite

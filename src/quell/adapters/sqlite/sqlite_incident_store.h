@@ -8,6 +8,7 @@
 #include "quell/core/ports/incident_store.h"
 #include "quell/core/ports/operator_store.h"
 #include "quell/core/ports/outbox_store.h"
+#include "quell/core/ports/shadow_report_store.h"
 
 struct sqlite3;
 
@@ -23,10 +24,12 @@ struct SqliteOptions {
 // transactions are serialised by BEGIN IMMEDIATE, so a batch never loses a compare-and-set.
 // It is also the dispatcher's outbox (sqlite_outbox_store.cc): a claim is one
 // UPDATE ... RETURNING, which holds the write lock, so two owners never lease one row. And
-// the operator's store (sqlite_operator_store.cc). One instance per thread.
+// the operator's store (sqlite_operator_store.cc) and the shadow report's. One instance per
+// thread.
 class SqliteIncidentStore : public core::IncidentStore,
                             public core::OutboxStore,
-                            public core::OperatorStore {
+                            public core::OperatorStore,
+                            public core::ShadowReportStore {
  public:
   // Opens or creates `path` and applies any missing schema migrations. Errors, each one line
   // naming the path: kUnavailable (locked), kPermissionDenied (read-only or not openable),
@@ -46,6 +49,9 @@ class SqliteIncidentStore : public core::IncidentStore,
   core::Result<std::optional<std::string>> GetSourceMark(std::string_view name) override;
   core::Result<uint64_t> CountDecisions() override;
   core::Result<uint64_t> CountPolls() override;
+
+  core::Result<std::array<uint64_t, 7>> CountDecisionsSince(core::WallTime since) override;
+  core::Result<std::vector<core::KeyGroupRow>> KeyGroupsSince(core::WallTime since) override;
 
   core::Result<std::vector<core::OutboxRow>> ClaimDue(std::string_view owner, core::WallTime now,
                                                       core::Duration lease, size_t limit) override;

@@ -82,7 +82,16 @@ namespace {
   " reason TEXT NOT NULL, created_by TEXT NOT NULL, created_at BIGINT NOT NULL);" \
   "CREATE INDEX silences_expires ON silences (expires_at);"
 
-constexpr std::array<Migration, 5> kMigrations = {{
+// key_groups keeps which error groups failed under which key, for `quell shadow-report`. Every
+// poll upserts each failing pair, so it has no index past its key: the report scans it, which
+// is rare, while an index on last_seen_at would be rewritten on every poll's every pair.
+#define QUELL_SCHEMA_V6(KEYED_TABLE)                                                               \
+  "CREATE TABLE key_groups ("                                                                      \
+  " key TEXT NOT NULL, group_id TEXT NOT NULL, first_seen_at BIGINT NOT NULL,"                     \
+  " last_seen_at BIGINT NOT NULL, polls BIGINT NOT NULL, PRIMARY KEY (key, group_id))" KEYED_TABLE \
+  ";"
+
+constexpr std::array<Migration, 6> kMigrations = {{
     {1, "incidents, decision log, polls and outbox", QUELL_SCHEMA_V1(" WITHOUT ROWID"),
      QUELL_SCHEMA_V1("")},
     {2, "open-incident index and source marks", QUELL_SCHEMA_V2(" WITHOUT ROWID", ""),
@@ -93,8 +102,10 @@ constexpr std::array<Migration, 5> kMigrations = {{
      QUELL_SCHEMA_V4("", " COLLATE \"C\"")},
     {5, "operator silences", QUELL_SCHEMA_V5("id INTEGER PRIMARY KEY AUTOINCREMENT"),
      QUELL_SCHEMA_V5("id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY")},
+    {6, "error groups seen per key", QUELL_SCHEMA_V6(" WITHOUT ROWID"), QUELL_SCHEMA_V6("")},
 }};
 
+#undef QUELL_SCHEMA_V6
 #undef QUELL_SCHEMA_V5
 #undef QUELL_SCHEMA_V4
 #undef QUELL_SCHEMA_V3

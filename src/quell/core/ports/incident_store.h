@@ -12,6 +12,7 @@
 
 #include "quell/core/decision.h"
 #include "quell/core/incident.h"
+#include "quell/core/key_group.h"
 #include "quell/core/ports/outbox_row.h"
 #include "quell/core/result.h"
 #include "quell/core/silence.h"
@@ -84,6 +85,10 @@ class StoreTransaction {
   // Sets source mark `name` to `value` (insert or overwrite), stamped `now`. It commits or rolls
   // back with this transaction, so a mark never gets ahead of the poll that justified it.
   virtual Status PutSourceMark(std::string_view name, std::string_view value, WallTime now) = 0;
+
+  // Upserts each (key, group id) pair as seen failing at `now`: first_seen_at on insert,
+  // last_seen_at = now and polls + 1 otherwise. `seen` is sorted and unique.
+  virtual Status RecordKeyGroups(std::span<const KeyGroup> seen, WallTime now) = 0;
 
   // Counts one notification of `tenant` on `channel` in the budget window starting at
   // `window_start` and says whether it is within `per_hour` (true) or must be folded into the

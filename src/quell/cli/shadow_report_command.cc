@@ -1,0 +1,169 @@
+#include "quell/cli/shadow_report_command.h"
+
+#include <memory>
+#include <vector>
+
+#include "quell/adapters/config/config_loader.h"
+#include "quell/cli/listing.h"
+#include "quell/cli/store_url.h"
+#include "quell/core/decision.h"
+#include "quell/core/json_escape.h"
+#include "quell/core/ports/shadow_report_store.h"
+#include "quell/core/shadow_report.h"
+
+namespace quell::cli {
+namespace {
+
+constexpr const char* kCommand = "quell shadow-report";
+
+uint64_t Count(const core::ShadowReport& r, core::DecisionKind kind) {
+  return r.decisions[static_cast<size_t>(kind)];
+}
+
+std::string Joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) {
+    if (!out.empty()) out.push_back(',');
+    out.append(item);
+  }
+  return out;
+}
+
+void AppendJsonList(std::string& out, const std::vector<std::string>& items) {
+  out.push_back('[');
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out.push_back(',');
+    core::AppendJsonString(out, items[i]);
+  }
+  out.push_back(']');
+}
+
+std::string ReportJson(const core::ShadowReport& r) {
+  std::string out = "{\"since\":";
+  core::AppendJsonString(out, core::FormatRfc3339(r.since));
+  out.append(",\"decisions\":{");
+  for (size_t k = 0; k < r.decisions.size(); ++k) {
+    if (k > 0) out.push_back(',');
+    core::AppendJsonString(out, core::DecisionName(static_cast<core::DecisionKind>(k)));
+    out.append(":").append(std::to_string(r.decisions[k]));
+  }
+  out.append("},\"error_groups\":").append(std::to_string(r.error_groups));
+  out.append(",\"keys\":").append(std::to_string(r.keys));
+  out.append(",\"merged_keys\":").append(std::to_string(r.merged_keys));
+  out.append(",\"split_groups\":").append(std::to_string(r.split_groups));
+  out.append(",\"merged\":[");
+  for (size_t i = 0; i < r.merged.size(); ++i) {
+    if (i > 0) out.push_back(',');
+    out.append("{\"key\":");
+    core::AppendJsonString(out, r.merged[i].key);
+    out.append(",\"groups\":").append(std::to_string(r.merged[i].groups));
+    out.append(",\"sample_groups\":");
+    AppendJsonList(out, r.merged[i].sample_groups);
+    out.push_back('}');
+  }
+  out.append("],\"split\":[");
+  for (size_t i = 0; i < r.split.size(); ++i) {
+    if (i > 0) out.push_back(',');
+    out.append("{\"group_id\":");
+    core::AppendJsonString(out, r.split[i].group_id);
+    out.append(",\"keys\":").append(std::to_string(r.split[i].keys));
+    out.append(",\"sample_keys\":");
+    AppendJsonList(out, r.split[i].sample_keys);
+    out.push_back('}');
+  }
+  out.append("]}");
+  return out;
+}
+
+void PrintReport(std::FILE* out, const core::ShadowReport& r, const std::string& since) {
+  using core::DecisionKind;
+  std::fprintf(out, "since %s (%s)\n", core::FormatRfc3339(r.since).c_str(), since.c_str());
+  std::fprintf(out,
+               "decisions: notify %llu, update_only %llu, resolve %llu"
+               " (wait_for_health %llu, unknown %llu)\n",
+               static_cast<unsigned long long>(Count(r, DecisionKind::kNotify)),
+               static_cast<unsigned long long>(Count(r, DecisionKind::kUpdateOnly)),
+               static_cast<unsigned long long>(Count(r, DecisionKind::kResolve)),
+               static_cast<unsigned long long>(Count(r, DecisionKind::kWaitForHealth)),
+               static_cast<unsigned long long>(Count(r, DecisionKind::kUnknown)));
+  std::fprintf(out, "error groups seen failing: %llu, under %llu keys\n",
+               static_cast<unsigned long long>(r.error_groups),
+               static_cast<unsigned long long>(r.keys));
+  std::fprintf(out, "\nkeys merging several error groups: %llu\n",
+               static_cast<unsigned long long>(r.merged_keys));
+  if (!r.merged.empty()) {
+    std::vector<std::vector<std::string>> rows = {{"KEY", "GROUPS", "SOME_GROUPS"}};
+    for (const core::MergedKey& m : r.merged) {
+      rows.push_back({m.key, std::to_string(m.groups), Joined(m.sample_groups)});
+    }
+    PrintTable(out, rows);
+  }
+  std::fprintf(out, "\nerror groups split over several keys: %llu\n",
+               static_cast<unsigned long long>(r.split_groups));
+  if (!r.split.empty()) {
+    std::vector<std::vector<std::string>> rows = {{"GROUP", "KEYS", "SOME_KEYS"}};
+    for (const core::SplitGroup& s : r.split) {
+      rows.push_back({s.group_id, std::to_string(s.keys), Joined(s.sample_keys)});
+    }
+    PrintTable(out, rows);
+  }
+}
+
+}  // namespace
+
+int RunShadowReport(const ShadowReportCommandOptions& options, core::WallTime now, std::FILE* out,
+                    std::FILE* err) {
+  auto since = core::ParseDuration(options.since);
+  if (!since) {
+    std::fprintf(err, "%s: --since: %s\n", kCommand, since.error().message.c_str());
+    return 2;
+  }
+  if (options.format != "table" && options.format != "json") {
+    std::fprintf(err, "%s: --format: expected table or json, got \"%s\"\n", kCommand,
+                 options.format.c_str());
+    return 2;
+  }
+  std::string url = options.store_url;
+  if (url.empty() && !options.config_path.empty()) {
+    auto config = config::LoadConfig(options.config_path, config::ProcessEnv());
+    if (!config) {
+      std::fprintf(err, "%s: %s\n", kCommand, config.error().message.c_str());
+      return 2;
+    }
+    url = config->store_url;
+  }
+  if (url.empty()) url = "sqlite:quell.db";
+  auto store = OpenStore(url);
+  if (!store) {
+    std::fprintf(err, "%s: %s\n", kCommand, store.error().message.c_str());
+    return store.error().code == core::ErrorCode::kInvalidArgument ? 2 : 1;
+  }
+  auto* reads = dynamic_cast<core::ShadowReportStore*>(store->get());
+  if (reads == nullptr) {
+    std::fprintf(err, "%s: the store at %s keeps no shadow report data\n", kCommand, url.c_str());
+    return 1;
+  }
+  const core::WallTime cutoff = now - *since;
+  auto decisions = reads->CountDecisionsSince(cutoff);
+  if (!decisions) {
+    std::fprintf(err, "%s: %s\n", kCommand, decisions.error().message.c_str());
+    return 1;
+  }
+  auto rows = reads->KeyGroupsSince(cutoff);
+  if (!rows) {
+    std::fprintf(err, "%s: %s\n", kCommand, rows.error().message.c_str());
+    return 1;
+  }
+  core::ShadowReportOptions report_options;
+  report_options.top = options.top;
+  const core::ShadowReport report =
+      core::ComputeShadowReport(cutoff, *decisions, *rows, report_options);
+  if (options.format == "json") {
+    std::fprintf(out, "%s\n", ReportJson(report).c_str());
+  } else {
+    PrintReport(out, report, options.since);
+  }
+  return 0;
+}
+
+}  // namespace quell::cli

@@ -1,0 +1,23 @@
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "quell/core/key_group.h"
+#include "quell/core/result.h"
+#include "quell/core/time.h"
+
+namespace quell::core {
+
+// The reads behind `quell shadow-report`. Same errors and threading as IncidentStore's reads.
+class ShadowReportStore {
+ public:
+  virtual ~ShadowReportStore() = default;
+  // Decision log lines observed at or after `since`, counted by kind (indexed by DecisionKind).
+  virtual Result<std::array<uint64_t, 7>> CountDecisionsSince(WallTime since) = 0;
+  // Every (key, group) pair last seen at or after `since`, in (key, group_id) order.
+  virtual Result<std::vector<KeyGroupRow>> KeyGroupsSince(WallTime since) = 0;
+};
+
+}  // namespace quell::core
