@@ -89,6 +89,7 @@ class RunTest : public ::testing::Test {
                            << "\", secret_env: HOOK_SECRET, timeout: 2s, initial_backoff: 100ms, "
                            << "max_backoff: 200ms" << channel_extra << "}\n"
                            << "log: {format: json, level: info}\n"
+                           << "http: {listen: \"127.0.0.1:0\", open_reads: true, health_grace: 1s}\n"
                            << extra;
   }
 

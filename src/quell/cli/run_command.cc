@@ -8,6 +8,7 @@
 #include "quell/adapters/system/system_clock.h"
 #include "quell/app/run_control.h"
 #include "quell/cli/daemon.h"
+#include "quell/cli/ops_surface.h"
 #include "quell/cli/signal_thread.h"
 
 namespace quell::cli {
@@ -60,11 +61,28 @@ int RunDaemonCommand(const RunCommandOptions& options, std::FILE* err) {
       .seed = (static_cast<uint64_t>(entropy()) << 32U) | entropy(),
       .jitter = 0.1,
   };
-  auto daemon = Daemon::Create(std::move(daemon_options), clock, log, control, {});
+  // Metrics, heartbeat and the HTTP surface follow the daemon as listeners; a reload changes
+  // the conditions and channels, not these (restart to move the listen address or token).
+  auto ops = OpsSurface::Create(
+      *config, options.store_url.empty() ? config->store_url : options.store_url, clock);
+  if (!ops) {
+    std::fprintf(err, "quell run: %s\n", ops.error().message.c_str());
+    return kConfigError;
+  }
+  auto daemon = Daemon::Create(std::move(daemon_options), clock, log, control, (*ops)->listeners());
   if (!daemon) {
     std::fprintf(err, "quell run: %s\n", daemon.error().message.c_str());
     return kConfigError;
   }
+  auto port = (*ops)->Serve();
+  if (!port) {
+    std::fprintf(err, "quell run: http.listen %s: %s\n", config->http.listen.c_str(),
+                 port.error().message.c_str());
+    return kConfigError;
+  }
+  const std::string bound = std::to_string(*port);
+  log.Log(core::LogLevel::kInfo, "http.listening",
+          {{"listen", config->http.listen}, {"port", bound}});
   return (*daemon)->Run();
 }
 

@@ -31,7 +31,7 @@ TEST(SchemaTest, BothDialectsCreateTheSameTablesAndIndexes) {
   for (const Migration& m : Migrations()) {
     EXPECT_EQ(Created(m.sqlite_sql), Created(m.postgres_sql)) << "migration " << m.version;
   }
-  ASSERT_EQ(Migrations().size(), 4u);
+  ASSERT_EQ(Migrations().size(), 6u);
   EXPECT_EQ(Created(Migrations()[0].sqlite_sql),
             (std::vector<std::string>{"TABLE incidents", "TABLE decisions", "INDEX decisions_at",
                                       "TABLE polls", "TABLE outbox", "INDEX outbox_due"}));
@@ -41,6 +41,9 @@ TEST(SchemaTest, BothDialectsCreateTheSameTablesAndIndexes) {
             (std::vector<std::string>{"INDEX outbox_live", "INDEX outbox_sent"}));
   EXPECT_EQ(Created(Migrations()[3].sqlite_sql),
             (std::vector<std::string>{"TABLE budget_windows", "INDEX outbox_folded"}));
+  EXPECT_EQ(Created(Migrations()[4].sqlite_sql),
+            (std::vector<std::string>{"TABLE silences", "INDEX silences_expires"}));
+  EXPECT_EQ(Created(Migrations()[5].sqlite_sql), (std::vector<std::string>{"TABLE key_groups"}));
 }
 
 TEST(SchemaTest, TheOutboxIndexesSelectTheStatusesTheStoresWrite) {

@@ -68,6 +68,8 @@ struct OpsHttpSettings {
   std::string token_origin;      // where it came from, for messages
   std::string token_unresolved;  // why a given reference did not resolve; empty: ok
   bool open_reads = false;       // read endpoints without the token
+  // /healthz fails once the last cycle is older than 2 x the longest interval + this.
+  core::Duration health_grace = std::chrono::seconds(30);
 };
 
 // The dead-man switch: Healthchecks-compatible pings per poll cycle.

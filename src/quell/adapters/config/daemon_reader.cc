@@ -19,6 +19,8 @@ void ReadHttp(MapReader section, const std::filesystem::path& dir, OpsHttpSettin
   http.token_origin = std::move(token.origin);
   http.token_unresolved = std::move(token.unresolved);
   section.Read("open_reads", http.open_reads);
+  section.Read("health_grace", http.health_grace);
+  if (http.health_grace.count() < 0) section.Fail("health_grace", "must not be negative");
   section.Finish();
 }
 

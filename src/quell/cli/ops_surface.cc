@@ -1,0 +1,111 @@
+#include "quell/cli/ops_surface.h"
+
+#include <algorithm>
+
+#include "quell/app/health.h"
+#include "quell/cli/operator_commands.h"
+#include "quell/cli/operator_routes.h"
+#include "quell/cli/store_url.h"
+#include "quell/core/ports/operator_store.h"
+
+namespace quell::cli {
+namespace {
+
+// The longest poll interval of the config: a slower condition is not late at the faster's.
+core::Duration LongestInterval(const config::Config& config) {
+  core::Duration longest = std::chrono::minutes(1);
+  bool any = false;
+  const auto see = [&](core::Duration d) {
+    longest = any ? std::max(longest, d) : d;
+    any = true;
+  };
+  for (const auto& c : config.error_conditions) see(c.common.interval);
+  for (const auto& c : config.metric_conditions) see(c.condition.common.interval);
+  return longest;
+}
+
+}  // namespace
+
+OpsSurface::~OpsSurface() {
+  if (server_) server_->Stop();
+  // The last ping of a stopping daemon still goes out.
+  if (heartbeat_) heartbeat_->WaitIdle();
+}
+
+core::Result<std::unique_ptr<OpsSurface>> OpsSurface::Create(const config::Config& config,
+                                                             const std::string& store_url,
+                                                             core::Clock& clock) {
+  std::unique_ptr<OpsSurface> ops(new OpsSurface());
+  ops->config_ = config;
+  ops->clock_ = &clock;
+  ops->started_at_ = clock.Now();
+  if (!config.http.token_unresolved.empty()) {
+    return core::MakeError(core::ErrorCode::kInvalidArgument,
+                           "http: " + config.http.token_unresolved);
+  }
+  ops->metrics_ = std::make_unique<app::RunMetrics>(ops->registry_);
+  if (!config.heartbeat.url.empty()) {
+    ops->heartbeat_http_ = std::make_unique<curl::CurlHttpClient>();
+    app::HeartbeatOptions options;
+    options.url = config.heartbeat.url;
+    options.timeout = config.heartbeat.timeout;
+    options.max_attempts = config.heartbeat.max_attempts;
+    ops->heartbeat_ = std::make_unique<app::Heartbeat>(*ops->heartbeat_http_, clock, options);
+  }
+  auto health_store = OpenStore(store_url);
+  if (!health_store) return health_store.error();
+  ops->health_store_ = std::move(*health_store);
+  auto operator_store = OpenStore(store_url);
+  if (!operator_store) return operator_store.error();
+  ops->operator_store_ = std::move(*operator_store);
+  auto* operators = dynamic_cast<core::OperatorStore*>(ops->operator_store_.get());
+  if (operators == nullptr) {
+    return core::MakeError(core::ErrorCode::kInvalidArgument,
+                           "the store at " + store_url + " has no operator commands");
+  }
+  ops->operator_commands_ = std::make_unique<app::OperatorCommands>(
+      *ops->operator_store_, *operators, ops->encoder_, RoutesFromConfig(config));
+  return ops;
+}
+
+std::vector<app::RunListener*> OpsSurface::listeners() {
+  std::vector<app::RunListener*> out{metrics_.get()};
+  if (heartbeat_) out.push_back(heartbeat_.get());
+  return out;
+}
+
+core::Result<int> OpsSurface::Serve() {
+  app::HealthSources sources;
+  sources.clock = clock_;
+  sources.started_at = started_at_;
+  sources.policy =
+      app::LivenessPolicy{.interval = LongestInterval(config_), .grace = config_.http.health_grace};
+  sources.last_complete_cycle = [this] { return metrics_->LastCompleteCycle(); };
+  sources.ping_store = [this]() -> core::Status {
+    const std::lock_guard<std::mutex> lock(health_mutex_);
+    auto open = health_store_->CountOpenIncidents();
+    if (!open) return open.error();
+    return {};
+  };
+  sources.render_metrics = [this] {
+    {
+      // The store gauges are read per scrape: two aggregate queries.
+      const std::lock_guard<std::mutex> lock(health_mutex_);
+      (void)metrics_->RefreshStoreGauges(*health_store_);
+    }
+    return registry_.Render();
+  };
+  std::vector<app::OpsRoute> routes = app::HealthRoutes(std::move(sources));
+  std::vector<app::OpsRoute> operator_routes = OperatorRoutes(*operator_commands_, *clock_);
+  routes.insert(routes.end(), std::make_move_iterator(operator_routes.begin()),
+                std::make_move_iterator(operator_routes.end()));
+  server_ = std::make_unique<http_server::OpsHttpServer>(
+      http_server::OpsServerOptions{.listen = config_.http.listen,
+                                    .token = config_.http.token,
+                                    .open_reads = config_.http.open_reads,
+                                    .threads = 4},
+      std::move(routes));
+  return server_->Start();
+}
+
+}  // namespace quell::cli

@@ -1,0 +1,57 @@
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "quell/adapters/config/config.h"
+#include "quell/adapters/curl/curl_http_client.h"
+#include "quell/adapters/http_server/ops_http_server.h"
+#include "quell/adapters/jsonl/payload_encoder.h"
+#include "quell/app/heartbeat.h"
+#include "quell/app/metrics.h"
+#include "quell/app/operator_commands.h"
+#include "quell/app/run_listener.h"
+#include "quell/app/run_metrics.h"
+#include "quell/core/ports/clock.h"
+#include "quell/core/ports/incident_store.h"
+#include "quell/core/result.h"
+
+namespace quell::cli {
+
+// What `quell run` shows of itself: the metrics and the dead-man heartbeat (both hear the
+// daemon as RunListeners), and the HTTP surface serving /healthz, /readyz, /metrics and the
+// operator endpoints, each on store connections of its own (stores are one per thread).
+class OpsSurface {
+ public:
+  // Opens the connections and builds the listeners; the server starts with Serve.
+  static core::Result<std::unique_ptr<OpsSurface>> Create(const config::Config& config,
+                                                          const std::string& store_url,
+                                                          core::Clock& clock);
+  ~OpsSurface();
+  OpsSurface(const OpsSurface&) = delete;
+  OpsSurface& operator=(const OpsSurface&) = delete;
+
+  std::vector<app::RunListener*> listeners();
+  // Binds the configured address and serves until destroyed; returns the bound port.
+  core::Result<int> Serve();
+
+ private:
+  OpsSurface() = default;
+
+  config::Config config_;
+  core::Clock* clock_ = nullptr;
+  core::WallTime started_at_;
+  app::MetricsRegistry registry_;
+  std::unique_ptr<app::RunMetrics> metrics_;
+  std::unique_ptr<curl::CurlHttpClient> heartbeat_http_;
+  std::unique_ptr<app::Heartbeat> heartbeat_;
+  std::mutex health_mutex_;  // guards health_store_ (scrapes and probes run on server threads)
+  std::unique_ptr<core::IncidentStore> health_store_;
+  std::unique_ptr<core::IncidentStore> operator_store_;
+  jsonl::JsonPayloadEncoder encoder_;
+  std::unique_ptr<app::OperatorCommands> operator_commands_;
+  std::unique_ptr<http_server::OpsHttpServer> server_;
+};
+
+}  // namespace quell::cli
