@@ -14,9 +14,11 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "child_process.h"
+#include "healthchecks_receiver.h"
 #include "quell/sim/server.h"
 #include "run_process.h"
 #include "webhook_receiver.h"
@@ -77,20 +79,20 @@ class RunTest : public ::testing::Test {
   // One error-group condition polled every `interval`, routed to a webhook at `hook`.
   void WriteConfig(const testing::WebhookReceiver& hook, const std::string& interval,
                    const std::string& channel_extra = "", const std::string& extra = "") {
-    std::ofstream(config_) << "store: ${QUELL_STORE}\n"
-                           << "infrai:\n  base_url: ${INFRAI_BASE_URL}\n"
-                           << "  retry: {max_attempts: 1}\n"
-                           << "defaults: {healthy_polls_to_close: 1, channels: [hook]}\n"
-                           << "conditions:\n"
-                           << "  - {name: agent-errors, type: error_groups, interval: " << interval
-                           << "}\n"
-                           << "channels:\n"
-                           << "  - {name: hook, type: webhook, url: \"" << hook.Url()
-                           << "\", secret_env: HOOK_SECRET, timeout: 2s, initial_backoff: 100ms, "
-                           << "max_backoff: 200ms" << channel_extra << "}\n"
-                           << "log: {format: json, level: info}\n"
-                           << "http: {listen: \"127.0.0.1:0\", open_reads: true, health_grace: 1s}\n"
-                           << extra;
+    std::ofstream(config_)
+        << "store: ${QUELL_STORE}\n"
+        << "infrai:\n  base_url: ${INFRAI_BASE_URL}\n"
+        << "  retry: {max_attempts: 1}\n"
+        << "defaults: {healthy_polls_to_close: 1, channels: [hook]}\n"
+        << "conditions:\n"
+        << "  - {name: agent-errors, type: error_groups, interval: " << interval << "}\n"
+        << "channels:\n"
+        << "  - {name: hook, type: webhook, url: \"" << hook.Url()
+        << "\", secret_env: HOOK_SECRET, timeout: 2s, initial_backoff: 100ms, "
+        << "max_backoff: 200ms" << channel_extra << "}\n"
+        << "log: {format: json, level: info}\n"
+        << "http: {listen: \"127.0.0.1:0\", open_reads: true, health_grace: 1s}\n"
+        << extra;
   }
 
   testing::ProcessResult Quell(std::vector<std::string> args) {
@@ -152,6 +154,64 @@ TEST_F(RunTest, PollsDecidesAndDeliversInOneProcessThenStopsOnSigterm) {
   const auto rows = Outbox();
   ASSERT_EQ(rows.size(), 1U);
   EXPECT_EQ(rows[0]["status"], "sent");
+}
+
+// GET http://127.0.0.1:PORT/PATH with a short timeout; -1 when nothing answered.
+int HttpGet(int port, const std::string& path, std::string* body = nullptr) {
+  httplib::Client client("127.0.0.1", port);
+  client.set_connection_timeout(1, 0);
+  client.set_read_timeout(1, 0);
+  auto r = client.Get(path.c_str());
+  if (!r) return -1;
+  if (body != nullptr) *body = r->body;
+  return r->status;
+}
+
+TEST_F(RunTest, HeartbeatPingsEachCycleInOrderAndAStoppedDaemonGoesSilentAndUnhealthy) {
+  testing::WebhookReceiver hook(kHookSecret);
+  testing::HealthchecksReceiver pings;
+  WriteConfig(hook, "1s", "", "heartbeat: {url: \"" + pings.Url() + "\", timeout: 2s}\n");
+  auto run = StartRun();
+  ASSERT_TRUE(WaitFor([&] { return !Events(log_, "http.listening").empty(); }, seconds(20)))
+      << testing::ReadFile(log_);
+  const int port = std::stoi(Events(log_, "http.listening")[0]["port"].get<std::string>());
+  const auto successes = [&] {
+    size_t n = 0;
+    for (const auto& p : pings.Pings()) n += p.kind == "success" ? 1U : 0U;
+    return n;
+  };
+  ASSERT_TRUE(WaitFor([&] { return successes() >= 3; }, seconds(20))) << testing::ReadFile(log_);
+  std::string metrics;
+  EXPECT_EQ(HttpGet(port, "/healthz"), 200);
+  EXPECT_EQ(HttpGet(port, "/readyz"), 200);
+  EXPECT_EQ(HttpGet(port, "/metrics", &metrics), 200);
+  EXPECT_NE(metrics.find("quell_poll_cycles_total"), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("quell_outbox_rows{status=\"sent\"}"), std::string::npos) << metrics;
+
+  // A stopped process: no ping, and the health check gets no healthy answer.
+  run->Send(SIGSTOP);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // a ping in flight lands
+  const size_t before = pings.Pings().size();
+  std::this_thread::sleep_for(seconds(3));  // 2 x 1s interval + 1s grace
+  EXPECT_EQ(pings.Pings().size(), before) << "pings while stopped";
+  EXPECT_NE(HttpGet(port, "/healthz"), 200);
+  run->Send(SIGCONT);
+  ASSERT_TRUE(WaitFor([&] { return pings.Pings().size() >= before + 2; }, seconds(20)));
+  ASSERT_TRUE(WaitFor([&] { return HttpGet(port, "/healthz") == 200; }, seconds(20)));
+  EXPECT_TRUE(ExitedCleanly(run->Signal(SIGTERM))) << testing::ReadFile(log_);
+
+  // Each cycle: /start then the success ping, both with the cycle's own rid.
+  const auto all = pings.Pings();
+  std::vector<std::string> rids;
+  for (size_t i = 0; i + 1 < all.size(); i += 2) {
+    EXPECT_EQ(all[i].kind, "start") << i;
+    EXPECT_EQ(all[i + 1].kind, "success") << i + 1;
+    EXPECT_EQ(all[i].rid, all[i + 1].rid) << i;
+    EXPECT_EQ(all[i].rid.size(), 36U);
+    for (const std::string& earlier : rids) EXPECT_NE(earlier, all[i].rid) << "a reused rid";
+    rids.push_back(all[i].rid);
+  }
+  EXPECT_GE(rids.size(), 4U);
 }
 
 TEST_F(RunTest, SigtermDuringAHeldSendExitsCleanlyAndLosesNothing) {
