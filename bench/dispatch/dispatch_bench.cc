@@ -3,7 +3,7 @@
 //
 //   dispatch_bench --mode throughput --backend sqlite|postgres [--url URL] [--dir DIR]
 //                  [--rows 100000] [--concurrency 16] [--batch 256] [--ceiling-rows N]
-//                  [--prepare-threads 2] [--claim-ahead 1|0] [--record-every 64]
+//                  [--prepare-threads 2] [--claim-ahead 1|0] [--record-every 256]
 //   dispatch_bench --mode latency --backend sqlite|postgres [--url URL] [--dir DIR]
 //                  [--rate 1000] [--seconds 10] [--concurrency 16] [--idle-ms 1000]
 //                  [--per-commit 1]
@@ -225,7 +225,7 @@ struct Flags {
   size_t rate = 1000, seconds = 10, idle_ms = 1000, per_commit = 1;
   size_t prepare_threads = 2;  // DispatcherOptions::prepare_threads
   size_t claim_ahead = 1;      // 1: Dispatcher::ClaimAheadWith a second connection
-  size_t record_every = 64;    // DispatcherOptions::record_every
+  size_t record_every = 256;   // DispatcherOptions::record_every
 };
 
 Flags ParseFlags(int argc, char** argv) {

@@ -22,7 +22,7 @@ struct DispatcherOptions {
   std::string owner;  // this dispatcher's lease owner id, unique per process
   core::Duration lease = std::chrono::seconds(60);
   size_t claim_batch = 256;
-  size_t record_every = 64;  // outcomes per RecordOutcomes transaction
+  size_t record_every = 256;  // outcomes per RecordOutcomes transaction
   // Where a meta-alert goes when a row dies; empty: nowhere (the row stays visible as dead).
   std::string dead_letter_channel;
   uint64_t seed = 0;  // for jitter

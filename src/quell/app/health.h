@@ -14,8 +14,8 @@ namespace quell::app {
 
 // How stale the poller may get before /healthz fails: twice the poll interval plus a grace.
 struct LivenessPolicy {
-  core::Duration interval;  // the longest poll interval of any source
-  core::Duration grace;
+  core::Duration interval{};  // the longest poll interval of any source
+  core::Duration grace{};
 };
 
 // 200 while the last complete cycle (or, before the first, the start-up) is no older than

@@ -143,6 +143,7 @@ core::Result<std::unique_ptr<DispatchWiring>> DispatchWiring::Create(
   options.owner = std::move(owner);
   options.lease = config.dispatch.lease;
   options.claim_batch = config.dispatch.batch;
+  options.record_every = config.dispatch.record_every;
   options.dead_letter_channel = config.dispatch.dead_letter;
   wiring->dispatcher_ =
       std::make_unique<app::Dispatcher>(store, *wiring->renderer_, *wiring->http_, clock, options);

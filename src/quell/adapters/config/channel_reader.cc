@@ -237,6 +237,7 @@ void ReadDispatch(MapReader section, Config& config) {
   DispatchSettings& dispatch = config.dispatch;
   section.Read("lease", dispatch.lease);
   section.Read("batch", dispatch.batch, 1, 100000);
+  section.Read("record_every", dispatch.record_every, 1, 100000);
   section.Read("idle_interval", dispatch.idle_interval);
   section.Read("dead_letter", dispatch.dead_letter);
   section.Read("link_base", dispatch.link_base);

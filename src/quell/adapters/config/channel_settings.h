@@ -94,6 +94,10 @@ struct TenantBudget {
 struct DispatchSettings {
   core::Duration lease = std::chrono::seconds(60);
   uint32_t batch = 256;
+  // Outcomes recorded per store transaction: fewer, larger transactions cost the store less
+  // (PostgreSQL at concurrency 64: about 4,800 sends/s at 64, 6,000 at 256); a dispatcher
+  // that dies loses at most this many records, whose rows are re-sent with the same key.
+  uint32_t record_every = 256;
   // Between claims when nothing was due. It bounds commit-to-delivery latency: at 1s alone p99
   // measured over 1s (docs/benchmarks.md); an idle claim is one indexed query.
   core::Duration idle_interval = std::chrono::milliseconds(100);
