@@ -29,6 +29,8 @@ class LoggingSink : public app::DecisionSink {
         {{"poll_id", run_id_},
          {"incident_key", observation.key},
          {"decision", core::DecisionName(decision.kind)},
+         {"reason", core::ReasonName(decision.reason)},
+         {"health", core::HealthName(observation.health)},
          {"transition", decision.transition ? core::TransitionName(*decision.transition) : ""}});
   }
   void Reset() override {}

@@ -2,10 +2,10 @@
 
 #include <unistd.h>
 
-#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
@@ -14,12 +14,12 @@
 
 #include "quell/adapters/config/config_loader.h"
 #include "quell/adapters/system/scaled_clock.h"
+#include "quell/app/run_control.h"
+#include "quell/cli/daemon.h"
 #include "quell/cli/demo_receiver.h"
 #include "quell/cli/demo_script.h"
-#include "quell/cli/dispatch_wiring.h"
-#include "quell/cli/poll_wiring.h"
-#include "quell/cli/store_url.h"
 #include "quell/core/decision.h"
+#include "quell/core/ports/event_log.h"
 #include "quell/sim/server.h"
 
 namespace quell::cli {
@@ -27,7 +27,7 @@ namespace {
 
 constexpr int kFailed = 1;
 constexpr int kCannotStart = 2;
-constexpr int kPolls = 9;  // 09:00 to 09:08: the outage, its recovery and two quiet polls
+constexpr uint64_t kPolls = 9;  // 09:00 to 09:08: the outage, its recovery and two quiet polls
 constexpr auto kDemoStart = core::WallTime{std::chrono::seconds(1796202000)};  // 09:00Z
 // The receiver answers its first request after this (wall time): past the webhook's 2s.
 constexpr auto kHold = std::chrono::milliseconds(3500);
@@ -46,29 +46,40 @@ std::string RandomHex(size_t bytes) {
   return out;
 }
 
-// One line per decision that is not a quiet "ignore", as the poll commits.
-class StorySink : public app::DecisionSink {
+// The daemon's event log, told as a story: one line per decision that is not a quiet
+// "ignore", as the poll commits (the daemon logs every decision with its key and health).
+class StoryLog : public core::EventLog {
  public:
-  explicit StorySink(std::FILE* out) : out_(out) {}
-  void OnDecision(const core::Observation& observation, const core::Decision& decision) override {
-    if (decision.kind == core::DecisionKind::kIgnore) return;
-    const char* seen = observation.health == core::Health::kUnhealthy ? "error seen"
-                       : observation.health == core::Health::kHealthy ? "healthy   "
-                                                                      : "unknown   ";
-    std::string what = core::DecisionName(decision.kind);
-    if (const char* reason = core::ReasonName(decision.reason); *reason != '\0') {
-      what += std::string(" (") + reason + ")";
+  StoryLog(std::FILE* out, core::Clock& clock) : out_(out), clock_(clock) {}
+  void Log(core::LogLevel /*level*/, std::string_view event,
+           std::initializer_list<core::LogField> fields) override {
+    if (event != "poll.decision") return;
+    std::string decision, reason, health, transition;
+    for (const core::LogField& f : fields) {
+      if (f.name == "decision") decision = f.value;
+      if (f.name == "reason") reason = f.value;
+      if (f.name == "health") health = f.value;
+      if (f.name == "transition") transition = f.value;
     }
-    const bool sends = decision.transition.has_value();
-    std::fprintf(out_, "  %s poll  %s  %-34s %s\n", Clock(observation.at).c_str(), seen,
-                 what.c_str(), sends ? "-> outbox: one message" : "");
-    if (observation.health == core::Health::kUnhealthy) ++seen_;
+    if (decision == "ignore") return;
+    const char* seen = health == "unhealthy" ? "error seen"
+                       : health == "healthy" ? "healthy   "
+                                             : "unknown   ";
+    if (!reason.empty()) decision += " (" + reason + ")";
+    const std::lock_guard<std::mutex> lock(mu_);
+    if (health == "unhealthy") ++seen_;
+    std::fprintf(out_, "  %s poll  %s  %-34s %s\n", Clock(clock_.Now()).c_str(), seen,
+                 decision.c_str(), transition.empty() ? "" : "-> outbox: one message");
   }
-  void Reset() override {}
-  int seen() const { return seen_; }  // polls at which the error was seen
+  int seen() const {  // polls at which the error was seen
+    const std::lock_guard<std::mutex> lock(mu_);
+    return seen_;
+  }
 
  private:
   std::FILE* out_;
+  core::Clock& clock_;
+  mutable std::mutex mu_;
   int seen_ = 0;
 };
 
@@ -126,33 +137,6 @@ int RunDemo(std::FILE* out, std::FILE* err) {
     std::fprintf(err, "quell demo: %s\n", config.error().message.c_str());
     return kCannotStart;
   }
-  // Two connections, as `quell run` has: the poller's and the dispatcher's.
-  auto poll_store = OpenStore(config->store_url);
-  if (!poll_store) {
-    std::fprintf(err, "quell demo: %s\n", poll_store.error().message.c_str());
-    return kCannotStart;
-  }
-  auto dispatch_store = OpenStore(config->store_url);
-  if (!dispatch_store) {
-    std::fprintf(err, "quell demo: %s\n", dispatch_store.error().message.c_str());
-    return kCannotStart;
-  }
-  auto* outbox = dynamic_cast<core::OutboxStore*>(dispatch_store->get());
-  if (outbox == nullptr) {
-    std::fprintf(err, "quell demo: the store cannot dispatch\n");
-    return kCannotStart;
-  }
-  auto poll = PollWiring::Create(*config, **poll_store, clock);
-  if (!poll) {
-    std::fprintf(err, "quell demo: %s\n", poll.error().message.c_str());
-    return kCannotStart;
-  }
-  auto dispatch = DispatchWiring::Create(*config, *outbox, clock, "demo");
-  if (!dispatch) {
-    std::fprintf(err, "quell demo: %s\n", dispatch.error().message.c_str());
-    return kCannotStart;
-  }
-
   std::fprintf(out,
                "quell demo: a support agent's model calls time out for tenant acme.\n"
                "  quell-sim plays Infrai; one poll a minute, on a clock 60x the wall; the "
@@ -160,26 +144,30 @@ int RunDemo(std::FILE* out, std::FILE* err) {
                "it.\n  config: %s\n\n",
                env.config_path.c_str());
 
-  // The dispatcher runs beside the poller, as in `quell run`.
-  std::atomic<bool> stop{false};
-  std::jthread dispatcher([&] {
-    while (!stop.load()) {
-      const app::DispatchReport report = (*dispatch)->dispatcher().RunOnce();
-      if (report.next_due && *report.next_due <= clock.Now()) continue;
-      clock.SleepFor(config->dispatch.idle_interval);
-    }
-  });
-  StorySink story(out);
-  const core::Duration interval = std::chrono::minutes(1);
-  for (int i = 0; i < kPolls; ++i) {
-    const core::WallTime due = kDemoStart + i * interval;
-    if (const core::WallTime now = clock.Now(); now < due) clock.SleepFor(due - now);
-    (*poll)->RunCycle(story);
+  // The daemon itself, as `quell run` runs it, on the compressed clock; stopped once the
+  // story is told: the scripted polls done and both transitions at the receiver.
+  StoryLog story(out, clock);
+  app::RunControl control;
+  auto daemon = Daemon::Create(DaemonOptions{.config_path = env.config_path,
+                                             .store_url = "",
+                                             .owner = "demo",
+                                             .dispatch = true,
+                                             .seed = 1,
+                                             .jitter = 0.0},
+                               clock, story, control, {});
+  if (!daemon) {
+    std::fprintf(err, "quell demo: %s\n", daemon.error().message.c_str());
+    return kCannotStart;
   }
-  // Both transitions reach the receiver once the held open was retried.
-  receiver.WaitForDistinct(2, std::chrono::seconds(20));
-  stop.store(true);
-  dispatcher.join();
+  std::jthread running([&] { (*daemon)->Run(); });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(40);
+  while (std::chrono::steady_clock::now() < deadline &&
+         ((*daemon)->Health().cycles < kPolls || !receiver.WaitForDistinct(2, {}))) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  control.RequestStop();
+  running.join();
+  const auto polls = static_cast<unsigned long long>((*daemon)->Health().cycles);  // NOLINT
 
   std::fprintf(out, "\nthe receiver (in the order requests arrived):\n");
   int opens = 0;
@@ -203,9 +191,9 @@ int RunDemo(std::FILE* out, std::FILE* err) {
     }
   }
   std::fprintf(out,
-               "\n%d polls, the error seen at %d of them; the receiver kept %d open, %d resolve "
+               "\n%llu polls, the error seen at %d of them; the receiver kept %d open, %d resolve "
                "and %d other\nmessages, and dropped %d retried duplicate%s. Store: %s\n",
-               kPolls, story.seen(), opens, resolves, renotifies, duplicates,
+               polls, story.seen(), opens, resolves, renotifies, duplicates,
                duplicates == 1 ? "" : "s", config->store_url.c_str());
   const bool ok = opens == 1 && resolves == 1 && renotifies == 0 && receiver.rejected() == 0;
   std::fprintf(out, "%s\n",

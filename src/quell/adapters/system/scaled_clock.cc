@@ -21,4 +21,12 @@ void ScaledClock::SleepFor(core::Duration d) {
       std::chrono::duration_cast<std::chrono::microseconds>(scaled / factor_));
 }
 
+bool ScaledClock::WaitFor(std::unique_lock<std::mutex>& lock, std::condition_variable& cv,
+                          core::Duration d, const std::function<bool()>& done) {
+  if (d <= core::Duration::zero()) return done();
+  const std::chrono::duration<double, std::micro> scaled = d;
+  return cv.wait_for(lock, std::chrono::duration_cast<std::chrono::microseconds>(scaled / factor_),
+                     done);
+}
+
 }  // namespace quell::system

@@ -14,6 +14,8 @@ class ScaledClock : public core::Clock {
   ScaledClock(core::WallTime start, double factor);
   core::WallTime Now() override;
   void SleepFor(core::Duration d) override;
+  bool WaitFor(std::unique_lock<std::mutex>& lock, std::condition_variable& cv, core::Duration d,
+               const std::function<bool()>& done) override;
 
  private:
   const core::WallTime start_;
