@@ -7,18 +7,11 @@
 #include <utility>
 
 #include "quell/app/bounded_parallel.h"
+#include "quell/app/split_mix.h"
 #include "quell/core/tenant_budget.h"
 
 namespace quell::app {
 namespace {
-
-// splitmix64: a tiny, good-enough generator for jitter; deterministic for a given seed.
-uint64_t NextRandom(uint64_t& state) {
-  uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
-  z = (z ^ (z >> 30U)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27U)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31U);
-}
 
 // Hands the worker threads' results to the dispatcher's thread, which alone records them.
 template <typename Item>
@@ -135,7 +128,7 @@ DispatchReport Dispatcher::RunOnce() {
   Deliver(attempts, [&](Attempt& attempt, const core::SendOutcome& sent) {
     const ChannelLimits limits = attempt.route != nullptr ? attempt.route->limits : ChannelLimits{};
     recorder.Add(attempt.delivery.row, DecideOutcome(attempt.delivery.row, sent, limits,
-                                                     clock_.Now(), NextRandom(random_state_)));
+                                                     clock_.Now(), SplitMix64(random_state_)));
   });
   recorder.Flush();
   SendMetaAlerts(recorder.TakeDead(), report);

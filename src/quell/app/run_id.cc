@@ -2,22 +2,14 @@
 
 #include <array>
 
+#include "quell/app/split_mix.h"
+
 namespace quell::app {
-namespace {
-
-uint64_t Next(uint64_t& state) {
-  uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30U)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27U)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31U);
-}
-
-}  // namespace
 
 std::string NewRunId(uint64_t& state) {
   std::array<uint8_t, 16> bytes{};
-  const uint64_t high = Next(state);
-  const uint64_t low = Next(state);
+  const uint64_t high = SplitMix64(state);
+  const uint64_t low = SplitMix64(state);
   for (size_t i = 0; i < 8; ++i) {
     bytes[i] = static_cast<uint8_t>(high >> (8U * i));
     bytes[8 + i] = static_cast<uint8_t>(low >> (8U * i));

@@ -2,17 +2,9 @@
 
 #include <algorithm>
 
+#include "quell/app/split_mix.h"
+
 namespace quell::app {
-namespace {
-
-uint64_t SplitMix64(uint64_t& state) {
-  uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30U)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27U)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31U);
-}
-
-}  // namespace
 
 Scheduler::Scheduler(const std::vector<core::Duration>& intervals, core::WallTime start,
                      SchedulerOptions options)
