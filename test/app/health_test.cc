@@ -71,6 +71,10 @@ TEST(HealthRoutesTest, ServeLivenessReadinessAndMetrics) {
     EXPECT_EQ(r.method, "GET");
     EXPECT_FALSE(r.write);
   }
+  // Probes need no secret; metrics follow open_reads.
+  EXPECT_TRUE(route("/healthz").is_public);
+  EXPECT_TRUE(route("/readyz").is_public);
+  EXPECT_FALSE(route("/metrics").is_public);
   clock.SleepFor(seconds(200));
   EXPECT_EQ(route("/healthz").handler({}).status, 503);
   last = clock.Now();

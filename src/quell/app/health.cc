@@ -64,14 +64,23 @@ OpsResponse ReadinessVerdict(const core::Status& store_ping) {
 std::vector<OpsRoute> HealthRoutes(HealthSources sources) {
   auto s = std::make_shared<const HealthSources>(std::move(sources));
   std::vector<OpsRoute> routes;
-  routes.push_back(OpsRoute{
-      .method = "GET", .pattern = "/healthz", .write = false, .handler = [s](const OpsRequest&) {
-        return LivenessVerdict(s->last_complete_cycle(), s->started_at, s->clock->Now(), s->policy);
-      }});
-  routes.push_back(OpsRoute{
-      .method = "GET", .pattern = "/readyz", .write = false, .handler = [s](const OpsRequest&) {
-        return ReadinessVerdict(s->ping_store());
-      }});
+  // The probes are public: a supervisor asks them without a secret, and they tell nothing
+  // about incidents. /metrics names conditions and channels, so it follows open_reads.
+  routes.push_back(OpsRoute{.method = "GET",
+                            .pattern = "/healthz",
+                            .write = false,
+                            .handler =
+                                [s](const OpsRequest&) {
+                                  return LivenessVerdict(s->last_complete_cycle(), s->started_at,
+                                                         s->clock->Now(), s->policy);
+                                },
+                            .is_public = true});
+  routes.push_back(
+      OpsRoute{.method = "GET",
+               .pattern = "/readyz",
+               .write = false,
+               .handler = [s](const OpsRequest&) { return ReadinessVerdict(s->ping_store()); },
+               .is_public = true});
   routes.push_back(OpsRoute{
       .method = "GET", .pattern = "/metrics", .write = false, .handler = [s](const OpsRequest&) {
         OpsResponse response;

@@ -28,12 +28,14 @@ using OpsHandler = std::function<OpsResponse(const OpsRequest&)>;
 
 // A route of the ops server. `pattern` is an ECMAScript regex over the whole path; its groups
 // become OpsRequest::captures. A write route always needs the bearer token; a read route needs
-// it unless the config opens reads.
+// it unless the config opens reads; a public route (the liveness and readiness probes, which
+// say nothing about incidents) never does, so a probe needs no secret.
 struct OpsRoute {
   std::string method;
   std::string pattern;
   bool write = false;
   OpsHandler handler;
+  bool is_public = false;
 };
 
 }  // namespace quell::app

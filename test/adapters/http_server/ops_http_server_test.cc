@@ -36,6 +36,16 @@ std::vector<app::OpsRoute> Routes(std::atomic<int>& writes) {
         return app::OpsResponse{.status = 202, .content_type = "text/plain", .body = body};
       }});
   routes.push_back(app::OpsRoute{.method = "GET",
+                                 .pattern = "/livez",
+                                 .write = false,
+                                 .handler =
+                                     [](const app::OpsRequest&) {
+                                       return app::OpsResponse{.status = 200,
+                                                               .content_type = "application/json",
+                                                               .body = R"({"status":"ok"})"};
+                                     },
+                                 .is_public = true});
+  routes.push_back(app::OpsRoute{.method = "GET",
                                  .pattern = "/boom",
                                  .write = false,
                                  .handler = [](const app::OpsRequest&) -> app::OpsResponse {
@@ -62,6 +72,16 @@ class OpsHttpServerTest : public ::testing::Test {
   std::unique_ptr<OpsHttpServer> server_;
   std::unique_ptr<httplib::Client> client_;
 };
+
+TEST_F(OpsHttpServerTest, APublicRouteAnswersWithoutATokenEvenWhenReadsAreClosed) {
+  StartServer({.listen = "127.0.0.1:0", .token = "", .open_reads = false, .threads = 2});
+  auto probe = client_->Get("/livez");
+  ASSERT_TRUE(probe);
+  EXPECT_EQ(probe->status, 200);
+  auto closed = client_->Get("/healthz");  // an ordinary read: no token configured, so refused
+  ASSERT_TRUE(closed);
+  EXPECT_EQ(closed->status, 403);
+}
 
 TEST_F(OpsHttpServerTest, ClosedReadsNeedTheToken) {
   StartServer({.listen = "127.0.0.1:0", .token = kToken, .open_reads = false, .threads = 2});

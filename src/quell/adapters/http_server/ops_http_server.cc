@@ -130,7 +130,8 @@ core::Result<int> OpsHttpServer::Start() {
       res.set_header("Allow", allow);
       return SendError(res, 405, "method_not_allowed", req.method + " is not allowed here");
     }
-    const bool needs_token = found->route->write || !options_.open_reads;
+    const bool needs_token =
+        found->route->write || (!found->route->is_public && !options_.open_reads);
     if (needs_token) {
       if (options_.token.empty()) {
         return SendError(res, 403, "forbidden", "no API token is configured");
