@@ -132,7 +132,7 @@ core::Result<std::unique_ptr<Daemon::DispatchSide>> Daemon::BuildDispatchSide(
       return core::MakeError(core::ErrorCode::kInvalidArgument,
                              "the store at " + url + " cannot dispatch");
     }
-    auto wiring = DispatchWiring::Create(*config, *outbox, clock_, options_.owner);
+    auto wiring = DispatchWiring::Create(*config, *outbox, clock_, options_.owner, url);
     if (!wiring) return wiring.error();
     side->wiring = std::move(*wiring);
   }

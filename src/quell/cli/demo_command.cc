@@ -12,7 +12,6 @@
 #include <thread>
 #include <vector>
 
-#include "quell/adapters/config/config_loader.h"
 #include "quell/adapters/system/scaled_clock.h"
 #include "quell/app/run_control.h"
 #include "quell/cli/daemon.h"
@@ -86,6 +85,7 @@ class StoryLog : public core::EventLog {
 struct Environment {
   std::filesystem::path dir;
   std::string config_path;
+  std::string store_url;
 };
 
 bool SetUp(const std::string& sim_url, const std::string& hook_url, const std::string& secret,
@@ -102,7 +102,8 @@ bool SetUp(const std::string& sim_url, const std::string& hook_url, const std::s
   // NOLINTBEGIN(concurrency-mt-unsafe): set before any thread of the demo reads them.
   ::setenv("INFRAI_BASE_URL", sim_url.c_str(), 1);
   ::setenv("INFRAI_API_KEY", ("ifr_demo_" + RandomHex(8)).c_str(), 1);
-  ::setenv("QUELL_STORE", ("sqlite:" + (env.dir / "quell.db").string()).c_str(), 1);
+  env.store_url = "sqlite:" + (env.dir / "quell.db").string();
+  ::setenv("QUELL_STORE", env.store_url.c_str(), 1);
   ::setenv("QUELL_WEBHOOK_URL", hook_url.c_str(), 1);
   ::setenv("QUELL_WEBHOOK_SECRET", secret.c_str(), 1);
   // NOLINTEND(concurrency-mt-unsafe)
@@ -130,11 +131,6 @@ int RunDemo(std::FILE* out, std::FILE* err) {
   }
   Environment env;
   if (!SetUp("http://127.0.0.1:" + std::to_string(*sim_port), receiver.Url(), secret, env, err)) {
-    return kCannotStart;
-  }
-  auto config = config::LoadConfig(env.config_path, config::ProcessEnv());
-  if (!config) {
-    std::fprintf(err, "quell demo: %s\n", config.error().message.c_str());
     return kCannotStart;
   }
   std::fprintf(out,
@@ -194,7 +190,7 @@ int RunDemo(std::FILE* out, std::FILE* err) {
                "\n%llu polls, the error seen at %d of them; the receiver kept %d open, %d resolve "
                "and %d other\nmessages, and dropped %d retried duplicate%s. Store: %s\n",
                polls, story.seen(), opens, resolves, renotifies, duplicates,
-               duplicates == 1 ? "" : "s", config->store_url.c_str());
+               duplicates == 1 ? "" : "s", env.store_url.c_str());
   const bool ok = opens == 1 && resolves == 1 && renotifies == 0 && receiver.rejected() == 0;
   std::fprintf(out, "%s\n",
                ok ? "ok: one open, one resolve, no duplicate delivered."

@@ -41,16 +41,9 @@ int RunDispatch(const DispatchCommandOptions& options, std::FILE* err) {
     std::fprintf(err, "quell dispatch: the store at %s cannot dispatch\n", url.c_str());
     return kConfigError;
   }
-  // A second connection claims the next batch while one is on the wire.
-  auto ahead_store = OpenStore(url);
-  if (!ahead_store) {
-    std::fprintf(err, "quell dispatch: %s\n", ahead_store.error().message.c_str());
-    return kConfigError;
-  }
-  auto* ahead = dynamic_cast<core::OutboxStore*>(ahead_store->get());
   system::SystemClock clock;
   auto wiring = DispatchWiring::Create(
-      *config, *outbox, clock, options.owner.empty() ? DefaultLeaseOwner() : options.owner, ahead);
+      *config, *outbox, clock, options.owner.empty() ? DefaultLeaseOwner() : options.owner, url);
   if (!wiring) {
     std::fprintf(err, "quell dispatch: %s\n", wiring.error().message.c_str());
     return kConfigError;

@@ -7,6 +7,7 @@
 #include "quell/adapters/channels/twilio_sms_channel.h"
 #include "quell/adapters/channels/webhook_channel.h"
 #include "quell/adapters/email/email_channel.h"
+#include "quell/cli/store_url.h"
 
 namespace quell::cli {
 namespace {
@@ -101,7 +102,7 @@ core::Error Fail(const config::ChannelConfig& channel, const core::Error& error)
 
 core::Result<std::unique_ptr<DispatchWiring>> DispatchWiring::Create(
     const config::Config& config, core::OutboxStore& store, core::Clock& clock, std::string owner,
-    core::OutboxStore* claim_ahead) {
+    const std::string& claim_ahead_url) {
   // The loader lets a config with unresolved channel secrets through for the poller; sending
   // needs every one.
   for (const config::ChannelConfig& channel : config.channels) {
@@ -147,7 +148,17 @@ core::Result<std::unique_ptr<DispatchWiring>> DispatchWiring::Create(
   options.dead_letter_channel = config.dispatch.dead_letter;
   wiring->dispatcher_ =
       std::make_unique<app::Dispatcher>(store, *wiring->renderer_, *wiring->http_, clock, options);
-  if (claim_ahead != nullptr) wiring->dispatcher_->ClaimAheadWith(*claim_ahead);
+  if (!claim_ahead_url.empty()) {
+    auto ahead = OpenStore(claim_ahead_url);
+    if (!ahead) return ahead.error();
+    auto* outbox = dynamic_cast<core::OutboxStore*>(ahead->get());
+    if (outbox == nullptr) {
+      return core::MakeError(core::ErrorCode::kInvalidArgument,
+                             "the store at " + claim_ahead_url + " cannot dispatch");
+    }
+    wiring->claim_ahead_store_ = std::move(*ahead);
+    wiring->dispatcher_->ClaimAheadWith(*outbox);
+  }
 
   for (const config::ChannelConfig& channel : config.channels) {
     const std::string type = config::ChannelTypeName(channel.type);

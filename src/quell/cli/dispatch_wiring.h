@@ -10,6 +10,7 @@
 #include "quell/app/dispatcher.h"
 #include "quell/core/ports/channel.h"
 #include "quell/core/ports/clock.h"
+#include "quell/core/ports/incident_store.h"
 #include "quell/core/ports/outbox_store.h"
 
 namespace quell::cli {
@@ -20,12 +21,14 @@ namespace quell::cli {
 class DispatchWiring {
  public:
   // kInvalidArgument when a channel cannot be built as configured, a channel secret did not
-  // resolve (an unset variable, an unreadable file) or a template is wrong. `claim_ahead`, a
-  // second connection to the same store, lets the dispatcher claim its next batch while one
-  // is on the wire (see Dispatcher::ClaimAheadWith); it must outlive the wiring.
-  static core::Result<std::unique_ptr<DispatchWiring>> Create(
-      const config::Config& config, core::OutboxStore& store, core::Clock& clock, std::string owner,
-      core::OutboxStore* claim_ahead = nullptr);
+  // resolve (an unset variable, an unreadable file) or a template is wrong. With
+  // `claim_ahead_url` (the store's own URL) the wiring opens and owns a second connection on
+  // which the dispatcher claims its next batch while one is on the wire (see
+  // Dispatcher::ClaimAheadWith); empty: every claim on `store`.
+  static core::Result<std::unique_ptr<DispatchWiring>> Create(const config::Config& config,
+                                                              core::OutboxStore& store,
+                                                              core::Clock& clock, std::string owner,
+                                                              const std::string& claim_ahead_url);
 
   app::Dispatcher& dispatcher() { return *dispatcher_; }
 
@@ -36,6 +39,8 @@ class DispatchWiring {
   std::unique_ptr<templates::MustacheRenderer> renderer_;
   std::vector<std::unique_ptr<core::HttpChannel>> http_channels_;
   std::vector<std::unique_ptr<core::Channel>> channels_;
+  // Before the dispatcher: it may return a batch claimed ahead when it is destroyed.
+  std::unique_ptr<core::IncidentStore> claim_ahead_store_;
   std::unique_ptr<app::Dispatcher> dispatcher_;
 };
 
