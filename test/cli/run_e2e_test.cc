@@ -315,12 +315,49 @@ TEST_F(RunTest, ConfigCheckReportsEveryErrorWithItsLocation) {
   EXPECT_NE(located[2].find("json or text"), std::string::npos) << located[2];
 }
 
-TEST_F(RunTest, ConfigCheckOnTheExampleSaysOkInOneLine) {
+TEST_F(RunTest, ConfigCheckOnTheExampleSaysOkAndWarnsWhileTheWebhookIsUnsigned) {
   SetEnv("QUELL_WEBHOOK_URL", "http://127.0.0.1:9/hook");
-  auto r = Quell({"config", "check", "-c", std::string(QUELL_SOURCE_DIR) + "/examples/quell.yaml"});
+  unsetenv("QUELL_WEBHOOK_SECRET");  // NOLINT(concurrency-mt-unsafe)
+  const std::string example = std::string(QUELL_SOURCE_DIR) + "/examples/quell.yaml";
+  auto r = Quell({"config", "check", "-c", example});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find(" ok: "), std::string::npos) << r.out;
-  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1);
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 2) << r.out;
+  EXPECT_NE(r.out.find("warning: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("QUELL_WEBHOOK_SECRET is not set"), std::string::npos) << r.out;
+
+  SetEnv("QUELL_WEBHOOK_SECRET", kHookSecret);
+  r = Quell({"config", "check", "-c", example});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  unsetenv("QUELL_WEBHOOK_SECRET");  // NOLINT(concurrency-mt-unsafe)
+}
+
+// The done-when of the daemon: the bundled example, unmodified, with the API key and the
+// webhook URL. INFRAI_BASE_URL points at quell-sim only because the real service is out of
+// reach here; the store is the default quell.db in the working directory.
+TEST_F(RunTest, TheExampleRunsWithTheApiKeyAndTheWebhookUrlAlone) {
+  testing::WebhookReceiver hook("");  // expects unsigned requests
+  SetEnv("QUELL_WEBHOOK_URL", hook.Url());
+  for (const char* name :
+       {"QUELL_STORE", "QUELL_WEBHOOK_SECRET", "QUELL_HEARTBEAT_URL", "QUELL_HTTP_TOKEN"}) {
+    unsetenv(name);  // NOLINT(concurrency-mt-unsafe)
+  }
+  const std::string example = std::string(QUELL_SOURCE_DIR) + "/examples/quell.yaml";
+  Child run({"/bin/sh", "-c", "cd \"$0\" && exec \"$1\" run -c \"$2\"", dir_.string(), QUELL_BINARY,
+             example},
+            log_);
+  ASSERT_TRUE(run.running());
+  ASSERT_TRUE(WaitFor([&] { return hook.DeliveredKeys().size() == 1; }, seconds(30)))
+      << testing::ReadFile(log_);
+  EXPECT_TRUE(ExitedCleanly(run.Signal(SIGTERM))) << testing::ReadFile(log_);
+  EXPECT_EQ(hook.Requests().size(), 1U);
+  EXPECT_TRUE(std::filesystem::exists(dir_ / "quell.db"));
+  const auto warnings = Events(log_, "config.warning");
+  ASSERT_EQ(warnings.size(), 1U) << testing::ReadFile(log_);
+  EXPECT_NE(warnings[0]["warning"].get<std::string>().find("sends unsigned requests"),
+            std::string::npos);
+  SetEnv("QUELL_STORE", "sqlite:" + (dir_ / "quell.db").string());
 }
 
 TEST(HelpTest, EverySubcommandHasHelp) {

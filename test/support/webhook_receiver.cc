@@ -15,8 +15,12 @@ WebhookReceiver::WebhookReceiver(std::string secret) : secret_(std::move(secret)
           std::chrono::time_point_cast<core::Duration>(std::chrono::system_clock::now()));
     }
     const core::Status verified =
-        channels::VerifyWebhookSignature(secret_, req.get_header_value("X-Quell-Timestamp"),
-                                         req.get_header_value("X-Quell-Signature"), req.body, now);
+        !secret_.empty() ? channels::VerifyWebhookSignature(
+                               secret_, req.get_header_value("X-Quell-Timestamp"),
+                               req.get_header_value("X-Quell-Signature"), req.body, now)
+        : req.has_header("X-Quell-Signature")
+            ? core::MakeError(core::ErrorCode::kInvalidArgument, "an unsigned channel signed")
+            : core::Status();
     const Admission admission =
         Admit(req, res, req.get_header_value("Idempotency-Key"), verified.ok());
     const HangAtExit hang(*this, admission.hang);

@@ -11,6 +11,7 @@ namespace quell::testing {
 // A webhook receiver on POST <BaseUrl()>/hook (any path works): checks X-Quell-Signature
 // with VerifyWebhookSignature, answers 401 when it fails, and deduplicates by
 // Idempotency-Key, answering 200 for a duplicate too, as docs/channels.md asks of receivers.
+// With an empty secret it expects unsigned requests and refuses any that carry a signature.
 class WebhookReceiver : public LoopbackReceiver {
  public:
   explicit WebhookReceiver(std::string secret);

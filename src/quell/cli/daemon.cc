@@ -59,6 +59,14 @@ std::vector<core::Duration> Intervals(const config::Config& config) {
   return intervals;
 }
 
+// Valid settings that weaken something (an unsigned webhook), said at every start and reload
+// so they stay visible in the log rather than only in `quell config check`.
+void LogWarnings(core::EventLog& log, const config::Config& config) {
+  for (const std::string& warning : config.warnings) {
+    log.Log(LogLevel::kWarn, "config.warning", {{"config", config.path}, {"warning", warning}});
+  }
+}
+
 }  // namespace
 
 Daemon::PollSide::~PollSide() = default;
@@ -83,6 +91,7 @@ core::Result<std::unique_ptr<Daemon>> Daemon::Create(DaemonOptions options, core
   if (options.owner.empty()) options.owner = DefaultLeaseOwner();
   std::unique_ptr<Daemon> daemon(
       new Daemon(std::move(options), clock, log, control, std::move(listeners)));
+  LogWarnings(log, *loaded);
   auto config = std::make_shared<const config::Config>(std::move(*loaded));
   auto poll = daemon->BuildPollSide(config);
   if (!poll) return poll.error();
@@ -219,6 +228,7 @@ void Daemon::Reload() {
              {{"config", options_.config_path}, {"error", why}, {"kept", "the running config"}});
   };
   if (!loaded) return refuse(loaded.error().message);
+  LogWarnings(log_, *loaded);
   auto config = std::make_shared<const config::Config>(std::move(*loaded));
   auto poll = BuildPollSide(config);
   if (!poll) return refuse(poll.error().message);

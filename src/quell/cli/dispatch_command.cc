@@ -25,6 +25,9 @@ int RunDispatch(const DispatchCommandOptions& options, std::FILE* err) {
     std::fprintf(err, "quell dispatch: %s\n", config.error().message.c_str());
     return kConfigError;
   }
+  for (const std::string& warning : config->warnings) {
+    std::fprintf(err, "quell dispatch: warning: %s\n", warning.c_str());
+  }
   if (config->channels.empty()) {
     std::fprintf(err, "quell dispatch: %s: no channels are configured: nothing can be sent\n",
                  options.config_path.c_str());

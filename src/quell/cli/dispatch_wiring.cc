@@ -59,9 +59,12 @@ core::Result<std::unique_ptr<core::HttpChannel>> MakeHttpChannel(
   };
   switch (channel.type) {
     case config::ChannelType::kWebhook:
-      return erase(channels::WebhookChannel::Create({.url = channel.webhook.url,
-                                                     .secret = channel.webhook.secret,
-                                                     .timeouts = TimeoutsOf(channel.delivery)}));
+      return erase(channels::WebhookChannel::Create(
+          {.url = channel.webhook.url,
+           .sign = channel.webhook.signing == config::WebhookSigning::kRequired ||
+                   !channel.webhook.secret.empty(),
+           .secret = channel.webhook.secret,
+           .timeouts = TimeoutsOf(channel.delivery)}));
     case config::ChannelType::kSlack: {
       channels::SlackSettings slack;
       if (channel.slack.bot_token.empty()) {

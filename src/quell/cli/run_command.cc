@@ -99,6 +99,9 @@ int RunConfigCheck(const std::string& config_path, std::FILE* out) {
     std::fprintf(out, "%s\n", config.error().message.c_str());
     return kConfigError;
   }
+  for (const std::string& warning : config->warnings) {
+    std::fprintf(out, "warning: %s\n", warning.c_str());
+  }
   std::fprintf(out,
                "config check: %s ok: %zu error-group and %zu metric conditions, %zu channels, "
                "store %s\n",

@@ -186,6 +186,25 @@ TEST(WebhookSettingsTest, CreateRefusesBadSettingsWithoutQuotingTheSecret) {
   EXPECT_TRUE(WebhookChannel::Create(settings).ok());
 }
 
+// signing: off or when_set without a key: the same body and idempotency key, no signature
+// (an empty or made-up one would only teach receivers to ignore the header).
+TEST(WebhookSettingsTest, AnUnsignedChannelSendsNoSignatureHeader) {
+  WebhookSettings settings;
+  settings.url = "https://example.com/hook";
+  settings.sign = false;
+  auto channel = WebhookChannel::Create(settings);
+  ASSERT_TRUE(channel.ok()) << channel.error().message;
+  const core::Delivery delivery = MakeDelivery();
+  auto request = (*channel)->Encode(delivery, TestNow());
+  ASSERT_TRUE(request.ok()) << request.error().message;
+  EXPECT_EQ(core::FindHeader(request->headers, "X-Quell-Signature"), "");
+  EXPECT_EQ(core::FindHeader(request->headers, "Idempotency-Key"), delivery.row.idempotency_key);
+  EXPECT_EQ(json::parse(request->body)["version"], 1);
+
+  settings.sign = true;  // signing with no key is still refused
+  EXPECT_FALSE(WebhookChannel::Create(settings).ok());
+}
+
 TEST(WebhookBodyTest, APayloadThatIsNotAnObjectCannotBeEncoded) {
   core::Delivery delivery = MakeDelivery();
   delivery.row.payload = "[1,2";

@@ -175,6 +175,95 @@ conditions:
   EXPECT_NE(config->channels[1].unresolved_secrets[0].find("is empty"), std::string::npos);
 }
 
+constexpr const char* kRouteToOps = R"(conditions:
+  - name: errs
+    type: error_groups
+    channels: [ops]
+)";
+
+constexpr const char* kWhenSetWebhook = R"(channels:
+  - name: ops
+    type: webhook
+    url: http://127.0.0.1:9/hook
+    signing: when_set
+    secret_env: HOOK_SECRET
+)";
+
+// when_set lets one config serve a first trial (no key yet) and production (signed): an unset
+// variable is a warning with its line, not an unresolved secret that stops `quell dispatch`.
+TEST_F(ChannelConfigTest, WhenSetSignsWithTheKeyAndWarnsWithoutIt) {
+  auto with_key = Load(std::string(kWhenSetWebhook) + kRouteToOps);
+  ASSERT_TRUE(with_key.ok()) << with_key.error().message;
+  EXPECT_EQ(with_key->channels[0].webhook.signing, WebhookSigning::kWhenSet);
+  EXPECT_EQ(with_key->channels[0].webhook.secret, "s3cret-value-9");
+  EXPECT_TRUE(with_key->warnings.empty());
+
+  env_.erase("HOOK_SECRET");
+  auto without = Load(std::string(kWhenSetWebhook) + kRouteToOps);
+  ASSERT_TRUE(without.ok()) << without.error().message;
+  EXPECT_TRUE(without->channels[0].webhook.secret.empty());
+  EXPECT_TRUE(without->channels[0].unresolved_secrets.empty());
+  ASSERT_EQ(without->warnings.size(), 1U);
+  const std::string& warning = without->warnings[0];
+  EXPECT_NE(warning.find("quell.yaml:6:"), std::string::npos) << warning;
+  EXPECT_NE(warning.find("HOOK_SECRET is not set"), std::string::npos) << warning;
+  EXPECT_NE(warning.find("\"ops\" sends unsigned requests"), std::string::npos) << warning;
+}
+
+// The default stays strict: without signing: the unset variable stops the dispatcher.
+TEST_F(ChannelConfigTest, SigningIsRequiredUnlessTheConfigSaysOtherwise) {
+  env_.erase("HOOK_SECRET");
+  auto config = Load(std::string(kWebhookChannel) + kRouteToOps);
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  EXPECT_EQ(config->channels[0].webhook.signing, WebhookSigning::kRequired);
+  EXPECT_EQ(config->channels[0].unresolved_secrets.size(), 1U);
+  EXPECT_TRUE(config->warnings.empty());
+}
+
+TEST_F(ChannelConfigTest, WhenSetStillRefusesAnUnreadableSecretFile) {
+  auto config = Load(R"(channels:
+  - name: ops
+    type: webhook
+    url: http://127.0.0.1:9/hook
+    signing: when_set
+    secret_file: missing.key
+)" + std::string(kRouteToOps));
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  ASSERT_EQ(config->channels[0].unresolved_secrets.size(), 1U);
+  EXPECT_NE(config->channels[0].unresolved_secrets[0].find("missing.key"), std::string::npos);
+  EXPECT_TRUE(config->warnings.empty());
+}
+
+TEST_F(ChannelConfigTest, SigningOffWarnsAndRefusesAnUnusedSecret) {
+  auto off = Load(R"(channels:
+  - name: ops
+    type: webhook
+    url: http://127.0.0.1:9/hook
+    signing: off
+)" + std::string(kRouteToOps));
+  ASSERT_TRUE(off.ok()) << off.error().message;
+  EXPECT_EQ(off->channels[0].webhook.signing, WebhookSigning::kOff);
+  ASSERT_EQ(off->warnings.size(), 1U);
+  EXPECT_NE(off->warnings[0].find("quell.yaml:5:"), std::string::npos) << off->warnings[0];
+  EXPECT_NE(off->warnings[0].find("(signing: off)"), std::string::npos) << off->warnings[0];
+
+  ExpectError(R"(channels:
+  - name: ops
+    type: webhook
+    url: http://127.0.0.1:9/hook
+    signing: off
+    secret_env: HOOK_SECRET
+)" + std::string(kRouteToOps),
+              {"quell.yaml:5:", "signing", "remove it or use when_set"});
+  ExpectError(R"(channels:
+  - name: ops
+    type: webhook
+    url: http://127.0.0.1:9/hook
+    signing: sometimes
+)" + std::string(kRouteToOps),
+              {"quell.yaml:5:", "expected required, when_set or off", "\"sometimes\""});
+}
+
 TEST_F(ChannelConfigTest, BadSettingsNameTheirLine) {
   ExpectError(R"(channels:
   - name: phone

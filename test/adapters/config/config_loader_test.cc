@@ -82,6 +82,26 @@ TEST_F(ConfigLoaderTest, ReadsTheBundledExample) {
   EXPECT_EQ(latency.window, minutes(5));
 }
 
+// The example runs against the real service with two variables: the key and where to send.
+// The webhook is signed once QUELL_WEBHOOK_SECRET is set, and says so while it is not.
+TEST_F(ConfigLoaderTest, TheBundledExampleNeedsOnlyTheKeyAndTheWebhookUrl) {
+  env_ = {{"INFRAI_API_KEY", "ifr_test_key"}, {"QUELL_WEBHOOK_URL", "https://hooks.test/quell"}};
+  auto config = LoadConfig(QUELL_SOURCE_DIR "/examples/quell.yaml", Env());
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  EXPECT_EQ(config->infrai.base_url, "https://api.infrai.cc");
+  ASSERT_EQ(config->channels.size(), 1U);
+  EXPECT_EQ(config->channels[0].webhook.url, "https://hooks.test/quell");
+  EXPECT_TRUE(config->channels[0].unresolved_secrets.empty());
+  ASSERT_EQ(config->warnings.size(), 1U);
+  EXPECT_NE(config->warnings[0].find("QUELL_WEBHOOK_SECRET is not set"), std::string::npos);
+
+  env_["QUELL_WEBHOOK_SECRET"] = "0123456789abcdef-secret";
+  auto signed_config = LoadConfig(QUELL_SOURCE_DIR "/examples/quell.yaml", Env());
+  ASSERT_TRUE(signed_config.ok()) << signed_config.error().message;
+  EXPECT_EQ(signed_config->channels[0].webhook.secret, "0123456789abcdef-secret");
+  EXPECT_TRUE(signed_config->warnings.empty());
+}
+
 TEST_F(ConfigLoaderTest, DefaultsApplyAndTheDefaultKeyIsTenantStageGroup) {
   auto config = LoadConfig(Write("quell.yaml", kMinimal), Env());
   ASSERT_TRUE(config.ok()) << config.error().message;

@@ -29,7 +29,7 @@ bool IsJsonObject(const std::string& text) {
 core::Result<std::unique_ptr<WebhookChannel>> WebhookChannel::Create(WebhookSettings settings) {
   if (auto s = CheckHttpUrl(kChannel, "url", settings.url); !s.ok()) return s.error();
   if (auto s = CheckTimeouts(kChannel, settings.timeouts); !s.ok()) return s.error();
-  if (settings.secret.size() < kMinSecretBytes) {
+  if (settings.sign && settings.secret.size() < kMinSecretBytes) {
     return core::MakeError(core::ErrorCode::kInvalidArgument,
                            "webhook: secret must be at least 16 bytes");
   }
@@ -73,12 +73,13 @@ core::Result<core::HttpRequest> WebhookChannel::Encode(const core::Delivery& del
   if (!body.ok()) return body.error();
   const int64_t seconds =
       std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()).count();
-  std::string signature = WebhookSignature(settings_.secret, seconds, *body);
+  std::string signature =
+      settings_.sign ? WebhookSignature(settings_.secret, seconds, *body) : std::string();
   core::HttpRequest request =
       PostRequest(settings_.url, "application/json", std::move(*body), settings_.timeouts);
   request.headers.emplace_back("Idempotency-Key", delivery.row.idempotency_key);
   request.headers.emplace_back("X-Quell-Timestamp", std::to_string(seconds));
-  request.headers.emplace_back("X-Quell-Signature", std::move(signature));
+  if (settings_.sign) request.headers.emplace_back("X-Quell-Signature", std::move(signature));
   request.headers.emplace_back("User-Agent", "quell-webhook/1");
   return request;
 }

@@ -9,13 +9,15 @@
 namespace quell::channels {
 
 struct WebhookSettings {
-  std::string url;     // where to POST, http:// or https://
-  std::string secret;  // the HMAC key shared with the receiver, at least 16 bytes
+  std::string url;  // where to POST, http:// or https://
+  // false: no X-Quell-Signature (the config said signing: off, or when_set without a key).
+  bool sign = true;
+  std::string secret;  // the HMAC key shared with the receiver, at least 16 bytes when signing
   HttpTimeouts timeouts;
 };
 
-// POSTs the versioned JSON body of docs/channels.md ("version": 1), signed (see
-// webhook_signature.h), with Idempotency-Key: <outbox key> so a receiver can drop a retried
+// POSTs the versioned JSON body of docs/channels.md ("version": 1), signed unless told not to
+// (see webhook_signature.h), with Idempotency-Key: <outbox key> so a receiver can drop a retried
 // duplicate. 2xx is sent (no remote id); statuses classify as ClassifyHttpStatus says.
 class WebhookChannel : public core::HttpChannel {
  public:

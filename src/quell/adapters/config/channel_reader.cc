@@ -74,11 +74,46 @@ void ReadDelivery(MapReader& item, ChannelDelivery& delivery) {
   }
 }
 
-void ReadWebhook(MapReader& item, const std::filesystem::path& dir, WebhookSettings& out,
-                 std::vector<std::string>& unresolved) {
+void ReadWebhook(MapReader& item, const std::filesystem::path& dir, const std::string& name,
+                 WebhookSettings& out, std::vector<std::string>& unresolved,
+                 std::vector<std::string>& warnings) {
   item.Read("url", out.url);
   RequireUrl(item, "url", out.url, {"http://", "https://"});
-  out.secret = Secret(item, "secret", dir, true, unresolved);
+  std::string signing = "required";
+  item.Read("signing", signing);
+  if (signing == "required") {
+    out.signing = WebhookSigning::kRequired;
+  } else if (signing == "when_set") {
+    out.signing = WebhookSigning::kWhenSet;
+  } else if (signing == "off") {
+    out.signing = WebhookSigning::kOff;
+  } else {
+    item.Fail("signing", "expected required, when_set or off, got \"" + signing + "\"");
+    return;
+  }
+  if (out.signing == WebhookSigning::kOff) {
+    if (item.Has("secret_env") || item.Has("secret_file")) {
+      item.Fail("signing",
+                "off sends unsigned requests, so the secret reference is unused: "
+                "remove it or use when_set");
+      std::string unused;  // read, so Finish() does not report it a second time
+      item.Read("secret_env", unused);
+      item.Read("secret_file", unused);
+    }
+    warnings.push_back(item.Locate("signing") + ": channel \"" + name +
+                       "\" sends unsigned requests (signing: off)");
+    return;
+  }
+  SecretRef secret = ReadSecret(item, "secret", dir, true);
+  out.secret = std::move(secret.value);
+  if (secret.unresolved.empty()) return;
+  // An unset variable is what when_set allows; an unreadable secret_file is still a mistake.
+  if (out.signing == WebhookSigning::kWhenSet && !item.Has("secret_file")) {
+    warnings.push_back(secret.unresolved + ": channel \"" + name +
+                       "\" sends unsigned requests until it is (signing: when_set)");
+  } else {
+    unresolved.push_back(std::move(secret.unresolved));
+  }
 }
 
 void ReadSlack(MapReader& item, const std::filesystem::path& dir, SlackSettings& out,
@@ -212,7 +247,8 @@ void ReadChannels(MapReader& top, const std::filesystem::path& dir, Config& conf
     item.Read("type", type);
     if (type == "webhook") {
       channel.type = ChannelType::kWebhook;
-      ReadWebhook(item, dir, channel.webhook, channel.unresolved_secrets);
+      ReadWebhook(item, dir, channel.name, channel.webhook, channel.unresolved_secrets,
+                  config.warnings);
     } else if (type == "slack") {
       channel.type = ChannelType::kSlack;
       ReadSlack(item, dir, channel.slack, channel.unresolved_secrets);

@@ -23,9 +23,20 @@ struct ChannelDelivery {
   std::map<std::string, std::string> templates;  // part ("subject", "body", ...) -> mustache text
 };
 
+// Whether a webhook's requests carry X-Quell-Signature. Signing is the default; a receiver
+// that checks nothing (a first trial against a request bin, a chat bridge) is said so
+// explicitly, and `when_set` lets one config serve both: signed once the variable is set.
+enum class WebhookSigning : uint8_t {
+  kRequired,  // secret_env / secret_file must resolve, or `quell dispatch` refuses to start
+  kWhenSet,   // secret_env unset: send unsigned, and say so at every start
+  kOff,       // never signed; a secret reference is a contradiction
+};
+
 struct WebhookSettings {
   std::string url;
-  std::string secret;  // HMAC-SHA256 key; from secret_env / secret_file, never inline
+  WebhookSigning signing = WebhookSigning::kRequired;
+  std::string secret;  // HMAC-SHA256 key; from secret_env / secret_file, never inline; empty:
+                       // unsigned (only when signing is not kRequired)
 };
 
 struct SlackSettings {

@@ -98,6 +98,9 @@ struct Config {
   // name; conditions without one use "error".
   std::map<std::string, std::string, std::less<>> condition_severity;
   std::vector<ChannelConfig> channels;
+  // Located messages for settings that are valid but weaken something (a webhook sent
+  // unsigned): `quell config check` prints them, `quell run` and `quell dispatch` log them.
+  std::vector<std::string> warnings;
   DispatchSettings dispatch;
   bool shadow = false;  // every condition in shadow: decide and record, send nothing
   OpsHttpSettings http;
