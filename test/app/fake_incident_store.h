@@ -170,6 +170,10 @@ class FakeIncidentStore : public core::IncidentStore {
       }
       return n;
     }
+    core::Result<uint64_t> PruneKeyGroups(core::WallTime cutoff) override {
+      return static_cast<uint64_t>(std::erase_if(
+          work_.key_groups, [cutoff](const auto& kg) { return kg.second.last_seen_at < cutoff; }));
+    }
     core::Result<bool> AdmitToBudget(std::string_view tenant, std::string_view channel,
                                      core::WallTime window_start, uint32_t per_hour) override {
       const std::string id = std::string(tenant) + "|" + std::string(channel) + "|" +

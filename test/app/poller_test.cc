@@ -146,6 +146,36 @@ TEST_F(PollerTest, AnErrorOpenAtThreePollsNotifiesOnce) {
   EXPECT_EQ(store_.state().outbox.begin()->second.channel, "oncall");
 }
 
+// The shadow report's pairs age out, but a scan per poll would cost every cycle: the poller
+// prunes at most once per key_group_prune_every, and only pairs older than the retention.
+TEST_F(PollerTest, KeyGroupPairsAgeOutAtMostOncePerPruneInterval) {
+  PollerOptions options;
+  options.key_group_retention = std::chrono::hours(1);
+  options.key_group_prune_every = std::chrono::hours(1);
+  Poller poller = MakePoller(options);
+  CollectingSink sink;
+  auto& pairs = store_.state().key_groups;
+  source_.listing.groups = {Group("grp_a"), Group("grp_b")};
+  poller.RunOnce(sink);  // 09:00: both seen, and the first cycle prunes (nothing yet)
+  ASSERT_EQ(pairs.size(), 2U);
+
+  source_.listing.groups = {Group("grp_b")};
+  clock_.Advance(minutes(30));
+  pairs.begin()->second.last_seen_at -= std::chrono::hours(2);  // grp_a: last seen 07:00
+  poller.RunOnce(sink);  // 09:30: grp_a is past the retention, but no prune is due yet
+  EXPECT_EQ(pairs.size(), 2U);
+
+  clock_.Advance(minutes(30));
+  poller.RunOnce(sink);  // 10:00: due; grp_a goes, grp_b (seen now) stays
+  ASSERT_EQ(pairs.size(), 1U);
+  EXPECT_EQ(pairs.begin()->first.second, "grp_b");
+
+  source_.listing.groups = {};
+  clock_.Advance(minutes(61));
+  poller.RunOnce(sink);  // 11:01: grp_b last seen 10:00, 61 minutes ago: past the retention
+  EXPECT_TRUE(pairs.empty());
+}
+
 TEST_F(PollerTest, AShadowConditionWritesShadowRowsAndOthersDoNot) {
   source_.listing.groups = {Group("grp_7")};
   core::ErrorGroupCondition shadow = Errors();

@@ -137,6 +137,28 @@ TEST_P(KeyGroupsContractTest, RecordsMorePairsThanOneChunkInSlices) {
   }
 }
 
+TEST_P(KeyGroupsContractTest, PruningDeletesOnlyPairsLastSeenBeforeTheCutoff) {
+  Poll("2026-12-02T09:00:00Z", "t1:a", core::Health::kUnhealthy, {{"t1:a", "g1"}, {"t1:a", "g2"}});
+  Poll("2026-12-02T10:00:00Z", "t1:a", core::Health::kUnhealthy, {{"t1:a", "g2"}});
+  {
+    auto tx = store_->Begin();
+    ASSERT_TRUE(tx.ok()) << tx.error().message;
+    auto pruned = (*tx)->PruneKeyGroups(At("2026-12-02T09:30:00Z"));
+    ASSERT_TRUE(pruned.ok()) << pruned.error().message;
+    EXPECT_EQ(*pruned, 1U);
+    // Uncommitted: a rolled-back prune deletes nothing.
+  }
+  EXPECT_EQ(Rows("2026-12-01T00:00:00Z").size(), 2U);
+  auto tx = store_->Begin();
+  ASSERT_TRUE(tx.ok()) << tx.error().message;
+  ASSERT_TRUE((*tx)->PruneKeyGroups(At("2026-12-02T09:30:00Z")).ok());
+  ASSERT_TRUE((*tx)->Commit().ok());
+  const auto rows = Rows("2026-12-01T00:00:00Z");
+  ASSERT_EQ(rows.size(), 1U);
+  EXPECT_EQ(rows[0].group_id, "g2");
+  EXPECT_EQ(rows[0].polls, 2U);
+}
+
 TEST_P(KeyGroupsContractTest, CountsDecisionsByKindSinceTheCutoff) {
   // Default policy: cooldown 10m, 3 healthy polls to close.
   Poll("2026-12-02T09:00:00Z", "a", core::Health::kUnhealthy, {{"a", "g1"}});  // notify

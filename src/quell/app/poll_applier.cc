@@ -105,6 +105,11 @@ core::Status PollApplier::ApplyOnce(core::ObservationStream& poll, std::string_v
     if (!pruned) return pruned.error();
     summary.decisions_pruned = *pruned;
   }
+  if (options_.key_groups_cutoff) {
+    auto pruned = tx.PruneKeyGroups(*options_.key_groups_cutoff);
+    if (!pruned) return pruned.error();
+    summary.key_groups_pruned = *pruned;
+  }
   // In slices of a chunk, as the decisions are written, so one statement stays bounded.
   const std::span<const core::KeyGroup> key_groups(options_.key_groups);
   for (size_t at = 0; at < key_groups.size(); at += options_.chunk_observations) {

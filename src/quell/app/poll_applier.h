@@ -55,6 +55,9 @@ struct ApplyOptions {
   // The error groups seen failing under each key (sorted, unique), recorded in the apply
   // transaction for the shadow report; empty for metric conditions.
   std::vector<core::KeyGroup> key_groups;
+  // Deletes the pairs last seen before this, in the same transaction; nullopt leaves them. A
+  // scan of the table, so the poller sets it about once an hour, not every poll.
+  std::optional<core::WallTime> key_groups_cutoff;
 };
 
 struct ApplySummary {
@@ -63,6 +66,7 @@ struct ApplySummary {
   uint32_t batch_attempts = 0;
   uint64_t chunk_retries = 0;  // chunks re-evaluated after losing a race
   uint64_t decisions_pruned = 0;
+  uint64_t key_groups_pruned = 0;
   uint64_t outbox_silenced = 0;  // outbox rows stored as silenced (an operator's silence matched)
 };
 

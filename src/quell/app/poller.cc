@@ -202,6 +202,10 @@ void Poller::Apply(const core::ConditionCommon& common, std::vector<core::Observ
   apply.decision_retention = options_.decision_retention;
   apply.source_marks = std::move(marks);
   apply.key_groups = std::move(key_groups);
+  const bool prune_due =
+      options_.key_group_retention &&
+      (!key_groups_pruned_at_ || now - *key_groups_pruned_at_ >= options_.key_group_prune_every);
+  if (prune_due) apply.key_groups_cutoff = now - *options_.key_group_retention;
   PollApplier applier(store_, encoder_, std::move(apply));
   VectorObservationStream stream(observations);
   HeldDecisions held;
@@ -213,6 +217,7 @@ void Poller::Apply(const core::ConditionCommon& common, std::vector<core::Observ
   }
   outcome.applied = true;
   outcome.summary = *applied;
+  if (prune_due) key_groups_pruned_at_ = now;
   held.ForwardTo(sink);
 }
 

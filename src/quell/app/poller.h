@@ -25,7 +25,11 @@ struct PollerOptions {
   uint32_t max_enrich = 20;         // detail requests per cycle, over all conditions
   uint32_t enrich_concurrency = 4;  // detail requests in flight at once
   size_t chunk_observations = 5000;
-  std::optional<core::Duration> decision_retention;
+  std::optional<core::Duration> decision_retention;  // nullopt keeps the decision log forever
+  // The shadow report's (key, group) pairs not seen failing for this long are deleted, at most
+  // once per `key_group_prune_every` (a scan of the table); nullopt keeps them forever.
+  std::optional<core::Duration> key_group_retention;
+  core::Duration key_group_prune_every = std::chrono::hours(1);
   GroupEvidenceBuilder group_evidence;
   uint32_t tenant_budget_per_hour = 0;  // see ApplyOptions
 };
@@ -97,6 +101,7 @@ class Poller {
   const core::PayloadEncoder& encoder_;
   core::Clock& clock_;
   PollerOptions options_;
+  std::optional<core::WallTime> key_groups_pruned_at_;  // the last committed prune
   std::vector<ErrorWatch> error_watches_;
   std::vector<MetricWatch> metric_watches_;
 };

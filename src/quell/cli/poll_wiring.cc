@@ -99,6 +99,12 @@ core::Result<std::unique_ptr<PollWiring>> PollWiring::Create(const config::Confi
   poller.max_enrich = config.infrai.max_enrich;
   poller.enrich_concurrency = config.infrai.enrich_concurrency;
   poller.tenant_budget_per_hour = config.dispatch.budget.per_hour;
+  if (config.retention.decisions.count() > 0) {
+    poller.decision_retention = config.retention.decisions;
+  }
+  if (config.retention.key_groups.count() > 0) {
+    poller.key_group_retention = config.retention.key_groups;
+  }
   poller.group_evidence = [](const core::ErrorGroup& group, const core::GroupDetail* detail) {
     return app::GroupEvidence(group, detail, core::RedactOptions{});
   };

@@ -102,6 +102,24 @@ TEST_F(ConfigLoaderTest, TheBundledExampleNeedsOnlyTheKeyAndTheWebhookUrl) {
   EXPECT_TRUE(signed_config->warnings.empty());
 }
 
+TEST_F(ConfigLoaderTest, RetentionDefaultsToThirtyDaysAndZeroKeepsForever) {
+  auto defaults = LoadConfig(Write("quell.yaml", kMinimal), Env());
+  ASSERT_TRUE(defaults.ok()) << defaults.error().message;
+  EXPECT_EQ(defaults->retention.decisions, std::chrono::hours(720));
+  EXPECT_EQ(defaults->retention.key_groups, std::chrono::hours(720));
+  auto set = LoadConfig(
+      Write("quell.yaml", std::string(kMinimal) + "retention: {decisions: 0s, key_groups: 48h}\n"),
+      Env());
+  ASSERT_TRUE(set.ok()) << set.error().message;
+  EXPECT_EQ(set->retention.decisions, core::Duration::zero());
+  EXPECT_EQ(set->retention.key_groups, std::chrono::hours(48));
+  auto typo =
+      LoadConfig(Write("quell.yaml", std::string(kMinimal) + "retention: {decision: 1h}\n"), Env());
+  ASSERT_FALSE(typo.ok());
+  EXPECT_NE(typo.error().message.find("retention.decision"), std::string::npos)
+      << typo.error().message;
+}
+
 TEST_F(ConfigLoaderTest, DefaultsApplyAndTheDefaultKeyIsTenantStageGroup) {
   auto config = LoadConfig(Write("quell.yaml", kMinimal), Env());
   ASSERT_TRUE(config.ok()) << config.error().message;

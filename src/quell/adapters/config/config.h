@@ -87,6 +87,14 @@ struct LogSettings {
   LogLevelSetting level = LogLevelSetting::kInfo;
 };
 
+// How long the store keeps what the poller writes besides incidents and the outbox: the decision
+// log and the shadow report's (key, group) pairs. Zero keeps them forever. The shadow report
+// can look back no further than these.
+struct RetentionSettings {
+  core::Duration decisions = std::chrono::hours(24 * 30);
+  core::Duration key_groups = std::chrono::hours(24 * 30);
+};
+
 struct Config {
   std::string path;  // the file it was read from
   std::string store_url = "sqlite:quell.db";
@@ -103,6 +111,7 @@ struct Config {
   std::vector<std::string> warnings;
   DispatchSettings dispatch;
   bool shadow = false;  // every condition in shadow: decide and record, send nothing
+  RetentionSettings retention;
   OpsHttpSettings http;
   HeartbeatSettings heartbeat;
   LogSettings log;

@@ -274,6 +274,15 @@ EnvLookup ProcessEnv() {
 namespace {
 
 // Reads the whole file into `config`, every problem into `context`.
+void ReadRetention(MapReader section, RetentionSettings& retention) {
+  for (auto [key, value] : {std::pair{"decisions", &retention.decisions},
+                            std::pair{"key_groups", &retention.key_groups}}) {
+    section.Read(key, *value);
+    if (value->count() < 0) section.Fail(key, "must not be negative (0 keeps it forever)");
+  }
+  section.Finish();
+}
+
 void ReadConfigFile(const std::string& path, const EnvLookup& env, YamlContext& context,
                     Config& config) {
   YAML::Node root;
@@ -323,6 +332,7 @@ void ReadConfigFile(const std::string& path, const EnvLookup& env, YamlContext& 
   }
   ReadChannels(top, dir, config);
   ReadDispatch(top.Child("dispatch"), config);
+  ReadRetention(top.Child("retention"), config.retention);
   CheckRoutes(top, config);
   ReadDaemonSections(top, dir, config);
   top.Finish();

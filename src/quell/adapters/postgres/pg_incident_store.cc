@@ -271,6 +271,13 @@ class PgTransaction : public core::StoreTransaction {
     return Affected(result->get());
   }
 
+  core::Result<uint64_t> PruneKeyGroups(core::WallTime cutoff) override {
+    auto result = c_.Run(std::string("DELETE FROM key_groups WHERE last_seen_at < $1"),
+                         {std::to_string(store::ToMicros(cutoff))});
+    if (!result) return result.error();
+    return Affected(result->get());
+  }
+
   Status PutSourceMark(std::string_view name, std::string_view value, core::WallTime now) override {
     static const std::string sql =
         "INSERT INTO source_marks (name, value, updated_at) VALUES ($1, $2, $3) ON CONFLICT"

@@ -105,7 +105,7 @@ struct SqliteIncidentStore::Statements {
   Stmt insert_decision, newer_sent, insert_outbox, insert_poll, prune, put_mark, admit;
   Stmt list_incidents, find_incident, list_open, list_outbox, list_outbox_status;
   Stmt find_outbox, mark_sent, supersede, get_mark;
-  Stmt record_key_group, decisions_since, key_groups_since;
+  Stmt record_key_group, prune_key_groups, decisions_since, key_groups_since;
 };
 
 // One BEGIN IMMEDIATE transaction: it holds the database's write lock from the start, so no
@@ -235,6 +235,12 @@ class SqliteTransaction : public core::StoreTransaction {
   core::Result<uint64_t> PruneDecisions(core::WallTime cutoff) override {
     s_.prune.BindInt(1, store::ToMicros(cutoff));
     if (auto status = s_.prune.Run(); !status) return status.error();
+    return static_cast<uint64_t>(sqlite3_changes64(store_.db_));
+  }
+
+  core::Result<uint64_t> PruneKeyGroups(core::WallTime cutoff) override {
+    s_.prune_key_groups.BindInt(1, store::ToMicros(cutoff));
+    if (auto status = s_.prune_key_groups.Run(); !status) return status.error();
     return static_cast<uint64_t>(sqlite3_changes64(store_.db_));
   }
 
@@ -370,6 +376,7 @@ core::Result<std::unique_ptr<SqliteIncidentStore>> SqliteIncidentStore::Open(
        " n_update_only, n_wait_for_health, n_resolve, n_ignore, n_unknown, n_stale)"
        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING"},
       {&s.prune, "DELETE FROM decisions WHERE at < ?"},
+      {&s.prune_key_groups, "DELETE FROM key_groups WHERE last_seen_at < ?"},
       {&s.put_mark,
        "INSERT INTO source_marks (name, value, updated_at) VALUES (?,?,?) ON CONFLICT (name)"
        " DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at"},

@@ -82,6 +82,11 @@ class StoreTransaction {
   // Deletes decision log lines observed before `cutoff`; returns how many.
   virtual Result<uint64_t> PruneDecisions(WallTime cutoff) = 0;
 
+  // Deletes the (key, group id) pairs last seen failing before `cutoff`; returns how many. A
+  // scan (the table has no index on last_seen_at, to keep every poll's upsert cheap), so
+  // callers prune rarely.
+  virtual Result<uint64_t> PruneKeyGroups(WallTime cutoff) = 0;
+
   // Sets source mark `name` to `value` (insert or overwrite), stamped `now`. It commits or rolls
   // back with this transaction, so a mark never gets ahead of the poll that justified it.
   virtual Status PutSourceMark(std::string_view name, std::string_view value, WallTime now) = 0;
