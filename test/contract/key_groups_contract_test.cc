@@ -8,6 +8,7 @@
 
 #include "quell/adapters/jsonl/payload_encoder.h"
 #include "quell/app/poll_applier.h"
+#include "quell/app/vector_observation_stream.h"
 #include "quell/core/ports/shadow_report_store.h"
 #include "test_support.h"
 
@@ -17,31 +18,6 @@ namespace {
 using core::DecisionKind;
 
 core::WallTime At(const std::string& text) { return *core::ParseRfc3339(text); }
-
-class NoSink : public app::DecisionSink {
- public:
-  void OnDecision(const core::Observation&, const core::Decision&) override {}
-  void Reset() override {}
-};
-
-class VectorStream : public core::ObservationStream {
- public:
-  explicit VectorStream(std::vector<core::Observation> observations)
-      : observations_(std::move(observations)) {}
-  core::Result<bool> Next(core::Observation& out) override {
-    if (next_ >= observations_.size()) return false;
-    out = observations_[next_++];
-    return true;
-  }
-  core::Status Rewind() override {
-    next_ = 0;
-    return {};
-  }
-
- private:
-  std::vector<core::Observation> observations_;
-  size_t next_ = 0;
-};
 
 class KeyGroupsContractTest : public ::testing::TestWithParam<Backend> {
  protected:
@@ -70,8 +46,8 @@ class KeyGroupsContractTest : public ::testing::TestWithParam<Backend> {
       o.health = health;
       o.condition = "errors";
     }
-    VectorStream stream(std::move(poll));
-    NoSink sink;
+    app::VectorObservationStream stream(poll);
+    NullSink sink;
     auto applied = applier.Apply(stream, "poll-" + at, At(at), sink);
     ASSERT_TRUE(applied.ok()) << applied.error().message;
   }

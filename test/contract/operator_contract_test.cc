@@ -21,12 +21,6 @@ using std::chrono::hours;
 using std::chrono::minutes;
 using std::chrono::seconds;
 
-class NullSink : public app::DecisionSink {
- public:
-  void OnDecision(const core::Observation&, const core::Decision&) override {}
-  void Reset() override {}
-};
-
 class OperatorContractTest : public ::testing::TestWithParam<Backend> {
  protected:
   void SetUp() override {

@@ -22,12 +22,6 @@ using std::chrono::seconds;
 
 constexpr core::Duration kLease = seconds(60);
 
-class NullSink : public app::DecisionSink {
- public:
-  void OnDecision(const core::Observation&, const core::Decision&) override {}
-  void Reset() override {}
-};
-
 std::vector<std::string> IdsOf(const std::vector<core::OutboxRow>& rows) {
   std::vector<std::string> ids;
   ids.reserve(rows.size());

@@ -9,6 +9,7 @@
 #include "quell/adapters/jsonl/payload_encoder.h"
 #include "quell/adapters/store_common/schema.h"
 #include "quell/app/poll_applier.h"
+#include "quell/app/vector_observation_stream.h"
 #include "test_support.h"
 
 namespace quell::testing {
@@ -19,25 +20,6 @@ using core::OutboxStatus;
 using core::TransitionKind;
 
 core::WallTime At(const std::string& text) { return *core::ParseRfc3339(text); }
-
-class VectorStream : public core::ObservationStream {
- public:
-  explicit VectorStream(std::vector<core::Observation> observations)
-      : observations_(std::move(observations)) {}
-  core::Result<bool> Next(core::Observation& out) override {
-    if (next_ >= observations_.size()) return false;
-    out = observations_[next_++];
-    return true;
-  }
-  core::Status Rewind() override {
-    next_ = 0;
-    return {};
-  }
-
- private:
-  std::vector<core::Observation> observations_;
-  size_t next_ = 0;
-};
 
 class CollectingSink : public app::DecisionSink {
  public:
@@ -78,7 +60,7 @@ class StoreContractTest : public ::testing::TestWithParam<Backend> {
                                         std::vector<core::Decision>* decisions = nullptr) {
     options.record_unchanged_poll = true;
     app::PollApplier applier(*store_, encoder_, options);
-    VectorStream stream(std::move(poll));
+    app::VectorObservationStream stream(poll);
     CollectingSink sink;
     auto summary = applier.Apply(stream, poll_id, At("2026-12-02T12:00:00Z"), sink);
     if (decisions != nullptr) *decisions = sink.decisions;
@@ -179,8 +161,9 @@ TEST_P(StoreContractTest, MigratesAVersionOneDatabaseAndKeepsItsData) {
   app::ApplyOptions options;
   options.source_marks = {{"errors:listing", "w1"}};
   app::PollApplier applier(store, encoder_, options);
-  VectorStream poll(
-      {Obs("2026-12-02T09:05:00Z", "a", kBad), Obs("2026-12-02T09:05:00Z", "r", kBad)});
+  const std::vector<core::Observation> observations = {Obs("2026-12-02T09:05:00Z", "a", kBad),
+                                                       Obs("2026-12-02T09:05:00Z", "r", kBad)};
+  app::VectorObservationStream poll(observations);
   CollectingSink sink;
   ASSERT_TRUE(applier.Apply(poll, "new", At("2026-12-02T12:00:00Z"), sink).ok());
   EXPECT_EQ((*store.FindIncident("a"))->version, 2u);
@@ -287,7 +270,7 @@ TEST_P(StoreContractTest, ChunkedApplyMatchesOneChunk) {
   app::ApplyOptions whole = tiny;
   whole.chunk_observations = 1000;
   app::PollApplier applier(**other_store, encoder_, whole);
-  VectorStream stream(poll);
+  app::VectorObservationStream stream(poll);
   CollectingSink sink;
   ASSERT_TRUE(applier.Apply(stream, "whole", At("2026-12-02T12:00:00Z"), sink).ok());
   auto one = (*other_store)->ListOutbox(std::nullopt);

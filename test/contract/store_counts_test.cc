@@ -17,12 +17,6 @@ namespace {
 
 using std::chrono::seconds;
 
-class NullSink : public app::DecisionSink {
- public:
-  void OnDecision(const core::Observation&, const core::Decision&) override {}
-  void Reset() override {}
-};
-
 class StoreCountsTest : public ::testing::TestWithParam<Backend> {
  protected:
   void SetUp() override {

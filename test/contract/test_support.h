@@ -7,10 +7,19 @@
 #include <string>
 #include <vector>
 
+#include "quell/app/poll_applier.h"
 #include "quell/core/ports/incident_store.h"
 #include "quell/core/ports/outbox_store.h"
 
 namespace quell::testing {
+
+// A decision sink for tests that read what the store holds, not what was decided.
+class NullSink : public app::DecisionSink {
+ public:
+  void OnDecision(const core::Observation& /*observation*/,
+                  const core::Decision& /*decision*/) override {}
+  void Reset() override {}
+};
 
 enum class Backend { kSqlite, kPostgres };
 const char* BackendName(Backend backend);
