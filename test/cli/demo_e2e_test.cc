@@ -33,6 +33,13 @@ TEST(DemoE2eTest, OneOpenAndOneResolveReachTheReceiverAndTheTimedOutRetryIsItsOn
   EXPECT_NE(out.find("ok: one open, one resolve, no duplicate delivered."), std::string::npos);
   EXPECT_EQ(out.find("ifr_demo_"), std::string::npos) << "the demo's API key was printed";
   EXPECT_EQ(demo.err.find("ifr_demo_"), std::string::npos);
+  // One story line per poll: the summary's count is the number of polls the story lists
+  // (quiet polls included; it once said "9 polls" and listed 7).
+  const size_t summary = out.find(" polls, the error seen at ");
+  ASSERT_NE(summary, std::string::npos) << out;
+  const size_t line_start = out.rfind('\n', summary) + 1;
+  const size_t polls = std::stoul(out.substr(line_start, summary - line_start));
+  EXPECT_EQ(Count(out, " poll  "), polls) << out;
 
   // The store agrees: two rows, both sent; the open took a second attempt with its one key.
   const size_t at = out.find("Store: sqlite:");

@@ -13,8 +13,11 @@ namespace quell::app {
 using MetricLabels = std::vector<std::pair<std::string, std::string>>;
 
 // A small registry of counters, gauges and fixed-bucket histograms, rendered in the Prometheus
-// text exposition format 0.0.4. Hand-written because Debian 12 packages no Prometheus C++
-// client; it does only what quell's own metrics need. Thread-safe: every call takes one mutex.
+// text exposition format 0.0.4. Debian 12 does package a client (prometheus-cpp-dev), but this
+// registry sits in app/, where only the standard library may be included, and the run loop
+// records into it directly; an adapter over prometheus-cpp behind this interface would be the
+// way to adopt it. It does only what quell's own metrics need. Thread-safe: every call takes
+// one mutex.
 class MetricsRegistry {
  public:
   class Family;

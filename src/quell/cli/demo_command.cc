@@ -45,13 +45,24 @@ std::string RandomHex(size_t bytes) {
   return out;
 }
 
-// The daemon's event log, told as a story: one line per decision that is not a quiet
-// "ignore", as the poll commits (the daemon logs every decision with its key and health).
+// The daemon's event log, told as a story: one line per poll. A poll's decisions that are not a
+// quiet "ignore" are listed as it commits (the daemon logs every decision with its key and
+// health); a poll with none of those gets one "quiet" line at its end, so the lines printed
+// and the polls counted in the summary agree.
 class StoryLog : public core::EventLog {
  public:
   StoryLog(std::FILE* out, core::Clock& clock) : out_(out), clock_(clock) {}
   void Log(core::LogLevel /*level*/, std::string_view event,
            std::initializer_list<core::LogField> fields) override {
+    if (event == "poll.cycle_end") {
+      const std::lock_guard<std::mutex> lock(mu_);
+      if (!told_this_poll_) {
+        std::fprintf(out_, "  %s poll  quiet       %-34s\n", Clock(clock_.Now()).c_str(),
+                     "nothing failing, nothing open");
+      }
+      told_this_poll_ = false;
+      return;
+    }
     if (event != "poll.decision") return;
     std::string decision, reason, health, transition;
     for (const core::LogField& f : fields) {
@@ -66,6 +77,7 @@ class StoryLog : public core::EventLog {
                                              : "unknown   ";
     if (!reason.empty()) decision += " (" + reason + ")";
     const std::lock_guard<std::mutex> lock(mu_);
+    told_this_poll_ = true;
     if (health == "unhealthy") ++seen_;
     std::fprintf(out_, "  %s poll  %s  %-34s %s\n", Clock(clock_.Now()).c_str(), seen,
                  decision.c_str(), transition.empty() ? "" : "-> outbox: one message");
@@ -80,6 +92,7 @@ class StoryLog : public core::EventLog {
   core::Clock& clock_;
   mutable std::mutex mu_;
   int seen_ = 0;
+  bool told_this_poll_ = false;
 };
 
 struct Environment {

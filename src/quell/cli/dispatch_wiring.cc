@@ -75,6 +75,7 @@ core::Result<std::unique_ptr<core::HttpChannel>> MakeHttpChannel(
         slack.token = channel.slack.bot_token;
         slack.channel = channel.slack.channel;
         slack.api_base_url = channel.slack.api_url;
+        slack.resolve_updates_root = channel.slack.resolve_updates_root;
       }
       slack.timeouts = TimeoutsOf(channel.delivery);
       return erase(channels::SlackChannel::Create(std::move(slack)));
@@ -89,7 +90,7 @@ core::Result<std::unique_ptr<core::HttpChannel>> MakeHttpChannel(
     case config::ChannelType::kPagerDuty:
       return erase(channels::PagerDutyChannel::Create({.base_url = channel.pagerduty.url,
                                                        .routing_key = channel.pagerduty.routing_key,
-                                                       .source = "quell",
+                                                       .source = channel.pagerduty.source,
                                                        .timeouts = TimeoutsOf(channel.delivery)}));
     case config::ChannelType::kEmail:
       break;

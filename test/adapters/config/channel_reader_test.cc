@@ -107,6 +107,31 @@ conditions:
   EXPECT_TRUE(config->error_conditions[0].common.shadow);
 }
 
+TEST_F(ChannelConfigTest, ReadsTheSlackResolveModeAndThePagerDutySource) {
+  // Both were documented in channels.md and refused by the loader as unknown settings.
+  env_["SLACK_TOKEN"] = "xoxb-1";
+  env_["PD_KEY"] = "pd-3";
+  auto config = Load(R"(channels:
+  - {name: chat, type: slack, bot_token_env: SLACK_TOKEN, channel: C42,
+     resolve_updates_root: false}
+  - {name: pager, type: pagerduty, routing_key_env: PD_KEY, source: checkout-agents}
+  - {name: pager2, type: pagerduty, routing_key_env: PD_KEY}
+conditions:
+  - {name: errs, type: error_groups, channels: [chat, pager, pager2]}
+)");
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  EXPECT_FALSE(config->channels[0].slack.resolve_updates_root);
+  EXPECT_EQ(config->channels[1].pagerduty.source, "checkout-agents");
+  EXPECT_EQ(config->channels[2].pagerduty.source, "quell");
+
+  ExpectError(R"(channels:
+  - {name: pager, type: pagerduty, routing_key_env: PD_KEY, source: ""}
+conditions:
+  - {name: errs, type: error_groups, channels: [pager]}
+)",
+              {"quell.yaml:2:", "channels[0].source", "must not be empty"});
+}
+
 TEST_F(ChannelConfigTest, AShortTimeoutBoundsTheDefaultConnectTimeout) {
   auto config = Load(R"(channels:
   - {name: ops, type: webhook, url: "http://127.0.0.1:9/hook", secret_env: HOOK_SECRET,

@@ -43,6 +43,26 @@ TEST(SpdlogEventLogTest, WritesOneJsonObjectPerLineWithEscapedFields) {
   EXPECT_EQ(nlohmann::json::parse(lines[1])["event"], "run.stop");
 }
 
+TEST(SpdlogEventLogTest, NumbersAndBooleansAreJsonLiteralsAndStringsStayStrings) {
+  // "observations":"0" made every log pipeline parse numbers out of strings.
+  const size_t observations = 12;
+  const int64_t negative = -7;
+  const std::string line = SpdlogEventLog::FormatLine(
+      EventFormat::kJson, core::WallTime{}, core::LogLevel::kInfo, "poll.condition",
+      {{"observations", observations}, {"delta", negative}, {"ok", false}, {"key", "42"}});
+  const auto json = nlohmann::json::parse(line);
+  EXPECT_TRUE(json["observations"].is_number_unsigned()) << line;
+  EXPECT_EQ(json["observations"], 12);
+  EXPECT_EQ(json["delta"], -7);
+  EXPECT_EQ(json["ok"], false);
+  EXPECT_EQ(json["key"], "42") << "a string that looks like a number stays a string";
+  // A copied field keeps its own digits.
+  const core::LogField original("n", uint64_t{18446744073709551615U});
+  const core::LogField copy(original);
+  EXPECT_EQ(copy.value, "18446744073709551615");
+  EXPECT_NE(copy.value.data(), original.value.data());
+}
+
 TEST(SpdlogEventLogTest, DropsEventsBelowTheLevel) {
   std::ostringstream out;
   FixedClock clock;

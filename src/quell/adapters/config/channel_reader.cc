@@ -124,6 +124,7 @@ void ReadSlack(MapReader& item, const std::filesystem::path& dir, SlackSettings&
   out.bot_token = Secret(item, "bot_token", dir, bot, unresolved);
   item.Read("channel", out.channel);
   item.Read("api_url", out.api_url);
+  item.Read("resolve_updates_root", out.resolve_updates_root);
   if (hook == bot) {
     item.Fail("",
               "give exactly one of webhook_url_env/_file (incoming webhook) or "
@@ -197,6 +198,8 @@ void ReadPagerDuty(MapReader& item, const std::filesystem::path& dir, PagerDutyS
   item.Read("url", out.url);
   RequireUrl(item, "url", out.url, {"http://", "https://"});
   out.routing_key = Secret(item, "routing_key", dir, true, unresolved);
+  item.Read("source", out.source);
+  if (out.source.empty()) item.Fail("source", "must not be empty (default \"quell\")");
 }
 
 }  // namespace

@@ -44,6 +44,7 @@ struct SlackSettings {
   std::string bot_token;    // bot mode: chat.postMessage, thread replies, chat.update
   std::string channel;      // bot mode: the channel id
   std::string api_url = "https://slack.com/api";
+  bool resolve_updates_root = true;  // bot mode: a resolve edits the open's message
 };
 
 struct EmailSettings {
@@ -75,6 +76,7 @@ struct SmsSettings {
 struct PagerDutySettings {
   std::string url = "https://events.pagerduty.com";
   std::string routing_key;
+  std::string source = "quell";  // payload.source: where PagerDuty shows the alert came from
 };
 
 enum class ChannelType : uint8_t { kWebhook, kSlack, kEmail, kSms, kPagerDuty };

@@ -76,7 +76,11 @@ std::string SpdlogEventLog::FormatLine(EventFormat format, core::WallTime at, co
       line.push_back(',');
       core::AppendJsonString(line, field.name);
       line.push_back(':');
-      core::AppendJsonString(line, field.value);
+      if (field.literal) {
+        line.append(field.value);
+      } else {
+        core::AppendJsonString(line, field.value);
+      }
     }
     line.push_back('}');
     return line;
