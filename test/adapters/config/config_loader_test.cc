@@ -175,6 +175,15 @@ TEST_F(ConfigLoaderTest, RejectsDuplicateNamesAndBadThresholds) {
               {"PromQL query is required"});
 }
 
+TEST_F(ConfigLoaderTest, ASettingWrittenTwiceIsAnErrorAtItsSecondLine) {
+  // yaml-cpp kept both and quell read the first: the second `timeout` was silently ignored.
+  ExpectError(
+      "infrai:\n  timeout: 30s\n  timeout: 5s\nconditions:\n  - {name: a, type: error_groups}\n",
+      {"bad.yaml:3:3", "infrai.timeout", "written twice (first at line 2)"});
+  ExpectError("conditions:\n  - name: a\n    type: error_groups\n    tags: {tier: a, tier: b}\n",
+              {"conditions[0].tags.tier", "written twice"});
+}
+
 TEST_F(ConfigLoaderTest, ExpandsEnvironmentVariables) {
   env_ = {{"STORE", "sqlite:/tmp/x.db"}};
   auto config = LoadConfig(Write("quell.yaml", std::string("store: ${STORE}\n") + kMinimal), Env());

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <utility>
 
 namespace quell::config {
@@ -30,6 +31,23 @@ MapReader::MapReader(YamlContext& context, const YAML::Node& node, std::string p
   if (node_.IsDefined() && !node_.IsNull() && !node_.IsMap()) {
     context_.Fail(node_.Mark(), path_, "expected a mapping of settings");
     node_ = YAML::Node(YAML::NodeType::Map);
+  }
+  FailOnDuplicateKeys();
+}
+
+// yaml-cpp keeps both entries of a key written twice and a lookup finds the first, so
+// `timeout: 5s` below an earlier `timeout: 30s` would be ignored without a word.
+void MapReader::FailOnDuplicateKeys() {
+  if (!node_.IsMap()) return;
+  std::map<std::string, int, std::less<>> first_line;
+  for (const auto& entry : node_) {
+    if (!entry.first.IsScalar()) continue;
+    const std::string& key = entry.first.Scalar();
+    const auto [at, inserted] = first_line.emplace(key, entry.first.Mark().line + 1);
+    if (!inserted) {
+      context_.Fail(entry.first.Mark(), KeyPath(key),
+                    "written twice (first at line " + std::to_string(at->second) + "); remove one");
+    }
   }
 }
 
@@ -170,6 +188,14 @@ void MapReader::Read(std::string_view key, core::Labels& out) {
     auto value = Scalar(key, entry.second);
     if (!value) return;
     labels.emplace_back(entry.first.Scalar(), std::move(*value));
+  }
+  std::stable_sort(labels.begin(), labels.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (size_t i = 1; i < labels.size(); ++i) {
+    if (labels[i].first == labels[i - 1].first) {
+      context_.Fail(node->Mark(), KeyPath(key) + "." + labels[i].first, "written twice");
+      return;
+    }
   }
   std::sort(labels.begin(), labels.end());
   out = std::move(labels);

@@ -64,6 +64,7 @@ class MapReader {
   YamlContext& context() { return context_; }
 
  private:
+  void FailOnDuplicateKeys();
   std::optional<YAML::Node> Take(std::string_view key);
   std::optional<std::string> Scalar(std::string_view key, const YAML::Node& node);
   std::string KeyPath(std::string_view key) const;
