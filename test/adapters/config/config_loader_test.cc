@@ -184,6 +184,23 @@ TEST_F(ConfigLoaderTest, ASettingWrittenTwiceIsAnErrorAtItsSecondLine) {
               {"conditions[0].tags.tier", "written twice"});
 }
 
+TEST_F(ConfigLoaderTest, AnUnclosedQuoteIsReportedWhereItOpens) {
+  // The bundled example with `timeout: "30s` (no closing quote) on its line 22: yaml-cpp gave
+  // up at line 73 ("end of map not found") and quell said only that.
+  std::ifstream in(std::string(QUELL_SOURCE_DIR) + "/examples/quell.yaml");
+  std::string text;
+  int line = 0;
+  for (std::string l; std::getline(in, l);) {
+    if (++line == 22) {
+      ASSERT_EQ(l, "  timeout: 30s") << "the example changed; pick another line";
+      l = "  timeout: \"30s";
+    }
+    text += l + "\n";
+  }
+  ExpectError(text, {"bad.yaml:22:12", "a quoted value starts here and is never closed",
+                     "the parser gave up at line"});
+}
+
 TEST_F(ConfigLoaderTest, ExpandsEnvironmentVariables) {
   env_ = {{"STORE", "sqlite:/tmp/x.db"}};
   auto config = LoadConfig(Write("quell.yaml", std::string("store: ${STORE}\n") + kMinimal), Env());

@@ -16,6 +16,7 @@
 #include "quell/adapters/config/channel_reader.h"
 #include "quell/adapters/config/daemon_reader.h"
 #include "quell/adapters/config/secret_reader.h"
+#include "quell/adapters/config/unclosed_quote.h"
 #include "quell/adapters/config/yaml_reader.h"
 #include "quell/core/key_template.h"
 
@@ -297,6 +298,15 @@ void ReadConfigFile(const std::string& path, const EnvLookup& env, YamlContext& 
   } catch (const YAML::Exception& e) {
     std::string message = path + ":" + std::to_string(e.mark.line + 1) + ":" +
                           std::to_string(e.mark.column + 1) + ": " + e.msg;
+    std::ifstream in(path);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (const auto quote = SuspectQuoteBefore(text, {e.mark.line + 1, e.mark.column + 1});
+        quote && quote->line < e.mark.line + 1) {
+      // The parser's position is where it gave up; the mistake is the quote left open.
+      message = path + ":" + std::to_string(quote->line) + ":" + std::to_string(quote->column) +
+                ": a quoted value starts here and is never closed (the parser gave up at line " +
+                std::to_string(e.mark.line + 1) + ": " + e.msg + ")";
+    }
     context.error = core::MakeError(core::ErrorCode::kInvalidArgument, message);
     context.errors.push_back(std::move(message));
     return;
