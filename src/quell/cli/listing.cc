@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "quell/adapters/jsonl/json_text.h"
+#include "quell/core/terminal_text.h"
 
 namespace quell::cli {
 namespace {
@@ -99,7 +100,15 @@ std::string OutboxJson(const core::OutboxRow& row) {
   return out;
 }
 
-void PrintTable(std::FILE* out, const std::vector<std::vector<std::string>>& rows) {
+void PrintTable(std::FILE* out, const std::vector<std::vector<std::string>>& raw_rows) {
+  // Cells hold keys and errors from the watched systems: escaped before they reach a terminal.
+  std::vector<std::vector<std::string>> rows;
+  rows.reserve(raw_rows.size());
+  for (const auto& raw : raw_rows) {
+    auto& row = rows.emplace_back();
+    row.reserve(raw.size());
+    for (const std::string& cell : raw) row.push_back(core::EscapeForTerminal(cell));
+  }
   std::vector<size_t> widths;
   for (const auto& row : rows) {
     widths.resize(std::max(widths.size(), row.size()));
