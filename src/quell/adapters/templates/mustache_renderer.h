@@ -3,6 +3,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "quell/adapters/templates/incident_view.h"
 #include "quell/core/ports/channel.h"
@@ -14,6 +15,10 @@ struct ChannelTemplates {
   std::string type;  // "webhook", "slack", "email", "sms" or "pagerduty"
   std::string subject;
   std::string body;
+  // Where each template is written ("quell.yaml:14:9: channels[1].templates.body"), to start
+  // its error messages with; empty: the channel's name is said instead.
+  std::string subject_where;
+  std::string body_where;
 };
 
 struct RendererOptions {
@@ -45,6 +50,9 @@ class MustacheRenderer : public core::MessageRenderer {
 // type's defaults, against a sample payload for every transition, so a configuration error
 // stops quell at start: "channel \"ops-sms\" body template: line 1: unknown field \"keyy\"".
 core::Status CheckTemplates(const RendererOptions& options);
+
+// Every problem CheckTemplates would stop at, each its own message, in channel order.
+std::vector<std::string> TemplateProblems(const RendererOptions& options);
 
 // A snapshot payload like the store writes, with two evidence objects; for checks and tests.
 std::string SamplePayload(std::string_view transition);
