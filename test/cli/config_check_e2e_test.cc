@@ -51,7 +51,7 @@ class ConfigCheckTest : public ::testing::Test {
            "    type: webhook\n"
            "    url: http://127.0.0.1:9/hook\n"
            "    secret_env: HOOK_SECRET\n" +
-           extra;
+           extra + "defaults: {channels: [hook]}\n";
   }
   std::string Sqlite() const { return "sqlite:" + (dir_ / "quell.db").string(); }
 

@@ -114,14 +114,13 @@ templates::RendererOptions RendererOptionsFor(const config::Config& config) {
       renderer.sms_max_segments = channel.sms.max_segments;
     }
     const auto& parts = channel.delivery.templates;
-    const auto& where = channel.delivery.template_where;
-    renderer.channels.emplace(
-        channel.name,
-        templates::ChannelTemplates{.type = config::ChannelTypeName(channel.type),
-                                    .subject = Value<std::string>(parts, "subject", ""),
-                                    .body = Value<std::string>(parts, "body", ""),
-                                    .subject_where = Value<std::string>(where, "subject", ""),
-                                    .body_where = Value<std::string>(where, "body", "")});
+    renderer.channels.emplace(channel.name, templates::ChannelTemplates{
+                                                .type = config::ChannelTypeName(channel.type),
+                                                .subject = Value<std::string>(parts, "subject", ""),
+                                                .body = Value<std::string>(parts, "body", "")});
+    for (const auto& [part, where] : channel.delivery.template_where) {
+      renderer.template_where.emplace(channel.name + "." + part, where);
+    }
   }
   return renderer;
 }

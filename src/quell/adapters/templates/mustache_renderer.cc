@@ -167,8 +167,7 @@ std::vector<std::string> TemplateProblems(const RendererOptions& options) {
   DisableHtmlEscaping();
   MustacheRenderer renderer(options);
   std::vector<std::string> problems;
-  const auto check = [&](const std::string& channel, const ChannelTemplates* configured,
-                         const std::string& type) {
+  const auto check = [&](const std::string& channel, bool configured, const std::string& type) {
     const std::string named =
         channel.empty() ? "default " + type + " templates" : "channel \"" + channel + "\"";
     const std::optional<TemplatePair> pair = TemplatesFor(options, type, channel);
@@ -179,12 +178,8 @@ std::vector<std::string> TemplateProblems(const RendererOptions& options) {
     }
     // A configured template's problem is said at its line in the config; a default's by name.
     const auto where = [&](const char* which) {
-      const std::string* located = nullptr;
-      if (configured != nullptr) {
-        located = std::string_view(which) == "subject" ? &configured->subject_where
-                                                       : &configured->body_where;
-      }
-      if (located != nullptr && !located->empty()) return *located + ": " + named;
+      const auto it = options.template_where.find(channel + "." + which);
+      if (configured && it != options.template_where.end()) return it->second + ": " + named;
       return named + " " + which + " template";
     };
     bool syntax_ok = true;
@@ -212,9 +207,9 @@ std::vector<std::string> TemplateProblems(const RendererOptions& options) {
     }
   };
   for (const char* type : {"webhook", "slack", "email", "sms", "pagerduty"}) {
-    check("", nullptr, type);
+    check("", false, type);
   }
-  for (const auto& [name, templates] : options.channels) check(name, &templates, templates.type);
+  for (const auto& [name, templates] : options.channels) check(name, true, templates.type);
   return problems;
 }
 

@@ -15,16 +15,15 @@ struct ChannelTemplates {
   std::string type;  // "webhook", "slack", "email", "sms" or "pagerduty"
   std::string subject;
   std::string body;
-  // Where each template is written ("quell.yaml:14:9: channels[1].templates.body"), to start
-  // its error messages with; empty: the channel's name is said instead.
-  std::string subject_where;
-  std::string body_where;
 };
 
 struct RendererOptions {
   ViewOptions view;
   size_t sms_max_segments = 2;
   std::map<std::string, ChannelTemplates, std::less<>> channels;  // by channel name
+  // Where a configured template is written, by "channel.part" ("ops.body" ->
+  // "quell.yaml:14:9: channels[1].templates.body"), to start its error messages with.
+  std::map<std::string, std::string, std::less<>> template_where;
 };
 
 // core::MessageRenderer on mustache templates (Debian's mstch). Values are never HTML-escaped
