@@ -292,7 +292,7 @@ core::Status Daemon::Reload() {
 app::DispatchReport Daemon::DispatchRound() {
   if (std::unique_ptr<DispatchSide> next = next_dispatch_.Take()) dispatch_ = std::move(next);
   if (!dispatch_ || !dispatch_->wiring) return {};
-  const app::DispatchReport report = dispatch_->wiring->dispatcher().RunOnce();
+  app::DispatchReport report = dispatch_->wiring->dispatcher().RunOnce();
   for (const std::string& error : report.errors) {
     log_.Log(LogLevel::kError, "dispatch.error", {{"error", error}});
   }

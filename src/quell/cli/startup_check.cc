@@ -51,13 +51,17 @@ void CheckQueries(const config::Config& config, StartupProblems& problems) {
     if (answer) continue;
     const std::string why = Without(answer.error().message, settings.url, shown);
     if (answer.error().code == core::ErrorCode::kRejected) {
-      problems.errors.push_back(entry.query_where + ": Prometheus at " + shown +
-                                " rejects the query: " + why);
+      std::string message = entry.query_where;
+      message.append(": Prometheus at ").append(shown).append(" rejects the query: ").append(why);
+      problems.errors.push_back(std::move(message));
       continue;
     }
-    std::string where = settings.url_where.empty() ? config.path : settings.url_where;
-    problems.unreachable.push_back(where + ": cannot reach Prometheus at " + shown +
-                                   ", so the queries were not checked: " + why);
+    std::string message = settings.url_where.empty() ? config.path : settings.url_where;
+    message.append(": cannot reach Prometheus at ")
+        .append(shown)
+        .append(", so the queries were not checked: ")
+        .append(why);
+    problems.unreachable.push_back(std::move(message));
     return;
   }
 }
