@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -19,6 +20,7 @@
 
 #include "child_process.h"
 #include "healthchecks_receiver.h"
+#include "quell/sim/scenario.h"
 #include "quell/sim/server.h"
 #include "run_process.h"
 #include "webhook_receiver.h"
@@ -261,9 +263,9 @@ TEST_F(RunTest, SighupWithAnInvalidConfigKeepsPollingAndAValidOneApplies) {
   // A typo on line 3: the reload is refused at that line, and polling goes on.
   std::ofstream(config_) << "store: ${QUELL_STORE}\ninfrai:\n  base_ur1: nope\n";
   run->Send(SIGHUP);
-  ASSERT_TRUE(WaitFor([&] { return !Events(log_, "config.reload_failed").empty(); }, seconds(10)))
+  ASSERT_TRUE(WaitFor([&] { return !Events(log_, "config.reload_rejected").empty(); }, seconds(10)))
       << testing::ReadFile(log_);
-  const auto failed = Events(log_, "config.reload_failed");
+  const auto failed = Events(log_, "config.reload_rejected");
   EXPECT_NE(failed[0]["error"].get<std::string>().find(config_ + ":3:3: infrai.base_ur1"),
             std::string::npos)
       << failed[0];
@@ -285,6 +287,63 @@ TEST_F(RunTest, SighupWithAnInvalidConfigKeepsPollingAndAValidOneApplies) {
   EXPECT_EQ(Events(log_, "poll.cycle_start").back()["interval"], "2s");
   EXPECT_TRUE(ExitedCleanly(run->Signal(SIGTERM))) << testing::ReadFile(log_);
   EXPECT_EQ(hook.DeliveredKeys().size(), 1U);
+}
+
+// Issue 13: a reload adding a channel whose secret is unset used to switch the poller and not
+// the dispatcher, so the new channel's rows went dead at once. Now the whole reload is refused.
+TEST_F(RunTest, SighupAddingAChannelWithAnUnsetSecretIsRefusedWholeAndTheOldChannelDelivers) {
+  testing::WebhookReceiver hook(kHookSecret);
+  testing::WebhookReceiver bot("bot-secret");
+  WriteConfig(hook, "1s");
+  auto run = StartRun();
+  ASSERT_TRUE(WaitFor([&] { return hook.DeliveredKeys().size() == 1; }, seconds(20)))
+      << testing::ReadFile(log_);
+
+  unsetenv("BOT_SECRET");  // NOLINT(concurrency-mt-unsafe)
+  std::ofstream(config_) << "store: ${QUELL_STORE}\n"
+                         << "infrai:\n  base_url: ${INFRAI_BASE_URL}\n"
+                         << "  retry: {max_attempts: 1}\n"
+                         << "defaults: {healthy_polls_to_close: 1, channels: [hook, bot]}\n"
+                         << "conditions:\n"
+                         << "  - {name: agent-errors, type: error_groups, interval: 1s}\n"
+                         << "channels:\n"
+                         << "  - {name: hook, type: webhook, url: \"" << hook.Url()
+                         << "\", secret_env: HOOK_SECRET, timeout: 2s}\n"
+                         << "  - name: bot\n"
+                         << "    type: webhook\n"
+                         << "    url: \"" << bot.Url() << "\"\n"
+                         << "    secret_env: BOT_SECRET\n"
+                         << "log: {format: json, level: info}\n"
+                         << "http: {listen: \"127.0.0.1:0\", open_reads: true}\n";
+  run->Send(SIGHUP);
+  ASSERT_TRUE(WaitFor([&] { return !Events(log_, "config.reload_rejected").empty(); }, seconds(10)))
+      << testing::ReadFile(log_);
+  const json rejected = Events(log_, "config.reload_rejected")[0];
+  EXPECT_EQ(rejected["level"], "warn");
+  EXPECT_NE(rejected["error"].get<std::string>().find(config_ + ":13:17: channels[1].secret_env"),
+            std::string::npos)
+      << rejected;
+  EXPECT_NE(rejected["error"].get<std::string>().find("BOT_SECRET"), std::string::npos);
+  EXPECT_TRUE(Events(log_, "config.reloaded").empty()) << testing::ReadFile(log_);
+
+  // A second group fails: the running config routes it to `hook` alone, which delivers it.
+  {
+    std::lock_guard lock(sim_->state().mu);
+    ASSERT_TRUE(sim::LoadScenario(sim_->state(), json::parse(R"({"groups": [
+        {"id": "grp_run", "title": "Checkout failed",
+         "tags": {"tenant": "acme", "agent_stage": "checkout"}, "events": 3},
+        {"id": "grp_two", "title": "Refund failed",
+         "tags": {"tenant": "acme", "agent_stage": "refund"}, "events": 1}]})"))
+                    .ok());
+  }
+  ASSERT_TRUE(WaitFor([&] { return hook.DeliveredKeys().size() == 2; }, seconds(20)))
+      << testing::ReadFile(log_);
+  EXPECT_TRUE(ExitedCleanly(run->Signal(SIGTERM))) << testing::ReadFile(log_);
+  EXPECT_TRUE(bot.Requests().empty());
+  for (const json& row : Outbox()) {
+    EXPECT_EQ(row["channel"], "hook") << row;
+    EXPECT_NE(row["status"], "dead") << row;
+  }
 }
 
 TEST_F(RunTest, AnInvalidConfigAtStartExitsTwoWithItsLocation) {

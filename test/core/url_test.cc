@@ -33,5 +33,21 @@ TEST(UrlEncodeTest, EncodesEveryByteOfUtf8AndControlCharacters) {
   EXPECT_EQ(UrlEncode(std::string("\0\n\x7F\xFF", 4)), "%00%0A%7F%FF");
 }
 
+TEST(MaskUrlPasswordTest, HidesTheUserinfoPasswordAndKeepsTheRest) {
+  EXPECT_EQ(MaskUrlPassword("postgresql://quell:s3cr3t@db.internal:5432/quell"),
+            "postgresql://quell:****@db.internal:5432/quell");
+  EXPECT_EQ(MaskUrlPassword("mysql://root:pw@h/db"), "mysql://root:****@h/db");
+  EXPECT_EQ(MaskUrlPassword("postgres://quell@db/quell"), "postgres://quell@db/quell");
+  EXPECT_EQ(MaskUrlPassword("sqlite:/var/lib/quell/quell.db"), "sqlite:/var/lib/quell/quell.db");
+  EXPECT_EQ(MaskUrlPassword("http://host/path@x:y"), "http://host/path@x:y");
+}
+
+TEST(MaskUrlPasswordTest, HidesAPasswordQueryParameter) {
+  EXPECT_EQ(MaskUrlPassword("postgresql://db/quell?user=q&password=s3cr3t&sslmode=require"),
+            "postgresql://db/quell?user=q&password=****&sslmode=require");
+  EXPECT_EQ(MaskUrlPassword("postgresql:///quell?password=a"), "postgresql:///quell?password=****");
+  EXPECT_EQ(MaskUrlPassword("sqlite:x?oldpassword=1"), "sqlite:x?oldpassword=1");
+}
+
 }  // namespace
 }  // namespace quell::core

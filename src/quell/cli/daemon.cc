@@ -9,8 +9,10 @@
 #include "quell/cli/dispatch_loop.h"
 #include "quell/cli/dispatch_wiring.h"
 #include "quell/cli/poll_wiring.h"
+#include "quell/cli/startup_check.h"
 #include "quell/cli/store_url.h"
 #include "quell/core/decision.h"
+#include "quell/core/url.h"
 
 namespace quell::cli {
 namespace {
@@ -86,23 +88,45 @@ Daemon::~Daemon() = default;
 core::Result<std::unique_ptr<Daemon>> Daemon::Create(DaemonOptions options, core::Clock& clock,
                                                      core::EventLog& log, app::RunControl& control,
                                                      std::vector<app::RunListener*> listeners) {
-  auto loaded = config::LoadConfig(options.config_path, config::ProcessEnv());
-  if (!loaded) return loaded.error();
   if (options.owner.empty()) options.owner = DefaultLeaseOwner();
   std::unique_ptr<Daemon> daemon(
       new Daemon(std::move(options), clock, log, control, std::move(listeners)));
-  LogWarnings(log, *loaded);
-  auto config = std::make_shared<const config::Config>(std::move(*loaded));
-  auto poll = daemon->BuildPollSide(config);
-  if (!poll) return poll.error();
-  daemon->poll_ = std::move(*poll);
-  if (daemon->options_.dispatch) {
-    auto dispatch = daemon->BuildDispatchSide(config);
-    if (!dispatch) return dispatch.error();
-    daemon->dispatch_ = std::move(*dispatch);
-  }
+  auto generation = daemon->Prepare();
+  if (!generation) return generation.error();
+  daemon->poll_ = std::move(generation->poll);
+  daemon->dispatch_ = std::move(generation->dispatch);
   daemon->health_.smallest_interval = daemon->poll_->scheduler->SmallestInterval();
   return daemon;
+}
+
+core::Result<Daemon::Generation> Daemon::Prepare() {
+  auto loaded = config::LoadConfig(options_.config_path, config::ProcessEnv());
+  if (!loaded) return loaded.error();
+  const StartupProblems problems = CheckStartup(
+      *loaded, {.store_override = options_.store_url, .dispatch = options_.dispatch}, clock_);
+  if (!problems.errors.empty()) {
+    std::string message;
+    for (const std::string& error : problems.errors) {
+      message += (message.empty() ? "" : "\n") + error;
+    }
+    return core::MakeError(core::ErrorCode::kInvalidArgument, message);
+  }
+  auto config = std::make_shared<const config::Config>(std::move(*loaded));
+  Generation generation;
+  auto poll = BuildPollSide(config);
+  if (!poll) return poll.error();
+  generation.poll = std::move(*poll);
+  if (options_.dispatch) {
+    auto dispatch = BuildDispatchSide(config);
+    if (!dispatch) return dispatch.error();
+    generation.dispatch = std::move(*dispatch);
+  }
+  LogWarnings(log_, *config);
+  // The poller reports an unreachable Prometheus every cycle; it does not stop a start.
+  for (const std::string& warning : problems.unreachable) {
+    log_.Log(LogLevel::kWarn, "config.warning", {{"config", config->path}, {"warning", warning}});
+  }
+  return generation;
 }
 
 std::string Daemon::StoreUrl(const config::Config& config) const {
@@ -139,7 +163,7 @@ core::Result<std::unique_ptr<Daemon::DispatchSide>> Daemon::BuildDispatchSide(
     auto* outbox = dynamic_cast<core::OutboxStore*>(side->store.get());
     if (outbox == nullptr) {
       return core::MakeError(core::ErrorCode::kInvalidArgument,
-                             "the store at " + url + " cannot dispatch");
+                             "the store at " + core::MaskUrlPassword(url) + " cannot dispatch");
     }
     auto wiring = DispatchWiring::Create(*config, *outbox, clock_, options_.owner, url);
     if (!wiring) return wiring.error();
@@ -156,13 +180,13 @@ int Daemon::Run() {
             {"smallest_interval", core::FormatDuration(health_.smallest_interval)},
             {"dispatch", dispatch_ && dispatch_->wiring ? "on" : "off"}});
   std::thread dispatcher;
-  if (dispatch_) dispatcher = std::thread([this] { DispatchLoop(); });
+  if (dispatch_) {
+    dispatch_thread_ = true;
+    dispatcher = std::thread([this] { DispatchLoop(); });
+  }
   while (!control_.stop_requested()) {
-    if (control_.TakeReload()) Reload();
-    for (const size_t group : poll_->scheduler->Due(clock_.Now())) {
-      if (control_.stop_requested()) break;
-      RunGroup(group);
-    }
+    if (control_.TakeReload()) (void)Reload();
+    PollDue();
     if (control_.stop_requested()) break;
     const core::Duration wait = poll_->scheduler->NextDue() - clock_.Now();
     if (wait > core::Duration::zero()) control_.WaitFor(clock_, wait, /*on_reload=*/true);
@@ -171,6 +195,13 @@ int Daemon::Run() {
   if (dispatcher.joinable()) dispatcher.join();
   log_.Log(LogLevel::kInfo, "run.stopped", {});
   return 0;
+}
+
+void Daemon::PollDue() {
+  for (const size_t group : poll_->scheduler->Due(clock_.Now())) {
+    if (control_.stop_requested()) break;
+    RunGroup(group);
+  }
 }
 
 void Daemon::RunGroup(size_t group) {
@@ -217,74 +248,76 @@ void Daemon::RunGroup(size_t group) {
   control_.Wake();
 }
 
-void Daemon::Reload() {
-  auto loaded = config::LoadConfig(options_.config_path, config::ProcessEnv());
-  const auto refuse = [this](const std::string& why) {
+core::Status Daemon::Reload() {
+  auto next = Prepare();
+  if (!next) {
     {
       const std::lock_guard lock(mu_);
       ++health_.failed_reloads;
     }
-    log_.Log(LogLevel::kError, "config.reload_failed",
-             {{"config", options_.config_path}, {"error", why}, {"kept", "the running config"}});
-  };
-  if (!loaded) return refuse(loaded.error().message);
-  LogWarnings(log_, *loaded);
-  auto config = std::make_shared<const config::Config>(std::move(*loaded));
-  auto poll = BuildPollSide(config);
-  if (!poll) return refuse(poll.error().message);
-  poll_ = std::move(*poll);
+    std::string why = next.error().message;
+    std::replace(why.begin(), why.end(), '\n', ';');
+    log_.Log(LogLevel::kWarn, "config.reload_rejected",
+             {{"config", options_.config_path},
+              {"error", why},
+              {"kept", "the running config: every condition and channel as before"}});
+    return next.error();
+  }
+  // The dispatcher first: once it has the new channels, the poller may route to them.
+  if (dispatch_thread_) {
+    next_dispatch_.Offer(std::move(next->dispatch));
+    control_.Wake();
+    if (!next_dispatch_.AwaitTaken()) {
+      return core::MakeError(core::ErrorCode::kUnavailable, "stopping: the reload was not applied");
+    }
+  } else {
+    dispatch_ = std::move(next->dispatch);
+  }
+  poll_ = std::move(next->poll);
+  core::Duration smallest{};
   {
     const std::lock_guard lock(mu_);
     ++health_.reloads;
     health_.smallest_interval = poll_->scheduler->SmallestInterval();
-    next_dispatch_ = config;
+    smallest = health_.smallest_interval;
   }
-  control_.Wake();
   log_.Log(LogLevel::kInfo, "config.reloaded",
            {{"config", options_.config_path},
             {"groups", std::to_string(poll_->groups.size())},
-            {"smallest_interval", core::FormatDuration(health_.smallest_interval)}});
+            {"channels", std::to_string(poll_->config->channels.size())},
+            {"smallest_interval", core::FormatDuration(smallest)}});
+  return {};
+}
+
+app::DispatchReport Daemon::DispatchRound() {
+  if (std::unique_ptr<DispatchSide> next = next_dispatch_.Take()) dispatch_ = std::move(next);
+  if (!dispatch_ || !dispatch_->wiring) return {};
+  app::DispatchReport report = dispatch_->wiring->dispatcher().RunOnce();
+  for (const std::string& error : report.errors) {
+    log_.Log(LogLevel::kError, "dispatch.error", {{"error", error}});
+  }
+  if (report.claimed > 0) {
+    log_.Log(report.dead > 0 ? LogLevel::kWarn : LogLevel::kInfo, "dispatch.round",
+             {{"claimed", std::to_string(report.claimed)},
+              {"sent", std::to_string(report.sent)},
+              {"retried", std::to_string(report.retried)},
+              {"dead", std::to_string(report.dead)},
+              {"lost_leases", std::to_string(report.lost_leases)}});
+    const core::WallTime now = clock_.Now();
+    for (app::RunListener* listener : listeners_) listener->OnDispatch(report, now);
+  }
+  return report;
 }
 
 void Daemon::DispatchLoop() {
   while (!control_.stop_requested()) {
-    std::shared_ptr<const config::Config> next;
-    {
-      const std::lock_guard lock(mu_);
-      next = std::move(next_dispatch_);
-      next_dispatch_.reset();
-    }
-    if (next) {
-      auto side = BuildDispatchSide(next);
-      if (side) {
-        dispatch_ = std::move(*side);
-      } else {
-        log_.Log(LogLevel::kError, "dispatch.reload_failed",
-                 {{"error", side.error().message}, {"kept", "the running channels"}});
-      }
-    }
+    const app::DispatchReport report = DispatchRound();
     const core::Duration idle = dispatch_->config->dispatch.idle_interval;
-    if (!dispatch_->wiring) {
-      control_.WaitFor(clock_, idle, /*on_reload=*/false);
-      continue;
-    }
-    const app::DispatchReport report = dispatch_->wiring->dispatcher().RunOnce();
-    const core::WallTime now = clock_.Now();
-    for (const std::string& error : report.errors) {
-      log_.Log(LogLevel::kError, "dispatch.error", {{"error", error}});
-    }
-    if (report.claimed > 0) {
-      log_.Log(report.dead > 0 ? LogLevel::kWarn : LogLevel::kInfo, "dispatch.round",
-               {{"claimed", std::to_string(report.claimed)},
-                {"sent", std::to_string(report.sent)},
-                {"retried", std::to_string(report.retried)},
-                {"dead", std::to_string(report.dead)},
-                {"lost_leases", std::to_string(report.lost_leases)}});
-      for (app::RunListener* listener : listeners_) listener->OnDispatch(report, now);
-    }
-    const core::Duration wait = DispatchWait(report, now, idle);
+    const core::Duration wait = dispatch_->wiring ? DispatchWait(report, clock_.Now(), idle) : idle;
     if (wait > core::Duration::zero()) control_.WaitFor(clock_, wait, /*on_reload=*/false);
   }
+  // A reload waiting for this thread gives up instead of waiting forever.
+  next_dispatch_.Close();
 }
 
 DaemonHealth Daemon::Health() const {

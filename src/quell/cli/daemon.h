@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -9,6 +10,8 @@
 #include <vector>
 
 #include "quell/adapters/config/config.h"
+#include "quell/app/dispatcher.h"
+#include "quell/app/handover.h"
 #include "quell/app/run_control.h"
 #include "quell/app/run_listener.h"
 #include "quell/app/scheduler.h"
@@ -53,6 +56,11 @@ struct DaemonHealth {
 // the channels' timeouts; a row it could not record is left to its lease). A reload reads the
 // config again; a valid one replaces the old before the next cycle (and the next dispatcher
 // round), an invalid one is logged (file:line:column) and the old one keeps running.
+//
+// A reload is all or nothing: the new config is read, checked whole (CheckStartup: the same
+// checks as at start) and both sides are built before anything switches; then the dispatcher
+// takes its new side at its next round boundary while the poll thread waits, and only then does
+// the poller switch, so no row is written for a channel the running dispatcher lacks.
 class Daemon {
  public:
   // Reads and wires the config; kInvalidArgument with file:line:column when it cannot run.
@@ -69,6 +77,21 @@ class Daemon {
   int Run();
 
   DaemonHealth Health() const;
+  // Adds listeners (the HTTP surface's, built after the daemon so that a config problem is
+  // reported whole before anything binds). Before Run only.
+  void AddListeners(const std::vector<app::RunListener*>& listeners) {
+    listeners_.insert(listeners_.end(), listeners.begin(), listeners.end());
+  }
+
+  // Reads the config again and switches to it whole, or keeps everything as it runs and says
+  // why (kInvalidArgument, every problem on its own line, located). Called on the poll thread
+  // by Run on SIGHUP; a test without Run may call it with PollDue and DispatchRound.
+  core::Status Reload();
+  // Runs every condition group due now, on the calling thread (Run's poll step).
+  void PollDue();
+  // One dispatcher round, after taking a reload's new dispatch side (Run's dispatch step; the
+  // dispatch thread's alone while Run runs). An empty report when no channel is configured.
+  app::DispatchReport DispatchRound();
 
  private:
   // Everything built from one config for the poll thread.
@@ -90,6 +113,12 @@ class Daemon {
   Daemon(DaemonOptions options, core::Clock& clock, core::EventLog& log, app::RunControl& control,
          std::vector<app::RunListener*> listeners);
 
+  // Both sides built from the config file, checked whole; nothing running is touched.
+  struct Generation {
+    std::unique_ptr<PollSide> poll;
+    std::unique_ptr<DispatchSide> dispatch;  // null when this daemon does not dispatch
+  };
+  core::Result<Generation> Prepare();
   core::Result<std::unique_ptr<PollSide>> BuildPollSide(
       std::shared_ptr<const config::Config> config);
   core::Result<std::unique_ptr<DispatchSide>> BuildDispatchSide(
@@ -97,7 +126,6 @@ class Daemon {
   std::string StoreUrl(const config::Config& config) const;
 
   void RunGroup(size_t group);
-  void Reload();
   void DispatchLoop();
 
   DaemonOptions options_;
@@ -107,11 +135,12 @@ class Daemon {
   std::vector<app::RunListener*> listeners_;
   uint64_t run_id_state_;
   std::unique_ptr<PollSide> poll_;
-  std::unique_ptr<DispatchSide> dispatch_;  // moved to the dispatch thread by Run
+  std::unique_ptr<DispatchSide> dispatch_;     // the dispatch thread's while Run runs
+  app::Handover<DispatchSide> next_dispatch_;  // a reload's new dispatch side, for that thread
+  std::atomic<bool> dispatch_thread_ = false;
 
   mutable std::mutex mu_;
-  DaemonHealth health_;                                  // guarded by mu_
-  std::shared_ptr<const config::Config> next_dispatch_;  // guarded by mu_; a reload's config
+  DaemonHealth health_;  // guarded by mu_
 };
 
 }  // namespace quell::cli

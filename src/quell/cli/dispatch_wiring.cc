@@ -104,6 +104,57 @@ core::Error Fail(const config::ChannelConfig& channel, const core::Error& error)
 
 }  // namespace
 
+templates::RendererOptions RendererOptionsFor(const config::Config& config) {
+  templates::RendererOptions renderer;
+  renderer.view.link_base_url = config.dispatch.link_base;
+  for (const auto& [condition, severity] : config.condition_severity) {
+    renderer.view.condition_severity.emplace(condition, severity);
+  }
+  for (const config::ChannelConfig& channel : config.channels) {
+    if (channel.type == config::ChannelType::kSms) {
+      renderer.sms_max_segments = channel.sms.max_segments;
+    }
+    const auto& parts = channel.delivery.templates;
+    renderer.channels.emplace(channel.name, templates::ChannelTemplates{
+                                                .type = config::ChannelTypeName(channel.type),
+                                                .subject = Value<std::string>(parts, "subject", ""),
+                                                .body = Value<std::string>(parts, "body", "")});
+    for (const auto& [part, where] : channel.delivery.template_where) {
+      renderer.template_where.emplace(channel.name + "." + part, where);
+    }
+  }
+  return renderer;
+}
+
+std::vector<std::string> ChannelProblems(const config::Config& config, core::Clock& clock) {
+  std::vector<std::string> problems;
+  for (const config::ChannelConfig& channel : config.channels) {
+    problems.insert(problems.end(), channel.unresolved_secrets.begin(),
+                    channel.unresolved_secrets.end());
+    if (!channel.unresolved_secrets.empty()) continue;  // built without them, it would mislead
+    core::Status built;
+    if (channel.type == config::ChannelType::kEmail) {
+      email::EmailSettings settings;
+      settings.name = channel.name;
+      settings.url = channel.email.url;
+      settings.username = channel.email.username;
+      settings.password = channel.email.password;
+      settings.from = channel.email.from;
+      settings.to = channel.email.to;
+      settings.message_id_domain = channel.email.message_id_domain;
+      auto made = email::EmailChannel::Create(std::move(settings), clock);
+      if (!made) built = made.error();
+    } else {
+      auto made = MakeHttpChannel(channel);
+      if (!made) built = made.error();
+    }
+    if (!built) problems.push_back(channel.where + ": " + Fail(channel, built.error()).message);
+  }
+  std::vector<std::string> templates = templates::TemplateProblems(RendererOptionsFor(config));
+  problems.insert(problems.end(), templates.begin(), templates.end());
+  return problems;
+}
+
 core::Result<std::unique_ptr<DispatchWiring>> DispatchWiring::Create(
     const config::Config& config, core::OutboxStore& store, core::Clock& clock, std::string owner,
     const std::string& claim_ahead_url) {
@@ -126,21 +177,7 @@ core::Result<std::unique_ptr<DispatchWiring>> DispatchWiring::Create(
   curl_options.max_idle_handles = max_concurrency;
   wiring->http_ = std::make_unique<curl::CurlMultiClient>(curl_options);
 
-  templates::RendererOptions renderer;
-  renderer.view.link_base_url = config.dispatch.link_base;
-  for (const auto& [condition, severity] : config.condition_severity) {
-    renderer.view.condition_severity.emplace(condition, severity);
-  }
-  for (const config::ChannelConfig& channel : config.channels) {
-    if (channel.type == config::ChannelType::kSms) {
-      renderer.sms_max_segments = channel.sms.max_segments;
-    }
-    renderer.channels.emplace(
-        channel.name, templates::ChannelTemplates{
-                          .type = config::ChannelTypeName(channel.type),
-                          .subject = Value<std::string>(channel.delivery.templates, "subject", ""),
-                          .body = Value<std::string>(channel.delivery.templates, "body", "")});
-  }
+  templates::RendererOptions renderer = RendererOptionsFor(config);
   if (auto checked = templates::CheckTemplates(renderer); !checked) return checked.error();
   wiring->renderer_ = std::make_unique<templates::MustacheRenderer>(std::move(renderer));
 

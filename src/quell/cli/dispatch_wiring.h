@@ -15,6 +15,14 @@
 
 namespace quell::cli {
 
+// The renderer's settings from a config: each channel's templates with where they are written.
+templates::RendererOptions RendererOptionsFor(const config::Config& config);
+
+// What would stop DispatchWiring::Create, found without a store: every unresolved channel
+// secret, every channel that cannot be built as configured, every template problem; each
+// message located in the config where it can be.
+std::vector<std::string> ChannelProblems(const config::Config& config, core::Clock& clock);
+
 // Every adapter delivery needs, built from a config: one libcurl multi client for the HTTP
 // channels, the e-mail channels, the template renderer (its templates checked here, so a typo
 // stops quell at start) and the Dispatcher with one route per configured channel.

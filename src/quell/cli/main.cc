@@ -145,13 +145,18 @@ int main(int argc, char** argv) {
   run_cmd->add_flag("--no-dispatch", run.no_dispatch,
                     "Poll only; a separate `quell dispatch` delivers the outbox");
 
-  std::string check_path = "quell.yaml";
+  quell::cli::ConfigCheckOptions check;
   CLI::App* config_cmd = app.add_subcommand("config", "Work with the config file");
   config_cmd->require_subcommand(1);
   CLI::App* config_check_cmd = config_cmd->add_subcommand(
-      "check", "Report every problem of a quell.yaml with file:line:column; exit 2 when any");
-  config_check_cmd->add_option("-c,--config", check_path, "The quell.yaml to check")
+      "check",
+      "Report every problem of a quell.yaml that would stop `quell run`, with file:line:column "
+      "(secrets, channels, templates, each PromQL query sent once to Prometheus); exit 2 when "
+      "any");
+  config_check_cmd->add_option("-c,--config", check.config_path, "The quell.yaml to check")
       ->capture_default_str();
+  config_check_cmd->add_flag("--offline", check.offline,
+                             "Send nothing over the network (the PromQL queries go unchecked)");
   quell::cli::ShadowReportCommandOptions shadow;
   CLI::App* shadow_cmd = app.add_subcommand(
       "shadow-report",
@@ -206,7 +211,7 @@ int main(int argc, char** argv) {
   quell::system::SystemClock clock;
   if (auto code = operator_cli.Run(clock, stdout, stderr)) return *code;
   if (run_cmd->parsed()) return quell::cli::RunDaemonCommand(run, stderr);
-  if (config_check_cmd->parsed()) return quell::cli::RunConfigCheck(check_path, stdout);
+  if (config_check_cmd->parsed()) return quell::cli::RunConfigCheck(check, stdout);
   if (shadow_cmd->parsed()) {
     const auto now =
         std::chrono::time_point_cast<quell::core::Duration>(std::chrono::system_clock::now());

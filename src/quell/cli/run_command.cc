@@ -1,6 +1,8 @@
 #include "quell/cli/run_command.h"
 
 #include <random>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "quell/adapters/config/config_loader.h"
@@ -10,6 +12,8 @@
 #include "quell/cli/daemon.h"
 #include "quell/cli/ops_surface.h"
 #include "quell/cli/signal_thread.h"
+#include "quell/cli/startup_check.h"
+#include "quell/core/url.h"
 
 namespace quell::cli {
 namespace {
@@ -61,6 +65,15 @@ int RunDaemonCommand(const RunCommandOptions& options, std::FILE* err) {
       .seed = (static_cast<uint64_t>(entropy()) << 32U) | entropy(),
       .jitter = 0.1,
   };
+  // Every problem of the config, each on its own line, before anything binds or runs.
+  auto daemon = Daemon::Create(std::move(daemon_options), clock, log, control, {});
+  if (!daemon) {
+    std::istringstream lines(daemon.error().message);
+    for (std::string line; std::getline(lines, line);) {
+      std::fprintf(err, "quell run: %s\n", line.c_str());
+    }
+    return kConfigError;
+  }
   // Metrics, heartbeat and the HTTP surface follow the daemon as listeners; a reload changes
   // the conditions and channels, not these (restart to move the listen address or token).
   auto ops = OpsSurface::Create(
@@ -69,11 +82,7 @@ int RunDaemonCommand(const RunCommandOptions& options, std::FILE* err) {
     std::fprintf(err, "quell run: %s\n", ops.error().message.c_str());
     return kConfigError;
   }
-  auto daemon = Daemon::Create(std::move(daemon_options), clock, log, control, (*ops)->listeners());
-  if (!daemon) {
-    std::fprintf(err, "quell run: %s\n", daemon.error().message.c_str());
-    return kConfigError;
-  }
+  (*daemon)->AddListeners((*ops)->listeners());
   auto port = (*ops)->Serve();
   if (!port) {
     std::fprintf(err, "quell run: http.listen %s: %s\n", config->http.listen.c_str(),
@@ -86,28 +95,36 @@ int RunDaemonCommand(const RunCommandOptions& options, std::FILE* err) {
   return (*daemon)->Run();
 }
 
-int RunConfigCheck(const std::string& config_path, std::FILE* out) {
-  const std::vector<std::string> errors = config::CheckConfig(config_path, config::ProcessEnv());
+int RunConfigCheck(const ConfigCheckOptions& options, std::FILE* out) {
+  const std::string& path = options.config_path;
+  config::CheckedConfig checked = config::ReadConfigForCheck(path, config::ProcessEnv());
+  std::vector<std::string> errors = std::move(checked.errors);
+  const config::Config& config = checked.config;
+  // What start-up checks beyond the file, on whatever could be read of it; a file that cannot
+  // be read at all (no config path set) has nothing more to check.
+  if (!config.path.empty() && !(errors.size() == 1 && errors[0].rfind(path + ": ", 0) == 0)) {
+    system::SystemClock clock;
+    StartupProblems problems = CheckStartup(
+        config, {.store_override = "", .dispatch = true, .network = !options.offline}, clock);
+    errors.insert(errors.end(), problems.errors.begin(), problems.errors.end());
+    errors.insert(errors.end(), problems.unreachable.begin(), problems.unreachable.end());
+    config::SortByLocation(path, errors);
+  }
   if (!errors.empty()) {
     for (const std::string& error : errors) std::fprintf(out, "%s\n", error.c_str());
     std::fprintf(out, "config check: %zu error%s in %s\n", errors.size(),
-                 errors.size() == 1 ? "" : "s", config_path.c_str());
+                 errors.size() == 1 ? "" : "s", path.c_str());
     return kConfigError;
   }
-  auto config = config::LoadConfig(config_path, config::ProcessEnv());
-  if (!config) {  // not expected: CheckConfig found nothing
-    std::fprintf(out, "%s\n", config.error().message.c_str());
-    return kConfigError;
-  }
-  for (const std::string& warning : config->warnings) {
+  for (const std::string& warning : config.warnings) {
     std::fprintf(out, "warning: %s\n", warning.c_str());
   }
   std::fprintf(out,
                "config check: %s ok: %zu error-group and %zu metric conditions, %zu channels, "
-               "store %s\n",
-               config_path.c_str(), config->error_conditions.size(),
-               config->metric_conditions.size(), config->channels.size(),
-               config->store_url.c_str());
+               "store %s%s\n",
+               path.c_str(), config.error_conditions.size(), config.metric_conditions.size(),
+               config.channels.size(), core::MaskUrlPassword(config.store_url).c_str(),
+               options.offline ? " (offline: no query sent to Prometheus)" : "");
   return 0;
 }
 

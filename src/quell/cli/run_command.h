@@ -17,8 +17,16 @@ struct RunCommandOptions {
 // after a clean stop, 2 when the config cannot run at start (one line on `err`).
 int RunDaemonCommand(const RunCommandOptions& options, std::FILE* err);
 
-// `quell config check -c FILE`: every problem of the file on `out`, one "file:line:column:
-// setting: what was expected" line each, and returns 2; or one summary line and 0.
-int RunConfigCheck(const std::string& config_path, std::FILE* out);
+struct ConfigCheckOptions {
+  std::string config_path = "quell.yaml";
+  bool offline = false;  // send no PromQL query to Prometheus
+};
+
+// `quell config check -c FILE`: every problem of the file, and every one that would stop
+// `quell run` from starting with it (CheckStartup: secrets, templates, channels, the PromQL
+// queries), on `out`, one "file:line:column: setting: what was expected" line each, and
+// returns 2; or one summary line and 0. The listen address is not tried: a running daemon may
+// hold it while its next config is checked.
+int RunConfigCheck(const ConfigCheckOptions& options, std::FILE* out);
 
 }  // namespace quell::cli

@@ -4,6 +4,7 @@
 
 #include "quell/adapters/postgres/pg_incident_store.h"
 #include "quell/adapters/sqlite/sqlite_incident_store.h"
+#include "quell/core/url.h"
 
 namespace quell::cli {
 
@@ -35,8 +36,9 @@ core::Result<std::unique_ptr<core::IncidentStore>> OpenStore(const std::string& 
     if (!store) return store.error();
     return std::unique_ptr<core::IncidentStore>(std::move(*store));
   }
-  return core::MakeError(core::ErrorCode::kInvalidArgument,
-                         "--store: want sqlite:PATH or postgresql://..., got \"" + url + "\"");
+  return core::MakeError(
+      core::ErrorCode::kInvalidArgument,
+      "--store: want sqlite:PATH or postgresql://..., got \"" + core::MaskUrlPassword(url) + "\"");
 }
 
 }  // namespace quell::cli

@@ -262,5 +262,19 @@ TEST_F(ConfigLoaderTest, CheckConfigListsEveryErrorInFileOrderAndLoadConfigOneOf
   EXPECT_TRUE(CheckConfig(Write("ok.yaml", kMinimal), Env()).empty());
 }
 
+TEST_F(ConfigLoaderTest, AStoreOfAnotherKindIsAnErrorAtItsLineWithThePasswordMasked) {
+  const std::string path =
+      Write("mysql.yaml", "store: mysql://quell:hunter2@db/quell\n" + std::string(kMinimal));
+  auto config = LoadConfig(path, Env());
+  ASSERT_FALSE(config.ok());
+  EXPECT_NE(config.error().message.find("mysql.yaml:1:8: store: expected sqlite:PATH or "
+                                        "postgresql://..., got \"mysql://quell:****@db/quell\""),
+            std::string::npos)
+      << config.error().message;
+  EXPECT_EQ(config.error().message.find("hunter2"), std::string::npos);
+  EXPECT_FALSE(
+      LoadConfig(Write("empty.yaml", "store: \"sqlite:\"\n" + std::string(kMinimal)), Env()).ok());
+}
+
 }  // namespace
 }  // namespace quell::config

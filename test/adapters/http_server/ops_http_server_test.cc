@@ -186,6 +186,30 @@ TEST(OpsHttpServerStartTest, RejectsBadAddressesAndPatterns) {
   EXPECT_EQ(port.error().code, core::ErrorCode::kInvalidArgument);
 }
 
+// Issue 13: with cpp-httplib's default SO_REUSEPORT a second server bound the same port.
+TEST(OpsHttpServerStartTest, ASecondServerOnATakenPortFailsToStartAndSaysWhy) {
+  std::atomic<int> writes{0};
+  OpsHttpServer first({.listen = "127.0.0.1:0", .token = "", .open_reads = true, .threads = 1},
+                      Routes(writes));
+  auto port = first.Start();
+  ASSERT_TRUE(port.ok()) << port.error().message;
+  const std::string listen = "127.0.0.1:" + std::to_string(*port);
+  OpsHttpServer second({.listen = listen, .token = "", .open_reads = true, .threads = 1},
+                       Routes(writes));
+  auto taken = second.Start();
+  ASSERT_FALSE(taken.ok()) << "two servers listen on " << listen;
+  EXPECT_EQ(taken.error().code, core::ErrorCode::kUnavailable);
+  EXPECT_EQ(taken.error().message,
+            "cannot listen on " + listen +
+                ": the address is already in use (another quell run, or another program, holds "
+                "it)");
+  first.Stop();
+  // Once the first has stopped, the port is free again at once (SO_REUSEADDR: no TIME_WAIT wait).
+  OpsHttpServer third({.listen = listen, .token = "", .open_reads = true, .threads = 1},
+                      Routes(writes));
+  EXPECT_TRUE(third.Start().ok());
+}
+
 TEST(OpsHttpServerStartTest, ParsesListenAddresses) {
   auto v4 = ParseListenAddress("127.0.0.1:9464");
   ASSERT_TRUE(v4.ok());

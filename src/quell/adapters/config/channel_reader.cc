@@ -59,6 +59,12 @@ void ReadDelivery(MapReader& item, ChannelDelivery& delivery) {
   item.Read("ca_file", delivery.ca_file);
   core::Labels templates;
   item.Read("templates", templates);
+  if (!templates.empty()) {
+    const MapReader parts = item.Child("templates");
+    for (const auto& [part, text] : templates) {
+      delivery.template_where.emplace(part, parts.Locate(part));
+    }
+  }
   for (auto& [part, text] : templates) delivery.templates.emplace(part, std::move(text));
   if (delivery.timeout.count() <= 0) item.Fail("timeout", "must be positive");
   // The connection is part of the exchange the total timeout bounds. A short `timeout` alone
@@ -239,6 +245,7 @@ void ReadChannels(MapReader& top, const std::filesystem::path& dir, Config& conf
   std::set<std::string> names;
   for (MapReader& item : top.Items("channels")) {
     ChannelConfig channel;
+    channel.where = item.Locate("");
     item.Read("name", channel.name);
     if (!IsConfigName(channel.name)) {
       item.Fail("name", "a name of letters, digits, '-', '_' or '.' is required");

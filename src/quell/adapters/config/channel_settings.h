@@ -21,6 +21,8 @@ struct ChannelDelivery {
   core::Duration timeout = std::chrono::seconds(10);
   std::string ca_file;                           // empty: the system's CA bundle
   std::map<std::string, std::string> templates;  // part ("subject", "body", ...) -> mustache text
+  // part -> "file:line:column: channels[i].templates.part", for template errors
+  std::map<std::string, std::string> template_where;
 };
 
 // Whether a webhook's requests carry X-Quell-Signature. Signing is the default; a receiver
@@ -85,6 +87,7 @@ const char* ChannelTypeName(ChannelType type);
 
 struct ChannelConfig {
   std::string name;
+  std::string where;  // "file:line:column: channels[i]", for problems found when it is built
   ChannelType type = ChannelType::kWebhook;
   ChannelDelivery delivery;
   WebhookSettings webhook;

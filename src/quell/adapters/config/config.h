@@ -37,6 +37,9 @@ struct InfraiSettings {
   // and never printed. `api_key_origin` says where it came from, for messages.
   std::string api_key;
   std::string api_key_origin;
+  // "file:line:column: setting" to point at when a condition needs the key and it is missing:
+  // infrai.api_key_env, else the infrai section, else the first condition that uses Infrai.
+  std::string api_key_where;
   HttpSettings http;
   uint32_t page_size = 500;  // sent as `limit`; 0 sends none
   uint32_t max_pages = 10000;
@@ -49,6 +52,7 @@ struct InfraiSettings {
 struct PrometheusSettings {
   bool enabled = false;
   std::string url = "http://127.0.0.1:9090";
+  std::string url_where;  // "file:line:column: prometheus.url", for messages about reaching it
   HttpSettings http;
 };
 
@@ -57,6 +61,7 @@ enum class MetricSourceKind : uint8_t { kInfrai, kPrometheus };
 struct MetricConditionConfig {
   core::MetricCondition condition;
   MetricSourceKind source = MetricSourceKind::kInfrai;
+  std::string query_where;  // "file:line:column: conditions[i].query" (prometheus) or .metric
 };
 
 // The daemon's operator HTTP surface (`quell run`).

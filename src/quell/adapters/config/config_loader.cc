@@ -17,6 +17,7 @@
 #include "quell/adapters/config/daemon_reader.h"
 #include "quell/adapters/config/secret_reader.h"
 #include "quell/adapters/config/unclosed_quote.h"
+#include "quell/adapters/config/store_url_check.h"
 #include "quell/adapters/config/yaml_reader.h"
 #include "quell/core/key_template.h"
 
@@ -50,6 +51,7 @@ void ReadInfrai(MapReader section, const std::filesystem::path& config_dir, cons
   }
   std::string key_env = "INFRAI_API_KEY";
   std::string key_file;
+  infrai.api_key_where = section.Locate(section.Has("api_key_env") ? "api_key_env" : "");
   section.Read("api_key_env", key_env);
   section.Read("api_key_file", key_file);
   if (!key_file.empty()) {
@@ -104,6 +106,7 @@ void ReadInfrai(MapReader section, const std::filesystem::path& config_dir, cons
 
 void ReadPrometheus(MapReader section, PrometheusSettings& prometheus) {
   prometheus.enabled = true;
+  prometheus.url_where = section.Locate(section.Has("url") ? "url" : "");
   section.Read("url", prometheus.url);
   while (prometheus.url.ends_with('/')) prometheus.url.pop_back();
   ReadHttp(section, prometheus.http);
@@ -179,6 +182,7 @@ void ReadMetricCondition(MapReader& item, core::ConditionCommon common, MetricSo
   core::MetricCondition& condition = entry.condition;
   condition.common = std::move(common);
   if (auto key = ReadKey(item, nullptr)) condition.key = std::move(*key);
+  entry.query_where = item.Locate(source == MetricSourceKind::kPrometheus ? "query" : "metric");
   if (source == MetricSourceKind::kPrometheus) {
     item.Read("query", condition.query.expr);
     if (condition.query.expr.empty()) item.Fail("query", "a PromQL query is required");
@@ -248,6 +252,10 @@ void ReadConditions(MapReader& root, const core::ConditionCommon& defaults, Conf
     config.condition_severity[name] = severity;
     std::string type;
     item.Read("type", type);
+    if ((type == "error_groups" || type == "infrai_metric") &&
+        config.infrai.api_key_where.empty()) {
+      config.infrai.api_key_where = item.Locate("type");
+    }
     if (type == "error_groups") {
       ReadErrorCondition(item, std::move(common), config);
     } else if (type == "infrai_metric") {
@@ -318,6 +326,9 @@ void ReadConfigFile(const std::string& path, const EnvLookup& env, YamlContext& 
   }
   MapReader top(context, root, "");
   top.Read("store", config.store_url);
+  if (core::Status store = CheckStoreUrl(config.store_url); !store) {
+    top.Fail("store", store.error().message);
+  }
   const std::filesystem::path dir = std::filesystem::path(path).parent_path();
   if (top.Has("infrai")) {
     ReadInfrai(top.Child("infrai"), dir, env, config.infrai);
@@ -325,6 +336,7 @@ void ReadConfigFile(const std::string& path, const EnvLookup& env, YamlContext& 
     ReadInfrai(MapReader(context, YAML::Node(YAML::NodeType::Map), "infrai"), dir, env,
                config.infrai);
     config.infrai.enabled = false;
+    config.infrai.api_key_where.clear();  // the first Infrai condition is pointed at instead
   }
   if (top.Has("prometheus")) ReadPrometheus(top.Child("prometheus"), config.prometheus);
 
@@ -361,26 +373,36 @@ core::Result<Config> LoadConfig(const std::string& path, const EnvLookup& env) {
   return config;
 }
 
-std::vector<std::string> CheckConfig(const std::string& path, const EnvLookup& env) {
+CheckedConfig ReadConfigForCheck(const std::string& path, const EnvLookup& env) {
   YamlContext context{.file = path, .env = env, .error = std::nullopt, .errors = {}};
-  Config config;
-  ReadConfigFile(path, env, context, config);
+  CheckedConfig checked;
+  ReadConfigFile(path, env, context, checked.config);
+  checked.config.path = path;
+  checked.errors = std::move(context.errors);
+  SortByLocation(path, checked.errors);
+  return checked;
+}
+
+std::vector<std::string> CheckConfig(const std::string& path, const EnvLookup& env) {
+  return ReadConfigForCheck(path, env).errors;
+}
+
+void SortByLocation(const std::string& path, std::vector<std::string>& messages) {
   // Unknown keys are found when a section is finished, after its values: sort into file order.
   const auto position = [&path](const std::string& message) {
     unsigned long line = 0;
     unsigned long column = 0;
-    if (message.size() > path.size() + 1) {
+    if (message.starts_with(path + ":") && message.size() > path.size() + 1) {
       char* end = nullptr;
       line = std::strtoul(message.c_str() + path.size() + 1, &end, 10);
       if (end != nullptr && *end == ':') column = std::strtoul(end + 1, nullptr, 10);
     }
     return std::pair(line, column);
   };
-  std::stable_sort(context.errors.begin(), context.errors.end(),
+  std::stable_sort(messages.begin(), messages.end(),
                    [&position](const std::string& a, const std::string& b) {
                      return position(a) < position(b);
                    });
-  return std::move(context.errors);
 }
 
 }  // namespace quell::config

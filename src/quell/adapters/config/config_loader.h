@@ -19,6 +19,18 @@ core::Result<Config> LoadConfig(const std::string& path, const EnvLookup& env);
 // what was expected"; empty when LoadConfig would succeed. For `quell config check`.
 std::vector<std::string> CheckConfig(const std::string& path, const EnvLookup& env);
 
+// What `quell config check` works on: every problem CheckConfig finds, and the config as far as
+// it could be read (valid settings in place, defaults where a setting was wrong), so the checks
+// of what `quell run` needs beyond a well-formed file can run on it too.
+struct CheckedConfig {
+  Config config;
+  std::vector<std::string> errors;
+};
+CheckedConfig ReadConfigForCheck(const std::string& path, const EnvLookup& env);
+
+// Sorts "path:line:column: ..." messages into file order; others (no location) first, stably.
+void SortByLocation(const std::string& path, std::vector<std::string>& messages);
+
 // The process environment, for LoadConfig.
 EnvLookup ProcessEnv();
 

@@ -1,10 +1,13 @@
 #include "quell/adapters/http_server/ops_http_server.h"
 
 #include <httplib.h>
+#include <sys/socket.h>
 
+#include <cerrno>
 #include <charconv>
 #include <exception>
 #include <regex>
+#include <system_error>
 #include <thread>
 #include <utility>
 
@@ -164,6 +167,13 @@ core::Result<int> OpsHttpServer::Start() {
   http_->Delete(".*", handle);
   http_->Options(".*", handle);
 
+  // cpp-httplib's default sets SO_REUSEPORT, with which a second daemon binds the same port
+  // and the kernel splits the connections between the two. SO_REUSEADDR alone still allows a
+  // restart while old connections linger in TIME_WAIT, and makes a taken port fail to bind.
+  http_->set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
   const auto& [host, port] = *address;
   if (port == 0) {
     port_ = http_->bind_to_any_port(host);
@@ -171,8 +181,16 @@ core::Result<int> OpsHttpServer::Start() {
       return core::MakeError(core::ErrorCode::kUnavailable, "cannot bind " + host + ":0");
     }
   } else {
+    errno = 0;
     if (!http_->bind_to_port(host, port)) {
-      return core::MakeError(core::ErrorCode::kUnavailable, "cannot bind " + options_.listen);
+      const int error = errno;
+      return core::MakeError(
+          core::ErrorCode::kUnavailable,
+          "cannot listen on " + options_.listen + ": " +
+              (error == EADDRINUSE ? std::string("the address is already in use (another "
+                                                 "quell run, or another program, holds it)")
+               : error != 0        ? std::generic_category().message(error)
+                                   : std::string("cannot bind it")));
     }
     port_ = port;
   }

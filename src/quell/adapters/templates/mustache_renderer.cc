@@ -163,47 +163,60 @@ std::string SamplePayload(std::string_view transition) {
   return payload;
 }
 
-core::Status CheckTemplates(const RendererOptions& options) {
+std::vector<std::string> TemplateProblems(const RendererOptions& options) {
   DisableHtmlEscaping();
   MustacheRenderer renderer(options);
-  const auto check = [&](const std::string& channel, const std::string& type) -> core::Status {
-    const std::string where =
+  std::vector<std::string> problems;
+  const auto check = [&](const std::string& channel, bool configured, const std::string& type) {
+    const std::string named =
         channel.empty() ? "default " + type + " templates" : "channel \"" + channel + "\"";
     const std::optional<TemplatePair> pair = TemplatesFor(options, type, channel);
     if (!pair) {
-      return MakeError(ErrorCode::kInvalidArgument,
-                       where + ": unknown channel type \"" + type +
-                           "\" (webhook, slack, email, sms or pagerduty)");
+      problems.push_back(named + ": unknown channel type \"" + type +
+                         "\" (webhook, slack, email, sms or pagerduty)");
+      return;
     }
+    // A configured template's problem is said at its line in the config; a default's by name.
+    const auto where = [&](const char* which) {
+      const auto it = options.template_where.find(channel + "." + which);
+      if (configured && it != options.template_where.end()) return it->second + ": " + named;
+      return named + " " + which + " template";
+    };
+    bool syntax_ok = true;
     for (const auto& [which, text] :
          {std::pair{"subject", &pair->subject}, std::pair{"body", &pair->body}}) {
       if (core::Status ok = CheckTemplateSyntax(*text); !ok) {
-        return MakeError(ErrorCode::kInvalidArgument,
-                         where + " " + which + " template: " + ok.error().message);
+        problems.push_back(where(which) + ": " + ok.error().message);
+        syntax_ok = false;
       }
     }
+    if (!syntax_ok) return;
     for (const char* transition : {"open", "renotify", "resolve"}) {
       core::OutboxRow row;
       row.channel = channel;
       row.payload = SamplePayload(transition);
       core::Result<core::RenderedMessage> rendered = renderer.Render(type, row);
       if (!rendered) {
-        return MakeError(ErrorCode::kInvalidArgument, where + ": " + rendered.error().message);
+        problems.push_back(named + ": " + rendered.error().message);
+        return;
       }
       if (rendered->body.empty() && rendered->subject.empty()) {
-        return MakeError(ErrorCode::kInvalidArgument,
-                         where + ": renders an empty message for a " + transition);
+        problems.push_back(named + ": renders an empty message for a " + transition);
+        return;
       }
     }
-    return {};
   };
   for (const char* type : {"webhook", "slack", "email", "sms", "pagerduty"}) {
-    if (core::Status ok = check("", type); !ok) return ok;
+    check("", false, type);
   }
-  for (const auto& [name, templates] : options.channels) {
-    if (core::Status ok = check(name, templates.type); !ok) return ok;
-  }
-  return {};
+  for (const auto& [name, templates] : options.channels) check(name, true, templates.type);
+  return problems;
+}
+
+core::Status CheckTemplates(const RendererOptions& options) {
+  const std::vector<std::string> problems = TemplateProblems(options);
+  if (problems.empty()) return {};
+  return MakeError(ErrorCode::kInvalidArgument, problems.front());
 }
 
 }  // namespace quell::templates

@@ -3,6 +3,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "quell/adapters/templates/incident_view.h"
 #include "quell/core/ports/channel.h"
@@ -20,6 +21,9 @@ struct RendererOptions {
   ViewOptions view;
   size_t sms_max_segments = 2;
   std::map<std::string, ChannelTemplates, std::less<>> channels;  // by channel name
+  // Where a configured template is written, by "channel.part" ("ops.body" ->
+  // "quell.yaml:14:9: channels[1].templates.body"), to start its error messages with.
+  std::map<std::string, std::string, std::less<>> template_where;
 };
 
 // core::MessageRenderer on mustache templates (Debian's mstch). Values are never HTML-escaped
@@ -45,6 +49,9 @@ class MustacheRenderer : public core::MessageRenderer {
 // type's defaults, against a sample payload for every transition, so a configuration error
 // stops quell at start: "channel \"ops-sms\" body template: line 1: unknown field \"keyy\"".
 core::Status CheckTemplates(const RendererOptions& options);
+
+// Every problem CheckTemplates would stop at, each its own message, in channel order.
+std::vector<std::string> TemplateProblems(const RendererOptions& options);
 
 // A snapshot payload like the store writes, with two evidence objects; for checks and tests.
 std::string SamplePayload(std::string_view transition);
