@@ -21,7 +21,9 @@ core::Status OnlyKnown(const QueryParams& query, std::initializer_list<const cha
       names.append(names.empty() ? "" : ", ").append(k);
     }
     if (!ok) {
-      return Bad("unknown query parameter \"" + name + "\" (this route takes " + names + ")");
+      std::string message = "unknown query parameter \"" + name + "\" (this route takes ";
+      message.append(names).append(")");
+      return Bad(message);
     }
   }
   return {};

@@ -134,8 +134,10 @@ core::Result<std::vector<core::LoggedDecision>> PgIncidentStore::RecentDecisions
       {std::string(key), std::to_string(limit)});
   if (!result) return result.error();
   const PGresult* r = result->get();
+  const int rows = PQntuples(r);
   std::vector<core::LoggedDecision> out;
-  for (int i = 0; i < PQntuples(r); ++i) {
+  out.reserve(static_cast<size_t>(rows));
+  for (int i = 0; i < rows; ++i) {
     out.push_back(core::LoggedDecision{.generation = UintAt(r, i, 0),
                                        .version = UintAt(r, i, 1),
                                        .poll_id = TextAt(r, i, 2),
