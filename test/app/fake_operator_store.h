@@ -10,7 +10,8 @@
 namespace quell::testing {
 
 // An in-memory OperatorStore: silences, and the channel uses a test declares per generation.
-// Dead-row methods only answer kNotFound (the contract tests cover them on real stores).
+// Dead-row methods only answer kNotFound and the per-key reads are empty (the contract tests
+// cover them on real stores).
 class FakeOperatorStore : public core::OperatorStore {
  public:
   core::Result<uint64_t> AddSilence(const core::Silence& silence) override {
@@ -47,6 +48,13 @@ class FakeOperatorStore : public core::OperatorStore {
     auto it = uses.find(std::string(key) + "#" + std::to_string(generation));
     if (it == uses.end()) return std::vector<core::ChannelUse>{};
     return it->second;
+  }
+  core::Result<std::vector<core::LoggedDecision>> RecentDecisions(std::string_view,
+                                                                  size_t) override {
+    return std::vector<core::LoggedDecision>{};
+  }
+  core::Result<std::vector<core::OutboxRow>> RecentOutbox(std::string_view, size_t) override {
+    return std::vector<core::OutboxRow>{};
   }
 
   std::map<std::string, std::vector<core::ChannelUse>> uses;  // "key#generation"

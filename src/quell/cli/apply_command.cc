@@ -136,7 +136,9 @@ std::string GeneratedPollId(core::WallTime now) {
 }  // namespace
 
 int RunApply(const ApplyCommandOptions& options, int in_fd, std::FILE* out, std::FILE* err) {
-  auto store = OpenStore(options.store_url);
+  auto url = ChooseStoreUrl(options.store_url, options.config_path);
+  auto store =
+      url ? OpenStore(*url) : core::Result<std::unique_ptr<core::IncidentStore>>(url.error());
   if (!store) {
     std::fprintf(err, "quell apply: %s\n", store.error().message.c_str());
     return store.error().code == core::ErrorCode::kInvalidArgument ? kUsageError : 1;

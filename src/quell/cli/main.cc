@@ -51,8 +51,10 @@ int main(int argc, char** argv) {
       "Apply observation JSON Lines from stdin durably as one poll (incidents, decision log, "
       "outbox); print one decision line per observation after the commit");
   apply_policy.AddTo(*apply_cmd);
-  apply_cmd->add_option("--store", apply.store_url, "sqlite:PATH or postgresql://...")
-      ->capture_default_str();
+  apply_cmd->add_option("--store", apply.store_url,
+                        "sqlite:PATH or postgresql://... (wins over -c; default: the config's, "
+                        "else sqlite:quell.db)");
+  apply_cmd->add_option("-c,--config", apply.config_path, "Take the store from this quell.yaml");
   apply_cmd->add_flag("--skip-invalid", apply.skip_invalid,
                       "Report and count malformed lines instead of stopping at the first");
   apply_cmd->add_option("--poll-id", apply.poll_id,
@@ -70,8 +72,10 @@ int main(int argc, char** argv) {
   quell::cli::StoreQueryOptions query;
   std::string format = "table";
   auto add_query_flags = [&](CLI::App* command) {
-    command->add_option("--store", query.store_url, "sqlite:PATH or postgresql://...")
-        ->capture_default_str();
+    command->add_option("--store", query.store_url,
+                        "sqlite:PATH or postgresql://... (wins over -c; default: the config's, "
+                        "else sqlite:quell.db)");
+    command->add_option("-c,--config", query.config_path, "Take the store from this quell.yaml");
     command->add_option("--format", format, "table or jsonl")
         ->check(CLI::IsMember({"table", "jsonl"}))
         ->capture_default_str();
@@ -166,15 +170,17 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   shadow_cmd->add_option("-c,--config", shadow.config_path, "Read the store URL from this config");
   shadow_cmd->add_option("--store", shadow.store_url,
-                         "sqlite:PATH or postgresql://... (default: the config's, or "
-                         "sqlite:quell.db)");
+                         "sqlite:PATH or postgresql://... (wins over -c; default: the config's, "
+                         "else sqlite:quell.db)");
   shadow_cmd->add_option("--format", shadow.format, "table or json")->capture_default_str();
   shadow_cmd->add_option("--top", shadow.top, "Entries per list")->capture_default_str();
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // CLI11 prints the message and has a code per kind of mistake (106, 109, ...); quell
+    // promises 2 for every usage error. --help and --version stay 0.
+    return app.exit(e) == 0 ? 0 : kUsageError;
   }
 
   if (demo_cmd->parsed()) return quell::cli::RunDemo(stdout, stderr);

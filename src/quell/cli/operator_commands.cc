@@ -45,7 +45,7 @@ core::Result<std::unique_ptr<Session>> OpenSession(const std::string& store_url,
     routes = RoutesFromConfig(*config);
   }
   if (url.empty()) url = "sqlite:quell.db";
-  auto store = OpenStore(url);
+  auto store = OpenStore(url, StoreAccess::kExisting);
   if (!store) return store.error();
   session->store = std::move(*store);
   auto* operators = dynamic_cast<core::OperatorStore*>(session->store.get());
@@ -92,8 +92,8 @@ CLI::App* OperatorCli::Add(CLI::App& parent, const char* name, const char* help,
     command->add_option(target_name, flags_.target, target_help)->required();
   }
   command->add_option("--store", flags_.store_url,
-                      "sqlite:PATH or postgresql://... (default: the config's, else "
-                      "sqlite:quell.db)");
+                      "sqlite:PATH or postgresql://... (wins over -c; default: the config's, "
+                      "else sqlite:quell.db)");
   command->add_option("-c,--config", flags_.config_path,
                       "A quell.yaml: its store, and the routes a resolve goes to");
   if (list) {

@@ -16,8 +16,9 @@ app::RouteLookup RoutesFromConfig(const config::Config& config);
 
 // The operator subcommands: `incidents ack|resolve KEY`, `silence add|list|remove` and
 // `outbox dead list|retry|drop`. Each takes --store URL and -c FILE (the config's store and,
-// for resolve, its routes; --store wins). Exit codes: 0 done; 1 unknown key/id/row, wrong
-// state or a store error (one line naming it); 2 bad input.
+// for resolve, its routes; --store wins). None creates a store that is not there. Exit codes:
+// 0 done; 1 unknown key/id/row, wrong state, no store or a store error (one line naming it);
+// 2 bad input.
 class OperatorCli {
  public:
   // Adds the commands to `app` and to its existing `incidents` and `outbox` subcommands.

@@ -21,41 +21,70 @@ app::OpsResponse Reply(int status, const json& body) {
   return response;
 }
 
+// The ops server's one error shape, {"error":{"code","message"}}, for a use case's error.
 app::OpsResponse ErrorReply(const core::Error& error) {
   int status = 500;
+  const char* code = "internal";
   switch (error.code) {
     case core::ErrorCode::kInvalidArgument:
       status = 400;
+      code = "bad_request";
       break;
     case core::ErrorCode::kNotFound:
       status = 404;
+      code = "not_found";
       break;
     case core::ErrorCode::kRejected:
     case core::ErrorCode::kConflict:
       status = 409;
+      code = "conflict";
       break;
     case core::ErrorCode::kUnavailable:
     case core::ErrorCode::kTimeout:
       status = 503;
+      code = "unavailable";
       break;
     default:
       break;
   }
-  return Reply(status, json{{"error", error.message}});
+  return Reply(status, json{{"error", json{{"code", code}, {"message", error.message}}}});
 }
 
 app::OpsResponse BadRequest(const std::string& message) {
   return ErrorReply(core::MakeError(core::ErrorCode::kInvalidArgument, message));
 }
 
-// The request body as an object; an empty body is an empty object.
-core::Result<json> BodyObject(const app::OpsRequest& request) {
-  if (request.body.empty()) return json::object();
+// The request body as an object. An empty body is an empty object, unless `shape` is given:
+// then the body is required and the message shows what it should hold.
+core::Result<json> BodyObject(const app::OpsRequest& request, const char* shape = nullptr) {
+  const std::string route = request.method + " " + request.path;
+  if (request.body.empty()) {
+    if (shape == nullptr) return json::object();
+    return core::MakeError(core::ErrorCode::kInvalidArgument,
+                           route + " needs a JSON object body: " + shape);
+  }
   json body = json::parse(request.body, nullptr, false);
-  if (body.is_discarded() || !body.is_object()) {
-    return core::MakeError(core::ErrorCode::kInvalidArgument, "the body must be a JSON object");
+  if (body.is_discarded()) {
+    return core::MakeError(core::ErrorCode::kInvalidArgument,
+                           route + ": the body is not valid JSON");
+  }
+  if (!body.is_object()) {
+    return core::MakeError(
+        core::ErrorCode::kInvalidArgument,
+        route + ": the body must be a JSON object, got " + std::string(body.type_name()));
   }
   return body;
+}
+
+json DecisionJson(const core::LoggedDecision& d) {
+  return json{{"generation", d.generation},      {"version", d.version},   {"poll_id", d.poll_id},
+              {"at", core::FormatRfc3339(d.at)}, {"decision", d.decision}, {"reason", d.reason}};
+}
+
+json OutboxList(const std::vector<core::OutboxRow>& rows) {
+  json list = json::array();
+  for (const core::OutboxRow& row : rows) list.push_back(json::parse(OutboxJson(row)));
+  return list;
 }
 
 // A string member of `body`; `fallback` when absent. kInvalidArgument when not a string.
@@ -96,32 +125,88 @@ app::OpsHandler Serialised(std::shared_ptr<std::mutex> lock,
   };
 }
 
+// What a write addressed, for its log line: the route's capture, or for a new silence the
+// pattern in its body (empty when the body has none).
+std::string WriteKey(const app::OpsRequest& request) {
+  if (!request.captures.empty()) return request.captures.front();
+  json body = json::parse(request.body, nullptr, false);
+  if (body.is_object() && body.contains("pattern") && body["pattern"].is_string()) {
+    return body["pattern"].get<std::string>();
+  }
+  return "";
+}
+
+// Logs the write `handler` served: one http.write line with the action, the key, who asked
+// and the answer's status, and the error message when it failed.
+app::OpsHandler Logged(core::EventLog& log, const char* action, app::OpsHandler handler) {
+  return [&log, action, handler = std::move(handler)](const app::OpsRequest& request) {
+    app::OpsResponse response = handler(request);
+    const std::string key = WriteKey(request);
+    const std::string status = std::to_string(response.status);
+    if (response.status < 400) {
+      log.Log(core::LogLevel::kInfo, "http.write",
+              {{"action", action}, {"key", key}, {"who", request.actor}, {"status", status}});
+      return response;
+    }
+    json body = json::parse(response.body, nullptr, false);
+    std::string error;
+    if (body.is_object() && body.contains("error") && body["error"].is_object()) {
+      error = body["error"].value("message", "");
+    }
+    log.Log(core::LogLevel::kWarn, "http.write",
+            {{"action", action},
+             {"key", key},
+             {"who", request.actor},
+             {"status", status},
+             {"error", error}});
+    return response;
+  };
+}
+
 }  // namespace
 
-std::vector<app::OpsRoute> OperatorRoutes(app::OperatorCommands& commands, core::Clock& clock) {
+std::vector<app::OpsRoute> OperatorRoutes(app::OperatorCommands& commands,
+                                          app::OperatorQueries& queries, core::Clock& clock,
+                                          core::EventLog& log) {
   auto lock = std::make_shared<std::mutex>();
   app::OperatorCommands* ops = &commands;
+  app::OperatorQueries* reads = &queries;
   core::Clock* time = &clock;
   std::vector<app::OpsRoute> routes;
-  auto add = [&](const char* method, const char* pattern, bool write,
+  auto add = [&](const char* method, const char* pattern, const char* write_action,
                  std::function<app::OpsResponse(const app::OpsRequest&)> handler) {
-    routes.push_back(app::OpsRoute{method, pattern, write, Serialised(lock, std::move(handler))});
+    app::OpsHandler served = Serialised(lock, std::move(handler));
+    const bool write = write_action != nullptr;
+    if (write) served = Logged(log, write_action, std::move(served));
+    routes.push_back(app::OpsRoute{method, pattern, write, std::move(served)});
   };
+  constexpr const char* kRead = nullptr;
 
-  add("GET", "^/v1/incidents$", false, [ops](const app::OpsRequest& request) {
-    auto filter = request.query.find("status");
-    const bool open_only = filter != request.query.end() && filter->second == "open";
-    if (filter != request.query.end() && !open_only) {
-      return BadRequest("status: only \"open\" filters incidents");
-    }
-    auto incidents = ops->ListIncidents(open_only);
+  add("GET", "^/v1/incidents$", kRead, [reads](const app::OpsRequest& request) {
+    auto filter = app::IncidentFilterFrom(request.query);
+    if (!filter) return ErrorReply(filter.error());
+    auto incidents = reads->ListIncidents(*filter);
     if (!incidents) return ErrorReply(incidents.error());
     json list = json::array();
     for (const core::Incident& in : *incidents) list.push_back(json::parse(IncidentJson(in)));
     return Reply(200, json{{"incidents", std::move(list)}});
   });
 
-  add("POST", "^/v1/incidents/(.+)/ack$", true, [ops, time](const app::OpsRequest& request) {
+  // Keys may hold '/', so this matches the action paths' text too; those are POST only, and a
+  // GET of ".../ack" reads the incident whose key ends in "/ack".
+  add("GET", "^/v1/incidents/(.+)$", kRead, [reads](const app::OpsRequest& request) {
+    auto history = app::HistoryLimitFrom(request.query);
+    if (!history) return ErrorReply(history.error());
+    auto detail = reads->Detail(Capture(request), *history);
+    if (!detail) return ErrorReply(detail.error());
+    json decisions = json::array();
+    for (const core::LoggedDecision& d : detail->decisions) decisions.push_back(DecisionJson(d));
+    return Reply(200, json{{"incident", json::parse(IncidentJson(detail->incident))},
+                           {"decisions", std::move(decisions)},
+                           {"outbox", OutboxList(detail->outbox)}});
+  });
+
+  add("POST", "^/v1/incidents/(.+)/ack$", "ack", [ops, time](const app::OpsRequest& request) {
     auto body = BodyObject(request);
     if (!body) return ErrorReply(body.error());
     auto by = StringField(*body, "by", Actor(request));
@@ -131,24 +216,25 @@ std::vector<app::OpsRoute> OperatorRoutes(app::OperatorCommands& commands, core:
     return Reply(200, json{{"incident", json::parse(IncidentJson(*incident))}});
   });
 
-  add("POST", "^/v1/incidents/(.+)/resolve$", true, [ops, time](const app::OpsRequest& request) {
-    auto body = BodyObject(request);
-    if (!body) return ErrorReply(body.error());
-    auto by = StringField(*body, "by", Actor(request));
-    if (!by) return ErrorReply(by.error());
-    auto resolved = ops->Resolve(Capture(request), *by, time->Now());
-    if (!resolved) return ErrorReply(resolved.error());
-    json rows = json::array();
-    for (const core::OutboxRow& row : resolved->outbox) {
-      rows.push_back(json{{"idempotency_key", row.idempotency_key},
-                          {"channel", row.channel},
-                          {"status", core::OutboxStatusName(row.status)}});
-    }
-    return Reply(200, json{{"incident", json::parse(IncidentJson(resolved->incident))},
-                           {"outbox", std::move(rows)}});
-  });
+  add("POST", "^/v1/incidents/(.+)/resolve$", "resolve",
+      [ops, time](const app::OpsRequest& request) {
+        auto body = BodyObject(request);
+        if (!body) return ErrorReply(body.error());
+        auto by = StringField(*body, "by", Actor(request));
+        if (!by) return ErrorReply(by.error());
+        auto resolved = ops->Resolve(Capture(request), *by, time->Now());
+        if (!resolved) return ErrorReply(resolved.error());
+        json rows = json::array();
+        for (const core::OutboxRow& row : resolved->outbox) {
+          rows.push_back(json{{"idempotency_key", row.idempotency_key},
+                              {"channel", row.channel},
+                              {"status", core::OutboxStatusName(row.status)}});
+        }
+        return Reply(200, json{{"incident", json::parse(IncidentJson(resolved->incident))},
+                               {"outbox", std::move(rows)}});
+      });
 
-  add("GET", "^/v1/silences$", false, [ops, time](const app::OpsRequest&) {
+  add("GET", "^/v1/silences$", kRead, [ops, time](const app::OpsRequest&) {
     auto silences = ops->ListSilences(time->Now());
     if (!silences) return ErrorReply(silences.error());
     json list = json::array();
@@ -156,8 +242,8 @@ std::vector<app::OpsRoute> OperatorRoutes(app::OperatorCommands& commands, core:
     return Reply(200, json{{"silences", std::move(list)}});
   });
 
-  add("POST", "^/v1/silences$", true, [ops, time](const app::OpsRequest& request) {
-    auto body = BodyObject(request);
+  add("POST", "^/v1/silences$", "silence.add", [ops, time](const app::OpsRequest& request) {
+    auto body = BodyObject(request, R"({"pattern", "for": "2h", "reason", "by"?})");
     if (!body) return ErrorReply(body.error());
     auto pattern = StringField(*body, "pattern", std::nullopt);
     if (!pattern) return ErrorReply(pattern.error());
@@ -174,7 +260,7 @@ std::vector<app::OpsRoute> OperatorRoutes(app::OperatorCommands& commands, core:
     return Reply(201, json{{"silence", json::parse(SilenceJson(*silence))}});
   });
 
-  add("DELETE", "^/v1/silences/([^/]+)$", true, [ops](const app::OpsRequest& request) {
+  add("DELETE", "^/v1/silences/([^/]+)$", "silence.remove", [ops](const app::OpsRequest& request) {
     const std::string& text = Capture(request);
     uint64_t id = 0;
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
@@ -185,27 +271,37 @@ std::vector<app::OpsRoute> OperatorRoutes(app::OperatorCommands& commands, core:
     return Reply(200, json{{"removed", id}});
   });
 
-  add("GET", "^/v1/outbox/dead$", false, [ops](const app::OpsRequest&) {
-    auto rows = ops->ListDead();
+  add("GET", "^/v1/outbox$", kRead, [reads](const app::OpsRequest& request) {
+    auto filter = app::OutboxFilterFrom(request.query);
+    if (!filter) return ErrorReply(filter.error());
+    auto rows = reads->ListOutbox(*filter);
     if (!rows) return ErrorReply(rows.error());
-    json list = json::array();
-    for (const core::OutboxRow& row : *rows) list.push_back(json::parse(OutboxJson(row)));
-    return Reply(200, json{{"rows", std::move(list)}});
+    return Reply(200, json{{"rows", OutboxList(*rows)}});
   });
 
-  add("POST", "^/v1/outbox/dead/([^/]+)/retry$", true, [ops, time](const app::OpsRequest& request) {
-    auto status = ops->RetryDead(Capture(request), time->Now());
-    if (!status) return ErrorReply(status.error());
-    return Reply(200, json{{"idempotency_key", Capture(request)},
-                           {"status", core::OutboxStatusName(*status)}});
+  add("GET", "^/v1/outbox/dead$", kRead, [reads](const app::OpsRequest& request) {
+    auto filter = app::DeadFilterFrom(request.query);
+    if (!filter) return ErrorReply(filter.error());
+    auto rows = reads->ListOutbox(*filter);
+    if (!rows) return ErrorReply(rows.error());
+    return Reply(200, json{{"rows", OutboxList(*rows)}});
   });
 
-  add("DELETE", "^/v1/outbox/dead/([^/]+)$", true, [ops, time](const app::OpsRequest& request) {
-    if (auto dropped = ops->DropDead(Capture(request), time->Now()); !dropped) {
-      return ErrorReply(dropped.error());
-    }
-    return Reply(200, json{{"idempotency_key", Capture(request)}, {"status", "dropped"}});
-  });
+  add("POST", "^/v1/outbox/dead/([^/]+)/retry$", "dead.retry",
+      [ops, time](const app::OpsRequest& request) {
+        auto status = ops->RetryDead(Capture(request), time->Now());
+        if (!status) return ErrorReply(status.error());
+        return Reply(200, json{{"idempotency_key", Capture(request)},
+                               {"status", core::OutboxStatusName(*status)}});
+      });
+
+  add("DELETE", "^/v1/outbox/dead/([^/]+)$", "dead.drop",
+      [ops, time](const app::OpsRequest& request) {
+        if (auto dropped = ops->DropDead(Capture(request), time->Now()); !dropped) {
+          return ErrorReply(dropped.error());
+        }
+        return Reply(200, json{{"idempotency_key", Capture(request)}, {"status", "dropped"}});
+      });
   return routes;
 }
 

@@ -34,10 +34,12 @@ OpsSurface::~OpsSurface() {
 
 core::Result<std::unique_ptr<OpsSurface>> OpsSurface::Create(const config::Config& config,
                                                              const std::string& store_url,
-                                                             core::Clock& clock) {
+                                                             core::Clock& clock,
+                                                             core::EventLog& log) {
   std::unique_ptr<OpsSurface> ops(new OpsSurface());
   ops->config_ = config;
   ops->clock_ = &clock;
+  ops->log_ = &log;
   ops->started_at_ = clock.Now();
   if (!config.http.token_unresolved.empty()) {
     return core::MakeError(core::ErrorCode::kInvalidArgument,
@@ -65,6 +67,8 @@ core::Result<std::unique_ptr<OpsSurface>> OpsSurface::Create(const config::Confi
   }
   ops->operator_commands_ = std::make_unique<app::OperatorCommands>(
       *ops->operator_store_, *operators, ops->encoder_, RoutesFromConfig(config));
+  ops->operator_queries_ =
+      std::make_unique<app::OperatorQueries>(*ops->operator_store_, *operators);
   return ops;
 }
 
@@ -96,12 +100,14 @@ core::Result<int> OpsSurface::Serve() {
     return registry_.Render();
   };
   std::vector<app::OpsRoute> routes = app::HealthRoutes(std::move(sources));
-  std::vector<app::OpsRoute> operator_routes = OperatorRoutes(*operator_commands_, *clock_);
+  std::vector<app::OpsRoute> operator_routes =
+      OperatorRoutes(*operator_commands_, *operator_queries_, *clock_, *log_);
   routes.insert(routes.end(), std::make_move_iterator(operator_routes.begin()),
                 std::make_move_iterator(operator_routes.end()));
   server_ = std::make_unique<http_server::OpsHttpServer>(
       http_server::OpsServerOptions{.listen = config_.http.listen,
                                     .token = config_.http.token,
+                                    .token_name = config_.http.token_name,
                                     .open_reads = config_.http.open_reads,
                                     .threads = 4},
       std::move(routes));

@@ -11,9 +11,11 @@
 #include "quell/app/heartbeat.h"
 #include "quell/app/metrics.h"
 #include "quell/app/operator_commands.h"
+#include "quell/app/operator_queries.h"
 #include "quell/app/run_listener.h"
 #include "quell/app/run_metrics.h"
 #include "quell/core/ports/clock.h"
+#include "quell/core/ports/event_log.h"
 #include "quell/core/ports/incident_store.h"
 #include "quell/core/result.h"
 
@@ -25,9 +27,10 @@ namespace quell::cli {
 class OpsSurface {
  public:
   // Opens the connections and builds the listeners; the server starts with Serve.
+  // `log` gets a line per operator write and must outlive the surface.
   static core::Result<std::unique_ptr<OpsSurface>> Create(const config::Config& config,
                                                           const std::string& store_url,
-                                                          core::Clock& clock);
+                                                          core::Clock& clock, core::EventLog& log);
   ~OpsSurface();
   OpsSurface(const OpsSurface&) = delete;
   OpsSurface& operator=(const OpsSurface&) = delete;
@@ -41,6 +44,7 @@ class OpsSurface {
 
   config::Config config_;
   core::Clock* clock_ = nullptr;
+  core::EventLog* log_ = nullptr;
   core::WallTime started_at_;
   app::MetricsRegistry registry_;
   std::unique_ptr<app::RunMetrics> metrics_;
@@ -51,6 +55,7 @@ class OpsSurface {
   std::unique_ptr<core::IncidentStore> operator_store_;
   jsonl::JsonPayloadEncoder encoder_;
   std::unique_ptr<app::OperatorCommands> operator_commands_;
+  std::unique_ptr<app::OperatorQueries> operator_queries_;
   std::unique_ptr<http_server::OpsHttpServer> server_;
 };
 

@@ -77,7 +77,7 @@ int RunDaemonCommand(const RunCommandOptions& options, std::FILE* err) {
   // Metrics, heartbeat and the HTTP surface follow the daemon as listeners; a reload changes
   // the conditions and channels, not these (restart to move the listen address or token).
   auto ops = OpsSurface::Create(
-      *config, options.store_url.empty() ? config->store_url : options.store_url, clock);
+      *config, options.store_url.empty() ? config->store_url : options.store_url, clock, log);
   if (!ops) {
     std::fprintf(err, "quell run: %s\n", ops.error().message.c_str());
     return kConfigError;

@@ -3,7 +3,6 @@
 #include <memory>
 #include <vector>
 
-#include "quell/adapters/config/config_loader.h"
 #include "quell/cli/listing.h"
 #include "quell/cli/store_url.h"
 #include "quell/core/decision.h"
@@ -123,17 +122,13 @@ int RunShadowReport(const ShadowReportCommandOptions& options, core::WallTime no
                  options.format.c_str());
     return 2;
   }
-  std::string url = options.store_url;
-  if (url.empty() && !options.config_path.empty()) {
-    auto config = config::LoadConfig(options.config_path, config::ProcessEnv());
-    if (!config) {
-      std::fprintf(err, "%s: %s\n", kCommand, config.error().message.c_str());
-      return 2;
-    }
-    url = config->store_url;
+  auto chosen = ChooseStoreUrl(options.store_url, options.config_path);
+  if (!chosen) {
+    std::fprintf(err, "%s: %s\n", kCommand, chosen.error().message.c_str());
+    return 2;
   }
-  if (url.empty()) url = "sqlite:quell.db";
-  auto store = OpenStore(url);
+  const std::string& url = *chosen;
+  auto store = OpenStore(url, StoreAccess::kExisting);
   if (!store) {
     std::fprintf(err, "%s: %s\n", kCommand, store.error().message.c_str());
     return store.error().code == core::ErrorCode::kInvalidArgument ? 2 : 1;

@@ -11,10 +11,13 @@ std::string TimeText(const std::optional<core::WallTime>& t) {
   return t ? core::FormatRfc3339(*t) : "-";
 }
 
-// Opens the store or prints why not; `code` receives the exit code on failure.
-std::unique_ptr<core::IncidentStore> Open(const char* command, const std::string& url,
+// Opens the existing store the options name or prints why not; `code` receives the exit code
+// on failure.
+std::unique_ptr<core::IncidentStore> Open(const char* command, const StoreQueryOptions& options,
                                           std::FILE* err, int& code) {
-  auto store = OpenStore(url);
+  auto url = ChooseStoreUrl(options.store_url, options.config_path);
+  auto store = url ? OpenStore(*url, StoreAccess::kExisting)
+                   : core::Result<std::unique_ptr<core::IncidentStore>>(url.error());
   if (!store) {
     std::fprintf(err, "%s: %s\n", command, store.error().message.c_str());
     code = store.error().code == core::ErrorCode::kInvalidArgument ? 2 : 1;
@@ -27,7 +30,7 @@ std::unique_ptr<core::IncidentStore> Open(const char* command, const std::string
 
 int RunIncidentsList(const StoreQueryOptions& options, std::FILE* out, std::FILE* err) {
   int code = 0;
-  auto store = Open("quell incidents list", options.store_url, err, code);
+  auto store = Open("quell incidents list", options, err, code);
   if (!store) return code;
   auto incidents = store->ListIncidents();
   if (!incidents) {
@@ -54,7 +57,7 @@ int RunIncidentsList(const StoreQueryOptions& options, std::FILE* out, std::FILE
 int RunIncidentsShow(const StoreQueryOptions& options, const std::string& key, std::FILE* out,
                      std::FILE* err) {
   int code = 0;
-  auto store = Open("quell incidents show", options.store_url, err, code);
+  auto store = Open("quell incidents show", options, err, code);
   if (!store) return code;
   auto found = store->FindIncident(key);
   if (!found) {
@@ -95,7 +98,7 @@ int RunIncidentsShow(const StoreQueryOptions& options, const std::string& key, s
 int RunOutboxList(const StoreQueryOptions& options, std::optional<core::OutboxStatus> status,
                   std::FILE* out, std::FILE* err) {
   int code = 0;
-  auto store = Open("quell outbox list", options.store_url, err, code);
+  auto store = Open("quell outbox list", options, err, code);
   if (!store) return code;
   auto rows = store->ListOutbox(status);
   if (!rows) {

@@ -10,12 +10,14 @@
 namespace quell::cli {
 
 struct StoreQueryOptions {
-  std::string store_url = "sqlite:quell.db";
+  std::string store_url;    // --store; wins over the config's
+  std::string config_path;  // -c: the store is the config's `store:`; neither: sqlite:quell.db
   ListFormat format = ListFormat::kTable;
 };
 
 // `quell incidents list`, `quell incidents show KEY` and `quell outbox list [--status S]`.
-// Each returns 0; 1 for a store error or (show) an unknown key; 2 for a bad --store URL.
+// None creates a store: a missing SQLite file is "no store at PATH". Each returns 0; 1 for a
+// store error, no store or (show) an unknown key; 2 for a bad --store URL or config.
 int RunIncidentsList(const StoreQueryOptions& options, std::FILE* out, std::FILE* err);
 int RunIncidentsShow(const StoreQueryOptions& options, const std::string& key, std::FILE* out,
                      std::FILE* err);

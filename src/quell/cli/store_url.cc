@@ -2,16 +2,19 @@
 
 #include <charconv>
 
+#include "quell/adapters/config/config_loader.h"
 #include "quell/adapters/postgres/pg_incident_store.h"
 #include "quell/adapters/sqlite/sqlite_incident_store.h"
 #include "quell/core/url.h"
 
 namespace quell::cli {
 
-core::Result<std::unique_ptr<core::IncidentStore>> OpenStore(const std::string& url) {
+core::Result<std::unique_ptr<core::IncidentStore>> OpenStore(const std::string& url,
+                                                             StoreAccess access) {
   if (url.rfind("sqlite:", 0) == 0) {
     std::string path = url.substr(7);
     sqlite::SqliteOptions options;
+    options.create = access == StoreAccess::kCreate;
     if (auto q = path.find("?busy_timeout_ms="); q != std::string::npos) {
       const std::string value = path.substr(q + 17);
       int64_t ms = 0;
@@ -39,6 +42,15 @@ core::Result<std::unique_ptr<core::IncidentStore>> OpenStore(const std::string& 
   return core::MakeError(
       core::ErrorCode::kInvalidArgument,
       "--store: want sqlite:PATH or postgresql://..., got \"" + core::MaskUrlPassword(url) + "\"");
+}
+
+core::Result<std::string> ChooseStoreUrl(const std::string& store_flag,
+                                         const std::string& config_path) {
+  if (!store_flag.empty()) return store_flag;
+  if (config_path.empty()) return std::string("sqlite:quell.db");
+  auto config = config::LoadConfig(config_path, config::ProcessEnv());
+  if (!config) return core::MakeError(core::ErrorCode::kInvalidArgument, config.error().message);
+  return config->store_url;
 }
 
 }  // namespace quell::cli

@@ -1,8 +1,12 @@
 // The ops server on a real loopback port, spoken to over real HTTP by cpp-httplib's client.
 #include "quell/adapters/http_server/ops_http_server.h"
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <memory>
@@ -54,6 +58,29 @@ std::vector<app::OpsRoute> Routes(std::atomic<int>& writes) {
   return routes;
 }
 
+// Sends `request` as raw bytes (no client library adds a Content-Length) and returns the whole
+// answer, status line to body; the request should say Connection: close.
+std::string RawExchange(int port, const std::string& request) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return "";
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string answer;
+  if (::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0 &&
+      ::send(fd, request.data(), request.size(), 0) == static_cast<ssize_t>(request.size())) {
+    char buffer[4096];
+    for (;;) {
+      const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
+      if (n <= 0) break;
+      answer.append(buffer, static_cast<size_t>(n));
+    }
+  }
+  ::close(fd);
+  return answer;
+}
+
 class OpsHttpServerTest : public ::testing::Test {
  protected:
   void StartServer(OpsServerOptions options) {
@@ -74,7 +101,8 @@ class OpsHttpServerTest : public ::testing::Test {
 };
 
 TEST_F(OpsHttpServerTest, APublicRouteAnswersWithoutATokenEvenWhenReadsAreClosed) {
-  StartServer({.listen = "127.0.0.1:0", .token = "", .open_reads = false, .threads = 2});
+  StartServer(
+      {.listen = "127.0.0.1:0", .token = "", .token_name = "", .open_reads = false, .threads = 2});
   auto probe = client_->Get("/livez");
   ASSERT_TRUE(probe);
   EXPECT_EQ(probe->status, 200);
@@ -84,7 +112,11 @@ TEST_F(OpsHttpServerTest, APublicRouteAnswersWithoutATokenEvenWhenReadsAreClosed
 }
 
 TEST_F(OpsHttpServerTest, ClosedReadsNeedTheToken) {
-  StartServer({.listen = "127.0.0.1:0", .token = kToken, .open_reads = false, .threads = 2});
+  StartServer({.listen = "127.0.0.1:0",
+               .token = kToken,
+               .token_name = "",
+               .open_reads = false,
+               .threads = 2});
   auto denied = client_->Get("/healthz");
   ASSERT_TRUE(denied);
   EXPECT_EQ(denied->status, 401);
@@ -105,7 +137,11 @@ TEST_F(OpsHttpServerTest, ClosedReadsNeedTheToken) {
 }
 
 TEST_F(OpsHttpServerTest, OpenReadsStillGuardWrites) {
-  StartServer({.listen = "127.0.0.1:0", .token = kToken, .open_reads = true, .threads = 2});
+  StartServer({.listen = "127.0.0.1:0",
+               .token = kToken,
+               .token_name = "",
+               .open_reads = true,
+               .threads = 2});
   auto read = client_->Get("/healthz");
   ASSERT_TRUE(read);
   EXPECT_EQ(read->status, 200);
@@ -125,7 +161,8 @@ TEST_F(OpsHttpServerTest, OpenReadsStillGuardWrites) {
 }
 
 TEST_F(OpsHttpServerTest, NoTokenRefusesWrites) {
-  StartServer({.listen = "127.0.0.1:0", .token = "", .open_reads = true, .threads = 2});
+  StartServer(
+      {.listen = "127.0.0.1:0", .token = "", .token_name = "", .open_reads = true, .threads = 2});
   auto write = client_->Post("/v1/incidents/a/ack", Bearer(""), "{}", "application/json");
   ASSERT_TRUE(write);
   EXPECT_EQ(write->status, 403);
@@ -137,7 +174,11 @@ TEST_F(OpsHttpServerTest, NoTokenRefusesWrites) {
 }
 
 TEST_F(OpsHttpServerTest, UnknownPathWrongMethodAndThrowingHandler) {
-  StartServer({.listen = "127.0.0.1:0", .token = kToken, .open_reads = true, .threads = 2});
+  StartServer({.listen = "127.0.0.1:0",
+               .token = kToken,
+               .token_name = "",
+               .open_reads = true,
+               .threads = 2});
   auto missing = client_->Get("/nope");
   ASSERT_TRUE(missing);
   EXPECT_EQ(missing->status, 404);
@@ -160,8 +201,76 @@ TEST_F(OpsHttpServerTest, UnknownPathWrongMethodAndThrowingHandler) {
   EXPECT_EQ(boom->body.find("handler bug"), std::string::npos);
 }
 
+TEST_F(OpsHttpServerTest, APostWithoutABodyReachesItsHandlerWithAnEmptyOne) {
+  StartServer({.listen = "127.0.0.1:0",
+               .token = kToken,
+               .token_name = "",
+               .open_reads = false,
+               .threads = 2});
+  // What `curl -X POST` sends: no Content-Length, no body.
+  const std::string answer = RawExchange(server_->port(),
+                                         "POST /v1/incidents/acme/ack HTTP/1.1\r\nHost: q\r\n"
+                                         "Authorization: Bearer " +
+                                             std::string(kToken) + "\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(answer.rfind("HTTP/1.1 202", 0), 0u) << answer;
+  EXPECT_NE(answer.find("POST acme  http"), std::string::npos) << answer;
+  EXPECT_EQ(writes_, 1);
+}
+
+TEST_F(OpsHttpServerTest, TheTokenIsCheckedBeforeTheBody) {
+  StartServer({.listen = "127.0.0.1:0",
+               .token = kToken,
+               .token_name = "",
+               .open_reads = false,
+               .threads = 2});
+  const std::string answer =
+      RawExchange(server_->port(),
+                  "POST /v1/incidents/acme/ack HTTP/1.1\r\nHost: q\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(answer.rfind("HTTP/1.1 401", 0), 0u) << answer;
+  EXPECT_NE(answer.find(R"({"error":{"code":"unauthorized","message":")"), std::string::npos)
+      << answer;
+  EXPECT_EQ(writes_, 0);
+}
+
+TEST_F(OpsHttpServerTest, RefusalsOfTheServerItselfUseTheErrorShape) {
+  StartServer({.listen = "127.0.0.1:0",
+               .token = kToken,
+               .token_name = "",
+               .open_reads = false,
+               .threads = 2});
+  auto big = client_->Post("/v1/incidents/acme/ack", Bearer(kToken),
+                           std::string((size_t{1} << 20) + 1, 'x'), "application/json");
+  ASSERT_TRUE(big);
+  EXPECT_EQ(big->status, 413);
+  EXPECT_NE(big->body.find(R"({"error":{"code":"payload_too_large","message":")"),
+            std::string::npos)
+      << big->body;
+  EXPECT_EQ(writes_, 0);
+
+  const std::string garbage = RawExchange(server_->port(), "NOT HTTP AT ALL\r\n\r\n");
+  EXPECT_EQ(garbage.rfind("HTTP/1.1 400", 0), 0u) << garbage;
+  EXPECT_NE(garbage.find(R"({"error":{"code":"bad_request","message":")"), std::string::npos)
+      << garbage;
+}
+
+TEST_F(OpsHttpServerTest, TheTokenNameIsTheActor) {
+  StartServer({.listen = "127.0.0.1:0",
+               .token = kToken,
+               .token_name = "ops-oncall",
+               .open_reads = false,
+               .threads = 2});
+  auto write = client_->Post("/v1/incidents/a/ack", Bearer(kToken), "{}", "application/json");
+  ASSERT_TRUE(write);
+  EXPECT_EQ(write->status, 202);
+  EXPECT_EQ(write->body, "POST a {} ops-oncall");
+}
+
 TEST_F(OpsHttpServerTest, StopRightAfterStartReturnsAndFreesThePort) {
-  StartServer({.listen = "127.0.0.1:0", .token = kToken, .open_reads = true, .threads = 1});
+  StartServer({.listen = "127.0.0.1:0",
+               .token = kToken,
+               .token_name = "",
+               .open_reads = true,
+               .threads = 1});
   server_->Stop();
   server_->Stop();  // idempotent
   auto after = client_->Get("/healthz");
@@ -171,16 +280,18 @@ TEST_F(OpsHttpServerTest, StopRightAfterStartReturnsAndFreesThePort) {
 TEST(OpsHttpServerStartTest, RejectsBadAddressesAndPatterns) {
   std::atomic<int> writes{0};
   for (const char* listen : {"127.0.0.1", "127.0.0.1:http", "127.0.0.1:70000", ":80", "::1:80"}) {
-    OpsHttpServer server({.listen = listen, .token = "", .open_reads = true, .threads = 1},
-                         Routes(writes));
+    OpsHttpServer server(
+        {.listen = listen, .token = "", .token_name = "", .open_reads = true, .threads = 1},
+        Routes(writes));
     auto port = server.Start();
     ASSERT_FALSE(port.ok()) << listen;
     EXPECT_EQ(port.error().code, core::ErrorCode::kInvalidArgument) << listen;
   }
   std::vector<app::OpsRoute> bad = {
       app::OpsRoute{.method = "GET", .pattern = "(", .write = false, .handler = nullptr}};
-  OpsHttpServer server({.listen = "127.0.0.1:0", .token = "", .open_reads = true, .threads = 1},
-                       bad);
+  OpsHttpServer server(
+      {.listen = "127.0.0.1:0", .token = "", .token_name = "", .open_reads = true, .threads = 1},
+      bad);
   auto port = server.Start();
   ASSERT_FALSE(port.ok());
   EXPECT_EQ(port.error().code, core::ErrorCode::kInvalidArgument);

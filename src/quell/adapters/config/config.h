@@ -72,7 +72,10 @@ struct OpsHttpSettings {
   std::string token;
   std::string token_origin;      // where it came from, for messages
   std::string token_unresolved;  // why a given reference did not resolve; empty: ok
-  bool open_reads = false;       // read endpoints without the token
+  // Who holds the token, for the audit fields and the log of operator writes ("http" when
+  // empty). A name, not a secret: it is logged.
+  std::string token_name;
+  bool open_reads = false;  // read endpoints without the token
   // /healthz fails once the last cycle is older than 2 x the longest interval + this.
   core::Duration health_grace = std::chrono::seconds(30);
 };

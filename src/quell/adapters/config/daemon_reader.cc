@@ -18,6 +18,11 @@ void ReadHttp(MapReader section, const std::filesystem::path& dir, OpsHttpSettin
   http.token = std::move(token.value);
   http.token_origin = std::move(token.origin);
   http.token_unresolved = std::move(token.unresolved);
+  section.Read("token_name", http.token_name);
+  if (http.token_name.size() > 64 ||
+      http.token_name.find_first_of(" \t\r\n\"") != std::string::npos) {
+    section.Fail("token_name", "want a short name without spaces or quotes, e.g. ops-oncall");
+  }
   section.Read("open_reads", http.open_reads);
   section.Read("health_grace", http.health_grace);
   if (http.health_grace.count() < 0) section.Fail("health_grace", "must not be negative");

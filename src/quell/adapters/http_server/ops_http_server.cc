@@ -47,6 +47,34 @@ std::string_view BearerToken(const httplib::Request& req) {
   return value;
 }
 
+// What a status httplib set by itself means to the client.
+std::string ErrorMessageFor(int status) {
+  switch (status) {
+    case 400:
+      return "the request could not be read (malformed request line, headers or body framing)";
+    case 413:
+      return "the body is larger than 1 MiB";
+    default:
+      return "HTTP " + std::to_string(status);
+  }
+}
+
+// The error code of a status httplib set by itself.
+const char* ErrorCodeFor(int status) {
+  switch (status) {
+    case 400:
+      return "bad_request";
+    case 404:
+      return "not_found";
+    case 405:
+      return "method_not_allowed";
+    case 413:
+      return "payload_too_large";
+    default:
+      return status >= 500 ? "internal" : "bad_request";
+  }
+}
+
 }  // namespace
 
 bool ConstantTimeEquals(std::string_view expected, std::string_view given) {
@@ -90,6 +118,65 @@ OpsHttpServer::OpsHttpServer(OpsServerOptions options, std::vector<app::OpsRoute
 
 OpsHttpServer::~OpsHttpServer() { Stop(); }
 
+const OpsHttpServer::CompiledRoute* OpsHttpServer::Admit(const httplib::Request& req,
+                                                         httplib::Response& res) const {
+  const CompiledRoute* found = nullptr;
+  std::string allow;
+  for (const CompiledRoute& c : compiled_) {
+    if (!std::regex_match(req.path, c.pattern)) continue;
+    if (c.route->method == req.method) {
+      found = &c;
+      break;
+    }
+    if (!allow.empty()) allow.append(", ");
+    allow.append(c.route->method);
+  }
+  if (found == nullptr) {
+    if (allow.empty()) {
+      SendError(res, 404, "not_found", "no route " + req.path);
+    } else {
+      res.set_header("Allow", allow);
+      SendError(res, 405, "method_not_allowed", req.method + " is not allowed here");
+    }
+    return nullptr;
+  }
+  const bool needs_token =
+      found->route->write || (!found->route->is_public && !options_.open_reads);
+  if (needs_token) {
+    if (options_.token.empty()) {
+      SendError(res, 403, "forbidden", "no API token is configured");
+      return nullptr;
+    }
+    if (!ConstantTimeEquals(options_.token, BearerToken(req))) {
+      res.set_header("WWW-Authenticate", "Bearer");
+      SendError(res, 401, "unauthorized", "a valid bearer token is required");
+      return nullptr;
+    }
+  }
+  return found;
+}
+
+void OpsHttpServer::Serve(const CompiledRoute& route, const httplib::Request& req,
+                          httplib::Response& res) const {
+  std::smatch match;
+  std::regex_match(req.path, match, route.pattern);
+  app::OpsRequest request;
+  request.method = req.method;
+  request.path = req.path;
+  for (size_t i = 1; i < match.size(); ++i) request.captures.push_back(match[i].str());
+  for (const auto& [name, value] : req.params) request.query.emplace(name, value);
+  request.body = req.body;
+  request.actor = options_.token_name.empty() ? "http" : options_.token_name;
+  app::OpsResponse response;
+  try {
+    response = route.route->handler(request);
+  } catch (const std::exception&) {
+    return SendError(res, 500, "internal", "the handler failed");
+  }
+  res.status = response.status;
+  res.set_content(response.body, response.content_type);
+}
+
 core::Result<int> OpsHttpServer::Start() {
   auto address = ParseListenAddress(options_.listen);
   if (!address) return address.error();
@@ -113,53 +200,30 @@ core::Result<int> OpsHttpServer::Start() {
         SendError(res, 500, "internal", "the handler failed");
       });
 
+  // Routing and the token are checked before httplib reads a body, so a request that would
+  // be refused is refused for that reason (401, not a 400 about its body).
+  http_->set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    const CompiledRoute* route = Admit(req, res);
+    if (route == nullptr) return httplib::Server::HandlerResponse::Handled;
+    // A POST or DELETE with neither Content-Length nor chunked framing has no body; httplib
+    // would answer it with an empty 400, so it is served here as an empty body.
+    if (!req.has_header("Content-Length") && !req.has_header("Transfer-Encoding")) {
+      Serve(*route, req, res);
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
   const auto handle = [this](const httplib::Request& req, httplib::Response& res) {
-    const CompiledRoute* found = nullptr;
-    std::smatch match;
-    std::string allow;
-    for (const CompiledRoute& c : compiled_) {
-      std::smatch m;
-      if (!std::regex_match(req.path, m, c.pattern)) continue;
-      if (c.route->method == req.method) {
-        found = &c;
-        match = std::move(m);
-        break;
-      }
-      if (!allow.empty()) allow.append(", ");
-      allow.append(c.route->method);
-    }
-    if (found == nullptr) {
-      if (allow.empty()) return SendError(res, 404, "not_found", "no route " + req.path);
-      res.set_header("Allow", allow);
-      return SendError(res, 405, "method_not_allowed", req.method + " is not allowed here");
-    }
-    const bool needs_token =
-        found->route->write || (!found->route->is_public && !options_.open_reads);
-    if (needs_token) {
-      if (options_.token.empty()) {
-        return SendError(res, 403, "forbidden", "no API token is configured");
-      }
-      if (!ConstantTimeEquals(options_.token, BearerToken(req))) {
-        res.set_header("WWW-Authenticate", "Bearer");
-        return SendError(res, 401, "unauthorized", "a valid bearer token is required");
-      }
-    }
-    app::OpsRequest request;
-    request.method = req.method;
-    request.path = req.path;
-    for (size_t i = 1; i < match.size(); ++i) request.captures.push_back(match[i].str());
-    for (const auto& [name, value] : req.params) request.query.emplace(name, value);
-    request.body = req.body;
-    request.actor = "http";
-    app::OpsResponse response;
-    try {
-      response = found->route->handler(request);
-    } catch (const std::exception&) {
-      return SendError(res, 500, "internal", "the handler failed");
-    }
-    res.status = response.status;
-    res.set_content(response.body, response.content_type);
+    if (const CompiledRoute* route = Admit(req, res)) Serve(*route, req, res);
   };
+  // Anything httplib refuses by itself (a malformed request, a body over the limit) still
+  // answers in the one error shape.
+  http_->set_error_handler(
+      httplib::Server::HandlerWithResponse([](const httplib::Request&, httplib::Response& res) {
+        if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+        SendError(res, res.status, ErrorCodeFor(res.status), ErrorMessageFor(res.status));
+        return httplib::Server::HandlerResponse::Handled;
+      }));
   http_->Get(".*", handle);
   http_->Post(".*", handle);
   http_->Put(".*", handle);

@@ -13,7 +13,9 @@
 
 namespace httplib {
 class Server;
-}
+struct Request;
+struct Response;
+}  // namespace httplib
 
 namespace quell::http_server {
 
@@ -22,14 +24,19 @@ struct OpsServerOptions {
   // Bearer token for write routes, and for read routes unless open_reads. Empty: every route
   // that needs it answers 403. Never logged.
   std::string token;
+  // Who a request with the token is, for the audit fields and the log ("http" when empty).
+  std::string token_name;
   bool open_reads = false;
   int threads = 4;
 };
 
 // quell's ops HTTP surface (health, metrics, operator endpoints) on cpp-httplib: a list of
-// app::OpsRoute served on a background thread. JSON errors: 401 without the right bearer
-// token, 403 when no token is configured, 404 for an unknown path, 405 (with Allow) for a path
-// that exists under other methods, 500 when a handler throws.
+// app::OpsRoute served on a background thread. Every error is one JSON shape,
+// {"error":{"code":"...","message":"..."}}: 401 without the right bearer token, 403 when no token
+// is configured, 404 for an unknown path, 405 (with Allow) for a path that exists under other
+// methods, 500 when a handler throws, and httplib's own refusals (400, 413). Route and token are
+// checked before the body is read; a request without a body reaches its handler with an empty
+// one.
 class OpsHttpServer {
  public:
   OpsHttpServer(OpsServerOptions options, std::vector<app::OpsRoute> routes);
@@ -47,6 +54,10 @@ class OpsHttpServer {
   struct CompiledRoute;
 
  private:
+  // The route `req` names when it may use it; otherwise nullptr with `res` the error.
+  const CompiledRoute* Admit(const httplib::Request& req, httplib::Response& res) const;
+  void Serve(const CompiledRoute& route, const httplib::Request& req, httplib::Response& res) const;
+
   OpsServerOptions options_;
   std::vector<app::OpsRoute> routes_;
   std::vector<CompiledRoute> compiled_;

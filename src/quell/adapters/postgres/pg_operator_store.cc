@@ -1,4 +1,4 @@
-// PgIncidentStore's OperatorStore side: silences and dead outbox rows.
+// PgIncidentStore's OperatorStore side: silences, dead outbox rows and one key's history.
 #include <string>
 #include <utility>
 
@@ -122,6 +122,44 @@ core::Result<std::vector<core::ChannelUse>> PgIncidentStore::GenerationChannels(
   for (int i = 0; i < rows; ++i) {
     out.push_back(
         core::ChannelUse{TextAt(result->get(), i, 0), PQgetvalue(result->get(), i, 1)[0] == 't'});
+  }
+  return out;
+}
+
+core::Result<std::vector<core::LoggedDecision>> PgIncidentStore::RecentDecisions(
+    std::string_view key, size_t limit) {
+  auto result = connection_->Run(
+      std::string("SELECT generation, version, poll_id, at, decision, reason FROM decisions"
+                  " WHERE key = $1 ORDER BY version DESC LIMIT $2"),
+      {std::string(key), std::to_string(limit)});
+  if (!result) return result.error();
+  const PGresult* r = result->get();
+  const int rows = PQntuples(r);
+  std::vector<core::LoggedDecision> out;
+  out.reserve(static_cast<size_t>(rows));
+  for (int i = 0; i < rows; ++i) {
+    out.push_back(core::LoggedDecision{.generation = UintAt(r, i, 0),
+                                       .version = UintAt(r, i, 1),
+                                       .poll_id = TextAt(r, i, 2),
+                                       .at = store::FromMicros(ParseInt(PQgetvalue(r, i, 3))),
+                                       .decision = TextAt(r, i, 4),
+                                       .reason = TextAt(r, i, 5)});
+  }
+  return out;
+}
+
+core::Result<std::vector<core::OutboxRow>> PgIncidentStore::RecentOutbox(std::string_view key,
+                                                                         size_t limit) {
+  auto result = connection_->Run(std::string("SELECT ") + kOutboxColumns +
+                                     " FROM outbox WHERE key = $1 ORDER BY generation DESC,"
+                                     " version DESC, channel COLLATE \"C\" LIMIT $2",
+                                 {std::string(key), std::to_string(limit)});
+  if (!result) return result.error();
+  std::vector<core::OutboxRow> out;
+  for (int i = 0; i < PQntuples(result->get()); ++i) {
+    auto row = ReadOutboxRow(result->get(), i);
+    if (!row) return row.error();
+    out.push_back(std::move(*row));
   }
   return out;
 }

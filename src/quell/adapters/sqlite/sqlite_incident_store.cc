@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <random>
 #include <thread>
 #include <utility>
@@ -305,9 +306,18 @@ SqliteIncidentStore::~SqliteIncidentStore() {
 
 core::Result<std::unique_ptr<SqliteIncidentStore>> SqliteIncidentStore::Open(
     const std::string& path, SqliteOptions options) {
+  std::error_code ec;
+  if (!options.create && !std::filesystem::exists(path, ec)) {
+    return MakeError(ErrorCode::kNotFound,
+                     "no store at " + std::filesystem::absolute(path, ec).string() +
+                         " (a relative sqlite: path is taken from the working directory)");
+  }
   sqlite3* db = nullptr;
+  // Without SQLITE_OPEN_CREATE a file removed since the check above is an error, not a new store.
   const int rc = sqlite3_open_v2(
-      path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+      path.c_str(), &db,
+      SQLITE_OPEN_READWRITE | (options.create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX,
+      nullptr);
   if (rc != SQLITE_OK) {
     core::Error error = SqlError(db, rc, path);
     sqlite3_close_v2(db);

@@ -18,6 +18,9 @@ struct SqliteOptions {
   // How long a writer waits for another process's write transaction before giving up with
   // kUnavailable ("database is locked by another process").
   std::chrono::milliseconds busy_timeout{30000};
+  // false: a missing file is kNotFound ("no store at PATH") instead of a new empty store, for
+  // commands that only look at what is there.
+  bool create = true;
 };
 
 // The embedded store: one SQLite file in WAL mode. Several processes may share the file; write
@@ -31,9 +34,10 @@ class SqliteIncidentStore : public core::IncidentStore,
                             public core::OperatorStore,
                             public core::ShadowReportStore {
  public:
-  // Opens or creates `path` and applies any missing schema migrations. Errors, each one line
-  // naming the path: kUnavailable (locked), kPermissionDenied (read-only or not openable),
-  // kCorrupt (not a quell database, corrupt, or a schema newer than this build).
+  // Opens `path` (creating it unless options.create is false) and applies any missing schema
+  // migrations. Errors, each one line naming the path: kNotFound (no file, when not creating),
+  // kUnavailable (locked), kPermissionDenied (read-only or not openable), kCorrupt (not a quell
+  // database, corrupt, or a schema newer than this build).
   static core::Result<std::unique_ptr<SqliteIncidentStore>> Open(const std::string& path,
                                                                  SqliteOptions options = {});
   ~SqliteIncidentStore() override;
@@ -78,6 +82,10 @@ class SqliteIncidentStore : public core::IncidentStore,
   core::Status DropDead(std::string_view idempotency_key, core::WallTime now) override;
   core::Result<std::vector<core::ChannelUse>> GenerationChannels(std::string_view key,
                                                                  uint64_t generation) override;
+  core::Result<std::vector<core::LoggedDecision>> RecentDecisions(std::string_view key,
+                                                                  size_t limit) override;
+  core::Result<std::vector<core::OutboxRow>> RecentOutbox(std::string_view key,
+                                                          size_t limit) override;
 
   struct Statements;        // prepared once, reused by every transaction
   struct OutboxStatements;  // the dispatcher's, in sqlite_outbox_store.cc

@@ -1,5 +1,5 @@
-// SqliteIncidentStore's OperatorStore side: silences and dead outbox rows. These run seldom,
-// so each prepares its statement when called instead of keeping it prepared.
+// SqliteIncidentStore's OperatorStore side: silences, dead outbox rows and one key's history. These
+// run seldom, so each prepares its statement when called instead of keeping it prepared.
 #include <utility>
 
 #include "quell/adapters/sqlite/sqlite_incident_store.h"
@@ -157,6 +157,60 @@ core::Result<std::vector<core::ChannelUse>> SqliteIncidentStore::GenerationChann
     if (!row) return row.error();
     if (!*row) break;
     out.push_back(core::ChannelUse{s.Text(0), s.Int(1) != 0});
+  }
+  return out;
+}
+
+// The decisions primary key (key, version) and the outbox's UNIQUE (key, channel, generation,
+// version) make both reads range scans over one key.
+core::Result<std::vector<core::LoggedDecision>> SqliteIncidentStore::RecentDecisions(
+    std::string_view key, size_t limit) {
+  Stmt s;
+  if (auto status = s.Prepare(db_,
+                              "SELECT generation, version, poll_id, at, decision, reason"
+                              " FROM decisions WHERE key = ? ORDER BY version DESC LIMIT ?",
+                              path_);
+      !status) {
+    return status.error();
+  }
+  s.BindText(1, key);
+  s.BindUint(2, limit);
+  std::vector<core::LoggedDecision> out;
+  for (;;) {
+    auto row = s.Step();
+    if (!row) return row.error();
+    if (!*row) break;
+    out.push_back(core::LoggedDecision{.generation = s.Uint(0),
+                                       .version = s.Uint(1),
+                                       .poll_id = s.Text(2),
+                                       .at = store::FromMicros(s.Int(3)),
+                                       .decision = s.Text(4),
+                                       .reason = s.Text(5)});
+  }
+  return out;
+}
+
+core::Result<std::vector<core::OutboxRow>> SqliteIncidentStore::RecentOutbox(std::string_view key,
+                                                                             size_t limit) {
+  Stmt s;
+  if (auto status = s.Prepare(db_,
+                              std::string("SELECT ") + kOutboxColumns +
+                                  " FROM outbox WHERE key = ? ORDER BY generation DESC,"
+                                  " version DESC, channel LIMIT ?",
+                              path_);
+      !status) {
+    return status.error();
+  }
+  s.BindText(1, key);
+  s.BindUint(2, limit);
+  std::vector<core::OutboxRow> out;
+  for (;;) {
+    auto row = s.Step();
+    if (!row) return row.error();
+    if (!*row) break;
+    auto parsed = ReadOutboxRow(s);
+    if (!parsed) return parsed.error();
+    out.push_back(std::move(*parsed));
   }
   return out;
 }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -18,6 +19,16 @@ namespace quell::core {
 struct ChannelUse {
   std::string channel;
   bool shadow_only = false;
+};
+
+// One line of an incident's decision log, as stored.
+struct LoggedDecision {
+  uint64_t generation = 0;
+  uint64_t version = 0;
+  std::string poll_id;
+  WallTime at;
+  std::string decision;  // DecisionName: notify, update_only, resolve, ...
+  std::string reason;    // ReasonName; empty when the decision had none
 };
 
 // The operator's side of the store: silences and dead outbox rows. Each method is one short
@@ -44,6 +55,14 @@ class OperatorStore {
   // The channels with outbox rows of (key, generation), by channel name.
   virtual Result<std::vector<ChannelUse>> GenerationChannels(std::string_view key,
                                                              uint64_t generation) = 0;
+
+  // The newest `limit` decision lines of `key`, highest version first (retention may have
+  // pruned older ones). Empty for a key with none.
+  virtual Result<std::vector<LoggedDecision>> RecentDecisions(std::string_view key,
+                                                              size_t limit) = 0;
+  // The newest `limit` outbox rows of `key`, by generation and version descending, then by
+  // channel. Empty for a key with none.
+  virtual Result<std::vector<OutboxRow>> RecentOutbox(std::string_view key, size_t limit) = 0;
 };
 
 }  // namespace quell::core

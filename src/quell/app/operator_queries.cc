@@ -1,0 +1,162 @@
+#include "quell/app/operator_queries.h"
+
+#include <charconv>
+#include <initializer_list>
+#include <utility>
+
+namespace quell::app {
+namespace {
+
+core::Error Bad(const std::string& message) {
+  return core::MakeError(core::ErrorCode::kInvalidArgument, message);
+}
+
+// A typo'd parameter would otherwise be ignored and answer the whole list.
+core::Status OnlyKnown(const QueryParams& query, std::initializer_list<const char*> known) {
+  for (const auto& [name, value] : query) {
+    bool ok = false;
+    std::string names;
+    for (const char* k : known) {
+      ok = ok || name == k;
+      names.append(names.empty() ? "" : ", ").append(k);
+    }
+    if (!ok) {
+      std::string message = "unknown query parameter \"" + name + "\" (this route takes ";
+      message.append(names).append(")");
+      return Bad(message);
+    }
+  }
+  return {};
+}
+
+core::Result<std::optional<size_t>> Limit(const QueryParams& query) {
+  auto it = query.find("limit");
+  if (it == query.end()) return std::optional<size_t>{};
+  const std::string& text = it->second;
+  size_t n = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || n == 0 ||
+      n > kMaxLimit) {
+    return Bad("limit: want a number from 1 to " + std::to_string(kMaxLimit) + ", got \"" + text +
+               "\"");
+  }
+  return std::optional<size_t>{n};
+}
+
+std::string Param(const QueryParams& query, const char* name) {
+  auto it = query.find(name);
+  return it == query.end() ? std::string() : it->second;
+}
+
+template <typename T>
+void Truncate(std::vector<T>& items, std::optional<size_t> limit) {
+  if (limit && items.size() > *limit) items.resize(*limit);
+}
+
+}  // namespace
+
+core::Result<IncidentFilter> IncidentFilterFrom(const QueryParams& query) {
+  if (auto known = OnlyKnown(query, {"status", "condition", "limit"}); !known) {
+    return known.error();
+  }
+  IncidentFilter filter;
+  const std::string status = Param(query, "status");
+  if (status == "open") {
+    filter.status = IncidentStatusFilter::kOpen;
+  } else if (status == "resolved") {
+    filter.status = IncidentStatusFilter::kResolved;
+  } else if (!status.empty() && status != "all") {
+    return Bad("status: want open, resolved or all, got \"" + status + "\"");
+  }
+  filter.condition = Param(query, "condition");
+  auto limit = Limit(query);
+  if (!limit) return limit.error();
+  filter.limit = *limit;
+  return filter;
+}
+
+core::Result<OutboxFilter> OutboxFilterFrom(const QueryParams& query) {
+  if (auto known = OnlyKnown(query, {"status", "channel", "limit"}); !known) return known.error();
+  OutboxFilter filter;
+  if (auto it = query.find("status"); it != query.end()) {
+    auto status = core::ParseOutboxStatus(it->second);
+    if (!status) return Bad("status: " + status.error().message);
+    filter.status = *status;
+  }
+  filter.channel = Param(query, "channel");
+  auto limit = Limit(query);
+  if (!limit) return limit.error();
+  filter.limit = *limit;
+  return filter;
+}
+
+core::Result<OutboxFilter> DeadFilterFrom(const QueryParams& query) {
+  if (auto known = OnlyKnown(query, {"channel", "limit"}); !known) return known.error();
+  auto filter = OutboxFilterFrom(query);
+  if (filter) filter->status = core::OutboxStatus::kDead;
+  return filter;
+}
+
+core::Result<size_t> HistoryLimitFrom(const QueryParams& query) {
+  if (auto known = OnlyKnown(query, {"limit"}); !known) return known.error();
+  auto limit = Limit(query);
+  if (!limit) return limit.error();
+  return limit->value_or(kDefaultHistory);
+}
+
+OperatorQueries::OperatorQueries(core::IncidentStore& incidents, core::OperatorStore& operators)
+    : incidents_(incidents), operators_(operators) {}
+
+core::Result<std::vector<core::Incident>> OperatorQueries::ListIncidents(
+    const IncidentFilter& filter) {
+  auto all = filter.status == IncidentStatusFilter::kOpen && !filter.condition.empty()
+                 ? incidents_.ListOpenIncidents(filter.condition)
+                 : incidents_.ListIncidents();
+  if (!all) return all;
+  std::vector<core::Incident> out;
+  for (core::Incident& incident : *all) {
+    if (filter.limit && out.size() == *filter.limit) break;
+    if (!filter.condition.empty() && incident.condition != filter.condition) continue;
+    if (filter.status == IncidentStatusFilter::kOpen && !incident.is_open()) continue;
+    if (filter.status == IncidentStatusFilter::kResolved &&
+        incident.status != core::IncidentStatus::kResolved) {
+      continue;
+    }
+    out.push_back(std::move(incident));
+  }
+  return out;
+}
+
+core::Result<IncidentDetail> OperatorQueries::Detail(std::string_view key, size_t history) {
+  auto found = incidents_.FindIncident(key);
+  if (!found) return found.error();
+  if (!*found) {
+    return core::MakeError(core::ErrorCode::kNotFound,
+                           "no incident with key \"" + std::string(key) + "\"");
+  }
+  IncidentDetail detail;
+  detail.incident = std::move(**found);
+  auto decisions = operators_.RecentDecisions(key, history);
+  if (!decisions) return decisions.error();
+  detail.decisions = std::move(*decisions);
+  auto outbox = operators_.RecentOutbox(key, history);
+  if (!outbox) return outbox.error();
+  detail.outbox = std::move(*outbox);
+  return detail;
+}
+
+core::Result<std::vector<core::OutboxRow>> OperatorQueries::ListOutbox(const OutboxFilter& filter) {
+  auto rows = incidents_.ListOutbox(filter.status);
+  if (!rows || filter.channel.empty()) {
+    if (rows) Truncate(*rows, filter.limit);
+    return rows;
+  }
+  std::vector<core::OutboxRow> out;
+  for (core::OutboxRow& row : *rows) {
+    if (filter.limit && out.size() == *filter.limit) break;
+    if (row.channel == filter.channel) out.push_back(std::move(row));
+  }
+  return out;
+}
+
+}  // namespace quell::app

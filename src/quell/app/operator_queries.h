@@ -1,0 +1,70 @@
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "quell/core/incident.h"
+#include "quell/core/ports/incident_store.h"
+#include "quell/core/ports/operator_store.h"
+#include "quell/core/ports/outbox_row.h"
+#include "quell/core/result.h"
+
+namespace quell::app {
+
+enum class IncidentStatusFilter : uint8_t { kAll, kOpen, kResolved };
+
+struct IncidentFilter {
+  IncidentStatusFilter status = IncidentStatusFilter::kAll;
+  std::string condition;        // empty: every condition
+  std::optional<size_t> limit;  // the first N in key order; none: all
+};
+
+struct OutboxFilter {
+  std::optional<core::OutboxStatus> status;
+  std::string channel;          // empty: every channel
+  std::optional<size_t> limit;  // the first N in (key, channel, generation, version) order
+};
+
+// One incident with its recent history, newest first.
+struct IncidentDetail {
+  core::Incident incident;
+  std::vector<core::LoggedDecision> decisions;
+  std::vector<core::OutboxRow> outbox;
+};
+
+inline constexpr size_t kDefaultHistory = 20;  // decisions and outbox rows of a detail
+inline constexpr size_t kMaxLimit = 10000;     // the largest ?limit= a list accepts
+
+// The filters of the HTTP list endpoints, from their decoded query parameters. Each rejects a
+// parameter it does not know and a bad value with kInvalidArgument naming the parameter:
+//   incidents: status=open|resolved|all (default all), condition=NAME, limit=1..kMaxLimit
+//   outbox:    status=<outbox status>, channel=NAME, limit=1..kMaxLimit
+//   dead rows: channel=NAME, limit=1..kMaxLimit (the status is dead)
+//   detail:    limit=1..kMaxLimit (decisions and outbox rows each; default kDefaultHistory)
+using QueryParams = std::map<std::string, std::string>;
+core::Result<IncidentFilter> IncidentFilterFrom(const QueryParams& query);
+core::Result<OutboxFilter> OutboxFilterFrom(const QueryParams& query);
+core::Result<OutboxFilter> DeadFilterFrom(const QueryParams& query);
+core::Result<size_t> HistoryLimitFrom(const QueryParams& query);
+
+// The operator's reads, for the HTTP handlers. Errors are the store's, and kNotFound naming
+// an unknown key. Not thread-safe (the stores are one per thread).
+class OperatorQueries {
+ public:
+  OperatorQueries(core::IncidentStore& incidents, core::OperatorStore& operators);
+
+  core::Result<std::vector<core::Incident>> ListIncidents(const IncidentFilter& filter);
+  // The incident `key` with its newest `history` decision lines and outbox rows.
+  core::Result<IncidentDetail> Detail(std::string_view key, size_t history);
+  core::Result<std::vector<core::OutboxRow>> ListOutbox(const OutboxFilter& filter);
+
+ private:
+  core::IncidentStore& incidents_;
+  core::OperatorStore& operators_;
+};
+
+}  // namespace quell::app
