@@ -283,7 +283,7 @@ TEST_F(DispatcherTest, APermanent400IsDeadAtOnceAndItsNoticeGoesAtTheIntervalsEn
   clock_.SleepFor(minutes(5));
   EXPECT_EQ(d.RunOnce().meta_alerts, 1u);
   ASSERT_EQ(ops_.sent().size(), 1u);
-  const core::Delivery& sent = ops_.sent()[0];
+  const core::Delivery sent = ops_.sent()[0];
   EXPECT_EQ(sent.row.idempotency_key, notice.idempotency_key);
   EXPECT_EQ(core::MessageKindOf(sent.row), core::MessageKind::kDeadLetter);
   EXPECT_NE(sent.message.body.find("HTTP 400"), std::string::npos);
@@ -299,7 +299,7 @@ TEST_F(DispatcherTest, FiveRowsDyingInOneIntervalMakeOneNoticeListingAllFive) {
   d.AddChannel("ops", "email", ops_);
   EXPECT_EQ(d.RunOnce().dead, 5u);
   size_t notices = 0;
-  for (const auto& [id, row] : store_.rows()) notices += core::IsDeadLetterKey(row.key) ? 1 : 0;
+  for (const auto& [id, row] : store_.rows()) notices += core::IsDeadLetterKey(row.key) ? 1u : 0u;
   EXPECT_EQ(notices, 1u);
 
   clock_.SleepFor(minutes(5));
@@ -307,7 +307,7 @@ TEST_F(DispatcherTest, FiveRowsDyingInOneIntervalMakeOneNoticeListingAllFive) {
   clock_.SleepFor(minutes(5));
   d.RunOnce();
   ASSERT_EQ(ops_.sent().size(), 1u);
-  const core::Delivery& sent = ops_.sent()[0];
+  const core::Delivery sent = ops_.sent()[0];
   EXPECT_NE(sent.message.subject.find("5 messages"), std::string::npos) << sent.message.subject;
   for (const char* key : {"a", "b", "c", "d", "e"}) {
     EXPECT_NE(sent.message.body.find("- " + std::string(key) + " on hook: open, 1 attempt"),
@@ -346,7 +346,7 @@ TEST_F(DispatcherTest, ANoticeListsAtMostTwentyRowsAndSaysHowManyMore) {
   clock_.SleepFor(minutes(5));
   d.RunOnce();
   ASSERT_EQ(ops_.sent().size(), 1u);
-  const std::string& body = ops_.sent()[0].message.body;
+  const std::string body = ops_.sent()[0].message.body;
   EXPECT_NE(body.find("- k119 on hook"), std::string::npos);
   EXPECT_EQ(body.find("- k120 on hook"), std::string::npos);
   EXPECT_NE(body.find("... and 3 more"), std::string::npos) << body;

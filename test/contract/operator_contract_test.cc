@@ -495,7 +495,7 @@ TEST_P(ShadowExitTest, LeavingShadowAnnouncesTheOpenOnceWithHowLongItHasBeenOpen
   Poll(false, t0_ + hours(4));
   size_t opens = 0;
   for (const core::OutboxRow& row : Live(key)) {
-    opens += row.transition == core::TransitionKind::kOpen ? 1 : 0;
+    opens += row.transition == core::TransitionKind::kOpen ? 1u : 0u;
   }
   EXPECT_EQ(opens, 2u);
   EXPECT_GT(Live(key).size(), 2u) << "renotifies follow as usual";

@@ -266,7 +266,7 @@ TEST(WebhookBodyTest, EmbedsThePayloadAsItIsAndEscapesTheMessage) {
   EXPECT_EQ(parsed["key"], delivery.row.key);
   EXPECT_EQ(parsed["generation"], delivery.row.generation);
   EXPECT_EQ(parsed["incident_version"], delivery.row.version);
-  EXPECT_EQ(parsed.size(), 8u);
+  EXPECT_EQ(parsed.size(), 9u);  // with "kind"
 }
 
 TEST(WebhookBodyTest, APayloadThatIsOnlyTheStartOfAnObjectCannotBeEncoded) {
