@@ -263,9 +263,10 @@ std::optional<int> OperatorCli::Run(core::Clock& clock, std::FILE* out, std::FIL
     if (!flags_.channel.empty()) channel = flags_.channel;
     auto retried = ops.RetryAllDead(channel, now);
     if (!retried) return Fail(err, name, retried.error());
+    const uint64_t total = retried->pending + retried->superseded;
     std::fprintf(out, "retried %llu dead rows%s%s: %llu pending, due now; %llu superseded\n",
-                 static_cast<unsigned long long>(retried->pending + retried->superseded),
-                 channel ? " on " : "", channel ? flags_.channel.c_str() : "",
+                 static_cast<unsigned long long>(total), channel ? " on " : "",
+                 channel ? flags_.channel.c_str() : "",
                  static_cast<unsigned long long>(retried->pending),
                  static_cast<unsigned long long>(retried->superseded));
     return 0;
