@@ -167,6 +167,10 @@ class TimedStore : public core::OutboxStore {
                                                         core::WallTime end) override {
     return inner_.FoldedRows(channel, tenant, start, end);
   }
+  core::Result<std::vector<core::OutboxRow>> DeadRows(core::WallTime start,
+                                                      core::WallTime end) override {
+    return inner_.DeadRows(start, end);
+  }
   core::Result<std::string> ThreadRemoteId(std::string_view key, uint64_t generation,
                                            std::string_view channel) override {
     const auto t0 = Steady::now();

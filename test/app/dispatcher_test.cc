@@ -12,6 +12,7 @@
 #include "fake_clock.h"
 #include "fake_http_batch_client.h"
 #include "fake_outbox_store.h"
+#include "quell/core/dead_letter.h"
 #include "quell/core/retry_after.h"
 #include "quell/core/tenant_budget.h"
 
@@ -20,6 +21,7 @@ namespace {
 
 using core::OutboxStatus;
 using std::chrono::hours;
+using std::chrono::minutes;
 using std::chrono::seconds;
 
 // 2026-12-02T09:00:00Z
@@ -183,6 +185,11 @@ class SharedOutboxStore : public core::OutboxStore {
     const std::lock_guard<std::mutex> lock(mutex_);
     return inner_.FoldedRows(channel, tenant, start, end);
   }
+  core::Result<std::vector<core::OutboxRow>> DeadRows(core::WallTime start,
+                                                      core::WallTime end) override {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return inner_.DeadRows(start, end);
+  }
   core::Result<std::string> ThreadRemoteId(std::string_view key, uint64_t generation,
                                            std::string_view channel) override {
     const std::lock_guard<std::mutex> lock(mutex_);
@@ -254,7 +261,7 @@ TEST_F(DispatcherTest, HonoursRetryAfterUpToItsCap) {
   EXPECT_EQ(store_.Row(b.idempotency_key).next_attempt_at, kT0 + hours(1));
 }
 
-TEST_F(DispatcherTest, APermanent400IsDeadAtOnceWithOneMetaAlert) {
+TEST_F(DispatcherTest, APermanent400IsDeadAtOnceAndItsNoticeGoesAtTheIntervalsEnd) {
   const core::OutboxRow row = Row("k", "hook");
   store_.Add(row);
   http_.Respond(400);
@@ -263,13 +270,106 @@ TEST_F(DispatcherTest, APermanent400IsDeadAtOnceWithOneMetaAlert) {
   d.AddChannel("ops", "email", ops_);
   const app::DispatchReport report = d.RunOnce();
   EXPECT_EQ(report.dead, 1u);
-  EXPECT_EQ(report.meta_alerts, 1u);
   EXPECT_EQ(store_.Row(row.idempotency_key).status, OutboxStatus::kDead);
   EXPECT_EQ(store_.Row(row.idempotency_key).attempts, 1u);
   EXPECT_EQ(store_.Row(row.idempotency_key).last_error, "HTTP 400");
+  // The notice was written with the death, due at the end of its 5-minute window.
+  const core::OutboxRow notice =
+      core::MakeDeadLetterRow("ops", core::DeadLetterWindowAt(kT0, minutes(5)), kT0);
+  EXPECT_EQ(store_.Row(notice.idempotency_key).status, OutboxStatus::kPending);
+  EXPECT_EQ(store_.Row(notice.idempotency_key).next_attempt_at, kT0 + minutes(5));
+  EXPECT_TRUE(ops_.sent().empty());
+
+  clock_.SleepFor(minutes(5));
+  EXPECT_EQ(d.RunOnce().meta_alerts, 1u);
   ASSERT_EQ(ops_.sent().size(), 1u);
-  EXPECT_EQ(ops_.sent()[0].row.idempotency_key, row.idempotency_key + ":dead");
-  EXPECT_NE(ops_.sent()[0].message.body.find("HTTP 400"), std::string::npos);
+  const core::Delivery sent = ops_.sent()[0];
+  EXPECT_EQ(sent.row.idempotency_key, notice.idempotency_key);
+  EXPECT_EQ(core::MessageKindOf(sent.row), core::MessageKind::kDeadLetter);
+  EXPECT_NE(sent.message.body.find("HTTP 400"), std::string::npos);
+  EXPECT_NE(sent.message.body.find("k on hook"), std::string::npos);
+  EXPECT_EQ(store_.Row(notice.idempotency_key).status, OutboxStatus::kSent);
+}
+
+TEST_F(DispatcherTest, FiveRowsDyingInOneIntervalMakeOneNoticeListingAllFive) {
+  for (const char* key : {"a", "b", "c", "d", "e"}) store_.Add(Row(key, "hook"));
+  http_.Respond(400);
+  auto d = Make(Options("ops", 256, /*record_every=*/2));  // deaths over three transactions
+  d.AddHttpChannel("hook", "webhook", webhook_);
+  d.AddChannel("ops", "email", ops_);
+  EXPECT_EQ(d.RunOnce().dead, 5u);
+  size_t notices = 0;
+  for (const auto& [id, row] : store_.rows()) notices += core::IsDeadLetterKey(row.key) ? 1u : 0u;
+  EXPECT_EQ(notices, 1u);
+
+  clock_.SleepFor(minutes(5));
+  d.RunOnce();
+  clock_.SleepFor(minutes(5));
+  d.RunOnce();
+  ASSERT_EQ(ops_.sent().size(), 1u);
+  const core::Delivery sent = ops_.sent()[0];
+  EXPECT_NE(sent.message.subject.find("5 messages"), std::string::npos) << sent.message.subject;
+  for (const char* key : {"a", "b", "c", "d", "e"}) {
+    EXPECT_NE(sent.message.body.find("- " + std::string(key) + " on hook: open, 1 attempt"),
+              std::string::npos)
+        << key << " in " << sent.message.body;
+  }
+  EXPECT_NE(sent.row.payload.find("\"count\":5"), std::string::npos) << sent.row.payload;
+}
+
+TEST_F(DispatcherTest, ADeathInTheNextIntervalGetsTheNextNotice) {
+  store_.Add(Row("a", "hook"));
+  http_.Respond(400);
+  auto d = Make(Options("ops"));
+  d.AddHttpChannel("hook", "webhook", webhook_);
+  d.AddChannel("ops", "email", ops_);
+  d.RunOnce();
+  clock_.SleepFor(minutes(5));
+  store_.Add(Row("b", "hook"));
+  d.RunOnce();  // sends a's notice, and b dies in the next window
+  clock_.SleepFor(minutes(5));
+  d.RunOnce();
+  ASSERT_EQ(ops_.sent().size(), 2u);
+  EXPECT_NE(ops_.sent()[0].message.body.find("- a on hook"), std::string::npos);
+  EXPECT_EQ(ops_.sent()[0].message.body.find("- b on hook"), std::string::npos);
+  EXPECT_NE(ops_.sent()[1].message.body.find("- b on hook"), std::string::npos);
+  EXPECT_NE(ops_.sent()[0].row.idempotency_key, ops_.sent()[1].row.idempotency_key);
+}
+
+TEST_F(DispatcherTest, ANoticeListsAtMostTwentyRowsAndSaysHowManyMore) {
+  for (int i = 0; i < 23; ++i) store_.Add(Row("k" + std::to_string(100 + i), "hook"));
+  http_.Respond(400);
+  auto d = Make(Options("ops"));
+  d.AddHttpChannel("hook", "webhook", webhook_);
+  d.AddChannel("ops", "email", ops_);
+  d.RunOnce();
+  clock_.SleepFor(minutes(5));
+  d.RunOnce();
+  ASSERT_EQ(ops_.sent().size(), 1u);
+  const std::string body = ops_.sent()[0].message.body;
+  EXPECT_NE(body.find("- k119 on hook"), std::string::npos);
+  EXPECT_EQ(body.find("- k120 on hook"), std::string::npos);
+  EXPECT_NE(body.find("... and 3 more"), std::string::npos) << body;
+}
+
+TEST_F(DispatcherTest, ANoticeWhoseRowsWereAllRetriedIsRecordedWithoutASend) {
+  const core::OutboxRow row = Row("k", "hook");
+  store_.Add(row);
+  http_.Respond(400);
+  auto d = Make(Options("ops"));
+  d.AddHttpChannel("hook", "webhook", webhook_);
+  d.AddChannel("ops", "email", ops_);
+  d.RunOnce();
+  core::OutboxRow retried = store_.Row(row.idempotency_key);
+  retried.status = OutboxStatus::kPending;  // what `quell outbox dead retry` does
+  retried.next_attempt_at = kT0 + hours(1);
+  store_.Add(retried);
+  clock_.SleepFor(minutes(5));
+  d.RunOnce();
+  EXPECT_TRUE(ops_.sent().empty());
+  const core::OutboxRow notice =
+      core::MakeDeadLetterRow("ops", core::DeadLetterWindowAt(kT0, minutes(5)), kT0);
+  EXPECT_EQ(store_.Row(notice.idempotency_key).status, OutboxStatus::kSent);
 }
 
 TEST_F(DispatcherTest, TheAttemptLimitMakesARowDeadAndAlertsOnce) {
@@ -315,7 +415,12 @@ TEST_F(DispatcherTest, ALostLeaseIsCountedAndNothingIsRecorded) {
   EXPECT_TRUE(report.errors.empty());
   EXPECT_EQ(store_.Row(lost.idempotency_key).status, OutboxStatus::kInFlight);
   EXPECT_EQ(store_.Row(lost.idempotency_key).lease_owner, "thief");
-  EXPECT_EQ(ops_.sent().size(), 1u) << "no meta-alert for a row this dispatcher lost";
+  clock_.SleepFor(minutes(5));
+  d.RunOnce();
+  ASSERT_EQ(ops_.sent().size(), 1u);
+  EXPECT_EQ(ops_.sent()[0].message.body.find("- a on hook"), std::string::npos)
+      << "no notice for a row this dispatcher lost";
+  EXPECT_NE(ops_.sent()[0].message.body.find("- b on hook"), std::string::npos);
 }
 
 TEST_F(DispatcherTest, AFailedRecordLeavesRowsLeasedAndIsReported) {
@@ -387,7 +492,8 @@ TEST_F(DispatcherTest, AnUnknownChannelIsDead) {
   EXPECT_EQ(report.dead, 1u);
   EXPECT_EQ(store_.Row(row.idempotency_key).last_error,
             "no channel named \"removed\" is configured");
-  EXPECT_EQ(report.meta_alerts, 1u);
+  clock_.SleepFor(minutes(5));
+  EXPECT_EQ(d.RunOnce().meta_alerts, 1u);
 }
 
 TEST_F(DispatcherTest, TransportTimeoutsRetryAndMalformedRequestsDie) {

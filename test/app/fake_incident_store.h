@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "quell/core/ports/incident_store.h"
@@ -150,6 +151,22 @@ class FakeIncidentStore : public core::IncidentStore {
       (void)poll_id;
       for (const auto& d : decisions) work_.decisions.emplace(std::pair(d.key, d.version), d);
       return {};
+    }
+    core::Result<std::vector<core::GenerationChannel>> ShadowOnlyChannels(
+        std::span<const std::pair<std::string, uint64_t>> generations) override {
+      std::map<std::tuple<std::string, uint64_t, std::string>, bool> all_shadow;
+      for (const auto& [id, row] : work_.outbox) {
+        for (const auto& [key, generation] : generations) {
+          if (row.key != key || row.generation != generation) continue;
+          auto [it, fresh] = all_shadow.try_emplace({key, generation, row.channel}, true);
+          it->second = it->second && row.status == core::OutboxStatus::kShadow;
+        }
+      }
+      std::vector<core::GenerationChannel> out;
+      for (const auto& [k, shadow] : all_shadow) {
+        if (shadow) out.push_back({std::get<0>(k), std::get<1>(k), std::get<2>(k)});
+      }
+      return out;
     }
     core::Status InsertOutbox(std::span<const core::OutboxRow> rows) override {
       for (const auto& r : rows) work_.outbox.emplace(r.idempotency_key, r);

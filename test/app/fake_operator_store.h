@@ -40,6 +40,9 @@ class FakeOperatorStore : public core::OperatorStore {
   core::Result<core::OutboxStatus> RetryDead(std::string_view key, core::WallTime) override {
     return core::MakeError(core::ErrorCode::kNotFound, "no outbox row " + std::string(key));
   }
+  core::Result<RetriedRows> RetryAllDead(std::optional<std::string_view>, core::WallTime) override {
+    return RetriedRows{};
+  }
   core::Status DropDead(std::string_view key, core::WallTime) override {
     return core::MakeError(core::ErrorCode::kNotFound, "no outbox row " + std::string(key));
   }

@@ -109,6 +109,7 @@ class FakeOutboxStore : public core::OutboxStore {
         case core::OutboxOutcome::Kind::kDead:
           row.status = core::OutboxStatus::kDead;
           row.last_error = o.error;
+          if (o.notice) rows_.try_emplace(o.notice->idempotency_key, *o.notice);
           break;
       }
       out.emplace_back();
@@ -146,6 +147,24 @@ class FakeOutboxStore : public core::OutboxStore {
     });
     return out;
   }
+
+  core::Result<std::vector<core::OutboxRow>> DeadRows(core::WallTime start,
+                                                      core::WallTime end) override {
+    std::vector<core::OutboxRow> out;
+    for (const auto& [id, row] : rows_) {
+      if (row.status == core::OutboxStatus::kDead && row.updated_at >= start &&
+          row.updated_at < end) {
+        out.push_back(row);
+      }
+    }
+    std::sort(out.begin(), out.end(), [](const core::OutboxRow& a, const core::OutboxRow& b) {
+      return std::tie(a.updated_at, a.key, a.channel) < std::tie(b.updated_at, b.key, b.channel);
+    });
+    return out;
+  }
+
+  // Every row, by idempotency key.
+  const std::map<std::string, core::OutboxRow>& rows() const { return rows_; }
 
   core::Result<std::string> ThreadRemoteId(std::string_view key, uint64_t generation,
                                            std::string_view channel) override {

@@ -329,7 +329,7 @@ TEST_F(DispatchTest, ExhaustedAttemptsGoDeadAndTheDeadLetterChannelHearsOfIt) {
   testing::WebhookReceiver flaky(kHookSecret);
   testing::WebhookReceiver dead_letter(kHookSecret);
   WriteConfig(Webhook("flaky", flaky, ", max_attempts: 2") + Webhook("ops", dead_letter), "flaky",
-              "dispatch: {dead_letter: ops}\n");
+              "dispatch: {dead_letter: ops, dead_letter_interval: 1s}\n");
   flaky.FailNext(Fault::kStatus500, 100);
   Poll("notify");
   const auto runs =
@@ -343,10 +343,17 @@ TEST_F(DispatchTest, ExhaustedAttemptsGoDeadAndTheDeadLetterChannelHearsOfIt) {
   EXPECT_EQ(dead[0]["attempts"], 2);
   EXPECT_NE(dead[0]["last_error"].get<std::string>().find("500"), std::string::npos)
       << dead[0].dump();
+  // The notice goes at the end of its 1s window, as a message of its own kind.
+  DispatchUntil([&] { return !dead_letter.Requests().empty(); }, std::chrono::seconds(10));
   ASSERT_EQ(dead_letter.Requests().size(), 1U);
   EXPECT_TRUE(dead_letter.Requests()[0].authorized);
-  EXPECT_NE(dead_letter.Requests()[0].body.find(kKey), std::string::npos)
-      << dead_letter.Requests()[0].body;
+  const json notice = json::parse(dead_letter.Requests()[0].body);
+  EXPECT_EQ(notice["kind"], "dead_letter");
+  EXPECT_FALSE(notice.contains("transition")) << notice.dump();
+  EXPECT_FALSE(notice.contains("key")) << notice.dump();
+  ASSERT_EQ(notice["dead_letter"]["count"], 1) << notice.dump();
+  EXPECT_EQ(notice["dead_letter"]["rows"][0]["key"], kKey);
+  EXPECT_EQ(notice["dead_letter"]["rows"][0]["attempts"], 2);
 }
 
 TEST_F(DispatchTest, APermanentRejectionGoesDeadAtOnce) {
@@ -357,7 +364,7 @@ TEST_F(DispatchTest, APermanentRejectionGoesDeadAtOnce) {
                   ", auth_token_env: TWILIO_TOKEN, from: \"+15550001\", to: \"+15550002\", "
                   "timeout: 1s, initial_backoff: 100ms}\n" +
                   Webhook("ops", dead_letter),
-              "phone", "dispatch: {dead_letter: ops}\n");
+              "phone", "dispatch: {dead_letter: ops, dead_letter_interval: 1s}\n");
   twilio.RejectNext(21211, "The 'To' number is not a valid phone number.", 400);
   Poll("notify");
   auto r = DispatchOnce();
@@ -367,6 +374,7 @@ TEST_F(DispatchTest, APermanentRejectionGoesDeadAtOnce) {
   EXPECT_EQ(dead[0]["attempts"], 1);
   EXPECT_EQ(twilio.Requests().size(), 1U);
   EXPECT_TRUE(twilio.Messages().empty());
+  DispatchUntil([&] { return !dead_letter.Requests().empty(); }, std::chrono::seconds(10));
   ASSERT_EQ(dead_letter.Requests().size(), 1U);
   EXPECT_NE(dead_letter.Requests()[0].body.find(kKey), std::string::npos);
 }

@@ -10,7 +10,9 @@
 #include "quell/adapters/jsonl/payload_encoder.h"
 #include "quell/app/operator_commands.h"
 #include "quell/app/poll_applier.h"
+#include "quell/app/poller.h"
 #include "quell/app/vector_observation_stream.h"
+#include "quell/core/dead_letter.h"
 #include "test_support.h"
 
 namespace quell::testing {
@@ -69,8 +71,9 @@ class OperatorContractTest : public ::testing::TestWithParam<Backend> {
   }
 
   // A row of `key` that went dead after one claim.
-  core::OutboxRow DeadRow(const std::string& key, uint64_t version = 1) {
-    core::OutboxRow row = PendingRow(key, 1, version, "webhook", t0_);
+  core::OutboxRow DeadRow(const std::string& key, uint64_t version = 1,
+                          const std::string& channel = "webhook") {
+    core::OutboxRow row = PendingRow(key, 1, version, channel, t0_);
     EXPECT_EQ(InsertRows(*store_, {row}), "");
     auto claimed = outbox_->ClaimDue("d", t0_, seconds(60), 10);
     EXPECT_TRUE(claimed.ok());
@@ -326,8 +329,216 @@ TEST_P(OperatorContractTest, DropMarksOnlyADeadRowDroppedAndItIsNeverClaimed) {
   EXPECT_EQ(retry.error().code, core::ErrorCode::kRejected);
 }
 
+TEST_P(OperatorContractTest, RetryAllPutsEveryDeadRowOfAChannelBackAndCountsThem) {
+  const core::OutboxRow a = DeadRow("acme:a");
+  const core::OutboxRow b = DeadRow("acme:b");
+  const core::OutboxRow c = DeadRow("acme:c", 1, "slack");
+  core::OutboxRow newer = PendingRow("acme:b", 1, 3, "webhook", t0_);
+  ASSERT_EQ(InsertRows(*store_, {newer}), "");
+  ASSERT_TRUE(store_->MarkSent(newer.idempotency_key, "m-1", t0_).ok());
+
+  auto webhook = ops_->RetryAllDead("webhook", t0_ + hours(1));
+  ASSERT_TRUE(webhook.ok()) << webhook.error().message;
+  EXPECT_EQ(webhook->pending, 1u);
+  EXPECT_EQ(webhook->superseded, 1u);  // b: a newer message of its incident was sent
+  EXPECT_EQ(Find(a.idempotency_key).status, OutboxStatus::kPending);
+  EXPECT_EQ(Find(a.idempotency_key).attempts, 0u);
+  EXPECT_EQ(Find(a.idempotency_key).next_attempt_at, t0_ + hours(1));
+  EXPECT_EQ(Find(b.idempotency_key).status, OutboxStatus::kSuperseded);
+  EXPECT_EQ(Find(c.idempotency_key).status, OutboxStatus::kDead);
+
+  auto all = ops_->RetryAllDead(std::nullopt, t0_ + hours(2));
+  ASSERT_TRUE(all.ok()) << all.error().message;
+  EXPECT_EQ(all->pending, 1u);
+  EXPECT_EQ(all->superseded, 0u);
+  EXPECT_EQ(Find(c.idempotency_key).status, OutboxStatus::kPending);
+  EXPECT_TRUE(ops_->ListDead()->empty());
+  auto none = ops_->RetryAllDead(std::nullopt, t0_ + hours(3));
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(none->pending + none->superseded, 0u);
+}
+
+// The notice commits with the deaths: every death of a window carries the same notice row,
+// and the store keeps one, listing (DeadRows) the rows that died in the window.
+TEST_P(OperatorContractTest, DeathsCarryTheirWindowsNoticeIntoTheSameTransaction) {
+  std::vector<core::OutboxRow> rows;
+  for (const char* key : {"acme:a", "acme:b", "acme:c"}) {
+    rows.push_back(PendingRow(key, 1, 1, "webhook", t0_));
+  }
+  ASSERT_EQ(InsertRows(*store_, rows), "");
+  ASSERT_TRUE(outbox_->ClaimDue("d", t0_, seconds(60), 10).ok());
+  const core::BudgetWindow window = core::DeadLetterWindowAt(t0_ + seconds(30), minutes(5));
+  for (size_t batch = 0; batch < 2; ++batch) {  // a, then b and c: two transactions
+    std::vector<core::OutboxOutcome> outcomes;
+    for (size_t i = batch; i < (batch == 0 ? 1u : 3u); ++i) {
+      core::OutboxOutcome dead;
+      dead.kind = core::OutboxOutcome::Kind::kDead;
+      dead.idempotency_key = rows[i].idempotency_key;
+      dead.error = "HTTP 500 (gave up after 8 attempts)";
+      dead.notice = core::MakeDeadLetterRow("ops", window, t0_ + seconds(30));
+      outcomes.push_back(std::move(dead));
+    }
+    auto recorded = outbox_->RecordOutcomes("d", outcomes, t0_ + seconds(30));
+    ASSERT_TRUE(recorded.ok()) << recorded.error().message;
+    for (const core::Status& status : *recorded) EXPECT_TRUE(status.ok());
+  }
+  const auto notices = RowsOf(std::string(core::kDeadLetterKey));
+  ASSERT_EQ(notices.size(), 1u);
+  EXPECT_EQ(notices[0].channel, "ops");
+  EXPECT_EQ(notices[0].status, OutboxStatus::kPending);
+  EXPECT_EQ(notices[0].next_attempt_at, window.end);
+  EXPECT_TRUE(core::DeadLetterWindowOf(notices[0]).start == window.start);
+
+  auto dead = outbox_->DeadRows(window.start, window.end);
+  ASSERT_TRUE(dead.ok()) << dead.error().message;
+  ASSERT_EQ(dead->size(), 3u);
+  EXPECT_EQ((*dead)[0].key, "acme:a");
+  EXPECT_EQ((*dead)[2].last_error, "HTTP 500 (gave up after 8 attempts)");
+  auto later = outbox_->DeadRows(window.end, window.end + minutes(5));
+  ASSERT_TRUE(later.ok());
+  EXPECT_TRUE(later->empty());
+
+  // Not due before the window's end; then claimed like any row.
+  auto early = outbox_->ClaimDue("d2", window.end - seconds(1), seconds(60), 10);
+  ASSERT_TRUE(early.ok());
+  EXPECT_TRUE(early->empty());
+  auto due = outbox_->ClaimDue("d2", window.end, seconds(60), 10);
+  ASSERT_TRUE(due.ok());
+  ASSERT_EQ(due->size(), 1u);
+  EXPECT_EQ((*due)[0].idempotency_key, notices[0].idempotency_key);
+}
+
+// An error-group source that always lists one failing group.
+class OneGroupSource : public core::ErrorGroupSource {
+ public:
+  core::GroupListing List() override {
+    core::GroupListing listing;
+    listing.complete = true;
+    listing.pages = 1;
+    core::ErrorGroup group;
+    group.id = "grp_7";
+    group.title = "Model call failed";
+    group.last_seen = last_seen;
+    group.tags = {{"tenant", "acme"}};
+    listing.groups.push_back(group);
+    return listing;
+  }
+  core::Result<core::GroupDetail> Detail(std::string_view) override {
+    return core::MakeError(core::ErrorCode::kNotFound, "no detail");
+  }
+  core::WallTime last_seen = OutboxEpoch();
+};
+
+class ShadowExitTest : public OperatorContractTest {
+ protected:
+  core::ErrorGroupCondition Condition(bool shadow) {
+    core::ErrorGroupCondition c;
+    c.common.name = "agent-errors";
+    c.common.channels = {"slack", "email"};
+    c.common.shadow = shadow;
+    c.common.policy.cooldown = minutes(30);
+    c.key = core::KeyTemplate::Parse("{tags.tenant}:{error_group_id}").value();
+    return c;
+  }
+  // One poll cycle at `at` with the condition in or out of shadow mode.
+  void Poll(bool shadow, core::WallTime at) {
+    FixedClock clock(at);
+    source_.last_seen = at;
+    app::Poller poller(*store_, encoder_, clock, {});
+    poller.Watch(Condition(shadow), source_, "fake");
+    NullSink sink;
+    const app::CycleReport report = poller.RunOnce(sink);
+    ASSERT_TRUE(report.ok()) << report.conditions[0].apply_error;
+  }
+  std::vector<core::OutboxRow> Live(const std::string& key) {
+    std::vector<core::OutboxRow> out;
+    for (const core::OutboxRow& row : RowsOf(key)) {
+      if (row.status != OutboxStatus::kShadow) out.push_back(row);
+    }
+    return out;
+  }
+
+  class FixedClock : public core::Clock {
+   public:
+    explicit FixedClock(core::WallTime at) : at_(at) {}
+    core::WallTime Now() override { return at_; }
+    void SleepFor(core::Duration) override {}
+
+   private:
+    core::WallTime at_;
+  };
+  OneGroupSource source_;
+};
+
+TEST_P(ShadowExitTest, LeavingShadowAnnouncesTheOpenOnceWithHowLongItHasBeenOpen) {
+  const std::string key = "acme:grp_7";
+  Poll(true, t0_);                // opens in shadow
+  Poll(true, t0_ + minutes(40));  // renotify, still shadow
+  ASSERT_EQ(RowsOf(key).size(), 4u);
+  EXPECT_TRUE(Live(key).empty());
+
+  Poll(false, t0_ + hours(2) + minutes(13));  // shadow off: cooldown elapsed, a renotify is due
+  const auto live = Live(key);
+  ASSERT_EQ(live.size(), 2u) << "one open per channel, and no \"still failing\"";
+  for (const core::OutboxRow& row : live) {
+    EXPECT_EQ(row.transition, core::TransitionKind::kOpen);
+    EXPECT_EQ(row.status, OutboxStatus::kPending);
+    EXPECT_EQ(row.generation, 1u);
+    EXPECT_EQ(row.version, 0u);
+    EXPECT_EQ(row.idempotency_key, core::OutboxIdempotencyKey(key, 1, 0, row.channel));
+    EXPECT_NE(row.payload.find(R"("transition":"open")"), std::string::npos) << row.payload;
+    EXPECT_NE(row.payload.find(R"("opened_in_shadow":true)"), std::string::npos);
+    EXPECT_NE(row.payload.find(R"("open_for_seconds":7980)"), std::string::npos) << row.payload;
+  }
+
+  Poll(false, t0_ + hours(3));  // live again, cooldown elapsed: a plain renotify, no second open
+  Poll(false, t0_ + hours(4));
+  size_t opens = 0;
+  for (const core::OutboxRow& row : Live(key)) {
+    opens += row.transition == core::TransitionKind::kOpen ? 1u : 0u;
+  }
+  EXPECT_EQ(opens, 2u);
+  EXPECT_GT(Live(key).size(), 2u) << "renotifies follow as usual";
+}
+
+TEST_P(ShadowExitTest, TwoPollersLeavingShadowAtOnceAnnounceItOnce) {
+  const std::string key = "acme:grp_7";
+  Poll(true, t0_);
+  // Both read the mark as "on" before either commits: each applies an announcing poll.
+  for (int poller = 0; poller < 2; ++poller) {
+    app::ApplyOptions options;
+    options.channels = {"slack", "email"};
+    options.policy.cooldown = minutes(30);
+    options.announce_shadow_opens = true;
+    app::PollApplier applier(*store_, encoder_, options);
+    core::Observation observation;
+    observation.key = key;
+    observation.condition = "agent-errors";
+    observation.at = t0_ + minutes(5 + poller);
+    observation.health = core::Health::kUnhealthy;
+    const std::vector<core::Observation> poll = {observation};
+    app::VectorObservationStream stream(poll);
+    NullSink sink;
+    auto applied = applier.Apply(stream, "p" + std::to_string(poller), observation.at, sink);
+    ASSERT_TRUE(applied.ok()) << applied.error().message;
+    EXPECT_EQ(applied->late_opens, poller == 0 ? 2u : 0u);
+  }
+  EXPECT_EQ(Live(key).size(), 2u);
+}
+
+TEST_P(ShadowExitTest, AConditionThatWasNeverInShadowAnnouncesNothing) {
+  const std::string key = "acme:grp_7";
+  Poll(false, t0_);
+  Poll(false, t0_ + minutes(40));
+  const auto live = Live(key);
+  ASSERT_EQ(live.size(), 4u);  // open and renotify, on two channels
+  for (const core::OutboxRow& row : live) EXPECT_NE(row.version, 0u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Sqlite, OperatorContractTest, ::testing::Values(Backend::kSqlite));
 INSTANTIATE_TEST_SUITE_P(Postgres, OperatorContractTest, ::testing::Values(Backend::kPostgres));
+INSTANTIATE_TEST_SUITE_P(Sqlite, ShadowExitTest, ::testing::Values(Backend::kSqlite));
+INSTANTIATE_TEST_SUITE_P(Postgres, ShadowExitTest, ::testing::Values(Backend::kPostgres));
 
 }  // namespace
 }  // namespace quell::testing

@@ -3,14 +3,18 @@
 #include <algorithm>
 #include <utility>
 
+#include "quell/core/dead_letter.h"
+
 namespace quell::app {
 
 OutcomeRecorder::OutcomeRecorder(core::OutboxStore& store, core::Clock& clock,
-                                 std::string_view owner, size_t flush_every, DispatchReport& report)
+                                 std::string_view owner, size_t flush_every,
+                                 DeadLetterRoute dead_letter, DispatchReport& report)
     : store_(store),
       clock_(clock),
       owner_(owner),
       flush_every_(std::max<size_t>(flush_every, 1)),
+      dead_letter_(std::move(dead_letter)),
       report_(report) {}
 
 void OutcomeRecorder::Add(const core::OutboxRow& row, core::OutboxOutcome outcome) {
@@ -28,6 +32,19 @@ void OutcomeRecorder::Flush() {
   if (outcomes_.empty()) return;
   ++report_.record_batches;
   const core::WallTime now = clock_.Now();
+  if (!dead_letter_.channel.empty()) {
+    // The window of `now`, the time the store records as the death: the notice lists the
+    // rows that died in its window, so both must agree on it.
+    for (size_t i = 0; i < outcomes_.size(); ++i) {
+      const core::OutboxRow& row = *rows_[i];
+      if (outcomes_[i].kind != core::OutboxOutcome::Kind::kDead ||
+          row.channel == dead_letter_.channel || core::IsDeadLetterKey(row.key)) {
+        continue;  // a notice about the dead-letter channel would go to that very channel
+      }
+      outcomes_[i].notice = core::MakeDeadLetterRow(
+          dead_letter_.channel, core::DeadLetterWindowAt(now, dead_letter_.interval), now);
+    }
+  }
   auto statuses = store_.RecordOutcomes(owner_, outcomes_, now);
   if (!statuses) {
     // Nothing of the batch was recorded: the rows stay leased and, once the lease expires,
@@ -49,6 +66,7 @@ void OutcomeRecorder::Flush() {
       switch (outcome.kind) {
         case core::OutboxOutcome::Kind::kSent:
           ++report_.sent;
+          if (core::IsDeadLetterKey(rows_[i]->key)) ++report_.meta_alerts;
           report_.by_channel[rows_[i]->channel].delivery_latencies.push_back(now -
                                                                              rows_[i]->created_at);
           break;
@@ -63,7 +81,6 @@ void OutcomeRecorder::Flush() {
           break;
         case core::OutboxOutcome::Kind::kDead:
           ++report_.dead;
-          dead_.push_back(DeadRow{rows_[i], outcome.error});
           break;
       }
     }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -27,7 +28,7 @@ struct DispatchReport {
   uint64_t retried = 0;
   uint64_t dead = 0;
   uint64_t lost_leases = 0;  // the lease expired mid-send; the new holder resends, same key
-  uint64_t meta_alerts = 0;  // dead-letter messages sent
+  uint64_t meta_alerts = 0;  // dead-letter notices sent
   uint64_t deferred = 0;     // held by a pacing rule (SMS quiet hours, interval, cap)
   uint64_t record_batches = 0;
   std::vector<std::string> errors;  // store and dead-letter failures, one line each
@@ -38,33 +39,35 @@ struct DispatchReport {
   std::map<std::string, ChannelTally> by_channel;  // filled by OutcomeRecorder
 };
 
+// Where dead rows are reported: one notice per `interval` on `channel` (core/dead_letter.h);
+// an empty channel reports nowhere (the rows stay visible as dead).
+struct DeadLetterRoute {
+  std::string channel;
+  core::Duration interval = std::chrono::minutes(5);
+};
+
 // Records what became of claimed rows through OutboxStore::RecordOutcomes, `flush_every`
-// outcomes per transaction, and counts them into the report. A dead row whose outcome applied
-// (its lease still held) is kept for exactly one meta-alert. Calling thread only.
+// outcomes per transaction, and counts them into the report. A death (other than on the
+// dead-letter channel itself) carries its window's notice row into the same transaction, so
+// the notice is as durable as the death. Calling thread only.
 class OutcomeRecorder {
  public:
   OutcomeRecorder(core::OutboxStore& store, core::Clock& clock, std::string_view owner,
-                  size_t flush_every, DispatchReport& report);
+                  size_t flush_every, DeadLetterRoute dead_letter, DispatchReport& report);
 
   // `row` must outlive the next Flush.
   void Add(const core::OutboxRow& row, core::OutboxOutcome outcome);
   void Flush();
-
-  struct DeadRow {
-    const core::OutboxRow* row;
-    std::string reason;
-  };
-  std::vector<DeadRow> TakeDead() { return std::move(dead_); }
 
  private:
   core::OutboxStore& store_;
   core::Clock& clock_;
   std::string owner_;
   size_t flush_every_;
+  DeadLetterRoute dead_letter_;
   DispatchReport& report_;
   std::vector<const core::OutboxRow*> rows_;
   std::vector<core::OutboxOutcome> outcomes_;
-  std::vector<DeadRow> dead_;
 };
 
 }  // namespace quell::app

@@ -8,6 +8,7 @@
 
 #include "quell/app/bounded_parallel.h"
 #include "quell/app/split_mix.h"
+#include "quell/core/dead_letter.h"
 #include "quell/core/tenant_budget.h"
 
 namespace quell::app {
@@ -118,7 +119,9 @@ DispatchReport Dispatcher::RunOnce() {
     });
   }
 
-  OutcomeRecorder recorder(store_, clock_, options_.owner, options_.record_every, report);
+  OutcomeRecorder recorder(
+      store_, clock_, options_.owner, options_.record_every,
+      DeadLetterRoute{options_.dead_letter_channel, options_.dead_letter_interval}, report);
   // Rows a pacing rule holds go straight back to pending; the rest are sent.
   std::erase_if(attempts, [&](Attempt& attempt) {
     if (!attempt.deferred) return false;
@@ -131,7 +134,6 @@ DispatchReport Dispatcher::RunOnce() {
                                                      clock_.Now(), SplitMix64(random_state_)));
   });
   recorder.Flush();
-  SendMetaAlerts(recorder.TakeDead(), report);
   if (report.claimed >= options_.claim_batch) report.next_due = now;
   return report;
 }
@@ -157,6 +159,10 @@ std::vector<Dispatcher::Attempt> Dispatcher::Prepare(std::vector<core::OutboxRow
     attempt.route = &route->second;
     if (core::IsDigestKey(row.key)) {
       PrepareDigest(attempt, report);
+      continue;
+    }
+    if (core::IsDeadLetterKey(row.key)) {
+      PrepareDeadLetter(attempt, report);
       continue;
     }
     if (row.transition != core::TransitionKind::kOpen) {
@@ -309,42 +315,33 @@ void Dispatcher::Deliver(std::vector<Attempt>& attempts, const Done& done) {
   }
 }
 
-void Dispatcher::SendMetaAlerts(const std::vector<OutcomeRecorder::DeadRow>& dead,
-                                DispatchReport& report) {
-  const std::string& name = options_.dead_letter_channel;
-  if (dead.empty() || name.empty()) return;
-  const auto route = routes_.find(name);
-  if (route == routes_.end()) {
-    report.errors.push_back("dead-letter channel \"" + name + "\" is not configured");
+void Dispatcher::PrepareDeadLetter(Attempt& attempt, DispatchReport& report) {
+  core::OutboxRow& row = attempt.delivery.row;
+  const core::BudgetWindow window = core::DeadLetterWindowOf(row);
+  auto dead = store_.DeadRows(window.start, window.end);
+  core::OutboxOutcome held;
+  held.idempotency_key = row.idempotency_key;
+  if (!dead) {
+    // Transient (the store is busy): try again shortly rather than lose the notice.
+    report.errors.push_back(row.idempotency_key + ": dead letters: " + dead.error().message);
+    held.kind = core::OutboxOutcome::Kind::kDefer;
+    held.error = "dead letters: " + dead.error().message;
+    held.next_attempt_at = clock_.Now() + std::chrono::seconds(5);
+    attempt.deferred = std::move(held);
     return;
   }
-  std::vector<Attempt> alerts;
-  for (const OutcomeRecorder::DeadRow& d : dead) {
-    const core::OutboxRow& row = *d.row;
-    if (row.channel == name) continue;  // the dead-letter channel itself failed
-    Attempt alert;
-    alert.route = &route->second;
-    alert.delivery.row = row;
-    alert.delivery.row.channel = name;
-    // Its own key, derived from the dead row's: the meta-alert is a message of its own, and a
-    // retried dispatcher run asks the provider to drop it as a duplicate.
-    alert.delivery.row.idempotency_key = row.idempotency_key + ":dead";
-    core::RenderedMessage& m = alert.delivery.message;
-    m.subject = "quell could not deliver the " + std::string(core::TransitionName(row.transition)) +
-                " of " + row.key + " to " + row.channel;
-    m.body = m.subject + ": " + d.reason + ". Outbox row " + row.idempotency_key +
-             " is dead; see `quell outbox list --status dead`.";
-    m.severity = "critical";
-    alerts.push_back(std::move(alert));
-  }
-  Deliver(alerts, [&](Attempt& alert, const core::SendOutcome& sent) {
-    if (sent.kind == core::SendOutcome::Kind::kSent) {
-      ++report.meta_alerts;
-    } else {
-      report.errors.push_back("meta-alert " + alert.delivery.row.idempotency_key + " on " + name +
-                              ": " + sent.error);
-    }
+  // Rows of the dead-letter channel itself are not reported on it (see OutcomeRecorder).
+  std::erase_if(*dead, [&](const core::OutboxRow& d) {
+    return d.channel == row.channel || core::IsDeadLetterKey(d.key);
   });
+  if (dead->empty()) {
+    // Every row of the window was retried or dropped before its end: nothing left to say.
+    held.kind = core::OutboxOutcome::Kind::kSent;
+    attempt.deferred = std::move(held);
+    return;
+  }
+  attempt.delivery.message = core::DeadLetterMessage(row, *dead);
+  row.payload = core::DeadLetterPayload(row, *dead);
 }
 
 }  // namespace quell::app

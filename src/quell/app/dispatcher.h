@@ -23,8 +23,10 @@ struct DispatcherOptions {
   core::Duration lease = std::chrono::seconds(60);
   size_t claim_batch = 256;
   size_t record_every = 256;  // outcomes per RecordOutcomes transaction
-  // Where a meta-alert goes when a row dies; empty: nowhere (the row stays visible as dead).
+  // Where dead rows are reported, one notice per interval listing them; empty: nowhere (the
+  // rows stay visible as dead).
   std::string dead_letter_channel;
+  core::Duration dead_letter_interval = std::chrono::minutes(5);
   uint64_t seed = 0;  // for jitter
   // Threads that render and encode a claimed batch (the dispatcher's own included); 1 keeps
   // all work on the dispatcher's thread.
@@ -36,9 +38,10 @@ struct DispatcherOptions {
 // channel, bounded by its concurrency) while other channels send on bounded worker threads,
 // and records outcomes in batches as they complete. Transient failures are rescheduled with
 // jittered backoff (or the provider's Retry-After) until the channel's attempt limit; then, or
-// at once for a permanent failure, the row goes dead and one meta-alert goes to the dead-letter
-// channel. Order per incident and channel is the store's: it never leases a row while an older
-// sibling is undelivered. Not thread-safe; the store, renderer and clients serve this thread.
+// at once for a permanent failure, the row goes dead and its interval's dead-letter notice row
+// is written with it, to be sent at the interval's end listing every row that died in it. Order per
+// incident and channel is the store's: it never leases a row while an older sibling is undelivered.
+// Not thread-safe; the store, renderer and clients serve this thread.
 class Dispatcher {
  public:
   Dispatcher(core::OutboxStore& store, const core::MessageRenderer& renderer,
@@ -76,8 +79,10 @@ class Dispatcher {
   struct Attempt {
     core::Delivery delivery;
     const Route* route = nullptr;
-    std::optional<core::SendOutcome> failed;      // set when it cannot even be sent
-    std::optional<core::OutboxOutcome> deferred;  // set when a pacing rule holds it
+    std::optional<core::SendOutcome> failed;  // set when it cannot even be sent
+    // Set when the outcome is known without a send: a pacing rule holds the row, or a
+    // dead-letter notice has nothing left to report (recorded sent).
+    std::optional<core::OutboxOutcome> deferred;
   };
   using Done = std::function<void(Attempt&, const core::SendOutcome&)>;
 
@@ -89,7 +94,8 @@ class Dispatcher {
   // Defers an SMS the channel's pacing rules hold; `planned` are this batch's earlier sends.
   void ApplyPacing(Attempt& attempt, std::map<const Route*, std::vector<core::WallTime>>& planned,
                    core::WallTime now, DispatchReport& report);
-  void SendMetaAlerts(const std::vector<OutcomeRecorder::DeadRow>& dead, DispatchReport& report);
+  // Fills a dead-letter notice's message and payload from the rows that died in its window.
+  void PrepareDeadLetter(Attempt& attempt, DispatchReport& report);
 
   using Claim = core::Result<std::vector<core::OutboxRow>>;
 

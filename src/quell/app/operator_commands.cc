@@ -191,6 +191,11 @@ core::Result<core::OutboxStatus> OperatorCommands::RetryDead(std::string_view id
   return operators_.RetryDead(idempotency_key, now);
 }
 
+core::Result<core::OperatorStore::RetriedRows> OperatorCommands::RetryAllDead(
+    std::optional<std::string_view> channel, core::WallTime now) {
+  return operators_.RetryAllDead(channel, now);
+}
+
 core::Status OperatorCommands::DropDead(std::string_view idempotency_key, core::WallTime now) {
   return operators_.DropDead(idempotency_key, now);
 }

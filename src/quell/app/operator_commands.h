@@ -68,6 +68,9 @@ class OperatorCommands {
   // See core::OperatorStore::RetryDead and DropDead; only dead rows.
   core::Result<core::OutboxStatus> RetryDead(std::string_view idempotency_key, core::WallTime now);
   core::Status DropDead(std::string_view idempotency_key, core::WallTime now);
+  // Every dead row (only `channel`'s when given) back to pending; see OperatorStore.
+  core::Result<core::OperatorStore::RetriedRows> RetryAllDead(
+      std::optional<std::string_view> channel, core::WallTime now);
 
  private:
   core::Result<std::vector<core::ChannelUse>> ResolveChannels(const core::Incident& incident);

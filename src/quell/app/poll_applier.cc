@@ -191,6 +191,13 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
       }
     }
 
+    uint64_t late_opens = 0;
+    if (options_.announce_shadow_opens && !options_.shadow) {
+      auto announced = AnnounceShadowOpens(tx, chunk, now);
+      if (!announced) return announced.error();
+      late_opens = *announced;
+    }
+
     chunk.writes.clear();
     for (Slot& slot : chunk.slots) {
       if (!slot.dirty) continue;
@@ -214,11 +221,55 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
     summary.poll.changed += counts.changed;
     summary.poll.outbox_rows += chunk.outbox.size();
     summary.outbox_silenced += silenced;
+    summary.late_opens += late_opens;
     for (size_t k = 0; k < counts.by_decision.size(); ++k) {
       summary.poll.by_decision[k] += counts.by_decision[k];
     }
     return {};
   }
+}
+
+core::Result<uint64_t> PollApplier::AnnounceShadowOpens(core::StoreTransaction& tx, Chunk& chunk,
+                                                        core::WallTime now) {
+  std::vector<std::pair<std::string, uint64_t>> generations;
+  for (const Slot& slot : chunk.slots) {
+    if (slot.incident.status == core::IncidentStatus::kOpen) {
+      generations.emplace_back(slot.incident.key, slot.incident.generation);
+    }
+  }
+  if (generations.empty()) return uint64_t{0};
+  auto found = tx.ShadowOnlyChannels(generations);
+  if (!found) return found.error();
+  uint64_t announced = 0;
+  for (const core::GenerationChannel& use : *found) {
+    const bool routed = std::find(options_.channels.begin(), options_.channels.end(),
+                                  use.channel) != options_.channels.end();
+    const auto at = std::lower_bound(chunk.keys.begin(), chunk.keys.end(), use.key);
+    if (!routed || at == chunk.keys.end() || *at != use.key) continue;
+    const core::Incident& incident =
+        chunk.slots[static_cast<size_t>(at - chunk.keys.begin())].incident;
+    if (incident.generation != use.generation) continue;
+    // The late open says all a "still failing" would: this poll's renotify is not written.
+    std::erase_if(chunk.outbox, [&](const core::OutboxRow& row) {
+      return row.key == use.key && row.channel == use.channel && row.generation == use.generation &&
+             row.transition == core::TransitionKind::kRenotify;
+    });
+    core::OutboxRow row;
+    row.idempotency_key = core::OutboxIdempotencyKey(use.key, use.generation, 0, use.channel);
+    row.key = use.key;
+    row.generation = use.generation;
+    row.version = 0;
+    row.transition = core::TransitionKind::kOpen;
+    row.channel = use.channel;
+    encoder_.EncodeLateOpen(incident, now, row.payload);
+    if (core::IsSilenced(chunk.silences, use.key, now)) row.status = core::OutboxStatus::kSilenced;
+    row.next_attempt_at = now;
+    row.created_at = now;
+    row.updated_at = now;
+    chunk.outbox.push_back(std::move(row));
+    ++announced;
+  }
+  return announced;
 }
 
 }  // namespace quell::app

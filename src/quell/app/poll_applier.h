@@ -42,6 +42,13 @@ struct ApplyOptions {
   // Otherwise rows whose key an active operator silence matches go in as silenced, likewise
   // never claimed (shadow wins over silenced; neither counts against the tenant budget).
   bool shadow = false;
+  // Set on the first live poll after the condition was in shadow mode (or when that is not
+  // known): every incident still open whose generation has only shadow rows on a channel gets
+  // its open there now, saying it opened in shadow and how long ago (PayloadEncoder::
+  // EncodeLateOpen). Version 0 places it before every row of the generation; its idempotency
+  // key follows from (key, generation, 0, channel), so a second poller or a retried poll
+  // cannot add a twin. A renotify of the same poll would repeat it and is not written.
+  bool announce_shadow_opens = false;
   // At most this many outbox rows per tenant, channel and hour; the rest are folded into the
   // hour's digest row (see budget_folding.h). 0: no budget.
   uint32_t tenant_budget_per_hour = 0;
@@ -68,6 +75,7 @@ struct ApplySummary {
   uint64_t decisions_pruned = 0;
   uint64_t key_groups_pruned = 0;
   uint64_t outbox_silenced = 0;  // outbox rows stored as silenced (an operator's silence matched)
+  uint64_t late_opens = 0;       // opens announced on leaving shadow mode (announce_shadow_opens)
 };
 
 // Applies one poll durably: in one store transaction, per chunk, it loads the chunk's
@@ -93,6 +101,9 @@ class PollApplier {
                          core::WallTime now, DecisionSink& sink, ApplySummary& summary);
   core::Status ApplyChunk(core::StoreTransaction& tx, Chunk& chunk, std::string_view poll_id,
                           core::WallTime now, ApplySummary& summary);
+
+  core::Result<uint64_t> AnnounceShadowOpens(core::StoreTransaction& tx, Chunk& chunk,
+                                             core::WallTime now);
 
   core::IncidentStore& store_;
   const core::PayloadEncoder& encoder_;

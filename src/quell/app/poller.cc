@@ -59,6 +59,8 @@ bool CycleReport::ok() const {
 
 std::string WatermarkMarkName(const std::string& condition) { return "watermark:" + condition; }
 
+std::string ShadowMarkName(const std::string& condition) { return "shadow:" + condition; }
+
 Poller::Poller(core::IncidentStore& store, const core::PayloadEncoder& encoder, core::Clock& clock,
                PollerOptions options)
     : store_(store), encoder_(encoder), clock_(clock), options_(std::move(options)) {}
@@ -200,6 +202,20 @@ void Poller::Apply(const core::ConditionCommon& common, std::vector<core::Observ
   apply.tenant_budget_per_hour = options_.tenant_budget_per_hour;
   apply.chunk_observations = options_.chunk_observations;
   apply.decision_retention = options_.decision_retention;
+  // The mode of the condition's last committed poll: a poll that finds it was in shadow (or
+  // cannot tell: a store from before the mark existed) announces the opens shadow kept quiet,
+  // and moves the mark in its own transaction, so that happens exactly once per change.
+  const std::string shadow_mark = ShadowMarkName(common.name);
+  auto mode = store_.GetSourceMark(shadow_mark);
+  if (!mode) {
+    outcome.apply_error = mode.error().message;
+    return;
+  }
+  const char* now_mode = common.shadow ? "on" : "off";
+  if (*mode != now_mode) {
+    marks.emplace_back(shadow_mark, now_mode);
+    apply.announce_shadow_opens = !common.shadow;
+  }
   apply.source_marks = std::move(marks);
   apply.key_groups = std::move(key_groups);
   const bool prune_due =

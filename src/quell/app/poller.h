@@ -108,5 +108,8 @@ class Poller {
 
 // The source mark under which an error-group condition keeps its listing watermark.
 std::string WatermarkMarkName(const std::string& condition);
+// The source mark saying whether a condition's last committed poll was in shadow mode ("on"
+// or "off"); leaving shadow mode announces the opens it kept quiet (ApplyOptions).
+std::string ShadowMarkName(const std::string& condition);
 
 }  // namespace quell::app

@@ -187,6 +187,7 @@ core::Result<std::unique_ptr<DispatchWiring>> DispatchWiring::Create(
   options.claim_batch = config.dispatch.batch;
   options.record_every = config.dispatch.record_every;
   options.dead_letter_channel = config.dispatch.dead_letter;
+  options.dead_letter_interval = config.dispatch.dead_letter_interval;
   wiring->dispatcher_ =
       std::make_unique<app::Dispatcher>(store, *wiring->renderer_, *wiring->http_, clock, options);
   if (!claim_ahead_url.empty()) {

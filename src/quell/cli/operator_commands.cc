@@ -130,8 +130,12 @@ OperatorCli::OperatorCli(CLI::App& app, CLI::App& incidents, CLI::App& outbox) {
   CLI::App* dead = outbox.add_subcommand("dead", "Outbox rows that ran out of attempts");
   dead->require_subcommand(1);
   dead_list_ = Add(*dead, "list", "Every dead row", nullptr, nullptr, true);
-  dead_retry_ = Add(*dead, "retry", "Send a dead row again: pending, attempts reset, due now",
-                    "IDEMPOTENCY_KEY", "The row's idempotency key (q1-...)", false);
+  dead_retry_ = Add(*dead, "retry",
+                    "Send a dead row again (or every one, --all): pending, attempts reset, due now",
+                    nullptr, nullptr, false);
+  dead_retry_->add_option("IDEMPOTENCY_KEY", flags_.target, "The row's idempotency key (q1-...)");
+  dead_retry_->add_flag("--all", flags_.all, "Every dead row, in one transaction");
+  dead_retry_->add_option("--channel", flags_.channel, "With --all: only this channel's rows");
   dead_drop_ = Add(*dead, "drop", "Give up on a dead row: marked dropped, kept for the record",
                    "IDEMPOTENCY_KEY", "The row's idempotency key (q1-...)", false);
 }
@@ -170,6 +174,16 @@ std::optional<int> OperatorCli::Run(core::Clock& clock, std::FILE* out, std::FIL
       return Fail(err, name,
                   core::MakeError(core::ErrorCode::kInvalidArgument,
                                   "ID wants a silence id (a number), got \"" + t + "\""));
+    }
+  }
+
+  if (parsed == dead_retry_) {
+    const bool key = !flags_.target.empty();
+    const char* wrong = key == flags_.all ? "give an IDEMPOTENCY_KEY or --all, not both or neither"
+                        : !flags_.channel.empty() && !flags_.all ? "--channel goes with --all"
+                                                                 : nullptr;
+    if (wrong != nullptr) {
+      return Fail(err, name, core::MakeError(core::ErrorCode::kInvalidArgument, wrong));
     }
   }
 
@@ -242,6 +256,19 @@ std::optional<int> OperatorCli::Run(core::Clock& clock, std::FILE* out, std::FIL
                        r.last_error.empty() ? "-" : r.last_error});
     }
     PrintTable(out, table);
+    return 0;
+  }
+  if (parsed == dead_retry_ && flags_.all) {
+    std::optional<std::string_view> channel;
+    if (!flags_.channel.empty()) channel = flags_.channel;
+    auto retried = ops.RetryAllDead(channel, now);
+    if (!retried) return Fail(err, name, retried.error());
+    const uint64_t total = retried->pending + retried->superseded;
+    std::fprintf(out, "retried %llu dead rows%s%s: %llu pending, due now; %llu superseded\n",
+                 static_cast<unsigned long long>(total), channel ? " on " : "",
+                 channel ? flags_.channel.c_str() : "",
+                 static_cast<unsigned long long>(retried->pending),
+                 static_cast<unsigned long long>(retried->superseded));
     return 0;
   }
   if (parsed == dead_retry_) {

@@ -36,6 +36,8 @@ class OperatorCli {
     std::string target;  // KEY, PATTERN, ID or idempotency key
     std::string duration;
     std::string reason;
+    bool all = false;     // outbox dead retry --all
+    std::string channel;  // with --all: only this channel's rows
   };
   CLI::App* Add(CLI::App& parent, const char* name, const char* help, const char* target_name,
                 const char* target_help, bool list);

@@ -8,6 +8,7 @@
 
 #include "channel_test_support.h"
 #include "quell/adapters/channels/webhook_signature.h"
+#include "quell/core/dead_letter.h"
 #include "webhook_receiver.h"
 
 namespace quell::channels {
@@ -65,6 +66,43 @@ TEST_F(WebhookChannelTest, PostsTheVersionOneBodyWithSignatureAndIdempotencyKey)
   EXPECT_EQ(body["incident"]["event_count"], 12);
   EXPECT_EQ(body["message"]["subject"], "TypeError in checkout");
   EXPECT_EQ(body["message"]["severity"], "critical");
+}
+
+TEST_F(WebhookChannelTest, AnIncidentMessageSaysItsKind) {
+  const auto channel = Channel();
+  ASSERT_EQ(SendOnce(*channel, client_, MakeDelivery()).kind, Kind::kSent);
+  EXPECT_EQ(json::parse(receiver_.Requests().at(0).body)["kind"], "incident");
+}
+
+// A dead-letter notice is about outbox rows: its own kind, no incident, key or transition.
+TEST_F(WebhookChannelTest, ADeadLetterNoticeIsItsOwnKindWithoutATransition) {
+  const auto channel = Channel();
+  core::Delivery delivery;
+  const core::BudgetWindow window = core::DeadLetterWindowAt(TestNow(), std::chrono::minutes(5));
+  delivery.row = core::MakeDeadLetterRow("ops-hook", window, TestNow());
+  core::OutboxRow dead = MakeDelivery().row;
+  dead.status = core::OutboxStatus::kDead;
+  dead.attempts = 8;
+  dead.last_error = "HTTP 500";
+  dead.updated_at = TestNow();
+  const std::vector<core::OutboxRow> rows = {dead};
+  delivery.row.payload = core::DeadLetterPayload(delivery.row, rows);
+  delivery.message = core::DeadLetterMessage(delivery.row, rows);
+  ASSERT_EQ(SendOnce(*channel, client_, delivery).kind, Kind::kSent);
+
+  const json body = json::parse(receiver_.Requests().at(0).body);
+  EXPECT_EQ(body["kind"], "dead_letter");
+  EXPECT_FALSE(body.contains("transition")) << body.dump();
+  EXPECT_FALSE(body.contains("incident"));
+  EXPECT_FALSE(body.contains("key"));
+  EXPECT_EQ(body["idempotency_key"], delivery.row.idempotency_key);
+  EXPECT_EQ(body["dead_letter"]["count"], 1);
+  EXPECT_EQ(body["dead_letter"]["rows"][0]["key"], "checkout/errors:TypeError");
+  EXPECT_EQ(body["dead_letter"]["rows"][0]["attempts"], 8);
+  EXPECT_EQ(body["dead_letter"]["rows"][0]["last_error"], "HTTP 500");
+  EXPECT_EQ(body["message"]["severity"], "critical");
+  EXPECT_NE(body["message"]["subject"].get<std::string>().find("could not deliver 1 message"),
+            std::string::npos);
 }
 
 TEST_F(WebhookChannelTest, TheSignatureVerifiesOnlyWithTheRightSecretAndWithinTolerance) {
@@ -228,7 +266,7 @@ TEST(WebhookBodyTest, EmbedsThePayloadAsItIsAndEscapesTheMessage) {
   EXPECT_EQ(parsed["key"], delivery.row.key);
   EXPECT_EQ(parsed["generation"], delivery.row.generation);
   EXPECT_EQ(parsed["incident_version"], delivery.row.version);
-  EXPECT_EQ(parsed.size(), 8u);
+  EXPECT_EQ(parsed.size(), 9u);  // with "kind"
 }
 
 TEST(WebhookBodyTest, APayloadThatIsOnlyTheStartOfAnObjectCannotBeEncoded) {

@@ -46,6 +46,36 @@ TEST(MustacheRendererTest, EmailHasASubjectLineAndAPlainBodyWithTheViewsFields) 
   EXPECT_EQ(m->body.find("&lt;"), std::string::npos);
 }
 
+// A condition left shadow mode while this incident was open: every channel's message reads as
+// an open, and says since when, for how long, and that it opened in shadow.
+TEST(MustacheRendererTest, ALateOpenSaysItOpenedInShadowAndHowLongAgo) {
+  const MustacheRenderer renderer(Options());
+  for (const char* type : {"email", "slack", "sms", "pagerduty", "webhook"}) {
+    const auto m = renderer.Render(type, Row("late_open"));
+    ASSERT_TRUE(m.ok()) << type << ": " << m.error().message;
+    const std::string text = m->subject + "\n" + m->body;
+    EXPECT_NE(text.find(" opened"), std::string::npos) << type << ": " << text;
+    EXPECT_EQ(text.find("still failing"), std::string::npos) << type << ": " << text;
+    EXPECT_NE(text.find("2h 13m"), std::string::npos) << type << ": " << text;
+    EXPECT_NE(text.find("shadow"), std::string::npos) << type << ": " << text;
+  }
+  const auto email = renderer.Render("email", Row("late_open"));
+  EXPECT_NE(email->body.find("Open since: 2026-12-02 09:00 UTC (2h 13m; opened while the "
+                             "condition was in shadow mode)\n"),
+            std::string::npos)
+      << email->body;
+  // A plain open says nothing of it.
+  const auto plain = renderer.Render("email", Row("open"));
+  EXPECT_EQ(plain->body.find("Open since"), std::string::npos);
+}
+
+TEST(MustacheRendererTest, HumanDurationsUseTheTwoLargestUnits) {
+  EXPECT_EQ(HumanDuration(45), "45s");
+  EXPECT_EQ(HumanDuration(13 * 60 + 5), "13m");
+  EXPECT_EQ(HumanDuration(2 * 3600 + 13 * 60), "2h 13m");
+  EXPECT_EQ(HumanDuration(3 * 86400 + 4 * 3600 + 59), "3d 4h");
+}
+
 TEST(MustacheRendererTest, AResolveSaysSoAndShowsWhen) {
   const MustacheRenderer renderer(Options());
   const auto m = renderer.Render("email", Row("resolve"));

@@ -3,6 +3,8 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "quell/core/dead_letter.h"
+
 namespace quell::channels {
 namespace {
 
@@ -56,7 +58,11 @@ core::Result<core::HttpRequest> PagerDutyChannel::Encode(const core::Delivery& d
     json details = json::parse(row.payload, nullptr, /*allow_exceptions=*/false);
     if (details.is_discarded()) details = json::object();
     details["quell_idempotency_key"] = row.idempotency_key;
-    details["transition"] = core::TransitionName(row.transition);
+    const core::MessageKind kind = core::MessageKindOf(row);
+    details["kind"] = core::MessageKindName(kind);
+    if (kind != core::MessageKind::kDeadLetter) {
+      details["transition"] = core::TransitionName(row.transition);
+    }
     body["payload"] = {{"summary", Truncate(summary.empty() ? row.key : summary, kMaxSummaryBytes)},
                        {"source", settings_.source.empty() ? row.key : settings_.source},
                        {"severity", Severity(message.severity)},

@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "quell/core/dead_letter.h"
+
 namespace quell::channels {
 namespace {
 
@@ -89,12 +91,14 @@ core::Result<core::HttpRequest> SlackChannel::Encode(const core::Delivery& deliv
   }
   if (method == "chat.postMessage") {
     // Lets an operator (or a test) spot a duplicate: Slack itself cannot refuse one.
-    body["metadata"] = {{"event_type", "quell_notification"},
-                        {"event_payload",
-                         {{"idempotency_key", row.idempotency_key},
-                          {"key", row.key},
-                          {"transition", core::TransitionName(row.transition)},
-                          {"generation", row.generation}}}};
+    const core::MessageKind kind = core::MessageKindOf(row);
+    json event = {{"idempotency_key", row.idempotency_key}, {"kind", core::MessageKindName(kind)}};
+    if (kind != core::MessageKind::kDeadLetter) {
+      event["key"] = row.key;
+      event["transition"] = core::TransitionName(row.transition);
+      event["generation"] = row.generation;
+    }
+    body["metadata"] = {{"event_type", "quell_notification"}, {"event_payload", std::move(event)}};
   }
   core::HttpRequest request =
       PostRequest(settings_.api_base_url + "/" + method, "application/json; charset=utf-8",

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "quell/adapters/channels/webhook_signature.h"
+#include "quell/core/dead_letter.h"
 
 namespace quell::channels {
 namespace {
@@ -36,8 +37,35 @@ core::Result<std::unique_ptr<WebhookChannel>> WebhookChannel::Create(WebhookSett
   return std::unique_ptr<WebhookChannel>(new WebhookChannel(std::move(settings)));
 }
 
+namespace {
+
+// A dead-letter notice is about outbox rows, not an incident: no key, no incident, no
+// transition, only what died ({"dead_letter":{...}} from the payload) and the message.
+core::Result<std::string> DeadLetterBody(const core::Delivery& delivery) {
+  const core::OutboxRow& row = delivery.row;
+  const json payload = json::parse(row.payload, nullptr, /*allow_exceptions=*/false);
+  if (!payload.is_object() || !payload.contains("dead_letter")) {
+    return core::MakeError(
+        core::ErrorCode::kInvalidArgument,
+        "webhook: the outbox payload of " + row.idempotency_key + " is not a dead-letter notice");
+  }
+  const json body = {{"dead_letter", payload["dead_letter"]},
+                     {"idempotency_key", row.idempotency_key},
+                     {"kind", core::MessageKindName(core::MessageKind::kDeadLetter)},
+                     {"message",
+                      {{"body", delivery.message.body},
+                       {"severity", delivery.message.severity},
+                       {"subject", delivery.message.subject}}},
+                     {"version", 1}};
+  return body.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+}  // namespace
+
 core::Result<std::string> WebhookBody(const core::Delivery& delivery) {
   const core::OutboxRow& row = delivery.row;
+  const core::MessageKind kind = core::MessageKindOf(row);
+  if (kind == core::MessageKind::kDeadLetter) return DeadLetterBody(delivery);
   // The payload is already compact JSON: it is checked and embedded as it is, since parsing it
   // into a tree and printing it again cost about as much as rendering the message.
   if (!IsJsonObject(row.payload)) {
@@ -55,7 +83,8 @@ core::Result<std::string> WebhookBody(const core::Delivery& delivery) {
   body.append(R"(,"incident_version":)").append(std::to_string(row.version));
   body.append(R"(,"key":)");
   AppendString(body, row.key);
-  body.append(R"(,"message":{"body":)");
+  body.append(R"(,"kind":")").append(core::MessageKindName(kind));
+  body.append(R"(","message":{"body":)");
   AppendString(body, delivery.message.body);
   body.append(R"(,"severity":)");
   AppendString(body, delivery.message.severity);

@@ -286,6 +286,7 @@ void ReadDispatch(MapReader section, Config& config) {
   section.Read("record_every", dispatch.record_every, 1, 100000);
   section.Read("idle_interval", dispatch.idle_interval);
   section.Read("dead_letter", dispatch.dead_letter);
+  section.Read("dead_letter_interval", dispatch.dead_letter_interval);
   section.Read("link_base", dispatch.link_base);
   if (section.Has("tenant_budget")) {
     MapReader budget = section.Child("tenant_budget");
@@ -293,6 +294,10 @@ void ReadDispatch(MapReader section, Config& config) {
     budget.Finish();
   }
   if (dispatch.lease < std::chrono::seconds(1)) section.Fail("lease", "must be at least 1s");
+  if (dispatch.dead_letter_interval < std::chrono::seconds(1) ||
+      dispatch.dead_letter_interval > std::chrono::hours(24)) {
+    section.Fail("dead_letter_interval", "must be between 1s and 24h");
+  }
   section.Finish();
 }
 

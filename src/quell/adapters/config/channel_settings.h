@@ -117,8 +117,11 @@ struct DispatchSettings {
   // Between claims when nothing was due. It bounds commit-to-delivery latency: at 1s alone p99
   // measured over 1s (docs/benchmarks.md); an idle claim is one indexed query.
   core::Duration idle_interval = std::chrono::milliseconds(100);
-  std::string dead_letter;  // the channel meta-alerts go to; empty: none
-  std::string link_base;    // messages link to link_base + key, when set
+  std::string dead_letter;  // the channel dead-letter notices go to; empty: none
+  // One dead-letter notice per this interval at most, listing the rows that died in it; it
+  // is sent at the interval's end (windows aligned to the epoch, e.g. every 5 minutes).
+  core::Duration dead_letter_interval = std::chrono::minutes(5);
+  std::string link_base;  // messages link to link_base + key, when set
   TenantBudget budget;
 };
 

@@ -12,6 +12,7 @@
 #include "quell/adapters/email/message_id.h"
 #include "quell/adapters/email/mime_message.h"
 #include "quell/adapters/email/smtp_outcome.h"
+#include "quell/core/dead_letter.h"
 
 namespace quell::email {
 namespace {
@@ -139,7 +140,11 @@ std::string EmailChannel::BuildMessage(const core::Delivery& delivery, core::Wal
   }
   // RFC 3834: an automatic message, so vacation responders stay quiet.
   parts.extra_headers.emplace_back("Auto-Submitted", "auto-generated");
-  parts.extra_headers.emplace_back("X-Quell-Transition", core::TransitionName(row.transition));
+  const core::MessageKind kind = core::MessageKindOf(row);
+  parts.extra_headers.emplace_back("X-Quell-Kind", core::MessageKindName(kind));
+  if (kind != core::MessageKind::kDeadLetter) {
+    parts.extra_headers.emplace_back("X-Quell-Transition", core::TransitionName(row.transition));
+  }
   if (!delivery.message.severity.empty() && IsSafeHeaderValue(delivery.message.severity)) {
     parts.extra_headers.emplace_back("X-Quell-Severity", delivery.message.severity);
   }

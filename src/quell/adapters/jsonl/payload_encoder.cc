@@ -1,5 +1,7 @@
 #include "quell/adapters/jsonl/payload_encoder.h"
 
+#include <chrono>
+
 #include "quell/adapters/jsonl/json_text.h"
 
 namespace quell::jsonl {
@@ -44,6 +46,19 @@ void JsonPayloadEncoder::Encode(const core::Incident& incident, core::Transition
     out += incident.recent_evidence[i];
   }
   out += "]}";
+}
+
+void JsonPayloadEncoder::EncodeLateOpen(const core::Incident& incident, core::WallTime now,
+                                        std::string& out) const {
+  Encode(incident, core::TransitionKind::kOpen, out);
+  out.pop_back();  // the closing brace
+  out += ",\"opened_in_shadow\":true";
+  AppendTime(out, "announced_at", now);
+  const core::WallTime opened = incident.opened_at.value_or(now);
+  const int64_t open_for = std::chrono::duration_cast<std::chrono::seconds>(now - opened).count();
+  out += ",\"open_for_seconds\":";
+  out += std::to_string(open_for > 0 ? open_for : 0);
+  out += '}';
 }
 
 }  // namespace quell::jsonl

@@ -10,11 +10,15 @@ namespace quell::jsonl {
 //   {"key":"...","condition":"...","generation":1,"version":1,"transition":"open",
 //    "status":"open","opened_at":"...","first_seen_at":"...","last_seen_at":"...",
 //    "resolved_at":"...","event_count":1,"evidence":[...]}
-// Times absent from the incident are left out; evidence entries are embedded as stored.
+// Times absent from the incident are left out; evidence entries are embedded as stored. A late
+// open (the condition left shadow mode) adds "opened_in_shadow":true, "announced_at" and
+// "open_for_seconds" (announced_at - opened_at).
 class JsonPayloadEncoder : public core::PayloadEncoder {
  public:
   void Encode(const core::Incident& incident, core::TransitionKind transition,
               std::string& out) const override;
+  void EncodeLateOpen(const core::Incident& incident, core::WallTime now,
+                      std::string& out) const override;
 };
 
 }  // namespace quell::jsonl

@@ -207,6 +207,31 @@ class PgTransaction : public core::StoreTransaction {
     return {};
   }
 
+  core::Result<std::vector<core::GenerationChannel>> ShadowOnlyChannels(
+      std::span<const std::pair<std::string, uint64_t>> generations) override {
+    std::vector<core::GenerationChannel> out;
+    if (generations.empty()) return out;
+    ArrayBuilder keys;
+    ArrayBuilder numbers;
+    for (const auto& [key, generation] : generations) {
+      keys.Text(key);
+      numbers.Uint(generation);
+    }
+    static const std::string sql =
+        "SELECT o.key, o.generation, o.channel FROM outbox o JOIN unnest($1::text[],"
+        " $2::bigint[]) AS u(key, generation) ON o.key = u.key AND o.generation = u.generation"
+        " GROUP BY o.key, o.generation, o.channel HAVING bool_and(o.status = 'shadow')"
+        " ORDER BY o.key COLLATE \"C\", o.channel COLLATE \"C\"";
+    auto result = c_.Run(sql, {keys.Finish(), numbers.Finish()});
+    if (!result) return result.error();
+    const PGresult* r = result->get();
+    for (int i = 0; i < PQntuples(r); ++i) {
+      out.push_back(core::GenerationChannel{
+          TextAt(r, i, 0), static_cast<uint64_t>(ParseInt(PQgetvalue(r, i, 1))), TextAt(r, i, 2)});
+    }
+    return out;
+  }
+
   Status InsertOutbox(std::span<const core::OutboxRow> rows) override {
     if (rows.empty()) return {};
     std::vector<ArrayBuilder> cols(16);

@@ -14,13 +14,18 @@ using core::Status;
 
 // A dead row goes back to pending, or to superseded when a newer row of its incident and
 // channel was sent already (the claim would never take it). One statement, so atomic.
+#define QUELL_RETRY_SET                                                           \
+  "UPDATE outbox o SET status = CASE WHEN EXISTS (SELECT 1 FROM outbox n WHERE"   \
+  " n.key = o.key AND n.channel = o.channel AND n.status = 'sent' AND"            \
+  " (n.generation > o.generation OR (n.generation = o.generation AND"             \
+  " n.version > o.version))) THEN 'superseded' ELSE 'pending' END, attempts = 0," \
+  " next_attempt_at = $2, lease_owner = '', lease_expires_at = NULL, updated_at = $2"
 constexpr const char* kRetrySql =
-    "UPDATE outbox o SET status = CASE WHEN EXISTS (SELECT 1 FROM outbox n WHERE"
-    " n.key = o.key AND n.channel = o.channel AND n.status = 'sent' AND"
-    " (n.generation > o.generation OR (n.generation = o.generation AND"
-    " n.version > o.version))) THEN 'superseded' ELSE 'pending' END, attempts = 0,"
-    " next_attempt_at = $2, lease_owner = '', lease_expires_at = NULL, updated_at = $2"
-    " WHERE o.idempotency_key = $1 AND o.status = 'dead' RETURNING o.status";
+    QUELL_RETRY_SET " WHERE o.idempotency_key = $1 AND o.status = 'dead' RETURNING o.status";
+// Every dead row, or those of channel $1 when it is not empty, in one statement.
+constexpr const char* kRetryAllSql =
+    QUELL_RETRY_SET " WHERE o.status = 'dead' AND ($1 = '' OR o.channel = $1) RETURNING o.status";
+#undef QUELL_RETRY_SET
 
 // Why an operator's change to `key` did nothing: no such row, or not dead.
 core::Error NotDead(Connection& c, std::string_view key) {
@@ -97,6 +102,18 @@ core::Result<core::OutboxStatus> PgIncidentStore::RetryDead(std::string_view ide
   if (!result) return result.error();
   if (PQntuples(result->get()) == 0) return NotDead(*connection_, idempotency_key);
   return core::ParseOutboxStatus(TextAt(result->get(), 0, 0));
+}
+
+core::Result<core::OperatorStore::RetriedRows> PgIncidentStore::RetryAllDead(
+    std::optional<std::string_view> channel, core::WallTime now) {
+  auto result = connection_->Run(std::string(kRetryAllSql), {std::string(channel.value_or("")),
+                                                             std::to_string(store::ToMicros(now))});
+  if (!result) return result.error();
+  RetriedRows out;
+  for (int i = 0; i < PQntuples(result->get()); ++i) {
+    ++(TextAt(result->get(), i, 0) == "pending" ? out.pending : out.superseded);
+  }
+  return out;
 }
 
 Status PgIncidentStore::DropDead(std::string_view idempotency_key, core::WallTime now) {

@@ -71,6 +71,14 @@ const char* OutcomeStatus(core::OutboxOutcome::Kind kind) {
   return "dead";
 }
 
+// A notice row is new and pending, never leased: nothing of its (key, channel) was sent after
+// it, and a twin from another dispatcher is skipped by its idempotency key.
+constexpr const char* kInsertNoticeSql =
+    "INSERT INTO outbox (idempotency_key, key, generation, version, transition, channel,"
+    " payload, status, attempts, next_attempt_at, lease_owner, lease_expires_at, last_error,"
+    " remote_message_id, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, $9,"
+    " '', NULL, '', '', $10, $10) ON CONFLICT DO NOTHING";
+
 }  // namespace
 
 core::Result<std::vector<core::OutboxRow>> PgIncidentStore::ClaimDue(std::string_view owner,
@@ -119,10 +127,42 @@ core::Result<std::vector<Status>> PgIncidentStore::RecordOutcomes(
   }
   std::vector<std::string> params = {std::to_string(store::ToMicros(now)), std::string(owner)};
   for (ArrayBuilder& c : cols) params.push_back(c.Finish());
-  auto result = connection_->Run(kOutcomesSql, params);
-  if (!result) return result.error();
+  // Deaths with a dead-letter notice: the outcomes and the notices commit together, so a
+  // crash between them cannot lose a notice (nor make a second, by its idempotency key).
+  const bool notices = std::any_of(outcomes.begin(), outcomes.end(), [](const auto& o) {
+    return o.kind == core::OutboxOutcome::Kind::kDead && o.notice.has_value();
+  });
+  Connection& c = *connection_;
+  const auto fail = [&c](core::Error error) -> core::Result<std::vector<Status>> {
+    (void)c.Run("ROLLBACK");
+    return error;
+  };
+  if (notices) {
+    if (auto begun = c.Run("BEGIN"); !begun) return begun.error();
+  }
+  auto result = c.Run(kOutcomesSql, params);
+  if (!result) return notices ? fail(result.error()) : result.error();
   std::set<std::string, std::less<>> applied;
   for (int i = 0; i < PQntuples(result->get()); ++i) applied.insert(TextAt(result->get(), i, 0));
+  if (notices) {
+    std::set<std::string, std::less<>> inserted;
+    for (const core::OutboxOutcome& o : outcomes) {
+      if (o.kind != core::OutboxOutcome::Kind::kDead || !o.notice ||
+          !applied.contains(o.idempotency_key) ||
+          !inserted.insert(o.notice->idempotency_key).second) {
+        continue;
+      }
+      const core::OutboxRow& n = *o.notice;
+      auto put = c.Run(
+          std::string(kInsertNoticeSql),
+          {n.idempotency_key, n.key, std::to_string(n.generation), std::to_string(n.version),
+           core::TransitionName(n.transition), n.channel, n.payload,
+           core::OutboxStatusName(n.status), std::to_string(store::ToMicros(n.next_attempt_at)),
+           std::to_string(store::ToMicros(n.created_at))});
+      if (!put) return fail(put.error());
+    }
+    if (auto committed = c.Run("COMMIT"); !committed) return fail(committed.error());
+  }
   for (const core::OutboxOutcome& o : outcomes) {
     // erase: a key listed twice in one batch applies once.
     if (applied.erase(o.idempotency_key) == 1) {
@@ -166,6 +206,24 @@ core::Result<std::vector<core::OutboxRow>> PgIncidentStore::FoldedRows(std::stri
   auto result = connection_->Run(
       sql, {std::string(channel), std::string(tenant) + ":", std::string(tenant) + ";",
             std::to_string(store::ToMicros(start)), std::to_string(store::ToMicros(end))});
+  if (!result) return result.error();
+  std::vector<core::OutboxRow> out;
+  for (int i = 0; i < PQntuples(result->get()); ++i) {
+    auto row = ReadOutboxRow(result->get(), i);
+    if (!row) return row.error();
+    out.push_back(std::move(*row));
+  }
+  return out;
+}
+
+core::Result<std::vector<core::OutboxRow>> PgIncidentStore::DeadRows(core::WallTime start,
+                                                                     core::WallTime end) {
+  static const std::string sql = std::string("SELECT ") + kOutboxColumns +
+                                 " FROM outbox WHERE status = 'dead' AND updated_at >= $1 AND"
+                                 " updated_at < $2 ORDER BY updated_at, key COLLATE \"C\","
+                                 " channel COLLATE \"C\"";
+  auto result = connection_->Run(
+      sql, {std::to_string(store::ToMicros(start)), std::to_string(store::ToMicros(end))});
   if (!result) return result.error();
   std::vector<core::OutboxRow> out;
   for (int i = 0; i < PQntuples(result->get()); ++i) {

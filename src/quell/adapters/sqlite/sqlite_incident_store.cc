@@ -107,6 +107,7 @@ struct SqliteIncidentStore::Statements {
   Stmt list_incidents, find_incident, list_open, list_outbox, list_outbox_status;
   Stmt find_outbox, mark_sent, supersede, get_mark;
   Stmt record_key_group, prune_key_groups, decisions_since, key_groups_since;
+  Stmt shadow_only;
 };
 
 // One BEGIN IMMEDIATE transaction: it holds the database's write lock from the start, so no
@@ -183,6 +184,24 @@ class SqliteTransaction : public core::StoreTransaction {
       if (auto status = s.Run(); !status) return status;
     }
     return {};
+  }
+
+  core::Result<std::vector<core::GenerationChannel>> ShadowOnlyChannels(
+      std::span<const std::pair<std::string, uint64_t>> generations) override {
+    std::vector<core::GenerationChannel> out;
+    for (const auto& [key, generation] : generations) {
+      Stmt& s = s_.shadow_only;
+      s.BindText(1, key);
+      s.BindUint(2, generation);
+      for (;;) {
+        auto row = s.Step();
+        if (!row) return row.error();
+        if (!*row) break;
+        out.push_back(core::GenerationChannel{key, generation, s.Text(0)});
+      }
+      s.Reset();
+    }
+    return out;
   }
 
   Status InsertOutbox(std::span<const core::OutboxRow> rows) override {
@@ -381,6 +400,10 @@ core::Result<std::unique_ptr<SqliteIncidentStore>> SqliteIncidentStore::Open(
        " (generation > ?3 OR (generation = ?3 AND version > ?4)) LIMIT 1"},
       {&s.insert_outbox, "INSERT INTO outbox (" + ocols +
                              ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING"},
+      // The outbox's unique (key, channel, generation, version) index serves it, by key.
+      {&s.shadow_only,
+       "SELECT channel FROM outbox WHERE key = ?1 AND generation = ?2 GROUP BY channel"
+       " HAVING min(status = 'shadow') = 1 ORDER BY channel"},
       {&s.insert_poll,
        "INSERT INTO polls (poll_id, applied_at, observations, changed, outbox_rows, n_notify,"
        " n_update_only, n_wait_for_health, n_resolve, n_ignore, n_unknown, n_stale)"

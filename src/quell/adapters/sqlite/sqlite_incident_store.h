@@ -68,6 +68,8 @@ class SqliteIncidentStore : public core::IncidentStore,
                                                         std::string_view tenant,
                                                         core::WallTime start,
                                                         core::WallTime end) override;
+  core::Result<std::vector<core::OutboxRow>> DeadRows(core::WallTime start,
+                                                      core::WallTime end) override;
   core::Result<std::string> ThreadRemoteId(std::string_view key, uint64_t generation,
                                            std::string_view channel) override;
 
@@ -79,6 +81,8 @@ class SqliteIncidentStore : public core::IncidentStore,
   core::Status RemoveSilence(uint64_t id) override;
   core::Result<core::OutboxStatus> RetryDead(std::string_view idempotency_key,
                                              core::WallTime now) override;
+  core::Result<RetriedRows> RetryAllDead(std::optional<std::string_view> channel,
+                                         core::WallTime now) override;
   core::Status DropDead(std::string_view idempotency_key, core::WallTime now) override;
   core::Result<std::vector<core::ChannelUse>> GenerationChannels(std::string_view key,
                                                                  uint64_t generation) override;

@@ -14,13 +14,18 @@ using core::Status;
 
 // One statement: a dead row goes back to pending, or to superseded when a newer row of its
 // incident and channel was sent already (the claim would never take it).
+#define QUELL_RETRY_SET                                                                \
+  "UPDATE outbox SET status = CASE WHEN EXISTS (SELECT 1 FROM outbox n WHERE"          \
+  " n.key = outbox.key AND n.channel = outbox.channel AND n.status = 'sent' AND"       \
+  " (n.generation > outbox.generation OR (n.generation = outbox.generation AND"        \
+  " n.version > outbox.version))) THEN 'superseded' ELSE 'pending' END, attempts = 0," \
+  " next_attempt_at = ?2, lease_owner = '', lease_expires_at = NULL, updated_at = ?2"
 constexpr const char* kRetrySql =
-    "UPDATE outbox SET status = CASE WHEN EXISTS (SELECT 1 FROM outbox n WHERE"
-    " n.key = outbox.key AND n.channel = outbox.channel AND n.status = 'sent' AND"
-    " (n.generation > outbox.generation OR (n.generation = outbox.generation AND"
-    " n.version > outbox.version))) THEN 'superseded' ELSE 'pending' END, attempts = 0,"
-    " next_attempt_at = ?2, lease_owner = '', lease_expires_at = NULL, updated_at = ?2"
-    " WHERE idempotency_key = ?1 AND status = 'dead' RETURNING status";
+    QUELL_RETRY_SET " WHERE idempotency_key = ?1 AND status = 'dead' RETURNING status";
+// Every dead row, or those of channel ?1 when it is not NULL, in one statement.
+constexpr const char* kRetryAllSql =
+    QUELL_RETRY_SET " WHERE status = 'dead' AND (?1 IS NULL OR channel = ?1) RETURNING status";
+#undef QUELL_RETRY_SET
 
 }  // namespace
 
@@ -121,6 +126,22 @@ core::Result<core::OutboxStatus> SqliteIncidentStore::RetryDead(std::string_view
   auto status = core::ParseOutboxStatus(s.Text(0));
   s.Reset();
   return status;
+}
+
+core::Result<core::OperatorStore::RetriedRows> SqliteIncidentStore::RetryAllDead(
+    std::optional<std::string_view> channel, core::WallTime now) {
+  Stmt s;
+  if (auto status = s.Prepare(db_, kRetryAllSql, path_); !status) return status.error();
+  if (channel) s.BindText(1, *channel);
+  s.BindInt(2, store::ToMicros(now));
+  RetriedRows out;
+  for (;;) {
+    auto row = s.Step();
+    if (!row) return row.error();
+    if (!*row) break;
+    ++(s.Text(0) == "pending" ? out.pending : out.superseded);
+  }
+  return out;
 }
 
 Status SqliteIncidentStore::DropDead(std::string_view idempotency_key, core::WallTime now) {

@@ -81,10 +81,32 @@ const char* OutcomeStatus(core::OutboxOutcome::Kind kind) {
   return "dead";
 }
 
+// A notice row is new and pending: nothing of its (key, channel) was sent after it.
+Status InsertNotice(Stmt& s, const core::OutboxRow& row) {
+  s.BindText(1, row.idempotency_key);
+  s.BindText(2, row.key);
+  s.BindUint(3, row.generation);
+  s.BindUint(4, row.version);
+  s.BindText(5, core::TransitionName(row.transition));
+  s.BindText(6, row.channel);
+  s.BindText(7, row.payload);
+  s.BindText(8, core::OutboxStatusName(row.status));
+  s.BindUint(9, row.attempts);
+  s.BindInt(10, store::ToMicros(row.next_attempt_at));
+  s.BindText(11, row.lease_owner);
+  s.BindTime(12, row.lease_expires_at);
+  s.BindText(13, row.last_error);
+  s.BindText(14, row.remote_message_id);
+  s.BindInt(15, store::ToMicros(row.created_at));
+  s.BindInt(16, store::ToMicros(row.updated_at));
+  return s.Run();
+}
+
 }  // namespace
 
 struct SqliteIncidentStore::OutboxStatements {
   Stmt begin, commit, rollback, claim, outcome, supersede, sent_times, thread, folded;
+  Stmt insert_notice, dead_rows;
 };
 
 void SqliteIncidentStore::OutboxStatementsDeleter::operator()(OutboxStatements* s) const {
@@ -112,6 +134,13 @@ Status SqliteIncidentStore::PrepareOutbox() {
                       " FROM outbox INDEXED BY outbox_folded WHERE channel = ?1 AND"
                       " key >= ?2 AND key < ?3 AND status = 'folded' AND created_at >= ?4 AND"
                       " created_at < ?5 ORDER BY created_at, key"},
+      {&s.insert_notice, std::string("INSERT INTO outbox (") + kOutboxColumns +
+                             ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING"},
+      // Dead rows are few (an operator retries or drops them): the status prefix of
+      // outbox_due finds them.
+      {&s.dead_rows, std::string("SELECT ") + kOutboxColumns +
+                         " FROM outbox WHERE status = 'dead' AND updated_at >= ?1 AND"
+                         " updated_at < ?2 ORDER BY updated_at, key, channel"},
   };
   for (const auto& [stmt, text] : sql) {
     if (auto status = stmt->Prepare(db_, text, path_); !status) return status;
@@ -176,6 +205,11 @@ core::Result<std::vector<Status>> SqliteIncidentStore::RecordOutcomes(
     const int64_t generation = u.Int(2);
     const int64_t version = u.Int(3);
     u.Reset();
+    if (o.kind == core::OutboxOutcome::Kind::kDead && o.notice) {
+      if (auto status = InsertNotice(s.insert_notice, *o.notice); !status) {
+        return fail(status.error());
+      }
+    }
     if (o.kind == core::OutboxOutcome::Kind::kSent) {
       Stmt& x = s.supersede;
       x.BindText(1, key);
@@ -220,6 +254,14 @@ core::Result<std::vector<core::OutboxRow>> SqliteIncidentStore::FoldedRows(std::
   s.BindText(3, to);
   s.BindInt(4, store::ToMicros(start));
   s.BindInt(5, store::ToMicros(end));
+  return ReadOutboxRows(s);
+}
+
+core::Result<std::vector<core::OutboxRow>> SqliteIncidentStore::DeadRows(core::WallTime start,
+                                                                         core::WallTime end) {
+  Stmt& s = outbox_->dead_rows;
+  s.BindInt(1, store::ToMicros(start));
+  s.BindInt(2, store::ToMicros(end));
   return ReadOutboxRows(s);
 }
 

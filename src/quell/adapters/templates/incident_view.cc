@@ -35,7 +35,24 @@ IncidentView::Example MakeExample(const json& evidence, size_t max_chars) {
   return example;
 }
 
+// "2026-12-02T09:00:00Z" -> "2026-12-02 09:00 UTC"; anything else as it is.
+std::string MinuteText(const std::string& rfc3339) {
+  if (rfc3339.size() < 16 || rfc3339[10] != 'T' || !rfc3339.ends_with('Z')) return rfc3339;
+  return rfc3339.substr(0, 10) + " " + rfc3339.substr(11, 5) + " UTC";
+}
+
 }  // namespace
+
+std::string HumanDuration(int64_t seconds) {
+  if (seconds < 0) seconds = 0;
+  const int64_t days = seconds / 86400;
+  const int64_t hours = seconds % 86400 / 3600;
+  const int64_t minutes = seconds % 3600 / 60;
+  if (days > 0) return std::to_string(days) + "d " + std::to_string(hours) + "h";
+  if (hours > 0) return std::to_string(hours) + "h " + std::to_string(minutes) + "m";
+  if (minutes > 0) return std::to_string(minutes) + "m";
+  return std::to_string(seconds) + "s";
+}
 
 core::Result<IncidentView> ParseIncidentView(std::string_view payload, const ViewOptions& options) {
   const json doc = json::parse(payload, nullptr, /*allow_exceptions=*/false);
@@ -55,6 +72,13 @@ core::Result<IncidentView> ParseIncidentView(std::string_view payload, const Vie
   view.last_seen_at = StringField(doc, "last_seen_at");
   view.resolved_at = StringField(doc, "resolved_at");
   view.event_count = NumberField(doc, "event_count");
+  if (const auto it = doc.find("opened_in_shadow"); it != doc.end() && it->is_boolean()) {
+    view.opened_in_shadow = it->get<bool>();
+  }
+  if (view.opened_in_shadow) {
+    view.open_for = HumanDuration(static_cast<int64_t>(NumberField(doc, "open_for_seconds")));
+    view.open_since = MinuteText(view.opened_at);
+  }
   if (const auto it = options.condition_severity.find(view.condition);
       it != options.condition_severity.end()) {
     view.severity = it->second;
@@ -74,15 +98,31 @@ core::Result<IncidentView> ParseIncidentView(std::string_view payload, const Vie
 }
 
 const std::vector<std::string>& ViewFieldNames() {
-  static const std::vector<std::string> kNames = {
-      "key",           "condition",    "severity",
-      "status",        "transition",   "generation",
-      "version",       "opened_at",    "first_seen_at",
-      "last_seen_at",  "resolved_at",  "event_count",
-      "examples",      "text",         "json",
-      "link",          "is_open",      "is_renotify",
-      "is_resolve",    "has_examples", "transition_label",
-      "severity_upper"};
+  static const std::vector<std::string> kNames = {"key",
+                                                  "condition",
+                                                  "severity",
+                                                  "status",
+                                                  "transition",
+                                                  "generation",
+                                                  "version",
+                                                  "opened_at",
+                                                  "first_seen_at",
+                                                  "last_seen_at",
+                                                  "resolved_at",
+                                                  "event_count",
+                                                  "examples",
+                                                  "text",
+                                                  "json",
+                                                  "link",
+                                                  "is_open",
+                                                  "is_renotify",
+                                                  "is_resolve",
+                                                  "has_examples",
+                                                  "transition_label",
+                                                  "severity_upper",
+                                                  "opened_in_shadow",
+                                                  "open_for",
+                                                  "open_since"};
   return kNames;
 }
 

@@ -30,6 +30,11 @@ struct IncidentView {
   };
   std::vector<Example> examples;  // the most recent first
   std::string link;               // empty without a base URL
+  // An open announced when its condition left shadow mode: true, with how long it had been
+  // open then ("2h 13m") and since when ("2026-12-02 09:00 UTC").
+  bool opened_in_shadow = false;
+  std::string open_for;
+  std::string open_since;
 };
 
 struct ViewOptions {
@@ -42,11 +47,14 @@ struct ViewOptions {
 
 // Reads `payload`; kInvalidArgument when it is not a JSON object with a string "key". The
 // severity is condition_severity[condition], else the payload's "severity", else the default.
+// "45s", "13m", "2h 13m", "3d 4h": the two largest units, for a person reading a message.
+std::string HumanDuration(int64_t seconds);
+
 core::Result<IncidentView> ParseIncidentView(std::string_view payload, const ViewOptions& options);
 
 // The names a template may use: the view's fields, the "examples" list with "text" and "json",
 // and the helpers is_open, is_renotify, is_resolve, has_examples, transition_label,
-// severity_upper.
+// severity_upper; opened_in_shadow, open_for and open_since for a late open.
 const std::vector<std::string>& ViewFieldNames();
 
 }  // namespace quell::templates

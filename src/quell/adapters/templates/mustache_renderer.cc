@@ -82,6 +82,9 @@ mstch::map MakeContext(const IncidentView& view, bool slack) {
       {"is_open", view.transition == "open"},
       {"is_renotify", view.transition == "renotify"},
       {"is_resolve", view.transition == "resolve"},
+      {"opened_in_shadow", view.opened_in_shadow},
+      {"open_for", view.open_for},
+      {"open_since", view.open_since},
   };
 }
 
@@ -147,6 +150,13 @@ core::Result<core::RenderedMessage> MustacheRenderer::Render(std::string_view ch
 }
 
 std::string SamplePayload(std::string_view transition) {
+  if (transition == "late_open") {
+    std::string payload = SamplePayload("open");
+    payload.pop_back();
+    payload.append(R"(,"opened_in_shadow":true,"announced_at":"2026-12-02T11:13:00Z",)"
+                   R"("open_for_seconds":7980})");
+    return payload;
+  }
   const bool resolved = transition == "resolve";
   std::string payload =
       R"({"key":"checkout/TypeError: cannot read properties of undefined","condition":"new_errors",)"
@@ -191,7 +201,7 @@ std::vector<std::string> TemplateProblems(const RendererOptions& options) {
       }
     }
     if (!syntax_ok) return;
-    for (const char* transition : {"open", "renotify", "resolve"}) {
+    for (const char* transition : {"open", "renotify", "resolve", "late_open"}) {
       core::OutboxRow row;
       row.channel = channel;
       row.payload = SamplePayload(transition);

@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "quell/core/decision.h"
@@ -48,6 +49,13 @@ struct PollRecord {
   std::array<uint64_t, 7> by_decision{};  // indexed by DecisionKind
 };
 
+// An incident generation (key, generation) and a channel that carried its rows.
+struct GenerationChannel {
+  std::string key;
+  uint64_t generation = 0;
+  std::string channel;
+};
+
 // One unit of work against the store, open until Commit; destroying it uncommitted rolls back.
 // Not thread-safe; one per thread. Every method may fail with kUnavailable (store unreachable,
 // locked too long), kTimeout or kInternal; after any failure only destruction is valid, except
@@ -75,6 +83,12 @@ class StoreTransaction {
   // Inserts outbox rows; a row whose idempotency key exists already is skipped, never doubled.
   // A row older than a sent row of the same incident and channel is stored as superseded.
   virtual Status InsertOutbox(std::span<const OutboxRow> rows) = 0;
+
+  // Of the incident generations (key, generation) given, the channels on which every outbox
+  // row of that generation is a shadow row (so its open was never sent live there), in (key,
+  // channel) order. Read when a condition leaves shadow mode, to announce those opens late.
+  virtual Result<std::vector<GenerationChannel>> ShadowOnlyChannels(
+      std::span<const std::pair<std::string, uint64_t>> generations) = 0;
 
   // Records the poll's counts; false (and no change) when the poll id was recorded before.
   virtual Result<bool> RecordPoll(const PollRecord& poll) = 0;

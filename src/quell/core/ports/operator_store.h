@@ -49,6 +49,14 @@ class OperatorStore {
   // is kept. A row older than a sent sibling goes to superseded instead (it would never be
   // claimed). Returns the new status. kNotFound for an unknown key, kRejected when not dead.
   virtual Result<OutboxStatus> RetryDead(std::string_view idempotency_key, WallTime now) = 0;
+  // RetryDead for every dead row, or only those on `channel` when given, in one transaction;
+  // returns how many went back to pending and how many to superseded.
+  struct RetriedRows {
+    uint64_t pending = 0;
+    uint64_t superseded = 0;
+  };
+  virtual Result<RetriedRows> RetryAllDead(std::optional<std::string_view> channel,
+                                           WallTime now) = 0;
   // Marks a dead row dropped (kept for the record, never sent). kNotFound, kRejected as above.
   virtual Status DropDead(std::string_view idempotency_key, WallTime now) = 0;
 

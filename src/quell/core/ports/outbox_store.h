@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -23,6 +24,9 @@ struct OutboxOutcome {
   std::string remote_message_id;  // kSent
   std::string error;              // kReschedule, kDead, kDefer
   WallTime next_attempt_at;       // kReschedule, kDefer
+  // kDead: the dead-letter notice of the window this death falls in, inserted in the same
+  // transaction when the outcome applies, unless a row with its idempotency key exists.
+  std::optional<OutboxRow> notice;
 };
 
 // The dispatcher's side of the outbox. Every method is one short transaction; implementations
@@ -42,7 +46,8 @@ class OutboxStore {
 
   // Records what became of leased rows, all in one transaction (one commit for a whole batch
   // of sends): kSent as IncidentStore::MarkSent (remote id kept, older siblings superseded),
-  // kReschedule back to pending at next_attempt_at keeping the error, kDead with the error.
+  // kReschedule back to pending at next_attempt_at keeping the error, kDead with the error
+  // (updated_at = now, the time it died) and its notice row, if any.
   // Each outcome applies only while `owner` still holds the row's lease; the result has one
   // status per outcome, in order: kConflict for a lease that expired and went to another
   // owner (it resends with the same key, which is why every channel carries it). The outer
@@ -60,6 +65,10 @@ class OutboxStore {
   virtual Result<std::vector<OutboxRow>> FoldedRows(std::string_view channel,
                                                     std::string_view tenant, WallTime start,
                                                     WallTime end) = 0;
+
+  // The dead rows that died (updated_at) in [start, end), by (updated_at, key, channel): what a
+  // dead-letter notice for that window reports. A row retried or dropped since is not listed.
+  virtual Result<std::vector<OutboxRow>> DeadRows(WallTime start, WallTime end) = 0;
 
   // The remote id of the earliest sent row of (key, generation, channel), for threading
   // follow-ups; empty when none was sent.

@@ -4,6 +4,7 @@
 
 #include "quell/core/decision.h"
 #include "quell/core/incident.h"
+#include "quell/core/time.h"
 
 namespace quell::core {
 
@@ -14,6 +15,12 @@ class PayloadEncoder {
   // Replaces `out` with the payload for `incident` (already in its post-transition state).
   virtual void Encode(const Incident& incident, TransitionKind transition,
                       std::string& out) const = 0;
+  // The payload of an open announced late: `incident` opened while its condition was in shadow
+  // mode, which it has left by `now`. An open that also says so and for how long it has been
+  // open; this default is a plain open.
+  virtual void EncodeLateOpen(const Incident& incident, WallTime /*now*/, std::string& out) const {
+    Encode(incident, TransitionKind::kOpen, out);
+  }
 };
 
 }  // namespace quell::core
