@@ -155,7 +155,7 @@ TEST(OutcomeRecorderTallyTest, CountsAttemptsFailuresAndLatencyPerChannel) {
   ASSERT_EQ(claimed->size(), 4U);
   clock.SleepFor(milliseconds(250));
   DispatchReport report;
-  OutcomeRecorder recorder(outbox, clock, "me", 10, report);
+  OutcomeRecorder recorder(outbox, clock, "me", 10, DeadLetterRoute{}, report);
   auto outcome = [](const core::OutboxRow& row, core::OutboxOutcome::Kind kind) {
     core::OutboxOutcome o;
     o.kind = kind;
@@ -195,7 +195,7 @@ TEST(OutcomeRecorderTallyTest, NoLatencyForASendWhoseLeaseWasLost) {
   ASSERT_TRUE(claimed.ok());
   outbox.LoseLeaseBeforeRecord("k1");
   DispatchReport report;
-  OutcomeRecorder recorder(outbox, clock, "me", 10, report);
+  OutcomeRecorder recorder(outbox, clock, "me", 10, DeadLetterRoute{}, report);
   core::OutboxOutcome sent;
   sent.idempotency_key = "k1";
   recorder.Add((*claimed)[0], sent);

@@ -153,6 +153,11 @@ TEST_F(RunTest, PollsDecidesAndDeliversInOneProcessThenStopsOnSigterm) {
   EXPECT_EQ(decisions[0]["incident_key"], "acme:checkout:grp_run");
   EXPECT_EQ(decisions[0]["poll_id"], starts[0]["poll_id"]);
   EXPECT_EQ(Events(log_, "run.stopped").size(), 1U);
+  // Counts and flags are JSON numbers and booleans, not strings ("observations":"0").
+  const auto conditions = Events(log_, "poll.condition");
+  ASSERT_FALSE(conditions.empty());
+  EXPECT_TRUE(conditions[0]["observations"].is_number()) << conditions[0];
+  EXPECT_TRUE(Events(log_, "poll.cycle_end")[0]["ok"].is_boolean());
   const auto rows = Outbox();
   ASSERT_EQ(rows.size(), 1U);
   EXPECT_EQ(rows[0]["status"], "sent");

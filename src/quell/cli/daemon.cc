@@ -176,7 +176,7 @@ core::Result<std::unique_ptr<Daemon::DispatchSide>> Daemon::BuildDispatchSide(
 int Daemon::Run() {
   log_.Log(LogLevel::kInfo, "run.start",
            {{"config", options_.config_path},
-            {"groups", std::to_string(poll_->groups.size())},
+            {"groups", poll_->groups.size()},
             {"smallest_interval", core::FormatDuration(health_.smallest_interval)},
             {"dispatch", dispatch_ && dispatch_->wiring ? "on" : "off"}});
   std::thread dispatcher;
@@ -216,18 +216,16 @@ void Daemon::RunGroup(size_t group) {
   const core::WallTime finished = clock_.Now();
   for (const app::ConditionOutcome& c : report.conditions) {
     const auto& by = c.summary.poll.by_decision;
-    const auto n = [&by](core::DecisionKind kind) {
-      return std::to_string(by[static_cast<size_t>(kind)]);
-    };
+    const auto n = [&by](core::DecisionKind kind) { return by[static_cast<size_t>(kind)]; };
     const bool bad = !c.source_ok || !c.applied;
     log_.Log(bad ? LogLevel::kWarn : LogLevel::kInfo, "poll.condition",
              {{"poll_id", run_id},
               {"condition", c.condition},
               {"source", c.source},
-              {"observations", std::to_string(c.observations)},
+              {"observations", c.observations},
               {"notify", n(core::DecisionKind::kNotify)},
               {"resolve", n(core::DecisionKind::kResolve)},
-              {"outbox_rows", std::to_string(c.summary.poll.outbox_rows)},
+              {"outbox_rows", c.summary.poll.outbox_rows},
               {"source_error", c.source_error},
               {"apply_error", c.apply_error}});
   }
@@ -240,8 +238,8 @@ void Daemon::RunGroup(size_t group) {
   }
   log_.Log(report.ok() ? LogLevel::kInfo : LogLevel::kWarn, "poll.cycle_end",
            {{"poll_id", run_id},
-            {"ok", report.ok() ? "true" : "false"},
-            {"conditions", std::to_string(report.conditions.size())},
+            {"ok", report.ok()},
+            {"conditions", report.conditions.size()},
             {"duration", core::FormatDuration(finished - started)}});
   for (app::RunListener* listener : listeners_) listener->OnCycleEnd(run_id, report, finished);
   // New outbox rows: the dispatcher need not wait out its idle interval.
@@ -283,8 +281,8 @@ core::Status Daemon::Reload() {
   }
   log_.Log(LogLevel::kInfo, "config.reloaded",
            {{"config", options_.config_path},
-            {"groups", std::to_string(poll_->groups.size())},
-            {"channels", std::to_string(poll_->config->channels.size())},
+            {"groups", poll_->groups.size()},
+            {"channels", poll_->config->channels.size()},
             {"smallest_interval", core::FormatDuration(smallest)}});
   return {};
 }
@@ -298,11 +296,11 @@ app::DispatchReport Daemon::DispatchRound() {
   }
   if (report.claimed > 0) {
     log_.Log(report.dead > 0 ? LogLevel::kWarn : LogLevel::kInfo, "dispatch.round",
-             {{"claimed", std::to_string(report.claimed)},
-              {"sent", std::to_string(report.sent)},
-              {"retried", std::to_string(report.retried)},
-              {"dead", std::to_string(report.dead)},
-              {"lost_leases", std::to_string(report.lost_leases)}});
+             {{"claimed", report.claimed},
+              {"sent", report.sent},
+              {"retried", report.retried},
+              {"dead", report.dead},
+              {"lost_leases", report.lost_leases}});
     const core::WallTime now = clock_.Now();
     for (app::RunListener* listener : listeners_) listener->OnDispatch(report, now);
   }

@@ -142,7 +142,7 @@ app::OpsHandler Logged(core::EventLog& log, const char* action, app::OpsHandler 
   return [&log, action, handler = std::move(handler)](const app::OpsRequest& request) {
     app::OpsResponse response = handler(request);
     const std::string key = WriteKey(request);
-    const std::string status = std::to_string(response.status);
+    const int status = response.status;
     if (response.status < 400) {
       log.Log(core::LogLevel::kInfo, "http.write",
               {{"action", action}, {"key", key}, {"who", request.actor}, {"status", status}});
