@@ -35,6 +35,7 @@ class OperatorCli {
     std::string target;  // KEY, PATTERN, ID or idempotency key
     std::string duration;
     std::string reason;
+    bool upstream = false;
   };
   CLI::App* Add(CLI::App& parent, const char* name, const char* help, const char* target_name,
                 const char* target_help, bool list);

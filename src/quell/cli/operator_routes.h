@@ -11,7 +11,8 @@ namespace quell::cli {
 // The operator's JSON endpoints over `commands`, for the ops HTTP server:
 //   GET    /v1/incidents[?status=open]       {"incidents": [incident...]}
 //   POST   /v1/incidents/{key}/ack           body {"by"?}   -> {"incident": ...}
-//   POST   /v1/incidents/{key}/resolve       body {"by"?}   -> {"incident": ..., "outbox": [...]}
+//   POST   /v1/incidents/{key}/resolve       body {"by"?, "for"?: "2h", "upstream"?: true}
+//                                            -> {"incident", "outbox": [...], "upstream_groups"}
 //   GET    /v1/silences                      {"silences": [silence...]} (active ones)
 //   POST   /v1/silences                      body {"pattern", "for": "2h", "reason", "by"?}
 //                                            -> 201 {"silence": ...}
