@@ -295,6 +295,47 @@ TEST_F(PollerTest, ConditionsSharingAQueryFetchItOnce) {
   EXPECT_EQ(OutboxRows(), 2U);
 }
 
+// A typo'd query or label answers no series: nothing is observed, which looks like health. The
+// poller counts such answers per condition and flags the condition at no_series_warn_after.
+TEST_F(PollerTest, AMetricConditionKeepingNoSeriesIsFlaggedAfterItsWarnCount) {
+  FakeMetricSource metrics;
+  core::MetricSeries series;
+  series.name = "latency";
+  series.labels = {{"tenant", "acme"}};
+  series.points = {{clock_.Now(), 1}};
+  metrics.answer = core::MetricAnswer{.series = {series}, .window_end = {}};
+  core::MetricCondition c;
+  c.common.name = "p99";
+  c.common.no_series_warn_after = 3;
+  c.key = core::KeyTemplate::Parse("{tenant}:p99").value();
+  c.metric = "latencyy";  // the typo: the answer has series, none of this name
+  c.query.expr = "latency";
+  c.threshold.trigger = 2000;
+  Poller poller(store_, encoder_, clock_, PollerOptions{});
+  poller.Watch(c, metrics, "fake metrics");
+  const auto poll = [&] {
+    CollectingSink sink;
+    const CycleReport report = poller.RunOnce(sink);
+    clock_.Advance(minutes(1));
+    return report.conditions.at(0);
+  };
+  for (uint32_t n = 1; n <= 4; ++n) {
+    const ConditionOutcome outcome = poll();
+    EXPECT_EQ(outcome.empty_polls, n);
+    EXPECT_EQ(outcome.no_series_warning, n >= 3) << n;
+    EXPECT_EQ(outcome.query, "latency");
+  }
+  // A failed query proves nothing: the count holds.
+  metrics.answer = core::MakeError(core::ErrorCode::kUnavailable, "down");
+  EXPECT_EQ(poll().empty_polls, 4u);
+  // An answer with a series the condition keeps resets it.
+  series.name = "latencyy";
+  metrics.answer = core::MetricAnswer{.series = {series}, .window_end = {}};
+  const ConditionOutcome kept = poll();
+  EXPECT_EQ(kept.empty_polls, 0u);
+  EXPECT_FALSE(kept.no_series_warning);
+}
+
 TEST_F(PollerTest, AStoreFailureIsReportedAndNothingIsPrinted) {
   source_.listing.groups = {Group("grp_7")};
   Poller poller = MakePoller();

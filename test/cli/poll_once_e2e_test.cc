@@ -376,5 +376,66 @@ conditions:
   std::filesystem::remove_all(dir);
 }
 
+// A Prometheus condition with a typo'd query observed nothing, silently; a label missing from
+// the answer rendered as "-" in the key; and `schema check` did not look at Prometheus at all.
+TEST(PollOncePrometheusTest, SchemaCheckNamesABadQueryAMissingKeyLabelAndAnEmptyAnswer) {
+  QUELL_REQUIRE_PROMETHEUS();
+  auto server = testing::PrometheusServer::Start();
+  ASSERT_TRUE(server.ok()) << server.error().message;
+  (*server)->SetGauge("schema_latency_seconds", {{"tenant", "acme"}}, 3.5);
+  ASSERT_TRUE((*server)->WaitForValue("schema_latency_seconds", 3.5).ok());
+
+  const auto dir = std::filesystem::temp_directory_path() / "quell-schema-prometheus";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const auto config = dir / "quell.yaml";
+  const auto write = [&](const std::string& conditions) {
+    std::ofstream(config) << "store: sqlite:" << (dir / "quell.db").string() << "\n"
+                          << "prometheus: {url: " << (*server)->base_url() << "}\n"
+                          << "conditions:\n"
+                          << conditions;
+  };
+  write(R"yaml(  - {name: good, type: prometheus, key: "{tenant}:latency", above: 2,
+     query: "max by (tenant) (schema_latency_seconds)"}
+)yaml");
+  auto r = testing::RunProcess({QUELL_BINARY, "schema", "check", "-c", config.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(
+      r.out.find("schema check: ok against " + (*server)->base_url() + " (1 Prometheus condition)"),
+      std::string::npos)
+      << r.out;
+
+  write(R"yaml(  - {name: good, type: prometheus, key: "{tenant}:latency", above: 2,
+     query: "max by (tenant) (schema_latency_seconds)"
+  }
+  - {name: syntax, type: prometheus, key: "{tenant}:latency", above: 2,
+     query: "max by (tenant (schema_latency_seconds)"}
+  - {name: unkeyed, type: prometheus, key: "{tenant}:{region}:latency", above: 2,
+     query: "max by (region) (schema_latency_seconds)"}
+  - {name: typo, type: prometheus, key: "{tenant}:latency", above: 2,
+     query: "max by (tenant) (schema_latncy_seconds)"}
+)yaml");
+  r = testing::RunProcess({QUELL_BINARY, "schema", "check", "-c", config.string()});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("invalid: condition \"syntax\" query \"max by (tenant "
+                       "(schema_latency_seconds)\": Prometheus refused it: bad_data: "),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("parse error"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("missing label: condition \"unkeyed\" query \"max by (region) "
+                       "(schema_latency_seconds)\": key \"{tenant}:{region}:latency\" reads "
+                       "label \"tenant\", which 1 of 1 series in the answer lack"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\"region\", which 1 of 1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("warning: no series: condition \"typo\" query \"max by (tenant) "
+                       "(schema_latncy_seconds)\": answered 0 series"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("condition \"good\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("schema check: 3 problems against"), std::string::npos) << r.out;
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace quell
