@@ -64,7 +64,7 @@ class FakeIncidentStore : public core::IncidentStore {
   core::Result<std::vector<core::Incident>> ListOpenIncidents(std::string_view condition) override {
     std::vector<core::Incident> out;
     for (auto& [k, v] : state_.incidents) {
-      if (v.condition == condition && v.is_open()) out.push_back(v);
+      if (v.condition == condition && (v.is_open() || v.held)) out.push_back(v);
     }
     return out;
   }

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <chrono>
 
 #include "fake_incident_store.h"
@@ -187,6 +188,109 @@ TEST(PollApplierSilenceTest, RowsOfSilencedKeysAreStoredSilencedAndDecisionsStil
   for (const auto& [id, row] : shadow_store.state().outbox) {
     EXPECT_EQ(row.status, OutboxStatus::kShadow);
   }
+}
+
+// Which groups failed under which key, from the fake store's key_groups.
+class FakeKeyGroups : public core::ShadowReportStore {
+ public:
+  explicit FakeKeyGroups(testing::FakeIncidentStore& store) : store_(store) {}
+  core::Result<std::array<uint64_t, 7>> CountDecisionsSince(core::WallTime) override {
+    return std::array<uint64_t, 7>{};
+  }
+  core::Result<std::vector<core::KeyGroupRow>> KeyGroupsSince(core::WallTime since) override {
+    std::vector<core::KeyGroupRow> out;
+    for (const auto& [id, row] : store_.state().key_groups) {
+      if (row.last_seen_at >= since) out.push_back(row);
+    }
+    return out;
+  }
+
+ private:
+  testing::FakeIncidentStore& store_;
+};
+
+class FakeGroupResolver : public core::GroupResolver {
+ public:
+  std::vector<std::string> resolved;
+  std::string fail_on;  // this id answers kUnavailable
+  core::Status ResolveGroup(std::string_view id) override {
+    if (id == fail_on) return core::MakeError(core::ErrorCode::kUnavailable, "HTTP 503");
+    resolved.emplace_back(id);
+    return {};
+  }
+};
+
+class UpstreamResolveTest : public OperatorCommandsTest {
+ protected:
+  void SetUp() override {
+    OperatorCommandsTest::SetUp();
+    store_.state().incidents["acme:db"].opened_at = At(0);
+    AddGroup("acme:db", "grp_1", At(1));
+    AddGroup("acme:db", "grp_2", At(2));
+    AddGroup("acme:db", "grp_old", At(-60));  // failed under the key before this generation
+    AddGroup("beta:db", "grp_9", At(2));
+    ops_.EnableUpstream(key_groups_, [this](std::string_view condition) {
+      return condition == "db" ? static_cast<core::GroupResolver*>(&resolver_) : nullptr;
+    });
+  }
+  void AddGroup(const std::string& key, const std::string& id, core::WallTime at) {
+    store_.state().key_groups[{key, id}] = core::KeyGroupRow{key, id, at, at, 1};
+  }
+  core::Result<ResolveResult> ResolveUpstream(std::string_view key = "acme:db") {
+    ResolveOptions options;
+    options.upstream = true;
+    return ops_.Resolve(key, "alice", At(5), options);
+  }
+
+  FakeKeyGroups key_groups_{store_};
+  FakeGroupResolver resolver_;
+};
+
+TEST_F(UpstreamResolveTest, ResolvesEveryGroupOfThisGenerationThenTheIncident) {
+  auto resolved = ResolveUpstream();
+  ASSERT_TRUE(resolved.ok()) << resolved.error().message;
+  EXPECT_EQ(resolver_.resolved, (std::vector<std::string>{"grp_1", "grp_2"}));
+  EXPECT_EQ(resolved->upstream_groups, (std::vector<std::string>{"grp_1", "grp_2"}));
+  EXPECT_EQ(store_.state().incidents.at("acme:db").status, core::IncidentStatus::kResolved);
+  EXPECT_TRUE(store_.state().incidents.at("acme:db").held);
+}
+
+TEST_F(UpstreamResolveTest, AnUpstreamFailureLeavesTheIncidentOpenAndSaysWhatWasDone) {
+  resolver_.fail_on = "grp_2";
+  auto resolved = ResolveUpstream();
+  ASSERT_FALSE(resolved.ok());
+  EXPECT_EQ(resolved.error().code, core::ErrorCode::kUnavailable);
+  EXPECT_NE(resolved.error().message.find("\"grp_2\": HTTP 503"), std::string::npos)
+      << resolved.error().message;
+  EXPECT_NE(resolved.error().message.find("resolved upstream already: grp_1"), std::string::npos)
+      << resolved.error().message;
+  EXPECT_EQ(store_.state().incidents.at("acme:db").status, core::IncidentStatus::kOpen);
+  EXPECT_TRUE(Rows().empty());
+}
+
+TEST_F(UpstreamResolveTest, ASourceThatCannotResolveUpstreamIsRefusedAndNothingChanges) {
+  store_.state().incidents["acme:db"].condition = "latency";  // a Prometheus condition
+  auto resolved = ResolveUpstream();
+  ASSERT_FALSE(resolved.ok());
+  EXPECT_EQ(resolved.error().code, core::ErrorCode::kRejected);
+  EXPECT_NE(resolved.error().message.find("cannot resolve upstream"), std::string::npos)
+      << resolved.error().message;
+  EXPECT_TRUE(resolver_.resolved.empty());
+  EXPECT_EQ(store_.state().incidents.at("acme:db").status, core::IncidentStatus::kOpen);
+
+  OperatorCommands plain{store_, ops_store_, payload_};  // no config: upstream unknown
+  ResolveOptions options;
+  options.upstream = true;
+  EXPECT_EQ(plain.Resolve("acme:db", "alice", At(5), options).error().code,
+            core::ErrorCode::kRejected);
+}
+
+TEST_F(UpstreamResolveTest, AKeyWithNoRecordedGroupIsRefused) {
+  store_.state().key_groups.clear();
+  auto resolved = ResolveUpstream();
+  ASSERT_FALSE(resolved.ok());
+  EXPECT_NE(resolved.error().message.find("no error group is recorded"), std::string::npos);
+  EXPECT_EQ(store_.state().incidents.at("acme:db").status, core::IncidentStatus::kOpen);
 }
 
 }  // namespace

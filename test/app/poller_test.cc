@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <map>
 #include <mutex>
@@ -9,6 +10,8 @@
 #include <vector>
 
 #include "fake_incident_store.h"
+#include "fake_operator_store.h"
+#include "quell/app/operator_commands.h"
 
 namespace quell::app {
 namespace {
@@ -292,6 +295,47 @@ TEST_F(PollerTest, ConditionsSharingAQueryFetchItOnce) {
   EXPECT_EQ(OutboxRows(), 2U);
 }
 
+// A typo'd query or label answers no series: nothing is observed, which looks like health. The
+// poller counts such answers per condition and flags the condition at no_series_warn_after.
+TEST_F(PollerTest, AMetricConditionKeepingNoSeriesIsFlaggedAfterItsWarnCount) {
+  FakeMetricSource metrics;
+  core::MetricSeries series;
+  series.name = "latency";
+  series.labels = {{"tenant", "acme"}};
+  series.points = {{clock_.Now(), 1}};
+  metrics.answer = core::MetricAnswer{.series = {series}, .window_end = {}};
+  core::MetricCondition c;
+  c.common.name = "p99";
+  c.common.no_series_warn_after = 3;
+  c.key = core::KeyTemplate::Parse("{tenant}:p99").value();
+  c.metric = "latencyy";  // the typo: the answer has series, none of this name
+  c.query.expr = "latency";
+  c.threshold.trigger = 2000;
+  Poller poller(store_, encoder_, clock_, PollerOptions{});
+  poller.Watch(c, metrics, "fake metrics");
+  const auto poll = [&] {
+    CollectingSink sink;
+    const CycleReport report = poller.RunOnce(sink);
+    clock_.Advance(minutes(1));
+    return report.conditions.at(0);
+  };
+  for (uint32_t n = 1; n <= 4; ++n) {
+    const ConditionOutcome outcome = poll();
+    EXPECT_EQ(outcome.empty_polls, n);
+    EXPECT_EQ(outcome.no_series_warning, n >= 3) << n;
+    EXPECT_EQ(outcome.query, "latency");
+  }
+  // A failed query proves nothing: the count holds.
+  metrics.answer = core::MakeError(core::ErrorCode::kUnavailable, "down");
+  EXPECT_EQ(poll().empty_polls, 4u);
+  // An answer with a series the condition keeps resets it.
+  series.name = "latencyy";
+  metrics.answer = core::MetricAnswer{.series = {series}, .window_end = {}};
+  const ConditionOutcome kept = poll();
+  EXPECT_EQ(kept.empty_polls, 0u);
+  EXPECT_FALSE(kept.no_series_warning);
+}
+
 TEST_F(PollerTest, AStoreFailureIsReportedAndNothingIsPrinted) {
   source_.listing.groups = {Group("grp_7")};
   Poller poller = MakePoller();
@@ -303,6 +347,88 @@ TEST_F(PollerTest, AStoreFailureIsReportedAndNothingIsPrinted) {
   EXPECT_FALSE(report.conditions[0].apply_error.empty());
   EXPECT_TRUE(sink.seen.empty());
   EXPECT_EQ(OutboxRows(), 0U);
+}
+
+// The defect: a manual resolve of a group still failing upstream paged again within
+// a second as generation 2. Now the key is held resolved until the source is seen healthy.
+class ManualResolveTest : public PollerTest {
+ protected:
+  static constexpr const char* kKey = "acme:model-answer:grp_7";
+
+  std::vector<core::DecisionKind> Poll(Poller& poller) {
+    CollectingSink sink;
+    EXPECT_TRUE(poller.RunOnce(sink).ok());
+    std::vector<core::DecisionKind> kinds;
+    for (const auto& [key, kind] : sink.seen) kinds.push_back(kind);
+    return kinds;
+  }
+  std::vector<core::TransitionKind> Transitions() {
+    std::vector<core::TransitionKind> out;
+    for (const auto& [id, row] : store_.state().outbox) out.push_back(row.transition);
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+  const core::Incident& Stored() { return store_.state().incidents.at(kKey); }
+  core::Result<ResolveResult> Resolve(ResolveOptions options = {}) {
+    return ops_.Resolve(kKey, "alice", clock_.Now(), options);
+  }
+
+  testing::FakeOperatorStore operators_;
+  OperatorCommands ops_{store_, operators_, encoder_, [](std::string_view) {
+                          return std::optional<Route>(Route{{"oncall"}, false});
+                        }};
+};
+
+TEST_F(ManualResolveTest, AStillFailingGroupDoesNotPageAgainUntilSeenHealthy) {
+  source_.listing.groups = {Group("grp_7")};
+  Poller poller = MakePoller();
+  EXPECT_EQ(Poll(poller), std::vector{core::DecisionKind::kNotify});
+  clock_.Advance(std::chrono::seconds(30));
+  ASSERT_TRUE(Resolve().ok());
+  EXPECT_EQ(Stored().status, core::IncidentStatus::kResolved);
+
+  // Still failing for two hours, far past the 10-minute cooldown: recorded, never paged.
+  for (int poll = 0; poll < 120; ++poll) {
+    clock_.Advance(minutes(1));
+    ASSERT_EQ(Poll(poller), std::vector{core::DecisionKind::kUpdateOnly}) << poll;
+  }
+  EXPECT_EQ(Stored().generation, 1u);
+  EXPECT_EQ(Stored().status, core::IncidentStatus::kResolved);
+  EXPECT_EQ(Stored().last_seen_at, clock_.Now());
+  EXPECT_EQ(Transitions(),
+            (std::vector{core::TransitionKind::kOpen, core::TransitionKind::kResolve}));
+
+  // Gone from the listing: seen healthy once, which ends the hold.
+  source_.listing.groups.clear();
+  clock_.Advance(minutes(1));
+  EXPECT_EQ(Poll(poller), std::vector{core::DecisionKind::kIgnore});
+  EXPECT_FALSE(Stored().held);
+
+  // Failing again: a new outage, paged as generation 2.
+  source_.listing.groups = {Group("grp_7")};
+  clock_.Advance(minutes(1));
+  EXPECT_EQ(Poll(poller), std::vector{core::DecisionKind::kNotify});
+  EXPECT_EQ(Stored().generation, 2u);
+  EXPECT_EQ(Transitions(), (std::vector{core::TransitionKind::kOpen, core::TransitionKind::kOpen,
+                                        core::TransitionKind::kResolve}));
+}
+
+TEST_F(ManualResolveTest, AHoldForADurationEndsThenEvenIfNeverHealthy) {
+  source_.listing.groups = {Group("grp_7")};
+  Poller poller = MakePoller();
+  Poll(poller);
+  ResolveOptions options;
+  options.hold_for = minutes(30);
+  ASSERT_TRUE(Resolve(options).ok());
+  EXPECT_EQ(Stored().held_until, clock_.Now() + minutes(30));
+  for (int poll = 1; poll < 30; ++poll) {
+    clock_.Advance(minutes(1));
+    ASSERT_EQ(Poll(poller), std::vector{core::DecisionKind::kUpdateOnly}) << poll;
+  }
+  clock_.Advance(minutes(1));  // resolved_at + 30 min
+  EXPECT_EQ(Poll(poller), std::vector{core::DecisionKind::kNotify});
+  EXPECT_EQ(Stored().generation, 2u);
+  EXPECT_FALSE(Stored().held);
 }
 
 }  // namespace

@@ -26,6 +26,22 @@ ConditionOutcome Outcome(const std::string& condition, bool source_ok, bool appl
   return c;
 }
 
+TEST(RunMetricsTest, ShowsHowManyPollsInARowAMetricConditionKeptNoSeries) {
+  MetricsRegistry registry;
+  RunMetrics metrics(registry);
+  CycleReport report;
+  ConditionOutcome typo = Outcome("latency", true, true);
+  typo.empty_polls = 4;
+  report.conditions.push_back(typo);
+  report.conditions.push_back(Outcome("errors", true, true));  // not a metric condition
+  metrics.OnCycleEnd("r1", report, kAt);
+  const std::string text = registry.Render();
+  EXPECT_NE(text.find("quell_condition_empty_polls{condition=\"latency\"} 4\n"), std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("quell_condition_empty_polls{condition=\"errors\"}"), std::string::npos)
+      << text;
+}
+
 TEST(RunMetricsTest, CountsPollsFailuresAndDecisions) {
   MetricsRegistry registry;
   RunMetrics metrics(registry);

@@ -159,6 +159,23 @@ TEST_F(OperatorRoutesTest, AckAndResolveAnIncidentOverJson) {
   EXPECT_EQ(Call("POST", "/v1/incidents/acme:db/primary/ack", R"({"by":7})", true).status, 400);
 }
 
+TEST_F(OperatorRoutesTest, ResolveTakesAHoldBoundAndRefusesUpstreamItCannotReach) {
+  Open("acme:db");
+  const std::string path = "/v1/incidents/acme:db/resolve";
+  EXPECT_EQ(Call("POST", path, R"({"for":"soon"})", true).status, 400);
+  EXPECT_EQ(Call("POST", path, R"({"upstream":"yes"})", true).status, 400);
+  // No source can resolve condition "c" upstream: refused, and the incident stays open.
+  EXPECT_EQ(Call("POST", path, R"({"upstream":true})", true).status, 409);
+  EXPECT_EQ(Body(Call("GET", "/v1/incidents", ""))["incidents"][0]["status"], "open");
+
+  app::OpsResponse resolved = Call("POST", path, R"({"for":"30m"})", true);
+  ASSERT_EQ(resolved.status, 200) << resolved.body;
+  const json incident = Body(resolved)["incident"];
+  EXPECT_EQ(incident["held"], true);
+  EXPECT_EQ(incident["held_until"], "2026-12-02T09:30:00Z");
+  EXPECT_EQ(Body(resolved)["upstream_groups"], json::array());
+}
+
 TEST_F(OperatorRoutesTest, TheActorIsWhoWhenTheBodyDoesNotSay) {
   Open("acme:db");
   app::OpsResponse acked = Call("POST", "/v1/incidents/acme:db/ack", "", true);

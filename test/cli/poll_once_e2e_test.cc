@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -127,6 +128,79 @@ TEST_F(PollOnceTest, TheExampleConfigOpensOneIncidentPerConditionAndNotifiesOnce
   ASSERT_EQ(shown.exit_code, 0) << shown.err;
   EXPECT_NE(shown.out.find("event_id"), std::string::npos) << shown.out;
   EXPECT_EQ(shown.out.find("jane.doe@example.com"), std::string::npos) << shown.out;
+}
+
+// The issue's defect: a manual resolve of a group still failing upstream paged again within a
+// second as generation 2. Now the key is held until the source is seen healthy; --upstream
+// resolves the group at Infrai, and a metric condition's key refuses it.
+TEST_F(PollOnceTest, AManualResolveHoldsAStillFailingGroupUntilItIsSeenHealthy) {
+  BootSim(Scenario());
+  const std::string config = QUELL_SOURCE_DIR "/examples/quell.yaml";
+  const std::string key = "acme:model-answer:grp_model_timeout";
+  const auto poll = [&] {
+    auto r = Quell({"poll-once", "-c", config});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::map<std::string, json> decided;
+    for (const json& line : Lines(r.out)) decided[line["key"]] = line;
+    return decided;
+  };
+  const auto opens = [&] {
+    auto r = Quell({"outbox", "list", "--store", Store(), "--format", "jsonl"});
+    size_t n = 0;
+    for (const json& row : Lines(r.out)) n += row["key"] == key && row["transition"] == "open";
+    return n;
+  };
+  const auto capture = [&] {
+    httplib::Headers auth = {{"Authorization", std::string("Bearer ") + kKey}};
+    auto r =
+        admin_->Post("/v1/errors/capture", auth,
+                     R"({"message":"timed out again","fingerprint":["model-answer","Timeout"]})",
+                     "application/json");
+    ASSERT_TRUE(r && r->status == 200) << (r ? r->body : "no answer");
+  };
+
+  EXPECT_EQ(poll()[key]["decision"], "notify");
+  auto r = Quell({"incidents", "resolve", key, "-c", config});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("held resolved until its source is seen healthy"), std::string::npos)
+      << r.out;
+  for (int n = 0; n < 2; ++n) {  // still unresolved at Infrai, with new events
+    capture();
+    const json line = poll()[key];
+    EXPECT_EQ(line["decision"], "update_only") << line;
+    EXPECT_EQ(line["reason"], "manually_resolved") << line;
+    EXPECT_EQ(line["generation"], 1) << line;
+  }
+  EXPECT_EQ(opens(), 1u) << "a held key paged";
+
+  // The latency condition's key has no error group to resolve upstream: refused, still open.
+  r = Quell({"incidents", "resolve", "acme:model-answer:latency-p99", "--upstream", "-c", config});
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.err.find("cannot resolve upstream"), std::string::npos) << r.err;
+  r = Quell({"incidents", "resolve", key, "--upstream"});  // no config: nothing to reach
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--upstream needs -c FILE"), std::string::npos) << r.err;
+
+  // Fixed upstream: seen healthy once, the hold ends; the next failure pages generation 2.
+  ASSERT_TRUE(admin_->Post("/v1/errors/resolve/grp_model_timeout",
+                           {{"Authorization", std::string("Bearer ") + kKey}}, "{}",
+                           "application/json"));
+  json line = poll()[key];
+  EXPECT_EQ(line["decision"], "ignore") << line;
+  EXPECT_EQ(line["reason"], "hold_released") << line;
+  capture();
+  line = poll()[key];
+  EXPECT_EQ(line["decision"], "notify") << line;
+  EXPECT_EQ(line["generation"], 2) << line;
+  EXPECT_EQ(opens(), 2u);
+
+  // --upstream resolves the group at Infrai too: the next poll sees it resolved, healthy.
+  r = Quell({"incidents", "resolve", key, "--upstream", "--for", "1h", "-c", config});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("resolved upstream: grp_model_timeout"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" or 20"), std::string::npos) << r.out;  // the --for bound, a time
+  line = poll()[key];
+  EXPECT_EQ(line["reason"], "hold_released") << line;
 }
 
 TEST_F(PollOnceTest, A429StormIsRetriedWithinTheBudgetThenReported) {
@@ -299,6 +373,67 @@ conditions:
   ASSERT_TRUE((*server)->WaitForValue("model_answer_latency_p99_seconds", 1.0).ok());
   EXPECT_EQ(poll()["decision"], "wait_for_health");
   EXPECT_EQ(poll()["decision"], "resolve");
+  std::filesystem::remove_all(dir);
+}
+
+// A Prometheus condition with a typo'd query observed nothing, silently; a label missing from
+// the answer rendered as "-" in the key; and `schema check` did not look at Prometheus at all.
+TEST(PollOncePrometheusTest, SchemaCheckNamesABadQueryAMissingKeyLabelAndAnEmptyAnswer) {
+  QUELL_REQUIRE_PROMETHEUS();
+  auto server = testing::PrometheusServer::Start();
+  ASSERT_TRUE(server.ok()) << server.error().message;
+  (*server)->SetGauge("schema_latency_seconds", {{"tenant", "acme"}}, 3.5);
+  ASSERT_TRUE((*server)->WaitForValue("schema_latency_seconds", 3.5).ok());
+
+  const auto dir = std::filesystem::temp_directory_path() / "quell-schema-prometheus";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const auto config = dir / "quell.yaml";
+  const auto write = [&](const std::string& conditions) {
+    std::ofstream(config) << "store: sqlite:" << (dir / "quell.db").string() << "\n"
+                          << "prometheus: {url: " << (*server)->base_url() << "}\n"
+                          << "conditions:\n"
+                          << conditions;
+  };
+  write(R"yaml(  - {name: good, type: prometheus, key: "{tenant}:latency", above: 2,
+     query: "max by (tenant) (schema_latency_seconds)"}
+)yaml");
+  auto r = testing::RunProcess({QUELL_BINARY, "schema", "check", "-c", config.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(
+      r.out.find("schema check: ok against " + (*server)->base_url() + " (1 Prometheus condition)"),
+      std::string::npos)
+      << r.out;
+
+  write(R"yaml(  - {name: good, type: prometheus, key: "{tenant}:latency", above: 2,
+     query: "max by (tenant) (schema_latency_seconds)"
+  }
+  - {name: syntax, type: prometheus, key: "{tenant}:latency", above: 2,
+     query: "max by (tenant (schema_latency_seconds)"}
+  - {name: unkeyed, type: prometheus, key: "{tenant}:{region}:latency", above: 2,
+     query: "max by (region) (schema_latency_seconds)"}
+  - {name: typo, type: prometheus, key: "{tenant}:latency", above: 2,
+     query: "max by (tenant) (schema_latncy_seconds)"}
+)yaml");
+  r = testing::RunProcess({QUELL_BINARY, "schema", "check", "-c", config.string()});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("invalid: condition \"syntax\" query \"max by (tenant "
+                       "(schema_latency_seconds)\": Prometheus refused it: bad_data: "),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("parse error"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("missing label: condition \"unkeyed\" query \"max by (region) "
+                       "(schema_latency_seconds)\": key \"{tenant}:{region}:latency\" reads "
+                       "label \"tenant\", which 1 of 1 series in the answer lack"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\"region\", which 1 of 1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("warning: no series: condition \"typo\" query \"max by (tenant) "
+                       "(schema_latncy_seconds)\": answered 0 series"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("condition \"good\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("schema check: 3 problems against"), std::string::npos) << r.out;
   std::filesystem::remove_all(dir);
 }
 

@@ -20,6 +20,7 @@
 
 #include "child_process.h"
 #include "healthchecks_receiver.h"
+#include "prometheus_server.h"
 #include "quell/sim/scenario.h"
 #include "quell/sim/server.h"
 #include "run_process.h"
@@ -256,6 +257,38 @@ TEST_F(RunTest, SigtermDuringAHeldSendExitsCleanlyAndLosesNothing) {
   for (const auto& request : hook.Requests()) {
     EXPECT_EQ(request.idempotency_key, hook.Requests()[0].idempotency_key);
   }
+}
+
+// A Prometheus condition with a typo'd query observed nothing forever, silently. The daemon now
+// warns once its answers kept no series for no_series_warn_after polls, and /metrics counts.
+TEST_F(RunTest, APrometheusQueryThatAnswersNoSeriesIsWarnedInTheLogAndMetrics) {
+  QUELL_REQUIRE_PROMETHEUS();
+  auto prometheus = testing::PrometheusServer::Start(testing::PrometheusServer::Await::kReady);
+  ASSERT_TRUE(prometheus.ok()) << prometheus.error().message;
+  std::ofstream(config_) << "store: ${QUELL_STORE}\n"
+                         << "prometheus: {url: \"" << (*prometheus)->base_url() << "\"}\n"
+                         << "defaults: {no_series_warn_after: 2}\n"
+                         << "conditions:\n"
+                         << "  - {name: latency, type: prometheus, interval: 1s, above: 2,\n"
+                         << "     query: \"max by (tenant) (model_answr_latency_seconds)\",\n"
+                         << "     key: \"{tenant}:latency\"}\n"
+                         << "log: {format: json, level: info}\n"
+                         << "http: {listen: \"127.0.0.1:0\", open_reads: true}\n";
+  auto run = StartRun();
+  ASSERT_TRUE(WaitFor([&] { return !Events(log_, "poll.no_series").empty(); }, seconds(20)))
+      << testing::ReadFile(log_);
+  const json warning = Events(log_, "poll.no_series")[0];
+  EXPECT_EQ(warning["level"], "warn");
+  EXPECT_EQ(warning["condition"], "latency");
+  EXPECT_EQ(warning["query"], "max by (tenant) (model_answr_latency_seconds)");
+  EXPECT_EQ(warning["empty_polls"], "2") << "the first warning comes at the second empty poll";
+
+  const int port = std::stoi(Events(log_, "http.listening")[0]["port"].get<std::string>());
+  std::string metrics;
+  ASSERT_EQ(HttpGet(port, "/metrics", &metrics), 200);
+  EXPECT_NE(metrics.find("quell_condition_empty_polls{condition=\"latency\"} "), std::string::npos)
+      << metrics;
+  EXPECT_TRUE(ExitedCleanly(run->Signal(SIGTERM))) << testing::ReadFile(log_);
 }
 
 TEST_F(RunTest, SighupWithAnInvalidConfigKeepsPollingAndAValidOneApplies) {

@@ -231,8 +231,14 @@ TEST_P(OperatorContractTest, AManualResolveIsATransitionWithAResolveRowPerChanne
   auto again = ops_->Resolve("acme:db", "alice", t0_ + minutes(4));
   ASSERT_FALSE(again.ok());
   EXPECT_EQ(again.error().code, core::ErrorCode::kRejected);
-  // A later failure opens a new generation.
-  EXPECT_EQ(Observe("acme:db", true, t0_ + minutes(5)).poll.outbox_rows, 2u);
+  // The key is held resolved: a failure right after is recorded but pages nothing; once seen
+  // healthy, the next failure opens a new generation.
+  EXPECT_EQ(Observe("acme:db", true, t0_ + minutes(5)).poll.outbox_rows, 0u);
+  EXPECT_EQ((*store_->FindIncident("acme:db"))->generation, 1u);
+  EXPECT_TRUE((*store_->FindIncident("acme:db"))->held);
+  Observe("acme:db", false, t0_ + minutes(6));
+  EXPECT_FALSE((*store_->FindIncident("acme:db"))->held);
+  EXPECT_EQ(Observe("acme:db", true, t0_ + minutes(7)).poll.outbox_rows, 2u);
   EXPECT_EQ((*store_->FindIncident("acme:db"))->generation, 2u);
 }
 

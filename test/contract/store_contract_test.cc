@@ -10,6 +10,7 @@
 #include "quell/adapters/store_common/schema.h"
 #include "quell/app/poll_applier.h"
 #include "quell/app/vector_observation_stream.h"
+#include "quell/core/operator_actions.h"
 #include "test_support.h"
 
 namespace quell::testing {
@@ -149,6 +150,7 @@ TEST_P(StoreContractTest, MigratesAVersionOneDatabaseAndKeepsItsData) {
   auto a = store.FindIncident("a");
   ASSERT_TRUE(a.ok() && a->has_value());
   EXPECT_EQ((*a)->recent_evidence, std::vector<std::string>{R"({"n":1})"});
+  EXPECT_FALSE((*a)->held) << "rows from before migration 7 hold nothing";
   auto open = store.ListOpenIncidents("errors");
   ASSERT_TRUE(open.ok()) << open.error().message;
   EXPECT_EQ(Keys(*open), std::vector<std::string>{"a"}) << "the new index covers old rows";
@@ -198,6 +200,7 @@ TEST_P(StoreContractTest, AppliesAPollDurably) {
   EXPECT_EQ((*a)->version, 1u);
   EXPECT_EQ((*a)->condition, "errors");
   EXPECT_EQ((*a)->recent_evidence, std::vector<std::string>{R"({"n":1})"});
+  EXPECT_FALSE((*a)->held) << "rows from before migration 7 hold nothing";
   EXPECT_EQ((*a)->first_seen_at, At("2026-12-02T09:00:00Z"));
   auto b = store_->FindIncident("b");
   ASSERT_TRUE(b.ok());
@@ -305,6 +308,8 @@ TEST_P(StoreContractTest, RoundTripsEveryIncidentField) {
   in.acked_at = At("2026-12-02T09:06:00Z");
   in.acked_by = "ops";
   in.recent_evidence = {R"({"msg":"a \"b\""})", "[1,2]"};
+  in.held = true;
+  in.held_until = At("2026-12-02T10:20:00.000001Z");
   std::vector<core::IncidentWrite> writes = {{in, 0}};
   ASSERT_TRUE((*tx)->PutIncidents(writes).ok());
   ASSERT_TRUE((*tx)->Commit().ok());
@@ -326,6 +331,63 @@ TEST_P(StoreContractTest, RoundTripsEveryIncidentField) {
   EXPECT_EQ(g.acked_at, in.acked_at);
   EXPECT_EQ(g.acked_by, "ops");
   EXPECT_EQ(g.recent_evidence, in.recent_evidence);
+  EXPECT_TRUE(g.held);
+  EXPECT_EQ(g.held_until, in.held_until);
+
+  // The update path writes the hold too: released, then held again without a bound.
+  for (const bool held : {false, true}) {
+    core::Incident next = **store_->FindIncident(in.key);
+    const uint64_t expected = next.version++;
+    next.held = held;
+    next.held_until.reset();
+    auto update = store_->Begin();
+    ASSERT_TRUE(update.ok());
+    const std::vector<core::IncidentWrite> put = {{next, expected}};
+    ASSERT_TRUE((*update)->PutIncidents(put).ok());
+    ASSERT_TRUE((*update)->Commit().ok());
+    const core::Incident back = **store_->FindIncident(in.key);
+    EXPECT_EQ(back.held, held);
+    EXPECT_FALSE(back.held_until.has_value());
+  }
+}
+
+// A manual resolve's hold lasts until the key is seen healthy, so a poll must keep observing
+// a held key: ListOpenIncidents returns it with the open ones, until the hold is released.
+TEST_P(StoreContractTest, HeldIncidentsAreListedWithTheOpenOnesUntilReleased) {
+  app::ApplyOptions options;
+  ASSERT_TRUE(Apply({Obs("2026-12-02T09:00:00Z", "a", kBad), Obs("2026-12-02T09:00:00Z", "b", kBad),
+                     Obs("2026-12-02T09:00:00Z", "c", kBad)},
+                    "p1", options)
+                  .ok());
+  {
+    core::Incident a = **store_->FindIncident("a");
+    const uint64_t expected = a.version;
+    ASSERT_TRUE(core::ResolveByHand(a, At("2026-12-02T09:01:00Z")).changed);
+    auto tx = store_->Begin();
+    ASSERT_TRUE(tx.ok());
+    const std::vector<core::IncidentWrite> put = {{a, expected}};
+    ASSERT_TRUE((*tx)->PutIncidents(put).ok());
+    ASSERT_TRUE((*tx)->Commit().ok());
+  }
+  auto watched = store_->ListOpenIncidents("errors");
+  ASSERT_TRUE(watched.ok()) << watched.error().message;
+  EXPECT_EQ(Keys(*watched), (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ((*watched)[0].status, core::IncidentStatus::kResolved);
+  EXPECT_TRUE((*watched)[0].held);
+
+  // Still failing: recorded, not reopened, still listed. Then healthy: released, gone.
+  ASSERT_TRUE(Apply({Obs("2026-12-02T09:02:00Z", "a", kBad)}, "p2", options).ok());
+  const core::Incident still = **store_->FindIncident("a");
+  EXPECT_EQ(still.generation, 1u);
+  EXPECT_EQ(still.status, core::IncidentStatus::kResolved);
+  EXPECT_EQ(still.last_seen_at, At("2026-12-02T09:02:00Z"));
+  EXPECT_EQ(test_store_->Query("SELECT reason FROM decisions WHERE key = 'a' ORDER BY version"
+                               " DESC LIMIT 1"),
+            "manually_resolved");
+  EXPECT_EQ(Keys(*store_->ListOpenIncidents("errors")), (std::vector<std::string>{"a", "b", "c"}));
+  ASSERT_TRUE(Apply({Obs("2026-12-02T09:03:00Z", "a", kGood)}, "p3", options).ok());
+  EXPECT_FALSE((*store_->FindIncident("a"))->held);
+  EXPECT_EQ(Keys(*store_->ListOpenIncidents("errors")), (std::vector<std::string>{"b", "c"}));
 }
 
 TEST_P(StoreContractTest, CompareAndSetRejectsAStaleVersionOrADuplicateInsert) {
@@ -484,11 +546,17 @@ TEST_P(StoreContractTest, OpenIncidentsAreReadThroughTheOpenIndex) {
     return;
   }
   // The statement PgIncidentStore::ListOpenIncidents runs. With sequential scans off a tiny
-  // table cannot hide an unusable index; the top plan node must be that index, not a sort.
+  // table cannot hide an unusable index: each half must be read through its partial index (the
+  // two are merged by a sort of the open and held rows only, never of the whole table).
   const std::string plan = test_store_->Query(
-      "SET enable_seqscan = off; EXPLAIN SELECT * FROM incidents WHERE condition = 'errors'"
-      " AND status = 'open' ORDER BY key COLLATE \"C\"");
-  EXPECT_EQ(plan.rfind("Index Scan using incidents_open", 0), 0u) << plan;
+      "SET enable_seqscan = off; EXPLAIN (FORMAT JSON) SELECT * FROM (SELECT * FROM incidents"
+      " WHERE condition"
+      " = 'errors' AND status = 'open' UNION ALL SELECT * FROM incidents WHERE condition ="
+      " 'errors' AND held = 1 AND status <> 'open') AS watched ORDER BY key COLLATE \"C\"");
+  // One row: the whole plan as JSON.
+  EXPECT_NE(plan.find(R"("Index Name": "incidents_open")"), std::string::npos) << plan;
+  EXPECT_NE(plan.find(R"("Index Name": "incidents_held")"), std::string::npos) << plan;
+  EXPECT_EQ(plan.find(R"("Node Type": "Seq Scan")"), std::string::npos) << plan;
 }
 
 TEST_P(StoreContractTest, SourceMarksRoundTripAndOverwrite) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "quell/core/evaluate.h"
+#include "quell/core/operator_actions.h"
 
 namespace quell::core {
 namespace {
@@ -170,6 +171,63 @@ TEST(EvaluatePropertyTest, InvariantsHoldUnderEveryPolicy) {
       }
       if (d.generation != before.generation) {
         ASSERT_EQ(d.kind, DecisionKind::kNotify);
+      }
+    }
+  }
+}
+
+// Manual resolves dropped at random into random traces: a held key never pages until it was
+// seen healthy or its bound passed, and then its next failure opens a new generation at once.
+TEST(EvaluatePropertyTest, AManualResolveHoldsUntilHealthyOrItsBound) {
+  std::mt19937_64 rng(11);
+  for (int run = 0; run < 400; ++run) {
+    Policy policy;
+    policy.cooldown = seconds{static_cast<int64_t>(rng() % 1800)};
+    policy.healthy_polls_to_close = 1 + static_cast<uint32_t>(rng() % 5);
+    if (rng() % 2 == 0) policy.flap = FlapDamping{};
+    ASSERT_TRUE(Validate(policy).ok());
+
+    std::map<std::string, Incident> incidents;
+    // Per key: the end of the hold's bound, or nullopt for "until healthy"; absent: no hold.
+    std::map<std::string, std::optional<WallTime>> holds;
+    for (const Step& step : RandomTrace(rng, 300, /*strict=*/true)) {
+      Incident& incident = incidents[step.key];
+      if (incident.is_open() && rng() % 4 == 0) {
+        std::optional<Duration> hold_for;
+        if (rng() % 2 == 0) hold_for = seconds{static_cast<int64_t>(rng() % 3600)};
+        const WallTime now = *incident.last_observed_at + seconds{1};
+        if (now < step.at) {
+          ASSERT_TRUE(ResolveByHand(incident, now, hold_for).changed);
+          holds[step.key] = hold_for ? std::optional<WallTime>(now + *hold_for) : std::nullopt;
+        }
+      }
+      const Incident before = incident;
+      const Decision d =
+          Evaluate(incident, Observation{step.key, step.at, step.health, "", ""}, policy);
+      const auto hold = holds.find(step.key);
+      if (hold == holds.end()) continue;
+      const bool bound_passed = hold->second && step.at >= *hold->second;
+      if (step.health == Health::kUnknown) {
+        ASSERT_FALSE(d.changed);
+        ASSERT_TRUE(incident.held);
+      } else if (step.health == Health::kHealthy) {
+        ASSERT_EQ(d.kind, DecisionKind::kIgnore);
+        ASSERT_EQ(d.reason, Reason::kHoldReleased);
+        ASSERT_FALSE(incident.held);
+        holds.erase(hold);
+      } else if (!bound_passed) {
+        ASSERT_EQ(d.kind, DecisionKind::kUpdateOnly) << "a held key paged";
+        ASSERT_EQ(d.reason, Reason::kManuallyResolved);
+        ASSERT_EQ(d.generation, before.generation);
+        ASSERT_EQ(incident.status, IncidentStatus::kResolved);
+        ASSERT_EQ(incident.last_seen_at, step.at);
+        ASSERT_EQ(incident.event_count, before.event_count + 1);
+      } else {
+        ASSERT_FALSE(incident.held);
+        ASSERT_TRUE(d.kind == DecisionKind::kNotify ||
+                    (policy.flap && d.reason == Reason::kFlapping))
+            << "a failure after the hold's bound must open again";
+        holds.erase(hold);
       }
     }
   }

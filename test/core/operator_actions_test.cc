@@ -129,9 +129,77 @@ TEST(ResolveByHandTest, ClosesAnOpenIncidentAsAResolveTransition) {
   EXPECT_EQ(in.healthy_streak, 0u);
   EXPECT_EQ(in.last_observed_at, At(1));  // not an observation
   EXPECT_STREQ(ReasonName(d.reason), "manual");
+  EXPECT_TRUE(in.held);
+  EXPECT_FALSE(in.held_until.has_value());
   // An observation older than the manual resolve still applies (it is not stale).
-  EXPECT_EQ(Evaluate(in, Obs(2, Health::kUnhealthy), policy).kind, DecisionKind::kNotify);
-  EXPECT_EQ(in.generation, 2u);
+  EXPECT_EQ(Evaluate(in, Obs(2, Health::kUnhealthy), policy).kind, DecisionKind::kUpdateOnly);
+  EXPECT_EQ(in.generation, 1u);
+}
+
+TEST(ResolveByHandTest, AStillFailingKeyIsRecordedButDoesNotPageUntilSeenHealthy) {
+  Incident in;
+  const Policy policy = TestPolicy();
+  Evaluate(in, Obs(0, Health::kUnhealthy), policy);
+  ResolveByHand(in, At(1));
+  const uint64_t events = in.event_count;
+  for (int minute = 2; minute < 60; ++minute) {  // far past the cooldown
+    const Decision d = Evaluate(in, Obs(minute, Health::kUnhealthy), policy);
+    ASSERT_EQ(d.kind, DecisionKind::kUpdateOnly) << minute;
+    ASSERT_EQ(d.reason, Reason::kManuallyResolved);
+    ASSERT_TRUE(d.changed);
+    ASSERT_FALSE(d.transition.has_value());
+    ASSERT_EQ(d.generation, 1u);
+  }
+  EXPECT_STREQ(ReasonName(Reason::kManuallyResolved), "manually_resolved");
+  EXPECT_EQ(in.status, IncidentStatus::kResolved);
+  EXPECT_EQ(in.last_seen_at, At(59));
+  EXPECT_EQ(in.event_count, events + 58);
+
+  Decision d = Evaluate(in, Obs(60, Health::kHealthy), policy);
+  EXPECT_EQ(d.kind, DecisionKind::kIgnore);
+  EXPECT_EQ(d.reason, Reason::kHoldReleased);
+  EXPECT_TRUE(d.changed);  // the hold's end is written
+  EXPECT_FALSE(in.held);
+
+  d = Evaluate(in, Obs(61, Health::kUnhealthy), policy);
+  EXPECT_EQ(d.kind, DecisionKind::kNotify);
+  EXPECT_EQ(d.reason, Reason::kOpen);
+  EXPECT_EQ(d.generation, 2u);
+}
+
+TEST(ResolveByHandTest, ABoundedHoldEndsAtItsBoundEvenIfNeverHealthy) {
+  Incident in;
+  const Policy policy = TestPolicy();
+  Evaluate(in, Obs(0, Health::kUnhealthy), policy);
+  ResolveByHand(in, At(1), minutes(30));
+  EXPECT_EQ(in.held_until, At(31));
+  EXPECT_EQ(Evaluate(in, Obs(30, Health::kUnhealthy), policy).kind, DecisionKind::kUpdateOnly);
+  const Decision d = Evaluate(in, Obs(31, Health::kUnhealthy), policy);
+  EXPECT_EQ(d.kind, DecisionKind::kNotify);
+  EXPECT_EQ(d.generation, 2u);
+  EXPECT_FALSE(in.held);
+  EXPECT_FALSE(in.held_until.has_value());
+}
+
+TEST(ResolveByHandTest, ABoundedHoldStillEndsAtTheFirstHealthyObservation) {
+  Incident in;
+  const Policy policy = TestPolicy();
+  Evaluate(in, Obs(0, Health::kUnhealthy), policy);
+  ResolveByHand(in, At(1), minutes(30));
+  EXPECT_EQ(Evaluate(in, Obs(2, Health::kHealthy), policy).reason, Reason::kHoldReleased);
+  EXPECT_EQ(Evaluate(in, Obs(3, Health::kUnhealthy), policy).kind, DecisionKind::kNotify);
+}
+
+TEST(ResolveByHandTest, UnknownPollsNeitherReleaseNorChangeAHold) {
+  Incident in;
+  const Policy policy = TestPolicy();
+  Evaluate(in, Obs(0, Health::kUnhealthy), policy);
+  ResolveByHand(in, At(1));
+  const uint64_t version = in.version;
+  EXPECT_EQ(Evaluate(in, Obs(2, Health::kUnknown), policy).kind, DecisionKind::kUnknown);
+  EXPECT_TRUE(in.held);
+  EXPECT_EQ(in.version, version);
+  EXPECT_EQ(Evaluate(in, Obs(3, Health::kUnhealthy), policy).kind, DecisionKind::kUpdateOnly);
 }
 
 TEST(ResolveByHandTest, NothingOpenChangesNothing) {

@@ -36,6 +36,12 @@ OperatorCommands::OperatorCommands(core::IncidentStore& incidents, core::Operato
                                    const core::PayloadEncoder& encoder, RouteLookup routes)
     : incidents_(incidents), operators_(operators), encoder_(encoder), routes_(std::move(routes)) {}
 
+void OperatorCommands::EnableUpstream(core::ShadowReportStore& key_groups,
+                                      UpstreamLookup upstream) {
+  key_groups_ = &key_groups;
+  upstream_ = std::move(upstream);
+}
+
 core::Result<std::vector<core::Incident>> OperatorCommands::ListIncidents(bool open_only) {
   auto all = incidents_.ListIncidents();
   if (!all || !open_only) return all;
@@ -87,8 +93,49 @@ core::Result<std::vector<core::ChannelUse>> OperatorCommands::ResolveChannels(
   return operators_.GenerationChannels(incident.key, incident.generation);
 }
 
+core::Status OperatorCommands::ResolveUpstream(std::string_view key, ResolveResult& result) {
+  auto snapshot = incidents_.FindIncident(key);
+  if (!snapshot) return snapshot.error();
+  if (!*snapshot) return NoIncident(key);
+  const core::Incident& incident = **snapshot;
+  if (!incident.is_open()) return NotOpen(incident);
+  core::GroupResolver* resolver = upstream_ ? upstream_(incident.condition) : nullptr;
+  if (resolver == nullptr || key_groups_ == nullptr) {
+    return core::MakeError(core::ErrorCode::kRejected,
+                           "--upstream: incident \"" + incident.key + "\" comes from condition \"" +
+                               incident.condition +
+                               "\", whose source cannot resolve upstream (only Infrai error-group"
+                               " conditions of the config can); resolve it without --upstream");
+  }
+  const core::WallTime since = incident.opened_at.value_or(core::WallTime{});
+  auto rows = key_groups_->KeyGroupsSince(since);
+  if (!rows) return rows.error();
+  std::vector<std::string> groups;
+  for (const core::KeyGroupRow& row : *rows) {
+    if (row.key == incident.key) groups.push_back(row.group_id);
+  }
+  if (groups.empty()) {
+    return core::MakeError(core::ErrorCode::kRejected,
+                           "--upstream: no error group is recorded under \"" + incident.key +
+                               "\" since it opened; nothing to resolve upstream");
+  }
+  std::string done;
+  for (const std::string& group : groups) {
+    if (auto status = resolver->ResolveGroup(group); !status) {
+      std::string message = "--upstream: error group \"" + group + "\": " + status.error().message +
+                            "; the incident is left open";
+      if (!done.empty()) message += " (resolved upstream already: " + done + ")";
+      return core::MakeError(status.error().code, message);
+    }
+    done += (done.empty() ? "" : ", ") + group;
+  }
+  result.upstream_groups = std::move(groups);
+  return {};
+}
+
 core::Status OperatorCommands::ResolveOnce(std::string_view key, std::string_view by,
-                                           core::WallTime now, ResolveResult& result) {
+                                           core::WallTime now, const ResolveOptions& options,
+                                           ResolveResult& result) {
   // The routes are read before the transaction; the generation is checked again under the
   // lock, and a poll that reopened the key in between makes this attempt a conflict.
   auto snapshot = incidents_.FindIncident(key);
@@ -107,7 +154,7 @@ core::Status OperatorCommands::ResolveOnce(std::string_view key, std::string_vie
     return core::MakeError(core::ErrorCode::kConflict, "incident reopened meanwhile");
   }
   const uint64_t expected = incident->version;
-  const core::Decision decision = core::ResolveByHand(*incident, now);
+  const core::Decision decision = core::ResolveByHand(*incident, now, options.hold_for);
   if (!decision.changed) return NotOpen(*incident);
   auto silences = tx.LoadActiveSilences(now);
   if (!silences) return silences.error();
@@ -148,10 +195,17 @@ core::Status OperatorCommands::ResolveOnce(std::string_view key, std::string_vie
 }
 
 core::Result<ResolveResult> OperatorCommands::Resolve(std::string_view key, std::string_view by,
-                                                      core::WallTime now) {
+                                                      core::WallTime now,
+                                                      const ResolveOptions& options) {
   ResolveResult result;
+  if (options.hold_for && options.hold_for->count() <= 0) {
+    return core::MakeError(core::ErrorCode::kInvalidArgument, "--for must be positive");
+  }
+  if (options.upstream) {
+    if (auto status = ResolveUpstream(key, result); !status) return status.error();
+  }
   for (int attempt = 1;; ++attempt) {
-    core::Status status = ResolveOnce(key, by, now, result);
+    core::Status status = ResolveOnce(key, by, now, options, result);
     if (status) return result;
     if (status.error().code != core::ErrorCode::kConflict || attempt >= kMaxAttempts) {
       return status.error();

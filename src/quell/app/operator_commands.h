@@ -8,10 +8,12 @@
 #include <vector>
 
 #include "quell/core/incident.h"
+#include "quell/core/ports/group_resolver.h"
 #include "quell/core/ports/incident_store.h"
 #include "quell/core/ports/operator_store.h"
 #include "quell/core/ports/outbox_row.h"
 #include "quell/core/ports/payload_encoder.h"
+#include "quell/core/ports/shadow_report_store.h"
 #include "quell/core/result.h"
 #include "quell/core/silence.h"
 #include "quell/core/time.h"
@@ -28,9 +30,22 @@ struct Route {
 // incident's current generation, in shadow when all of those were shadow rows.
 using RouteLookup = std::function<std::optional<Route>(std::string_view condition)>;
 
+// The GroupResolver of `condition`'s source; null when that source cannot resolve upstream (a
+// metric condition) or the condition is not known.
+using UpstreamLookup = std::function<core::GroupResolver*(std::string_view condition)>;
+
+struct ResolveOptions {
+  // Bounds the hold (see core::ResolveByHand); without it the hold lasts until seen healthy.
+  std::optional<core::Duration> hold_for;
+  // Also resolve, at their source, the error groups that failed under the key since this
+  // generation opened (every one of them, when several groups share the key).
+  bool upstream = false;
+};
+
 struct ResolveResult {
-  core::Incident incident;              // as written
-  std::vector<core::OutboxRow> outbox;  // as inserted (status pending, shadow or silenced)
+  core::Incident incident;                   // as written
+  std::vector<core::OutboxRow> outbox;       // as inserted (status pending, shadow or silenced)
+  std::vector<std::string> upstream_groups;  // resolved at the source, in id order
 };
 
 // The operator's use cases, shared by the CLI and the HTTP handlers. Time comes in as `now`.
@@ -42,6 +57,10 @@ class OperatorCommands {
   OperatorCommands(core::IncidentStore& incidents, core::OperatorStore& operators,
                    const core::PayloadEncoder& encoder, RouteLookup routes = {});
 
+  // Lets Resolve reach the sources (ResolveOptions::upstream): `key_groups` tells which error
+  // groups failed under a key, `upstream` which source resolves a condition's groups.
+  void EnableUpstream(core::ShadowReportStore& key_groups, UpstreamLookup upstream);
+
   // Every incident in key order; only the open ones when `open_only`.
   core::Result<std::vector<core::Incident>> ListIncidents(bool open_only);
 
@@ -52,9 +71,13 @@ class OperatorCommands {
   // Resolves the open incident `key` now, as a transition: in one transaction the incident
   // (compare-and-set, retried on a lost race), a decision line (resolve, reason manual, poll id
   // "manual-<now>-<by>") and one resolve outbox row per routed channel. Active silences apply
-  // to those rows; the tenant budget does not (the operator asked for this one).
-  core::Result<ResolveResult> Resolve(std::string_view key, std::string_view by,
-                                      core::WallTime now);
+  // to those rows; the tenant budget does not (the operator asked for this one). The key is
+  // then held resolved while its source still fails (core::ResolveByHand).
+  // With `upstream`, the key's error groups are resolved at the source first, and a failure
+  // there leaves the incident open (kRejected when the source cannot resolve upstream or no
+  // group is recorded under the key; the source's code otherwise, naming the group).
+  core::Result<ResolveResult> Resolve(std::string_view key, std::string_view by, core::WallTime now,
+                                      const ResolveOptions& options = {});
 
   // Adds a silence of `pattern` until now + `duration`; returns it with its id.
   core::Result<core::Silence> AddSilence(std::string pattern, core::Duration duration,
@@ -75,12 +98,15 @@ class OperatorCommands {
  private:
   core::Result<std::vector<core::ChannelUse>> ResolveChannels(const core::Incident& incident);
   core::Status ResolveOnce(std::string_view key, std::string_view by, core::WallTime now,
-                           ResolveResult& result);
+                           const ResolveOptions& options, ResolveResult& result);
+  core::Status ResolveUpstream(std::string_view key, ResolveResult& result);
 
   core::IncidentStore& incidents_;
   core::OperatorStore& operators_;
   const core::PayloadEncoder& encoder_;
   RouteLookup routes_;
+  core::ShadowReportStore* key_groups_ = nullptr;
+  UpstreamLookup upstream_;
 };
 
 }  // namespace quell::app

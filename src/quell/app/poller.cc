@@ -181,6 +181,14 @@ void Poller::PollMetric(const MetricWatch& watch, const core::Result<core::Metri
     outcome.source_ok = false;
     outcome.source_error = answer.error().message;
   }
+  // A query that answers but keeps no series (a typo'd metric or label) observes nothing, which
+  // looks just like health; the count makes it visible. A failed query proves nothing either way.
+  uint32_t& empty = empty_polls_[watch.condition.common.name];
+  if (answer) empty = core::CountSelectedSeries(watch.condition, *answer) == 0 ? empty + 1 : 0;
+  const uint32_t warn_after = watch.condition.common.no_series_warn_after;
+  outcome.empty_polls = empty;
+  outcome.query = watch.condition.query.expr;
+  outcome.no_series_warning = warn_after > 0 && empty >= warn_after;
   auto open = store_.ListOpenIncidents(watch.condition.common.name);
   if (!open) {
     outcome.apply_error = open.error().message;

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,6 +47,12 @@ struct ConditionOutcome {
   uint32_t enriched = 0;
   uint32_t enrich_failed = 0;
   ApplySummary summary;
+  // Metric conditions only: consecutive polls whose answer left the condition no series (a
+  // failed query neither counts nor resets), the query, and whether that count reached the
+  // condition's no_series_warn_after.
+  std::optional<uint32_t> empty_polls;
+  std::string query;
+  bool no_series_warning = false;
 };
 
 struct CycleReport {
@@ -101,7 +108,8 @@ class Poller {
   const core::PayloadEncoder& encoder_;
   core::Clock& clock_;
   PollerOptions options_;
-  std::optional<core::WallTime> key_groups_pruned_at_;  // the last committed prune
+  std::optional<core::WallTime> key_groups_pruned_at_;        // the last committed prune
+  std::map<std::string, uint32_t, std::less<>> empty_polls_;  // by metric condition
   std::vector<ErrorWatch> error_watches_;
   std::vector<MetricWatch> metric_watches_;
 };

@@ -54,6 +54,10 @@ RunMetrics::RunMetrics(MetricsRegistry& registry)
       open_incidents_(registry.AddGauge("quell_open_incidents",
                                         "Open incidents in the store, over every condition.")),
       outbox_rows_(registry.AddGauge("quell_outbox_rows", "Outbox rows in the store, by status.")),
+      empty_polls_(registry.AddGauge(
+          "quell_condition_empty_polls",
+          "Consecutive polls whose answer left a metric condition no series, by condition; past "
+          "its no_series_warn_after the log warns (poll.no_series).")),
       refresh_failures_(registry.AddCounter(
           "quell_store_refresh_failures_total",
           "Failed reads of the store gauges (quell_open_incidents, quell_outbox_rows).")) {
@@ -78,6 +82,9 @@ void RunMetrics::OnCycleEnd(const std::string& /*run_id*/, const CycleReport& re
     polls_.Add({{"condition", c.condition}});
     if (!c.source_ok) poll_failures_.Add({{"condition", c.condition}, {"reason", "source"}});
     if (!c.applied) poll_failures_.Add({{"condition", c.condition}, {"reason", "apply"}});
+    if (c.empty_polls) {
+      empty_polls_.Set({{"condition", c.condition}}, static_cast<double>(*c.empty_polls));
+    }
     for (size_t i = 0; i < kDecisions.size(); ++i) {
       const uint64_t n = c.summary.poll.by_decision[static_cast<size_t>(kDecisions[i])];
       if (n > 0) {

@@ -47,6 +47,7 @@ class RunMetrics : public RunListener {
   MetricsRegistry::Histogram delivery_latency_;
   MetricsRegistry::Gauge open_incidents_;
   MetricsRegistry::Gauge outbox_rows_;
+  MetricsRegistry::Gauge empty_polls_;
   MetricsRegistry::Counter refresh_failures_;
   // Microseconds since the epoch of the last OnCycleEnd; kNever before it.
   static constexpr int64_t kNever = std::numeric_limits<int64_t>::min();

@@ -228,6 +228,16 @@ void Daemon::RunGroup(size_t group) {
               {"outbox_rows", c.summary.poll.outbox_rows},
               {"source_error", c.source_error},
               {"apply_error", c.apply_error}});
+    if (c.no_series_warning) {
+      log_.Log(LogLevel::kWarn, "poll.no_series",
+               {{"poll_id", run_id},
+                {"condition", c.condition},
+                {"query", c.query},
+                {"empty_polls", std::to_string(*c.empty_polls)},
+                {"hint",
+                 "the query answered no series the condition keeps, so it observes nothing; "
+                 "check the query and its labels with `quell schema check`"}});
+    }
   }
   poll_->scheduler->Completed(group, started, finished);
   {

@@ -55,6 +55,9 @@ std::string IncidentJson(const core::Incident& in) {
   out += in.flapping ? "true" : "false";
   Time(out, "acked_at", in.acked_at);
   Str(out, "acked_by", in.acked_by);
+  Field(out, "held");
+  out += in.held ? "true" : "false";
+  Time(out, "held_until", in.held_until);
   Field(out, "recent_evidence");
   out += '[';
   for (size_t i = 0; i < in.recent_evidence.size(); ++i) {

@@ -10,6 +10,7 @@
 #include "quell/adapters/jsonl/payload_encoder.h"
 #include "quell/cli/listing.h"
 #include "quell/cli/store_url.h"
+#include "quell/cli/upstream_wiring.h"
 
 namespace quell::cli {
 namespace {
@@ -30,19 +31,32 @@ int Fail(std::FILE* err, const std::string& command, const core::Error& error) {
 struct Session {
   std::unique_ptr<core::IncidentStore> store;
   jsonl::JsonPayloadEncoder encoder;
+  std::unique_ptr<UpstreamWiring> upstream;
   std::unique_ptr<app::OperatorCommands> commands;
 };
 
+// `upstream`: wire the config's sources for a resolve --upstream (needs `config_path`).
 core::Result<std::unique_ptr<Session>> OpenSession(const std::string& store_url,
-                                                   const std::string& config_path) {
+                                                   const std::string& config_path, bool upstream,
+                                                   core::Clock& clock) {
   auto session = std::make_unique<Session>();
   std::string url = store_url;
   app::RouteLookup routes;
+  if (upstream && config_path.empty()) {
+    return core::MakeError(core::ErrorCode::kInvalidArgument,
+                           "--upstream needs -c FILE: the config says which source each "
+                           "condition reads and holds its credentials");
+  }
   if (!config_path.empty()) {
     auto config = config::LoadConfig(config_path, config::ProcessEnv());
     if (!config) return core::MakeError(core::ErrorCode::kInvalidArgument, config.error().message);
     if (url.empty()) url = config->store_url;
     routes = RoutesFromConfig(*config);
+    if (upstream) {
+      auto wiring = UpstreamWiring::Create(*config, clock);
+      if (!wiring) return wiring.error();
+      session->upstream = std::move(*wiring);
+    }
   }
   if (url.empty()) url = "sqlite:quell.db";
   auto store = OpenStore(url, StoreAccess::kExisting);
@@ -54,6 +68,13 @@ core::Result<std::unique_ptr<Session>> OpenSession(const std::string& store_url,
   }
   session->commands = std::make_unique<app::OperatorCommands>(*session->store, *operators,
                                                               session->encoder, std::move(routes));
+  if (session->upstream) {
+    auto* key_groups = dynamic_cast<core::ShadowReportStore*>(session->store.get());
+    if (key_groups == nullptr) {
+      return core::MakeError(core::ErrorCode::kInternal, "this store keeps no key groups");
+    }
+    session->commands->EnableUpstream(*key_groups, session->upstream->Lookup());
+  }
   return session;
 }
 
@@ -114,6 +135,12 @@ OperatorCli::OperatorCli(CLI::App& app, CLI::App& incidents, CLI::App& outbox) {
   for (CLI::App* command : {ack_, resolve_}) {
     command->add_option("--by", flags_.by, "Who, for the record")->capture_default_str();
   }
+  resolve_->add_option("--for", flags_.duration,
+                       "Hold the key resolved at most this long while its source still fails "
+                       "(Go duration: 90m, 2h); default: until the source is seen healthy");
+  resolve_->add_flag("--upstream", flags_.upstream,
+                     "Also resolve the key's error groups at Infrai (needs -c; refused for "
+                     "metric conditions)");
 
   CLI::App* silence = app.add_subcommand(
       "silence", "Suppress sends for keys matching a pattern (decisions are still recorded)");
@@ -161,7 +188,7 @@ std::optional<int> OperatorCli::Run(core::Clock& clock, std::FILE* out, std::FIL
 
   // Input is checked before the store is opened, so a typo never touches it.
   std::optional<core::Duration> duration;
-  if (parsed == silence_add_) {
+  if (parsed == silence_add_ || (parsed == resolve_ && !flags_.duration.empty())) {
     auto d = core::ParseDuration(flags_.duration);
     if (!d) return Fail(err, name, core::MakeError(d.error().code, "--for: " + d.error().message));
     duration = *d;
@@ -187,7 +214,8 @@ std::optional<int> OperatorCli::Run(core::Clock& clock, std::FILE* out, std::FIL
     }
   }
 
-  auto session = OpenSession(flags_.store_url, flags_.config_path);
+  const bool upstream = parsed == resolve_ && flags_.upstream;
+  auto session = OpenSession(flags_.store_url, flags_.config_path, upstream, clock);
   if (!session) return Fail(err, name, session.error());
   app::OperatorCommands& ops = *(*session)->commands;
   const core::WallTime now = clock.Now();
@@ -202,13 +230,24 @@ std::optional<int> OperatorCli::Run(core::Clock& clock, std::FILE* out, std::FIL
     return 0;
   }
   if (parsed == resolve_) {
-    auto resolved = ops.Resolve(flags_.target, flags_.by, now);
+    app::ResolveOptions options;
+    options.hold_for = duration;
+    options.upstream = upstream;
+    auto resolved = ops.Resolve(flags_.target, flags_.by, now, options);
     if (!resolved) return Fail(err, name, resolved.error());
     std::fprintf(out, "resolved %s (generation %llu, version %llu): %s\n",
                  resolved->incident.key.c_str(),
                  static_cast<unsigned long long>(resolved->incident.generation),
                  static_cast<unsigned long long>(resolved->incident.version),
                  Describe(resolved->outbox).c_str());
+    std::string groups;
+    for (const std::string& g : resolved->upstream_groups)
+      groups += (groups.empty() ? "" : ", ") + g;
+    if (!groups.empty()) std::fprintf(out, "resolved upstream: %s\n", groups.c_str());
+    std::fprintf(out, "held resolved until its source is seen healthy%s\n",
+                 resolved->incident.held_until
+                     ? (" or " + core::FormatRfc3339(*resolved->incident.held_until)).c_str()
+                     : "");
     return 0;
   }
   if (parsed == silence_add_) {

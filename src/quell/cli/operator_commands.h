@@ -38,6 +38,7 @@ class OperatorCli {
     std::string reason;
     bool all = false;     // outbox dead retry --all
     std::string channel;  // with --all: only this channel's rows
+    bool upstream = false;
   };
   CLI::App* Add(CLI::App& parent, const char* name, const char* help, const char* target_name,
                 const char* target_help, bool list);

@@ -15,7 +15,8 @@ namespace quell::cli {
 //   GET    /v1/incidents[?status=open|resolved|all&condition=C&limit=N]  {"incidents": [...]}
 //   GET    /v1/incidents/{key}[?limit=N]      {"incident", "decisions": [...], "outbox": [...]}
 //   POST   /v1/incidents/{key}/ack           body {"by"?}   -> {"incident": ...}
-//   POST   /v1/incidents/{key}/resolve       body {"by"?}   -> {"incident": ..., "outbox": [...]}
+//   POST   /v1/incidents/{key}/resolve       body {"by"?, "for"?: "2h", "upstream"?: true}
+//                                            -> {"incident", "outbox": [...], "upstream_groups"}
 //   GET    /v1/silences                      {"silences": [silence...]} (active ones)
 //   POST   /v1/silences                      body {"pattern", "for": "2h", "reason", "by"?}
 //                                            -> 201 {"silence": ...}

@@ -69,6 +69,12 @@ core::Result<std::unique_ptr<OpsSurface>> OpsSurface::Create(const config::Confi
       *ops->operator_store_, *operators, ops->encoder_, RoutesFromConfig(config));
   ops->operator_queries_ =
       std::make_unique<app::OperatorQueries>(*ops->operator_store_, *operators);
+  // A resolve with "upstream": true reaches Infrai; without a key that is refused at the call.
+  auto* key_groups = dynamic_cast<core::ShadowReportStore*>(ops->operator_store_.get());
+  if (auto upstream = UpstreamWiring::Create(config, clock); upstream && key_groups != nullptr) {
+    ops->upstream_ = std::move(*upstream);
+    ops->operator_commands_->EnableUpstream(*key_groups, ops->upstream_->Lookup());
+  }
   return ops;
 }
 

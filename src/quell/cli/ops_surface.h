@@ -14,6 +14,7 @@
 #include "quell/app/operator_queries.h"
 #include "quell/app/run_listener.h"
 #include "quell/app/run_metrics.h"
+#include "quell/cli/upstream_wiring.h"
 #include "quell/core/ports/clock.h"
 #include "quell/core/ports/event_log.h"
 #include "quell/core/ports/incident_store.h"
@@ -54,6 +55,7 @@ class OpsSurface {
   std::unique_ptr<core::IncidentStore> health_store_;
   std::unique_ptr<core::IncidentStore> operator_store_;
   jsonl::JsonPayloadEncoder encoder_;
+  std::unique_ptr<UpstreamWiring> upstream_;  // before the commands that use it
   std::unique_ptr<app::OperatorCommands> operator_commands_;
   std::unique_ptr<app::OperatorQueries> operator_queries_;
   std::unique_ptr<http_server::OpsHttpServer> server_;

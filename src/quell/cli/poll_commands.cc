@@ -5,6 +5,7 @@
 
 #include "quell/adapters/config/config_loader.h"
 #include "quell/adapters/jsonl/decision_line.h"
+#include "quell/adapters/prometheus/query_check.h"
 #include "quell/adapters/system/system_clock.h"
 #include "quell/cli/poll_wiring.h"
 #include "quell/cli/store_url.h"
@@ -101,25 +102,60 @@ int RunPollOnce(const PollCommandOptions& options, std::FILE* out, std::FILE* er
 int RunSchemaCheck(const PollCommandOptions& options, std::FILE* out, std::FILE* err) {
   auto loaded = Load(options, "schema check", err);
   if (!loaded) return kConfigError;
+  size_t problems = 0;
   const infrai::InfraiClient* client = loaded->wiring->infrai();
-  if (client == nullptr) {
-    std::fprintf(out, "schema check: no condition uses Infrai; nothing to check\n");
-    return 0;
+  if (client != nullptr) {
+    const infrai::ContractReport report = infrai::CheckContract(*client, loaded->wiring->Needs());
+    for (const infrai::ContractProblem& problem : report.problems) {
+      std::fprintf(out, "%s: %s\n", problem.kind.c_str(), problem.text.c_str());
+    }
+    std::string checked;
+    for (const std::string& item : report.checked) checked += (checked.empty() ? "" : "; ") + item;
+    if (report.problems.empty()) {
+      std::fprintf(out, "schema check: ok against %s (%s)\n", client->options().base_url.c_str(),
+                   checked.c_str());
+    } else {
+      std::fprintf(out, "schema check: %zu problem%s against %s\n", report.problems.size(),
+                   report.problems.size() == 1 ? "" : "s", client->options().base_url.c_str());
+    }
+    problems += report.problems.size();
   }
-  const infrai::ContractReport report = infrai::CheckContract(*client, loaded->wiring->Needs());
-  for (const infrai::ContractProblem& problem : report.problems) {
-    std::fprintf(out, "%s: %s\n", problem.kind.c_str(), problem.text.c_str());
+
+  // Each Prometheus condition's query, sent once: refused, keeping no series, or missing a
+  // label its key reads (which would render as "-").
+  prometheus::PrometheusSource* source = loaded->wiring->prometheus();
+  if (source != nullptr) {
+    size_t checked = 0;
+    size_t found = 0;
+    size_t warnings = 0;
+    for (const auto& entry : loaded->config.metric_conditions) {
+      if (entry.source != config::MetricSourceKind::kPrometheus) continue;
+      ++checked;
+      for (const prometheus::ConditionFinding& finding :
+           prometheus::CheckCondition(*source, entry.condition)) {
+        std::fprintf(out, "%s%s: %s\n", finding.warning ? "warning: " : "", finding.kind.c_str(),
+                     finding.text.c_str());
+        (finding.warning ? warnings : found) += 1;
+      }
+    }
+    const std::string& url = loaded->config.prometheus.url;
+    if (found == 0) {
+      std::fprintf(
+          out, "schema check: ok against %s (%zu Prometheus condition%s%s)\n", url.c_str(), checked,
+          checked == 1 ? "" : "s",
+          warnings > 0
+              ? (", " + std::to_string(warnings) + " warning" + (warnings == 1 ? "" : "s")).c_str()
+              : "");
+    } else {
+      std::fprintf(out, "schema check: %zu problem%s against %s\n", found, found == 1 ? "" : "s",
+                   url.c_str());
+    }
+    problems += found;
   }
-  std::string checked;
-  for (const std::string& item : report.checked) checked += (checked.empty() ? "" : "; ") + item;
-  if (report.problems.empty()) {
-    std::fprintf(out, "schema check: ok against %s (%s)\n", client->options().base_url.c_str(),
-                 checked.c_str());
-    return 0;
+  if (client == nullptr && source == nullptr) {
+    std::fprintf(out, "schema check: no condition uses Infrai or Prometheus; nothing to check\n");
   }
-  std::fprintf(out, "schema check: %zu problem%s against %s\n", report.problems.size(),
-               report.problems.size() == 1 ? "" : "s", client->options().base_url.c_str());
-  return 1;
+  return problems == 0 ? 0 : 1;
 }
 
 }  // namespace quell::cli

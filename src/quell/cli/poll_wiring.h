@@ -37,6 +37,8 @@ class PollWiring {
   infrai::ContractNeeds Needs() const;
   // Null when no condition uses Infrai.
   const infrai::InfraiClient* infrai() const { return infrai_client_.get(); }
+  // Null when no condition uses Prometheus.
+  prometheus::PrometheusSource* prometheus() const { return prometheus_.get(); }
 
  private:
   PollWiring() = default;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,9 @@ struct ConditionCommon {
   // Shadow: decisions and outbox rows are recorded (status shadow) but nothing is sent, the
   // check before a real rollout.
   bool shadow = false;
+  // Metric conditions: after this many consecutive answers in which the condition keeps no
+  // series, the poll warns (a typo'd query or label observes nothing, silently). 0: never.
+  uint32_t no_series_warn_after = 3;
 };
 
 }  // namespace quell::core

@@ -20,13 +20,15 @@ enum class DecisionKind : uint8_t {
 
 enum class Reason : uint8_t {
   kNone,
-  kOpen,             // notify: a new generation opened
-  kCooldownElapsed,  // notify: still open and the cooldown since the last notify has passed
-  kFlapping,         // update_only: a flapping key failed again soon after its resolve
-  kRenotifyLimit,    // update_only: the cooldown passed but the renotify limit is spent
-  kAcknowledged,     // update_only: the cooldown passed but an operator acknowledged it
-  kMinOpen,          // wait_for_health: the streak is reached but the minimum open time is not
-  kManual,           // resolve: an operator closed the incident by hand
+  kOpen,              // notify: a new generation opened
+  kCooldownElapsed,   // notify: still open and the cooldown since the last notify has passed
+  kFlapping,          // update_only: a flapping key failed again soon after its resolve
+  kRenotifyLimit,     // update_only: the cooldown passed but the renotify limit is spent
+  kAcknowledged,      // update_only: the cooldown passed but an operator acknowledged it
+  kMinOpen,           // wait_for_health: the streak is reached but the minimum open time is not
+  kManual,            // resolve: an operator closed the incident by hand
+  kManuallyResolved,  // update_only: still failing, but held resolved by a manual resolve
+  kHoldReleased,      // ignore: seen healthy, which ends a manual resolve's hold
 };
 
 // What the store must commit to the outbox, beside the incident row, in the same transaction.

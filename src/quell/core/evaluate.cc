@@ -55,6 +55,17 @@ void RecordSighting(Incident& incident, const Observation& observation, const Po
   AppendEvidence(incident, observation, policy);
 }
 
+// A manual resolve's hold still applies at `at`: the key was not seen healthy since, and the
+// operator's bound (if any) has not passed.
+bool HoldActive(const Incident& incident, WallTime at) {
+  return incident.held && (!incident.held_until || at < *incident.held_until);
+}
+
+void ReleaseHold(Incident& incident) {
+  incident.held = false;
+  incident.held_until.reset();
+}
+
 bool ContinuesFlappingIncident(const Incident& incident, WallTime at, const Policy& policy) {
   return policy.flap && incident.flapping && incident.status == IncidentStatus::kResolved &&
          incident.resolved_at && at - *incident.resolved_at <= policy.flap->reopen_within;
@@ -67,6 +78,12 @@ Decision OnUnhealthy(Incident& incident, const Observation& observation, const P
   if (incident.condition.empty()) incident.condition = observation.condition;
 
   if (!incident.is_open()) {
+    if (HoldActive(incident, at)) {
+      RecordSighting(incident, observation, policy);
+      return Changed(incident, at, DecisionKind::kUpdateOnly, Reason::kManuallyResolved,
+                     std::nullopt);
+    }
+    ReleaseHold(incident);  // a bounded hold that ran out: this failure pages as a new outage
     if (ContinuesFlappingIncident(incident, at, policy)) {
       incident.status = IncidentStatus::kOpen;
       incident.resolved_at.reset();
@@ -108,6 +125,12 @@ Decision OnUnhealthy(Incident& incident, const Observation& observation, const P
 Decision OnHealthy(Incident& incident, const Observation& observation, const Policy& policy) {
   const WallTime at = observation.at;
   if (!incident.is_open()) {
+    if (incident.held) {
+      // Seen healthy once: the operator's resolve is confirmed, and the next failure pages.
+      ReleaseHold(incident);
+      if (policy.flap) RecordFlapState(incident, false, *policy.flap);
+      return Changed(incident, at, DecisionKind::kIgnore, Reason::kHoldReleased, std::nullopt);
+    }
     // A resolved key keeps its flap history current, or a flap would look like one failure.
     if (policy.flap && incident.status == IncidentStatus::kResolved) {
       RecordFlapState(incident, false, *policy.flap);

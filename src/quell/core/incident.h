@@ -44,6 +44,12 @@ struct Incident {
 
   std::vector<std::string> recent_evidence;  // newest last, at most Policy::evidence_limit
 
+  // A manual resolve holds the key resolved: while `held`, unhealthy observations are recorded
+  // (last seen, event count, evidence) but open no new generation. The hold ends at the first
+  // healthy observation, or once `held_until` is reached when the operator bounded it.
+  bool held = false;
+  std::optional<WallTime> held_until;
+
   bool is_open() const { return status == IncidentStatus::kOpen; }
 };
 

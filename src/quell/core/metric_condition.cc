@@ -116,6 +116,32 @@ Health Classify(const Threshold& threshold, double value, bool was_open) {
   return was_open ? Health::kUnhealthy : Health::kHealthy;
 }
 
+size_t CountSelectedSeries(const MetricCondition& condition, const MetricAnswer& answer) {
+  return static_cast<size_t>(std::count_if(
+      answer.series.begin(), answer.series.end(),
+      [&condition](const MetricSeries& series) { return Selected(condition, series); }));
+}
+
+std::vector<MissingKeyLabel> FindMissingKeyLabels(const MetricCondition& condition,
+                                                  const MetricAnswer& answer) {
+  std::vector<MissingKeyLabel> out;
+  for (const std::string& field : condition.key.Fields()) {
+    if (field == "name" || field == "__name__") continue;
+    if (std::any_of(out.begin(), out.end(), [&](const auto& m) { return m.label == field; })) {
+      continue;
+    }
+    MissingKeyLabel missing{field, 0, 0};
+    for (const MetricSeries& series : answer.series) {
+      if (!Selected(condition, series)) continue;
+      ++missing.series;
+      const auto value = FindLabel(GroupLabels(condition, series), field);
+      if (!value || value->empty()) ++missing.lacking;
+    }
+    if (missing.lacking > 0) out.push_back(std::move(missing));
+  }
+  return out;
+}
+
 std::vector<Observation> ObserveMetric(const MetricCondition& condition,
                                        const Result<MetricAnswer>& answer,
                                        std::span<const Incident> open_incidents, WallTime at) {

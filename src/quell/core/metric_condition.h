@@ -53,6 +53,22 @@ Status Validate(const MetricCondition& condition);
 // Health of one aggregated value; `was_open` decides inside the hysteresis band.
 Health Classify(const Threshold& threshold, double value, bool was_open);
 
+// The series of `answer` the condition keeps (its metric and `where` filters); 0 means the
+// condition observes nothing from this answer.
+size_t CountSelectedSeries(const MetricCondition& condition, const MetricAnswer& answer);
+
+// A label the key template reads that some kept series lack: their key renders the
+// placeholder's fallback ("-") instead of a value.
+struct MissingKeyLabel {
+  std::string label;
+  size_t lacking = 0;  // kept series without it (or, with group_by, not grouped by it)
+  size_t series = 0;   // kept series in all
+};
+// Every key-template label of `condition` missing from some kept series of `answer`, in
+// template order; {name} and {__name__} are the series name, never missing.
+std::vector<MissingKeyLabel> FindMissingKeyLabels(const MetricCondition& condition,
+                                                  const MetricAnswer& answer);
+
 // Turns one answer into observations at `at`, sorted by key. A failed query observes every
 // open incident of the condition as unknown. Open incidents the answer no longer shows, and
 // groups with no point in the window, follow the no-data rule.

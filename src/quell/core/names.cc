@@ -67,6 +67,10 @@ const char* ReasonName(Reason reason) {
       return "min_open";
     case Reason::kManual:
       return "manual";
+    case Reason::kManuallyResolved:
+      return "manually_resolved";
+    case Reason::kHoldReleased:
+      return "hold_released";
   }
   return "";
 }

@@ -13,7 +13,7 @@ AckOutcome Acknowledge(Incident& incident, WallTime now, std::string_view by) {
   return AckOutcome::kAcked;
 }
 
-Decision ResolveByHand(Incident& incident, WallTime now) {
+Decision ResolveByHand(Incident& incident, WallTime now, std::optional<Duration> hold_for) {
   Decision d;
   d.generation = incident.generation;
   d.version = incident.version;
@@ -24,6 +24,9 @@ Decision ResolveByHand(Incident& incident, WallTime now) {
   incident.status = IncidentStatus::kResolved;
   incident.resolved_at = now;
   incident.healthy_streak = 0;
+  incident.held = true;
+  incident.held_until.reset();
+  if (hold_for) incident.held_until = now + *hold_for;
   ++incident.version;
   d.kind = DecisionKind::kResolve;
   d.reason = Reason::kManual;

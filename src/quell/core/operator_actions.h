@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <string_view>
 
 #include "quell/core/decision.h"
@@ -24,8 +25,13 @@ AckOutcome Acknowledge(Incident& incident, WallTime now, std::string_view by);
 // Closes an open incident by hand at `now`: a resolve decision (reason manual) with a
 // resolve transition, version + 1, so the caller writes it like a poll's resolve (incident,
 // decision log, outbox). When nothing is open it returns an ignore decision with
-// changed == false and leaves `incident` untouched. The healthy streak resets; the next
-// unhealthy observation opens a new generation.
-Decision ResolveByHand(Incident& incident, WallTime now);
+// changed == false and leaves `incident` untouched. The healthy streak resets.
+//
+// The key is then held resolved: a source still failing is recorded (update_only, reason
+// manually_resolved) without paging again, until the source is seen healthy once, or until
+// now + `hold_for` when given, whichever comes first. The next failure after that opens a new
+// generation.
+Decision ResolveByHand(Incident& incident, WallTime now,
+                       std::optional<Duration> hold_for = std::nullopt);
 
 }  // namespace quell::core

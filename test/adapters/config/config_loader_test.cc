@@ -201,6 +201,21 @@ TEST_F(ConfigLoaderTest, AnUnclosedQuoteIsReportedWhereItOpens) {
                      "the parser gave up at line"});
 }
 
+TEST_F(ConfigLoaderTest, NoSeriesWarnAfterDefaultsToThreeAndOnlyMetricConditionsTakeIt) {
+  auto config = LoadConfig(Write("quell.yaml", R"(defaults: {no_series_warn_after: 5}
+conditions:
+  - {name: a, type: prometheus, query: up, key: "{job}", above: 1}
+  - {name: b, type: prometheus, query: up, key: "{job}", above: 1, no_series_warn_after: 0}
+)"),
+                           Env());
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  EXPECT_EQ(config->metric_conditions[0].condition.common.no_series_warn_after, 5u);
+  EXPECT_EQ(config->metric_conditions[1].condition.common.no_series_warn_after, 0u);
+  EXPECT_EQ(core::ConditionCommon{}.no_series_warn_after, 3u);
+  ExpectError("conditions:\n  - {name: e, type: error_groups, no_series_warn_after: 2}\n",
+              {"bad.yaml:2:", "no_series_warn_after", "only metric conditions"});
+}
+
 TEST_F(ConfigLoaderTest, ExpandsEnvironmentVariables) {
   env_ = {{"STORE", "sqlite:/tmp/x.db"}};
   auto config = LoadConfig(Write("quell.yaml", std::string("store: ${STORE}\n") + kMinimal), Env());

@@ -31,7 +31,7 @@ TEST(SchemaTest, BothDialectsCreateTheSameTablesAndIndexes) {
   for (const Migration& m : Migrations()) {
     EXPECT_EQ(Created(m.sqlite_sql), Created(m.postgres_sql)) << "migration " << m.version;
   }
-  ASSERT_EQ(Migrations().size(), 6u);
+  ASSERT_EQ(Migrations().size(), 7u);
   EXPECT_EQ(Created(Migrations()[0].sqlite_sql),
             (std::vector<std::string>{"TABLE incidents", "TABLE decisions", "INDEX decisions_at",
                                       "TABLE polls", "TABLE outbox", "INDEX outbox_due"}));
@@ -44,6 +44,8 @@ TEST(SchemaTest, BothDialectsCreateTheSameTablesAndIndexes) {
   EXPECT_EQ(Created(Migrations()[4].sqlite_sql),
             (std::vector<std::string>{"TABLE silences", "INDEX silences_expires"}));
   EXPECT_EQ(Created(Migrations()[5].sqlite_sql), (std::vector<std::string>{"TABLE key_groups"}));
+  EXPECT_EQ(Created(Migrations()[6].sqlite_sql),
+            (std::vector<std::string>{"INDEX incidents_held"}));
 }
 
 TEST(SchemaTest, TheOutboxIndexesSelectTheStatusesTheStoresWrite) {

@@ -138,6 +138,7 @@ void ReadCommon(MapReader& section, core::ConditionCommon& common) {
   section.Read("interval", common.interval);
   section.Read("channels", common.channels);
   section.Read("shadow", common.shadow);
+  section.Read("no_series_warn_after", common.no_series_warn_after, 0, 1000000);
   if (auto valid = core::Validate(policy); !valid) section.Fail("", valid.error().message);
   if (common.interval.count() <= 0) section.Fail("interval", "must be positive");
 }
@@ -160,6 +161,9 @@ std::optional<core::KeyTemplate> ReadKey(MapReader& item, const char* fallback) 
 void ReadErrorCondition(MapReader& item, core::ConditionCommon common, Config& config) {
   core::ErrorGroupCondition condition;
   condition.common = std::move(common);
+  if (item.Has("no_series_warn_after")) {
+    item.Fail("no_series_warn_after", "only metric conditions answer with series");
+  }
   if (auto key = ReadKey(item, kDefaultErrorKey)) condition.key = std::move(*key);
   std::string rule = "unresolved";
   item.Read("unhealthy", rule);

@@ -29,4 +29,19 @@ core::Result<core::HttpResponse> InfraiClient::Get(std::string_view path, const 
   return fetch_(request);
 }
 
+core::Result<core::HttpResponse> InfraiClient::Post(std::string_view path, std::string body) const {
+  core::HttpRequest request;
+  request.method = "POST";
+  request.url = options_.base_url + std::string(path);
+  request.headers.emplace_back("Accept", "application/json");
+  request.headers.emplace_back("Content-Type", "application/json");
+  if (!options_.api_key.empty()) {
+    request.headers.emplace_back("Authorization", "Bearer " + options_.api_key);
+  }
+  request.body = std::move(body);
+  request.connect_timeout = options_.connect_timeout;
+  request.total_timeout = options_.timeout;
+  return fetch_(request);
+}
+
 }  // namespace quell::infrai

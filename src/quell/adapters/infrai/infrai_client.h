@@ -40,6 +40,10 @@ class InfraiClient {
   core::Result<core::HttpResponse> Get(std::string_view path, const QueryParams& query,
                                        bool authenticated = true) const;
 
+  // POST base_url + path with a JSON body, authenticated; for the few writes quell makes
+  // (errors.resolve).
+  core::Result<core::HttpResponse> Post(std::string_view path, std::string body) const;
+
   const InfraiOptions& options() const { return options_; }
   const Fetch& fetch() const { return fetch_; }
 

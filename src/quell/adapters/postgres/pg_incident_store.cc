@@ -23,12 +23,13 @@ constexpr int64_t kMigrationLock = 0x7175656c6c;  // "quell"
 constexpr const char* kIncidentColumns =
     "key, condition, generation, status, version, opened_at, first_seen_at, last_seen_at,"
     " last_observed_at, last_notified_at, resolved_at, healthy_streak, event_count,"
-    " renotify_count, flap_bits, flap_count, flapping, acked_at, acked_by, recent_evidence";
+    " renotify_count, flap_bits, flap_count, flapping, acked_at, acked_by, recent_evidence, held,"
+    " held_until";
 constexpr const char* kIncidentTypes =
     "$1::text[], $2::text[], $3::bigint[], $4::text[], $5::bigint[], $6::bigint[],"
     " $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[],"
     " $13::bigint[], $14::bigint[], $15::bigint[], $16::bigint[], $17::bigint[], $18::bigint[],"
-    " $19::text[], $20::text[]";
+    " $19::text[], $20::text[], $21::bigint[], $22::bigint[]";
 
 core::Result<core::Incident> ReadIncident(const PGresult* r, int row) {
   core::Incident in;
@@ -56,6 +57,8 @@ core::Result<core::Incident> ReadIncident(const PGresult* r, int row) {
   auto evidence = store::DecodeEvidence(TextAt(r, row, 19));
   if (!evidence) return evidence.error();
   in.recent_evidence = std::move(*evidence);
+  in.held = UintAt(r, row, 20) != 0;
+  in.held_until = TimeAt(r, row, 21);
   return in;
 }
 
@@ -71,10 +74,10 @@ core::Result<std::vector<core::Incident>> ReadIncidents(const PGresult* r) {
   return out;
 }
 
-// The 20 incident columns as 20 array parameters.
+// The 22 incident columns as 22 array parameters.
 std::vector<std::string> IncidentArrays(std::span<const core::IncidentWrite> writes,
                                         bool with_expected) {
-  std::vector<ArrayBuilder> cols(with_expected ? 21 : 20);
+  std::vector<ArrayBuilder> cols(with_expected ? 23 : 22);
   for (const core::IncidentWrite& w : writes) {
     const core::Incident& in = w.incident;
     cols[0].Text(in.key);
@@ -97,7 +100,9 @@ std::vector<std::string> IncidentArrays(std::span<const core::IncidentWrite> wri
     cols[17].Time(in.acked_at);
     cols[18].Text(in.acked_by);
     cols[19].Text(store::EncodeEvidence(in.recent_evidence));
-    if (with_expected) cols[20].Uint(w.expected_version);
+    cols[20].Int(in.held ? 1 : 0);
+    cols[21].Time(in.held_until);
+    if (with_expected) cols[22].Uint(w.expected_version);
   }
   std::vector<std::string> out;
   out.reserve(cols.size());
@@ -170,8 +175,9 @@ class PgTransaction : public core::StoreTransaction {
               " event_count = u.event_count, renotify_count = u.renotify_count,"
               " flap_bits = u.flap_bits, flap_count = u.flap_count, flapping = u.flapping,"
               " acked_at = u.acked_at, acked_by = u.acked_by,"
-              " recent_evidence = u.recent_evidence FROM unnest(") +
-          kIncidentTypes + ", $21::bigint[]) AS u(" + kIncidentColumns +
+              " recent_evidence = u.recent_evidence, held = u.held, held_until = u.held_until"
+              " FROM unnest(") +
+          kIncidentTypes + ", $23::bigint[]) AS u(" + kIncidentColumns +
           ", expected) WHERE i.key = u.key AND i.version = u.expected";
       auto result = c_.Run(sql, IncidentArrays(updates, true));
       if (!result) return result.error();
@@ -501,11 +507,14 @@ core::Result<std::optional<core::Incident>> PgIncidentStore::FindIncident(std::s
 
 core::Result<std::vector<core::Incident>> PgIncidentStore::ListOpenIncidents(
     std::string_view condition) {
-  // The status literal and COLLATE "C" match incidents_open's predicate and key order, so the
-  // planner can read the index in order instead of sorting.
-  static const std::string sql = std::string("SELECT ") + kIncidentColumns +
-                                 " FROM incidents WHERE condition = $1 AND status = 'open'"
-                                 " ORDER BY key COLLATE \"C\"";
+  // The literals and COLLATE "C" match incidents_open's and incidents_held's predicates and key
+  // order, so the planner can read both indexes in order and merge them instead of sorting.
+  static const std::string sql =
+      std::string("SELECT * FROM (SELECT ") + kIncidentColumns +
+      " FROM incidents WHERE condition = $1 AND status = 'open' UNION ALL SELECT " +
+      kIncidentColumns +
+      " FROM incidents WHERE condition = $1 AND held = 1 AND status <> 'open') AS watched"
+      " ORDER BY key COLLATE \"C\"";
   auto result = connection_->Run(sql, {std::string(condition)});
   if (!result) return result.error();
   return ReadIncidents(result->get());

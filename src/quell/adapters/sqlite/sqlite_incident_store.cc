@@ -24,7 +24,8 @@ using core::Status;
 constexpr const char* kIncidentColumns =
     "key, condition, generation, status, version, opened_at, first_seen_at, last_seen_at,"
     " last_observed_at, last_notified_at, resolved_at, healthy_streak, event_count,"
-    " renotify_count, flap_bits, flap_count, flapping, acked_at, acked_by, recent_evidence";
+    " renotify_count, flap_bits, flap_count, flapping, acked_at, acked_by, recent_evidence, held,"
+    " held_until";
 
 core::Result<core::Incident> ReadIncident(const Stmt& s) {
   core::Incident in;
@@ -52,6 +53,8 @@ core::Result<core::Incident> ReadIncident(const Stmt& s) {
   auto evidence = store::DecodeEvidence(s.Text(19));
   if (!evidence) return evidence.error();
   in.recent_evidence = std::move(*evidence);
+  in.held = s.Int(20) != 0;
+  in.held_until = s.Time(21);
   return in;
 }
 
@@ -73,7 +76,7 @@ core::Result<std::vector<core::Incident>> ReadAll(Stmt& s) {
   return out;
 }
 
-// Binds an incident's 20 columns starting at parameter `first`.
+// Binds an incident's 22 columns starting at parameter `first`.
 void BindIncident(Stmt& s, int first, const core::Incident& in, std::string& evidence) {
   evidence = store::EncodeEvidence(in.recent_evidence);
   s.BindText(first, in.key);
@@ -96,6 +99,8 @@ void BindIncident(Stmt& s, int first, const core::Incident& in, std::string& evi
   s.BindTime(first + 17, in.acked_at);
   s.BindText(first + 18, in.acked_by);
   s.BindText(first + 19, evidence);
+  s.BindInt(first + 20, in.held ? 1 : 0);
+  s.BindTime(first + 21, in.held_until);
 }
 
 }  // namespace
@@ -159,7 +164,7 @@ class SqliteTransaction : public core::StoreTransaction {
         if (auto status = s_.insert_incident.Run(); !status) return status;
       } else {
         BindIncident(s_.update_incident, 1, w.incident, evidence_);
-        s_.update_incident.BindUint(21, w.expected_version);
+        s_.update_incident.BindUint(23, w.expected_version);
         if (auto status = s_.update_incident.Run(); !status) return status;
         if (sqlite3_changes(store_.db_) != 1) {
           return MakeError(ErrorCode::kConflict,
@@ -376,7 +381,7 @@ core::Result<std::unique_ptr<SqliteIncidentStore>> SqliteIncidentStore::Open(
   Statements& s = *store->statements_;
   const std::string cols = kIncidentColumns;
   const std::string ocols = kOutboxColumns;
-  const std::string q20 = "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?";
+  const std::string q22 = "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?";
   const std::pair<Stmt*, std::string> sql[] = {
       {&s.begin, "BEGIN IMMEDIATE"},
       {&s.commit, "COMMIT"},
@@ -385,9 +390,9 @@ core::Result<std::unique_ptr<SqliteIncidentStore>> SqliteIncidentStore::Open(
       {&s.release, "RELEASE chunk"},
       {&s.rollback_to, "ROLLBACK TO chunk"},
       {&s.load, "SELECT " + cols + " FROM incidents WHERE key = ?"},
-      {&s.insert_incident, "INSERT INTO incidents (" + cols + ") VALUES (" + q20 + ")"},
+      {&s.insert_incident, "INSERT INTO incidents (" + cols + ") VALUES (" + q22 + ")"},
       {&s.update_incident,
-       "UPDATE incidents SET (" + cols + ") = (" + q20 + ") WHERE key = ?1 AND version = ?21"},
+       "UPDATE incidents SET (" + cols + ") = (" + q22 + ") WHERE key = ?1 AND version = ?23"},
       {&s.insert_decision,
        "INSERT INTO decisions (key, version, generation, poll_id, at, decision, reason)"
        " VALUES (?,?,?,?,?,?,?) ON CONFLICT DO NOTHING"},
@@ -417,8 +422,11 @@ core::Result<std::unique_ptr<SqliteIncidentStore>> SqliteIncidentStore::Open(
       {&s.find_incident, "SELECT " + cols + " FROM incidents WHERE key = ?"},
       // The status literal (not a parameter) lets SQLite prove the partial index applies.
       {&s.list_open, "SELECT " + cols +
-                         " FROM incidents INDEXED BY incidents_open WHERE condition = ? AND"
-                         " status = 'open' ORDER BY key"},
+                         " FROM incidents INDEXED BY incidents_open WHERE condition = ?1 AND"
+                         " status = 'open' UNION ALL SELECT " +
+                         cols +
+                         " FROM incidents INDEXED BY incidents_held WHERE condition = ?1 AND"
+                         " held = 1 AND status <> 'open' ORDER BY key"},
       {&s.list_outbox,
        "SELECT " + ocols + " FROM outbox ORDER BY key, channel, generation, version"},
       {&s.list_outbox_status, "SELECT " + ocols +

@@ -91,7 +91,15 @@ namespace {
   " last_seen_at BIGINT NOT NULL, polls BIGINT NOT NULL, PRIMARY KEY (key, group_id))" KEYED_TABLE \
   ";"
 
-constexpr std::array<Migration, 6> kMigrations = {{
+// A manual resolve holds its key resolved until the source is seen healthy or held_until
+// passes (core/operator_actions.h). A poll must observe held keys as it observes open ones, so
+// incidents_held lists them per condition like incidents_open; almost no row is ever in it.
+#define QUELL_SCHEMA_V7(BYTE_ORDER)                                  \
+  "ALTER TABLE incidents ADD COLUMN held BIGINT NOT NULL DEFAULT 0;" \
+  "ALTER TABLE incidents ADD COLUMN held_until BIGINT;"              \
+  "CREATE INDEX incidents_held ON incidents (condition, key" BYTE_ORDER ") WHERE held = 1;"
+
+constexpr std::array<Migration, 7> kMigrations = {{
     {1, "incidents, decision log, polls and outbox", QUELL_SCHEMA_V1(" WITHOUT ROWID"),
      QUELL_SCHEMA_V1("")},
     {2, "open-incident index and source marks", QUELL_SCHEMA_V2(" WITHOUT ROWID", ""),
@@ -103,8 +111,10 @@ constexpr std::array<Migration, 6> kMigrations = {{
     {5, "operator silences", QUELL_SCHEMA_V5("id INTEGER PRIMARY KEY AUTOINCREMENT"),
      QUELL_SCHEMA_V5("id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY")},
     {6, "error groups seen per key", QUELL_SCHEMA_V6(" WITHOUT ROWID"), QUELL_SCHEMA_V6("")},
+    {7, "manual resolve holds", QUELL_SCHEMA_V7(""), QUELL_SCHEMA_V7(" COLLATE \"C\"")},
 }};
 
+#undef QUELL_SCHEMA_V7
 #undef QUELL_SCHEMA_V6
 #undef QUELL_SCHEMA_V5
 #undef QUELL_SCHEMA_V4

@@ -136,9 +136,11 @@ class IncidentStore {
   virtual Result<std::vector<Incident>> ListIncidents() = 0;
   // std::nullopt when the key has no incident.
   virtual Result<std::optional<Incident>> FindIncident(std::string_view key) = 0;
-  // The open incidents of `condition`, in key order (byte order, as ListIncidents), read
-  // through an index of open incidents. A snapshot outside any transaction: a poll applied
-  // afterwards re-reads each incident under its lock. kCorrupt when a row does not decode.
+  // The open incidents of `condition`, and its resolved ones still under a manual resolve's
+  // hold (a poll must observe those to end the hold), in key order (byte order, as
+  // ListIncidents), read through the indexes of open and of held incidents. A snapshot outside
+  // any transaction: a poll applied afterwards re-reads each incident under its lock.
+  // kCorrupt when a row does not decode.
   virtual Result<std::vector<Incident>> ListOpenIncidents(std::string_view condition) = 0;
   // Outbox rows ordered by (key, channel, generation, version), only `status` when given.
   virtual Result<std::vector<OutboxRow>> ListOutbox(std::optional<OutboxStatus> status) = 0;
