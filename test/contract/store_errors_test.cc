@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 
 #include "test_support.h"
@@ -67,6 +68,22 @@ TEST_P(SqliteErrorsTest, ReadOnlyFileSaysSoAndFails) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("database is read-only: " + SqlitePath()), std::string::npos) << r.err;
   EXPECT_EQ(Lines(r.err), 1u) << r.err;
+}
+
+TEST_P(SqliteErrorsTest, ReadOnlyFileFailsAlikeWhenOnlyRootCanReachTheBuild) {
+  // Root's usual clone is under /root (mode 700): nobody cannot even look up a path in it, yet
+  // the test above must still run quell as nobody from there.
+  if (geteuid() != 0) GTEST_SKIP() << "only root can run quell as another user";
+  const std::string hidden = store_->dir() + "/root-only";
+  ASSERT_TRUE(std::filesystem::create_directory(hidden));
+  std::filesystem::permissions(hidden, std::filesystem::perms::owner_all);
+  std::filesystem::copy_file(QuellBinary(), hidden + "/quell");
+  ASSERT_TRUE(store_->Open().ok());
+  ASSERT_EQ(chmod(SqlitePath().c_str(), 0444), 0);
+  auto r = RunProcess({hidden + "/quell", "apply", "--store", store_->url()}, input_, store_->dir(),
+                      65534);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("database is read-only: " + SqlitePath()), std::string::npos) << r.err;
 }
 
 TEST_P(SqliteErrorsTest, CorruptFileSaysSoAndFails) {

@@ -1,6 +1,7 @@
 #include "test_support.h"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <libpq-fe.h>
 #include <sqlite3.h>
 #include <sys/wait.h>
@@ -165,8 +166,18 @@ pid_t StartProcess(const std::vector<std::string>& argv, const std::string& stdi
     dup2(in, 0);
     dup2(out, 1);
     dup2(err, 2);
-    if (run_as_uid && (setgid(*run_as_uid) != 0 || setuid(*run_as_uid) != 0)) _exit(125);
-    execv(args[0], args.data());
+    if (!run_as_uid) {
+      execv(args[0], args.data());
+      _exit(127);
+    }
+    // Opened while still root: a build inside a clone under /root (mode 700) is out of the
+    // other user's reach by path, but executing the open file needs only the file's own mode.
+    const int exe = open(args[0], O_PATH | O_CLOEXEC);
+    if (exe < 0) _exit(127);
+    if (setgroups(0, nullptr) != 0 || setgid(*run_as_uid) != 0 || setuid(*run_as_uid) != 0) {
+      _exit(125);
+    }
+    fexecve(exe, args.data(), environ);
     _exit(127);
   }
   return pid;

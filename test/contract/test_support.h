@@ -64,7 +64,8 @@ struct ProcessResult {
 };
 
 // Starts `argv` with stdin from `stdin_path` and output to `out_path`/`err_path`. With
-// `run_as_uid`, the child drops to that uid first (root ignores file modes otherwise).
+// `run_as_uid`, the child drops to that uid (and its gid) first, root ignoring file modes
+// otherwise; argv[0] then need not be reachable by that user, only executable by it.
 pid_t StartProcess(const std::vector<std::string>& argv, const std::string& stdin_path,
                    const std::string& out_path, const std::string& err_path,
                    std::optional<uid_t> run_as_uid = std::nullopt);
