@@ -216,35 +216,36 @@ std::vector<app::OpsRoute> OperatorRoutes(app::OperatorCommands& commands,
     return Reply(200, json{{"incident", json::parse(IncidentJson(*incident))}});
   });
 
-  add("POST", "^/v1/incidents/(.+)/resolve$", "resolve", [ops, time](const app::OpsRequest& request) {
-    auto body = BodyObject(request);
-    if (!body) return ErrorReply(body.error());
-    auto by = StringField(*body, "by", Actor(request));
-    if (!by) return ErrorReply(by.error());
-    app::ResolveOptions options;
-    if (body->contains("for")) {
-      auto for_text = StringField(*body, "for", std::nullopt);
-      if (!for_text) return ErrorReply(for_text.error());
-      auto duration = core::ParseDuration(*for_text);
-      if (!duration) return BadRequest("for: " + duration.error().message);
-      options.hold_for = *duration;
-    }
-    if (auto it = body->find("upstream"); it != body->end()) {
-      if (!it->is_boolean()) return BadRequest("\"upstream\" must be true or false");
-      options.upstream = it->get<bool>();
-    }
-    auto resolved = ops->Resolve(Capture(request), *by, time->Now(), options);
-    if (!resolved) return ErrorReply(resolved.error());
-    json rows = json::array();
-    for (const core::OutboxRow& row : resolved->outbox) {
-      rows.push_back(json{{"idempotency_key", row.idempotency_key},
-                          {"channel", row.channel},
-                          {"status", core::OutboxStatusName(row.status)}});
-    }
-    return Reply(200, json{{"incident", json::parse(IncidentJson(resolved->incident))},
-                           {"outbox", std::move(rows)},
-                           {"upstream_groups", resolved->upstream_groups}});
-  });
+  add("POST", "^/v1/incidents/(.+)/resolve$", "resolve",
+      [ops, time](const app::OpsRequest& request) {
+        auto body = BodyObject(request);
+        if (!body) return ErrorReply(body.error());
+        auto by = StringField(*body, "by", Actor(request));
+        if (!by) return ErrorReply(by.error());
+        app::ResolveOptions options;
+        if (body->contains("for")) {
+          auto for_text = StringField(*body, "for", std::nullopt);
+          if (!for_text) return ErrorReply(for_text.error());
+          auto duration = core::ParseDuration(*for_text);
+          if (!duration) return BadRequest("for: " + duration.error().message);
+          options.hold_for = *duration;
+        }
+        if (auto it = body->find("upstream"); it != body->end()) {
+          if (!it->is_boolean()) return BadRequest("\"upstream\" must be true or false");
+          options.upstream = it->get<bool>();
+        }
+        auto resolved = ops->Resolve(Capture(request), *by, time->Now(), options);
+        if (!resolved) return ErrorReply(resolved.error());
+        json rows = json::array();
+        for (const core::OutboxRow& row : resolved->outbox) {
+          rows.push_back(json{{"idempotency_key", row.idempotency_key},
+                              {"channel", row.channel},
+                              {"status", core::OutboxStatusName(row.status)}});
+        }
+        return Reply(200, json{{"incident", json::parse(IncidentJson(resolved->incident))},
+                               {"outbox", std::move(rows)},
+                               {"upstream_groups", resolved->upstream_groups}});
+      });
 
   add("GET", "^/v1/silences$", kRead, [ops, time](const app::OpsRequest&) {
     auto silences = ops->ListSilences(time->Now());

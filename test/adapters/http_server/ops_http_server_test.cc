@@ -300,13 +300,15 @@ TEST(OpsHttpServerStartTest, RejectsBadAddressesAndPatterns) {
 // Issue 13: with cpp-httplib's default SO_REUSEPORT a second server bound the same port.
 TEST(OpsHttpServerStartTest, ASecondServerOnATakenPortFailsToStartAndSaysWhy) {
   std::atomic<int> writes{0};
-  OpsHttpServer first({.listen = "127.0.0.1:0", .token = "", .token_name = "", .open_reads = true, .threads = 1},
-                      Routes(writes));
+  OpsHttpServer first(
+      {.listen = "127.0.0.1:0", .token = "", .token_name = "", .open_reads = true, .threads = 1},
+      Routes(writes));
   auto port = first.Start();
   ASSERT_TRUE(port.ok()) << port.error().message;
   const std::string listen = "127.0.0.1:" + std::to_string(*port);
-  OpsHttpServer second({.listen = listen, .token = "", .token_name = "", .open_reads = true, .threads = 1},
-                       Routes(writes));
+  OpsHttpServer second(
+      {.listen = listen, .token = "", .token_name = "", .open_reads = true, .threads = 1},
+      Routes(writes));
   auto taken = second.Start();
   ASSERT_FALSE(taken.ok()) << "two servers listen on " << listen;
   EXPECT_EQ(taken.error().code, core::ErrorCode::kUnavailable);
@@ -316,8 +318,9 @@ TEST(OpsHttpServerStartTest, ASecondServerOnATakenPortFailsToStartAndSaysWhy) {
                 "it)");
   first.Stop();
   // Once the first has stopped, the port is free again at once (SO_REUSEADDR: no TIME_WAIT wait).
-  OpsHttpServer third({.listen = listen, .token = "", .token_name = "", .open_reads = true, .threads = 1},
-                      Routes(writes));
+  OpsHttpServer third(
+      {.listen = listen, .token = "", .token_name = "", .open_reads = true, .threads = 1},
+      Routes(writes));
   EXPECT_TRUE(third.Start().ok());
 }
 

@@ -16,8 +16,8 @@
 #include "quell/adapters/config/channel_reader.h"
 #include "quell/adapters/config/daemon_reader.h"
 #include "quell/adapters/config/secret_reader.h"
-#include "quell/adapters/config/unclosed_quote.h"
 #include "quell/adapters/config/store_url_check.h"
+#include "quell/adapters/config/unclosed_quote.h"
 #include "quell/adapters/config/yaml_reader.h"
 #include "quell/core/key_template.h"
 
