@@ -44,27 +44,10 @@ BudgetWindow DeadLetterWindowAt(WallTime at, Duration interval) {
 }
 
 OutboxRow MakeDeadLetterRow(std::string_view channel, BudgetWindow window, WallTime now) {
-  OutboxRow row;
-  row.key = std::string(kDeadLetterKey);
-  row.generation = static_cast<uint64_t>(Seconds(window.start));
-  row.version = static_cast<uint64_t>(
+  const auto length = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::seconds>(window.end - window.start).count());
-  // The column needs a transition; no channel shows it for a notice (see MessageKindOf).
-  row.transition = TransitionKind::kOpen;
-  row.channel = std::string(channel);
-  row.idempotency_key = OutboxIdempotencyKey(row.key, row.generation, row.version, row.channel);
-  row.payload = "{\"dead_letter\":{\"channel\":";
-  AppendJsonString(row.payload, channel);
-  row.payload += ",\"window_start\":\"";
-  AppendRfc3339(row.payload, window.start);
-  row.payload += "\",\"window_end\":\"";
-  AppendRfc3339(row.payload, window.end);
-  row.payload += "\"}}";
-  row.status = OutboxStatus::kPending;
-  row.next_attempt_at = window.end;
-  row.created_at = now;
-  row.updated_at = now;
-  return row;
+  return MakeWindowRow(std::string(kDeadLetterKey), static_cast<uint64_t>(Seconds(window.start)),
+                       length, channel, "dead_letter", "channel", channel, window, now);
 }
 
 BudgetWindow DeadLetterWindowOf(const OutboxRow& notice) {

@@ -1,5 +1,7 @@
 #include "quell/core/tenant_budget.h"
 
+#include <utility>
+
 #include "quell/core/json_escape.h"
 
 namespace quell::core {
@@ -16,19 +18,24 @@ BudgetWindow HourWindow(WallTime at) {
 
 bool IsDigestKey(std::string_view key) { return key.starts_with(kDigestKeyPrefix); }
 
-OutboxRow MakeDigestRow(std::string_view tenant, std::string_view channel, BudgetWindow window,
-                        WallTime now) {
+OutboxRow MakeWindowRow(std::string key, uint64_t generation, uint64_t version,
+                        std::string_view channel, std::string_view kind,
+                        std::string_view subject_name, std::string_view subject,
+                        BudgetWindow window, WallTime now) {
   OutboxRow row;
-  row.key = std::string(kDigestKeyPrefix);
-  row.key.append(tenant);
-  row.generation = static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::hours>(window.start.time_since_epoch()).count());
-  row.version = 1;
+  row.key = std::move(key);
+  row.generation = generation;
+  row.version = version;
+  // The column needs a transition; no channel shows it for these (see MessageKindOf).
   row.transition = TransitionKind::kOpen;
   row.channel = std::string(channel);
   row.idempotency_key = OutboxIdempotencyKey(row.key, row.generation, row.version, row.channel);
-  row.payload = "{\"digest\":{\"tenant\":";
-  AppendJsonString(row.payload, tenant);
+  row.payload = "{";
+  AppendJsonString(row.payload, kind);
+  row.payload += ":{";
+  AppendJsonString(row.payload, subject_name);
+  row.payload += ':';
+  AppendJsonString(row.payload, subject);
   row.payload += ",\"window_start\":\"";
   AppendRfc3339(row.payload, window.start);
   row.payload += "\",\"window_end\":\"";
@@ -39,6 +46,14 @@ OutboxRow MakeDigestRow(std::string_view tenant, std::string_view channel, Budge
   row.created_at = now;
   row.updated_at = now;
   return row;
+}
+
+OutboxRow MakeDigestRow(std::string_view tenant, std::string_view channel, BudgetWindow window,
+                        WallTime now) {
+  const auto hour = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::hours>(window.start.time_since_epoch()).count());
+  return MakeWindowRow(std::string(kDigestKeyPrefix) + std::string(tenant), hour, 1, channel,
+                       "digest", "tenant", tenant, window, now);
 }
 
 std::string_view DigestTenant(const OutboxRow& digest) {

@@ -34,6 +34,14 @@ BudgetWindow HourWindow(WallTime at);
 inline constexpr std::string_view kDigestKeyPrefix = "{digest}:";
 bool IsDigestKey(std::string_view key);
 
+// A row that reports a window rather than one transition (a digest, a dead-letter notice):
+// pending, due at the window's end, keyed by (key, generation, version, channel), with the
+// payload {"<kind>":{"<subject_name>":"<subject>","window_start":"...","window_end":"..."}}.
+OutboxRow MakeWindowRow(std::string key, uint64_t generation, uint64_t version,
+                        std::string_view channel, std::string_view kind,
+                        std::string_view subject_name, std::string_view subject,
+                        BudgetWindow window, WallTime now);
+
 // The digest row of (tenant, channel, window): generation = the window's hour number since the
 // epoch, version 1, due at the window's end, a payload naming tenant and window. Built the same
 // by every writer, so inserting it again is a no-op (same idempotency key).
