@@ -6,6 +6,7 @@
 #include "quell/adapters/config/store_url_check.h"
 #include "quell/adapters/curl/curl_http_client.h"
 #include "quell/adapters/prometheus/prometheus_source.h"
+#include "quell/adapters/prometheus/query_check.h"
 #include "quell/cli/dispatch_wiring.h"
 #include "quell/core/url.h"
 
@@ -47,10 +48,10 @@ void CheckQueries(const config::Config& config, StartupProblems& problems) {
   for (const config::MetricConditionConfig& entry : config.metric_conditions) {
     if (entry.source != config::MetricSourceKind::kPrometheus) continue;
     if (entry.condition.query.expr.empty()) continue;  // the loader said so already
-    auto answer = source.Query(entry.condition.query);
-    if (answer) continue;
-    const std::string why = Without(answer.error().message, settings.url, shown);
-    if (answer.error().code == core::ErrorCode::kRejected) {
+    const prometheus::QueryCheck check = prometheus::CheckQuery(source, entry.condition.query);
+    if (check.verdict == prometheus::QueryVerdict::kAnswered) continue;
+    const std::string why = Without(check.message, settings.url, shown);
+    if (check.verdict == prometheus::QueryVerdict::kInvalid) {
       std::string message = entry.query_where;
       message.append(": Prometheus at ").append(shown).append(" rejects the query: ").append(why);
       problems.errors.push_back(std::move(message));
