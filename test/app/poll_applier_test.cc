@@ -195,12 +195,22 @@ TEST_F(PollApplierTest, CannotRetryAnInputThatCannotBeReadAgain) {
   EXPECT_TRUE(store_.state().incidents.empty());
 }
 
-TEST_F(PollApplierTest, AStoreOutageIsNotRetriedHere) {
+TEST_F(PollApplierTest, ATransactionCutByALostStoreIsRunOnceMoreWhole) {
   store_.FailNextPut(1, core::ErrorCode::kUnavailable);
+  auto summary = Apply({Obs(0, "a", Health::kUnhealthy)});
+  ASSERT_TRUE(summary.ok()) << summary.error().message;
+  EXPECT_EQ(summary->batch_attempts, 2u);
+  EXPECT_EQ(store_.begins(), 2);
+  EXPECT_EQ(store_.state().outbox.size(), 1u);
+}
+
+TEST_F(PollApplierTest, AStoreStillDownAfterItsOneRetryIsReported) {
+  store_.FailNextPut(2, core::ErrorCode::kUnavailable);
   auto summary = Apply({Obs(0, "a", Health::kUnhealthy)});
   ASSERT_FALSE(summary.ok());
   EXPECT_EQ(summary.error().code, core::ErrorCode::kUnavailable);
-  EXPECT_EQ(store_.begins(), 1);
+  EXPECT_EQ(store_.begins(), 2);
+  EXPECT_TRUE(store_.state().incidents.empty());
 }
 
 TEST_F(PollApplierTest, AKeySpanningChunksSeesItsOwnEarlierWrites) {
@@ -240,7 +250,7 @@ TEST_F(PollApplierTest, WritesTheSourceMarksWhenThePollCommits) {
 TEST_F(PollApplierTest, AFailedCommitLeavesTheOldMark) {
   store_.state().marks["errors:listing"] = {"old", At(0)};
   options_.source_marks = {{"errors:listing", "new"}};
-  store_.FailNextCommit(1, core::ErrorCode::kUnavailable);
+  store_.FailNextCommit(2, core::ErrorCode::kUnavailable);  // the attempt and its one retry
   auto summary = Apply({Obs(0, "a", Health::kUnhealthy)});
   ASSERT_FALSE(summary.ok());
   EXPECT_EQ(store_.state().marks.at("errors:listing").value, "old");
@@ -261,7 +271,7 @@ TEST_F(PollApplierTest, ARetriedBatchWritesTheMarkWithTheAttemptThatCommits) {
 TEST_F(PollApplierTest, RecordsKeyGroupsInSlicesWithThePollAndOnlyWhenItCommits) {
   options_.chunk_observations = 2;
   options_.key_groups = {{"a", "g1"}, {"a", "g2"}, {"b", "g3"}, {"c", "g1"}, {"d", "g4"}};
-  store_.FailNextCommit(1, core::ErrorCode::kUnavailable);
+  store_.FailNextCommit(2, core::ErrorCode::kUnavailable);
   ASSERT_FALSE(Apply({Obs(0, "a", Health::kUnhealthy)}).ok());
   EXPECT_TRUE(store_.state().key_groups.empty()) << "a failed commit records no pair";
 

@@ -41,16 +41,29 @@ core::Result<ApplySummary> PollApplier::Apply(core::ObservationStream& poll,
                                               std::string_view poll_id, core::WallTime now,
                                               DecisionSink& sink) {
   ApplySummary summary;
+  bool retried_lost_store = false;
   for (uint32_t attempt = 1;; ++attempt) {
     summary = ApplySummary{};
     summary.batch_attempts = attempt;
-    core::Status status = ApplyOnce(poll, poll_id, now, sink, summary);
+    bool begun = false;
+    core::Status status = ApplyOnce(poll, poll_id, now, sink, summary, begun);
     if (status) return summary;
-    if (status.error().code != core::ErrorCode::kConflict ||
-        attempt >= options_.max_batch_attempts) {
+    // A store lost after the transaction began (a PostgreSQL restart cut the connection, or
+    // its COMMIT's outcome is unknown) is tried once more, whole, on a fresh Begin, which
+    // reconnects. Running this transaction twice is harmless even if the first did commit:
+    // the re-read incidents carry this poll's `at`, so every observation is stale and writes
+    // nothing, the poll row and decisions are keyed, and outbox rows by their idempotency
+    // key. A store still down fails that Begin and the error is reported.
+    const bool lost_store =
+        status.error().code == core::ErrorCode::kUnavailable && begun && !retried_lost_store;
+    if (lost_store) {
+      retried_lost_store = true;
+    } else if (status.error().code != core::ErrorCode::kConflict ||
+               attempt >= options_.max_batch_attempts) {
       return status.error();
     }
-    // The transaction was lost whole (a deadlock or serialization failure): start over.
+    // The transaction was lost whole (a deadlock, serialization failure or lost connection):
+    // start over.
     if (auto rewound = poll.Rewind(); !rewound) {
       return core::MakeError(core::ErrorCode::kConflict,
                              status.error().message + "; cannot retry: " + rewound.error().message);
@@ -60,9 +73,11 @@ core::Result<ApplySummary> PollApplier::Apply(core::ObservationStream& poll,
 }
 
 core::Status PollApplier::ApplyOnce(core::ObservationStream& poll, std::string_view poll_id,
-                                    core::WallTime now, DecisionSink& sink, ApplySummary& summary) {
+                                    core::WallTime now, DecisionSink& sink, ApplySummary& summary,
+                                    bool& began) {
   auto begun = store_.Begin();
   if (!begun) return begun.error();
+  began = true;
   core::StoreTransaction& tx = **begun;
 
   summary.poll.poll_id = std::string(poll_id);

@@ -90,6 +90,7 @@ class PollApplier {
 
   // `now` is read once by the caller and stamps rows and the retention cutoff. Errors: the
   // stream's kInvalidArgument, the store's codes, kConflict when every attempt lost its race.
+  // A transaction cut by kUnavailable after it began is run once more whole.
   core::Result<ApplySummary> Apply(core::ObservationStream& poll, std::string_view poll_id,
                                    core::WallTime now, DecisionSink& sink);
 
@@ -97,8 +98,10 @@ class PollApplier {
   struct Slot;
   struct Chunk;
 
+  // `began` is set once the store's transaction has begun.
   core::Status ApplyOnce(core::ObservationStream& poll, std::string_view poll_id,
-                         core::WallTime now, DecisionSink& sink, ApplySummary& summary);
+                         core::WallTime now, DecisionSink& sink, ApplySummary& summary,
+                         bool& began);
   core::Status ApplyChunk(core::StoreTransaction& tx, Chunk& chunk, std::string_view poll_id,
                           core::WallTime now, ApplySummary& summary);
 

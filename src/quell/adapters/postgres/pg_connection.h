@@ -2,7 +2,9 @@
 
 #include <libpq-fe.h>
 
+#include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -93,28 +95,48 @@ inline int64_t ParseInt(const char* text) {
   return v;
 }
 
-// One libpq connection and the description of where it points, for error messages.
+// One libpq connection, where it points (for messages) and how it comes back after the server
+// restarts or drops it. Every statement of the store goes through Run or RunScript, so this is
+// the one place that notices a lost connection and resets it:
+//  - Outside a transaction, a statement first looks whether the server closed the connection
+//    while it was idle (PQconsumeInput reads the pending EOF) and reconnects before sending.
+//  - A reconnect that fails waits before the next try, 100 ms doubling up to 5 s; until then a
+//    statement fails at once with kUnavailable saying so. Nothing sleeps: the caller's loop
+//    (the poll interval, the dispatcher's backoff) decides when to come back.
+//  - Inside a transaction nothing reconnects: statements after the connection was lost would
+//    run outside it and commit half of it. They fail with kUnavailable until the transaction
+//    ends; ROLLBACK then succeeds (the server rolled it back), COMMIT reports it was not
+//    committed, and the caller may run the whole transaction again (app::PollApplier does).
+//  - A connection lost during COMMIT leaves the outcome unknown; that is reported as such and
+//    never retried here: only the caller knows whether running it again is harmless.
+//  - A statement cut outside a transaction is reported, not repeated (it may have run); BEGIN is
+//    the exception, it changes nothing, so a BEGIN on a connection found dead is sent again
+//    once reconnected.
+// No statement is prepared (PQexecParams sends each with its text), so a reset has nothing to
+// prepare again; the notice processor belongs to the PGconn and survives PQreset.
 class PgIncidentStore::Connection {
  public:
+  using SteadyTime = std::chrono::steady_clock::time_point;
+  static constexpr std::chrono::milliseconds kFirstBackoff{100};
+  static constexpr std::chrono::milliseconds kMaxBackoff{5000};
+
   Connection(PGconn* conn, std::string where) : conn_(conn), where_(std::move(where)) {}
   ~Connection() { PQfinish(conn_); }
 
   const std::string& where() const { return where_; }
+  // Successful reconnects so far, for tests and logs.
+  uint64_t reconnects() const { return reconnects_; }
 
   // Runs `sql` with text parameters (nullptr for NULL); expects commands or rows.
   core::Result<PgResult> Run(const char* sql, const std::vector<const char*>& params = {}) {
-    PgResult result(PQexecParams(conn_, sql, static_cast<int>(params.size()), nullptr,
-                                 params.data(), nullptr, nullptr, 0));
-    const ExecStatusType status = result ? PQresultStatus(result.get()) : PGRES_FATAL_ERROR;
-    if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return result;
-    return Failure(result.get());
+    return Execute(sql, [&] {
+      return PgResult(PQexecParams(conn_, sql, static_cast<int>(params.size()), nullptr,
+                                   params.data(), nullptr, nullptr, 0));
+    });
   }
   // Runs one or more parameterless statements.
   core::Result<PgResult> RunScript(const char* sql) {
-    PgResult result(PQexec(conn_, sql));
-    const ExecStatusType status = result ? PQresultStatus(result.get()) : PGRES_FATAL_ERROR;
-    if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return result;
-    return Failure(result.get());
+    return Execute(sql, [&] { return PgResult(PQexec(conn_, sql)); });
   }
   core::Result<PgResult> Run(const std::string& sql, const std::vector<std::string>& params) {
     std::vector<const char*> ptrs;
@@ -124,8 +146,113 @@ class PgIncidentStore::Connection {
   }
 
  private:
+  enum class Control { kNone, kBegin, kCommit, kRollback };
+
+  static Control ControlOf(const char* sql) {
+    if (std::strcmp(sql, "BEGIN") == 0) return Control::kBegin;
+    if (std::strcmp(sql, "COMMIT") == 0) return Control::kCommit;
+    if (std::strcmp(sql, "ROLLBACK") == 0) return Control::kRollback;
+    return Control::kNone;
+  }
+
+  template <typename Send>
+  core::Result<PgResult> Execute(const char* sql, const Send& send) {
+    const Control control = ControlOf(sql);
+    if (in_transaction_ && cut_) {
+      if (control == Control::kNone) return CutError();
+      in_transaction_ = false;
+      cut_ = false;
+      if (control == Control::kRollback) return PgResult();  // the server rolled it back
+      return MakeError(ErrorCode::kUnavailable,
+                       "lost the connection to PostgreSQL at " + where_ +
+                           " inside a transaction: nothing of it was committed (" + cut_reason_ +
+                           ")");
+    }
+    if (!in_transaction_) {
+      if (auto ready = EnsureConnected(); !ready) return ready.error();
+    }
+    auto result = Check(send());
+    if (!result && Lost()) {
+      if (control == Control::kBegin && ReconnectNow()) {
+        result = Check(send());  // BEGIN had no effect on the dead connection
+      }
+    }
+    if (result) {
+      if (control == Control::kBegin) in_transaction_ = true;
+      if (control == Control::kCommit || control == Control::kRollback) in_transaction_ = false;
+      return result;
+    }
+    if (!Lost()) {
+      if (control == Control::kCommit || control == Control::kRollback) in_transaction_ = false;
+      return result;
+    }
+    // The connection is gone; the next statement outside a transaction reconnects.
+    const bool was_in_transaction = in_transaction_;
+    in_transaction_ = false;
+    if (control == Control::kCommit) {
+      return MakeError(ErrorCode::kUnavailable,
+                       "lost the connection to PostgreSQL at " + where_ +
+                           " during COMMIT: whether the transaction committed is unknown (" +
+                           result.error().message + ")");
+    }
+    if (control == Control::kRollback) return PgResult();
+    if (was_in_transaction) {
+      in_transaction_ = true;
+      cut_ = true;
+      cut_reason_ = result.error().message;
+    }
+    return result.error();
+  }
+
+  core::Result<PgResult> Check(PgResult result) {
+    const ExecStatusType status = result ? PQresultStatus(result.get()) : PGRES_FATAL_ERROR;
+    if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return result;
+    return Failure(result.get());
+  }
+
+  bool Lost() const { return PQstatus(conn_) == CONNECTION_BAD; }
+
+  core::Error CutError() const {
+    return MakeError(ErrorCode::kUnavailable, "lost the connection to PostgreSQL at " + where_ +
+                                                  " inside a transaction (" + cut_reason_ + ")");
+  }
+
+  // Connected, or kUnavailable: a server that closed the connection while it sat idle is seen
+  // here (its EOF is read without blocking) and reconnected to, within the backoff.
+  core::Status EnsureConnected() {
+    // The first read may only take the server's goodbye (a FATAL message), the second its EOF.
+    for (int i = 0; i < 2 && !Lost(); ++i) (void)PQconsumeInput(conn_);
+    if (!Lost()) return {};
+    const SteadyTime now = std::chrono::steady_clock::now();
+    if (now < next_attempt_) {
+      const auto wait =
+          std::chrono::duration_cast<std::chrono::milliseconds>(next_attempt_ - now).count();
+      return MakeError(ErrorCode::kUnavailable, "no connection to PostgreSQL at " + where_ + " (" +
+                                                    last_reset_error_ + "); next reconnect in " +
+                                                    std::to_string(wait) + " ms");
+    }
+    if (ReconnectNow()) return {};
+    return MakeError(ErrorCode::kUnavailable,
+                     "cannot reconnect to PostgreSQL at " + where_ + ": " + last_reset_error_);
+  }
+
+  // One reset, now; on failure the next waits the backoff, which doubles up to kMaxBackoff.
+  bool ReconnectNow() {
+    PQreset(conn_);
+    if (!Lost()) {
+      ++reconnects_;
+      backoff_ = kFirstBackoff;
+      next_attempt_ = {};
+      return true;
+    }
+    last_reset_error_ = FirstLine(PQerrorMessage(conn_));
+    next_attempt_ = std::chrono::steady_clock::now() + backoff_;
+    backoff_ = std::min<std::chrono::milliseconds>(backoff_ * 2, kMaxBackoff);
+    return false;
+  }
+
   core::Error Failure(const PGresult* result) {
-    if (PQstatus(conn_) == CONNECTION_BAD) {
+    if (Lost()) {
       return MakeError(ErrorCode::kUnavailable, "lost the connection to PostgreSQL at " + where_ +
                                                     ": " + FirstLine(PQerrorMessage(conn_)));
     }
@@ -146,6 +273,13 @@ class PgIncidentStore::Connection {
 
   PGconn* conn_;
   std::string where_;
+  bool in_transaction_ = false;
+  bool cut_ = false;  // the connection was lost inside the transaction in hand
+  std::string cut_reason_;
+  std::chrono::milliseconds backoff_ = kFirstBackoff;
+  SteadyTime next_attempt_{};
+  std::string last_reset_error_;
+  uint64_t reconnects_ = 0;
 };
 
 using Connection = PgIncidentStore::Connection;

@@ -411,7 +411,12 @@ core::Result<std::unique_ptr<PgIncidentStore>> PgIncidentStore::Open(const std::
     return MakeError(ErrorCode::kInvalidArgument, "invalid PostgreSQL URL: " + message);
   }
   PQconninfoFree(parsed);
-  PGconn* conn = PQconnectdb(url.c_str());
+  // A connect (and every reconnect, which reuses these settings) gives up after 10 s unless
+  // the URL says otherwise: the URL is expanded after this default, so its own value wins. An
+  // unanswered reconnect must not hold the poll loop forever.
+  const char* const keywords[] = {"connect_timeout", "dbname", nullptr};
+  const char* const values[] = {"10", url.c_str(), nullptr};
+  PGconn* conn = PQconnectdbParams(keywords, values, /*expand_dbname=*/1);
   if (conn == nullptr || PQstatus(conn) != CONNECTION_OK) {
     std::string message = conn != nullptr ? FirstLine(PQerrorMessage(conn)) : "out of memory";
     PQfinish(conn);
