@@ -3,6 +3,7 @@
 // check` on a file with several mistakes.
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <sqlite3.h>
 #include <sys/wait.h>
 
 #include <chrono>
@@ -220,6 +221,36 @@ TEST_F(RunTest, HeartbeatPingsEachCycleInOrderAndAStoppedDaemonGoesSilentAndUnhe
     rids.push_back(all[i].rid);
   }
   EXPECT_GE(rids.size(), 4U);
+}
+
+// Another process holds the SQLite file's write lock: every write of the daemon fails (as on a
+// full disk or a read-only file) while reads still answer. Readiness must say so, naming the
+// store, and come back by itself once a write goes through again.
+TEST_F(RunTest, ReadinessFailsWhileTheStoreRefusesWritesAndRecoversByItself) {
+  testing::WebhookReceiver hook(kHookSecret);
+  const std::string db = (dir_ / "quell.db").string();
+  SetEnv("QUELL_STORE", "sqlite:" + db + "?busy_timeout_ms=200");
+  WriteConfig(hook, "1s");
+  auto run = StartRun();
+  ASSERT_TRUE(WaitFor([&] { return !Events(log_, "http.listening").empty(); }, seconds(20)))
+      << testing::ReadFile(log_);
+  const int port = std::stoi(Events(log_, "http.listening")[0]["port"].get<std::string>());
+  ASSERT_TRUE(WaitFor([&] { return hook.DeliveredKeys().size() == 1; }, seconds(20)))
+      << testing::ReadFile(log_);
+  ASSERT_TRUE(WaitFor([&] { return HttpGet(port, "/readyz") == 200; }, seconds(20)));
+
+  sqlite3* holder = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &holder), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(holder, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+  std::string body;
+  const bool red = WaitFor([&] { return HttpGet(port, "/readyz", &body) == 503; }, seconds(20));
+  sqlite3_exec(holder, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_close(holder);
+  ASSERT_TRUE(red) << "readiness stayed green while every write failed";
+  EXPECT_NE(body.find("database is locked by another process: " + db), std::string::npos) << body;
+
+  ASSERT_TRUE(WaitFor([&] { return HttpGet(port, "/readyz", &body) == 200; }, seconds(20))) << body;
+  EXPECT_TRUE(ExitedCleanly(run->Signal(SIGTERM))) << testing::ReadFile(log_);
 }
 
 TEST_F(RunTest, SigtermDuringAHeldSendExitsCleanlyAndLosesNothing) {

@@ -51,6 +51,7 @@ void OutcomeRecorder::Flush() {
     // are claimed and sent again with the same idempotency keys.
     report_.errors.push_back("recording " + std::to_string(outcomes_.size()) +
                              " outcomes: " + statuses.error().message);
+    report_.store_error = report_.errors.back();
   } else {
     for (size_t i = 0; i < outcomes_.size(); ++i) {
       const core::Status& status = (*statuses)[i];

@@ -32,6 +32,9 @@ struct DispatchReport {
   uint64_t deferred = 0;     // held by a pacing rule (SMS quiet hours, interval, cap)
   uint64_t record_batches = 0;
   std::vector<std::string> errors;  // store and dead-letter failures, one line each
+  // The claim or the recording of outcomes failed in the store (also in `errors`): the store
+  // refused this round's writes. Empty when it took them.
+  std::string store_error;
   // When RunOnce is next worth calling: now when the claim was full (more rows may be due),
   // else the earliest retry this run scheduled; nullopt when neither, so the caller waits its
   // idle interval (new rows only come from polls).

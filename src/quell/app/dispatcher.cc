@@ -106,6 +106,7 @@ DispatchReport Dispatcher::RunOnce() {
                       : store_.ClaimDue(options_.owner, now, options_.lease, options_.claim_batch);
   if (!claimed) {
     report.errors.push_back("claim: " + claimed.error().message);
+    report.store_error = report.errors.back();
     return report;
   }
   report.claimed = claimed->size();

@@ -1,9 +1,11 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "quell/app/dispatch_recorder.h"
 #include "quell/app/poller.h"
+#include "quell/core/result.h"
 #include "quell/core/time.h"
 
 namespace quell::app {
@@ -23,6 +25,12 @@ class RunListener {
                           core::WallTime at) = 0;
   // After each dispatcher round that claimed at least one row.
   virtual void OnDispatch(const DispatchReport& report, core::WallTime at) = 0;
+  // After each cycle (`side` "poll") and each dispatcher round ("dispatch"): whether the store
+  // took that side's writes, with the store's error when not.
+  virtual void OnStoreWrites(std::string_view side, const core::Status& status) {
+    (void)side;
+    (void)status;
+  }
 };
 
 }  // namespace quell::app

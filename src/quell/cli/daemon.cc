@@ -240,6 +240,16 @@ void Daemon::RunGroup(size_t group) {
     }
   }
   poll_->scheduler->Completed(group, started, finished);
+  // A condition that did not commit failed in the store (its source's failures still commit
+  // as unknown observations).
+  core::Status writes;
+  for (const app::ConditionOutcome& c : report.conditions) {
+    if (!c.applied) {
+      writes = core::MakeError(core::ErrorCode::kUnavailable, c.apply_error);
+      break;
+    }
+  }
+  for (app::RunListener* listener : listeners_) listener->OnStoreWrites("poll", writes);
   {
     const std::lock_guard lock(mu_);
     ++health_.cycles;
@@ -302,8 +312,28 @@ app::DispatchReport Daemon::DispatchRound() {
   if (!dispatch_ || !dispatch_->wiring) return {};
   app::DispatchReport report = dispatch_->wiring->dispatcher().RunOnce();
   for (const std::string& error : report.errors) {
+    // A store that stopped answering is logged when that starts and ends, not every round.
+    if (!report.store_error.empty() && error == report.store_error) continue;
     log_.Log(LogLevel::kError, "dispatch.error", {{"error", error}});
   }
+  switch (dispatch_outage_.Observe(report.store_error)) {
+    case app::StoreOutage::Change::kStarted:
+      log_.Log(LogLevel::kError, "dispatch.store_unavailable",
+               {{"error", report.store_error},
+                {"retry", "every 100ms doubling up to 5s until the store answers"}});
+      break;
+    case app::StoreOutage::Change::kEnded:
+      log_.Log(LogLevel::kInfo, "dispatch.store_recovered",
+               {{"failed_rounds", dispatch_outage_.failures()}});
+      break;
+    case app::StoreOutage::Change::kNone:
+      break;
+  }
+  const core::Status writes =
+      report.store_error.empty()
+          ? core::Status{}
+          : core::Status(core::MakeError(core::ErrorCode::kUnavailable, report.store_error));
+  for (app::RunListener* listener : listeners_) listener->OnStoreWrites("dispatch", writes);
   if (report.claimed > 0) {
     log_.Log(report.dead > 0 ? LogLevel::kWarn : LogLevel::kInfo, "dispatch.round",
              {{"claimed", report.claimed},
@@ -321,7 +351,8 @@ void Daemon::DispatchLoop() {
   while (!control_.stop_requested()) {
     const app::DispatchReport report = DispatchRound();
     const core::Duration idle = dispatch_->config->dispatch.idle_interval;
-    const core::Duration wait = dispatch_->wiring ? DispatchWait(report, clock_.Now(), idle) : idle;
+    const core::Duration wait =
+        dispatch_outage_.Wait(dispatch_->wiring ? DispatchWait(report, clock_.Now(), idle) : idle);
     if (wait > core::Duration::zero()) control_.WaitFor(clock_, wait, /*on_reload=*/false);
   }
   // A reload waiting for this thread gives up instead of waiting forever.

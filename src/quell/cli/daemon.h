@@ -15,6 +15,7 @@
 #include "quell/app/run_control.h"
 #include "quell/app/run_listener.h"
 #include "quell/app/scheduler.h"
+#include "quell/app/store_health.h"
 #include "quell/core/ports/clock.h"
 #include "quell/core/ports/event_log.h"
 #include "quell/core/ports/incident_store.h"
@@ -138,6 +139,7 @@ class Daemon {
   std::unique_ptr<DispatchSide> dispatch_;     // the dispatch thread's while Run runs
   app::Handover<DispatchSide> next_dispatch_;  // a reload's new dispatch side, for that thread
   std::atomic<bool> dispatch_thread_ = false;
+  app::StoreOutage dispatch_outage_;  // the dispatch thread's
 
   mutable std::mutex mu_;
   DaemonHealth health_;  // guarded by mu_

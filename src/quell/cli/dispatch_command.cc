@@ -5,6 +5,7 @@
 #include "quell/adapters/config/config_loader.h"
 #include "quell/adapters/system/system_clock.h"
 #include "quell/app/run_control.h"
+#include "quell/app/store_health.h"
 #include "quell/cli/dispatch_loop.h"
 #include "quell/cli/dispatch_wiring.h"
 #include "quell/cli/signal_thread.h"
@@ -53,14 +54,23 @@ int RunDispatch(const DispatchCommandOptions& options, std::FILE* err) {
   }
 
   bool failed = false;
+  app::StoreOutage outage;
   while (!control.stop_requested()) {
     const app::DispatchReport report = (*wiring)->dispatcher().RunOnce();
+    const app::StoreOutage::Change change = outage.Observe(report.store_error);
     for (const std::string& error : report.errors) {
+      // A store that stopped answering is said when that starts and ends, not every round.
+      if (error == report.store_error && change != app::StoreOutage::Change::kStarted) continue;
       std::fprintf(err, "quell dispatch: %s\n", error.c_str());
+    }
+    if (change == app::StoreOutage::Change::kEnded) {
+      std::fprintf(err, "quell dispatch: the store answers again (after %llu failed rounds)\n",
+                   static_cast<unsigned long long>(outage.failures()));
     }
     if (report.claimed > 0) std::fprintf(err, "%s\n", DispatchSummary(report).c_str());
     failed = failed || !report.errors.empty() || report.dead > 0;
-    const core::Duration wait = DispatchWait(report, clock.Now(), config->dispatch.idle_interval);
+    const core::Duration wait =
+        outage.Wait(DispatchWait(report, clock.Now(), config->dispatch.idle_interval));
     if (wait == core::Duration::zero()) continue;
     if (options.once) break;
     control.WaitFor(clock, wait, /*on_reload=*/false);

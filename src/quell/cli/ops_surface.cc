@@ -79,7 +79,7 @@ core::Result<std::unique_ptr<OpsSurface>> OpsSurface::Create(const config::Confi
 }
 
 std::vector<app::RunListener*> OpsSurface::listeners() {
-  std::vector<app::RunListener*> out{metrics_.get()};
+  std::vector<app::RunListener*> out{metrics_.get(), &store_health_};
   if (heartbeat_) out.push_back(heartbeat_.get());
   return out;
 }
@@ -92,6 +92,8 @@ core::Result<int> OpsSurface::Serve() {
       app::LivenessPolicy{.interval = LongestInterval(config_), .grace = config_.http.health_grace};
   sources.last_complete_cycle = [this] { return metrics_->LastCompleteCycle(); };
   sources.ping_store = [this]() -> core::Status {
+    // The daemon's own writes first: a store that answers this read may refuse every write.
+    if (auto writes = store_health_.Status(); !writes) return writes;
     const std::lock_guard<std::mutex> lock(health_mutex_);
     auto open = health_store_->CountOpenIncidents();
     if (!open) return open.error();

@@ -14,6 +14,7 @@
 #include "quell/app/operator_queries.h"
 #include "quell/app/run_listener.h"
 #include "quell/app/run_metrics.h"
+#include "quell/app/store_health.h"
 #include "quell/cli/upstream_wiring.h"
 #include "quell/core/ports/clock.h"
 #include "quell/core/ports/event_log.h"
@@ -49,6 +50,7 @@ class OpsSurface {
   core::WallTime started_at_;
   app::MetricsRegistry registry_;
   std::unique_ptr<app::RunMetrics> metrics_;
+  app::StoreHealth store_health_;  // whether the daemon's last writes went through, for /readyz
   std::unique_ptr<curl::CurlHttpClient> heartbeat_http_;
   std::unique_ptr<app::Heartbeat> heartbeat_;
   std::mutex health_mutex_;  // guards health_store_ (scrapes and probes run on server threads)
