@@ -28,7 +28,8 @@ class PgIncidentStore : public core::IncidentStore,
  public:
   // Connects to `url` (postgresql://...) and applies missing migrations under an advisory
   // lock, so workers starting together migrate once. kUnavailable names host and port (never
-  // the password) when the server cannot be reached or refuses the login.
+  // the password) when the server cannot be reached or refuses the login. A connection the
+  // server drops later is reset by the store itself, with backoff (pg_connection.h).
   static core::Result<std::unique_ptr<PgIncidentStore>> Open(const std::string& url);
   ~PgIncidentStore() override;
 
