@@ -145,5 +145,50 @@ TEST_F(PgReconnectTest, APollCutBeforeItsCommitIsAppliedWholeOnItsRetry) {
   EXPECT_EQ(store_->Query("SELECT count(*) FROM polls"), "1");
 }
 
+// A server that refuses the reconnect: the store fails fast within its backoff instead of
+// trying on every call, and connects again by itself once the server takes connections. Its
+// own database, so refusing connections to it disturbs no other test.
+TEST_F(PgReconnectTest, AReconnectThatFailsWaitsItsBackoffAndThenSucceeds) {
+  const std::string url = store_->url();
+  const size_t slash = url.rfind('/');
+  const std::string db = "quell_reconnect_" + std::to_string(getpid());
+  store_->Query("DROP DATABASE IF EXISTS " + db);
+  store_->Query("CREATE DATABASE " + db);
+  auto own = postgres::PgIncidentStore::Open(url.substr(0, slash + 1) + db +
+                                             "?application_name=" + name_ + "_own");
+  ASSERT_TRUE(own.ok()) << own.error().message;
+  const auto kill_and_refuse = [&] {
+    store_->Query("ALTER DATABASE " + db + " WITH ALLOW_CONNECTIONS false");
+    const std::string where = " FROM pg_stat_activity WHERE application_name = '" + name_ + "_own'";
+    ASSERT_EQ(store_->Query("SELECT count(pg_terminate_backend(pid))" + where), "1");
+    while (store_->Query("SELECT count(*)" + where) != "0") {
+    }
+  };
+  kill_and_refuse();
+  auto first = (*own)->ListIncidents();
+  ASSERT_FALSE(first.ok());
+  EXPECT_EQ(first.error().code, core::ErrorCode::kUnavailable);
+  EXPECT_NE(first.error().message.find("cannot reconnect to PostgreSQL"), std::string::npos)
+      << first.error().message;
+  // Right after a failed try, calls fail at once and say when the next try comes (a thread
+  // descheduled past the 100 ms backoff would try again, so look at a few calls).
+  bool waited = false;
+  for (int i = 0; i < 5 && !waited; ++i) {
+    auto again = (*own)->ListIncidents();
+    ASSERT_FALSE(again.ok());
+    waited = again.error().message.find("next reconnect in") != std::string::npos;
+  }
+  EXPECT_TRUE(waited);
+  store_->Query("ALTER DATABASE " + db + " WITH ALLOW_CONNECTIONS true");
+  bool back = false;
+  while (!back) {  // within the backoff's next due try, at most 5 s away
+    back = (*own)->ListIncidents().ok();
+  }
+  auto listed = (*own)->ListIncidents();
+  EXPECT_TRUE(listed.ok());
+  own->reset();
+  store_->Query("DROP DATABASE IF EXISTS " + db);
+}
+
 }  // namespace
 }  // namespace quell::testing
