@@ -304,6 +304,9 @@ app::DispatchReport Daemon::DispatchRound() {
   for (const std::string& error : report.errors) {
     log_.Log(LogLevel::kError, "dispatch.error", {{"error", error}});
   }
+  if (report.trimmed > 0) {
+    log_.Log(LogLevel::kInfo, "outbox.trimmed", {{"rows", report.trimmed}});
+  }
   if (report.claimed > 0) {
     log_.Log(report.dead > 0 ? LogLevel::kWarn : LogLevel::kInfo, "dispatch.round",
              {{"claimed", report.claimed},

@@ -58,7 +58,9 @@ int RunDispatch(const DispatchCommandOptions& options, std::FILE* err) {
     for (const std::string& error : report.errors) {
       std::fprintf(err, "quell dispatch: %s\n", error.c_str());
     }
-    if (report.claimed > 0) std::fprintf(err, "%s\n", DispatchSummary(report).c_str());
+    if (report.claimed > 0 || report.trimmed > 0) {
+      std::fprintf(err, "%s\n", DispatchSummary(report).c_str());
+    }
     failed = failed || !report.errors.empty() || report.dead > 0;
     const core::Duration wait = DispatchWait(report, clock.Now(), config->dispatch.idle_interval);
     if (wait == core::Duration::zero()) continue;
