@@ -14,6 +14,7 @@
 #include "quell/app/dispatcher.h"
 #include "quell/app/poll_applier.h"
 #include "quell/app/vector_observation_stream.h"
+#include "quell/core/ports/operator_store.h"
 #include "test_support.h"
 
 namespace quell::testing {
@@ -216,6 +217,28 @@ TEST_P(OutboxAttemptsTest, ThrottledAnswersMarkTheRunStartAndCountNoAttempt) {
   EXPECT_EQ(rows[0].attempts, 1u);
   EXPECT_FALSE(rows[0].throttled_since.has_value());
   EXPECT_EQ(rows[0].claims, 4u);
+}
+
+TEST_P(OutboxAttemptsTest, AnOperatorsRetryOfARowDeadOfThrottlingGivesItAFreshBudget) {
+  Insert({PendingRow("k", 1, 1, "hook", t0_)});
+  auto rows = Claim("a", t0_);
+  ASSERT_EQ(rows.size(), 1u);
+  ASSERT_TRUE(Record("a", Reschedule(rows[0], t0_ + seconds(2), true), t0_));
+  rows = Claim("a", t0_ + hours(6));
+  ASSERT_EQ(rows.size(), 1u);
+  OutboxOutcome dead;
+  dead.kind = OutboxOutcome::Kind::kDead;
+  dead.idempotency_key = rows[0].idempotency_key;
+  dead.error = "HTTP 429 (rate limited for 6h0m0s, budget of 6h0m0s exhausted)";
+  dead.throttled = true;
+  ASSERT_TRUE(Record("a", dead, t0_ + hours(6)));
+  EXPECT_EQ(Find(rows[0].idempotency_key).attempts, 0u);
+  auto* ops = dynamic_cast<core::OperatorStore*>(store_.get());
+  ASSERT_NE(ops, nullptr);
+  ASSERT_TRUE(ops->RetryDead(rows[0].idempotency_key, t0_ + hours(7)).ok());
+  rows = Claim("b", t0_ + hours(7));
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_FALSE(rows[0].throttled_since.has_value()) << "the old run's start would kill it at once";
 }
 
 TEST_P(OutboxAttemptsTest, RetentionTrimsOldFinishedRowsInBatchesAndKeepsTheRest) {
