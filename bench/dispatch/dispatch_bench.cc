@@ -171,6 +171,9 @@ class TimedStore : public core::OutboxStore {
                                                       core::WallTime end) override {
     return inner_.DeadRows(start, end);
   }
+  core::Result<uint64_t> TrimOutbox(core::WallTime cutoff, size_t limit) override {
+    return inner_.TrimOutbox(cutoff, limit);
+  }
   core::Result<std::string> ThreadRemoteId(std::string_view key, uint64_t generation,
                                            std::string_view channel) override {
     const auto t0 = Steady::now();

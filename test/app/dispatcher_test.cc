@@ -74,10 +74,13 @@ class FakeHttpChannel : public core::HttpChannel {
     switch (core::ClassifyHttpStatus(r.status)) {
       case core::SendOutcome::Kind::kSent:
         return core::SendOutcome::Sent(std::string(core::FindHeader(r.headers, "X-Id")));
-      case core::SendOutcome::Kind::kRetry:
-        return core::SendOutcome::Retry(
-            "HTTP " + std::to_string(r.status),
-            core::ParseRetryAfter(core::FindHeader(r.headers, "Retry-After"), kT0));
+      case core::SendOutcome::Kind::kRetry: {
+        auto after = core::ParseRetryAfter(core::FindHeader(r.headers, "Retry-After"), kT0);
+        std::string why = "HTTP " + std::to_string(r.status);
+        return core::IsThrottleStatus(r.status)
+                   ? core::SendOutcome::Throttled(std::move(why), after)
+                   : core::SendOutcome::Retry(std::move(why), after);
+      }
       case core::SendOutcome::Kind::kPermanent:
         break;
     }
@@ -190,6 +193,10 @@ class SharedOutboxStore : public core::OutboxStore {
     const std::lock_guard<std::mutex> lock(mutex_);
     return inner_.DeadRows(start, end);
   }
+  core::Result<uint64_t> TrimOutbox(core::WallTime cutoff, size_t limit) override {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return inner_.TrimOutbox(cutoff, limit);
+  }
   core::Result<std::string> ThreadRemoteId(std::string_view key, uint64_t generation,
                                            std::string_view channel) override {
     const std::lock_guard<std::mutex> lock(mutex_);
@@ -219,10 +226,10 @@ TEST_F(DispatcherTest, RecordsASendWithTheProvidersId) {
   EXPECT_FALSE(report.next_due.has_value());
 }
 
-TEST_F(DispatcherTest, RetriesA503WithBackoffAndTheSameIdempotencyKey) {
+TEST_F(DispatcherTest, RetriesA500WithBackoffAndTheSameIdempotencyKey) {
   const core::OutboxRow row = Row("k", "hook");
   store_.Add(row);
-  http_.Respond(503).Respond(200, {{"X-Id", "r2"}});
+  http_.Respond(500).Respond(200, {{"X-Id", "r2"}});
   app::ChannelLimits limits;
   limits.backoff.initial_backoff = seconds(10);
   auto d = Make();
@@ -231,7 +238,8 @@ TEST_F(DispatcherTest, RetriesA503WithBackoffAndTheSameIdempotencyKey) {
   EXPECT_EQ(first.retried, 1u);
   const core::OutboxRow& after = store_.Row(row.idempotency_key);
   EXPECT_EQ(after.status, OutboxStatus::kPending);
-  EXPECT_EQ(after.last_error, "HTTP 503");
+  EXPECT_EQ(after.last_error, "HTTP 500");
+  EXPECT_EQ(after.attempts, 1u);
   EXPECT_GE(after.next_attempt_at, kT0);
   EXPECT_LE(after.next_attempt_at, kT0 + seconds(10));  // full jitter below the first backoff
   ASSERT_TRUE(first.next_due.has_value());
@@ -259,6 +267,154 @@ TEST_F(DispatcherTest, HonoursRetryAfterUpToItsCap) {
   EXPECT_EQ(d.RunOnce().retried, 2u);
   EXPECT_EQ(store_.Row(a.idempotency_key).next_attempt_at, kT0 + seconds(120));
   EXPECT_EQ(store_.Row(b.idempotency_key).next_attempt_at, kT0 + hours(1));
+}
+
+// A receiver that sheds load until `recovers_at` on the test's clock: 429 with Retry-After: 2,
+// then 200. It records every idempotency key it accepted.
+class ThrottlingReceiver : public core::HttpBatchClient {
+ public:
+  ThrottlingReceiver(core::Clock& clock, core::WallTime recovers_at)
+      : clock_(clock), recovers_at_(recovers_at) {}
+  void SendAll(std::span<const core::HttpExchange> exchanges, std::span<const uint32_t>,
+               const std::function<void(size_t, core::Result<core::HttpResponse>)>& done) override {
+    for (size_t i = 0; i < exchanges.size(); ++i) {
+      ++requests_;
+      if (clock_.Now() < recovers_at_) {
+        done(i, core::HttpResponse{429, {{"Retry-After", "2"}}, ""});
+        continue;
+      }
+      accepted_.push_back(
+          std::string(core::FindHeader(exchanges[i].request.headers, "Idempotency-Key")));
+      done(i, core::HttpResponse{200, {}, ""});
+    }
+  }
+  const std::vector<std::string>& accepted() const { return accepted_; }
+  int requests() const { return requests_; }
+
+ private:
+  core::Clock& clock_;
+  core::WallTime recovers_at_;
+  std::vector<std::string> accepted_;
+  int requests_ = 0;
+};
+
+// Runs `d` as the dispatch loop does, sleeping on the fake clock until the next retry is due,
+// until `until`; the total of each report's dead rows.
+uint64_t RunUntil(app::Dispatcher& d, FakeClock& clock, core::WallTime until) {
+  uint64_t dead = 0;
+  while (clock.Now() < until) {
+    const app::DispatchReport report = d.RunOnce();
+    dead += report.dead;
+    const core::WallTime now = clock.Now();
+    clock.SleepFor(report.next_due && *report.next_due > now ? *report.next_due - now : seconds(1));
+  }
+  return dead;
+}
+
+TEST_F(DispatcherTest, A429StormOfAMinuteWithRetryAfterCostsNoOpenItsDelivery) {
+  std::vector<core::OutboxRow> rows;
+  for (const char* key : {"a", "b", "c", "d", "e"}) rows.push_back(Row(key, "hook"));
+  for (const core::OutboxRow& row : rows) store_.Add(row);
+  ThrottlingReceiver receiver(clock_, kT0 + seconds(60));
+  app::ChannelLimits limits;
+  limits.max_attempts = 8;  // 30 throttled answers per row would have spent it four times over
+  app::Dispatcher d(store_, renderer_, receiver, clock_, Options("ops"));
+  d.AddHttpChannel("hook", "webhook", webhook_, limits);
+  d.AddChannel("ops", "email", ops_);
+  EXPECT_EQ(RunUntil(d, clock_, kT0 + minutes(2)), 0u);
+  EXPECT_GE(receiver.requests(), 5 * 30);  // Retry-After: 2 honoured, not a longer backoff
+  std::vector<std::string> accepted = receiver.accepted();
+  std::sort(accepted.begin(), accepted.end());
+  std::vector<std::string> expected;
+  for (const core::OutboxRow& row : rows) expected.push_back(row.idempotency_key);
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(accepted, expected) << "every open once, with its own key";
+  for (const core::OutboxRow& row : rows) {
+    const core::OutboxRow& after = store_.Row(row.idempotency_key);
+    EXPECT_EQ(after.status, OutboxStatus::kSent);
+    EXPECT_EQ(after.attempts, 1u) << "throttled answers are not attempts";
+    EXPECT_FALSE(after.throttled_since.has_value());
+  }
+  EXPECT_TRUE(ops_.sent().empty()) << "nothing was dead-lettered";
+}
+
+TEST_F(DispatcherTest, ARowThrottledPastItsBudgetIsDeadSayingWhichLimitEndedIt) {
+  const core::OutboxRow row = Row("k", "hook");
+  store_.Add(row);
+  ThrottlingReceiver receiver(clock_, kT0 + hours(24));
+  app::ChannelLimits limits;
+  limits.throttle_budget = minutes(10);
+  app::Dispatcher d(store_, renderer_, receiver, clock_, Options("ops"));
+  d.AddHttpChannel("hook", "webhook", webhook_, limits);
+  d.AddChannel("ops", "email", ops_);
+  EXPECT_EQ(RunUntil(d, clock_, kT0 + minutes(9)), 0u);
+  EXPECT_EQ(store_.Row(row.idempotency_key).status, OutboxStatus::kPending);
+  EXPECT_EQ(store_.Row(row.idempotency_key).throttled_since, kT0);
+  EXPECT_EQ(RunUntil(d, clock_, kT0 + minutes(11)), 1u);
+  const core::OutboxRow& dead = store_.Row(row.idempotency_key);
+  EXPECT_EQ(dead.status, OutboxStatus::kDead);
+  EXPECT_EQ(dead.last_error, "HTTP 429 (rate limited for 10m0s, budget of 10m0s exhausted)");
+  clock_.SleepFor(minutes(5));
+  d.RunOnce();
+  ASSERT_EQ(ops_.sent().size(), 1u);
+  EXPECT_NE(ops_.sent()[0].message.body.find("budget of 10m0s exhausted"), std::string::npos);
+}
+
+TEST_F(DispatcherTest, AThrottledRunEndsWithAnyOtherAnswerAndFailuresKeepTheAttemptLimit) {
+  const core::OutboxRow row = Row("k", "hook");
+  store_.Add(row);
+  http_.Respond(429).Respond(500).Respond(429).Respond(500);
+  app::ChannelLimits limits;
+  limits.max_attempts = 2;
+  auto d = Make();
+  d.AddHttpChannel("hook", "webhook", webhook_, limits);
+  d.RunOnce();
+  EXPECT_EQ(store_.Row(row.idempotency_key).throttled_since, kT0);
+  EXPECT_EQ(store_.Row(row.idempotency_key).attempts, 0u);
+  clock_.SleepFor(hours(1));
+  d.RunOnce();
+  EXPECT_FALSE(store_.Row(row.idempotency_key).throttled_since.has_value());
+  EXPECT_EQ(store_.Row(row.idempotency_key).attempts, 1u);
+  clock_.SleepFor(hours(1));
+  d.RunOnce();
+  EXPECT_EQ(store_.Row(row.idempotency_key).throttled_since, kT0 + hours(2));
+  clock_.SleepFor(hours(1));
+  EXPECT_EQ(d.RunOnce().dead, 1u);
+  EXPECT_EQ(store_.Row(row.idempotency_key).last_error, "HTTP 500 (gave up after 2 attempts)");
+}
+
+TEST_F(DispatcherTest, RetentionTrimsFinishedRowsInBatchesAtItsInterval) {
+  for (int i = 0; i < 25; ++i) {
+    core::OutboxRow row = Row("old" + std::to_string(i), "hook");
+    row.status = OutboxStatus::kSent;
+    row.updated_at = kT0 - hours(24 * 31);
+    store_.Add(row);
+  }
+  core::OutboxRow recent = Row("recent", "hook");
+  recent.status = OutboxStatus::kSent;
+  recent.updated_at = kT0 - hours(24);
+  store_.Add(recent);
+  core::OutboxRow waiting = Row("waiting", "hook");
+  waiting.next_attempt_at = kT0 + hours(1);
+  waiting.updated_at = kT0 - hours(24 * 40);
+  store_.Add(waiting);
+  app::DispatcherOptions options = Options("");
+  options.outbox_retention = hours(24 * 30);
+  options.trim_batch = 10;
+  options.trim_batches = 2;
+  options.trim_interval = minutes(10);
+  auto d = Make(options);
+  d.AddHttpChannel("hook", "webhook", webhook_);
+  EXPECT_EQ(d.RunOnce().trimmed, 20u);  // two batches this round, more left
+  EXPECT_EQ(d.RunOnce().trimmed, 5u);   // the rest at once, the next round
+  EXPECT_EQ(d.RunOnce().trimmed, 0u);   // then not before the interval
+  EXPECT_EQ(store_.trim_calls(), (std::vector<size_t>{10, 10, 5}));
+  EXPECT_EQ(store_.rows().size(), 2u);
+  EXPECT_EQ(store_.Row(recent.idempotency_key).status, OutboxStatus::kSent);
+  EXPECT_EQ(store_.Row(waiting.idempotency_key).status, OutboxStatus::kPending);
+  clock_.SleepFor(minutes(10));
+  d.RunOnce();
+  EXPECT_EQ(store_.trim_calls().size(), 4u);
 }
 
 TEST_F(DispatcherTest, APermanent400IsDeadAtOnceAndItsNoticeGoesAtTheIntervalsEnd) {
@@ -375,7 +531,7 @@ TEST_F(DispatcherTest, ANoticeWhoseRowsWereAllRetriedIsRecordedWithoutASend) {
 TEST_F(DispatcherTest, TheAttemptLimitMakesARowDeadAndAlertsOnce) {
   const core::OutboxRow row = Row("k", "hook");
   store_.Add(row);
-  http_.Respond(503);  // always
+  http_.Respond(500);  // always
   app::ChannelLimits limits;
   limits.max_attempts = 3;
   auto d = Make(Options("ops"));

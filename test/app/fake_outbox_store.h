@@ -32,7 +32,7 @@ class FakeOutboxStore : public core::OutboxStore {
   }
   // The size of every RecordOutcomes batch, in call order.
   const std::vector<size_t>& record_batches() const { return record_batches_; }
-  int claims() const { return claims_; }
+  int claims() const { return claims_; }  // ClaimDue calls
 
   core::Result<std::vector<core::OutboxRow>> ClaimDue(std::string_view owner, core::WallTime now,
                                                       core::Duration lease, size_t limit) override {
@@ -61,7 +61,7 @@ class FakeOutboxStore : public core::OutboxStore {
       row->status = core::OutboxStatus::kInFlight;
       row->lease_owner = std::string(owner);
       row->lease_expires_at = now + lease;
-      ++row->attempts;
+      ++row->claims;  // attempts count when the outcome is recorded
       out.push_back(*row);
     }
     return out;
@@ -89,6 +89,11 @@ class FakeOutboxStore : public core::OutboxStore {
       row.lease_owner.clear();
       row.lease_expires_at.reset();
       row.updated_at = now;
+      if (o.kind != core::OutboxOutcome::Kind::kDefer) {
+        if (!o.throttled) ++row.attempts;
+        row.throttled_since =
+            o.throttled ? row.throttled_since.value_or(now) : std::optional<core::WallTime>();
+      }
       switch (o.kind) {
         case core::OutboxOutcome::Kind::kSent:
           row.status = core::OutboxStatus::kSent;
@@ -104,7 +109,6 @@ class FakeOutboxStore : public core::OutboxStore {
           row.status = core::OutboxStatus::kPending;
           row.last_error = o.error;
           row.next_attempt_at = o.next_attempt_at;
-          --row.attempts;
           break;
         case core::OutboxOutcome::Kind::kDead:
           row.status = core::OutboxStatus::kDead;
@@ -163,6 +167,29 @@ class FakeOutboxStore : public core::OutboxStore {
     return out;
   }
 
+  // Deletes finished rows updated before `cutoff`, oldest first (no incidents here to keep).
+  core::Result<uint64_t> TrimOutbox(core::WallTime cutoff, size_t limit) override {
+    std::vector<const core::OutboxRow*> done;
+    for (const auto& [id, row] : rows_) {
+      if (row.status != core::OutboxStatus::kPending &&
+          row.status != core::OutboxStatus::kInFlight && row.updated_at < cutoff) {
+        done.push_back(&row);
+      }
+    }
+    std::sort(done.begin(), done.end(), [](const core::OutboxRow* a, const core::OutboxRow* b) {
+      return a->updated_at < b->updated_at;
+    });
+    if (done.size() > limit) done.resize(limit);
+    std::vector<std::string> ids;
+    ids.reserve(done.size());
+    for (const core::OutboxRow* row : done) ids.push_back(row->idempotency_key);
+    for (const std::string& id : ids) rows_.erase(id);
+    trim_calls_.push_back(ids.size());
+    return static_cast<uint64_t>(ids.size());
+  }
+  // The rows each TrimOutbox call deleted, in call order.
+  const std::vector<size_t>& trim_calls() const { return trim_calls_; }
+
   // Every row, by idempotency key.
   const std::map<std::string, core::OutboxRow>& rows() const { return rows_; }
 
@@ -196,6 +223,7 @@ class FakeOutboxStore : public core::OutboxStore {
   core::ErrorCode record_code_ = core::ErrorCode::kUnavailable;
   std::vector<size_t> record_batches_;
   int claims_ = 0;
+  std::vector<size_t> trim_calls_;
 };
 
 }  // namespace quell::testing

@@ -289,6 +289,37 @@ TEST_F(DispatchTest, A500AndA429AreRetriedUntilTheyGoThrough) {
   EXPECT_EQ(hook.DeliveredKeys().size(), 2U);
 }
 
+// Throttled answers are timed by dispatch.throttle_budget, not counted against max_attempts:
+// three 429s outlast an attempt limit of two and the open still goes through, once; a row
+// throttled for longer than the budget dies saying so.
+TEST_F(DispatchTest, A429StormOutlastsTheAttemptLimitButNotTheThrottleBudget) {
+  testing::WebhookReceiver hook(kHookSecret);
+  WriteConfig(Webhook("hook", hook, ", max_attempts: 2"), "hook",
+              "dispatch: {throttle_budget: 4s}\n");
+  hook.SetRetryAfter("1");
+  hook.FailNext(Fault::kStatus429, 3);
+  Poll("notify");
+  DispatchUntil([&] { return RowStatus("hook") == "sent"; }, std::chrono::seconds(20));
+  EXPECT_EQ(RowStatus("hook"), "sent");
+  auto requests = hook.Requests();
+  ASSERT_EQ(requests.size(), 4U);
+  for (const auto& request : requests)
+    EXPECT_EQ(request.idempotency_key, requests[0].idempotency_key);
+  EXPECT_EQ(hook.AcceptedCount(), 1U);
+  EXPECT_EQ(Outbox("sent").at(0)["attempts"], 1);
+
+  hook.FailNext(Fault::kStatus429, 1000);
+  ResolveGroup();
+  Poll("resolve");
+  DispatchUntil([&] { return RowStatus("hook", "resolve") == "dead"; }, std::chrono::seconds(20));
+  const auto dead = Outbox("dead");
+  ASSERT_EQ(dead.size(), 1U);
+  const std::string error = dead[0]["last_error"];
+  EXPECT_NE(error.find("HTTP 429"), std::string::npos) << error;
+  EXPECT_NE(error.find("budget of 4s exhausted"), std::string::npos) << error;
+  EXPECT_GE(hook.Requests().size(), 4U + 3U);  // Retry-After: 1 honoured through the budget
+}
+
 TEST_F(DispatchTest, AKilledDispatchersRowIsSentAgainAfterItsLeaseWithTheSameKey) {
   testing::WebhookReceiver hook(kHookSecret);
   // A long channel timeout, so the send is surely still in flight when the dispatcher dies.

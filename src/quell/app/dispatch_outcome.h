@@ -16,6 +16,10 @@ namespace quell::app {
 struct ChannelLimits {
   uint32_t concurrency = 8;   // sends in flight at once on this channel
   uint32_t max_attempts = 8;  // attempts in all, the first included; then the row goes dead
+  // How long a row may keep being throttled (429, 503: SendOutcome::throttled) before it goes
+  // dead, counted from the first throttled answer of the current run. Throttled answers do not
+  // use up max_attempts: a provider shedding load for an hour must not cost the page.
+  core::Duration throttle_budget = std::chrono::hours(6);
   // The delays between attempts (max_attempts here is unused: the limit above counts).
   RetryPolicy backoff{.max_attempts = 8,
                       .initial_backoff = std::chrono::seconds(1),
@@ -31,9 +35,11 @@ struct ChannelLimits {
 // connections) retry; the rest (a malformed URL, a TLS certificate rejected) cannot succeed.
 core::SendOutcome TransportOutcome(const core::Error& error);
 
-// What the store records for one attempt of `row` (attempts already counts it): sent; a retry
-// rescheduled after the provider's Retry-After (capped) or a jittered exponential backoff
-// drawn from `random_bits`; dead for a permanent failure or once `limits.max_attempts` ran out.
+// What the store records for one attempt of `row` (as claimed: attempts does not count this
+// one yet): sent; a retry rescheduled after the provider's Retry-After (capped) or a jittered
+// exponential backoff drawn from `random_bits`; dead for a permanent failure, once
+// `limits.max_attempts` ran out, or for a throttled send once `limits.throttle_budget` has
+// passed since the row's throttled_since. The error of a death says which limit ended it.
 core::OutboxOutcome DecideOutcome(const core::OutboxRow& row, const core::SendOutcome& sent,
                                   const ChannelLimits& limits, core::WallTime now,
                                   uint64_t random_bits);

@@ -31,6 +31,7 @@ struct DispatchReport {
   uint64_t meta_alerts = 0;  // dead-letter notices sent
   uint64_t deferred = 0;     // held by a pacing rule (SMS quiet hours, interval, cap)
   uint64_t record_batches = 0;
+  uint64_t trimmed = 0;             // finished rows deleted by outbox retention this round
   std::vector<std::string> errors;  // store and dead-letter failures, one line each
   // The claim or the recording of outcomes failed in the store (also in `errors`): the store
   // refused this round's writes. Empty when it took them.

@@ -135,8 +135,31 @@ DispatchReport Dispatcher::RunOnce() {
                                                      clock_.Now(), SplitMix64(random_state_)));
   });
   recorder.Flush();
+  TrimWhenDue(now, report);
   if (report.claimed >= options_.claim_batch) report.next_due = now;
   return report;
+}
+
+void Dispatcher::TrimWhenDue(core::WallTime now, DispatchReport& report) {
+  if (!options_.outbox_retention || now < next_trim_) return;
+  const size_t batch = std::max<size_t>(options_.trim_batch, 1);
+  // One short transaction per batch, so a poll's writes wait for one batch at most; a
+  // backlog (the first round after an upgrade) is worked off over several rounds, between
+  // sends, instead of in one long stall.
+  for (uint32_t i = 0; i < std::max<uint32_t>(options_.trim_batches, 1); ++i) {
+    auto trimmed = store_.TrimOutbox(now - *options_.outbox_retention, batch);
+    if (!trimmed) {
+      report.errors.push_back("outbox retention: " + trimmed.error().message);
+      next_trim_ = now + options_.trim_interval;
+      return;
+    }
+    report.trimmed += *trimmed;
+    if (*trimmed < batch) {
+      next_trim_ = now + options_.trim_interval;
+      return;
+    }
+  }
+  next_trim_ = now;  // more to delete: again next round
 }
 
 std::vector<Dispatcher::Attempt> Dispatcher::Prepare(std::vector<core::OutboxRow> rows,

@@ -31,6 +31,13 @@ struct DispatcherOptions {
   // Threads that render and encode a claimed batch (the dispatcher's own included); 1 keeps
   // all work on the dispatcher's thread.
   uint32_t prepare_threads = 2;
+  // Finished outbox rows last changed longer ago than this are deleted (OutboxStore::
+  // TrimOutbox), `trim_batch` rows per transaction, at most `trim_batches` batches per round,
+  // every `trim_interval` (at once again while a round left some); nullopt keeps them forever.
+  std::optional<core::Duration> outbox_retention;
+  core::Duration trim_interval = std::chrono::minutes(10);
+  size_t trim_batch = 1000;
+  uint32_t trim_batches = 10;
 };
 
 // Delivers committed outbox rows: claims a batch of due rows with a lease, renders each, sends
@@ -96,6 +103,8 @@ class Dispatcher {
                    core::WallTime now, DispatchReport& report);
   // Fills a dead-letter notice's message and payload from the rows that died in its window.
   void PrepareDeadLetter(Attempt& attempt, DispatchReport& report);
+  // Applies options_.outbox_retention when its interval is due.
+  void TrimWhenDue(core::WallTime now, DispatchReport& report);
 
   using Claim = core::Result<std::vector<core::OutboxRow>>;
 
@@ -109,6 +118,7 @@ class Dispatcher {
   std::map<std::string, Route, std::less<>> routes_;
   std::vector<uint32_t> lane_limits_;
   uint64_t random_state_;
+  core::WallTime next_trim_{};  // the first round trims
 };
 
 }  // namespace quell::app

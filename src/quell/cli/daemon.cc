@@ -334,6 +334,9 @@ app::DispatchReport Daemon::DispatchRound() {
           ? core::Status{}
           : core::Status(core::MakeError(core::ErrorCode::kUnavailable, report.store_error));
   for (app::RunListener* listener : listeners_) listener->OnStoreWrites("dispatch", writes);
+  if (report.trimmed > 0) {
+    log_.Log(LogLevel::kInfo, "outbox.trimmed", {{"rows", report.trimmed}});
+  }
   if (report.claimed > 0) {
     log_.Log(report.dead > 0 ? LogLevel::kWarn : LogLevel::kInfo, "dispatch.round",
              {{"claimed", report.claimed},

@@ -67,7 +67,9 @@ int RunDispatch(const DispatchCommandOptions& options, std::FILE* err) {
       std::fprintf(err, "quell dispatch: the store answers again (after %llu failed rounds)\n",
                    static_cast<unsigned long long>(outage.failures()));
     }
-    if (report.claimed > 0) std::fprintf(err, "%s\n", DispatchSummary(report).c_str());
+    if (report.claimed > 0 || report.trimmed > 0) {
+      std::fprintf(err, "%s\n", DispatchSummary(report).c_str());
+    }
     failed = failed || !report.errors.empty() || report.dead > 0;
     const core::Duration wait =
         outage.Wait(DispatchWait(report, clock.Now(), config->dispatch.idle_interval));

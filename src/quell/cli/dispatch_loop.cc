@@ -26,6 +26,7 @@ std::string DispatchSummary(const app::DispatchReport& report) {
                      " retried, " + std::to_string(report.dead) + " dead";
   if (report.lost_leases > 0) line += ", " + std::to_string(report.lost_leases) + " lost leases";
   if (report.deferred > 0) line += ", " + std::to_string(report.deferred) + " deferred";
+  if (report.trimmed > 0) line += ", " + std::to_string(report.trimmed) + " old rows trimmed";
   if (report.meta_alerts > 0)
     line += ", " + std::to_string(report.meta_alerts) + " dead-letter notices";
   return line;

@@ -37,8 +37,10 @@ core::SmsPacingRules PacingOf(const config::SmsSettings& sms) {
   return rules;
 }
 
-app::ChannelLimits LimitsOf(const config::ChannelDelivery& delivery) {
+app::ChannelLimits LimitsOf(const config::ChannelDelivery& delivery,
+                            const config::DispatchSettings& dispatch) {
   app::ChannelLimits limits;
+  limits.throttle_budget = dispatch.throttle_budget;
   limits.concurrency = delivery.concurrency;
   limits.max_attempts = delivery.max_attempts;
   limits.backoff.initial_backoff = delivery.initial_backoff;
@@ -188,6 +190,7 @@ core::Result<std::unique_ptr<DispatchWiring>> DispatchWiring::Create(
   options.record_every = config.dispatch.record_every;
   options.dead_letter_channel = config.dispatch.dead_letter;
   options.dead_letter_interval = config.dispatch.dead_letter_interval;
+  if (config.retention.outbox.count() > 0) options.outbox_retention = config.retention.outbox;
   wiring->dispatcher_ =
       std::make_unique<app::Dispatcher>(store, *wiring->renderer_, *wiring->http_, clock, options);
   if (!claim_ahead_url.empty()) {
@@ -220,13 +223,14 @@ core::Result<std::unique_ptr<DispatchWiring>> DispatchWiring::Create(
       settings.timeout = channel.delivery.timeout;
       auto made = email::EmailChannel::Create(std::move(settings), clock);
       if (!made) return Fail(channel, made.error());
-      wiring->dispatcher_->AddChannel(channel.name, type, **made, LimitsOf(channel.delivery));
+      wiring->dispatcher_->AddChannel(channel.name, type, **made,
+                                      LimitsOf(channel.delivery, config.dispatch));
       wiring->channels_.push_back(std::move(*made));
       continue;
     }
     auto made = MakeHttpChannel(channel);
     if (!made) return Fail(channel, made.error());
-    app::ChannelLimits limits = LimitsOf(channel.delivery);
+    app::ChannelLimits limits = LimitsOf(channel.delivery, config.dispatch);
     if (channel.type == config::ChannelType::kSms) limits.pacing = PacingOf(channel.sms);
     wiring->dispatcher_->AddHttpChannel(channel.name, type, **made, limits);
     wiring->http_channels_.push_back(std::move(*made));

@@ -91,9 +91,12 @@ TEST_F(PagerDutyChannelTest, DecodesPagerDutysErrors) {
   receiver_.FailNext(Fault::kStatus429);
   outcome = SendOnce(*channel, client_, MakeDelivery());
   EXPECT_EQ(outcome.kind, Kind::kRetry);
+  EXPECT_TRUE(outcome.throttled);
   ASSERT_TRUE(outcome.retry_after.has_value());
   receiver_.FailNext(Fault::kStatus500);
-  EXPECT_EQ(SendOnce(*channel, client_, MakeDelivery()).kind, Kind::kRetry);
+  outcome = SendOnce(*channel, client_, MakeDelivery());
+  EXPECT_EQ(outcome.kind, Kind::kRetry);
+  EXPECT_FALSE(outcome.throttled);
   EXPECT_TRUE(receiver_.Events().empty());
 }
 

@@ -105,18 +105,23 @@ TEST_F(SlackChannelTest, DecodesSlackErrors) {
   EXPECT_EQ(outcome.error, "slack: HTTP 200: channel_not_found");
 
   receiver_.ErrorNext("ratelimited");
-  EXPECT_EQ(SendOnce(*channel, client_, MakeDelivery()).kind, Kind::kRetry);
+  outcome = SendOnce(*channel, client_, MakeDelivery());
+  EXPECT_EQ(outcome.kind, Kind::kRetry);
+  EXPECT_TRUE(outcome.throttled) << "timed by the throttle budget, not counted as an attempt";
 
   receiver_.SetRetryAfter("30");
   receiver_.FailNext(Fault::kStatus429);
   outcome = SendOnce(*channel, client_, MakeDelivery());
   EXPECT_EQ(outcome.kind, Kind::kRetry);
   EXPECT_EQ(outcome.error, "slack: HTTP 429: ratelimited");
+  EXPECT_TRUE(outcome.throttled);
   ASSERT_TRUE(outcome.retry_after.has_value());
   EXPECT_EQ(*outcome.retry_after, std::chrono::seconds(30));
 
   receiver_.FailNext(Fault::kStatus500);
-  EXPECT_EQ(SendOnce(*channel, client_, MakeDelivery()).kind, Kind::kRetry);
+  outcome = SendOnce(*channel, client_, MakeDelivery());
+  EXPECT_EQ(outcome.kind, Kind::kRetry);
+  EXPECT_FALSE(outcome.throttled);
 
   core::Delivery update = MakeDelivery(TransitionKind::kResolve, 3);
   update.thread_remote_id = "1699999999.000001";  // Slack never saw it

@@ -120,6 +120,31 @@ TEST_F(ConfigLoaderTest, RetentionDefaultsToThirtyDaysAndZeroKeepsForever) {
       << typo.error().message;
 }
 
+TEST_F(ConfigLoaderTest, OutboxRetentionAndTheThrottleBudgetAreReadAndChecked) {
+  auto defaults = LoadConfig(Write("quell.yaml", kMinimal), Env());
+  ASSERT_TRUE(defaults.ok()) << defaults.error().message;
+  EXPECT_EQ(defaults->retention.outbox, std::chrono::hours(720));
+  EXPECT_EQ(defaults->dispatch.throttle_budget, std::chrono::hours(6));
+  auto set =
+      LoadConfig(Write("quell.yaml", std::string(kMinimal) + "retention: {outbox: 0}\n"
+                                                             "dispatch: {throttle_budget: 90m}\n"),
+                 Env());
+  ASSERT_TRUE(set.ok()) << set.error().message;
+  EXPECT_EQ(set->retention.outbox, core::Duration::zero());
+  EXPECT_EQ(set->dispatch.throttle_budget, std::chrono::minutes(90));
+  auto negative =
+      LoadConfig(Write("quell.yaml", std::string(kMinimal) + "retention: {outbox: -1h}\n"), Env());
+  ASSERT_FALSE(negative.ok());
+  EXPECT_NE(negative.error().message.find("retention.outbox"), std::string::npos)
+      << negative.error().message;
+  auto zero = LoadConfig(
+      Write("quell.yaml", std::string(kMinimal) + "dispatch: {throttle_budget: 0s}\n"), Env());
+  ASSERT_FALSE(zero.ok());
+  EXPECT_NE(zero.error().message.find("dispatch.throttle_budget: must be between 1s and 168h"),
+            std::string::npos)
+      << zero.error().message;
+}
+
 TEST_F(ConfigLoaderTest, DefaultsApplyAndTheDefaultKeyIsTenantStageGroup) {
   auto config = LoadConfig(Write("quell.yaml", kMinimal), Env());
   ASSERT_TRUE(config.ok()) << config.error().message;

@@ -31,7 +31,7 @@ TEST(SchemaTest, BothDialectsCreateTheSameTablesAndIndexes) {
   for (const Migration& m : Migrations()) {
     EXPECT_EQ(Created(m.sqlite_sql), Created(m.postgres_sql)) << "migration " << m.version;
   }
-  ASSERT_EQ(Migrations().size(), 7u);
+  ASSERT_EQ(Migrations().size(), 8u);
   EXPECT_EQ(Created(Migrations()[0].sqlite_sql),
             (std::vector<std::string>{"TABLE incidents", "TABLE decisions", "INDEX decisions_at",
                                       "TABLE polls", "TABLE outbox", "INDEX outbox_due"}));
@@ -46,6 +46,7 @@ TEST(SchemaTest, BothDialectsCreateTheSameTablesAndIndexes) {
   EXPECT_EQ(Created(Migrations()[5].sqlite_sql), (std::vector<std::string>{"TABLE key_groups"}));
   EXPECT_EQ(Created(Migrations()[6].sqlite_sql),
             (std::vector<std::string>{"INDEX incidents_held"}));
+  EXPECT_EQ(Created(Migrations()[7].sqlite_sql), (std::vector<std::string>{"INDEX outbox_done"}));
 }
 
 TEST(SchemaTest, TheOutboxIndexesSelectTheStatusesTheStoresWrite) {

@@ -124,6 +124,9 @@ core::SendOutcome FailureOutcome(const core::HttpResponse& response, std::string
   if (core::ClassifyHttpStatus(response.status) == core::SendOutcome::Kind::kPermanent) {
     return core::SendOutcome::Permanent(std::move(error));
   }
+  if (core::IsThrottleStatus(response.status)) {
+    return core::SendOutcome::Throttled(std::move(error), RetryAfterOf(response));
+  }
   return core::SendOutcome::Retry(std::move(error), RetryAfterOf(response));
 }
 

@@ -140,6 +140,9 @@ core::SendOutcome SlackChannel::Decode(const core::Delivery& delivery,
                                 ? answer["error"].get<std::string>()
                                 : std::string("unknown error");
   std::string text = ErrorText(kChannel, response.status, error, settings_.token);
+  if (error == "ratelimited" || error == "rate_limited") {
+    return core::SendOutcome::Throttled(std::move(text), RetryAfterOf(response));
+  }
   if (IsTransientSlackError(error)) {
     return core::SendOutcome::Retry(std::move(text), RetryAfterOf(response));
   }

@@ -288,6 +288,7 @@ void ReadDispatch(MapReader section, Config& config) {
   section.Read("dead_letter", dispatch.dead_letter);
   section.Read("dead_letter_interval", dispatch.dead_letter_interval);
   section.Read("link_base", dispatch.link_base);
+  section.Read("throttle_budget", dispatch.throttle_budget);
   if (section.Has("tenant_budget")) {
     MapReader budget = section.Child("tenant_budget");
     budget.Read("per_hour", dispatch.budget.per_hour, 1, 1000000);
@@ -297,6 +298,10 @@ void ReadDispatch(MapReader section, Config& config) {
   if (dispatch.dead_letter_interval < std::chrono::seconds(1) ||
       dispatch.dead_letter_interval > std::chrono::hours(24)) {
     section.Fail("dead_letter_interval", "must be between 1s and 24h");
+  }
+  if (dispatch.throttle_budget < std::chrono::seconds(1) ||
+      dispatch.throttle_budget > std::chrono::hours(24 * 7)) {
+    section.Fail("throttle_budget", "must be between 1s and 168h");
   }
   section.Finish();
 }

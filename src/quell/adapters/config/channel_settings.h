@@ -123,6 +123,9 @@ struct DispatchSettings {
   core::Duration dead_letter_interval = std::chrono::minutes(5);
   std::string link_base;  // messages link to link_base + key, when set
   TenantBudget budget;
+  // How long a row answered 429/503 keeps being retried (honouring Retry-After) before it
+  // goes dead; such answers do not count against a channel's max_attempts.
+  core::Duration throttle_budget = std::chrono::hours(6);
 };
 
 }  // namespace quell::config

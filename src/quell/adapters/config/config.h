@@ -95,12 +95,13 @@ struct LogSettings {
   LogLevelSetting level = LogLevelSetting::kInfo;
 };
 
-// How long the store keeps what the poller writes besides incidents and the outbox: the decision
-// log and the shadow report's (key, group) pairs. Zero keeps them forever. The shadow report
-// can look back no further than these.
+// How long the store keeps what accumulates besides incidents: the decision log and the shadow
+// report's (key, group) pairs (trimmed by the poller), and finished outbox rows (trimmed by the
+// dispatcher). Zero keeps them forever. The shadow report can look back no further than these.
 struct RetentionSettings {
   core::Duration decisions = std::chrono::hours(24 * 30);
   core::Duration key_groups = std::chrono::hours(24 * 30);
+  core::Duration outbox = std::chrono::hours(24 * 30);
 };
 
 struct Config {

@@ -288,8 +288,9 @@ namespace {
 
 // Reads the whole file into `config`, every problem into `context`.
 void ReadRetention(MapReader section, RetentionSettings& retention) {
-  for (auto [key, value] : {std::pair{"decisions", &retention.decisions},
-                            std::pair{"key_groups", &retention.key_groups}}) {
+  for (auto [key, value] :
+       {std::pair{"decisions", &retention.decisions},
+        std::pair{"key_groups", &retention.key_groups}, std::pair{"outbox", &retention.outbox}}) {
     section.Read(key, *value);
     if (value->count() < 0) section.Fail(key, "must not be negative (0 keeps it forever)");
   }

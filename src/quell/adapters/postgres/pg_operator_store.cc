@@ -12,14 +12,16 @@ using core::ErrorCode;
 using core::MakeError;
 using core::Status;
 
-// A dead row goes back to pending, or to superseded when a newer row of its incident and
-// channel was sent already (the claim would never take it). One statement, so atomic.
+// A dead row goes back to pending (with fresh attempts and throttle budget), or to superseded when
+// a newer row of its incident and channel was sent already (the claim would never take it). One
+// statement, so atomic.
 #define QUELL_RETRY_SET                                                           \
   "UPDATE outbox o SET status = CASE WHEN EXISTS (SELECT 1 FROM outbox n WHERE"   \
   " n.key = o.key AND n.channel = o.channel AND n.status = 'sent' AND"            \
   " (n.generation > o.generation OR (n.generation = o.generation AND"             \
   " n.version > o.version))) THEN 'superseded' ELSE 'pending' END, attempts = 0," \
-  " next_attempt_at = $2, lease_owner = '', lease_expires_at = NULL, updated_at = $2"
+  " throttled_since = NULL, next_attempt_at = $2, lease_owner = '',"              \
+  " lease_expires_at = NULL, updated_at = $2"
 constexpr const char* kRetrySql =
     QUELL_RETRY_SET " WHERE o.idempotency_key = $1 AND o.status = 'dead' RETURNING o.status";
 // Every dead row, or those of channel $1 when it is not empty, in one statement.

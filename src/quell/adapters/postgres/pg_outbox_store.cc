@@ -22,9 +22,11 @@ using core::Status;
 // a few rows per probe: two separate anti-joins let it scan every sent row per claim when its
 // statistics lag behind a busy outbox. ORDER BY matches outbox_live's byte order; = ANY(ARRAY)
 // keeps the outer UPDATE on the primary key instead of a hash join over the whole table.
+// A claim counts in claims, not in attempts: the attempt is counted with its outcome, so a
+// holder that dies costs none.
 constexpr const char* kClaimSql =
     "UPDATE outbox u SET status = 'in_flight', lease_owner = $1, lease_expires_at = $3,"
-    " attempts = u.attempts + 1, updated_at = $2 WHERE u.idempotency_key = ANY(ARRAY("
+    " claims = u.claims + 1, updated_at = $2 WHERE u.idempotency_key = ANY(ARRAY("
     "SELECT o.idempotency_key FROM outbox o WHERE o.status IN ('pending', 'in_flight') AND"
     " ((o.status = 'pending' AND o.next_attempt_at <= $2) OR"
     " (o.status = 'in_flight' AND o.lease_expires_at <= $2)) AND NOT EXISTS ("
@@ -37,17 +39,21 @@ constexpr const char* kClaimSql =
 
 // The whole batch in one statement, so one transaction and one round trip. An outcome applies
 // only while `owner` ($2) still holds the row's lease; a sent row supersedes its older pending
-// siblings, as MarkSent does. The keys returned are the outcomes that applied.
+// siblings, as MarkSent does. The keys returned are the outcomes that applied. `counted` is
+// the attempt an outcome counts (0 or 1), `throttle` what becomes of throttled_since (see
+// ThrottleMark).
 constexpr const char* kOutcomesSql =
     "WITH u AS (SELECT * FROM unnest($3::text[], $4::text[], $5::text[], $6::text[],"
-    " $7::bigint[], $8::bigint[]) AS u(idempotency_key, status, remote_id, error, next_at,"
-    " uncount)),"
+    " $7::bigint[], $8::bigint[], $9::bigint[]) AS u(idempotency_key, status, remote_id, error,"
+    " next_at, counted, throttle)),"
     " done AS (UPDATE outbox o SET status = u.status,"
     " remote_message_id = CASE WHEN u.status = 'sent' THEN u.remote_id"
     " ELSE o.remote_message_id END,"
     " last_error = CASE WHEN u.status = 'sent' THEN o.last_error ELSE u.error END,"
     " next_attempt_at = CASE WHEN u.status = 'pending' THEN u.next_at"
-    " ELSE o.next_attempt_at END, attempts = o.attempts - u.uncount,"
+    " ELSE o.next_attempt_at END, attempts = o.attempts + u.counted,"
+    " throttled_since = CASE u.throttle WHEN 1 THEN coalesce(o.throttled_since, $1)"
+    " WHEN 0 THEN NULL ELSE o.throttled_since END,"
     " lease_owner = '', lease_expires_at = NULL, updated_at = $1 FROM u"
     " WHERE o.idempotency_key = u.idempotency_key AND o.lease_owner = $2 AND"
     " o.status = 'in_flight' RETURNING o.idempotency_key, o.key, o.channel, o.generation,"
@@ -57,6 +63,29 @@ constexpr const char* kOutcomesSql =
     " p.status = 'pending' AND (p.generation < s.generation OR"
     " (p.generation = s.generation AND p.version < s.version)) RETURNING 1)"
     " SELECT idempotency_key FROM done";
+
+// Finished rows past the cutoff, oldest first, a batch per statement (its own short
+// transaction, so writers wait for one batch at most). SKIP LOCKED passes over a row an
+// operator is changing; the outer condition re-checks it. The rows of an open incident's
+// current generation stay: its follow-ups thread on the first one sent.
+constexpr const char* kTrimSql =
+    "DELETE FROM outbox WHERE idempotency_key = ANY(ARRAY(SELECT o.idempotency_key FROM"
+    " outbox o WHERE o.status IN ('sent', 'dead', 'dropped', 'shadow', 'superseded', 'folded',"
+    " 'silenced') AND o.updated_at < $1 AND NOT EXISTS (SELECT 1 FROM incidents i WHERE"
+    " i.key = o.key AND i.generation = o.generation AND i.status = 'open')"
+    " ORDER BY o.updated_at LIMIT $2 FOR UPDATE SKIP LOCKED)) AND status IN ('sent', 'dead',"
+    " 'dropped', 'shadow', 'superseded', 'folded', 'silenced') AND updated_at < $1";
+
+// 1 starts (or continues) a throttled run, 0 ends it, -1 leaves it (a deferral sent nothing).
+int ThrottleMark(const core::OutboxOutcome& o) {
+  if (o.kind == core::OutboxOutcome::Kind::kDefer) return -1;
+  return o.throttled ? 1 : 0;
+}
+
+// The attempt an outcome counts: a send that was answered, unless the provider throttled it.
+int CountedAttempt(const core::OutboxOutcome& o) {
+  return o.kind == core::OutboxOutcome::Kind::kDefer || o.throttled ? 0 : 1;
+}
 
 const char* OutcomeStatus(core::OutboxOutcome::Kind kind) {
   switch (kind) {
@@ -87,12 +116,14 @@ core::Result<std::vector<core::OutboxRow>> PgIncidentStore::ClaimDue(std::string
                                                                      size_t limit) {
   std::vector<core::OutboxRow> out;
   if (limit == 0) return out;
-  // The returned columns are kOutboxColumns of the updated row.
+  // The returned columns are kOutboxColumns of the updated row, then claims and
+  // throttled_since.
   static const std::string sql =
       std::string(kClaimSql) +
       "u.idempotency_key, u.key, u.generation, u.version, u.transition, u.channel, u.payload,"
       " u.status, u.attempts, u.next_attempt_at, u.lease_owner, u.lease_expires_at,"
-      " u.last_error, u.remote_message_id, u.created_at, u.updated_at";
+      " u.last_error, u.remote_message_id, u.created_at, u.updated_at, u.claims,"
+      " u.throttled_since";
   auto result =
       connection_->Run(sql, {std::string(owner), std::to_string(store::ToMicros(now)),
                              std::to_string(store::ToMicros(now + lease)), std::to_string(limit)});
@@ -101,6 +132,8 @@ core::Result<std::vector<core::OutboxRow>> PgIncidentStore::ClaimDue(std::string
   for (int i = 0; i < PQntuples(r); ++i) {
     auto row = ReadOutboxRow(r, i);
     if (!row) return row.error();
+    row->claims = static_cast<uint32_t>(UintAt(r, i, 16));
+    row->throttled_since = TimeAt(r, i, 17);
     out.push_back(std::move(*row));
   }
   // RETURNING yields rows in no particular order; byte order, as the claim's ORDER BY.
@@ -116,14 +149,15 @@ core::Result<std::vector<Status>> PgIncidentStore::RecordOutcomes(
   std::vector<Status> statuses;
   statuses.reserve(outcomes.size());
   if (outcomes.empty()) return statuses;
-  std::vector<ArrayBuilder> cols(6);
+  std::vector<ArrayBuilder> cols(7);
   for (const core::OutboxOutcome& o : outcomes) {
     cols[0].Text(o.idempotency_key);
     cols[1].Text(OutcomeStatus(o.kind));
     cols[2].Text(o.remote_message_id);
     cols[3].Text(o.error);
     cols[4].Int(store::ToMicros(o.next_attempt_at));
-    cols[5].Int(o.kind == core::OutboxOutcome::Kind::kDefer ? 1 : 0);
+    cols[5].Int(CountedAttempt(o));
+    cols[6].Int(ThrottleMark(o));
   }
   std::vector<std::string> params = {std::to_string(store::ToMicros(now)), std::string(owner)};
   for (ArrayBuilder& c : cols) params.push_back(c.Finish());
@@ -232,6 +266,14 @@ core::Result<std::vector<core::OutboxRow>> PgIncidentStore::DeadRows(core::WallT
     out.push_back(std::move(*row));
   }
   return out;
+}
+
+core::Result<uint64_t> PgIncidentStore::TrimOutbox(core::WallTime cutoff, size_t limit) {
+  if (limit == 0) return uint64_t{0};
+  auto result = connection_->Run(std::string(kTrimSql),
+                                 {std::to_string(store::ToMicros(cutoff)), std::to_string(limit)});
+  if (!result) return result.error();
+  return Affected(result->get());
 }
 
 core::Result<std::string> PgIncidentStore::ThreadRemoteId(std::string_view key, uint64_t generation,

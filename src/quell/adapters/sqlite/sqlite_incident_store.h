@@ -70,6 +70,7 @@ class SqliteIncidentStore : public core::IncidentStore,
                                                         core::WallTime end) override;
   core::Result<std::vector<core::OutboxRow>> DeadRows(core::WallTime start,
                                                       core::WallTime end) override;
+  core::Result<uint64_t> TrimOutbox(core::WallTime cutoff, size_t limit) override;
   core::Result<std::string> ThreadRemoteId(std::string_view key, uint64_t generation,
                                            std::string_view channel) override;
 

@@ -18,10 +18,11 @@ using core::Status;
 // IN ('pending', 'in_flight')) covers both the scan and the guard. The guard keeps sends in
 // order: no row of a (key, channel) is leased while an older one is still to be delivered.
 // The second guard is the supersede rule at claim time: a row older than a sent sibling is
-// never sent (a lease that expired on it cannot resurrect it).
+// never sent (a lease that expired on it cannot resurrect it). A claim counts in claims, not
+// in attempts: the attempt is counted with its outcome, so a holder that dies costs none.
 constexpr const char* kClaimSql =
     "UPDATE outbox SET status = 'in_flight', lease_owner = ?1, lease_expires_at = ?3,"
-    " attempts = attempts + 1, updated_at = ?2 WHERE rowid IN ("
+    " claims = claims + 1, updated_at = ?2 WHERE rowid IN ("
     " SELECT o.rowid FROM outbox o INDEXED BY outbox_live"
     " WHERE o.status IN ('pending', 'in_flight') AND"
     " ((o.status = 'pending' AND o.next_attempt_at <= ?2) OR"
@@ -33,17 +34,31 @@ constexpr const char* kClaimSql =
     " n.status = 'sent' AND (n.generation > o.generation OR"
     " (n.generation = o.generation AND n.version > o.version)))"
     " ORDER BY o.key, o.channel, o.generation, o.version LIMIT ?4) RETURNING ";
+// After kOutboxColumns in the claim's RETURNING.
+constexpr const char* kClaimExtraColumns = ", claims, throttled_since";
 
 // Each outcome applies only while `owner` still holds the lease (?2): a row that went back to
-// in_flight under another owner, or was recorded already, changes nothing.
+// in_flight under another owner, or was recorded already, changes nothing. ?8 is the attempt
+// it counts (0 or 1); ?9 what becomes of throttled_since (see ThrottleMark).
 constexpr const char* kOutcomeSql =
     "UPDATE outbox SET status = ?3, remote_message_id = CASE WHEN ?3 = 'sent' THEN ?4 ELSE"
     " remote_message_id END, last_error = CASE WHEN ?3 = 'sent' THEN last_error ELSE ?5 END,"
     " next_attempt_at = CASE WHEN ?3 = 'pending' THEN ?6 ELSE next_attempt_at END,"
-    " attempts = attempts - ?8,"
+    " attempts = attempts + ?8, throttled_since = CASE ?9 WHEN 1 THEN"
+    " coalesce(throttled_since, ?7) WHEN 0 THEN NULL ELSE throttled_since END,"
     " lease_owner = '', lease_expires_at = NULL, updated_at = ?7"
     " WHERE idempotency_key = ?1 AND lease_owner = ?2 AND status = 'in_flight'"
     " RETURNING key, channel, generation, version";
+
+// Finished rows past the cutoff, oldest first through outbox_done, a batch per statement (its
+// own short transaction, so writers wait for one batch at most). The rows of an open
+// incident's current generation stay: its follow-ups thread on the first one sent.
+constexpr const char* kTrimSql =
+    "DELETE FROM outbox WHERE rowid IN (SELECT o.rowid FROM outbox o INDEXED BY outbox_done"
+    " WHERE o.status IN ('sent', 'dead', 'dropped', 'shadow', 'superseded', 'folded',"
+    " 'silenced') AND o.updated_at < ?1 AND NOT EXISTS (SELECT 1 FROM incidents i WHERE"
+    " i.key = o.key AND i.generation = o.generation AND i.status = 'open')"
+    " ORDER BY o.updated_at LIMIT ?2)";
 
 constexpr const char* kSupersedeSql =
     "UPDATE outbox SET status = 'superseded', updated_at = ?5 WHERE key = ?1 AND"
@@ -66,6 +81,18 @@ core::Result<std::vector<core::OutboxRow>> ReadOutboxRows(Stmt& s) {
   }
   s.Reset();
   return out;
+}
+
+// Binds into the outcome's ?9: 1 starts (or continues) a throttled run, 0 ends it, -1 leaves
+// it (a deferral sent nothing).
+int ThrottleMark(const core::OutboxOutcome& o) {
+  if (o.kind == core::OutboxOutcome::Kind::kDefer) return -1;
+  return o.throttled ? 1 : 0;
+}
+
+// The attempt an outcome counts: a send that was answered, unless the provider throttled it.
+int CountedAttempt(const core::OutboxOutcome& o) {
+  return o.kind == core::OutboxOutcome::Kind::kDefer || o.throttled ? 0 : 1;
 }
 
 const char* OutcomeStatus(core::OutboxOutcome::Kind kind) {
@@ -106,7 +133,7 @@ Status InsertNotice(Stmt& s, const core::OutboxRow& row) {
 
 struct SqliteIncidentStore::OutboxStatements {
   Stmt begin, commit, rollback, claim, outcome, supersede, sent_times, thread, folded;
-  Stmt insert_notice, dead_rows;
+  Stmt insert_notice, dead_rows, trim;
 };
 
 void SqliteIncidentStore::OutboxStatementsDeleter::operator()(OutboxStatements* s) const {
@@ -120,7 +147,8 @@ Status SqliteIncidentStore::PrepareOutbox() {
       {&s.begin, "BEGIN IMMEDIATE"},
       {&s.commit, "COMMIT"},
       {&s.rollback, "ROLLBACK"},
-      {&s.claim, std::string(kClaimSql) + kOutboxColumns},
+      {&s.claim, std::string(kClaimSql) + kOutboxColumns + kClaimExtraColumns},
+      {&s.trim, kTrimSql},
       {&s.outcome, kOutcomeSql},
       {&s.supersede, kSupersedeSql},
       {&s.sent_times,
@@ -158,9 +186,21 @@ core::Result<std::vector<core::OutboxRow>> SqliteIncidentStore::ClaimDue(std::st
   s.BindInt(2, store::ToMicros(now));
   s.BindInt(3, store::ToMicros(now + lease));
   s.BindUint(4, limit);
-  auto claimed = ReadOutboxRows(s);
-  if (!claimed) return claimed.error();
-  std::vector<core::OutboxRow> out = std::move(*claimed);
+  std::vector<core::OutboxRow> out;
+  for (;;) {
+    auto step = s.Step();
+    if (!step) return step.error();
+    if (!*step) break;
+    auto parsed = ReadOutboxRow(s);
+    if (!parsed) {
+      s.Reset();
+      return parsed.error();
+    }
+    parsed->claims = static_cast<uint32_t>(s.Uint(16));
+    parsed->throttled_since = s.Time(17);
+    out.push_back(std::move(*parsed));
+  }
+  s.Reset();
   // RETURNING yields rows in no particular order.
   std::sort(out.begin(), out.end(), [](const core::OutboxRow& a, const core::OutboxRow& b) {
     return std::tie(a.key, a.channel, a.generation, a.version) <
@@ -190,7 +230,8 @@ core::Result<std::vector<Status>> SqliteIncidentStore::RecordOutcomes(
     u.BindText(5, o.error);
     u.BindInt(6, store::ToMicros(o.next_attempt_at));
     u.BindInt(7, now_us);
-    u.BindInt(8, o.kind == core::OutboxOutcome::Kind::kDefer ? 1 : 0);
+    u.BindInt(8, CountedAttempt(o));
+    u.BindInt(9, ThrottleMark(o));
     auto row = u.Step();
     if (!row) return fail(row.error());
     if (!*row) {
@@ -263,6 +304,15 @@ core::Result<std::vector<core::OutboxRow>> SqliteIncidentStore::DeadRows(core::W
   s.BindInt(1, store::ToMicros(start));
   s.BindInt(2, store::ToMicros(end));
   return ReadOutboxRows(s);
+}
+
+core::Result<uint64_t> SqliteIncidentStore::TrimOutbox(core::WallTime cutoff, size_t limit) {
+  if (limit == 0) return uint64_t{0};
+  Stmt& s = outbox_->trim;
+  s.BindInt(1, store::ToMicros(cutoff));
+  s.BindUint(2, limit);
+  if (auto status = s.Run(); !status) return status.error();
+  return static_cast<uint64_t>(sqlite3_changes(db_));
 }
 
 core::Result<std::string> SqliteIncidentStore::ThreadRemoteId(std::string_view key,

@@ -99,7 +99,17 @@ namespace {
   "ALTER TABLE incidents ADD COLUMN held_until BIGINT;"              \
   "CREATE INDEX incidents_held ON incidents (condition, key" BYTE_ORDER ") WHERE held = 1;"
 
-constexpr std::array<Migration, 7> kMigrations = {{
+// Attempts are counted when a send's outcome is recorded, no longer at claim time; claims
+// counts the leases taken (those beyond the attempts were lost with their holder), and
+// throttled_since starts a throttled row's time budget. Retention deletes finished rows by
+// age: outbox_done lists them by updated_at, leaving the live rows out as outbox_live does.
+#define QUELL_SCHEMA_V8                                             \
+  "ALTER TABLE outbox ADD COLUMN claims BIGINT NOT NULL DEFAULT 0;" \
+  "ALTER TABLE outbox ADD COLUMN throttled_since BIGINT;"           \
+  "CREATE INDEX outbox_done ON outbox (updated_at) WHERE status IN" \
+  " ('sent', 'dead', 'dropped', 'shadow', 'superseded', 'folded', 'silenced');"
+
+constexpr std::array<Migration, 8> kMigrations = {{
     {1, "incidents, decision log, polls and outbox", QUELL_SCHEMA_V1(" WITHOUT ROWID"),
      QUELL_SCHEMA_V1("")},
     {2, "open-incident index and source marks", QUELL_SCHEMA_V2(" WITHOUT ROWID", ""),
@@ -112,8 +122,11 @@ constexpr std::array<Migration, 7> kMigrations = {{
      QUELL_SCHEMA_V5("id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY")},
     {6, "error groups seen per key", QUELL_SCHEMA_V6(" WITHOUT ROWID"), QUELL_SCHEMA_V6("")},
     {7, "manual resolve holds", QUELL_SCHEMA_V7(""), QUELL_SCHEMA_V7(" COLLATE \"C\"")},
+    {8, "attempts counted at outcome, throttle budget, outbox retention", QUELL_SCHEMA_V8,
+     QUELL_SCHEMA_V8},
 }};
 
+#undef QUELL_SCHEMA_V8
 #undef QUELL_SCHEMA_V7
 #undef QUELL_SCHEMA_V6
 #undef QUELL_SCHEMA_V5

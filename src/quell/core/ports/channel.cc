@@ -10,4 +10,6 @@ SendOutcome::Kind ClassifyHttpStatus(int status) {
   return SendOutcome::Kind::kPermanent;
 }
 
+bool IsThrottleStatus(int status) { return status == 429 || status == 503; }
+
 }  // namespace quell::core

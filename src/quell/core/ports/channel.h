@@ -37,21 +37,32 @@ struct SendOutcome {
   std::string remote_message_id;  // kSent: the provider's id, kept on the row
   std::string error;              // otherwise
   std::optional<Duration> retry_after;
+  // kRetry: the provider asked us to slow down (HTTP 429 or 503, Slack's "ratelimited"). It
+  // accepted nothing and rejected nothing, so the retry is bounded by a time budget rather
+  // than by the channel's attempt limit.
+  bool throttled = false;
 
   static SendOutcome Sent(std::string remote_id) {
-    return SendOutcome{Kind::kSent, std::move(remote_id), {}, std::nullopt};
+    return SendOutcome{Kind::kSent, std::move(remote_id), {}, std::nullopt, false};
   }
   static SendOutcome Retry(std::string why, std::optional<Duration> after = std::nullopt) {
-    return SendOutcome{Kind::kRetry, {}, std::move(why), after};
+    return SendOutcome{Kind::kRetry, {}, std::move(why), after, false};
+  }
+  static SendOutcome Throttled(std::string why, std::optional<Duration> after = std::nullopt) {
+    return SendOutcome{Kind::kRetry, {}, std::move(why), after, true};
   }
   static SendOutcome Permanent(std::string why) {
-    return SendOutcome{Kind::kPermanent, {}, std::move(why), std::nullopt};
+    return SendOutcome{Kind::kPermanent, {}, std::move(why), std::nullopt, false};
   }
 };
 
 // The outcome an HTTP status implies: 2xx sent, 408/409/425/429/5xx retry, other 4xx
 // permanent. The caller fills the remote id and the Retry-After it read.
 SendOutcome::Kind ClassifyHttpStatus(int status);
+
+// 429 Too Many Requests and 503 Service Unavailable: the provider is shedding load and says
+// so (often with a Retry-After); see SendOutcome::throttled.
+bool IsThrottleStatus(int status);
 
 // A channel that speaks HTTP (webhook, Slack, Twilio, PagerDuty): it only builds the request
 // for a delivery and reads the provider's answer; the dispatcher owns the transport, so many

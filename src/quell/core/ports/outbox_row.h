@@ -45,7 +45,14 @@ struct OutboxRow {
   std::string channel;
   std::string payload;  // compact JSON: the incident snapshot at the transition
   OutboxStatus status = OutboxStatus::kPending;
+  // Sends whose outcome was recorded (sent, failed, dead), not counting throttled answers: a
+  // claim whose holder died before recording anything costs no attempt.
   uint32_t attempts = 0;
+  // Filled by OutboxStore::ClaimDue only (other reads leave them empty). claims counts every
+  // lease taken, this one included, so claims - attempts - throttled sends are lost leases:
+  // for diagnosis. throttled_since is when the current run of throttled answers began.
+  uint32_t claims = 0;
+  std::optional<WallTime> throttled_since;
   WallTime next_attempt_at;
   std::string lease_owner;
   std::optional<WallTime> lease_expires_at;

@@ -24,6 +24,10 @@ struct OutboxOutcome {
   std::string remote_message_id;  // kSent
   std::string error;              // kReschedule, kDead, kDefer
   WallTime next_attempt_at;       // kReschedule, kDefer
+  // kReschedule, kDead: the provider throttled the send (SendOutcome::throttled). It is not
+  // counted as an attempt, and the row's throttled_since is set if unset; any other outcome
+  // clears throttled_since.
+  bool throttled = false;
   // kDead: the dead-letter notice of the window this death falls in, inserted in the same
   // transaction when the outcome applies, unless a row with its idempotency key exists.
   std::optional<OutboxRow> notice;
@@ -36,10 +40,11 @@ class OutboxStore {
   virtual ~OutboxStore() = default;
 
   // Leases up to `limit` due rows to `owner` until now + lease and returns them in (key,
-  // channel, generation, version) order, attempts already counted. Due: pending with
-  // next_attempt_at <= now, or in_flight with an expired lease (its dispatcher died; the row is
-  // resent with the same idempotency key). A row is never claimed while an older row of the
-  // same key and channel is still pending or in flight, so sends keep their order; shadow,
+  // channel, generation, version) order, with claims counted and attempts not: the attempt
+  // is counted when its outcome is recorded, so a lease lost with its holder costs none. Due:
+  // pending with next_attempt_at <= now, or in_flight with an expired lease (its dispatcher died;
+  // the row is resent with the same idempotency key). A row is never claimed while an older row of
+  // the same key and channel is still pending or in flight, so sends keep their order; shadow,
   // sent, dead and superseded rows never are. Two owners never hold one row.
   virtual Result<std::vector<OutboxRow>> ClaimDue(std::string_view owner, WallTime now,
                                                   Duration lease, size_t limit) = 0;
@@ -69,6 +74,12 @@ class OutboxStore {
   // The dead rows that died (updated_at) in [start, end), by (updated_at, key, channel): what a
   // dead-letter notice for that window reports. A row retried or dropped since is not listed.
   virtual Result<std::vector<OutboxRow>> DeadRows(WallTime start, WallTime end) = 0;
+
+  // Deletes at most `limit` finished rows (sent, dead, dropped, shadow, superseded, folded,
+  // silenced) last updated before `cutoff`, in one short transaction, and returns how many.
+  // Pending and in-flight rows are never deleted, nor the rows of an open incident's current
+  // generation (follow-ups thread on its first sent row). Call again while it returns `limit`.
+  virtual Result<uint64_t> TrimOutbox(WallTime cutoff, size_t limit) = 0;
 
   // The remote id of the earliest sent row of (key, generation, channel), for threading
   // follow-ups; empty when none was sent.
