@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -268,6 +269,62 @@ TEST_F(PollOnceTest, RenamedFieldsFailLoudly) {
   EXPECT_NE(r.err.find("no group id"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("infrai.fields.id"), std::string::npos) << r.err;
 }
+
+// The schema drift: with `level` or `tags` renamed upstream, three polls resolved every
+// open incident, or re-opened each group under no-tenant:no-stage. Now the poll fails naming
+// the field and the alias map, and open incidents are held: not one open or resolve.
+class SchemaDriftTest : public PollOnceTest,
+                        public ::testing::WithParamInterface<std::pair<std::string, std::string>> {
+};
+
+TEST_P(SchemaDriftTest, ARenamedFieldFailsThePollWithoutOneFalseOpenOrResolve) {
+  const auto& [field, renamed] = GetParam();
+  json groups = json::array();
+  for (const char* tenant : {"acme", "globex", "initech"}) {
+    groups.push_back({{"id", std::string("grp_") + tenant},
+                      {"title", "Tool call failed"},
+                      {"level", "error"},
+                      {"tags", {{"tenant", tenant}, {"agent_stage", "tools"}}}});
+  }
+  BootSim({{"groups", groups}});
+  const std::string config = QUELL_SOURCE_DIR "/examples/quell.yaml";
+  auto r = Quell({"poll-once", "-c", config});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(Lines(r.out).size(), 3U) << r.out;
+
+  Fault({{"route", "errors.groups"}, {"kind", "rename"}, {"renames", {{field, renamed}}}});
+  for (int poll = 0; poll < 3; ++poll) {
+    r = Quell({"poll-once", "-c", config});
+    EXPECT_EQ(r.exit_code, 1) << r.out;
+    EXPECT_NE(r.err.find("field \"" + field + "\" is missing from 3 of 3 groups"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("infrai.fields." + field), std::string::npos) << r.err;
+    for (const json& line : Lines(r.out)) EXPECT_EQ(line["decision"], "unknown") << line.dump();
+  }
+  auto outbox = Quell({"outbox", "list", "--store", Store(), "--format", "jsonl"});
+  ASSERT_EQ(outbox.exit_code, 0) << outbox.err;
+  EXPECT_EQ(Lines(outbox.out).size(), 3U) << outbox.out;  // the three opens, nothing since
+  auto open = Quell({"incidents", "list", "--store", Store(), "--format", "jsonl"});
+  ASSERT_EQ(open.exit_code, 0) << open.err;
+  std::set<std::string> keys;
+  for (const json& line : Lines(open.out)) {
+    EXPECT_EQ(line["status"], "open") << line.dump();
+    keys.insert(line["key"].get<std::string>());
+  }
+  EXPECT_EQ(keys, (std::set<std::string>{"acme:tools:grp_acme", "globex:tools:grp_globex",
+                                         "initech:tools:grp_initech"}));
+
+  auto check = Quell({"schema", "check", "-c", config});
+  EXPECT_EQ(check.exit_code, 1) << check.out;
+  EXPECT_NE(check.out.find("missing: error groups: "), std::string::npos) << check.out;
+  EXPECT_NE(check.out.find("infrai.fields." + field), std::string::npos) << check.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(LevelAndTags, SchemaDriftTest,
+                         ::testing::Values(std::pair<std::string, std::string>{"level", "x_level"},
+                                           std::pair<std::string, std::string>{"tags", "x_tags"}),
+                         [](const auto& param_info) { return param_info.param.first; });
 
 TEST_F(PollOnceTest, PlantedSecretsAndTheKeyNeverReachTheStore) {
   json scenario = {{"groups",
