@@ -326,6 +326,42 @@ INSTANTIATE_TEST_SUITE_P(LevelAndTags, SchemaDriftTest,
                                            std::pair<std::string, std::string>{"tags", "x_tags"}),
                          [](const auto& param_info) { return param_info.param.first; });
 
+// The personal data in keys: a tenant tag holding an e-mail address became the key in
+// clear. Now the key carries a pseudonym, stable across polls and distinct per address.
+TEST_F(PollOnceTest, AnEMailInATenantTagNeverReachesTheKey) {
+  json groups = json::array();
+  for (const char* tenant : {"alice@example.com", "bob@example.com"}) {
+    groups.push_back({{"id", std::string("grp_") + tenant[0]},
+                      {"title", "Refund failed"},
+                      {"level", "error"},
+                      {"tags", {{"tenant", tenant}, {"agent_stage", "refund"}}}});
+  }
+  BootSim({{"groups", groups}});
+  const std::string config = QUELL_SOURCE_DIR "/examples/quell.yaml";
+  std::vector<std::set<std::string>> polls;
+  for (int poll = 0; poll < 2; ++poll) {
+    auto r = Quell({"poll-once", "-c", config});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out.find("example.com"), std::string::npos) << r.out;
+    EXPECT_EQ(r.err.find("example.com"), std::string::npos) << r.err;
+    std::set<std::string> keys;
+    for (const json& line : Lines(r.out)) keys.insert(line["key"].get<std::string>());
+    polls.push_back(keys);
+  }
+  EXPECT_EQ(polls[0], polls[1]);
+  ASSERT_EQ(polls[0].size(), 2U);
+  for (const std::string& key : polls[0]) {
+    EXPECT_EQ(key.rfind("pii-", 0), 0U) << key;
+    EXPECT_NE(key.find(":refund:grp_"), std::string::npos) << key;
+  }
+  std::string bytes;
+  for (const char* suffix : {"quell.db", "quell.db-wal"}) {
+    if (std::filesystem::exists(dir_ / suffix)) bytes += ReadFile(dir_ / suffix);
+  }
+  ASSERT_FALSE(bytes.empty());
+  EXPECT_EQ(bytes.find("example.com"), std::string::npos) << "an address reached the store";
+}
+
 TEST_F(PollOnceTest, PlantedSecretsAndTheKeyNeverReachTheStore) {
   json scenario = {{"groups",
                     {{{"id", "grp_pii"},

@@ -1,11 +1,17 @@
 #include "quell/core/key_template.h"
 
+#include <array>
+#include <cstdint>
 #include <utility>
+
+#include "quell/core/redact.h"
+#include "quell/core/sha256.h"
 
 namespace quell::core {
 namespace {
 
 constexpr std::string_view kDefaultFallback = "-";
+constexpr size_t kPseudonymBytes = 6;  // 12 hex digits: no collision among any real tenant list
 
 Error TemplateError(std::string_view text, size_t column, std::string_view what) {
   return MakeError(ErrorCode::kInvalidArgument, "key template \"" + std::string(text) +
@@ -19,6 +25,22 @@ void AppendSanitized(std::string& out, std::string_view value) {
   for (const char c : value) {
     const auto u = static_cast<unsigned char>(c);
     out.push_back((u < 0x20 || u == 0x7f || c == '{' || c == '}') ? '_' : c);
+  }
+}
+
+// The group's own id names it upstream and is never personal data; a numeric id must not be
+// read as a phone number and hashed.
+bool IsIdField(std::string_view field) { return field == "error_group_id" || field == "id"; }
+
+// A stand-in that is stable across polls and processes and distinct per value, so the key
+// still dedupes and routes, but carries nothing an operator must not see.
+void AppendPseudonym(std::string& out, std::string_view value) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  const std::array<uint8_t, 32> digest = Sha256(value);
+  out += "pii-";
+  for (size_t i = 0; i < kPseudonymBytes; ++i) {
+    out.push_back(kHex[digest[i] >> 4]);
+    out.push_back(kHex[digest[i] & 0xf]);
   }
 }
 
@@ -75,8 +97,13 @@ void KeyTemplate::AppendTo(std::string& out, const Lookup& lookup) const {
       continue;
     }
     const std::optional<std::string_view> value = lookup(part.text);
-    const std::string_view fallback = part.fallback;
-    AppendSanitized(out, value && !value->empty() ? *value : fallback);
+    if (!value || value->empty()) {
+      AppendSanitized(out, part.fallback);
+    } else if (!IsIdField(part.text) && HoldsPersonalData(*value)) {
+      AppendPseudonym(out, *value);
+    } else {
+      AppendSanitized(out, *value);
+    }
   }
 }
 

@@ -14,7 +14,10 @@ namespace quell::core {
 // text with {field} or {field|fallback} placeholders. The key is what an operator acts on, so
 // rendering is deterministic and never fails: a field the source did not send renders as its
 // fallback ("-" unless given), and braces or control characters inside values are replaced, so
-// no value can forge a separator-shaped key out of another group's fields.
+// no value can forge a separator-shaped key out of another group's fields. A value holding
+// personal data (HoldsPersonalData: a tenant tag that is an e-mail address) is replaced by
+// "pii-" and 12 hex digits of its SHA-256, so the key stays stable and distinct per value but
+// never carries the data into subjects, logs and rows; the group id field is never replaced.
 class KeyTemplate {
  public:
   // Looks a placeholder's field up; nullopt (or empty) when the source did not send it.
