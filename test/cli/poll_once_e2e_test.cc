@@ -362,6 +362,27 @@ TEST_F(PollOnceTest, AnEMailInATenantTagNeverReachesTheKey) {
   EXPECT_EQ(bytes.find("example.com"), std::string::npos) << "an address reached the store";
 }
 
+// A source is an entry point too: a megabyte tag value made a megabyte key. Now the key is cut
+// to limits.key_bytes (512 by default) and kept distinct by its digest.
+TEST_F(PollOnceTest, AHugeTagFromTheSourceMakesABoundedKey) {
+  BootSim({{"groups",
+            {{{"id", "grp_huge"},
+              {"level", "error"},
+              {"tags", {{"tenant", std::string(1 << 20, 't')}, {"agent_stage", "x"}}}}}}});
+  const std::string config = QUELL_SOURCE_DIR "/examples/quell.yaml";
+  std::string first;
+  for (int poll = 0; poll < 2; ++poll) {
+    auto r = Quell({"poll-once", "-c", config});
+    ASSERT_EQ(r.exit_code, 0) << r.err.substr(0, 500);
+    const auto lines = Lines(r.out);
+    ASSERT_EQ(lines.size(), 1U);
+    const std::string key = lines[0]["key"];
+    EXPECT_EQ(key.size(), 512U);
+    if (poll == 0) first = key;
+    EXPECT_EQ(key, first);
+  }
+}
+
 TEST_F(PollOnceTest, PlantedSecretsAndTheKeyNeverReachTheStore) {
   json scenario = {{"groups",
                     {{{"id", "grp_pii"},

@@ -94,5 +94,25 @@ TEST(KeyTemplateTest, OrdinaryValuesAndNumericGroupIdsStayReadable) {
   EXPECT_EQ(key->Render(From(fields)), "acme:2026.12.3:4412345678901");
 }
 
+// The 10 MB key: a source's tag value is bounded like an apply line's key.
+TEST(KeyTemplateTest, ALongKeyIsCutAndKeptDistinctByItsDigest) {
+  auto key = KeyTemplate::Parse("{tags.tenant}:{error_group_id}");
+  ASSERT_TRUE(key.ok());
+  key->set_max_bytes(64);
+  const std::map<std::string, std::string> huge = {{"tags.tenant", std::string(1'000'000, 'a')},
+                                                   {"error_group_id", "grp_1"}};
+  std::map<std::string, std::string> other = huge;
+  other["error_group_id"] = "grp_2";
+  const std::string rendered = key->Render(From(huge));
+  EXPECT_EQ(rendered.size(), 64U);
+  EXPECT_EQ(rendered.substr(0, 50), std::string(50, 'a'));
+  EXPECT_EQ(rendered.substr(50, 2), "~h");
+  EXPECT_EQ(key->Render(From(huge)), rendered);
+  EXPECT_NE(key->Render(From(other)), rendered);
+  const std::map<std::string, std::string> short_key = {{"tags.tenant", "acme"},
+                                                        {"error_group_id", "grp_1"}};
+  EXPECT_EQ(key->Render(From(short_key)), "acme:grp_1");
+}
+
 }  // namespace
 }  // namespace quell::core

@@ -6,6 +6,7 @@
 
 #include "quell/core/redact.h"
 #include "quell/core/sha256.h"
+#include "quell/core/utf8.h"
 
 namespace quell::core {
 namespace {
@@ -32,16 +33,31 @@ void AppendSanitized(std::string& out, std::string_view value) {
 // read as a phone number and hashed.
 bool IsIdField(std::string_view field) { return field == "error_group_id" || field == "id"; }
 
-// A stand-in that is stable across polls and processes and distinct per value, so the key
-// still dedupes and routes, but carries nothing an operator must not see.
-void AppendPseudonym(std::string& out, std::string_view value) {
+void AppendHex(std::string& out, std::string_view value, size_t bytes) {
   static constexpr char kHex[] = "0123456789abcdef";
   const std::array<uint8_t, 32> digest = Sha256(value);
-  out += "pii-";
-  for (size_t i = 0; i < kPseudonymBytes; ++i) {
+  for (size_t i = 0; i < bytes; ++i) {
     out.push_back(kHex[digest[i] >> 4]);
     out.push_back(kHex[digest[i] & 0xf]);
   }
+}
+
+// A stand-in that is stable across polls and processes and distinct per value, so the key
+// still dedupes and routes, but carries nothing an operator must not see.
+void AppendPseudonym(std::string& out, std::string_view value) {
+  out += "pii-";
+  AppendHex(out, value, kPseudonymBytes);
+}
+
+// Cuts the key that starts at out[start] to `max_bytes`, keeping it distinct by its digest.
+void Bound(std::string& out, size_t start, size_t max_bytes) {
+  const std::string_view key = std::string_view(out).substr(start);
+  constexpr size_t kSuffix = 2 + 2 * kPseudonymBytes;  // "~h" and the hex digits
+  if (key.size() <= max_bytes || max_bytes <= kSuffix) return;
+  std::string suffix = "~h";
+  AppendHex(suffix, key, kPseudonymBytes);
+  out.resize(start + Utf8CutPoint(key, max_bytes - kSuffix));
+  out += suffix;
 }
 
 }  // namespace
@@ -91,6 +107,7 @@ Result<KeyTemplate> KeyTemplate::Parse(std::string_view text) {
 }
 
 void KeyTemplate::AppendTo(std::string& out, const Lookup& lookup) const {
+  const size_t start = out.size();
   for (const Part& part : parts_) {
     if (!part.is_field) {
       out += part.text;
@@ -105,6 +122,7 @@ void KeyTemplate::AppendTo(std::string& out, const Lookup& lookup) const {
       AppendSanitized(out, *value);
     }
   }
+  Bound(out, start, max_bytes_);
 }
 
 std::string KeyTemplate::Render(const Lookup& lookup) const {

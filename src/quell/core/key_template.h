@@ -31,6 +31,11 @@ class KeyTemplate {
   // Appends the rendered key to `out`; the hot-path form for a listing of 100k groups.
   void AppendTo(std::string& out, const Lookup& lookup) const;
 
+  // Bounds every rendered key (config limits.key_bytes): a longer key keeps its head, cut on a
+  // UTF-8 boundary, and ends in "~h" and 12 hex digits of the whole key's SHA-256, so a source
+  // sending a 10 MB tag cannot make a 10 MB key, and two long keys stay apart.
+  void set_max_bytes(size_t max_bytes) { max_bytes_ = max_bytes; }
+
   // The fields the placeholders name, in order, e.g. {"tags.tenant", "error_group_id"}.
   std::vector<std::string> Fields() const;
   const std::string& text() const { return text_; }
@@ -44,6 +49,7 @@ class KeyTemplate {
 
   std::string text_;
   std::vector<Part> parts_;
+  size_t max_bytes_ = 512;
 };
 
 }  // namespace quell::core

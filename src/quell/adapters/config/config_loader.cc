@@ -375,6 +375,12 @@ void ReadConfigFile(const std::string& path, const EnvLookup& env, YamlContext& 
   ReadDispatch(top.Child("dispatch"), config);
   ReadRetention(top.Child("retention"), config.retention);
   ReadLimits(top.Child("limits"), config.limits);
+  for (auto& condition : config.error_conditions) {
+    condition.key.set_max_bytes(config.limits.max_key_bytes);
+  }
+  for (auto& entry : config.metric_conditions) {
+    entry.condition.key.set_max_bytes(config.limits.max_key_bytes);
+  }
   CheckRoutes(top, config);
   ReadDaemonSections(top, dir, config);
   top.Finish();
