@@ -51,7 +51,7 @@ void AppendPseudonym(std::string& out, std::string_view value) {
 
 // Cuts the key that starts at out[start] to `max_bytes`, keeping it distinct by its digest.
 void Bound(std::string& out, size_t start, size_t max_bytes) {
-  const std::string_view key = std::string_view(out).substr(start);
+  const std::string_view key = std::string_view{out}.substr(start);
   constexpr size_t kSuffix = 2 + 2 * kPseudonymBytes;  // "~h" and the hex digits
   if (key.size() <= max_bytes || max_bytes <= kSuffix) return;
   std::string suffix = "~h";
