@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -267,6 +268,119 @@ TEST_F(PollOnceTest, RenamedFieldsFailLoudly) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("no group id"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("infrai.fields.id"), std::string::npos) << r.err;
+}
+
+// The schema drift: with `level` or `tags` renamed upstream, three polls resolved every
+// open incident, or re-opened each group under no-tenant:no-stage. Now the poll fails naming
+// the field and the alias map, and open incidents are held: not one open or resolve.
+class SchemaDriftTest : public PollOnceTest,
+                        public ::testing::WithParamInterface<std::pair<std::string, std::string>> {
+};
+
+TEST_P(SchemaDriftTest, ARenamedFieldFailsThePollWithoutOneFalseOpenOrResolve) {
+  const auto& [field, renamed] = GetParam();
+  json groups = json::array();
+  for (const char* tenant : {"acme", "globex", "initech"}) {
+    groups.push_back({{"id", std::string("grp_") + tenant},
+                      {"title", "Tool call failed"},
+                      {"level", "error"},
+                      {"tags", {{"tenant", tenant}, {"agent_stage", "tools"}}}});
+  }
+  BootSim({{"groups", groups}});
+  const std::string config = QUELL_SOURCE_DIR "/examples/quell.yaml";
+  auto r = Quell({"poll-once", "-c", config});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(Lines(r.out).size(), 3U) << r.out;
+
+  Fault({{"route", "errors.groups"}, {"kind", "rename"}, {"renames", {{field, renamed}}}});
+  for (int poll = 0; poll < 3; ++poll) {
+    r = Quell({"poll-once", "-c", config});
+    EXPECT_EQ(r.exit_code, 1) << r.out;
+    EXPECT_NE(r.err.find("field \"" + field + "\" is missing from 3 of 3 groups"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("infrai.fields." + field), std::string::npos) << r.err;
+    for (const json& line : Lines(r.out)) EXPECT_EQ(line["decision"], "unknown") << line.dump();
+  }
+  auto outbox = Quell({"outbox", "list", "--store", Store(), "--format", "jsonl"});
+  ASSERT_EQ(outbox.exit_code, 0) << outbox.err;
+  EXPECT_EQ(Lines(outbox.out).size(), 3U) << outbox.out;  // the three opens, nothing since
+  auto open = Quell({"incidents", "list", "--store", Store(), "--format", "jsonl"});
+  ASSERT_EQ(open.exit_code, 0) << open.err;
+  std::set<std::string> keys;
+  for (const json& line : Lines(open.out)) {
+    EXPECT_EQ(line["status"], "open") << line.dump();
+    keys.insert(line["key"].get<std::string>());
+  }
+  EXPECT_EQ(keys, (std::set<std::string>{"acme:tools:grp_acme", "globex:tools:grp_globex",
+                                         "initech:tools:grp_initech"}));
+
+  auto check = Quell({"schema", "check", "-c", config});
+  EXPECT_EQ(check.exit_code, 1) << check.out;
+  EXPECT_NE(check.out.find("missing: error groups: "), std::string::npos) << check.out;
+  EXPECT_NE(check.out.find("infrai.fields." + field), std::string::npos) << check.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(LevelAndTags, SchemaDriftTest,
+                         ::testing::Values(std::pair<std::string, std::string>{"level", "x_level"},
+                                           std::pair<std::string, std::string>{"tags", "x_tags"}),
+                         [](const auto& param_info) { return param_info.param.first; });
+
+// The personal data in keys: a tenant tag holding an e-mail address became the key in
+// clear. Now the key carries a pseudonym, stable across polls and distinct per address.
+TEST_F(PollOnceTest, AnEMailInATenantTagNeverReachesTheKey) {
+  json groups = json::array();
+  for (const char* tenant : {"alice@example.com", "bob@example.com"}) {
+    groups.push_back({{"id", std::string("grp_") + tenant[0]},
+                      {"title", "Refund failed"},
+                      {"level", "error"},
+                      {"tags", {{"tenant", tenant}, {"agent_stage", "refund"}}}});
+  }
+  BootSim({{"groups", groups}});
+  const std::string config = QUELL_SOURCE_DIR "/examples/quell.yaml";
+  std::vector<std::set<std::string>> polls;
+  for (int poll = 0; poll < 2; ++poll) {
+    auto r = Quell({"poll-once", "-c", config});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out.find("example.com"), std::string::npos) << r.out;
+    EXPECT_EQ(r.err.find("example.com"), std::string::npos) << r.err;
+    std::set<std::string> keys;
+    for (const json& line : Lines(r.out)) keys.insert(line["key"].get<std::string>());
+    polls.push_back(keys);
+  }
+  EXPECT_EQ(polls[0], polls[1]);
+  ASSERT_EQ(polls[0].size(), 2U);
+  for (const std::string& key : polls[0]) {
+    EXPECT_EQ(key.rfind("pii-", 0), 0U) << key;
+    EXPECT_NE(key.find(":refund:grp_"), std::string::npos) << key;
+  }
+  std::string bytes;
+  for (const char* suffix : {"quell.db", "quell.db-wal"}) {
+    if (std::filesystem::exists(dir_ / suffix)) bytes += ReadFile(dir_ / suffix);
+  }
+  ASSERT_FALSE(bytes.empty());
+  EXPECT_EQ(bytes.find("example.com"), std::string::npos) << "an address reached the store";
+}
+
+// A source is an entry point too: a megabyte tag value made a megabyte key. Now the key is cut
+// to limits.key_bytes (512 by default) and kept distinct by its digest.
+TEST_F(PollOnceTest, AHugeTagFromTheSourceMakesABoundedKey) {
+  BootSim({{"groups",
+            {{{"id", "grp_huge"},
+              {"level", "error"},
+              {"tags", {{"tenant", std::string(1 << 20, 't')}, {"agent_stage", "x"}}}}}}});
+  const std::string config = QUELL_SOURCE_DIR "/examples/quell.yaml";
+  std::string first;
+  for (int poll = 0; poll < 2; ++poll) {
+    auto r = Quell({"poll-once", "-c", config});
+    ASSERT_EQ(r.exit_code, 0) << r.err.substr(0, 500);
+    const auto lines = Lines(r.out);
+    ASSERT_EQ(lines.size(), 1U);
+    const std::string key = lines[0]["key"];
+    EXPECT_EQ(key.size(), 512U);
+    if (poll == 0) first = key;
+    EXPECT_EQ(key, first);
+  }
 }
 
 TEST_F(PollOnceTest, PlantedSecretsAndTheKeyNeverReachTheStore) {

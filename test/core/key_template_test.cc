@@ -63,5 +63,56 @@ TEST(KeyTemplateTest, AppendToExtendsTheBuffer) {
   EXPECT_EQ(out, "prefix/k:1");
 }
 
+// The personal data in keys: a tenant tag holding an e-mail address was the key in
+// clear, and so every subject, log line and row.
+TEST(KeyTemplateTest, PersonalDataInAValueBecomesAStablePseudonym) {
+  auto key = KeyTemplate::Parse("{tags.tenant}:{tags.agent_stage}:{error_group_id}");
+  ASSERT_TRUE(key.ok());
+  const std::map<std::string, std::string> alice = {{"tags.tenant", "alice@example.com"},
+                                                    {"tags.agent_stage", "refund"},
+                                                    {"error_group_id", "grp_7"}};
+  std::map<std::string, std::string> bob = alice;
+  bob["tags.tenant"] = "bob@example.com";
+  const std::string alice_key = key->Render(From(alice));
+  EXPECT_EQ(alice_key.find("alice"), std::string::npos) << alice_key;
+  EXPECT_EQ(alice_key.find('@'), std::string::npos) << alice_key;
+  // "pii-" and the first 6 bytes of sha256("alice@example.com").
+  EXPECT_EQ(alice_key, "pii-ff8d9819fc0e:refund:grp_7");
+  EXPECT_EQ(key->Render(From(alice)), alice_key);
+  EXPECT_NE(key->Render(From(bob)), alice_key);
+
+  std::map<std::string, std::string> card = alice;
+  card["tags.tenant"] = "4111 1111 1111 1111";
+  EXPECT_EQ(key->Render(From(card)).find("4111"), std::string::npos);
+}
+
+TEST(KeyTemplateTest, OrdinaryValuesAndNumericGroupIdsStayReadable) {
+  auto key = KeyTemplate::Parse("{tags.tenant}:{tags.release}:{error_group_id}");
+  ASSERT_TRUE(key.ok());
+  const std::map<std::string, std::string> fields = {
+      {"tags.tenant", "acme"}, {"tags.release", "2026.12.3"}, {"error_group_id", "4412345678901"}};
+  EXPECT_EQ(key->Render(From(fields)), "acme:2026.12.3:4412345678901");
+}
+
+// The 10 MB key: a source's tag value is bounded like an apply line's key.
+TEST(KeyTemplateTest, ALongKeyIsCutAndKeptDistinctByItsDigest) {
+  auto key = KeyTemplate::Parse("{tags.tenant}:{error_group_id}");
+  ASSERT_TRUE(key.ok());
+  key->set_max_bytes(64);
+  const std::map<std::string, std::string> huge = {{"tags.tenant", std::string(1'000'000, 'a')},
+                                                   {"error_group_id", "grp_1"}};
+  std::map<std::string, std::string> other = huge;
+  other["error_group_id"] = "grp_2";
+  const std::string rendered = key->Render(From(huge));
+  EXPECT_EQ(rendered.size(), 64U);
+  EXPECT_EQ(rendered.substr(0, 50), std::string(50, 'a'));
+  EXPECT_EQ(rendered.substr(50, 2), "~h");
+  EXPECT_EQ(key->Render(From(huge)), rendered);
+  EXPECT_NE(key->Render(From(other)), rendered);
+  const std::map<std::string, std::string> short_key = {{"tags.tenant", "acme"},
+                                                        {"error_group_id", "grp_1"}};
+  EXPECT_EQ(key->Render(From(short_key)), "acme:grp_1");
+}
+
 }  // namespace
 }  // namespace quell::core

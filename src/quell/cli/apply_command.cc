@@ -10,6 +10,7 @@
 #include <string>
 #include <system_error>
 
+#include "quell/adapters/config/config_loader.h"
 #include "quell/adapters/jsonl/decision_line.h"
 #include "quell/adapters/jsonl/line_reader.h"
 #include "quell/adapters/jsonl/observation_parser.h"
@@ -25,8 +26,9 @@ constexpr int kUsageError = 2;
 // Observation JSON Lines from a file descriptor. Rewind works when it is a regular file.
 class FdObservationStream : public core::ObservationStream {
  public:
-  FdObservationStream(int fd, bool skip_invalid, std::FILE* err)
-      : fd_(fd), skip_invalid_(skip_invalid), err_(err) {
+  FdObservationStream(int fd, bool skip_invalid, jsonl::ObservationParserOptions parsing,
+                      std::FILE* err)
+      : fd_(fd), skip_invalid_(skip_invalid), err_(err), parser_(std::move(parsing)) {
     Restart();
   }
 
@@ -133,6 +135,14 @@ std::string GeneratedPollId(core::WallTime now) {
   return id;
 }
 
+// The config's limits when there is a config, else the defaults.
+core::Result<core::InputLimits> InputLimitsOf(const std::string& config_path) {
+  if (config_path.empty()) return core::InputLimits{};
+  auto config = config::LoadConfig(config_path, config::ProcessEnv());
+  if (!config) return core::MakeError(core::ErrorCode::kInvalidArgument, config.error().message);
+  return config->limits;
+}
+
 }  // namespace
 
 int RunApply(const ApplyCommandOptions& options, int in_fd, std::FILE* out, std::FILE* err) {
@@ -146,6 +156,11 @@ int RunApply(const ApplyCommandOptions& options, int in_fd, std::FILE* out, std:
   // "now" is read once, here, and passed down.
   const core::WallTime now =
       std::chrono::time_point_cast<core::Duration>(std::chrono::system_clock::now());
+  auto limits = InputLimitsOf(options.config_path);
+  if (!limits) {
+    std::fprintf(err, "quell apply: %s\n", limits.error().message.c_str());
+    return kUsageError;
+  }
   app::ApplyOptions apply;
   apply.policy = options.policy;
   apply.chunk_observations = options.chunk_observations;
@@ -155,7 +170,9 @@ int RunApply(const ApplyCommandOptions& options, int in_fd, std::FILE* out, std:
 
   jsonl::JsonPayloadEncoder encoder;
   app::PollApplier applier(**store, encoder, apply);
-  FdObservationStream stream(in_fd, options.skip_invalid, err);
+  FdObservationStream stream(
+      in_fd, options.skip_invalid,
+      jsonl::ObservationParserOptions{.limits = *limits, .now = now, .redact = {}}, err);
   SpoolSink sink;
   if (!sink.ok()) {
     std::fprintf(err, "quell apply: cannot create a temporary file: %s\n",

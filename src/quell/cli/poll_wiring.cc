@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <random>
 
+#include "quell/adapters/infrai/field_drift.h"
 #include "quell/app/group_evidence.h"
 
 namespace quell::cli {
@@ -74,6 +75,7 @@ core::Result<std::unique_ptr<PollWiring>> PollWiring::Create(const config::Confi
     options.groups_path = settings.groups_path;
     options.fields = settings.fields;
     options.extra_fields = ExtraGroupFields(config);
+    options.fields_read = infrai::FieldsRead(config.error_conditions);
     app::BudgetedHttpClient* http = w->infrai_http_.get();
     w->infrai_client_ = std::make_unique<infrai::InfraiClient>(
         std::move(options),

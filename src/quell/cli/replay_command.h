@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "quell/core/input_limits.h"
 #include "quell/core/policy.h"
 
 namespace quell::cli {
@@ -9,6 +10,7 @@ namespace quell::cli {
 struct ReplayOptions {
   core::Policy policy;
   bool skip_invalid = false;  // report and count malformed lines instead of stopping
+  core::InputLimits limits;   // the defaults: replay reads no config
 };
 
 // Reads observation JSON Lines from `in_fd` and writes one decision line per observation to

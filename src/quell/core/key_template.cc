@@ -1,11 +1,18 @@
 #include "quell/core/key_template.h"
 
+#include <array>
+#include <cstdint>
 #include <utility>
+
+#include "quell/core/redact.h"
+#include "quell/core/sha256.h"
+#include "quell/core/utf8.h"
 
 namespace quell::core {
 namespace {
 
 constexpr std::string_view kDefaultFallback = "-";
+constexpr size_t kPseudonymBytes = 6;  // 12 hex digits: no collision among any real tenant list
 
 Error TemplateError(std::string_view text, size_t column, std::string_view what) {
   return MakeError(ErrorCode::kInvalidArgument, "key template \"" + std::string(text) +
@@ -20,6 +27,37 @@ void AppendSanitized(std::string& out, std::string_view value) {
     const auto u = static_cast<unsigned char>(c);
     out.push_back((u < 0x20 || u == 0x7f || c == '{' || c == '}') ? '_' : c);
   }
+}
+
+// The group's own id names it upstream and is never personal data; a numeric id must not be
+// read as a phone number and hashed.
+bool IsIdField(std::string_view field) { return field == "error_group_id" || field == "id"; }
+
+void AppendHex(std::string& out, std::string_view value, size_t bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  const std::array<uint8_t, 32> digest = Sha256(value);
+  for (size_t i = 0; i < bytes; ++i) {
+    out.push_back(kHex[digest[i] >> 4]);
+    out.push_back(kHex[digest[i] & 0xf]);
+  }
+}
+
+// A stand-in that is stable across polls and processes and distinct per value, so the key
+// still dedupes and routes, but carries nothing an operator must not see.
+void AppendPseudonym(std::string& out, std::string_view value) {
+  out += "pii-";
+  AppendHex(out, value, kPseudonymBytes);
+}
+
+// Cuts the key that starts at out[start] to `max_bytes`, keeping it distinct by its digest.
+void Bound(std::string& out, size_t start, size_t max_bytes) {
+  const std::string_view key = std::string_view{out}.substr(start);
+  constexpr size_t kSuffix = 2 + 2 * kPseudonymBytes;  // "~h" and the hex digits
+  if (key.size() <= max_bytes || max_bytes <= kSuffix) return;
+  std::string suffix = "~h";
+  AppendHex(suffix, key, kPseudonymBytes);
+  out.resize(start + Utf8CutPoint(key, max_bytes - kSuffix));
+  out += suffix;
 }
 
 }  // namespace
@@ -69,15 +107,22 @@ Result<KeyTemplate> KeyTemplate::Parse(std::string_view text) {
 }
 
 void KeyTemplate::AppendTo(std::string& out, const Lookup& lookup) const {
+  const size_t start = out.size();
   for (const Part& part : parts_) {
     if (!part.is_field) {
       out += part.text;
       continue;
     }
     const std::optional<std::string_view> value = lookup(part.text);
-    const std::string_view fallback = part.fallback;
-    AppendSanitized(out, value && !value->empty() ? *value : fallback);
+    if (!value || value->empty()) {
+      AppendSanitized(out, part.fallback);
+    } else if (!IsIdField(part.text) && HoldsPersonalData(*value)) {
+      AppendPseudonym(out, *value);
+    } else {
+      AppendSanitized(out, *value);
+    }
   }
+  Bound(out, start, max_bytes_);
 }
 
 std::string KeyTemplate::Render(const Lookup& lookup) const {

@@ -14,7 +14,10 @@ namespace quell::core {
 // text with {field} or {field|fallback} placeholders. The key is what an operator acts on, so
 // rendering is deterministic and never fails: a field the source did not send renders as its
 // fallback ("-" unless given), and braces or control characters inside values are replaced, so
-// no value can forge a separator-shaped key out of another group's fields.
+// no value can forge a separator-shaped key out of another group's fields. A value holding
+// personal data (HoldsPersonalData: a tenant tag that is an e-mail address) is replaced by
+// "pii-" and 12 hex digits of its SHA-256, so the key stays stable and distinct per value but
+// never carries the data into subjects, logs and rows; the group id field is never replaced.
 class KeyTemplate {
  public:
   // Looks a placeholder's field up; nullopt (or empty) when the source did not send it.
@@ -27,6 +30,11 @@ class KeyTemplate {
   std::string Render(const Lookup& lookup) const;
   // Appends the rendered key to `out`; the hot-path form for a listing of 100k groups.
   void AppendTo(std::string& out, const Lookup& lookup) const;
+
+  // Bounds every rendered key (config limits.key_bytes): a longer key keeps its head, cut on a
+  // UTF-8 boundary, and ends in "~h" and 12 hex digits of the whole key's SHA-256, so a source
+  // sending a 10 MB tag cannot make a 10 MB key, and two long keys stay apart.
+  void set_max_bytes(size_t max_bytes) { max_bytes_ = max_bytes; }
 
   // The fields the placeholders name, in order, e.g. {"tags.tenant", "error_group_id"}.
   std::vector<std::string> Fields() const;
@@ -41,6 +49,7 @@ class KeyTemplate {
 
   std::string text_;
   std::vector<Part> parts_;
+  size_t max_bytes_ = 512;
 };
 
 }  // namespace quell::core

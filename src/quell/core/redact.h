@@ -37,6 +37,11 @@ struct RedactStats {
 std::string Redact(std::string_view text, const RedactOptions& options);
 std::string Redact(std::string_view text, const RedactOptions& options, RedactStats& stats);
 
+// True when `text` holds personal data the evidence passes find: an e-mail address, a
+// Luhn-valid card number or a phone number. Secrets and random-looking tokens are not asked
+// about: an id upstream made random is not personal. Cheap for text without '@' or 7 digits.
+bool HoldsPersonalData(std::string_view text);
+
 // True for a field, tag or header name whose value is a credential: it contains password,
 // passwd, secret, token, api_key, apikey, access_key, private_key, authorization, cookie,
 // session or credential, ignoring case and '-' versus '_'; or it is "auth".

@@ -99,5 +99,76 @@ TEST_F(ObservationParserTest, ExplainsWhatIsWrong) {
   EXPECT_FALSE(Parse("{\"at\":\"2026-12-02T09:00:00Z\",\"key\":\"\xFF\",\"unhealthy\":true}").ok());
 }
 
+// The issue's hostile input: a 10 MB key or evidence, deep nesting, a line dated 9999-12-31.
+class LimitedParserTest : public ::testing::Test {
+ protected:
+  std::string Error(const std::string& line) {
+    buffer_ = line;
+    buffer_.append(ObservationParser::kPadding, ' ');
+    auto status =
+        parser_.Parse(std::string_view(buffer_.data(), line.size()), buffer_.size(), out_);
+    EXPECT_FALSE(status.ok()) << line;
+    return status.ok() ? "" : status.error().message;
+  }
+  static std::string Line(const std::string& key, const std::string& at,
+                          const std::string& evidence = "{}") {
+    return R"({"at":")" + at + R"(","key":")" + key + R"(","unhealthy":true,"evidence":)" +
+           evidence + "}";
+  }
+
+  ObservationParser parser_{ObservationParserOptions{
+      .limits = {}, .now = *core::ParseRfc3339("2026-12-02T09:00:00Z"), .redact = {}}};
+  std::string buffer_;
+  core::Observation out_;
+};
+
+TEST_F(LimitedParserTest, RefusesAKeyPastTheLimit) {
+  EXPECT_EQ(Error(Line(std::string(513, 'k'), "2026-12-02T09:00:00Z")),
+            "field \"key\" is 513 bytes, more than 512 (limits.key_bytes)");
+}
+
+TEST_F(LimitedParserTest, RefusesEvidencePastTheSizeLimit) {
+  const std::string evidence = R"({"blob":")" + std::string(17000, 'x') + R"("})";
+  EXPECT_EQ(Error(Line("k", "2026-12-02T09:00:00Z", evidence)),
+            "field \"evidence\" is 17011 bytes, more than 16384 (limits.evidence_bytes)");
+}
+
+TEST_F(LimitedParserTest, RefusesEvidenceNestedPastTheDepthLimit) {
+  std::string evidence;
+  for (int i = 0; i < 17; ++i) evidence += R"({"a":)";
+  evidence += "1" + std::string(17, '}');
+  EXPECT_EQ(Error(Line("k", "2026-12-02T09:00:00Z", evidence)),
+            "field \"evidence\" nests deeper than 16 levels (limits.evidence_depth)");
+}
+
+TEST_F(LimitedParserTest, RefusesALineFromTheFarFutureButAcceptsSkewWithinTheLimit) {
+  EXPECT_EQ(Error(Line("k", "9999-12-31T00:00:00Z")),
+            "field \"at\" is 9999-12-31T00:00:00Z, more than 5m0s ahead of now "
+            "(limits.future_skew); a line from the future would make every later observation of "
+            "its key stale");
+  buffer_ = Line("k", "2026-12-02T09:04:59Z");
+  buffer_.append(ObservationParser::kPadding, ' ');
+  EXPECT_TRUE(
+      parser_
+          .Parse(std::string_view(buffer_.data(), buffer_.size() - ObservationParser::kPadding),
+                 buffer_.size(), out_)
+          .ok());
+}
+
+TEST_F(ObservationParserTest, RedactsEvidenceAsPollEvidenceIs) {
+  ASSERT_TRUE(
+      Parse(
+          R"({"at":"2026-12-02T09:00:00Z","key":"k","unhealthy":true,"evidence":{)"
+          R"("msg":"card 4111 1111 1111 1111 for alice@example.com","n":[1,{"x":null}],)"
+          R"("auth":"Authorization: Bearer sk_live_51HqLyjWDarjtT1zdp7dcXYZ","password":"hunter2",)"
+          R"("note":"password=hunter2 ok"}})")
+          .ok());
+  for (const char* planted : {"4111", "alice@example.com", "sk_live", "hunter2"}) {
+    EXPECT_EQ(out_.evidence.find(planted), std::string::npos) << planted << " in " << out_.evidence;
+  }
+  EXPECT_NE(out_.evidence.find(R"("n":[1,{"x":null}])"), std::string::npos) << out_.evidence;
+  EXPECT_NE(out_.evidence.find(R"("password":"[secret]")"), std::string::npos) << out_.evidence;
+}
+
 }  // namespace
 }  // namespace quell::jsonl

@@ -9,6 +9,7 @@
 #include "quell/adapters/config/channel_settings.h"
 #include "quell/adapters/infrai/infrai_fields.h"
 #include "quell/core/error_group_condition.h"
+#include "quell/core/input_limits.h"
 #include "quell/core/metric_condition.h"
 #include "quell/core/time.h"
 
@@ -105,6 +106,8 @@ struct RetentionSettings {
 };
 
 struct Config {
+  // Bounds on observations quell is handed (apply, replay) or builds from a source.
+  core::InputLimits limits;
   std::string path;  // the file it was read from
   std::string store_url = "sqlite:quell.db";
   InfraiSettings infrai;

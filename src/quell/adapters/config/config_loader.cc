@@ -297,6 +297,21 @@ void ReadRetention(MapReader section, RetentionSettings& retention) {
   section.Finish();
 }
 
+void ReadLimits(MapReader section, core::InputLimits& limits) {
+  uint32_t key_bytes = static_cast<uint32_t>(limits.max_key_bytes);
+  uint32_t evidence_bytes = static_cast<uint32_t>(limits.max_evidence_bytes);
+  uint32_t evidence_depth = static_cast<uint32_t>(limits.max_evidence_depth);
+  section.Read("key_bytes", key_bytes, 16, 64 * 1024);
+  section.Read("evidence_bytes", evidence_bytes, 256, 16 * 1024 * 1024);
+  section.Read("evidence_depth", evidence_depth, 1, 256);
+  section.Read("future_skew", limits.max_future_skew);
+  if (limits.max_future_skew.count() < 0) section.Fail("future_skew", "must not be negative");
+  limits.max_key_bytes = key_bytes;
+  limits.max_evidence_bytes = evidence_bytes;
+  limits.max_evidence_depth = evidence_depth;
+  section.Finish();
+}
+
 void ReadConfigFile(const std::string& path, const EnvLookup& env, YamlContext& context,
                     Config& config) {
   YAML::Node root;
@@ -360,6 +375,13 @@ void ReadConfigFile(const std::string& path, const EnvLookup& env, YamlContext& 
   ReadChannels(top, dir, config);
   ReadDispatch(top.Child("dispatch"), config);
   ReadRetention(top.Child("retention"), config.retention);
+  ReadLimits(top.Child("limits"), config.limits);
+  for (auto& condition : config.error_conditions) {
+    condition.key.set_max_bytes(config.limits.max_key_bytes);
+  }
+  for (auto& entry : config.metric_conditions) {
+    entry.condition.key.set_max_bytes(config.limits.max_key_bytes);
+  }
   CheckRoutes(top, config);
   ReadDaemonSections(top, dir, config);
   top.Finish();

@@ -120,7 +120,11 @@ void CheckGroupFields(const InfraiClient& client, const ContractNeeds& needs,
   InfraiErrorSource source(page_client);
   const core::GroupListing listing = source.List();
   if (listing.pages == 0) {
-    report.problems.push_back({"unreachable", "error groups: " + listing.error.message});
+    // kCorrupt is an answer of the wrong shape (a renamed field among them, see
+    // CheckFieldDrift): the contract is broken, not out of reach.
+    const bool answered = listing.error.code == core::ErrorCode::kCorrupt;
+    report.problems.push_back(
+        {answered ? "missing" : "unreachable", "error groups: " + listing.error.message});
     return;
   }
   report.checked.push_back("error groups (first page, " + std::to_string(listing.groups.size()) +

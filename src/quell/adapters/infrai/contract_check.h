@@ -49,7 +49,9 @@ struct ContractReport {
 // are checked against what the live surface returns: one query per distinct parameter set,
 // whose series must show each metric and label a condition uses; parameters a condition sends
 // that discovery does not declare are reported too. Key template fields are looked for on the
-// first listing page. A transport failure is an "unreachable" problem, never a pass.
+// first listing page, which must also carry every field the conditions read (fields_read in
+// the client's options) in most of its groups, as every poll demands. A transport failure is an
+// "unreachable" problem, never a pass.
 ContractReport CheckContract(const InfraiClient& client, const ContractNeeds& needs);
 
 }  // namespace quell::infrai

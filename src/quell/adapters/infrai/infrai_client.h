@@ -29,6 +29,9 @@ struct InfraiOptions {
   std::string groups_path = "/v1/errors/groups";
   InfraiFields fields;
   std::vector<std::string> extra_fields;  // group fields the key templates name
+  // Group fields the conditions read (FieldsRead): a page missing one from most of its groups
+  // fails the listing as upstream schema drift (CheckFieldDrift).
+  std::vector<std::string> fields_read;
 };
 
 // Builds Infrai requests: base URL, path, encoded query, the bearer header and the timeouts.

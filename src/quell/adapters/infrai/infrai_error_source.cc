@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "quell/adapters/infrai/envelope.h"
+#include "quell/adapters/infrai/field_drift.h"
 #include "quell/adapters/infrai/group_parser.h"
 #include "quell/adapters/infrai/json_fields.h"
 #include "quell/core/url.h"
@@ -87,6 +88,9 @@ core::GroupListing InfraiErrorSource::List() {
     if (!groups || groups->get_array().get(array)) {
       return fail(Corrupt(what + ": data has no array of groups (tried " +
                           options.fields.groups.front() + "); map it in infrai.fields.groups"));
+    }
+    if (auto drift = CheckFieldDrift(array, options.fields, options.fields_read, what); !drift) {
+      return fail(drift.error());
     }
     size_t index = 0;
     for (const simdjson::dom::element item : array) {

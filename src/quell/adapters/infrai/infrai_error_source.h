@@ -9,7 +9,8 @@ namespace quell::infrai {
 
 // Error groups from GET /v1/errors/groups, following `next_cursor` page by page (absent or
 // null ends the walk), and GET /v1/errors/group_detail/{id} for enrichment. Any page that
-// fails, does not parse, or repeats a cursor ends the walk incomplete with the reason, which
+// fails, does not parse, lacks a field the conditions read from most of its groups (schema
+// drift, see CheckFieldDrift), or repeats a cursor ends the walk incomplete with the reason, which
 // the poller turns into unknown observations. Thread-safe: each call parses with its own
 // parser.
 class InfraiErrorSource : public core::ErrorGroupSource {

@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "quell/core/json_escape.h"
+
 namespace quell::jsonl {
 namespace {
 
@@ -22,6 +24,50 @@ core::Error Mistyped(std::string_view field, std::string_view expected) {
   return Invalid("field \"" + std::string(field) + "\" must be " + std::string(expected));
 }
 
+// Re-emits evidence as minified JSON with every string redacted and every secret-looking
+// field's value replaced, refusing nesting deeper than `max_depth`.
+core::Status AppendRedacted(std::string& out, simdjson::dom::element value, size_t depth,
+                            const ObservationParserOptions& options) {
+  if (depth > options.limits.max_evidence_depth) {
+    return Invalid("field \"evidence\" nests deeper than " +
+                   std::to_string(options.limits.max_evidence_depth) +
+                   " levels (limits.evidence_depth)");
+  }
+  simdjson::dom::object object;
+  simdjson::dom::array array;
+  std::string_view text;
+  if (!value.get_object().get(object)) {
+    out.push_back('{');
+    bool first = true;
+    for (auto [name, member] : object) {
+      if (!first) out.push_back(',');
+      first = false;
+      core::AppendJsonString(out, name);
+      out.push_back(':');
+      if (core::LooksSecretKey(name)) {
+        core::AppendJsonString(out, "[secret]");
+      } else if (auto status = AppendRedacted(out, member, depth + 1, options); !status) {
+        return status;
+      }
+    }
+    out.push_back('}');
+  } else if (!value.get_array().get(array)) {
+    out.push_back('[');
+    bool first = true;
+    for (const simdjson::dom::element item : array) {
+      if (!first) out.push_back(',');
+      first = false;
+      if (auto status = AppendRedacted(out, item, depth + 1, options); !status) return status;
+    }
+    out.push_back(']');
+  } else if (!value.get_string().get(text)) {
+    core::AppendJsonString(out, core::Redact(text, options.redact));
+  } else {
+    out += simdjson::minify(value);
+  }
+  return {};
+}
+
 enum Seen : unsigned { kAt = 1, kKey = 2, kUnhealthy = 4, kCondition = 8, kEvidence = 16 };
 
 }  // namespace
@@ -29,13 +75,17 @@ enum Seen : unsigned { kAt = 1, kKey = 2, kUnhealthy = 4, kCondition = 8, kEvide
 const size_t ObservationParser::kPadding = simdjson::SIMDJSON_PADDING;
 
 struct ObservationParser::Impl {
+  ObservationParserOptions options;
   // The DOM parser dispatches at run time to the best kernel the CPU has (the On-Demand
   // front end would be fixed at compile time to the portable fallback), and validates the
   // whole record, so a malformed line is always caught.
   simdjson::dom::parser parser;
 };
 
-ObservationParser::ObservationParser() : impl_(std::make_unique<Impl>()) {}
+ObservationParser::ObservationParser(ObservationParserOptions options)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->options = std::move(options);
+}
 ObservationParser::~ObservationParser() = default;
 
 core::Status ObservationParser::Parse(std::string_view record, size_t capacity,
@@ -56,6 +106,7 @@ core::Status ObservationParser::Parse(std::string_view record, size_t capacity,
     seen |= bit;
     return {};
   };
+  const ObservationParserOptions& options = impl_->options;
   out.condition.clear();
   out.evidence.clear();
   for (auto [name, value] : object) {
@@ -65,12 +116,22 @@ core::Status ObservationParser::Parse(std::string_view record, size_t capacity,
       if (value.get_string().get(text)) return Mistyped(name, "an RFC 3339 timestamp string");
       auto at = core::ParseRfc3339(text);
       if (!at) return Invalid("field \"at\": " + at.error().message);
+      if (options.now && *at > *options.now + options.limits.max_future_skew) {
+        return Invalid("field \"at\" is " + std::string(text) + ", more than " +
+                       core::FormatDuration(options.limits.max_future_skew) +
+                       " ahead of now (limits.future_skew); a line from the future would make "
+                       "every later observation of its key stale");
+      }
       out.at = *at;
     } else if (name == "key") {
       if (auto status = mark(kKey, name); !status) return status;
       std::string_view text;
       if (value.get_string().get(text)) return Mistyped(name, "a string");
       if (text.empty()) return Invalid("field \"key\" must not be empty");
+      if (text.size() > options.limits.max_key_bytes) {
+        return Invalid("field \"key\" is " + std::to_string(text.size()) + " bytes, more than " +
+                       std::to_string(options.limits.max_key_bytes) + " (limits.key_bytes)");
+      }
       out.key.assign(text);
     } else if (name == "unhealthy") {
       if (auto status = mark(kUnhealthy, name); !status) return status;
@@ -89,7 +150,13 @@ core::Status ObservationParser::Parse(std::string_view record, size_t capacity,
     } else if (name == "evidence") {
       if (auto status = mark(kEvidence, name); !status) return status;
       if (!value.is_object()) return Mistyped(name, "an object");
-      out.evidence = simdjson::minify(value);
+      const std::string raw = simdjson::minify(value);
+      if (raw.size() > options.limits.max_evidence_bytes) {
+        return Invalid("field \"evidence\" is " + std::to_string(raw.size()) +
+                       " bytes, more than " + std::to_string(options.limits.max_evidence_bytes) +
+                       " (limits.evidence_bytes)");
+      }
+      if (auto status = AppendRedacted(out.evidence, value, 1, options); !status) return status;
     }
   }
   if ((seen & kAt) == 0) return Invalid("missing field \"at\"");

@@ -2,10 +2,14 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string_view>
 
+#include "quell/core/input_limits.h"
 #include "quell/core/observation.h"
+#include "quell/core/redact.h"
 #include "quell/core/result.h"
+#include "quell/core/time.h"
 
 namespace quell::jsonl {
 
@@ -13,13 +17,24 @@ namespace quell::jsonl {
 //   {"at":"2026-12-02T09:00:00Z","key":"...","unhealthy":true|false|null,
 //    "condition":"...","evidence":{...}}
 // `at`, `key` and `unhealthy` are required; `condition` and `evidence` are optional; other
-// fields are ignored so that producers can add their own. Not thread-safe: one per thread.
+// fields are ignored so that producers can add their own. A record past the limits is refused
+// (naming the limit), and evidence passes the same redaction as poll evidence: every string
+// value through core::Redact, the value of a secret-looking name (core::LooksSecretKey) replaced
+// by "[secret]". Not thread-safe: one per thread.
+struct ObservationParserOptions {
+  core::InputLimits limits;
+  // Read once by the caller; `at` later than now + limits.max_future_skew is refused. Without
+  // it no line is too far ahead.
+  std::optional<core::WallTime> now;
+  core::RedactOptions redact;
+};
+
 class ObservationParser {
  public:
   // simdjson reads up to this many bytes past a record's end (never acting on them).
   static const size_t kPadding;
 
-  ObservationParser();
+  explicit ObservationParser(ObservationParserOptions options = {});
   ~ObservationParser();
   ObservationParser(const ObservationParser&) = delete;
   ObservationParser& operator=(const ObservationParser&) = delete;
