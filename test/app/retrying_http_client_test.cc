@@ -216,5 +216,47 @@ TEST_F(RetryingHttpClientTest, TheSameSeedGivesTheSameWaits) {
   EXPECT_NE(waits(5), waits(6));
 }
 
+// A server that accepts and never answers: each attempt lasts its whole total_timeout (on the
+// fake clock) and fails as curl would.
+class HangingHttpClient : public core::HttpClient {
+ public:
+  explicit HangingHttpClient(testing::FakeClock& clock) : clock_(clock) {}
+  core::Result<core::HttpResponse> Send(const core::HttpRequest& request) override {
+    timeouts.push_back(request.total_timeout);
+    clock_.SleepFor(request.total_timeout);
+    return core::MakeError(ErrorCode::kTimeout, request.url + ": timed out");
+  }
+  std::vector<core::Duration> timeouts;
+
+ private:
+  testing::FakeClock& clock_;
+};
+
+TEST(RetryingHttpClientDeadlineTest, AHangingSourceCostsNoMoreThanTheDeadline) {
+  testing::FakeClock clock(kStart);
+  HangingHttpClient hanging(clock);
+  RetryBudget budget(seconds{300});
+  RetryingHttpClient retrying(hanging, clock, RetryPolicy{}, 1);
+  core::HttpRequest request;
+  request.url = kUrl;
+  request.total_timeout = seconds{30};
+  auto r = retrying.Send(request, budget, kStart + seconds{45});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::kTimeout);
+  EXPECT_NE(r.error().message.find("the poll deadline for this source passed"), std::string::npos)
+      << r.error().message;
+  // 30 s, a backoff, then what is left of the 45 s: the deadline, not 4 x 30 s.
+  ASSERT_EQ(hanging.timeouts.size(), 2U);
+  EXPECT_EQ(hanging.timeouts[0], seconds{30});
+  EXPECT_LT(hanging.timeouts[1], seconds{15});
+  EXPECT_EQ(clock.Now(), kStart + seconds{45});
+
+  // Past the deadline nothing more is sent.
+  auto late = retrying.Send(request, budget, kStart + seconds{45});
+  ASSERT_FALSE(late.ok());
+  EXPECT_NE(late.error().message.find("not sent"), std::string::npos) << late.error().message;
+  EXPECT_EQ(hanging.timeouts.size(), 2U);
+}
+
 }  // namespace
 }  // namespace quell::app
