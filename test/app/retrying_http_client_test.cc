@@ -4,6 +4,7 @@
 
 #include "fake_clock.h"
 #include "fake_http_client.h"
+#include "quell/app/budgeted_http_client.h"
 
 namespace quell::app {
 namespace {
@@ -255,6 +256,32 @@ TEST(RetryingHttpClientDeadlineTest, AHangingSourceCostsNoMoreThanTheDeadline) {
   auto late = retrying.Send(request, budget, kStart + seconds{45});
   ASSERT_FALSE(late.ok());
   EXPECT_NE(late.error().message.find("not sent"), std::string::npos) << late.error().message;
+  EXPECT_EQ(hanging.timeouts.size(), 2U);
+}
+
+// Sources are polled one after another: a source's deadline counts from its own first request,
+// so one that waited behind a hanging source still gets its whole deadline.
+TEST(BudgetedHttpClientTest, ThePollDeadlineCountsFromTheSourcesFirstRequest) {
+  testing::FakeClock clock(kStart);
+  HangingHttpClient hanging(clock);
+  RetryingHttpClient retrying(hanging, clock, RetryPolicy{.max_attempts = 1}, 1);
+  BudgetedHttpClient budgeted(retrying, seconds{30});
+  budgeted.StartPoll(seconds{10});
+  clock.SleepFor(seconds{25});  // another source hung meanwhile
+  core::HttpRequest request;
+  request.url = kUrl;
+  request.total_timeout = seconds{30};
+  auto first = budgeted.Send(request);
+  ASSERT_FALSE(first.ok());
+  EXPECT_NE(first.error().message.find("the poll deadline for this source passed"),
+            std::string::npos)
+      << first.error().message;
+  ASSERT_EQ(hanging.timeouts.size(), 1U);
+  EXPECT_EQ(hanging.timeouts[0], seconds{10});
+  EXPECT_FALSE(budgeted.Send(request).ok());  // the same poll: past its deadline, not sent
+  EXPECT_EQ(hanging.timeouts.size(), 1U);
+  budgeted.StartPoll(seconds{10});  // the next poll starts afresh
+  EXPECT_FALSE(budgeted.Send(request).ok());
   EXPECT_EQ(hanging.timeouts.size(), 2U);
 }
 
