@@ -31,7 +31,7 @@ class RunMetrics : public RunListener {
   // values, quell_store_refresh_failures_total counts it, and the error is returned.
   core::Status RefreshStoreGauges(core::IncidentStore& store);
 
-  // When the last cycle ended (whatever its sources did), for the liveness check; nullopt
+  // When the last cycle ended, whatever its sources did and whether it committed; nullopt
   // before the first.
   std::optional<core::WallTime> LastCompleteCycle() const;
   // When the last cycle ended in which every condition committed its observations (unknown

@@ -228,5 +228,35 @@ TEST(OpsHttpServerSlowClientsTest, ABodySlowerThanItsTimeoutIsCut) {
   ::close(fd);
 }
 
+// A request refused before its body was read leaves that body on the connection, where it
+// would be taken for the next request's head: the connection is closed after the answer.
+TEST(OpsHttpServerSlowClientsTest, ARefusedRequestWithAnUnreadBodyEndsItsConnection) {
+  OpsServerOptions options;
+  options.listen = "127.0.0.1:0";
+  OpsHttpServer server(options, Routes());
+  auto port = server.Start();
+  ASSERT_TRUE(port.ok()) << port.error().message;
+  const int fd = Connect(*port);
+  ASSERT_GE(fd, 0);
+  ASSERT_TRUE(SendAll(fd, "POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello"));
+  std::string answer;
+  const auto until = Steady::now() + seconds(2);
+  bool closed = false;
+  while (!closed && Steady::now() < until) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 100) <= 0) continue;
+    char buffer[1024];
+    const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
+    if (n <= 0) {
+      closed = true;
+    } else {
+      answer.append(buffer, static_cast<size_t>(n));
+    }
+  }
+  EXPECT_EQ(answer.rfind("HTTP/1.1 405", 0), 0U) << answer;
+  EXPECT_TRUE(closed) << answer;
+  ::close(fd);
+}
+
 }  // namespace
 }  // namespace quell::http_server

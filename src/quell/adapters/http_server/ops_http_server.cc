@@ -226,7 +226,13 @@ core::Result<int> OpsHttpServer::Start() {
   // be refused is refused for that reason (401, not a 400 about its body).
   http_->set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
     const CompiledRoute* route = Admit(req, res);
-    if (route == nullptr) return httplib::Server::HandlerResponse::Handled;
+    if (route == nullptr) {
+      // The refused request's body is left unread on the connection, so it cannot carry another.
+      if (req.has_header("Content-Length") || req.has_header("Transfer-Encoding")) {
+        close_after_response = true;
+      }
+      return httplib::Server::HandlerResponse::Handled;
+    }
     // A POST or DELETE with neither Content-Length nor chunked framing has no body; httplib
     // would answer it with an empty 400, so it is served here as an empty body.
     if (!req.has_header("Content-Length") && !req.has_header("Transfer-Encoding")) {
