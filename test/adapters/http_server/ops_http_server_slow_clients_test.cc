@@ -11,6 +11,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -256,6 +258,47 @@ TEST(OpsHttpServerSlowClientsTest, ARefusedRequestWithAnUnreadBodyEndsItsConnect
   EXPECT_EQ(answer.rfind("HTTP/1.1 405", 0), 0U) << answer;
   EXPECT_TRUE(closed) << answer;
   ::close(fd);
+}
+
+// /readyz asks the store, which can hang (a lost connection, a lock): however many readiness
+// probes wait on it, /healthz has a worker of its own and answers.
+TEST(OpsHttpServerSlowClientsTest, ReadinessProbesStuckOnTheStoreDoNotDelayLiveness) {
+  std::mutex mutex;
+  std::condition_variable released_cv;
+  bool released = false;
+  std::vector<app::OpsRoute> routes = Routes();
+  for (app::OpsRoute& route : routes) {
+    if (route.pattern != "/readyz") continue;
+    route.handler = [&](const app::OpsRequest&) {
+      std::unique_lock<std::mutex> lock(mutex);
+      released_cv.wait(lock, [&] { return released; });
+      return app::OpsResponse{.status = 200, .content_type = "application/json", .body = "{}"};
+    };
+  }
+  OpsServerOptions options;
+  options.listen = "127.0.0.1:0";
+  OpsHttpServer server(options, routes);
+  auto port = server.Start();
+  ASSERT_TRUE(port.ok()) << port.error().message;
+  std::vector<int> stuck;
+  for (int i = 0; i < 4; ++i) {
+    const int fd = Connect(*port);
+    ASSERT_GE(fd, 0);
+    ASSERT_TRUE(SendAll(fd, "GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n"));
+    stuck.push_back(fd);
+  }
+  const auto took = TimedHealthz(*port);
+  EXPECT_TRUE(took.has_value());
+  if (took) {
+    EXPECT_LT(*took, seconds(1));
+  }
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    released = true;
+  }
+  released_cv.notify_all();
+  for (const int fd : stuck) ::close(fd);
+  server.Stop();
 }
 
 }  // namespace

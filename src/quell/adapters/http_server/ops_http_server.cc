@@ -271,8 +271,11 @@ core::Result<int> OpsHttpServer::Start() {
   port_ = *bound;
   const auto serve = [this](HeldConnection c) { ServeConnection(std::move(c)); };
   const auto discard = [this](const HeldConnection& c) { Discard(c); };
-  probes_ = std::make_unique<WorkerLane>(static_cast<size_t>(std::max(options_.probe_threads, 1)),
-                                         serve, discard);
+  probes_.clear();
+  for (size_t i = 0; i < options_.probe_paths.size(); ++i) {
+    probes_.push_back(std::make_unique<WorkerLane>(
+        static_cast<size_t>(std::max(options_.probe_threads, 1)), serve, discard));
+  }
   workers_ = std::make_unique<WorkerLane>(static_cast<size_t>(std::max(options_.threads, 1)), serve,
                                           discard);
   gate_->Start();
@@ -282,10 +285,12 @@ core::Result<int> OpsHttpServer::Start() {
 
 void OpsHttpServer::Dispatch(HeldConnection connection) {
   const std::string_view path = GetPath(connection.buffered);
-  const bool probe =
-      !path.empty() && std::find(options_.probe_paths.begin(), options_.probe_paths.end(), path) !=
-                           options_.probe_paths.end();
-  (probe ? probes_ : workers_)->Push(std::move(connection));
+  const auto probe = std::find(options_.probe_paths.begin(), options_.probe_paths.end(), path);
+  if (!path.empty() && probe != options_.probe_paths.end()) {
+    probes_[static_cast<size_t>(probe - options_.probe_paths.begin())]->Push(std::move(connection));
+    return;
+  }
+  workers_->Push(std::move(connection));
 }
 
 void OpsHttpServer::ServeConnection(HeldConnection connection) {
@@ -313,7 +318,7 @@ void OpsHttpServer::Stop() {
   running_ = false;
   // The gate first: nothing new reaches the lanes, and what the workers hand back is closed.
   gate_->Stop();
-  probes_->Stop();
+  for (const auto& lane : probes_) lane->Stop();
   workers_->Stop();
 }
 

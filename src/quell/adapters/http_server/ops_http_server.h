@@ -30,10 +30,11 @@ struct OpsServerOptions {
   std::string token_name;
   bool open_reads = false;
   int threads = 4;  // workers for every request but the probes
-  // Requests for these paths (GET) are served by workers of their own (probe_threads), so a
-  // slow request elsewhere never delays a health probe.
+  // GET requests for each of these paths are served by workers of their own (probe_threads per
+  // path), so neither a slow request elsewhere nor a readiness probe waiting on the store ever
+  // delays the liveness probe.
   std::vector<std::string> probe_paths = {"/healthz", "/readyz"};
-  int probe_threads = 2;
+  int probe_threads = 1;
   // The request head must arrive whole within this, however steadily it trickles in; until
   // then the connection holds no worker. A slower client gets 408.
   std::chrono::milliseconds header_timeout = std::chrono::seconds(10);
@@ -88,7 +89,7 @@ class OpsHttpServer {
   std::vector<CompiledRoute> compiled_;
   std::unique_ptr<RouteServer> http_;
   std::unique_ptr<ConnectionGate> gate_;
-  std::unique_ptr<WorkerLane> probes_;
+  std::vector<std::unique_ptr<WorkerLane>> probes_;  // one per probe path
   std::unique_ptr<WorkerLane> workers_;
   bool running_ = false;
   int port_ = 0;
