@@ -13,32 +13,43 @@ namespace {
 using std::chrono::seconds;
 
 const core::WallTime kStart = *core::ParseRfc3339("2026-12-02T09:00:00Z");
-const LivenessPolicy kPolicy{.interval = seconds(60), .grace = seconds(30)};  // limit 150s
+// limit: 2 x 60s + 40s + 30s = 190s
+const LivenessPolicy kPolicy{
+    .interval = seconds(60), .poll_deadline = seconds(40), .grace = seconds(30)};
 
-TEST(LivenessTest, RecentCycleIsHealthy) {
-  OpsResponse r = LivenessVerdict(kStart + seconds(100), kStart, kStart + seconds(250), kPolicy);
+TEST(LivenessTest, RecentCommittedCycleIsHealthy) {
+  OpsResponse r = LivenessVerdict(kStart + seconds(100), kStart, kStart + seconds(290), kPolicy);
   EXPECT_EQ(r.status, 200);
   EXPECT_NE(r.body.find(R"("status":"ok")"), std::string::npos) << r.body;
-  EXPECT_NE(r.body.find(R"("last_complete_cycle":"2026-12-02T09:01:40Z")"), std::string::npos)
+  EXPECT_NE(r.body.find(R"("last_committed_cycle":"2026-12-02T09:01:40Z")"), std::string::npos)
       << r.body;
-  EXPECT_NE(r.body.find(R"("age_seconds":150)"), std::string::npos) << r.body;
+  EXPECT_NE(r.body.find(R"("age_seconds":190)"), std::string::npos) << r.body;
 }
 
-TEST(LivenessTest, CycleOlderThanTwiceIntervalPlusGraceFails) {
+// A source that hangs is cut at its poll deadline, and the cycle commits its unknowns after an
+// interval's wait at most: the limit leaves room for both, so a slow source never fails it.
+TEST(LivenessTest, TheLimitCoversAWaitedIntervalAndASourceHangingToItsDeadline) {
+  const core::WallTime committed = kStart + seconds(100);
+  const core::WallTime next_commit = committed + seconds(60) + seconds(6) + seconds(40);
+  EXPECT_EQ(LivenessVerdict(committed, kStart, next_commit, kPolicy).status, 200);
+}
+
+TEST(LivenessTest, NoCommitForLongerThanTwiceIntervalPlusDeadlinePlusGraceFails) {
   OpsResponse r = LivenessVerdict(kStart + seconds(100), kStart,
-                                  kStart + seconds(250) + core::Duration(1), kPolicy);
+                                  kStart + seconds(290) + core::Duration(1), kPolicy);
   EXPECT_EQ(r.status, 503);
   EXPECT_NE(r.body.find(R"("status":"stale")"), std::string::npos) << r.body;
-  EXPECT_NE(r.body.find("too old"), std::string::npos) << r.body;
-  EXPECT_NE(r.body.find(R"("limit_seconds":150)"), std::string::npos) << r.body;
+  EXPECT_NE(r.body.find("no cycle has committed for longer than the limit"), std::string::npos)
+      << r.body;
+  EXPECT_NE(r.body.find(R"("limit_seconds":190)"), std::string::npos) << r.body;
 }
 
 TEST(LivenessTest, StartingWithoutCycleIsHealthyUntilTheLimit) {
-  EXPECT_EQ(LivenessVerdict(std::nullopt, kStart, kStart + seconds(150), kPolicy).status, 200);
-  OpsResponse r = LivenessVerdict(std::nullopt, kStart, kStart + seconds(151), kPolicy);
+  EXPECT_EQ(LivenessVerdict(std::nullopt, kStart, kStart + seconds(190), kPolicy).status, 200);
+  OpsResponse r = LivenessVerdict(std::nullopt, kStart, kStart + seconds(191), kPolicy);
   EXPECT_EQ(r.status, 503);
-  EXPECT_NE(r.body.find("no complete cycle since start-up"), std::string::npos) << r.body;
-  EXPECT_NE(r.body.find(R"("last_complete_cycle":null)"), std::string::npos) << r.body;
+  EXPECT_NE(r.body.find("no cycle committed since start-up"), std::string::npos) << r.body;
+  EXPECT_NE(r.body.find(R"("last_committed_cycle":null)"), std::string::npos) << r.body;
 }
 
 TEST(ReadinessTest, FollowsTheStorePing) {
@@ -57,7 +68,7 @@ TEST(HealthRoutesTest, ServeLivenessReadinessAndMetrics) {
       HealthRoutes(HealthSources{.clock = &clock,
                                  .started_at = kStart,
                                  .policy = kPolicy,
-                                 .last_complete_cycle = [&] { return last; },
+                                 .last_committed_cycle = [&] { return last; },
                                  .ping_store = [&] { return ping; },
                                  .render_metrics = [] { return std::string("quell_x 1\n"); }});
   ASSERT_EQ(routes.size(), 3U);
@@ -75,7 +86,7 @@ TEST(HealthRoutesTest, ServeLivenessReadinessAndMetrics) {
   EXPECT_TRUE(route("/healthz").is_public);
   EXPECT_TRUE(route("/readyz").is_public);
   EXPECT_FALSE(route("/metrics").is_public);
-  clock.SleepFor(seconds(200));
+  clock.SleepFor(seconds(200));  // past 2 x 60s + 30s: no deadline given
   EXPECT_EQ(route("/healthz").handler({}).status, 503);
   last = clock.Now();
   EXPECT_EQ(route("/healthz").handler({}).status, 200);

@@ -4,6 +4,7 @@
 
 #include "fake_clock.h"
 #include "fake_http_client.h"
+#include "quell/app/budgeted_http_client.h"
 
 namespace quell::app {
 namespace {
@@ -214,6 +215,74 @@ TEST_F(RetryingHttpClientTest, TheSameSeedGivesTheSameWaits) {
   };
   EXPECT_EQ(waits(5), waits(5));
   EXPECT_NE(waits(5), waits(6));
+}
+
+// A server that accepts and never answers: each attempt lasts its whole total_timeout (on the
+// fake clock) and fails as curl would.
+class HangingHttpClient : public core::HttpClient {
+ public:
+  explicit HangingHttpClient(testing::FakeClock& clock) : clock_(clock) {}
+  core::Result<core::HttpResponse> Send(const core::HttpRequest& request) override {
+    timeouts.push_back(request.total_timeout);
+    clock_.SleepFor(request.total_timeout);
+    return core::MakeError(ErrorCode::kTimeout, request.url + ": timed out");
+  }
+  std::vector<core::Duration> timeouts;
+
+ private:
+  testing::FakeClock& clock_;
+};
+
+TEST(RetryingHttpClientDeadlineTest, AHangingSourceCostsNoMoreThanTheDeadline) {
+  testing::FakeClock clock(kStart);
+  HangingHttpClient hanging(clock);
+  RetryBudget budget(seconds{300});
+  RetryingHttpClient retrying(hanging, clock, RetryPolicy{}, 1);
+  core::HttpRequest request;
+  request.url = kUrl;
+  request.total_timeout = seconds{30};
+  auto r = retrying.Send(request, budget, kStart + seconds{45});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::kTimeout);
+  EXPECT_NE(r.error().message.find("the poll deadline for this source passed"), std::string::npos)
+      << r.error().message;
+  // 30 s, a backoff, then what is left of the 45 s: the deadline, not 4 x 30 s.
+  ASSERT_EQ(hanging.timeouts.size(), 2U);
+  EXPECT_EQ(hanging.timeouts[0], seconds{30});
+  EXPECT_LT(hanging.timeouts[1], seconds{15});
+  EXPECT_EQ(clock.Now(), kStart + seconds{45});
+
+  // Past the deadline nothing more is sent.
+  auto late = retrying.Send(request, budget, kStart + seconds{45});
+  ASSERT_FALSE(late.ok());
+  EXPECT_NE(late.error().message.find("not sent"), std::string::npos) << late.error().message;
+  EXPECT_EQ(hanging.timeouts.size(), 2U);
+}
+
+// Sources are polled one after another: a source's deadline counts from its own first request,
+// so one that waited behind a hanging source still gets its whole deadline.
+TEST(BudgetedHttpClientTest, ThePollDeadlineCountsFromTheSourcesFirstRequest) {
+  testing::FakeClock clock(kStart);
+  HangingHttpClient hanging(clock);
+  RetryingHttpClient retrying(hanging, clock, RetryPolicy{.max_attempts = 1}, 1);
+  BudgetedHttpClient budgeted(retrying, seconds{30});
+  budgeted.StartPoll(seconds{10});
+  clock.SleepFor(seconds{25});  // another source hung meanwhile
+  core::HttpRequest request;
+  request.url = kUrl;
+  request.total_timeout = seconds{30};
+  auto first = budgeted.Send(request);
+  ASSERT_FALSE(first.ok());
+  EXPECT_NE(first.error().message.find("the poll deadline for this source passed"),
+            std::string::npos)
+      << first.error().message;
+  ASSERT_EQ(hanging.timeouts.size(), 1U);
+  EXPECT_EQ(hanging.timeouts[0], seconds{10});
+  EXPECT_FALSE(budgeted.Send(request).ok());  // the same poll: past its deadline, not sent
+  EXPECT_EQ(hanging.timeouts.size(), 1U);
+  budgeted.StartPoll(seconds{10});  // the next poll starts afresh
+  EXPECT_FALSE(budgeted.Send(request).ok());
+  EXPECT_EQ(hanging.timeouts.size(), 2U);
 }
 
 }  // namespace

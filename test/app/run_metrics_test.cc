@@ -78,6 +78,30 @@ TEST(RunMetricsTest, CountsPollsFailuresAndDecisions) {
   EXPECT_EQ(*metrics.LastCompleteCycle(), kAt + milliseconds(1500));
 }
 
+// Liveness follows commits: a cycle whose source failed still commits its unknowns and counts;
+// one whose observations could not be written (a store that refuses them) does not.
+TEST(RunMetricsTest, ACycleCountsAsCommittedOnlyWhenEveryConditionCommitted) {
+  MetricsRegistry registry;
+  RunMetrics metrics(registry);
+  EXPECT_FALSE(metrics.LastCommittedCycle().has_value());
+  CycleReport slow_source;
+  slow_source.conditions.push_back(Outcome("errors", false, true));
+  slow_source.conditions.push_back(Outcome("latency", true, true));
+  metrics.OnCycleEnd("r1", slow_source, kAt + seconds(1));
+  ASSERT_TRUE(metrics.LastCommittedCycle().has_value());
+  EXPECT_EQ(*metrics.LastCommittedCycle(), kAt + seconds(1));
+
+  CycleReport store_down;
+  store_down.conditions.push_back(Outcome("errors", true, false));
+  store_down.conditions.push_back(Outcome("latency", true, true));
+  metrics.OnCycleEnd("r2", store_down, kAt + seconds(2));
+  EXPECT_EQ(*metrics.LastCommittedCycle(), kAt + seconds(1));
+  EXPECT_EQ(*metrics.LastCompleteCycle(), kAt + seconds(2));
+  EXPECT_NE(registry.Render().find("quell_last_committed_cycle_timestamp_seconds 1796202001\n"),
+            std::string::npos)
+      << registry.Render();
+}
+
 TEST(RunMetricsTest, NoCompleteCycleBeforeTheFirstEnds) {
   MetricsRegistry registry;
   RunMetrics metrics(registry);

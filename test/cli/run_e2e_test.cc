@@ -82,12 +82,13 @@ class RunTest : public ::testing::Test {
 
   // One error-group condition polled every `interval`, routed to a webhook at `hook`.
   void WriteConfig(const testing::WebhookReceiver& hook, const std::string& interval,
-                   const std::string& channel_extra = "", const std::string& extra = "") {
+                   const std::string& channel_extra = "", const std::string& extra = "",
+                   const std::string& infrai_extra = "") {
     std::ofstream(config_)
         << "store: ${QUELL_STORE}\n"
         << "infrai:\n  base_url: ${INFRAI_BASE_URL}\n"
         << "  retry: {max_attempts: 1}\n"
-        << "defaults: {healthy_polls_to_close: 1, channels: [hook]}\n"
+        << infrai_extra << "defaults: {healthy_polls_to_close: 1, channels: [hook]}\n"
         << "conditions:\n"
         << "  - {name: agent-errors, type: error_groups, interval: " << interval << "}\n"
         << "channels:\n"
@@ -251,6 +252,59 @@ TEST_F(RunTest, ReadinessFailsWhileTheStoreRefusesWritesAndRecoversByItself) {
 
   ASSERT_TRUE(WaitFor([&] { return HttpGet(port, "/readyz", &body) == 200; }, seconds(20))) << body;
   EXPECT_TRUE(ExitedCleanly(run->Signal(SIGTERM))) << testing::ReadFile(log_);
+}
+
+// A source that hangs (40 s per request, past the 30 s request timeout) made one cycle last
+// as long as the hang and /healthz answer 503 meanwhile, so a supervisor restarted a daemon that
+// was only waiting. With a poll deadline the source is observed unknown when it passes, the
+// cycle commits, the open incident is held, and liveness stays green throughout.
+TEST_F(RunTest, ASourceHangingPastItsPollDeadlineIsHeldUnknownAndLivenessStaysGreen) {
+  testing::WebhookReceiver hook(kHookSecret);
+  // Liveness limit: 2 x 1s + 1s deadline + 1s grace = 4s; the hang is ten times that.
+  WriteConfig(hook, "1s", "", "", "  poll_deadline: 1s\n");
+  auto run = StartRun();
+  ASSERT_TRUE(WaitFor([&] { return hook.DeliveredKeys().size() == 1; }, seconds(20)))
+      << testing::ReadFile(log_);
+  const int port = std::stoi(Events(log_, "http.listening").at(0)["port"].get<std::string>());
+  {
+    const std::lock_guard lock(sim_->state().mu);
+    sim::Fault hang;
+    hang.route = "errors.groups";
+    hang.kind = sim::FaultKind::kTimeout;
+    hang.delay_ms = 40000;
+    sim_->state().faults.Add(hang);
+  }
+  const auto hung_at = std::chrono::steady_clock::now();
+  const size_t ended_before = Events(log_, "poll.cycle_end").size();
+  // Past the old limit (3 s) and the new one (4 s): every probe answers 200.
+  while (std::chrono::steady_clock::now() - hung_at < seconds(6)) {
+    std::string body;
+    ASSERT_EQ(HttpGet(port, "/healthz", &body), 200) << body << testing::ReadFile(log_);
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+  // Cycles kept ending while the source hung, each at its deadline, with the source's error.
+  const auto ended = Events(log_, "poll.cycle_end");
+  ASSERT_GE(ended.size(), ended_before + 2) << testing::ReadFile(log_);
+  size_t cut = 0;
+  for (const auto& c : Events(log_, "poll.condition")) {
+    if (c.value("source_error", "").find("poll deadline") == std::string::npos) continue;
+    ++cut;
+    EXPECT_EQ(c["observations"], 1) << c;  // the open incident, observed unknown
+    EXPECT_EQ(c["notify"], 0) << c;
+    EXPECT_EQ(c["resolve"], 0) << c;
+    EXPECT_EQ(c["apply_error"], "") << c;  // committed
+  }
+  EXPECT_GE(cut, 2U) << testing::ReadFile(log_);
+  EXPECT_TRUE(ExitedCleanly(run->Signal(SIGTERM))) << testing::ReadFile(log_);
+  // Held, not resolved: the open is the only message, and the incident is still open.
+  EXPECT_EQ(hook.DeliveredKeys().size(), 1U);
+  const auto rows = Outbox();
+  ASSERT_EQ(rows.size(), 1U);
+  auto shown = Quell({"incidents", "show", "acme:checkout:grp_run", "--format", "jsonl", "--store",
+                      "sqlite:" + (dir_ / "quell.db").string()});
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_NE(shown.out.find(R"("status":"open")"), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find(R"("version":1,)"), std::string::npos) << "unknown changes nothing";
 }
 
 TEST_F(RunTest, SigtermDuringAHeldSendExitsCleanlyAndLosesNothing) {

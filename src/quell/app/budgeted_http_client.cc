@@ -10,10 +10,22 @@ BudgetedHttpClient::BudgetedHttpClient(RetryingHttpClient& retrying, core::Durat
       budget_per_poll_(budget_per_poll),
       budget_(std::make_unique<RetryBudget>(budget_per_poll)) {}
 
-void BudgetedHttpClient::StartPoll() { budget_ = std::make_unique<RetryBudget>(budget_per_poll_); }
+void BudgetedHttpClient::StartPoll(std::optional<core::Duration> deadline) {
+  budget_ = std::make_unique<RetryBudget>(budget_per_poll_);
+  const std::lock_guard<std::mutex> lock(deadline_mutex_);
+  poll_deadline_ = deadline;
+  deadline_.reset();
+}
 
 core::Result<core::HttpResponse> BudgetedHttpClient::Send(const core::HttpRequest& request) {
-  auto sent = retrying_.Send(request, *budget_);
+  std::optional<core::WallTime> deadline;
+  {
+    // From the first request: a source polled after another that hung keeps its own time.
+    const std::lock_guard<std::mutex> lock(deadline_mutex_);
+    if (poll_deadline_ && !deadline_) deadline_ = retrying_.clock().Now() + *poll_deadline_;
+    deadline = deadline_;
+  }
+  auto sent = retrying_.Send(request, *budget_, deadline);
   if (!sent) return sent.error();
   core::HttpResponse response = std::move(sent->response);
   if (sent->stop == RetryStop::kOutOfAttempts) {
@@ -25,6 +37,10 @@ core::Result<core::HttpResponse> BudgetedHttpClient::Send(const core::HttpReques
                                   "gave up after " + std::to_string(sent->attempts) +
                                       " attempts: the poll's retry budget of " +
                                       core::FormatDuration(budget_per_poll_) + " is spent");
+  } else if (sent->stop == RetryStop::kOutOfTime) {
+    response.headers.emplace_back(std::string(kRetryNoteHeader),
+                                  "gave up after " + std::to_string(sent->attempts) +
+                                      " attempts: the poll deadline for this source passed");
   }
   return response;
 }

@@ -1,6 +1,8 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string_view>
 
 #include "quell/app/retry_budget.h"
@@ -21,8 +23,10 @@ class BudgetedHttpClient : public core::HttpClient {
  public:
   BudgetedHttpClient(RetryingHttpClient& retrying, core::Duration budget_per_poll);
 
-  // A fresh budget for the poll about to start.
-  void StartPoll();
+  // A fresh budget for the poll about to start, and how long its requests may take in all,
+  // counted from the poll's first request (none: each request is bounded by its own timeouts
+  // and retries only). Past it a request is not sent and one in flight is cut.
+  void StartPoll(std::optional<core::Duration> deadline = std::nullopt);
 
   core::Result<core::HttpResponse> Send(const core::HttpRequest& request) override;
 
@@ -30,6 +34,9 @@ class BudgetedHttpClient : public core::HttpClient {
   RetryingHttpClient& retrying_;
   core::Duration budget_per_poll_;
   std::unique_ptr<RetryBudget> budget_;
+  std::optional<core::Duration> poll_deadline_;
+  std::mutex deadline_mutex_;
+  std::optional<core::WallTime> deadline_;  // set by the poll's first Send; guarded
 };
 
 }  // namespace quell::app

@@ -23,25 +23,31 @@ OpsResponse Json(int status, std::string body) {
 
 }  // namespace
 
-OpsResponse LivenessVerdict(std::optional<core::WallTime> last_complete_cycle,
+core::Duration LivenessLimit(const LivenessPolicy& policy) {
+  return 2 * policy.interval + policy.poll_deadline + policy.grace;
+}
+
+OpsResponse LivenessVerdict(std::optional<core::WallTime> last_committed_cycle,
                             core::WallTime started_at, core::WallTime now,
                             const LivenessPolicy& policy) {
-  const core::Duration limit = 2 * policy.interval + policy.grace;
-  const core::WallTime since = last_complete_cycle.value_or(started_at);
+  const core::Duration limit = LivenessLimit(policy);
+  const core::WallTime since = last_committed_cycle.value_or(started_at);
   const core::Duration age = now - since;
   const bool ok = age <= limit;
   std::string reason;
-  if (last_complete_cycle) {
-    reason = ok ? "the last complete cycle is recent" : "the last complete cycle is too old";
+  if (last_committed_cycle) {
+    reason = ok ? "the last committed cycle is recent"
+                : "no cycle has committed for longer than the limit: the poll loop is stuck or "
+                  "the store refuses its writes";
   } else {
-    reason = ok ? "starting: no complete cycle yet" : "no complete cycle since start-up";
+    reason = ok ? "starting: no committed cycle yet" : "no cycle committed since start-up";
   }
   std::string body = R"({"status":)";
   body.append(ok ? R"("ok")" : R"("stale")").append(R"(,"reason":)");
   core::AppendJsonString(body, reason);
-  body.append(R"(,"last_complete_cycle":)");
-  if (last_complete_cycle) {
-    core::AppendJsonString(body, core::FormatRfc3339(*last_complete_cycle));
+  body.append(R"(,"last_committed_cycle":)");
+  if (last_committed_cycle) {
+    core::AppendJsonString(body, core::FormatRfc3339(*last_committed_cycle));
   } else {
     body.append("null");
   }
@@ -71,7 +77,7 @@ std::vector<OpsRoute> HealthRoutes(HealthSources sources) {
                             .write = false,
                             .handler =
                                 [s](const OpsRequest&) {
-                                  return LivenessVerdict(s->last_complete_cycle(), s->started_at,
+                                  return LivenessVerdict(s->last_committed_cycle(), s->started_at,
                                                          s->clock->Now(), s->policy);
                                 },
                             .is_public = true});

@@ -12,17 +12,24 @@
 
 namespace quell::app {
 
-// How stale the poller may get before /healthz fails: twice the poll interval plus a grace.
+// How long the poll loop may go without committing a cycle before /healthz fails:
+// 2 x interval + poll_deadline + grace. A healthy loop commits at least once per interval
+// (plus its jitter) and a cycle whose sources all hang ends at their deadlines, so only a loop
+// that is stuck, or whose store refuses every write, gets that far.
 struct LivenessPolicy {
-  core::Duration interval{};  // the longest poll interval of any source
+  core::Duration interval{};       // the longest poll interval of any condition
+  core::Duration poll_deadline{};  // the longest a cycle's sources may take, their deadlines summed
   core::Duration grace{};
 };
 
-// 200 while the last complete cycle (or, before the first, the start-up) is no older than
-// 2 x interval + grace, else 503; the JSON body says which and by how much. Pure.
-OpsResponse LivenessVerdict(std::optional<core::WallTime> last_complete_cycle,
+// 200 while the last committed cycle (or, before the first, the start-up) is no older than the
+// policy's limit, else 503; the JSON body says which and by how much. Pure.
+OpsResponse LivenessVerdict(std::optional<core::WallTime> last_committed_cycle,
                             core::WallTime started_at, core::WallTime now,
                             const LivenessPolicy& policy);
+
+// The age past which LivenessVerdict fails.
+core::Duration LivenessLimit(const LivenessPolicy& policy);
 
 // 200 when the store answered its ping, else 503 with the store's error. Pure.
 OpsResponse ReadinessVerdict(const core::Status& store_ping);
@@ -33,7 +40,8 @@ struct HealthSources {
   core::Clock* clock = nullptr;
   core::WallTime started_at;
   LivenessPolicy policy;
-  std::function<std::optional<core::WallTime>()> last_complete_cycle;
+  // The end of the last cycle in which every condition committed (RunMetrics).
+  std::function<std::optional<core::WallTime>()> last_committed_cycle;
   std::function<core::Status()> ping_store;
   std::function<std::string()> render_metrics;  // e.g. MetricsRegistry::Render
 };

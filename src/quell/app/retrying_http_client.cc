@@ -20,6 +20,7 @@ core::Error WithAttempts(core::Error error, uint32_t attempts, RetryStop stop) {
   if (attempts == 1 && stop == RetryStop::kFinal) return error;
   error.message += " (" + std::to_string(attempts) + (attempts == 1 ? " attempt" : " attempts");
   if (stop == RetryStop::kOutOfBudget) error.message += "; retry budget exhausted";
+  if (stop == RetryStop::kOutOfTime) error.message += "; the poll deadline for this source passed";
   error.message += ")";
   return error;
 }
@@ -31,23 +32,41 @@ RetryingHttpClient::RetryingHttpClient(core::HttpClient& client, core::Clock& cl
     : client_(client), clock_(clock), policy_(policy), random_(seed) {}
 
 core::Result<RetriedResponse> RetryingHttpClient::Send(const core::HttpRequest& request,
-                                                       RetryBudget& budget) {
+                                                       RetryBudget& budget,
+                                                       std::optional<core::WallTime> deadline) {
   const uint32_t max_attempts = std::max<uint32_t>(policy_.max_attempts, 1);
+  std::optional<core::HttpRequest> cut;  // the request with its timeouts cut to the deadline
+  if (deadline) cut = request;
   for (uint32_t attempts = 1;; ++attempts) {
-    core::Result<core::HttpResponse> result = client_.Send(request);
+    if (deadline) {
+      const core::Duration left = *deadline - clock_.Now();
+      if (left <= core::Duration::zero()) {
+        return core::MakeError(core::ErrorCode::kTimeout,
+                               request.method + " " + request.url +
+                                   ": not sent: the poll deadline for this source passed");
+      }
+      cut->connect_timeout = std::min(request.connect_timeout, left);
+      cut->total_timeout = std::min(request.total_timeout, left);
+    }
+    core::Result<core::HttpResponse> result = client_.Send(deadline ? *cut : request);
     const bool retryable =
         result.ok() ? IsRetryableStatus(result->status) : result.error().IsRetryable();
     RetryStop stop = RetryStop::kFinal;
-    if (retryable && attempts >= max_attempts) {
+    if (retryable && deadline && clock_.Now() >= *deadline) {
+      stop = RetryStop::kOutOfTime;  // the attempt ran into the deadline, and was cut by it
+    } else if (retryable && attempts >= max_attempts) {
       stop = RetryStop::kOutOfAttempts;
     } else if (retryable) {
       const core::Duration wait = WaitBeforeRetry(result, attempts - 1);
-      if (budget.TryConsume(wait)) {
+      if (deadline && clock_.Now() + wait >= *deadline) {
+        stop = RetryStop::kOutOfTime;
+      } else if (!budget.TryConsume(wait)) {
+        // Waiting less than asked would only meet the same 429 or overload again.
+        stop = RetryStop::kOutOfBudget;
+      } else {
         if (wait > core::Duration::zero()) clock_.SleepFor(wait);
         continue;
       }
-      // Waiting less than asked would only meet the same 429 or overload again.
-      stop = RetryStop::kOutOfBudget;
     }
     if (!result.ok()) return WithAttempts(result.error(), attempts, stop);
     return RetriedResponse{std::move(result).value(), attempts, stop};

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <random>
 
 #include "quell/app/backoff.h"
@@ -17,6 +18,7 @@ enum class RetryStop {
   kFinal,          // a status that is not retried: a success, a redirect, a 4xx other than 429
   kOutOfAttempts,  // still 429 or 5xx after policy.max_attempts
   kOutOfBudget,    // still 429 or 5xx, and the next wait would not fit in the RetryBudget
+  kOutOfTime,      // still failing, and the next attempt would start at or after the deadline
 };
 
 struct RetriedResponse {
@@ -40,7 +42,13 @@ class RetryingHttpClient {
   // failed in transport, with that attempt's code; after more than one attempt, or when the
   // policy or budget stopped the retries, the message says so, as in
   // "GET http://127.0.0.1:4100/v1/errors/groups: connection refused (4 attempts)".
-  core::Result<RetriedResponse> Send(const core::HttpRequest& request, RetryBudget& budget);
+  // With a `deadline` (on the clock), every attempt's timeouts are cut to the time left before
+  // it, and no attempt or wait starts at or after it: a source that hangs costs its caller no
+  // more than the deadline. A request whose deadline has already passed is not sent (kTimeout).
+  core::Result<RetriedResponse> Send(const core::HttpRequest& request, RetryBudget& budget,
+                                     std::optional<core::WallTime> deadline = std::nullopt);
+
+  core::Clock& clock() const { return clock_; }
 
  private:
   // The wait before retry `retry_index` (0 for the first) after `last`, an error or a status.

@@ -1,5 +1,6 @@
 #include "quell/app/run_metrics.h"
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstddef>
@@ -42,6 +43,10 @@ RunMetrics::RunMetrics(MetricsRegistry& registry)
       last_successful_cycle_(
           registry.AddGauge("quell_last_successful_cycle_timestamp_seconds",
                             "Unix time at which the last cycle with result ok ended.")),
+      last_committed_cycle_(registry.AddGauge(
+          "quell_last_committed_cycle_timestamp_seconds",
+          "Unix time at which the last cycle ended in which every condition committed (a failed "
+          "source's unknowns included); /healthz follows it.")),
       send_attempts_(registry.AddCounter("quell_send_attempts_total",
                                          "Outbox rows handed to a channel, by channel.")),
       send_failures_(registry.AddCounter(
@@ -98,6 +103,12 @@ void RunMetrics::OnCycleEnd(const std::string& /*run_id*/, const CycleReport& re
   last_complete_cycle_.Set(UnixSeconds(at));
   if (ok) last_successful_cycle_.Set(UnixSeconds(at));
   last_complete_us_.store(at.time_since_epoch().count(), std::memory_order_relaxed);
+  const bool committed = std::all_of(report.conditions.begin(), report.conditions.end(),
+                                     [](const ConditionOutcome& c) { return c.applied; });
+  if (committed) {
+    last_committed_cycle_.Set(UnixSeconds(at));
+    last_committed_us_.store(at.time_since_epoch().count(), std::memory_order_relaxed);
+  }
 }
 
 void RunMetrics::OnDispatch(const DispatchReport& report, core::WallTime /*at*/) {
@@ -129,6 +140,12 @@ core::Status RunMetrics::RefreshStoreGauges(core::IncidentStore& store) {
                      it == rows->end() ? 0 : static_cast<double>(it->second));
   }
   return {};
+}
+
+std::optional<core::WallTime> RunMetrics::LastCommittedCycle() const {
+  const int64_t us = last_committed_us_.load(std::memory_order_relaxed);
+  if (us == kNever) return std::nullopt;
+  return core::WallTime(core::Duration(us));
 }
 
 std::optional<core::WallTime> RunMetrics::LastCompleteCycle() const {

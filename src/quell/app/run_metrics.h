@@ -31,9 +31,13 @@ class RunMetrics : public RunListener {
   // values, quell_store_refresh_failures_total counts it, and the error is returned.
   core::Status RefreshStoreGauges(core::IncidentStore& store);
 
-  // When the last cycle ended (whatever its sources did), for the liveness check; nullopt
+  // When the last cycle ended, whatever its sources did and whether it committed; nullopt
   // before the first.
   std::optional<core::WallTime> LastCompleteCycle() const;
+  // When the last cycle ended in which every condition committed its observations (unknown
+  // ones for a source that failed included): the poll loop's progress, which /healthz follows.
+  // nullopt before the first.
+  std::optional<core::WallTime> LastCommittedCycle() const;
 
  private:
   MetricsRegistry::Counter cycles_;
@@ -42,6 +46,7 @@ class RunMetrics : public RunListener {
   MetricsRegistry::Counter observations_;
   MetricsRegistry::Gauge last_complete_cycle_;
   MetricsRegistry::Gauge last_successful_cycle_;
+  MetricsRegistry::Gauge last_committed_cycle_;
   MetricsRegistry::Counter send_attempts_;
   MetricsRegistry::Counter send_failures_;
   MetricsRegistry::Histogram delivery_latency_;
@@ -52,6 +57,7 @@ class RunMetrics : public RunListener {
   // Microseconds since the epoch of the last OnCycleEnd; kNever before it.
   static constexpr int64_t kNever = std::numeric_limits<int64_t>::min();
   std::atomic<int64_t> last_complete_us_{kNever};
+  std::atomic<int64_t> last_committed_us_{kNever};
 };
 
 }  // namespace quell::app

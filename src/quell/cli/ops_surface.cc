@@ -5,6 +5,7 @@
 #include "quell/app/health.h"
 #include "quell/cli/operator_commands.h"
 #include "quell/cli/operator_routes.h"
+#include "quell/cli/poll_wiring.h"
 #include "quell/cli/store_url.h"
 #include "quell/core/ports/operator_store.h"
 
@@ -88,9 +89,13 @@ core::Result<int> OpsSurface::Serve() {
   app::HealthSources sources;
   sources.clock = clock_;
   sources.started_at = started_at_;
-  sources.policy =
-      app::LivenessPolicy{.interval = LongestInterval(config_), .grace = config_.http.health_grace};
-  sources.last_complete_cycle = [this] { return metrics_->LastCompleteCycle(); };
+  // A source that hangs is cut at its deadline and the cycle commits its unknowns, so the limit
+  // leaves room for every source of a cycle hanging to its deadline; only a loop that commits
+  // nothing (stuck, or its store refusing writes) outlives it.
+  sources.policy = app::LivenessPolicy{.interval = LongestInterval(config_),
+                                       .poll_deadline = CyclePollDeadline(config_),
+                                       .grace = config_.http.health_grace};
+  sources.last_committed_cycle = [this] { return metrics_->LastCommittedCycle(); };
   sources.ping_store = [this]() -> core::Status {
     // The daemon's own writes first: a store that answers this read may refuse every write.
     if (auto writes = store_health_.Status(); !writes) return writes;

@@ -37,20 +37,44 @@ std::vector<std::string> ExtraGroupFields(const config::Config& config) {
   return extra;
 }
 
+bool UsesInfrai(const config::Config& config) {
+  return !config.error_conditions.empty() ||
+         std::any_of(config.metric_conditions.begin(), config.metric_conditions.end(),
+                     [](const auto& m) { return m.source == config::MetricSourceKind::kInfrai; });
+}
+
+bool UsesPrometheus(const config::Config& config) {
+  return std::any_of(
+      config.metric_conditions.begin(), config.metric_conditions.end(),
+      [](const auto& m) { return m.source == config::MetricSourceKind::kPrometheus; });
+}
+
 }  // namespace
+
+core::Duration SourcePollDeadline(const config::Config& config, const config::HttpSettings& http) {
+  if (http.poll_deadline) return *http.poll_deadline;
+  core::Duration longest = core::Duration::zero();
+  for (const auto& c : config.error_conditions) longest = std::max(longest, c.common.interval);
+  for (const auto& m : config.metric_conditions) {
+    longest = std::max(longest, m.condition.common.interval);
+  }
+  return longest;
+}
+
+core::Duration CyclePollDeadline(const config::Config& config) {
+  core::Duration total = core::Duration::zero();
+  if (UsesInfrai(config)) total += SourcePollDeadline(config, config.infrai.http);
+  if (UsesPrometheus(config)) total += SourcePollDeadline(config, config.prometheus.http);
+  return total;
+}
 
 core::Result<std::unique_ptr<PollWiring>> PollWiring::Create(const config::Config& config,
                                                              core::IncidentStore& store,
                                                              core::Clock& clock) {
   std::unique_ptr<PollWiring> w(new PollWiring());
   w->config_ = config;
-  const bool uses_infrai =
-      !config.error_conditions.empty() ||
-      std::any_of(config.metric_conditions.begin(), config.metric_conditions.end(),
-                  [](const auto& m) { return m.source == config::MetricSourceKind::kInfrai; });
-  const bool uses_prometheus =
-      std::any_of(config.metric_conditions.begin(), config.metric_conditions.end(),
-                  [](const auto& m) { return m.source == config::MetricSourceKind::kPrometheus; });
+  const bool uses_infrai = UsesInfrai(config);
+  const bool uses_prometheus = UsesPrometheus(config);
   std::random_device entropy;  // jitter only: decorrelates workers, needs no strength
 
   if (uses_infrai) {
@@ -125,8 +149,10 @@ core::Result<std::unique_ptr<PollWiring>> PollWiring::Create(const config::Confi
 }
 
 app::CycleReport PollWiring::RunCycle(app::DecisionSink& sink) {
-  if (infrai_http_) infrai_http_->StartPoll();
-  if (prometheus_http_) prometheus_http_->StartPoll();
+  if (infrai_http_) infrai_http_->StartPoll(SourcePollDeadline(config_, config_.infrai.http));
+  if (prometheus_http_) {
+    prometheus_http_->StartPoll(SourcePollDeadline(config_, config_.prometheus.http));
+  }
   return poller_->RunOnce(sink);
 }
 

@@ -57,4 +57,11 @@ class PollWiring {
   std::unique_ptr<app::Poller> poller_;
 };
 
+// How long one poll may spend on a source (requests, retries and waits): its poll_deadline, or
+// when absent the longest interval of the config's conditions.
+core::Duration SourcePollDeadline(const config::Config& config, const config::HttpSettings& http);
+// The longest one cycle may spend on its sources: the deadlines of the sources the config
+// uses, summed, since a cycle polls them one after another.
+core::Duration CyclePollDeadline(const config::Config& config);
+
 }  // namespace quell::cli

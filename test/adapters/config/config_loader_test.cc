@@ -187,6 +187,23 @@ TEST_F(ConfigLoaderTest, ErrorsNameFileLineColumnAndSetting) {
               {"bad.yaml:2:27", "healthy_polls_to_close"});
 }
 
+TEST_F(ConfigLoaderTest, APollDeadlineIsReadPerSourceAndMustBePositive) {
+  auto absent = LoadConfig(Write("a.yaml", kMinimal), Env());
+  ASSERT_TRUE(absent.ok()) << absent.error().message;
+  EXPECT_FALSE(absent->infrai.http.poll_deadline.has_value());  // the interval, when wired
+  auto set = LoadConfig(Write("b.yaml", std::string("infrai: {poll_deadline: 20s}\n"
+                                                    "prometheus: {poll_deadline: 5s}\n") +
+                                            kMinimal),
+                        Env());
+  ASSERT_TRUE(set.ok()) << set.error().message;
+  EXPECT_EQ(set->infrai.http.poll_deadline, std::chrono::seconds(20));
+  EXPECT_EQ(set->prometheus.http.poll_deadline, std::chrono::seconds(5));
+  ExpectError(std::string("infrai:\n  poll_deadline: 0s\n") + kMinimal,
+              {"bad.yaml:2:", "poll_deadline", "must be positive"});
+  ExpectError(std::string("prometheus:\n  poll_deadline: soon\n") + kMinimal,
+              {"bad.yaml:2:", "poll_deadline"});
+}
+
 TEST_F(ConfigLoaderTest, RejectsDuplicateNamesAndBadThresholds) {
   ExpectError("conditions:\n  - {name: a, type: error_groups}\n  - {name: a, type: error_groups}\n",
               {"bad.yaml:3", "names two conditions"});

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,6 +30,9 @@ struct HttpSettings {
   core::Duration timeout = std::chrono::seconds(30);
   std::string ca_file;  // empty: the system's CA bundle
   RetrySettings retry;
+  // The longest one poll may spend on this source, every request, retry and wait included;
+  // past it the source is observed unknown and the cycle goes on. Absent: the poll interval.
+  std::optional<core::Duration> poll_deadline;
 };
 
 struct InfraiSettings {

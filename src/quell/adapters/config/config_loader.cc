@@ -30,6 +30,10 @@ void ReadHttp(MapReader& section, HttpSettings& http) {
   section.Read("connect_timeout", http.connect_timeout);
   section.Read("timeout", http.timeout);
   section.Read("ca_file", http.ca_file);
+  section.Read("poll_deadline", http.poll_deadline);
+  if (http.poll_deadline && http.poll_deadline->count() <= 0) {
+    section.Fail("poll_deadline", "must be positive");
+  }
   MapReader retry = section.Child("retry");
   retry.Read("max_attempts", http.retry.max_attempts, 1, 20);
   retry.Read("initial_backoff", http.retry.initial_backoff);

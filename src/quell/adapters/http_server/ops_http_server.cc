@@ -1,16 +1,16 @@
 #include "quell/adapters/http_server/ops_http_server.h"
 
 #include <httplib.h>
-#include <sys/socket.h>
 
-#include <cerrno>
+#include <algorithm>
 #include <charconv>
 #include <exception>
 #include <regex>
-#include <system_error>
-#include <thread>
 #include <utility>
 
+#include "quell/adapters/http_server/connection_gate.h"
+#include "quell/adapters/http_server/held_stream.h"
+#include "quell/adapters/http_server/worker_lane.h"
 #include "quell/core/json_escape.h"
 
 namespace quell::http_server {
@@ -20,7 +20,31 @@ struct OpsHttpServer::CompiledRoute {
   std::regex pattern;
 };
 
+// cpp-httplib's request processing (parsing, routing, bodies, responses) without its accept
+// loop, which gives each connection a worker for as long as it stays open.
+class OpsHttpServer::RouteServer : public httplib::Server {
+ public:
+  // One request from `stream`; false when it could not be read or answered.
+  bool ProcessOne(httplib::Stream& stream, bool& connection_closed) {
+    return process_request(stream, /*close_connection=*/false, connection_closed, nullptr);
+  }
+};
+
 namespace {
+
+// Set on a worker when httplib refused a request by itself (malformed, too large): what is
+// left on the connection cannot be trusted to start a request, so it is closed.
+thread_local bool close_after_response = false;
+
+constexpr auto kWriteTimeout = std::chrono::seconds(5);
+
+// The path of a GET request line ("GET /healthz?x HTTP/1.1" -> "/healthz"), or empty.
+std::string_view GetPath(std::string_view head) {
+  constexpr std::string_view kGet = "GET ";
+  if (!head.starts_with(kGet)) return {};
+  head.remove_prefix(kGet.size());
+  return head.substr(0, head.find_first_of(" ?\r\n"));
+}
 
 void SendError(httplib::Response& res, int status, const char* code, const std::string& message) {
   std::string body = R"({"error":{"code":")";
@@ -114,7 +138,7 @@ core::Result<std::pair<std::string, int>> ParseListenAddress(const std::string& 
 OpsHttpServer::OpsHttpServer(OpsServerOptions options, std::vector<app::OpsRoute> routes)
     : options_(std::move(options)),
       routes_(std::move(routes)),
-      http_(std::make_unique<httplib::Server>()) {}
+      http_(std::make_unique<RouteServer>()) {}
 
 OpsHttpServer::~OpsHttpServer() { Stop(); }
 
@@ -190,11 +214,9 @@ core::Result<int> OpsHttpServer::Start() {
     }
   }
 
-  const int threads = options_.threads > 0 ? options_.threads : 1;
-  http_->new_task_queue = [threads] {
-    return new httplib::ThreadPool(static_cast<size_t>(threads));
-  };
   http_->set_payload_max_length(size_t{1} << 20);
+  http_->set_keep_alive_timeout(std::max<time_t>(
+      1, std::chrono::duration_cast<std::chrono::seconds>(options_.idle_timeout).count()));
   http_->set_exception_handler(
       [](const httplib::Request&, httplib::Response& res, const std::exception_ptr&) {
         SendError(res, 500, "internal", "the handler failed");
@@ -204,7 +226,13 @@ core::Result<int> OpsHttpServer::Start() {
   // be refused is refused for that reason (401, not a 400 about its body).
   http_->set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
     const CompiledRoute* route = Admit(req, res);
-    if (route == nullptr) return httplib::Server::HandlerResponse::Handled;
+    if (route == nullptr) {
+      // The refused request's body is left unread on the connection, so it cannot carry another.
+      if (req.has_header("Content-Length") || req.has_header("Transfer-Encoding")) {
+        close_after_response = true;
+      }
+      return httplib::Server::HandlerResponse::Handled;
+    }
     // A POST or DELETE with neither Content-Length nor chunked framing has no body; httplib
     // would answer it with an empty 400, so it is served here as an empty body.
     if (!req.has_header("Content-Length") && !req.has_header("Transfer-Encoding")) {
@@ -221,6 +249,7 @@ core::Result<int> OpsHttpServer::Start() {
   http_->set_error_handler(
       httplib::Server::HandlerWithResponse([](const httplib::Request&, httplib::Response& res) {
         if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+        close_after_response = true;
         SendError(res, res.status, ErrorCodeFor(res.status), ErrorMessageFor(res.status));
         return httplib::Server::HandlerResponse::Handled;
       }));
@@ -231,48 +260,66 @@ core::Result<int> OpsHttpServer::Start() {
   http_->Delete(".*", handle);
   http_->Options(".*", handle);
 
-  // cpp-httplib's default sets SO_REUSEPORT, with which a second daemon binds the same port
-  // and the kernel splits the connections between the two. SO_REUSEADDR alone still allows a
-  // restart while old connections linger in TIME_WAIT, and makes a taken port fail to bind.
-  http_->set_socket_options([](socket_t sock) {
-    int yes = 1;
-    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
-  });
   const auto& [host, port] = *address;
-  if (port == 0) {
-    port_ = http_->bind_to_any_port(host);
-    if (port_ <= 0) {
-      return core::MakeError(core::ErrorCode::kUnavailable, "cannot bind " + host + ":0");
-    }
-  } else {
-    errno = 0;
-    if (!http_->bind_to_port(host, port)) {
-      const int error = errno;
-      return core::MakeError(
-          core::ErrorCode::kUnavailable,
-          "cannot listen on " + options_.listen + ": " +
-              (error == EADDRINUSE ? std::string("the address is already in use (another "
-                                                 "quell run, or another program, holds it)")
-               : error != 0        ? std::generic_category().message(error)
-                                   : std::string("cannot bind it")));
-    }
-    port_ = port;
+  gate_ = std::make_unique<ConnectionGate>(
+      GateOptions{.header_timeout = options_.header_timeout,
+                  .idle_timeout = options_.idle_timeout,
+                  .max_connections = static_cast<size_t>(std::max(options_.max_connections, 1))},
+      [this](HeldConnection c) { Dispatch(std::move(c)); });
+  auto bound = gate_->Listen(host, port, options_.listen);
+  if (!bound) return bound.error();
+  port_ = *bound;
+  const auto serve = [this](HeldConnection c) { ServeConnection(std::move(c)); };
+  const auto discard = [this](const HeldConnection& c) { Discard(c); };
+  probes_.clear();
+  for (size_t i = 0; i < options_.probe_paths.size(); ++i) {
+    probes_.push_back(std::make_unique<WorkerLane>(
+        static_cast<size_t>(std::max(options_.probe_threads, 1)), serve, discard));
   }
-  listen_returned_ = false;
-  thread_ = std::thread([this] {
-    http_->listen_after_bind();
-    listen_returned_ = true;
-  });
+  workers_ = std::make_unique<WorkerLane>(static_cast<size_t>(std::max(options_.threads, 1)), serve,
+                                          discard);
+  gate_->Start();
+  running_ = true;
   return port_;
 }
 
+void OpsHttpServer::Dispatch(HeldConnection connection) {
+  const std::string_view path = GetPath(connection.buffered);
+  const auto probe = std::find(options_.probe_paths.begin(), options_.probe_paths.end(), path);
+  if (!path.empty() && probe != options_.probe_paths.end()) {
+    probes_[static_cast<size_t>(probe - options_.probe_paths.begin())]->Push(std::move(connection));
+    return;
+  }
+  workers_->Push(std::move(connection));
+}
+
+void OpsHttpServer::ServeConnection(HeldConnection connection) {
+  const int fd = connection.fd;
+  HeldStream stream(fd, std::move(connection.buffered),
+                    std::chrono::steady_clock::now() + options_.body_timeout, kWriteTimeout);
+  close_after_response = false;
+  bool closed = false;
+  const bool answered = http_->ProcessOne(stream, closed);
+  if (answered && !closed && !close_after_response) {
+    gate_->Return(HeldConnection{fd, stream.TakeUnread()});
+    return;
+  }
+  CloseSocket(fd);
+  gate_->Closed();
+}
+
+void OpsHttpServer::Discard(const HeldConnection& connection) {
+  CloseSocket(connection.fd);
+  gate_->Closed();
+}
+
 void OpsHttpServer::Stop() {
-  if (!thread_.joinable()) return;
-  // httplib's stop() does nothing until the accept loop runs; a Stop right after Start must
-  // wait for it, or the join would hang. Connections queue in the backlog meanwhile.
-  while (!http_->is_running() && !listen_returned_) std::this_thread::yield();
-  http_->stop();
-  thread_.join();
+  if (!running_) return;
+  running_ = false;
+  // The gate first: nothing new reaches the lanes, and what the workers hand back is closed.
+  gate_->Stop();
+  for (const auto& lane : probes_) lane->Stop();
+  workers_->Stop();
 }
 
 }  // namespace quell::http_server

@@ -1,0 +1,55 @@
+#include "quell/adapters/http_server/worker_lane.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace quell::http_server {
+
+WorkerLane::WorkerLane(size_t threads, Handle serve, Handle discard)
+    : serve_(std::move(serve)), discard_(std::move(discard)) {
+  for (size_t i = 0; i < std::max<size_t>(threads, 1); ++i)
+    threads_.emplace_back([this] { Run(); });
+}
+
+WorkerLane::~WorkerLane() { Stop(); }
+
+void WorkerLane::Push(HeldConnection connection) {
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (!stopping_) {
+      queue_.push_back(std::move(connection));
+      wake_.notify_one();
+      return;
+    }
+  }
+  discard_(std::move(connection));
+}
+
+void WorkerLane::Stop() {
+  std::deque<HeldConnection> left;
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+    left.swap(queue_);
+  }
+  wake_.notify_all();
+  for (std::thread& thread : threads_) {
+    if (thread.joinable()) thread.join();
+  }
+  for (HeldConnection& connection : left) discard_(std::move(connection));
+}
+
+void WorkerLane::Run() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+    if (stopping_) return;
+    HeldConnection connection = std::move(queue_.front());
+    queue_.pop_front();
+    lock.unlock();
+    serve_(std::move(connection));
+    lock.lock();
+  }
+}
+
+}  // namespace quell::http_server
