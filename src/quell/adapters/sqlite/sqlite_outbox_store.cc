@@ -50,15 +50,16 @@ constexpr const char* kOutcomeSql =
     " WHERE idempotency_key = ?1 AND lease_owner = ?2 AND status = 'in_flight'"
     " RETURNING key, channel, generation, version";
 
-// Finished rows past the cutoff, oldest first through outbox_done, a batch per statement (its
-// own short transaction, so writers wait for one batch at most). The rows of an open
-// incident's current generation stay: its follow-ups thread on the first one sent.
+// Finished rows past the cutoff, oldest first through outbox_done (its predicate repeated
+// first, so SQLite may use it), a batch per statement (its own short transaction, so writers
+// wait for one batch at most). The rows of an open incident's current generation stay: its
+// follow-ups thread on the first one sent.
 constexpr const char* kTrimSql =
     "DELETE FROM outbox WHERE rowid IN (SELECT o.rowid FROM outbox o INDEXED BY outbox_done"
-    " WHERE o.status IN ('sent', 'dead', 'dropped', 'shadow', 'superseded', 'folded',"
-    " 'silenced') AND o.updated_at < ?1 AND NOT EXISTS (SELECT 1 FROM incidents i WHERE"
-    " i.key = o.key AND i.generation = o.generation AND i.status = 'open')"
-    " ORDER BY o.updated_at LIMIT ?2)";
+    " WHERE o.status NOT IN ('pending', 'in_flight') AND o.status IN ('sent', 'dead',"
+    " 'dropped', 'shadow', 'superseded', 'folded', 'silenced') AND o.updated_at < ?1 AND"
+    " NOT EXISTS (SELECT 1 FROM incidents i WHERE i.key = o.key AND"
+    " i.generation = o.generation AND i.status = 'open') ORDER BY o.updated_at LIMIT ?2)";
 
 constexpr const char* kSupersedeSql =
     "UPDATE outbox SET status = 'superseded', updated_at = ?5 WHERE key = ?1 AND"
