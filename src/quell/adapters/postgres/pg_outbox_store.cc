@@ -64,15 +64,17 @@ constexpr const char* kOutcomesSql =
     " (p.generation = s.generation AND p.version < s.version)) RETURNING 1)"
     " SELECT idempotency_key FROM done";
 
-// Finished rows past the cutoff, oldest first, a batch per statement (its own short
-// transaction, so writers wait for one batch at most). SKIP LOCKED passes over a row an
-// operator is changing; the outer condition re-checks it. The rows of an open incident's
-// current generation stay: its follow-ups thread on the first one sent.
+// Finished rows past the cutoff, oldest first (the first term is outbox_done's predicate, so
+// the planner may walk that index), a batch per statement (its own short transaction, so
+// writers wait for one batch at most). SKIP LOCKED passes over a row an operator is changing;
+// the outer condition re-checks it. The rows of an open incident's current generation stay:
+// its follow-ups thread on the first one sent.
 constexpr const char* kTrimSql =
     "DELETE FROM outbox WHERE idempotency_key = ANY(ARRAY(SELECT o.idempotency_key FROM"
-    " outbox o WHERE o.status IN ('sent', 'dead', 'dropped', 'shadow', 'superseded', 'folded',"
-    " 'silenced') AND o.updated_at < $1 AND NOT EXISTS (SELECT 1 FROM incidents i WHERE"
-    " i.key = o.key AND i.generation = o.generation AND i.status = 'open')"
+    " outbox o WHERE o.status NOT IN ('pending', 'in_flight') AND o.status IN ('sent', 'dead',"
+    " 'dropped', 'shadow', 'superseded', 'folded', 'silenced') AND o.updated_at < $1 AND"
+    " NOT EXISTS (SELECT 1 FROM incidents i WHERE i.key = o.key AND"
+    " i.generation = o.generation AND i.status = 'open')"
     " ORDER BY o.updated_at LIMIT $2 FOR UPDATE SKIP LOCKED)) AND status IN ('sent', 'dead',"
     " 'dropped', 'shadow', 'superseded', 'folded', 'silenced') AND updated_at < $1";
 
