@@ -10,6 +10,7 @@
 #include "quell/app/poll_applier.h"
 #include "quell/app/vector_observation_stream.h"
 #include "quell/core/ports/shadow_report_store.h"
+#include "store_fixture.h"
 #include "test_support.h"
 
 namespace quell::testing {
@@ -19,25 +20,15 @@ using core::DecisionKind;
 
 core::WallTime At(const std::string& text) { return *core::ParseRfc3339(text); }
 
-class KeyGroupsContractTest : public ::testing::TestWithParam<Backend> {
+class KeyGroupsContractTest : public StoreTest {
  protected:
-  void SetUp() override {
-    QUELL_REQUIRE_BACKEND(GetParam());
-    test_store_ = std::make_unique<TestStore>(GetParam());
-    auto store = test_store_->Open();
-    ASSERT_TRUE(store.ok()) << store.error().message;
-    store_ = std::move(*store);
-    report_ = dynamic_cast<core::ShadowReportStore*>(store_.get());
-    ASSERT_NE(report_, nullptr);
-  }
-
   // One poll at `at`: `key` observed with `health`, and the given key groups recorded.
   void Poll(const std::string& at, const std::string& key, core::Health health,
             std::vector<core::KeyGroup> key_groups, size_t chunk = 5000) {
     app::ApplyOptions options;
     options.chunk_observations = chunk;
     options.key_groups = std::move(key_groups);
-    app::PollApplier applier(*store_, encoder_, options);
+    app::PollApplier applier(store_->incidents(), encoder_, options);
     std::vector<core::Observation> poll;
     if (!key.empty()) {
       core::Observation& o = poll.emplace_back();
@@ -53,15 +44,12 @@ class KeyGroupsContractTest : public ::testing::TestWithParam<Backend> {
   }
 
   std::vector<core::KeyGroupRow> Rows(const std::string& since) {
-    auto rows = report_->KeyGroupsSince(At(since));
+    auto rows = store_->reports().KeyGroupsSince(At(since));
     EXPECT_TRUE(rows.ok()) << rows.error().message;
     return rows.ok() ? *rows : std::vector<core::KeyGroupRow>{};
   }
 
   jsonl::JsonPayloadEncoder encoder_;
-  std::unique_ptr<TestStore> test_store_;
-  std::unique_ptr<core::IncidentStore> store_;
-  core::ShadowReportStore* report_ = nullptr;
 };
 
 TEST_P(KeyGroupsContractTest, RecordsEachPairOnceWithItsPollsAndTimes) {
@@ -87,7 +75,7 @@ TEST_P(KeyGroupsContractTest, RecordsEachPairOnceWithItsPollsAndTimes) {
 
 TEST_P(KeyGroupsContractTest, ARolledBackTransactionRecordsNoPair) {
   {
-    auto tx = store_->Begin();
+    auto tx = store_->incidents().Begin();
     ASSERT_TRUE(tx.ok());
     const std::vector<core::KeyGroup> seen = {{"k", "g"}};
     ASSERT_TRUE((*tx)->RecordKeyGroups(seen, At("2026-12-02T09:00:00Z")).ok());
@@ -117,7 +105,7 @@ TEST_P(KeyGroupsContractTest, PruningDeletesOnlyPairsLastSeenBeforeTheCutoff) {
   Poll("2026-12-02T09:00:00Z", "t1:a", core::Health::kUnhealthy, {{"t1:a", "g1"}, {"t1:a", "g2"}});
   Poll("2026-12-02T10:00:00Z", "t1:a", core::Health::kUnhealthy, {{"t1:a", "g2"}});
   {
-    auto tx = store_->Begin();
+    auto tx = store_->incidents().Begin();
     ASSERT_TRUE(tx.ok()) << tx.error().message;
     auto pruned = (*tx)->PruneKeyGroups(At("2026-12-02T09:30:00Z"));
     ASSERT_TRUE(pruned.ok()) << pruned.error().message;
@@ -125,7 +113,7 @@ TEST_P(KeyGroupsContractTest, PruningDeletesOnlyPairsLastSeenBeforeTheCutoff) {
     // Uncommitted: a rolled-back prune deletes nothing.
   }
   EXPECT_EQ(Rows("2026-12-01T00:00:00Z").size(), 2U);
-  auto tx = store_->Begin();
+  auto tx = store_->incidents().Begin();
   ASSERT_TRUE(tx.ok()) << tx.error().message;
   ASSERT_TRUE((*tx)->PruneKeyGroups(At("2026-12-02T09:30:00Z")).ok());
   ASSERT_TRUE((*tx)->Commit().ok());
@@ -143,14 +131,14 @@ TEST_P(KeyGroupsContractTest, CountsDecisionsByKindSinceTheCutoff) {
   Poll("2026-12-02T09:03:00Z", "a", core::Health::kHealthy, {});               // wait_for_health
   Poll("2026-12-02T09:04:00Z", "a", core::Health::kHealthy, {});               // resolve
 
-  auto all = report_->CountDecisionsSince(At("2026-12-02T08:00:00Z"));
+  auto all = store_->reports().CountDecisionsSince(At("2026-12-02T08:00:00Z"));
   ASSERT_TRUE(all.ok()) << all.error().message;
   EXPECT_EQ((*all)[static_cast<size_t>(DecisionKind::kNotify)], 1U);
   EXPECT_EQ((*all)[static_cast<size_t>(DecisionKind::kUpdateOnly)], 1U);
   EXPECT_EQ((*all)[static_cast<size_t>(DecisionKind::kWaitForHealth)], 2U);
   EXPECT_EQ((*all)[static_cast<size_t>(DecisionKind::kResolve)], 1U);
 
-  auto late = report_->CountDecisionsSince(At("2026-12-02T09:01:00Z"));
+  auto late = store_->reports().CountDecisionsSince(At("2026-12-02T09:01:00Z"));
   ASSERT_TRUE(late.ok());
   EXPECT_EQ((*late)[static_cast<size_t>(DecisionKind::kNotify)], 0U);
   EXPECT_EQ((*late)[static_cast<size_t>(DecisionKind::kUpdateOnly)], 1U);

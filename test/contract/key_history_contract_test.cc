@@ -11,6 +11,7 @@
 #include "quell/app/poll_applier.h"
 #include "quell/app/vector_observation_stream.h"
 #include "quell/core/ports/operator_store.h"
+#include "store_fixture.h"
 #include "test_support.h"
 
 namespace quell::testing {
@@ -18,23 +19,13 @@ namespace {
 
 using std::chrono::minutes;
 
-class KeyHistoryContractTest : public ::testing::TestWithParam<Backend> {
+class KeyHistoryContractTest : public StoreTest {
  protected:
-  void SetUp() override {
-    QUELL_REQUIRE_BACKEND(GetParam());
-    test_store_ = std::make_unique<TestStore>(GetParam());
-    auto store = test_store_->Open();
-    ASSERT_TRUE(store.ok()) << store.error().message;
-    store_ = std::move(*store);
-    ops_store_ = dynamic_cast<core::OperatorStore*>(store_.get());
-    ASSERT_NE(ops_store_, nullptr);
-  }
-
   void Observe(const std::string& key, bool unhealthy, core::WallTime at) {
     app::ApplyOptions options;
     options.channels = {"slack", "email"};
     options.policy.healthy_polls_to_close = 2;
-    app::PollApplier applier(*store_, encoder_, options);
+    app::PollApplier applier(store_->incidents(), encoder_, options);
     core::Observation observation;
     observation.key = key;
     observation.at = at;
@@ -47,9 +38,6 @@ class KeyHistoryContractTest : public ::testing::TestWithParam<Backend> {
     ASSERT_TRUE(applied.ok()) << applied.error().message;
   }
 
-  std::unique_ptr<TestStore> test_store_;
-  std::unique_ptr<core::IncidentStore> store_;
-  core::OperatorStore* ops_store_ = nullptr;
   jsonl::JsonPayloadEncoder encoder_;
   const core::WallTime t0_ = OutboxEpoch();
 };
@@ -60,7 +48,7 @@ TEST_P(KeyHistoryContractTest, DecisionsOfOneKeyNewestFirstAndBounded) {
   Observe("acme:db", false, t0_ + minutes(1));
   Observe("acme:db", false, t0_ + minutes(2));
 
-  auto all = ops_store_->RecentDecisions("acme:db", 10);
+  auto all = store_->operators().RecentDecisions("acme:db", 10);
   ASSERT_TRUE(all.ok()) << all.error().message;
   ASSERT_GE(all->size(), 2u);
   EXPECT_EQ(all->front().decision, "resolve");
@@ -72,16 +60,16 @@ TEST_P(KeyHistoryContractTest, DecisionsOfOneKeyNewestFirstAndBounded) {
   EXPECT_EQ(all->back().version, 1u);
   for (size_t i = 1; i < all->size(); ++i) EXPECT_GT((*all)[i - 1].version, (*all)[i].version);
 
-  auto newest = ops_store_->RecentDecisions("acme:db", 1);
+  auto newest = store_->operators().RecentDecisions("acme:db", 1);
   ASSERT_TRUE(newest.ok());
   ASSERT_EQ(newest->size(), 1u);
   EXPECT_EQ(newest->front().decision, "resolve");
 
-  auto other = ops_store_->RecentDecisions("beta:db", 10);
+  auto other = store_->operators().RecentDecisions("beta:db", 10);
   ASSERT_TRUE(other.ok());
   ASSERT_EQ(other->size(), 1u);
   EXPECT_EQ(other->front().decision, "notify");
-  auto none = ops_store_->RecentDecisions("no:such:key", 10);
+  auto none = store_->operators().RecentDecisions("no:such:key", 10);
   ASSERT_TRUE(none.ok());
   EXPECT_TRUE(none->empty());
 }
@@ -92,7 +80,7 @@ TEST_P(KeyHistoryContractTest, OutboxRowsOfOneKeyNewestFirstThenByChannel) {
   Observe("acme:db", false, t0_ + minutes(1));
   Observe("acme:db", false, t0_ + minutes(2));
 
-  auto rows = ops_store_->RecentOutbox("acme:db", 10);
+  auto rows = store_->operators().RecentOutbox("acme:db", 10);
   ASSERT_TRUE(rows.ok()) << rows.error().message;
   ASSERT_EQ(rows->size(), 4u);
   EXPECT_EQ((*rows)[0].transition, core::TransitionKind::kResolve);
@@ -104,11 +92,11 @@ TEST_P(KeyHistoryContractTest, OutboxRowsOfOneKeyNewestFirstThenByChannel) {
   EXPECT_EQ((*rows)[3].channel, "slack");
   for (const auto& row : *rows) EXPECT_EQ(row.key, "acme:db");
 
-  auto newest = ops_store_->RecentOutbox("acme:db", 1);
+  auto newest = store_->operators().RecentOutbox("acme:db", 1);
   ASSERT_TRUE(newest.ok());
   ASSERT_EQ(newest->size(), 1u);
   EXPECT_EQ(newest->front().idempotency_key, (*rows)[0].idempotency_key);
-  auto none = ops_store_->RecentOutbox("no:such:key", 10);
+  auto none = store_->operators().RecentOutbox("no:such:key", 10);
   ASSERT_TRUE(none.ok());
   EXPECT_TRUE(none->empty());
 }

@@ -13,6 +13,7 @@
 #include "quell/app/poller.h"
 #include "quell/app/vector_observation_stream.h"
 #include "quell/core/dead_letter.h"
+#include "store_fixture.h"
 #include "test_support.h"
 
 namespace quell::testing {
@@ -23,20 +24,12 @@ using std::chrono::hours;
 using std::chrono::minutes;
 using std::chrono::seconds;
 
-class OperatorContractTest : public ::testing::TestWithParam<Backend> {
+class OperatorContractTest : public StoreTest {
  protected:
-  void SetUp() override {
-    QUELL_REQUIRE_BACKEND(GetParam());
-    test_store_ = std::make_unique<TestStore>(GetParam());
-    auto store = test_store_->Open();
-    ASSERT_TRUE(store.ok()) << store.error().message;
-    store_ = std::move(*store);
-    ops_store_ = dynamic_cast<core::OperatorStore*>(store_.get());
-    ASSERT_NE(ops_store_, nullptr);
-    auto outbox = test_store_->OpenOutbox();
-    ASSERT_TRUE(outbox.ok()) << outbox.error().message;
-    outbox_ = std::move(*outbox);
-    ops_ = std::make_unique<app::OperatorCommands>(*store_, *ops_store_, encoder_);
+  void SetUpStore() override {
+    Connect(dispatcher_);
+    ops_ =
+        std::make_unique<app::OperatorCommands>(store_->incidents(), store_->operators(), encoder_);
   }
 
   // Applies one observation of `key` as a poll routed to `channels`.
@@ -46,7 +39,7 @@ class OperatorContractTest : public ::testing::TestWithParam<Backend> {
     options.channels = std::move(channels);
     options.policy.cooldown = minutes(10);
     options.policy.healthy_polls_to_close = 2;
-    app::PollApplier applier(*store_, encoder_, options);
+    app::PollApplier applier(store_->incidents(), encoder_, options);
     core::Observation observation;
     observation.key = key;
     observation.at = at;
@@ -61,7 +54,7 @@ class OperatorContractTest : public ::testing::TestWithParam<Backend> {
   }
 
   std::vector<core::OutboxRow> RowsOf(const std::string& key) {
-    auto rows = store_->ListOutbox(std::nullopt);
+    auto rows = store_->incidents().ListOutbox(std::nullopt);
     EXPECT_TRUE(rows.ok());
     std::vector<core::OutboxRow> out;
     for (const auto& r : *rows) {
@@ -74,20 +67,20 @@ class OperatorContractTest : public ::testing::TestWithParam<Backend> {
   core::OutboxRow DeadRow(const std::string& key, uint64_t version = 1,
                           const std::string& channel = "webhook") {
     core::OutboxRow row = PendingRow(key, 1, version, channel, t0_);
-    EXPECT_EQ(InsertRows(*store_, {row}), "");
-    auto claimed = outbox_->ClaimDue("d", t0_, seconds(60), 10);
+    EXPECT_EQ(InsertRows(store_->incidents(), {row}), "");
+    auto claimed = dispatcher_->outbox().ClaimDue("d", t0_, seconds(60), 10);
     EXPECT_TRUE(claimed.ok());
     core::OutboxOutcome dead;
     dead.kind = core::OutboxOutcome::Kind::kDead;
     dead.idempotency_key = row.idempotency_key;
     dead.error = "HTTP 400";
-    auto recorded = outbox_->RecordOutcomes("d", {&dead, 1}, t0_);
+    auto recorded = dispatcher_->outbox().RecordOutcomes("d", {&dead, 1}, t0_);
     EXPECT_TRUE(recorded.ok() && (*recorded)[0].ok());
     return row;
   }
 
   core::OutboxRow Find(const std::string& idempotency_key) {
-    auto rows = store_->ListOutbox(std::nullopt);
+    auto rows = store_->incidents().ListOutbox(std::nullopt);
     EXPECT_TRUE(rows.ok());
     for (const auto& r : *rows) {
       if (r.idempotency_key == idempotency_key) return r;
@@ -96,10 +89,7 @@ class OperatorContractTest : public ::testing::TestWithParam<Backend> {
     return {};
   }
 
-  std::unique_ptr<TestStore> test_store_;
-  std::unique_ptr<core::IncidentStore> store_;
-  core::OperatorStore* ops_store_ = nullptr;
-  std::unique_ptr<core::OutboxStore> outbox_;
+  std::optional<core::Store> dispatcher_;
   jsonl::JsonPayloadEncoder encoder_;
   std::unique_ptr<app::OperatorCommands> ops_;
   const core::WallTime t0_ = OutboxEpoch();
@@ -108,12 +98,12 @@ class OperatorContractTest : public ::testing::TestWithParam<Backend> {
 TEST_P(OperatorContractTest, SilencesAreListedByIdAndExpiredOnesLeftOut) {
   core::Silence a{0, "acme:*", t0_ + hours(2), "maintenance", "alice", t0_};
   core::Silence b{0, "beta:db", t0_ + minutes(5), "noisy", "bob", t0_};
-  auto id_a = ops_store_->AddSilence(a);
-  auto id_b = ops_store_->AddSilence(b);
+  auto id_a = store_->operators().AddSilence(a);
+  auto id_b = store_->operators().AddSilence(b);
   ASSERT_TRUE(id_a.ok() && id_b.ok()) << (id_a.ok() ? id_b.error() : id_a.error()).message;
   EXPECT_LT(*id_a, *id_b);
 
-  auto all = ops_store_->ListSilences(std::nullopt);
+  auto all = store_->operators().ListSilences(std::nullopt);
   ASSERT_TRUE(all.ok());
   ASSERT_EQ(all->size(), 2u);
   EXPECT_EQ((*all)[0].id, *id_a);
@@ -123,42 +113,43 @@ TEST_P(OperatorContractTest, SilencesAreListedByIdAndExpiredOnesLeftOut) {
   EXPECT_EQ((*all)[0].created_by, "alice");
   EXPECT_EQ((*all)[0].created_at, t0_);
 
-  auto active = ops_store_->ListSilences(t0_ + minutes(5));  // b expires exactly then
+  auto active = store_->operators().ListSilences(t0_ + minutes(5));  // b expires exactly then
   ASSERT_TRUE(active.ok());
   ASSERT_EQ(active->size(), 1u);
   EXPECT_EQ((*active)[0].id, *id_a);
 
-  auto tx = store_->Begin();
+  auto tx = store_->incidents().Begin();
   ASSERT_TRUE(tx.ok());
   auto in_tx = (*tx)->LoadActiveSilences(t0_);
   ASSERT_TRUE(in_tx.ok()) << in_tx.error().message;
   EXPECT_EQ(in_tx->size(), 2u);
   tx->reset();
 
-  ASSERT_TRUE(ops_store_->RemoveSilence(*id_a).ok());
-  auto gone = ops_store_->RemoveSilence(*id_a);
+  ASSERT_TRUE(store_->operators().RemoveSilence(*id_a).ok());
+  auto gone = store_->operators().RemoveSilence(*id_a);
   ASSERT_FALSE(gone.ok());
   EXPECT_EQ(gone.error().code, core::ErrorCode::kNotFound);
   // Ids are not reused after a removal.
-  auto id_c = ops_store_->AddSilence(a);
+  auto id_c = store_->operators().AddSilence(a);
   ASSERT_TRUE(id_c.ok());
   EXPECT_GT(*id_c, *id_b);
 }
 
 TEST_P(OperatorContractTest, ASilencedKeyIsDecidedButItsRowsAreSilencedAndNeverClaimed) {
   ASSERT_TRUE(ops_->AddSilence("acme:*", hours(1), "maintenance", "alice", t0_).ok());
-  const uint64_t decisions_before = *store_->CountDecisions();
+  const uint64_t decisions_before = *store_->incidents().CountDecisions();
   const app::ApplySummary silenced = Observe("acme:db", true, t0_);
   const app::ApplySummary live = Observe("beta:db", true, t0_);
   EXPECT_EQ(silenced.outbox_silenced, 2u);
   EXPECT_EQ(live.outbox_silenced, 0u);
-  EXPECT_EQ(*store_->CountDecisions(), decisions_before + 2);  // both decisions recorded
-  auto incident = store_->FindIncident("acme:db");
+  EXPECT_EQ(*store_->incidents().CountDecisions(),
+            decisions_before + 2);  // both decisions recorded
+  auto incident = store_->incidents().FindIncident("acme:db");
   ASSERT_TRUE(incident.ok() && incident->has_value());
   EXPECT_TRUE((*incident)->is_open());
 
   for (const auto& row : RowsOf("acme:db")) EXPECT_EQ(row.status, OutboxStatus::kSilenced);
-  auto claimed = outbox_->ClaimDue("d", t0_ + hours(48), seconds(60), 100);
+  auto claimed = dispatcher_->outbox().ClaimDue("d", t0_ + hours(48), seconds(60), 100);
   ASSERT_TRUE(claimed.ok());
   ASSERT_EQ(claimed->size(), 2u);
   for (const auto& row : *claimed) EXPECT_EQ(row.key, "beta:db");
@@ -167,7 +158,7 @@ TEST_P(OperatorContractTest, ASilencedKeyIsDecidedButItsRowsAreSilencedAndNeverC
   const app::ApplySummary later = Observe("acme:db", true, t0_ + hours(2));
   EXPECT_EQ(later.outbox_silenced, 0u);
   EXPECT_EQ(later.poll.outbox_rows, 2u);
-  EXPECT_EQ(store_->ListOutbox(OutboxStatus::kSilenced)->size(), 2u);
+  EXPECT_EQ(store_->incidents().ListOutbox(OutboxStatus::kSilenced)->size(), 2u);
 }
 
 TEST_P(OperatorContractTest, AnAckedIncidentIsNotRenotifiedUntilItOpensAgain) {
@@ -176,7 +167,7 @@ TEST_P(OperatorContractTest, AnAckedIncidentIsNotRenotifiedUntilItOpensAgain) {
   ASSERT_TRUE(acked.ok()) << acked.error().message;
   EXPECT_EQ(acked->acked_by, "alice");
   EXPECT_EQ(acked->version, 2u);
-  auto stored = store_->FindIncident("acme:db");
+  auto stored = store_->incidents().FindIncident("acme:db");
   ASSERT_TRUE(stored.ok() && stored->has_value());
   EXPECT_EQ((*stored)->acked_at, t0_ + minutes(1));
   EXPECT_EQ((*stored)->version, 2u);
@@ -188,7 +179,7 @@ TEST_P(OperatorContractTest, AnAckedIncidentIsNotRenotifiedUntilItOpensAgain) {
   Observe("acme:db", false, t0_ + minutes(21));
   Observe("acme:db", false, t0_ + minutes(22));
   EXPECT_EQ(Observe("acme:db", true, t0_ + minutes(23)).poll.outbox_rows, 2u);
-  stored = store_->FindIncident("acme:db");
+  stored = store_->incidents().FindIncident("acme:db");
   EXPECT_EQ((*stored)->generation, 2u);
   EXPECT_FALSE((*stored)->acked_at.has_value());
 
@@ -200,14 +191,14 @@ TEST_P(OperatorContractTest, AnAckedIncidentIsNotRenotifiedUntilItOpensAgain) {
 
 TEST_P(OperatorContractTest, AManualResolveIsATransitionWithAResolveRowPerChannel) {
   Observe("acme:db", true, t0_);
-  const uint64_t decisions = *store_->CountDecisions();
+  const uint64_t decisions = *store_->incidents().CountDecisions();
   auto resolved = ops_->Resolve("acme:db", "alice", t0_ + minutes(3));
   ASSERT_TRUE(resolved.ok()) << resolved.error().message;
   EXPECT_EQ(resolved->incident.status, core::IncidentStatus::kResolved);
   EXPECT_EQ(resolved->incident.resolved_at, t0_ + minutes(3));
   EXPECT_EQ(resolved->incident.version, 2u);
   ASSERT_EQ(resolved->outbox.size(), 2u);  // the channels of the generation's rows
-  EXPECT_EQ(*store_->CountDecisions(), decisions + 1);
+  EXPECT_EQ(*store_->incidents().CountDecisions(), decisions + 1);
   EXPECT_EQ(
       test_store_->Query("SELECT reason FROM decisions WHERE key = 'acme:db' AND version = 2"),
       "manual");
@@ -224,7 +215,7 @@ TEST_P(OperatorContractTest, AManualResolveIsATransitionWithAResolveRowPerChanne
   }
   EXPECT_EQ(resolves, 2);
   // The dispatcher sends the open, then the resolve, per channel.
-  auto first = outbox_->ClaimDue("d", t0_ + minutes(4), seconds(60), 100);
+  auto first = dispatcher_->outbox().ClaimDue("d", t0_ + minutes(4), seconds(60), 100);
   ASSERT_TRUE(first.ok());
   EXPECT_EQ(first->size(), 2u);
 
@@ -234,17 +225,17 @@ TEST_P(OperatorContractTest, AManualResolveIsATransitionWithAResolveRowPerChanne
   // The key is held resolved: a failure right after is recorded but pages nothing; once seen
   // healthy, the next failure opens a new generation.
   EXPECT_EQ(Observe("acme:db", true, t0_ + minutes(5)).poll.outbox_rows, 0u);
-  EXPECT_EQ((*store_->FindIncident("acme:db"))->generation, 1u);
-  EXPECT_TRUE((*store_->FindIncident("acme:db"))->held);
+  EXPECT_EQ((*store_->incidents().FindIncident("acme:db"))->generation, 1u);
+  EXPECT_TRUE((*store_->incidents().FindIncident("acme:db"))->held);
   Observe("acme:db", false, t0_ + minutes(6));
-  EXPECT_FALSE((*store_->FindIncident("acme:db"))->held);
+  EXPECT_FALSE((*store_->incidents().FindIncident("acme:db"))->held);
   EXPECT_EQ(Observe("acme:db", true, t0_ + minutes(7)).poll.outbox_rows, 2u);
-  EXPECT_EQ((*store_->FindIncident("acme:db"))->generation, 2u);
+  EXPECT_EQ((*store_->incidents().FindIncident("acme:db"))->generation, 2u);
 }
 
 TEST_P(OperatorContractTest, AManualResolveFollowsTheConfiguredRouteAndActiveSilences) {
   Observe("acme:db", true, t0_, {"slack"});
-  app::OperatorCommands routed(*store_, *ops_store_, encoder_,
+  app::OperatorCommands routed(store_->incidents(), store_->operators(), encoder_,
                                [](std::string_view condition) -> std::optional<app::Route> {
                                  if (condition != "c") return std::nullopt;
                                  return app::Route{{"pager", "slack"}, false};
@@ -261,7 +252,7 @@ TEST_P(OperatorContractTest, AManualResolveFollowsTheConfiguredRouteAndActiveSil
 }
 
 TEST_P(OperatorContractTest, GenerationChannelsTellShadowOnlyChannels) {
-  auto tx = store_->Begin();
+  auto tx = store_->incidents().Begin();
   ASSERT_TRUE(tx.ok());
   core::OutboxRow a = PendingRow("k", 1, 1, "slack", t0_);
   core::OutboxRow b = PendingRow("k", 1, 1, "trial", t0_);
@@ -269,7 +260,7 @@ TEST_P(OperatorContractTest, GenerationChannelsTellShadowOnlyChannels) {
   core::OutboxRow c = PendingRow("k", 2, 5, "email", t0_);
   ASSERT_TRUE((*tx)->InsertOutbox(std::vector<core::OutboxRow>{a, b, c}).ok());
   ASSERT_TRUE((*tx)->Commit().ok());
-  auto uses = ops_store_->GenerationChannels("k", 1);
+  auto uses = store_->operators().GenerationChannels("k", 1);
   ASSERT_TRUE(uses.ok()) << uses.error().message;
   ASSERT_EQ(uses->size(), 2u);
   EXPECT_EQ((*uses)[0].channel, "slack");
@@ -286,7 +277,7 @@ TEST_P(OperatorContractTest, RetryPutsOnlyADeadRowBackDueNowWithAttemptsReset) {
   ASSERT_EQ(dead->size(), 1u);
   EXPECT_EQ((*dead)[0].last_error, "HTTP 400");
 
-  auto retried = ops_store_->RetryDead(row.idempotency_key, t0_ + hours(1));
+  auto retried = store_->operators().RetryDead(row.idempotency_key, t0_ + hours(1));
   ASSERT_TRUE(retried.ok()) << retried.error().message;
   EXPECT_EQ(*retried, OutboxStatus::kPending);
   const core::OutboxRow back = Find(row.idempotency_key);
@@ -294,16 +285,16 @@ TEST_P(OperatorContractTest, RetryPutsOnlyADeadRowBackDueNowWithAttemptsReset) {
   EXPECT_EQ(back.attempts, 0u);
   EXPECT_EQ(back.next_attempt_at, t0_ + hours(1));
   EXPECT_TRUE(back.lease_owner.empty());
-  auto claimed = outbox_->ClaimDue("d2", t0_ + hours(1), seconds(60), 10);
+  auto claimed = dispatcher_->outbox().ClaimDue("d2", t0_ + hours(1), seconds(60), 10);
   ASSERT_TRUE(claimed.ok());
   ASSERT_EQ(claimed->size(), 1u);
   EXPECT_EQ((*claimed)[0].idempotency_key, row.idempotency_key);
 
   // Now in flight, not dead: refused.
-  auto twice = ops_store_->RetryDead(row.idempotency_key, t0_ + hours(1));
+  auto twice = store_->operators().RetryDead(row.idempotency_key, t0_ + hours(1));
   ASSERT_FALSE(twice.ok());
   EXPECT_EQ(twice.error().code, core::ErrorCode::kRejected);
-  auto unknown = ops_store_->RetryDead("q1-nope", t0_);
+  auto unknown = store_->operators().RetryDead("q1-nope", t0_);
   ASSERT_FALSE(unknown.ok());
   EXPECT_EQ(unknown.error().code, core::ErrorCode::kNotFound);
 }
@@ -311,9 +302,9 @@ TEST_P(OperatorContractTest, RetryPutsOnlyADeadRowBackDueNowWithAttemptsReset) {
 TEST_P(OperatorContractTest, RetryOfARowOlderThanASentSiblingSupersedesIt) {
   const core::OutboxRow old = DeadRow("acme:db", 1);
   core::OutboxRow newer = PendingRow("acme:db", 1, 3, "webhook", t0_);
-  ASSERT_EQ(InsertRows(*store_, {newer}), "");
-  ASSERT_TRUE(store_->MarkSent(newer.idempotency_key, "m-1", t0_).ok());
-  auto retried = ops_store_->RetryDead(old.idempotency_key, t0_ + hours(1));
+  ASSERT_EQ(InsertRows(store_->incidents(), {newer}), "");
+  ASSERT_TRUE(store_->incidents().MarkSent(newer.idempotency_key, "m-1", t0_).ok());
+  auto retried = store_->operators().RetryDead(old.idempotency_key, t0_ + hours(1));
   ASSERT_TRUE(retried.ok()) << retried.error().message;
   EXPECT_EQ(*retried, OutboxStatus::kSuperseded);
   EXPECT_EQ(Find(old.idempotency_key).status, OutboxStatus::kSuperseded);
@@ -321,16 +312,16 @@ TEST_P(OperatorContractTest, RetryOfARowOlderThanASentSiblingSupersedesIt) {
 
 TEST_P(OperatorContractTest, DropMarksOnlyADeadRowDroppedAndItIsNeverClaimed) {
   const core::OutboxRow row = DeadRow("acme:db");
-  ASSERT_TRUE(ops_store_->DropDead(row.idempotency_key, t0_ + hours(1)).ok());
+  ASSERT_TRUE(store_->operators().DropDead(row.idempotency_key, t0_ + hours(1)).ok());
   EXPECT_EQ(Find(row.idempotency_key).status, OutboxStatus::kDropped);
   EXPECT_TRUE(ops_->ListDead()->empty());
-  auto claimed = outbox_->ClaimDue("d", t0_ + hours(48), seconds(60), 10);
+  auto claimed = dispatcher_->outbox().ClaimDue("d", t0_ + hours(48), seconds(60), 10);
   ASSERT_TRUE(claimed.ok());
   EXPECT_TRUE(claimed->empty());
-  auto twice = ops_store_->DropDead(row.idempotency_key, t0_ + hours(1));
+  auto twice = store_->operators().DropDead(row.idempotency_key, t0_ + hours(1));
   ASSERT_FALSE(twice.ok());
   EXPECT_EQ(twice.error().code, core::ErrorCode::kRejected);
-  auto retry = ops_store_->RetryDead(row.idempotency_key, t0_ + hours(1));
+  auto retry = store_->operators().RetryDead(row.idempotency_key, t0_ + hours(1));
   ASSERT_FALSE(retry.ok());
   EXPECT_EQ(retry.error().code, core::ErrorCode::kRejected);
 }
@@ -340,8 +331,8 @@ TEST_P(OperatorContractTest, RetryAllPutsEveryDeadRowOfAChannelBackAndCountsThem
   const core::OutboxRow b = DeadRow("acme:b");
   const core::OutboxRow c = DeadRow("acme:c", 1, "slack");
   core::OutboxRow newer = PendingRow("acme:b", 1, 3, "webhook", t0_);
-  ASSERT_EQ(InsertRows(*store_, {newer}), "");
-  ASSERT_TRUE(store_->MarkSent(newer.idempotency_key, "m-1", t0_).ok());
+  ASSERT_EQ(InsertRows(store_->incidents(), {newer}), "");
+  ASSERT_TRUE(store_->incidents().MarkSent(newer.idempotency_key, "m-1", t0_).ok());
 
   auto webhook = ops_->RetryAllDead("webhook", t0_ + hours(1));
   ASSERT_TRUE(webhook.ok()) << webhook.error().message;
@@ -371,8 +362,8 @@ TEST_P(OperatorContractTest, DeathsCarryTheirWindowsNoticeIntoTheSameTransaction
   for (const char* key : {"acme:a", "acme:b", "acme:c"}) {
     rows.push_back(PendingRow(key, 1, 1, "webhook", t0_));
   }
-  ASSERT_EQ(InsertRows(*store_, rows), "");
-  ASSERT_TRUE(outbox_->ClaimDue("d", t0_, seconds(60), 10).ok());
+  ASSERT_EQ(InsertRows(store_->incidents(), rows), "");
+  ASSERT_TRUE(dispatcher_->outbox().ClaimDue("d", t0_, seconds(60), 10).ok());
   const core::BudgetWindow window = core::DeadLetterWindowAt(t0_ + seconds(30), minutes(5));
   for (size_t batch = 0; batch < 2; ++batch) {  // a, then b and c: two transactions
     std::vector<core::OutboxOutcome> outcomes;
@@ -384,7 +375,7 @@ TEST_P(OperatorContractTest, DeathsCarryTheirWindowsNoticeIntoTheSameTransaction
       dead.notice = core::MakeDeadLetterRow("ops", window, t0_ + seconds(30));
       outcomes.push_back(std::move(dead));
     }
-    auto recorded = outbox_->RecordOutcomes("d", outcomes, t0_ + seconds(30));
+    auto recorded = dispatcher_->outbox().RecordOutcomes("d", outcomes, t0_ + seconds(30));
     ASSERT_TRUE(recorded.ok()) << recorded.error().message;
     for (const core::Status& status : *recorded) EXPECT_TRUE(status.ok());
   }
@@ -395,20 +386,20 @@ TEST_P(OperatorContractTest, DeathsCarryTheirWindowsNoticeIntoTheSameTransaction
   EXPECT_EQ(notices[0].next_attempt_at, window.end);
   EXPECT_TRUE(core::DeadLetterWindowOf(notices[0]).start == window.start);
 
-  auto dead = outbox_->DeadRows(window.start, window.end);
+  auto dead = dispatcher_->outbox().DeadRows(window.start, window.end);
   ASSERT_TRUE(dead.ok()) << dead.error().message;
   ASSERT_EQ(dead->size(), 3u);
   EXPECT_EQ((*dead)[0].key, "acme:a");
   EXPECT_EQ((*dead)[2].last_error, "HTTP 500 (gave up after 8 attempts)");
-  auto later = outbox_->DeadRows(window.end, window.end + minutes(5));
+  auto later = dispatcher_->outbox().DeadRows(window.end, window.end + minutes(5));
   ASSERT_TRUE(later.ok());
   EXPECT_TRUE(later->empty());
 
   // Not due before the window's end; then claimed like any row.
-  auto early = outbox_->ClaimDue("d2", window.end - seconds(1), seconds(60), 10);
+  auto early = dispatcher_->outbox().ClaimDue("d2", window.end - seconds(1), seconds(60), 10);
   ASSERT_TRUE(early.ok());
   EXPECT_TRUE(early->empty());
-  auto due = outbox_->ClaimDue("d2", window.end, seconds(60), 10);
+  auto due = dispatcher_->outbox().ClaimDue("d2", window.end, seconds(60), 10);
   ASSERT_TRUE(due.ok());
   ASSERT_EQ(due->size(), 1u);
   EXPECT_EQ((*due)[0].idempotency_key, notices[0].idempotency_key);
@@ -450,7 +441,7 @@ class ShadowExitTest : public OperatorContractTest {
   void Poll(bool shadow, core::WallTime at) {
     FixedClock clock(at);
     source_.last_seen = at;
-    app::Poller poller(*store_, encoder_, clock, {});
+    app::Poller poller(store_->incidents(), encoder_, clock, {});
     poller.Watch(Condition(shadow), source_, "fake");
     NullSink sink;
     const app::CycleReport report = poller.RunOnce(sink);
@@ -516,7 +507,7 @@ TEST_P(ShadowExitTest, TwoPollersLeavingShadowAtOnceAnnounceItOnce) {
     options.channels = {"slack", "email"};
     options.policy.cooldown = minutes(30);
     options.announce_shadow_opens = true;
-    app::PollApplier applier(*store_, encoder_, options);
+    app::PollApplier applier(store_->incidents(), encoder_, options);
     core::Observation observation;
     observation.key = key;
     observation.condition = "agent-errors";

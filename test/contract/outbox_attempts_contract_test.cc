@@ -15,6 +15,7 @@
 #include "quell/app/poll_applier.h"
 #include "quell/app/vector_observation_stream.h"
 #include "quell/core/ports/operator_store.h"
+#include "store_fixture.h"
 #include "test_support.h"
 
 namespace quell::testing {
@@ -91,37 +92,28 @@ class ScriptedReceiver : public core::HttpBatchClient {
   std::vector<std::string> keys_;
 };
 
-class OutboxAttemptsTest : public ::testing::TestWithParam<Backend> {
+class OutboxAttemptsTest : public StoreTest {
  protected:
-  void SetUp() override {
-    QUELL_REQUIRE_BACKEND(GetParam());
-    test_store_ = std::make_unique<TestStore>(GetParam());
-    auto store = test_store_->Open();
-    ASSERT_TRUE(store.ok()) << store.error().message;
-    store_ = std::move(*store);
-    auto outbox = test_store_->OpenOutbox();
-    ASSERT_TRUE(outbox.ok()) << outbox.error().message;
-    outbox_ = std::move(*outbox);
-  }
+  void SetUpStore() override { Connect(dispatcher_); }
 
   void Insert(const std::vector<core::OutboxRow>& rows) {
-    ASSERT_EQ(InsertRows(*store_, rows), "");
+    ASSERT_EQ(InsertRows(store_->incidents(), rows), "");
   }
 
   std::vector<core::OutboxRow> Claim(const std::string& owner, core::WallTime now) {
-    auto rows = outbox_->ClaimDue(owner, now, kLease, 100);
+    auto rows = dispatcher_->outbox().ClaimDue(owner, now, kLease, 100);
     EXPECT_TRUE(rows.ok()) << rows.error().message;
     return rows.ok() ? *rows : std::vector<core::OutboxRow>{};
   }
 
   bool Record(const std::string& owner, const OutboxOutcome& outcome, core::WallTime now) {
-    auto statuses = outbox_->RecordOutcomes(owner, {&outcome, 1}, now);
+    auto statuses = dispatcher_->outbox().RecordOutcomes(owner, {&outcome, 1}, now);
     EXPECT_TRUE(statuses.ok()) << statuses.error().message;
     return statuses.ok() && (*statuses)[0].ok();
   }
 
   core::OutboxRow Find(const std::string& idempotency_key) {
-    auto rows = store_->ListOutbox(std::nullopt);
+    auto rows = store_->incidents().ListOutbox(std::nullopt);
     EXPECT_TRUE(rows.ok());
     for (const auto& r : *rows) {
       if (r.idempotency_key == idempotency_key) return r;
@@ -130,9 +122,7 @@ class OutboxAttemptsTest : public ::testing::TestWithParam<Backend> {
     return {};
   }
 
-  std::unique_ptr<TestStore> test_store_;
-  std::unique_ptr<core::IncidentStore> store_;
-  std::unique_ptr<core::OutboxStore> outbox_;
+  std::optional<core::Store> dispatcher_;
   const core::WallTime t0_ = OutboxEpoch();
 };
 
@@ -178,7 +168,7 @@ TEST_P(OutboxAttemptsTest, ADispatcherAfterThreeCrashesAndA500KeepsTheRowAndItsK
   ScriptedReceiver receiver({500, 200});
   app::DispatcherOptions options;
   options.owner = "lives";
-  app::Dispatcher dispatcher(*outbox_, renderer, receiver, clock, options);
+  app::Dispatcher dispatcher(dispatcher_->outbox(), renderer, receiver, clock, options);
   app::ChannelLimits limits;
   limits.max_attempts = 3;  // the old count (4 claims) was past it before the first answer
   dispatcher.AddHttpChannel("hook", "webhook", channel, limits);
@@ -233,9 +223,7 @@ TEST_P(OutboxAttemptsTest, AnOperatorsRetryOfARowDeadOfThrottlingGivesItAFreshBu
   dead.throttled = true;
   ASSERT_TRUE(Record("a", dead, t0_ + hours(6)));
   EXPECT_EQ(Find(rows[0].idempotency_key).attempts, 0u);
-  auto* ops = dynamic_cast<core::OperatorStore*>(store_.get());
-  ASSERT_NE(ops, nullptr);
-  ASSERT_TRUE(ops->RetryDead(rows[0].idempotency_key, t0_ + hours(7)).ok());
+  ASSERT_TRUE(store_->operators().RetryDead(rows[0].idempotency_key, t0_ + hours(7)).ok());
   rows = Claim("b", t0_ + hours(7));
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_FALSE(rows[0].throttled_since.has_value()) << "the old run's start would kill it at once";
@@ -268,7 +256,7 @@ TEST_P(OutboxAttemptsTest, RetentionTrimsOldFinishedRowsInBatchesAndKeepsTheRest
   NullSink sink;
   app::ApplyOptions options;
   options.channels = {"hook"};
-  app::PollApplier applier(*store_, encoder, options);
+  app::PollApplier applier(store_->incidents(), encoder, options);
   core::Observation observation;
   observation.key = "live:1";
   observation.at = old;
@@ -277,7 +265,7 @@ TEST_P(OutboxAttemptsTest, RetentionTrimsOldFinishedRowsInBatchesAndKeepsTheRest
   const std::vector<core::Observation> poll = {observation};
   app::VectorObservationStream stream(poll);
   ASSERT_TRUE(applier.Apply(stream, "poll-1", old, sink).ok());
-  const auto live = outbox_->ClaimDue("a", old, kLease, 100);
+  const auto live = dispatcher_->outbox().ClaimDue("a", old, kLease, 100);
   ASSERT_TRUE(live.ok());
   std::vector<OutboxOutcome> sent;
   for (const core::OutboxRow& r : *live) {
@@ -289,23 +277,23 @@ TEST_P(OutboxAttemptsTest, RetentionTrimsOldFinishedRowsInBatchesAndKeepsTheRest
     sent.push_back(o);
   }
   ASSERT_EQ(sent.size(), 1u);
-  ASSERT_TRUE(outbox_->RecordOutcomes("a", sent, old).ok());
+  ASSERT_TRUE(dispatcher_->outbox().RecordOutcomes("a", sent, old).ok());
 
   std::vector<uint64_t> batches;
   for (;;) {
-    auto trimmed = outbox_->TrimOutbox(cutoff, 10);
+    auto trimmed = dispatcher_->outbox().TrimOutbox(cutoff, 10);
     ASSERT_TRUE(trimmed.ok()) << trimmed.error().message;
     batches.push_back(*trimmed);
     if (*trimmed < 10) break;
   }
   EXPECT_EQ(batches, (std::vector<uint64_t>{10, 10, 5}));
-  auto left = store_->ListOutbox(std::nullopt);
+  auto left = store_->incidents().ListOutbox(std::nullopt);
   ASSERT_TRUE(left.ok());
   std::vector<std::string> keys;
   for (const core::OutboxRow& r : *left) keys.push_back(r.key);
   std::sort(keys.begin(), keys.end());
   EXPECT_EQ(keys, (std::vector<std::string>{"leased", "live:1", "recent", "waiting"}));
-  auto thread = outbox_->ThreadRemoteId("live:1", 1, "hook");
+  auto thread = dispatcher_->outbox().ThreadRemoteId("live:1", 1, "hook");
   ASSERT_TRUE(thread.ok());
   EXPECT_EQ(*thread, "thread-1");
 }

@@ -64,7 +64,7 @@ class OutboxClaimersTest : public ::testing::TestWithParam<Backend> {
   static void Seed(const TestStore& store, const std::vector<core::OutboxRow>& rows) {
     auto opened = store.Open();
     ASSERT_TRUE(opened.ok()) << opened.error().message;
-    ASSERT_EQ(InsertRows(**opened, rows), "");
+    ASSERT_EQ(InsertRows(opened->incidents(), rows), "");
   }
 };
 
@@ -93,14 +93,14 @@ TEST_P(OutboxClaimersTest, ConcurrentClaimersEachRowHasExactlyOneOwner) {
     const std::string log = store.dir() + "/" + owner + ".log";
     pids.push_back(Fork([&, owner, log] {
       close(gate[1]);
-      auto outbox = store.OpenOutbox();
+      auto outbox = store.Open();
       if (!outbox) return 2;
       char byte = 0;
       (void)read(gate[0], &byte, 1);  // EOF when the parent opens the gate: all start at once
       std::ostringstream out;
       int conflicts = 0;
       for (;;) {
-        auto claimed = (*outbox)->ClaimDue(owner, now, std::chrono::hours(1), 7);
+        auto claimed = outbox->outbox().ClaimDue(owner, now, std::chrono::hours(1), 7);
         if (!claimed) return 3;
         if (claimed->empty()) break;
         std::vector<core::OutboxOutcome> sent;
@@ -111,7 +111,7 @@ TEST_P(OutboxClaimersTest, ConcurrentClaimersEachRowHasExactlyOneOwner) {
           o.remote_message_id = owner;
           sent.push_back(std::move(o));
         }
-        auto recorded = (*outbox)->RecordOutcomes(owner, sent, now);
+        auto recorded = outbox->outbox().RecordOutcomes(owner, sent, now);
         if (!recorded) return 4;
         for (const auto& s : *recorded) conflicts += s ? 0 : 1;
       }
@@ -161,9 +161,9 @@ TEST_P(OutboxClaimersTest, RowsOfAKilledClaimerAreReclaimedWithTheirKeysAfterThe
   ASSERT_EQ(pipe(report), 0);
   const pid_t pid = Fork([&] {
     close(report[0]);
-    auto outbox = store.OpenOutbox();
+    auto outbox = store.Open();
     if (!outbox) return 2;
-    auto claimed = (*outbox)->ClaimDue("doomed", now, seconds(60), 12);
+    auto claimed = outbox->outbox().ClaimDue("doomed", now, seconds(60), 12);
     if (!claimed) return 3;
     std::string keys;
     for (const auto& r : *claimed) keys += r.idempotency_key + "\n";
@@ -181,12 +181,12 @@ TEST_P(OutboxClaimersTest, RowsOfAKilledClaimerAreReclaimedWithTheirKeysAfterThe
   for (std::string k; in >> k;) expected.push_back(k);
   ASSERT_EQ(expected.size(), 12u);
 
-  auto outbox = store.OpenOutbox();
+  auto outbox = store.Open();
   ASSERT_TRUE(outbox.ok()) << outbox.error().message;
-  auto early = (*outbox)->ClaimDue("heir", now + seconds(59), seconds(60), 100);
+  auto early = outbox->outbox().ClaimDue("heir", now + seconds(59), seconds(60), 100);
   ASSERT_TRUE(early.ok());
   EXPECT_EQ(early->size(), 8u) << "only the rows the dead claimer never took";
-  auto late = (*outbox)->ClaimDue("heir", now + seconds(60), seconds(60), 100);
+  auto late = outbox->outbox().ClaimDue("heir", now + seconds(60), seconds(60), 100);
   ASSERT_TRUE(late.ok()) << late.error().message;
   std::vector<std::string> reclaimed;
   for (const auto& r : *late) {

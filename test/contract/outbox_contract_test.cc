@@ -11,6 +11,7 @@
 #include "quell/adapters/jsonl/payload_encoder.h"
 #include "quell/app/poll_applier.h"
 #include "quell/app/vector_observation_stream.h"
+#include "store_fixture.h"
 #include "test_support.h"
 
 namespace quell::testing {
@@ -53,24 +54,16 @@ OutboxOutcome Dead(const core::OutboxRow& row, std::string error) {
   return o;
 }
 
-class OutboxContractTest : public ::testing::TestWithParam<Backend> {
+class OutboxContractTest : public StoreTest {
  protected:
-  void SetUp() override {
-    QUELL_REQUIRE_BACKEND(GetParam());
-    test_store_ = std::make_unique<TestStore>(GetParam());
-    auto store = test_store_->Open();
-    ASSERT_TRUE(store.ok()) << store.error().message;
-    store_ = std::move(*store);
-    auto a = test_store_->OpenOutbox();
-    ASSERT_TRUE(a.ok()) << a.error().message;
-    a_ = std::move(*a);
-    auto b = test_store_->OpenOutbox();
-    ASSERT_TRUE(b.ok()) << b.error().message;
-    b_ = std::move(*b);
+  // Two dispatchers, each on its own connection.
+  void SetUpStore() override {
+    Connect(a_);
+    Connect(b_);
   }
 
   void Insert(const std::vector<core::OutboxRow>& rows) {
-    ASSERT_EQ(InsertRows(*store_, rows), "");
+    ASSERT_EQ(InsertRows(store_->incidents(), rows), "");
   }
 
   std::vector<core::OutboxRow> Claim(core::OutboxStore& store, const std::string& owner,
@@ -96,7 +89,7 @@ class OutboxContractTest : public ::testing::TestWithParam<Backend> {
   }
 
   core::OutboxRow Find(const std::string& idempotency_key) {
-    auto rows = store_->ListOutbox(std::nullopt);
+    auto rows = store_->incidents().ListOutbox(std::nullopt);
     EXPECT_TRUE(rows.ok());
     for (const auto& r : *rows) {
       if (r.idempotency_key == idempotency_key) return r;
@@ -105,10 +98,8 @@ class OutboxContractTest : public ::testing::TestWithParam<Backend> {
     return {};
   }
 
-  std::unique_ptr<TestStore> test_store_;
-  std::unique_ptr<core::IncidentStore> store_;
-  std::unique_ptr<core::OutboxStore> a_;
-  std::unique_ptr<core::OutboxStore> b_;
+  std::optional<core::Store> a_;
+  std::optional<core::Store> b_;
   const core::WallTime t0_ = OutboxEpoch();
 };
 
@@ -116,7 +107,7 @@ TEST_P(OutboxContractTest, ClaimsDueRowsInOrderAndCountsTheClaimNotTheAttempt) {
   Insert({PendingRow("k2", 1, 1, "slack", t0_), PendingRow("k1", 1, 1, "webhook", t0_),
           PendingRow("k1", 1, 1, "email", t0_ - seconds(5)),
           PendingRow("k3", 1, 1, "slack", t0_ + seconds(1))});  // not due yet
-  const auto rows = Claim(*a_, "a", t0_);
+  const auto rows = Claim(a_->outbox(), "a", t0_);
   EXPECT_EQ(IdsOf(rows), (std::vector<std::string>{"k1/email/1", "k1/webhook/1", "k2/slack/1"}));
   for (const auto& r : rows) {
     EXPECT_EQ(r.status, OutboxStatus::kInFlight);
@@ -127,7 +118,8 @@ TEST_P(OutboxContractTest, ClaimsDueRowsInOrderAndCountsTheClaimNotTheAttempt) {
     EXPECT_EQ(r.payload, R"({"key":")" + r.key + "\"}");
   }
   EXPECT_EQ(Find(rows[0].idempotency_key).status, OutboxStatus::kInFlight);
-  EXPECT_EQ(IdsOf(Claim(*b_, "b", t0_ + seconds(1))), (std::vector<std::string>{"k3/slack/1"}));
+  EXPECT_EQ(IdsOf(Claim(b_->outbox(), "b", t0_ + seconds(1))),
+            (std::vector<std::string>{"k3/slack/1"}));
 }
 
 TEST_P(OutboxContractTest, ClaimStopsAtTheLimitInOrder) {
@@ -135,27 +127,31 @@ TEST_P(OutboxContractTest, ClaimStopsAtTheLimitInOrder) {
   rows.reserve(10);
   for (int k = 9; k >= 0; --k) rows.push_back(PendingRow("k" + std::to_string(k), 1, 1, "c", t0_));
   Insert(rows);
-  EXPECT_EQ(IdsOf(Claim(*a_, "a", t0_, 3)),
+  EXPECT_EQ(IdsOf(Claim(a_->outbox(), "a", t0_, 3)),
             (std::vector<std::string>{"k0/c/1", "k1/c/1", "k2/c/1"}));
-  EXPECT_EQ(IdsOf(Claim(*b_, "b", t0_, 2)), (std::vector<std::string>{"k3/c/1", "k4/c/1"}));
-  EXPECT_TRUE(Claim(*a_, "a", t0_, 0).empty());
+  EXPECT_EQ(IdsOf(Claim(b_->outbox(), "b", t0_, 2)),
+            (std::vector<std::string>{"k3/c/1", "k4/c/1"}));
+  EXPECT_TRUE(Claim(a_->outbox(), "a", t0_, 0).empty());
 }
 
 TEST_P(OutboxContractTest, AnExpiredLeaseIsReclaimedWithTheSameKeyAndOneMoreClaim) {
   Insert({PendingRow("k", 1, 1, "c", t0_)});
-  const auto first = Claim(*a_, "a", t0_);
+  const auto first = Claim(a_->outbox(), "a", t0_);
   ASSERT_EQ(first.size(), 1u);
-  EXPECT_TRUE(Claim(*b_, "b", t0_ + kLease - seconds(1)).empty()) << "the lease still holds";
-  const auto second = Claim(*b_, "b", t0_ + kLease);
+  EXPECT_TRUE(Claim(b_->outbox(), "b", t0_ + kLease - seconds(1)).empty())
+      << "the lease still holds";
+  const auto second = Claim(b_->outbox(), "b", t0_ + kLease);
   ASSERT_EQ(second.size(), 1u);
   EXPECT_EQ(second[0].idempotency_key, first[0].idempotency_key);
   EXPECT_EQ(second[0].attempts, 0u);
   EXPECT_EQ(second[0].claims, 2u);
   EXPECT_EQ(second[0].lease_owner, "b");
   // The first owner's late answer changes nothing: the row is b's now.
-  EXPECT_EQ(Record(*a_, "a", {Sent(first[0], "late")}, t0_ + kLease), std::vector<bool>{false});
+  EXPECT_EQ(Record(a_->outbox(), "a", {Sent(first[0], "late")}, t0_ + kLease),
+            std::vector<bool>{false});
   EXPECT_EQ(Find(first[0].idempotency_key).status, OutboxStatus::kInFlight);
-  EXPECT_EQ(Record(*b_, "b", {Sent(second[0], "m-1")}, t0_ + kLease), std::vector<bool>{true});
+  EXPECT_EQ(Record(b_->outbox(), "b", {Sent(second[0], "m-1")}, t0_ + kLease),
+            std::vector<bool>{true});
   const auto row = Find(first[0].idempotency_key);
   EXPECT_EQ(row.status, OutboxStatus::kSent);
   EXPECT_EQ(row.remote_message_id, "m-1");
@@ -169,34 +165,35 @@ TEST_P(OutboxContractTest, TwoOwnersClaimDisjointRows) {
   rows.reserve(6);
   for (int k = 0; k < 6; ++k) rows.push_back(PendingRow("k" + std::to_string(k), 1, 1, "c", t0_));
   Insert(rows);
-  const auto a = IdsOf(Claim(*a_, "a", t0_, 4));
-  const auto b = IdsOf(Claim(*b_, "b", t0_, 4));
+  const auto a = IdsOf(Claim(a_->outbox(), "a", t0_, 4));
+  const auto b = IdsOf(Claim(b_->outbox(), "b", t0_, 4));
   EXPECT_EQ(a.size(), 4u);
   EXPECT_EQ(b, (std::vector<std::string>{"k4/c/1", "k5/c/1"}));
-  EXPECT_TRUE(Claim(*a_, "a", t0_ + seconds(59)).empty());
+  EXPECT_TRUE(Claim(a_->outbox(), "a", t0_ + seconds(59)).empty());
 }
 
 TEST_P(OutboxContractTest, NoRowIsLeasedWhileAnOlderSiblingIsUndelivered) {
   Insert({PendingRow("k", 1, 1, "c", t0_), PendingRow("k", 1, 2, "c", t0_),
           PendingRow("k", 2, 1, "c", t0_), PendingRow("k", 1, 2, "other", t0_)});
-  auto v1 = Claim(*a_, "a", t0_);
+  auto v1 = Claim(a_->outbox(), "a", t0_);
   // One row per (key, channel): the oldest.
   EXPECT_EQ(IdsOf(v1), (std::vector<std::string>{"k/c/1", "k/other/2"}));
-  EXPECT_TRUE(Claim(*b_, "b", t0_).empty()) << "the older row is in flight";
+  EXPECT_TRUE(Claim(b_->outbox(), "b", t0_).empty()) << "the older row is in flight";
   // Backing off keeps the younger rows waiting too.
-  EXPECT_EQ(Record(*a_, "a", {Reschedule(v1[0], t0_ + seconds(30), "503")}, t0_),
+  EXPECT_EQ(Record(a_->outbox(), "a", {Reschedule(v1[0], t0_ + seconds(30), "503")}, t0_),
             std::vector<bool>{true});
-  EXPECT_TRUE(Claim(*b_, "b", t0_ + seconds(10)).empty()) << "the older row is pending";
-  v1 = Claim(*b_, "b", t0_ + seconds(30));
+  EXPECT_TRUE(Claim(b_->outbox(), "b", t0_ + seconds(10)).empty()) << "the older row is pending";
+  v1 = Claim(b_->outbox(), "b", t0_ + seconds(30));
   ASSERT_EQ(IdsOf(v1), std::vector<std::string>{"k/c/1"});
   EXPECT_EQ(v1[0].attempts, 1u);
-  EXPECT_EQ(Record(*b_, "b", {Sent(v1[0], "m1")}, t0_ + seconds(30)), std::vector<bool>{true});
-  const auto v2 = Claim(*a_, "a", t0_ + seconds(30));
+  EXPECT_EQ(Record(b_->outbox(), "b", {Sent(v1[0], "m1")}, t0_ + seconds(30)),
+            std::vector<bool>{true});
+  const auto v2 = Claim(a_->outbox(), "a", t0_ + seconds(30));
   ASSERT_EQ(IdsOf(v2), std::vector<std::string>{"k/c/2"});
   // A dead row is finished: it does not hold its younger siblings back.
-  EXPECT_EQ(Record(*a_, "a", {Dead(v2[0], "400 bad request")}, t0_ + seconds(30)),
+  EXPECT_EQ(Record(a_->outbox(), "a", {Dead(v2[0], "400 bad request")}, t0_ + seconds(30)),
             std::vector<bool>{true});
-  const auto g2 = Claim(*a_, "a", t0_ + seconds(30));
+  const auto g2 = Claim(a_->outbox(), "a", t0_ + seconds(30));
   ASSERT_EQ(g2.size(), 1u);
   EXPECT_EQ(g2[0].generation, 2u);
 }
@@ -204,15 +201,15 @@ TEST_P(OutboxContractTest, NoRowIsLeasedWhileAnOlderSiblingIsUndelivered) {
 TEST_P(OutboxContractTest, RecordsAMixedBatchInOneCallEachAgainstItsLease) {
   Insert({PendingRow("a", 1, 1, "c", t0_), PendingRow("b", 1, 1, "c", t0_),
           PendingRow("c", 1, 1, "c", t0_), PendingRow("d", 1, 1, "c", t0_)});
-  const auto mine = Claim(*a_, "a", t0_, 3);
-  const auto theirs = Claim(*b_, "b", t0_, 3);
+  const auto mine = Claim(a_->outbox(), "a", t0_, 3);
+  const auto theirs = Claim(b_->outbox(), "b", t0_, 3);
   ASSERT_EQ(mine.size(), 3u);
   ASSERT_EQ(theirs.size(), 1u);
   const core::WallTime now = t0_ + seconds(2);
   const std::vector<OutboxOutcome> outcomes = {
       Sent(mine[0], "remote-a"), Reschedule(mine[1], now + seconds(40), "503 busy"),
       Dead(mine[2], "400 invalid"), Sent(theirs[0], "not mine")};
-  EXPECT_EQ(Record(*a_, "a", outcomes, now), (std::vector<bool>{true, true, true, false}));
+  EXPECT_EQ(Record(a_->outbox(), "a", outcomes, now), (std::vector<bool>{true, true, true, false}));
 
   const auto sent = Find(mine[0].idempotency_key);
   EXPECT_EQ(sent.status, OutboxStatus::kSent);
@@ -231,10 +228,10 @@ TEST_P(OutboxContractTest, RecordsAMixedBatchInOneCallEachAgainstItsLease) {
   EXPECT_EQ(other.status, OutboxStatus::kInFlight);
   EXPECT_EQ(other.lease_owner, "b");
   // Recording twice is a conflict too: the lease ended with the first outcome.
-  EXPECT_EQ(Record(*a_, "a", {Sent(mine[0], "again")}, now), std::vector<bool>{false});
+  EXPECT_EQ(Record(a_->outbox(), "a", {Sent(mine[0], "again")}, now), std::vector<bool>{false});
   EXPECT_EQ(Find(mine[0].idempotency_key).remote_message_id, "remote-a");
   // The rescheduled row comes back when due, with the same key.
-  const auto again = Claim(*b_, "b", now + seconds(40));
+  const auto again = Claim(b_->outbox(), "b", now + seconds(40));
   ASSERT_EQ(again.size(), 1u);
   EXPECT_EQ(again[0].idempotency_key, mine[1].idempotency_key);
   EXPECT_EQ(again[0].attempts, 1u);
@@ -243,10 +240,10 @@ TEST_P(OutboxContractTest, RecordsAMixedBatchInOneCallEachAgainstItsLease) {
 TEST_P(OutboxContractTest, ASentRowSupersedesItsOlderPendingSiblingsWhichNeverSend) {
   // The younger row was leased before the older one arrived (a late writer).
   Insert({PendingRow("k", 1, 2, "c", t0_)});
-  const auto young = Claim(*a_, "a", t0_);
+  const auto young = Claim(a_->outbox(), "a", t0_);
   ASSERT_EQ(young.size(), 1u);
   Insert({PendingRow("k", 1, 1, "c", t0_), PendingRow("k", 1, 1, "other", t0_)});
-  EXPECT_EQ(Record(*a_, "a", {Sent(young[0], "m2")}, t0_), std::vector<bool>{true});
+  EXPECT_EQ(Record(a_->outbox(), "a", {Sent(young[0], "m2")}, t0_), std::vector<bool>{true});
   EXPECT_EQ(Find(PendingRow("k", 1, 1, "c", t0_).idempotency_key).status,
             OutboxStatus::kSuperseded);
   EXPECT_EQ(Find(PendingRow("k", 1, 1, "other", t0_).idempotency_key).status,
@@ -254,18 +251,19 @@ TEST_P(OutboxContractTest, ASentRowSupersedesItsOlderPendingSiblingsWhichNeverSe
       << "another channel's row is its own";
   // Superseded rows are never claimed, and one inserted after the send goes in superseded.
   Insert({PendingRow("k", 0, 9, "c", t0_)});
-  EXPECT_EQ(IdsOf(Claim(*b_, "b", t0_ + seconds(600))), std::vector<std::string>{"k/other/1"});
+  EXPECT_EQ(IdsOf(Claim(b_->outbox(), "b", t0_ + seconds(600))),
+            std::vector<std::string>{"k/other/1"});
   EXPECT_EQ(Find(PendingRow("k", 0, 9, "c", t0_).idempotency_key).status,
             OutboxStatus::kSuperseded);
 }
 
 TEST_P(OutboxContractTest, AnExpiredLeaseOnARowOlderThanASentSiblingIsNotResent) {
   Insert({PendingRow("k", 1, 1, "c", t0_), PendingRow("k", 1, 2, "c", t0_)});
-  const auto old = Claim(*a_, "a", t0_);
+  const auto old = Claim(a_->outbox(), "a", t0_);
   ASSERT_EQ(IdsOf(old), std::vector<std::string>{"k/c/1"});
   // Another path delivered the newer row meanwhile (the port cannot do this; SQL can).
   test_store_->Query("UPDATE outbox SET status = 'sent' WHERE version = 2");
-  EXPECT_TRUE(Claim(*b_, "b", t0_ + kLease + seconds(1)).empty());
+  EXPECT_TRUE(Claim(b_->outbox(), "b", t0_ + kLease + seconds(1)).empty());
 }
 
 TEST_P(OutboxContractTest, ShadowConditionsWriteRowsThatAreNeverClaimed) {
@@ -275,7 +273,7 @@ TEST_P(OutboxContractTest, ShadowConditionsWriteRowsThatAreNeverClaimed) {
     app::ApplyOptions options;
     options.channels = {"slack", "email"};
     options.shadow = shadow;
-    app::PollApplier applier(*store_, encoder, options);
+    app::PollApplier applier(store_->incidents(), encoder, options);
     core::Observation observation;
     observation.key = key;
     observation.at = t0_;
@@ -289,61 +287,64 @@ TEST_P(OutboxContractTest, ShadowConditionsWriteRowsThatAreNeverClaimed) {
   };
   apply("trial:1", "trial", true);
   apply("live:1", "live", false);
-  auto shadow = store_->ListOutbox(OutboxStatus::kShadow);
+  auto shadow = store_->incidents().ListOutbox(OutboxStatus::kShadow);
   ASSERT_TRUE(shadow.ok());
   EXPECT_EQ(IdsOf(*shadow), (std::vector<std::string>{"trial:1/email/1", "trial:1/slack/1"}));
-  const auto live = Claim(*a_, "a", t0_ + std::chrono::hours(24));
+  const auto live = Claim(a_->outbox(), "a", t0_ + std::chrono::hours(24));
   EXPECT_EQ(IdsOf(live), (std::vector<std::string>{"live:1/email/1", "live:1/slack/1"}));
-  ASSERT_EQ(Record(*a_, "a", {Sent(live[0], "m"), Sent(live[1], "n")}, t0_),
+  ASSERT_EQ(Record(a_->outbox(), "a", {Sent(live[0], "m"), Sent(live[1], "n")}, t0_),
             (std::vector<bool>{true, true}));
-  EXPECT_TRUE(Claim(*b_, "b", t0_ + std::chrono::hours(48)).empty());
-  EXPECT_EQ(store_->ListOutbox(OutboxStatus::kShadow)->size(), 2u);
+  EXPECT_TRUE(Claim(b_->outbox(), "b", t0_ + std::chrono::hours(48)).empty());
+  EXPECT_EQ(store_->incidents().ListOutbox(OutboxStatus::kShadow)->size(), 2u);
 }
 
 TEST_P(OutboxContractTest, SentTimesListsOneChannelsSendsSinceATime) {
   Insert({PendingRow("a", 1, 1, "sms", t0_), PendingRow("b", 1, 1, "sms", t0_),
           PendingRow("c", 1, 1, "sms", t0_), PendingRow("d", 1, 1, "email", t0_),
           PendingRow("e", 1, 1, "sms", t0_)});
-  const auto rows = Claim(*a_, "a", t0_);
+  const auto rows = Claim(a_->outbox(), "a", t0_);
   ASSERT_EQ(rows.size(), 5u);  // a b c d(email) e, in key order
-  ASSERT_EQ(Record(*a_, "a", {Sent(rows[2], "c"), Sent(rows[3], "d")}, t0_ + seconds(30)),
+  ASSERT_EQ(Record(a_->outbox(), "a", {Sent(rows[2], "c"), Sent(rows[3], "d")}, t0_ + seconds(30)),
             (std::vector<bool>{true, true}));
-  ASSERT_EQ(Record(*a_, "a", {Sent(rows[0], "a")}, t0_ + seconds(10)), std::vector<bool>{true});
-  ASSERT_EQ(Record(*a_, "a", {Sent(rows[1], "b")}, t0_ + seconds(20)), std::vector<bool>{true});
-  ASSERT_EQ(Record(*a_, "a", {Dead(rows[4], "no")}, t0_ + seconds(25)), std::vector<bool>{true});
-  auto times = a_->SentTimes("sms", t0_ + seconds(20));
+  ASSERT_EQ(Record(a_->outbox(), "a", {Sent(rows[0], "a")}, t0_ + seconds(10)),
+            std::vector<bool>{true});
+  ASSERT_EQ(Record(a_->outbox(), "a", {Sent(rows[1], "b")}, t0_ + seconds(20)),
+            std::vector<bool>{true});
+  ASSERT_EQ(Record(a_->outbox(), "a", {Dead(rows[4], "no")}, t0_ + seconds(25)),
+            std::vector<bool>{true});
+  auto times = a_->outbox().SentTimes("sms", t0_ + seconds(20));
   ASSERT_TRUE(times.ok()) << times.error().message;
   EXPECT_EQ(*times, (std::vector<core::WallTime>{t0_ + seconds(20), t0_ + seconds(30)}));
-  EXPECT_EQ(a_->SentTimes("sms", t0_)->size(), 3u);
-  EXPECT_TRUE(a_->SentTimes("pager", t0_)->empty());
+  EXPECT_EQ(a_->outbox().SentTimes("sms", t0_)->size(), 3u);
+  EXPECT_TRUE(a_->outbox().SentTimes("pager", t0_)->empty());
 }
 
 TEST_P(OutboxContractTest, ThreadRemoteIdIsTheFirstSentMessageOfTheGeneration) {
   Insert({PendingRow("k", 1, 1, "slack", t0_), PendingRow("k", 1, 3, "slack", t0_)});
-  EXPECT_EQ(*a_->ThreadRemoteId("k", 1, "slack"), "");
-  auto open = Claim(*a_, "a", t0_);
-  ASSERT_EQ(Record(*a_, "a", {Sent(open[0], "ts-1")}, t0_), std::vector<bool>{true});
-  auto next = Claim(*a_, "a", t0_);
-  ASSERT_EQ(Record(*a_, "a", {Sent(next[0], "ts-3")}, t0_), std::vector<bool>{true});
-  EXPECT_EQ(*a_->ThreadRemoteId("k", 1, "slack"), "ts-1");
-  EXPECT_EQ(*a_->ThreadRemoteId("k", 2, "slack"), "");
-  EXPECT_EQ(*a_->ThreadRemoteId("k", 1, "email"), "");
+  EXPECT_EQ(*a_->outbox().ThreadRemoteId("k", 1, "slack"), "");
+  auto open = Claim(a_->outbox(), "a", t0_);
+  ASSERT_EQ(Record(a_->outbox(), "a", {Sent(open[0], "ts-1")}, t0_), std::vector<bool>{true});
+  auto next = Claim(a_->outbox(), "a", t0_);
+  ASSERT_EQ(Record(a_->outbox(), "a", {Sent(next[0], "ts-3")}, t0_), std::vector<bool>{true});
+  EXPECT_EQ(*a_->outbox().ThreadRemoteId("k", 1, "slack"), "ts-1");
+  EXPECT_EQ(*a_->outbox().ThreadRemoteId("k", 2, "slack"), "");
+  EXPECT_EQ(*a_->outbox().ThreadRemoteId("k", 1, "email"), "");
 }
 
 TEST_P(OutboxContractTest, ADeferralReturnsTheRowWithoutUsingAnAttempt) {
   Insert({PendingRow("k", 1, 1, "sms", t0_)});
-  auto rows = Claim(*a_, "a", t0_);
+  auto rows = Claim(a_->outbox(), "a", t0_);
   ASSERT_EQ(rows.size(), 1u);
   OutboxOutcome defer = Outcome(OutboxOutcome::Kind::kDefer, rows[0]);
   defer.error = "deferred: quiet hours until 07:00";
   defer.next_attempt_at = t0_ + std::chrono::hours(2);
-  ASSERT_EQ(Record(*a_, "a", {defer}, t0_), std::vector<bool>{true});
+  ASSERT_EQ(Record(a_->outbox(), "a", {defer}, t0_), std::vector<bool>{true});
   const core::OutboxRow after = Find(rows[0].idempotency_key);
   EXPECT_EQ(after.status, OutboxStatus::kPending);
   EXPECT_EQ(after.attempts, 0u);
   EXPECT_EQ(after.last_error, defer.error);
-  EXPECT_TRUE(Claim(*a_, "a", t0_ + std::chrono::hours(1)).empty());
-  EXPECT_EQ(Claim(*a_, "a", t0_ + std::chrono::hours(2)).size(), 1u);
+  EXPECT_TRUE(Claim(a_->outbox(), "a", t0_ + std::chrono::hours(1)).empty());
+  EXPECT_EQ(Claim(a_->outbox(), "a", t0_ + std::chrono::hours(2)).size(), 1u);
 }
 
 TEST_P(OutboxContractTest, TheBudgetCountsEachTenantChannelAndWindowAcrossTransactions) {
@@ -351,7 +352,7 @@ TEST_P(OutboxContractTest, TheBudgetCountsEachTenantChannelAndWindowAcrossTransa
   const core::WallTime w2 = t0_ + std::chrono::hours(1);
   std::vector<bool> admitted;
   for (int round = 0; round < 2; ++round) {
-    auto tx = store_->Begin();
+    auto tx = store_->incidents().Begin();
     ASSERT_TRUE(tx.ok()) << tx.error().message;
     for (int i = 0; i < 2; ++i) admitted.push_back(*(*tx)->AdmitToBudget("acme", "ops", w1, 3));
     admitted.push_back(*(*tx)->AdmitToBudget("acme", "pager", w1, 3));
@@ -362,11 +363,11 @@ TEST_P(OutboxContractTest, TheBudgetCountsEachTenantChannelAndWindowAcrossTransa
   // acme/ops/w1 took numbers 1..4: the fourth is over a budget of 3.
   EXPECT_EQ(admitted, (std::vector<bool>{true, true, true, true, true,  //
                                          true, false, true, true, true}));
-  auto rolled_back = store_->Begin();
+  auto rolled_back = store_->incidents().Begin();
   ASSERT_TRUE(rolled_back.ok());
   EXPECT_FALSE(*(*rolled_back)->AdmitToBudget("acme", "ops", w1, 3));
   rolled_back->reset();  // no commit: the count is not kept
-  auto tx = store_->Begin();
+  auto tx = store_->incidents().Begin();
   ASSERT_TRUE(tx.ok());
   EXPECT_TRUE(*(*tx)->AdmitToBudget("acme", "pager", w1, 3));  // third on pager
   EXPECT_FALSE(*(*tx)->AdmitToBudget("acme", "pager", w1, 3));
@@ -381,8 +382,8 @@ TEST_P(OutboxContractTest, FoldedRowsAreTheTenantsFoldedRowsOfTheWindowAndAreNev
   rows[1].created_at = t0_ + seconds(5);
   rows[4].created_at = t0_ + std::chrono::hours(1);  // the next window
   Insert(rows);
-  EXPECT_TRUE(Claim(*a_, "a", t0_ + std::chrono::hours(5)).empty());
-  auto folded = a_->FoldedRows("ops", "acme", t0_, t0_ + std::chrono::hours(1));
+  EXPECT_TRUE(Claim(a_->outbox(), "a", t0_ + std::chrono::hours(5)).empty());
+  auto folded = a_->outbox().FoldedRows("ops", "acme", t0_, t0_ + std::chrono::hours(1));
   ASSERT_TRUE(folded.ok()) << folded.error().message;
   EXPECT_EQ(IdsOf(*folded), (std::vector<std::string>{"acme:a/ops/1", "acme:b/ops/1"}));
 }

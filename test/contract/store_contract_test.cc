@@ -11,6 +11,7 @@
 #include "quell/app/poll_applier.h"
 #include "quell/app/vector_observation_stream.h"
 #include "quell/core/operator_actions.h"
+#include "store_fixture.h"
 #include "test_support.h"
 
 namespace quell::testing {
@@ -45,22 +46,14 @@ core::Observation Obs(const std::string& at, const std::string& key, core::Healt
 constexpr auto kBad = core::Health::kUnhealthy;
 constexpr auto kGood = core::Health::kHealthy;
 
-class StoreContractTest : public ::testing::TestWithParam<Backend> {
+class StoreContractTest : public StoreTest {
  protected:
-  void SetUp() override {
-    QUELL_REQUIRE_BACKEND(GetParam());
-    test_store_ = std::make_unique<TestStore>(GetParam());
-    auto store = test_store_->Open();
-    ASSERT_TRUE(store.ok()) << store.error().message;
-    store_ = std::move(*store);
-  }
-
   core::Result<app::ApplySummary> Apply(std::vector<core::Observation> poll,
                                         const std::string& poll_id = "poll",
                                         app::ApplyOptions options = {},
                                         std::vector<core::Decision>* decisions = nullptr) {
     options.record_unchanged_poll = true;
-    app::PollApplier applier(*store_, encoder_, options);
+    app::PollApplier applier(store_->incidents(), encoder_, options);
     app::VectorObservationStream stream(poll);
     CollectingSink sink;
     auto summary = applier.Apply(stream, poll_id, At("2026-12-02T12:00:00Z"), sink);
@@ -70,27 +63,25 @@ class StoreContractTest : public ::testing::TestWithParam<Backend> {
 
   // Sets one source mark in its own committed transaction.
   core::Status PutMark(const std::string& name, const std::string& value, core::WallTime now) {
-    auto tx = store_->Begin();
+    auto tx = store_->incidents().Begin();
     if (!tx) return tx.error();
     if (auto status = (*tx)->PutSourceMark(name, value, now); !status) return status;
     return (*tx)->Commit();
   }
 
   std::optional<std::string> Mark(const std::string& name) {
-    auto mark = store_->GetSourceMark(name);
+    auto mark = store_->incidents().GetSourceMark(name);
     EXPECT_TRUE(mark.ok()) << mark.error().message;
     return mark.ok() ? *mark : std::nullopt;
   }
 
   std::vector<core::OutboxRow> Outbox() {
-    auto rows = store_->ListOutbox(std::nullopt);
+    auto rows = store_->incidents().ListOutbox(std::nullopt);
     EXPECT_TRUE(rows.ok()) << rows.error().message;
     return rows.ok() ? *rows : std::vector<core::OutboxRow>{};
   }
 
   jsonl::JsonPayloadEncoder encoder_;
-  std::unique_ptr<TestStore> test_store_;
-  std::unique_ptr<core::IncidentStore> store_;
 };
 
 std::vector<std::string> Keys(const std::vector<core::Incident>& incidents) {
@@ -140,7 +131,7 @@ TEST_P(StoreContractTest, MigratesAVersionOneDatabaseAndKeepsItsData) {
 
   auto opened = old.Open();
   ASSERT_TRUE(opened.ok()) << opened.error().message;
-  core::IncidentStore& store = **opened;
+  core::IncidentStore& store = opened->incidents();
   EXPECT_EQ(old.Query("SELECT count(*) FROM schema_migrations"),
             std::to_string(store::Migrations().size()));
   EXPECT_EQ(old.Query("SELECT name FROM schema_migrations WHERE version = 2"),
@@ -193,7 +184,7 @@ TEST_P(StoreContractTest, AppliesAPollDurably) {
   EXPECT_EQ(decisions[0].kind, DecisionKind::kNotify);
   EXPECT_EQ(decisions[1].kind, DecisionKind::kIgnore);
 
-  auto a = store_->FindIncident("a");
+  auto a = store_->incidents().FindIncident("a");
   ASSERT_TRUE(a.ok() && a->has_value());
   EXPECT_EQ((*a)->status, core::IncidentStatus::kOpen);
   EXPECT_EQ((*a)->generation, 1u);
@@ -202,7 +193,7 @@ TEST_P(StoreContractTest, AppliesAPollDurably) {
   EXPECT_EQ((*a)->recent_evidence, std::vector<std::string>{R"({"n":1})"});
   EXPECT_FALSE((*a)->held) << "rows from before migration 7 hold nothing";
   EXPECT_EQ((*a)->first_seen_at, At("2026-12-02T09:00:00Z"));
-  auto b = store_->FindIncident("b");
+  auto b = store_->incidents().FindIncident("b");
   ASSERT_TRUE(b.ok());
   EXPECT_FALSE(b->has_value()) << "a healthy key that never opened keeps no row";
 
@@ -213,8 +204,8 @@ TEST_P(StoreContractTest, AppliesAPollDurably) {
   EXPECT_EQ(rows[0].status, OutboxStatus::kPending);
   EXPECT_EQ(rows[0].channel, "default");
   EXPECT_NE(rows[0].payload.find(R"("transition":"open")"), std::string::npos);
-  EXPECT_EQ(*store_->CountDecisions(), 1u);
-  EXPECT_EQ(*store_->CountPolls(), 1u);
+  EXPECT_EQ(*store_->incidents().CountDecisions(), 1u);
+  EXPECT_EQ(*store_->incidents().CountPolls(), 1u);
   EXPECT_EQ(test_store_->Query("SELECT n_ignore FROM polls WHERE poll_id = 'p1'"), "1");
 }
 
@@ -225,16 +216,16 @@ TEST_P(StoreContractTest, ApplyingTheSamePollTwiceChangesNothing) {
       Obs("2026-12-02T09:04:00Z", "b", kBad)};
   ASSERT_TRUE(Apply(poll, "p1").ok());
   const auto before = Outbox();
-  const auto decisions = *store_->CountDecisions();
+  const auto decisions = *store_->incidents().CountDecisions();
   std::vector<core::Decision> second;
   auto summary = Apply(poll, "p1", {}, &second);
   ASSERT_TRUE(summary.ok()) << summary.error().message;
   for (const auto& d : second) EXPECT_EQ(d.kind, DecisionKind::kStale);
   EXPECT_FALSE(summary->poll_recorded);
   EXPECT_EQ(Outbox().size(), before.size());
-  EXPECT_EQ(*store_->CountDecisions(), decisions);
-  EXPECT_EQ(*store_->CountPolls(), 1u);
-  EXPECT_EQ((*store_->FindIncident("a"))->version, 4u);
+  EXPECT_EQ(*store_->incidents().CountDecisions(), decisions);
+  EXPECT_EQ(*store_->incidents().CountPolls(), 1u);
+  EXPECT_EQ((*store_->incidents().FindIncident("a"))->version, 4u);
 }
 
 TEST_P(StoreContractTest, UnchangedKeysWriteNoRowsOnlyCounts) {
@@ -245,8 +236,8 @@ TEST_P(StoreContractTest, UnchangedKeysWriteNoRowsOnlyCounts) {
     poll.push_back(Obs("2026-12-02T09:00:00Z", "u" + std::to_string(i), core::Health::kUnknown));
   }
   ASSERT_TRUE(Apply(poll, "healthy").ok());
-  EXPECT_EQ(store_->ListIncidents()->size(), 0u);
-  EXPECT_EQ(*store_->CountDecisions(), 0u);
+  EXPECT_EQ(store_->incidents().ListIncidents()->size(), 0u);
+  EXPECT_EQ(*store_->incidents().CountDecisions(), 0u);
   EXPECT_EQ(test_store_->Query("SELECT n_ignore FROM polls"), "500");
   EXPECT_EQ(test_store_->Query("SELECT n_unknown FROM polls"), "100");
 }
@@ -272,11 +263,11 @@ TEST_P(StoreContractTest, ChunkedApplyMatchesOneChunk) {
   ASSERT_TRUE(other_store.ok());
   app::ApplyOptions whole = tiny;
   whole.chunk_observations = 1000;
-  app::PollApplier applier(**other_store, encoder_, whole);
+  app::PollApplier applier(other_store->incidents(), encoder_, whole);
   app::VectorObservationStream stream(poll);
   CollectingSink sink;
   ASSERT_TRUE(applier.Apply(stream, "whole", At("2026-12-02T12:00:00Z"), sink).ok());
-  auto one = (*other_store)->ListOutbox(std::nullopt);
+  auto one = other_store->incidents().ListOutbox(std::nullopt);
   ASSERT_EQ(one->size(), chunked.size());
   for (size_t i = 0; i < chunked.size(); ++i) {
     EXPECT_EQ((*one)[i].idempotency_key, chunked[i].idempotency_key);
@@ -286,7 +277,7 @@ TEST_P(StoreContractTest, ChunkedApplyMatchesOneChunk) {
 }
 
 TEST_P(StoreContractTest, RoundTripsEveryIncidentField) {
-  auto tx = store_->Begin();
+  auto tx = store_->incidents().Begin();
   ASSERT_TRUE(tx.ok()) << tx.error().message;
   core::Incident in;
   in.key = "tenant:\"quoted\"\\slash,comma{brace}";
@@ -313,7 +304,7 @@ TEST_P(StoreContractTest, RoundTripsEveryIncidentField) {
   std::vector<core::IncidentWrite> writes = {{in, 0}};
   ASSERT_TRUE((*tx)->PutIncidents(writes).ok());
   ASSERT_TRUE((*tx)->Commit().ok());
-  auto got = store_->FindIncident(in.key);
+  auto got = store_->incidents().FindIncident(in.key);
   ASSERT_TRUE(got.ok() && got->has_value()) << (got.ok() ? "" : got.error().message);
   const core::Incident& g = **got;
   EXPECT_EQ(g.key, in.key);
@@ -336,16 +327,16 @@ TEST_P(StoreContractTest, RoundTripsEveryIncidentField) {
 
   // The update path writes the hold too: released, then held again without a bound.
   for (const bool held : {false, true}) {
-    core::Incident next = **store_->FindIncident(in.key);
+    core::Incident next = **store_->incidents().FindIncident(in.key);
     const uint64_t expected = next.version++;
     next.held = held;
     next.held_until.reset();
-    auto update = store_->Begin();
+    auto update = store_->incidents().Begin();
     ASSERT_TRUE(update.ok());
     const std::vector<core::IncidentWrite> put = {{next, expected}};
     ASSERT_TRUE((*update)->PutIncidents(put).ok());
     ASSERT_TRUE((*update)->Commit().ok());
-    const core::Incident back = **store_->FindIncident(in.key);
+    const core::Incident back = **store_->incidents().FindIncident(in.key);
     EXPECT_EQ(back.held, held);
     EXPECT_FALSE(back.held_until.has_value());
   }
@@ -360,16 +351,16 @@ TEST_P(StoreContractTest, HeldIncidentsAreListedWithTheOpenOnesUntilReleased) {
                     "p1", options)
                   .ok());
   {
-    core::Incident a = **store_->FindIncident("a");
+    core::Incident a = **store_->incidents().FindIncident("a");
     const uint64_t expected = a.version;
     ASSERT_TRUE(core::ResolveByHand(a, At("2026-12-02T09:01:00Z")).changed);
-    auto tx = store_->Begin();
+    auto tx = store_->incidents().Begin();
     ASSERT_TRUE(tx.ok());
     const std::vector<core::IncidentWrite> put = {{a, expected}};
     ASSERT_TRUE((*tx)->PutIncidents(put).ok());
     ASSERT_TRUE((*tx)->Commit().ok());
   }
-  auto watched = store_->ListOpenIncidents("errors");
+  auto watched = store_->incidents().ListOpenIncidents("errors");
   ASSERT_TRUE(watched.ok()) << watched.error().message;
   EXPECT_EQ(Keys(*watched), (std::vector<std::string>{"a", "b", "c"}));
   EXPECT_EQ((*watched)[0].status, core::IncidentStatus::kResolved);
@@ -377,25 +368,27 @@ TEST_P(StoreContractTest, HeldIncidentsAreListedWithTheOpenOnesUntilReleased) {
 
   // Still failing: recorded, not reopened, still listed. Then healthy: released, gone.
   ASSERT_TRUE(Apply({Obs("2026-12-02T09:02:00Z", "a", kBad)}, "p2", options).ok());
-  const core::Incident still = **store_->FindIncident("a");
+  const core::Incident still = **store_->incidents().FindIncident("a");
   EXPECT_EQ(still.generation, 1u);
   EXPECT_EQ(still.status, core::IncidentStatus::kResolved);
   EXPECT_EQ(still.last_seen_at, At("2026-12-02T09:02:00Z"));
   EXPECT_EQ(test_store_->Query("SELECT reason FROM decisions WHERE key = 'a' ORDER BY version"
                                " DESC LIMIT 1"),
             "manually_resolved");
-  EXPECT_EQ(Keys(*store_->ListOpenIncidents("errors")), (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(Keys(*store_->incidents().ListOpenIncidents("errors")),
+            (std::vector<std::string>{"a", "b", "c"}));
   ASSERT_TRUE(Apply({Obs("2026-12-02T09:03:00Z", "a", kGood)}, "p3", options).ok());
-  EXPECT_FALSE((*store_->FindIncident("a"))->held);
-  EXPECT_EQ(Keys(*store_->ListOpenIncidents("errors")), (std::vector<std::string>{"b", "c"}));
+  EXPECT_FALSE((*store_->incidents().FindIncident("a"))->held);
+  EXPECT_EQ(Keys(*store_->incidents().ListOpenIncidents("errors")),
+            (std::vector<std::string>{"b", "c"}));
 }
 
 TEST_P(StoreContractTest, CompareAndSetRejectsAStaleVersionOrADuplicateInsert) {
   ASSERT_TRUE(Apply({Obs("2026-12-02T09:00:00Z", "a", kBad)}).ok());
-  auto tx = store_->Begin();
+  auto tx = store_->incidents().Begin();
   ASSERT_TRUE(tx.ok());
   ASSERT_TRUE((*tx)->Savepoint().ok());
-  core::Incident stale = **store_->FindIncident("a");
+  core::Incident stale = **store_->incidents().FindIncident("a");
   stale.version = 5;
   std::vector<core::IncidentWrite> wrong_version = {{stale, 4}};
   auto lost = (*tx)->PutIncidents(wrong_version);
@@ -408,14 +401,14 @@ TEST_P(StoreContractTest, CompareAndSetRejectsAStaleVersionOrADuplicateInsert) {
   EXPECT_EQ(twin.error().code, core::ErrorCode::kConflict);
   ASSERT_TRUE((*tx)->RollbackToSavepoint().ok());
   ASSERT_TRUE((*tx)->Commit().ok());
-  EXPECT_EQ((*store_->FindIncident("a"))->version, 1u);
+  EXPECT_EQ((*store_->incidents().FindIncident("a"))->version, 1u);
 }
 
 TEST_P(StoreContractTest, NeverInsertsATwinOutboxRow) {
   ASSERT_TRUE(Apply({Obs("2026-12-02T09:00:00Z", "a", kBad)}).ok());
   auto rows = Outbox();
   ASSERT_EQ(rows.size(), 1u);
-  auto tx = store_->Begin();
+  auto tx = store_->incidents().Begin();
   ASSERT_TRUE(tx.ok());
   ASSERT_TRUE((*tx)->InsertOutbox(rows).ok());
   ASSERT_TRUE((*tx)->Commit().ok());
@@ -432,8 +425,9 @@ TEST_P(StoreContractTest, SentTransitionSupersedesOlderPendingOnes) {
           .ok());
   auto rows = Outbox();
   ASSERT_EQ(rows.size(), 3u);  // open g1v1, resolve g1v2, open g2v3
-  ASSERT_TRUE(
-      store_->MarkSent(rows[1].idempotency_key, "remote-1", At("2026-12-02T12:01:00Z")).ok());
+  ASSERT_TRUE(store_->incidents()
+                  .MarkSent(rows[1].idempotency_key, "remote-1", At("2026-12-02T12:01:00Z"))
+                  .ok());
   rows = Outbox();
   EXPECT_EQ(rows[0].status, OutboxStatus::kSuperseded) << "a stale open must not page late";
   EXPECT_EQ(rows[1].status, OutboxStatus::kSent);
@@ -447,15 +441,15 @@ TEST_P(StoreContractTest, SentTransitionSupersedesOlderPendingOnes) {
   late.channel = "default";
   late.idempotency_key = core::OutboxIdempotencyKey("a", 1, 1, "late");
   late.status = OutboxStatus::kPending;
-  auto tx = store_->Begin();
+  auto tx = store_->incidents().Begin();
   ASSERT_TRUE(tx.ok());
   std::vector<core::OutboxRow> insert = {late};
   ASSERT_TRUE((*tx)->InsertOutbox(insert).ok());
   ASSERT_TRUE((*tx)->Commit().ok());
-  auto superseded = store_->ListOutbox(OutboxStatus::kSuperseded);
+  auto superseded = store_->incidents().ListOutbox(OutboxStatus::kSuperseded);
   ASSERT_TRUE(superseded.ok());
   EXPECT_EQ(superseded->size(), 1u) << "same (key, generation, version, channel) is a twin";
-  EXPECT_EQ(store_->MarkSent("q1-unknown", "", At("2026-12-02T12:01:00Z")).error().code,
+  EXPECT_EQ(store_->incidents().MarkSent("q1-unknown", "", At("2026-12-02T12:01:00Z")).error().code,
             core::ErrorCode::kNotFound);
 }
 
@@ -464,14 +458,15 @@ TEST_P(StoreContractTest, RetentionPrunesOldDecisions) {
       Apply({Obs("2026-11-01T09:00:00Z", "old", kBad), Obs("2026-12-02T11:00:00Z", "new", kBad)},
             "p1")
           .ok());
-  EXPECT_EQ(*store_->CountDecisions(), 2u);
+  EXPECT_EQ(*store_->incidents().CountDecisions(), 2u);
   app::ApplyOptions options;
   options.decision_retention = std::chrono::hours(24 * 7);
   auto summary = Apply({Obs("2026-12-02T11:30:00Z", "new", kBad)}, "p2", options);
   ASSERT_TRUE(summary.ok());
   EXPECT_EQ(summary->decisions_pruned, 1u);
-  EXPECT_EQ(*store_->CountDecisions(), 2u);  // "new" twice; "old" pruned
-  EXPECT_TRUE(store_->FindIncident("old")->has_value()) << "retention trims the log only";
+  EXPECT_EQ(*store_->incidents().CountDecisions(), 2u);  // "new" twice; "old" pruned
+  EXPECT_TRUE(store_->incidents().FindIncident("old")->has_value())
+      << "retention trims the log only";
 }
 
 TEST_P(StoreContractTest, AFailedBatchLeavesNothingBehind) {
@@ -491,14 +486,14 @@ TEST_P(StoreContractTest, AFailedBatchLeavesNothingBehind) {
   app::ApplyOptions options;
   options.chunk_observations = 2;
   options.source_marks = {{"errors:listing", "w1"}};
-  app::PollApplier applier(*store_, encoder_, options);
+  app::PollApplier applier(store_->incidents(), encoder_, options);
   CollectingSink sink;
   auto summary = applier.Apply(stream, "broken", At("2026-12-02T12:00:00Z"), sink);
   ASSERT_FALSE(summary.ok());
   EXPECT_EQ(summary.error().code, core::ErrorCode::kInvalidArgument);
-  EXPECT_EQ(store_->ListIncidents()->size(), 0u);
+  EXPECT_EQ(store_->incidents().ListIncidents()->size(), 0u);
   EXPECT_EQ(Outbox().size(), 0u);
-  EXPECT_EQ(*store_->CountDecisions(), 0u);
+  EXPECT_EQ(*store_->incidents().CountDecisions(), 0u);
   EXPECT_EQ(Mark("errors:listing"), std::nullopt);
 }
 
@@ -515,9 +510,9 @@ TEST_P(StoreContractTest, ListsOnlyTheOpenIncidentsOfOneConditionInKeyOrder) {
              Obs("2026-12-02T09:00:00Z", "never", kGood), other},
             "p1", options)
           .ok());
-  ASSERT_EQ((*store_->FindIncident("gone"))->status, core::IncidentStatus::kResolved);
+  ASSERT_EQ((*store_->incidents().FindIncident("gone"))->status, core::IncidentStatus::kResolved);
 
-  auto open = store_->ListOpenIncidents("errors");
+  auto open = store_->incidents().ListOpenIncidents("errors");
   ASSERT_TRUE(open.ok()) << open.error().message;
   EXPECT_EQ(Keys(*open), (std::vector<std::string>{"B", "_z", "a", "a-1"}));
   for (const core::Incident& in : *open) {
@@ -525,15 +520,15 @@ TEST_P(StoreContractTest, ListsOnlyTheOpenIncidentsOfOneConditionInKeyOrder) {
     EXPECT_EQ(in.status, core::IncidentStatus::kOpen);
     EXPECT_EQ(in.last_seen_at, At("2026-12-02T09:00:00Z"));
   }
-  EXPECT_EQ(Keys(*store_->ListOpenIncidents("latency")), std::vector<std::string>{"x"});
-  EXPECT_TRUE(store_->ListOpenIncidents("absent")->empty());
+  EXPECT_EQ(Keys(*store_->incidents().ListOpenIncidents("latency")), std::vector<std::string>{"x"});
+  EXPECT_TRUE(store_->incidents().ListOpenIncidents("absent")->empty());
 
   // Leaving and re-entering the open set moves a key out of and back into the list.
   ASSERT_TRUE(
       Apply({Obs("2026-12-02T09:02:00Z", "gone", kBad), Obs("2026-12-02T09:02:00Z", "a", kGood)},
             "p2", options)
           .ok());
-  EXPECT_EQ(Keys(*store_->ListOpenIncidents("errors")),
+  EXPECT_EQ(Keys(*store_->incidents().ListOpenIncidents("errors")),
             (std::vector<std::string>{"B", "_z", "a-1", "gone"}));
 }
 
@@ -577,7 +572,7 @@ TEST_P(StoreContractTest, SourceMarksRoundTripAndOverwrite) {
 TEST_P(StoreContractTest, ARolledBackTransactionLeavesNoSourceMark) {
   ASSERT_TRUE(PutMark("errors:listing", "old", At("2026-12-02T12:00:00Z")).ok());
   {
-    auto tx = store_->Begin();
+    auto tx = store_->incidents().Begin();
     ASSERT_TRUE(tx.ok());
     ASSERT_TRUE((*tx)->PutSourceMark("errors:listing", "new", At("2026-12-02T12:01:00Z")).ok());
     ASSERT_TRUE((*tx)->PutSourceMark("errors:cursor", "c1", At("2026-12-02T12:01:00Z")).ok());

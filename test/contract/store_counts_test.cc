@@ -10,6 +10,7 @@
 #include "quell/adapters/jsonl/payload_encoder.h"
 #include "quell/app/poll_applier.h"
 #include "quell/app/vector_observation_stream.h"
+#include "store_fixture.h"
 #include "test_support.h"
 
 namespace quell::testing {
@@ -17,23 +18,15 @@ namespace {
 
 using std::chrono::seconds;
 
-class StoreCountsTest : public ::testing::TestWithParam<Backend> {
+class StoreCountsTest : public StoreTest {
  protected:
-  void SetUp() override {
-    QUELL_REQUIRE_BACKEND(GetParam());
-    test_store_ = std::make_unique<TestStore>(GetParam());
-    auto store = test_store_->Open();
-    ASSERT_TRUE(store.ok()) << store.error().message;
-    store_ = std::move(*store);
-  }
-
   // One poll of `condition`: each key unhealthy (true) or healthy (false).
   void Apply(const std::string& poll_id, const std::vector<std::pair<std::string, bool>>& keys,
              core::WallTime at, app::ApplyOptions options = {}) {
     jsonl::JsonPayloadEncoder encoder;
     NullSink sink;
     options.policy.healthy_polls_to_close = 1;
-    app::PollApplier applier(*store_, encoder, options);
+    app::PollApplier applier(store_->incidents(), encoder, options);
     std::vector<core::Observation> poll;
     for (const auto& [key, unhealthy] : keys) {
       core::Observation o;
@@ -48,16 +41,14 @@ class StoreCountsTest : public ::testing::TestWithParam<Backend> {
     ASSERT_TRUE(applied.ok()) << applied.error().message;
   }
 
-  std::unique_ptr<TestStore> test_store_;
-  std::unique_ptr<core::IncidentStore> store_;
   const core::WallTime t0_ = OutboxEpoch();
 };
 
 TEST_P(StoreCountsTest, EmptyStoreCountsNothing) {
-  auto open = store_->CountOpenIncidents();
+  auto open = store_->incidents().CountOpenIncidents();
   ASSERT_TRUE(open.ok()) << open.error().message;
   EXPECT_EQ(*open, 0U);
-  auto rows = store_->CountOutboxByStatus();
+  auto rows = store_->incidents().CountOutboxByStatus();
   ASSERT_TRUE(rows.ok()) << rows.error().message;
   EXPECT_TRUE(rows->empty());
 }
@@ -65,7 +56,7 @@ TEST_P(StoreCountsTest, EmptyStoreCountsNothing) {
 TEST_P(StoreCountsTest, CountsOpenIncidentsOverConditions) {
   Apply("p1", {{"a", true}, {"b", true}, {"c", true}}, t0_);
   Apply("p2", {{"b", false}}, t0_ + seconds(60));  // closes b at once (1 healthy poll)
-  auto open = store_->CountOpenIncidents();
+  auto open = store_->incidents().CountOpenIncidents();
   ASSERT_TRUE(open.ok()) << open.error().message;
   EXPECT_EQ(*open, 2U);
 }
@@ -78,13 +69,13 @@ TEST_P(StoreCountsTest, CountsOutboxRowsByStatusName) {
   shadow.channels = {"ops"};
   shadow.shadow = true;
   Apply("p2", {{"c", true}}, t0_, shadow);  // 1 shadow
-  auto outbox = test_store_->OpenOutbox();
-  ASSERT_TRUE(outbox.ok()) << outbox.error().message;
-  auto claimed = (*outbox)->ClaimDue("me", t0_ + seconds(1), seconds(60), 1);
+  std::optional<core::Store> dispatcher;
+  Connect(dispatcher);
+  auto claimed = dispatcher->outbox().ClaimDue("me", t0_ + seconds(1), seconds(60), 1);
   ASSERT_TRUE(claimed.ok()) << claimed.error().message;
   ASSERT_EQ(claimed->size(), 1U);
 
-  auto rows = store_->CountOutboxByStatus();
+  auto rows = store_->incidents().CountOutboxByStatus();
   ASSERT_TRUE(rows.ok()) << rows.error().message;
   EXPECT_EQ(*rows,
             (std::map<std::string, uint64_t>{{"in_flight", 1}, {"pending", 3}, {"shadow", 1}}));

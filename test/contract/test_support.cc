@@ -90,26 +90,15 @@ TestStore::~TestStore() {
   std::filesystem::remove_all(dir_, ignored);
 }
 
-core::Result<std::unique_ptr<core::IncidentStore>> TestStore::Open() const {
+core::Result<core::Store> TestStore::Open() const {
   if (backend_ == Backend::kSqlite) {
     auto store = sqlite::SqliteIncidentStore::Open(url_.substr(7));
     if (!store) return store.error();
-    return std::unique_ptr<core::IncidentStore>(std::move(*store));
+    return core::Store(std::move(*store));
   }
   auto store = postgres::PgIncidentStore::Open(url_);
   if (!store) return store.error();
-  return std::unique_ptr<core::IncidentStore>(std::move(*store));
-}
-
-core::Result<std::unique_ptr<core::OutboxStore>> TestStore::OpenOutbox() const {
-  if (backend_ == Backend::kSqlite) {
-    auto store = sqlite::SqliteIncidentStore::Open(url_.substr(7));
-    if (!store) return store.error();
-    return std::unique_ptr<core::OutboxStore>(std::move(*store));
-  }
-  auto store = postgres::PgIncidentStore::Open(url_);
-  if (!store) return store.error();
-  return std::unique_ptr<core::OutboxStore>(std::move(*store));
+  return core::Store(std::move(*store));
 }
 
 std::string TestStore::Query(const std::string& sql) const {

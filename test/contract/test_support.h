@@ -8,8 +8,7 @@
 #include <vector>
 
 #include "quell/app/poll_applier.h"
-#include "quell/core/ports/incident_store.h"
-#include "quell/core/ports/outbox_store.h"
+#include "quell/core/ports/store.h"
 
 namespace quell::testing {
 
@@ -39,9 +38,8 @@ class TestStore {
 
   const std::string& url() const { return url_; }
   const std::string& dir() const { return dir_; }
-  core::Result<std::unique_ptr<core::IncidentStore>> Open() const;
-  // Another instance (its own connection) as the dispatcher sees it.
-  core::Result<std::unique_ptr<core::OutboxStore>> OpenOutbox() const;
+  // Opens the store on a connection of its own (migrating it on first open).
+  core::Result<core::Store> Open() const;
   // The first column of the first row of `sql`, as text ("" when there is no row).
   std::string Query(const std::string& sql) const;
 

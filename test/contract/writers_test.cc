@@ -66,7 +66,7 @@ class WritersTest : public ::testing::TestWithParam<Backend> {
     auto opened = store.Open();
     EXPECT_TRUE(opened.ok());
     std::string out;
-    auto rows = (*opened)->ListOutbox(std::nullopt);
+    auto rows = opened->incidents().ListOutbox(std::nullopt);
     for (const auto& r : *rows) {
       out += r.idempotency_key + " " + r.key + " " + std::to_string(r.generation) + " " +
              std::to_string(r.version) + " " + core::TransitionName(r.transition) + " " +
@@ -78,7 +78,7 @@ class WritersTest : public ::testing::TestWithParam<Backend> {
   static std::string IncidentFingerprint(const TestStore& store) {
     auto opened = store.Open();
     std::string out;
-    auto incidents = (*opened)->ListIncidents();
+    auto incidents = opened->incidents().ListIncidents();
     EXPECT_TRUE(incidents.ok());
     for (const auto& in : *incidents) {
       out += in.key + " " + std::to_string(in.generation) + " " + std::to_string(in.version) + " " +

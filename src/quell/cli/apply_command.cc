@@ -147,8 +147,7 @@ core::Result<core::InputLimits> InputLimitsOf(const std::string& config_path) {
 
 int RunApply(const ApplyCommandOptions& options, int in_fd, std::FILE* out, std::FILE* err) {
   auto url = ChooseStoreUrl(options.store_url, options.config_path);
-  auto store =
-      url ? OpenStore(*url) : core::Result<std::unique_ptr<core::IncidentStore>>(url.error());
+  auto store = url ? OpenStore(*url) : core::Result<core::Store>(url.error());
   if (!store) {
     std::fprintf(err, "quell apply: %s\n", store.error().message.c_str());
     return store.error().code == core::ErrorCode::kInvalidArgument ? kUsageError : 1;
@@ -169,7 +168,7 @@ int RunApply(const ApplyCommandOptions& options, int in_fd, std::FILE* out, std:
   const std::string poll_id = options.poll_id.empty() ? GeneratedPollId(now) : options.poll_id;
 
   jsonl::JsonPayloadEncoder encoder;
-  app::PollApplier applier(**store, encoder, apply);
+  app::PollApplier applier(store->incidents(), encoder, apply);
   FdObservationStream stream(
       in_fd, options.skip_invalid,
       jsonl::ObservationParserOptions{.limits = *limits, .now = now, .redact = {}}, err);

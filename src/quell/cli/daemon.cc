@@ -12,7 +12,6 @@
 #include "quell/cli/startup_check.h"
 #include "quell/cli/store_url.h"
 #include "quell/core/decision.h"
-#include "quell/core/url.h"
 
 namespace quell::cli {
 namespace {
@@ -138,10 +137,11 @@ core::Result<std::unique_ptr<Daemon::PollSide>> Daemon::BuildPollSide(
   auto side = std::make_unique<PollSide>();
   auto store = OpenStore(StoreUrl(*config));
   if (!store) return store.error();
-  side->store = std::move(*store);
+  side->store.emplace(std::move(*store));
   const std::vector<core::Duration> intervals = Intervals(*config);
   for (const core::Duration interval : intervals) {
-    auto wiring = PollWiring::Create(OnlyInterval(*config, interval), *side->store, clock_);
+    auto wiring =
+        PollWiring::Create(OnlyInterval(*config, interval), side->store->incidents(), clock_);
     if (!wiring) return wiring.error();
     side->groups.push_back(std::move(*wiring));
   }
@@ -159,13 +159,9 @@ core::Result<std::unique_ptr<Daemon::DispatchSide>> Daemon::BuildDispatchSide(
     const std::string url = StoreUrl(*config);
     auto store = OpenStore(url);
     if (!store) return store.error();
-    side->store = std::move(*store);
-    auto* outbox = dynamic_cast<core::OutboxStore*>(side->store.get());
-    if (outbox == nullptr) {
-      return core::MakeError(core::ErrorCode::kInvalidArgument,
-                             "the store at " + core::MaskUrlPassword(url) + " cannot dispatch");
-    }
-    auto wiring = DispatchWiring::Create(*config, *outbox, clock_, options_.owner, url);
+    side->store.emplace(std::move(*store));
+    auto wiring =
+        DispatchWiring::Create(*config, side->store->outbox(), clock_, options_.owner, url);
     if (!wiring) return wiring.error();
     side->wiring = std::move(*wiring);
   }

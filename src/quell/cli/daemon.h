@@ -18,7 +18,7 @@
 #include "quell/app/store_health.h"
 #include "quell/core/ports/clock.h"
 #include "quell/core/ports/event_log.h"
-#include "quell/core/ports/incident_store.h"
+#include "quell/core/ports/store.h"
 #include "quell/core/result.h"
 
 namespace quell::cli {
@@ -98,7 +98,7 @@ class Daemon {
   // Everything built from one config for the poll thread.
   struct PollSide {
     std::shared_ptr<const config::Config> config;
-    std::unique_ptr<core::IncidentStore> store;
+    std::optional<core::Store> store;
     std::vector<std::unique_ptr<PollWiring>> groups;  // one per scheduler group
     std::unique_ptr<app::Scheduler> scheduler;
     ~PollSide();
@@ -106,7 +106,7 @@ class Daemon {
   // And for the dispatch thread.
   struct DispatchSide {
     std::shared_ptr<const config::Config> config;
-    std::unique_ptr<core::IncidentStore> store;
+    std::optional<core::Store> store;
     std::unique_ptr<DispatchWiring> wiring;  // null when no channel is configured
     ~DispatchSide();
   };

@@ -40,14 +40,10 @@ int RunDispatch(const DispatchCommandOptions& options, std::FILE* err) {
     std::fprintf(err, "quell dispatch: %s\n", store.error().message.c_str());
     return kConfigError;
   }
-  auto* outbox = dynamic_cast<core::OutboxStore*>(store->get());
-  if (outbox == nullptr) {
-    std::fprintf(err, "quell dispatch: the store at %s cannot dispatch\n", url.c_str());
-    return kConfigError;
-  }
   system::SystemClock clock;
-  auto wiring = DispatchWiring::Create(
-      *config, *outbox, clock, options.owner.empty() ? DefaultLeaseOwner() : options.owner, url);
+  auto wiring =
+      DispatchWiring::Create(*config, store->outbox(), clock,
+                             options.owner.empty() ? DefaultLeaseOwner() : options.owner, url);
   if (!wiring) {
     std::fprintf(err, "quell dispatch: %s\n", wiring.error().message.c_str());
     return kConfigError;

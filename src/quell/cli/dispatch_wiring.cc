@@ -196,13 +196,8 @@ core::Result<std::unique_ptr<DispatchWiring>> DispatchWiring::Create(
   if (!claim_ahead_url.empty()) {
     auto ahead = OpenStore(claim_ahead_url);
     if (!ahead) return ahead.error();
-    auto* outbox = dynamic_cast<core::OutboxStore*>(ahead->get());
-    if (outbox == nullptr) {
-      return core::MakeError(core::ErrorCode::kInvalidArgument,
-                             "the store at " + claim_ahead_url + " cannot dispatch");
-    }
-    wiring->claim_ahead_store_ = std::move(*ahead);
-    wiring->dispatcher_->ClaimAheadWith(*outbox);
+    wiring->claim_ahead_store_ = std::make_unique<core::Store>(std::move(*ahead));
+    wiring->dispatcher_->ClaimAheadWith(wiring->claim_ahead_store_->outbox());
   }
 
   for (const config::ChannelConfig& channel : config.channels) {

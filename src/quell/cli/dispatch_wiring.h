@@ -10,8 +10,8 @@
 #include "quell/app/dispatcher.h"
 #include "quell/core/ports/channel.h"
 #include "quell/core/ports/clock.h"
-#include "quell/core/ports/incident_store.h"
 #include "quell/core/ports/outbox_store.h"
+#include "quell/core/ports/store.h"
 
 namespace quell::cli {
 
@@ -48,7 +48,7 @@ class DispatchWiring {
   std::vector<std::unique_ptr<core::HttpChannel>> http_channels_;
   std::vector<std::unique_ptr<core::Channel>> channels_;
   // Before the dispatcher: it may return a batch claimed ahead when it is destroyed.
-  std::unique_ptr<core::IncidentStore> claim_ahead_store_;
+  std::unique_ptr<core::Store> claim_ahead_store_;
   std::unique_ptr<app::Dispatcher> dispatcher_;
 };
 

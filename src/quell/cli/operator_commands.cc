@@ -3,6 +3,7 @@
 #include <charconv>
 #include <map>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -29,7 +30,7 @@ int Fail(std::FILE* err, const std::string& command, const core::Error& error) {
 
 // The store, the config's routes and the use cases over them, for one command.
 struct Session {
-  std::unique_ptr<core::IncidentStore> store;
+  std::optional<core::Store> store;
   jsonl::JsonPayloadEncoder encoder;
   std::unique_ptr<UpstreamWiring> upstream;
   std::unique_ptr<app::OperatorCommands> commands;
@@ -61,19 +62,12 @@ core::Result<std::unique_ptr<Session>> OpenSession(const std::string& store_url,
   if (url.empty()) url = "sqlite:quell.db";
   auto store = OpenStore(url, StoreAccess::kExisting);
   if (!store) return store.error();
-  session->store = std::move(*store);
-  auto* operators = dynamic_cast<core::OperatorStore*>(session->store.get());
-  if (operators == nullptr) {
-    return core::MakeError(core::ErrorCode::kInternal, "this store has no operator commands");
-  }
-  session->commands = std::make_unique<app::OperatorCommands>(*session->store, *operators,
+  session->store.emplace(std::move(*store));
+  session->commands = std::make_unique<app::OperatorCommands>(session->store->incidents(),
+                                                              session->store->operators(),
                                                               session->encoder, std::move(routes));
   if (session->upstream) {
-    auto* key_groups = dynamic_cast<core::ShadowReportStore*>(session->store.get());
-    if (key_groups == nullptr) {
-      return core::MakeError(core::ErrorCode::kInternal, "this store keeps no key groups");
-    }
-    session->commands->EnableUpstream(*key_groups, session->upstream->Lookup());
+    session->commands->EnableUpstream(session->store->reports(), session->upstream->Lookup());
   }
   return session;
 }

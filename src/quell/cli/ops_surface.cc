@@ -7,7 +7,6 @@
 #include "quell/cli/operator_routes.h"
 #include "quell/cli/poll_wiring.h"
 #include "quell/cli/store_url.h"
-#include "quell/core/ports/operator_store.h"
 
 namespace quell::cli {
 namespace {
@@ -57,24 +56,19 @@ core::Result<std::unique_ptr<OpsSurface>> OpsSurface::Create(const config::Confi
   }
   auto health_store = OpenStore(store_url);
   if (!health_store) return health_store.error();
-  ops->health_store_ = std::move(*health_store);
+  ops->health_store_.emplace(std::move(*health_store));
   auto operator_store = OpenStore(store_url);
   if (!operator_store) return operator_store.error();
-  ops->operator_store_ = std::move(*operator_store);
-  auto* operators = dynamic_cast<core::OperatorStore*>(ops->operator_store_.get());
-  if (operators == nullptr) {
-    return core::MakeError(core::ErrorCode::kInvalidArgument,
-                           "the store at " + store_url + " has no operator commands");
-  }
+  ops->operator_store_.emplace(std::move(*operator_store));
+  core::Store& store = *ops->operator_store_;
   ops->operator_commands_ = std::make_unique<app::OperatorCommands>(
-      *ops->operator_store_, *operators, ops->encoder_, RoutesFromConfig(config));
+      store.incidents(), store.operators(), ops->encoder_, RoutesFromConfig(config));
   ops->operator_queries_ =
-      std::make_unique<app::OperatorQueries>(*ops->operator_store_, *operators);
+      std::make_unique<app::OperatorQueries>(store.incidents(), store.operators());
   // A resolve with "upstream": true reaches Infrai; without a key that is refused at the call.
-  auto* key_groups = dynamic_cast<core::ShadowReportStore*>(ops->operator_store_.get());
-  if (auto upstream = UpstreamWiring::Create(config, clock); upstream && key_groups != nullptr) {
+  if (auto upstream = UpstreamWiring::Create(config, clock); upstream) {
     ops->upstream_ = std::move(*upstream);
-    ops->operator_commands_->EnableUpstream(*key_groups, ops->upstream_->Lookup());
+    ops->operator_commands_->EnableUpstream(store.reports(), ops->upstream_->Lookup());
   }
   return ops;
 }
@@ -100,7 +94,7 @@ core::Result<int> OpsSurface::Serve() {
     // The daemon's own writes first: a store that answers this read may refuse every write.
     if (auto writes = store_health_.Status(); !writes) return writes;
     const std::lock_guard<std::mutex> lock(health_mutex_);
-    auto open = health_store_->CountOpenIncidents();
+    auto open = health_store_->incidents().CountOpenIncidents();
     if (!open) return open.error();
     return {};
   };
@@ -108,7 +102,7 @@ core::Result<int> OpsSurface::Serve() {
     {
       // The store gauges are read per scrape: two aggregate queries.
       const std::lock_guard<std::mutex> lock(health_mutex_);
-      (void)metrics_->RefreshStoreGauges(*health_store_);
+      (void)metrics_->RefreshStoreGauges(health_store_->incidents());
     }
     return registry_.Render();
   };

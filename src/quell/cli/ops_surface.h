@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "quell/adapters/config/config.h"
@@ -18,7 +19,7 @@
 #include "quell/cli/upstream_wiring.h"
 #include "quell/core/ports/clock.h"
 #include "quell/core/ports/event_log.h"
-#include "quell/core/ports/incident_store.h"
+#include "quell/core/ports/store.h"
 #include "quell/core/result.h"
 
 namespace quell::cli {
@@ -54,8 +55,8 @@ class OpsSurface {
   std::unique_ptr<curl::CurlHttpClient> heartbeat_http_;
   std::unique_ptr<app::Heartbeat> heartbeat_;
   std::mutex health_mutex_;  // guards health_store_ (scrapes and probes run on server threads)
-  std::unique_ptr<core::IncidentStore> health_store_;
-  std::unique_ptr<core::IncidentStore> operator_store_;
+  std::optional<core::Store> health_store_;
+  std::optional<core::Store> operator_store_;
   jsonl::JsonPayloadEncoder encoder_;
   std::unique_ptr<UpstreamWiring> upstream_;  // before the commands that use it
   std::unique_ptr<app::OperatorCommands> operator_commands_;

@@ -1,6 +1,7 @@
 #include "quell/cli/poll_commands.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "quell/adapters/config/config_loader.h"
@@ -53,7 +54,7 @@ std::string Summary(const app::ConditionOutcome& c) {
 
 struct Loaded {
   config::Config config;
-  std::unique_ptr<core::IncidentStore> store;
+  std::optional<core::Store> store;
   system::SystemClock clock;
   std::unique_ptr<PollWiring> wiring;
 };
@@ -75,8 +76,8 @@ std::unique_ptr<Loaded> Load(const PollCommandOptions& options, const char* comm
     std::fprintf(err, "quell %s: %s\n", command, store.error().message.c_str());
     return nullptr;
   }
-  loaded->store = std::move(*store);
-  auto wiring = PollWiring::Create(loaded->config, *loaded->store, loaded->clock);
+  loaded->store.emplace(std::move(*store));
+  auto wiring = PollWiring::Create(loaded->config, loaded->store->incidents(), loaded->clock);
   if (!wiring) {
     std::fprintf(err, "quell %s: %s\n", command, wiring.error().message.c_str());
     return nullptr;

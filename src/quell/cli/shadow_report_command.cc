@@ -133,18 +133,14 @@ int RunShadowReport(const ShadowReportCommandOptions& options, core::WallTime no
     std::fprintf(err, "%s: %s\n", kCommand, store.error().message.c_str());
     return store.error().code == core::ErrorCode::kInvalidArgument ? 2 : 1;
   }
-  auto* reads = dynamic_cast<core::ShadowReportStore*>(store->get());
-  if (reads == nullptr) {
-    std::fprintf(err, "%s: the store at %s keeps no shadow report data\n", kCommand, url.c_str());
-    return 1;
-  }
+  core::ShadowReportStore& reads = store->reports();
   const core::WallTime cutoff = now - *since;
-  auto decisions = reads->CountDecisionsSince(cutoff);
+  auto decisions = reads.CountDecisionsSince(cutoff);
   if (!decisions) {
     std::fprintf(err, "%s: %s\n", kCommand, decisions.error().message.c_str());
     return 1;
   }
-  auto rows = reads->KeyGroupsSince(cutoff);
+  auto rows = reads.KeyGroupsSince(cutoff);
   if (!rows) {
     std::fprintf(err, "%s: %s\n", kCommand, rows.error().message.c_str());
     return 1;

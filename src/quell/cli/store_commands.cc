@@ -1,5 +1,6 @@
 #include "quell/cli/store_commands.h"
 
+#include <optional>
 #include <vector>
 
 #include "quell/cli/store_url.h"
@@ -13,15 +14,15 @@ std::string TimeText(const std::optional<core::WallTime>& t) {
 
 // Opens the existing store the options name or prints why not; `code` receives the exit code
 // on failure.
-std::unique_ptr<core::IncidentStore> Open(const char* command, const StoreQueryOptions& options,
-                                          std::FILE* err, int& code) {
+std::optional<core::Store> Open(const char* command, const StoreQueryOptions& options,
+                                std::FILE* err, int& code) {
   auto url = ChooseStoreUrl(options.store_url, options.config_path);
-  auto store = url ? OpenStore(*url, StoreAccess::kExisting)
-                   : core::Result<std::unique_ptr<core::IncidentStore>>(url.error());
+  auto store =
+      url ? OpenStore(*url, StoreAccess::kExisting) : core::Result<core::Store>(url.error());
   if (!store) {
     std::fprintf(err, "%s: %s\n", command, store.error().message.c_str());
     code = store.error().code == core::ErrorCode::kInvalidArgument ? 2 : 1;
-    return nullptr;
+    return std::nullopt;
   }
   return std::move(*store);
 }
@@ -32,7 +33,7 @@ int RunIncidentsList(const StoreQueryOptions& options, std::FILE* out, std::FILE
   int code = 0;
   auto store = Open("quell incidents list", options, err, code);
   if (!store) return code;
-  auto incidents = store->ListIncidents();
+  auto incidents = store->incidents().ListIncidents();
   if (!incidents) {
     std::fprintf(err, "quell incidents list: %s\n", incidents.error().message.c_str());
     return 1;
@@ -59,7 +60,7 @@ int RunIncidentsShow(const StoreQueryOptions& options, const std::string& key, s
   int code = 0;
   auto store = Open("quell incidents show", options, err, code);
   if (!store) return code;
-  auto found = store->FindIncident(key);
+  auto found = store->incidents().FindIncident(key);
   if (!found) {
     std::fprintf(err, "quell incidents show: %s\n", found.error().message.c_str());
     return 1;
@@ -100,7 +101,7 @@ int RunOutboxList(const StoreQueryOptions& options, std::optional<core::OutboxSt
   int code = 0;
   auto store = Open("quell outbox list", options, err, code);
   if (!store) return code;
-  auto rows = store->ListOutbox(status);
+  auto rows = store->incidents().ListOutbox(status);
   if (!rows) {
     std::fprintf(err, "quell outbox list: %s\n", rows.error().message.c_str());
     return 1;

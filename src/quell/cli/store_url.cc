@@ -9,8 +9,7 @@
 
 namespace quell::cli {
 
-core::Result<std::unique_ptr<core::IncidentStore>> OpenStore(const std::string& url,
-                                                             StoreAccess access) {
+core::Result<core::Store> OpenStore(const std::string& url, StoreAccess access) {
   if (url.rfind("sqlite:", 0) == 0) {
     std::string path = url.substr(7);
     sqlite::SqliteOptions options;
@@ -32,12 +31,12 @@ core::Result<std::unique_ptr<core::IncidentStore>> OpenStore(const std::string& 
     }
     auto store = sqlite::SqliteIncidentStore::Open(path, options);
     if (!store) return store.error();
-    return std::unique_ptr<core::IncidentStore>(std::move(*store));
+    return core::Store(std::move(*store));
   }
   if (url.rfind("postgresql://", 0) == 0 || url.rfind("postgres://", 0) == 0) {
     auto store = postgres::PgIncidentStore::Open(url);
     if (!store) return store.error();
-    return std::unique_ptr<core::IncidentStore>(std::move(*store));
+    return core::Store(std::move(*store));
   }
   return core::MakeError(
       core::ErrorCode::kInvalidArgument,

@@ -1,10 +1,9 @@
 #pragma once
 
 #include <cstdint>
-#include <memory>
 #include <string>
 
-#include "quell/core/ports/incident_store.h"
+#include "quell/core/ports/store.h"
 #include "quell/core/result.h"
 
 namespace quell::cli {
@@ -19,9 +18,9 @@ enum class StoreAccess : uint8_t {
 // Opens the store a --store URL names: "sqlite:PATH" (optionally "?busy_timeout_ms=N") or
 // "postgresql://..." / "postgres://...". kInvalidArgument for any other scheme; otherwise the
 // store's own open errors, each one line. A relative SQLite path is taken from the working
-// directory, as `quell run` takes it.
-core::Result<std::unique_ptr<core::IncidentStore>> OpenStore(
-    const std::string& url, StoreAccess access = StoreAccess::kCreate);
+// directory, as `quell run` takes it. Each call is its own connection.
+core::Result<core::Store> OpenStore(const std::string& url,
+                                    StoreAccess access = StoreAccess::kCreate);
 
 // The store URL a command was given: --store when set (it wins over -c), else the `store:` of
 // the config at `config_path` when set, else sqlite:quell.db. kInvalidArgument with the

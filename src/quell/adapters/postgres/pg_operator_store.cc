@@ -4,6 +4,7 @@
 
 #include "quell/adapters/postgres/pg_connection.h"
 #include "quell/adapters/postgres/pg_incident_store.h"
+#include "quell/adapters/store_common/outbox_common.h"
 
 namespace quell::postgres {
 namespace {
@@ -34,11 +35,8 @@ core::Error NotDead(Connection& c, std::string_view key) {
   auto result = c.Run(std::string("SELECT status FROM outbox WHERE idempotency_key = $1"),
                       {std::string(key)});
   if (!result) return result.error();
-  if (PQntuples(result->get()) == 0) {
-    return MakeError(ErrorCode::kNotFound, "no outbox row " + std::string(key));
-  }
-  return MakeError(ErrorCode::kRejected, "outbox row " + std::string(key) + " is " +
-                                             TextAt(result->get(), 0, 0) + ", not dead");
+  if (PQntuples(result->get()) == 0) return store::NotDeadError(key, std::nullopt);
+  return store::NotDeadError(key, TextAt(result->get(), 0, 0));
 }
 
 }  // namespace

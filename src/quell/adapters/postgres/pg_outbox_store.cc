@@ -7,6 +7,7 @@
 
 #include "quell/adapters/postgres/pg_connection.h"
 #include "quell/adapters/postgres/pg_incident_store.h"
+#include "quell/adapters/store_common/outbox_common.h"
 
 namespace quell::postgres {
 namespace {
@@ -41,7 +42,7 @@ constexpr const char* kClaimSql =
 // only while `owner` ($2) still holds the row's lease; a sent row supersedes its older pending
 // siblings, as MarkSent does. The keys returned are the outcomes that applied. `counted` is
 // the attempt an outcome counts (0 or 1), `throttle` what becomes of throttled_since (see
-// ThrottleMark).
+// store::ThrottleMark).
 constexpr const char* kOutcomesSql =
     "WITH u AS (SELECT * FROM unnest($3::text[], $4::text[], $5::text[], $6::text[],"
     " $7::bigint[], $8::bigint[], $9::bigint[]) AS u(idempotency_key, status, remote_id, error,"
@@ -77,30 +78,6 @@ constexpr const char* kTrimSql =
     " i.generation = o.generation AND i.status = 'open')"
     " ORDER BY o.updated_at LIMIT $2 FOR UPDATE SKIP LOCKED)) AND status IN ('sent', 'dead',"
     " 'dropped', 'shadow', 'superseded', 'folded', 'silenced') AND updated_at < $1";
-
-// 1 starts (or continues) a throttled run, 0 ends it, -1 leaves it (a deferral sent nothing).
-int ThrottleMark(const core::OutboxOutcome& o) {
-  if (o.kind == core::OutboxOutcome::Kind::kDefer) return -1;
-  return o.throttled ? 1 : 0;
-}
-
-// The attempt an outcome counts: a send that was answered, unless the provider throttled it.
-int CountedAttempt(const core::OutboxOutcome& o) {
-  return o.kind == core::OutboxOutcome::Kind::kDefer || o.throttled ? 0 : 1;
-}
-
-const char* OutcomeStatus(core::OutboxOutcome::Kind kind) {
-  switch (kind) {
-    case core::OutboxOutcome::Kind::kSent:
-      return "sent";
-    case core::OutboxOutcome::Kind::kReschedule:
-    case core::OutboxOutcome::Kind::kDefer:
-      return "pending";
-    case core::OutboxOutcome::Kind::kDead:
-      return "dead";
-  }
-  return "dead";
-}
 
 // A notice row is new and pending, never leased: nothing of its (key, channel) was sent after
 // it, and a twin from another dispatcher is skipped by its idempotency key.
@@ -154,12 +131,12 @@ core::Result<std::vector<Status>> PgIncidentStore::RecordOutcomes(
   std::vector<ArrayBuilder> cols(7);
   for (const core::OutboxOutcome& o : outcomes) {
     cols[0].Text(o.idempotency_key);
-    cols[1].Text(OutcomeStatus(o.kind));
+    cols[1].Text(store::OutcomeStatus(o.kind));
     cols[2].Text(o.remote_message_id);
     cols[3].Text(o.error);
     cols[4].Int(store::ToMicros(o.next_attempt_at));
-    cols[5].Int(CountedAttempt(o));
-    cols[6].Int(ThrottleMark(o));
+    cols[5].Int(store::CountedAttempt(o));
+    cols[6].Int(store::ThrottleMark(o));
   }
   std::vector<std::string> params = {std::to_string(store::ToMicros(now)), std::string(owner)};
   for (ArrayBuilder& c : cols) params.push_back(c.Finish());

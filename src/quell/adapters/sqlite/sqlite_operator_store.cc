@@ -4,6 +4,7 @@
 
 #include "quell/adapters/sqlite/sqlite_incident_store.h"
 #include "quell/adapters/sqlite/sqlite_statement.h"
+#include "quell/adapters/store_common/outbox_common.h"
 
 namespace quell::sqlite {
 namespace {
@@ -109,9 +110,8 @@ core::Error NotDead(sqlite3* db, const std::string& path, std::string_view key) 
   s.BindText(1, key);
   auto row = s.Step();
   if (!row) return row.error();
-  if (!*row) return MakeError(ErrorCode::kNotFound, "no outbox row " + std::string(key));
-  return MakeError(ErrorCode::kRejected,
-                   "outbox row " + std::string(key) + " is " + s.Text(0) + ", not dead");
+  if (!*row) return store::NotDeadError(key, std::nullopt);
+  return store::NotDeadError(key, s.Text(0));
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include "quell/adapters/sqlite/sqlite_incident_store.h"
 #include "quell/adapters/sqlite/sqlite_statement.h"
+#include "quell/adapters/store_common/outbox_common.h"
 
 namespace quell::sqlite {
 namespace {
@@ -39,7 +40,7 @@ constexpr const char* kClaimExtraColumns = ", claims, throttled_since";
 
 // Each outcome applies only while `owner` still holds the lease (?2): a row that went back to
 // in_flight under another owner, or was recorded already, changes nothing. ?8 is the attempt
-// it counts (0 or 1); ?9 what becomes of throttled_since (see ThrottleMark).
+// it counts (0 or 1); ?9 what becomes of throttled_since (see store::ThrottleMark).
 constexpr const char* kOutcomeSql =
     "UPDATE outbox SET status = ?3, remote_message_id = CASE WHEN ?3 = 'sent' THEN ?4 ELSE"
     " remote_message_id END, last_error = CASE WHEN ?3 = 'sent' THEN last_error ELSE ?5 END,"
@@ -82,31 +83,6 @@ core::Result<std::vector<core::OutboxRow>> ReadOutboxRows(Stmt& s) {
   }
   s.Reset();
   return out;
-}
-
-// Binds into the outcome's ?9: 1 starts (or continues) a throttled run, 0 ends it, -1 leaves
-// it (a deferral sent nothing).
-int ThrottleMark(const core::OutboxOutcome& o) {
-  if (o.kind == core::OutboxOutcome::Kind::kDefer) return -1;
-  return o.throttled ? 1 : 0;
-}
-
-// The attempt an outcome counts: a send that was answered, unless the provider throttled it.
-int CountedAttempt(const core::OutboxOutcome& o) {
-  return o.kind == core::OutboxOutcome::Kind::kDefer || o.throttled ? 0 : 1;
-}
-
-const char* OutcomeStatus(core::OutboxOutcome::Kind kind) {
-  switch (kind) {
-    case core::OutboxOutcome::Kind::kSent:
-      return "sent";
-    case core::OutboxOutcome::Kind::kReschedule:
-    case core::OutboxOutcome::Kind::kDefer:
-      return "pending";
-    case core::OutboxOutcome::Kind::kDead:
-      return "dead";
-  }
-  return "dead";
 }
 
 // A notice row is new and pending: nothing of its (key, channel) was sent after it.
@@ -226,13 +202,13 @@ core::Result<std::vector<Status>> SqliteIncidentStore::RecordOutcomes(
     Stmt& u = s.outcome;
     u.BindText(1, o.idempotency_key);
     u.BindText(2, owner);
-    u.BindText(3, OutcomeStatus(o.kind));
+    u.BindText(3, store::OutcomeStatus(o.kind));
     u.BindText(4, o.remote_message_id);
     u.BindText(5, o.error);
     u.BindInt(6, store::ToMicros(o.next_attempt_at));
     u.BindInt(7, now_us);
-    u.BindInt(8, CountedAttempt(o));
-    u.BindInt(9, ThrottleMark(o));
+    u.BindInt(8, store::CountedAttempt(o));
+    u.BindInt(9, store::ThrottleMark(o));
     auto row = u.Step();
     if (!row) return fail(row.error());
     if (!*row) {

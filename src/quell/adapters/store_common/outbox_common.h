@@ -1,0 +1,26 @@
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+#include "quell/core/ports/outbox_store.h"
+#include "quell/core/result.h"
+
+namespace quell::store {
+
+// The outbox status a recorded outcome leaves its row in: "sent", "pending" (rescheduled or
+// deferred) or "dead".
+const char* OutcomeStatus(core::OutboxOutcome::Kind kind);
+
+// 1 starts (or continues) the row's throttled run, 0 ends it, -1 leaves it (a deferral sent
+// nothing).
+int ThrottleMark(const core::OutboxOutcome& outcome);
+
+// The attempt an outcome counts: a send that was answered, unless the provider throttled it.
+int CountedAttempt(const core::OutboxOutcome& outcome);
+
+// Why an operator's change to the dead row `key` did nothing: kNotFound when no row has that
+// key (`status` empty), else kRejected naming the status the row is in.
+core::Error NotDeadError(std::string_view key, std::optional<std::string_view> status);
+
+}  // namespace quell::store
