@@ -100,10 +100,8 @@ core::Result<std::unique_ptr<PollWiring>> PollWiring::Create(const config::Confi
     options.fields = settings.fields;
     options.extra_fields = ExtraGroupFields(config);
     options.fields_read = infrai::FieldsRead(config.error_conditions);
-    app::BudgetedHttpClient* http = w->infrai_http_.get();
-    w->infrai_client_ = std::make_unique<infrai::InfraiClient>(
-        std::move(options),
-        [http](const core::HttpRequest& request) { return http->Send(request); });
+    w->infrai_client_ =
+        std::make_unique<infrai::InfraiClient>(std::move(options), *w->infrai_http_);
     w->infrai_errors_ = std::make_unique<infrai::InfraiErrorSource>(*w->infrai_client_);
     w->infrai_metrics_ = std::make_unique<infrai::InfraiMetricSource>(*w->infrai_client_);
   }
