@@ -48,4 +48,8 @@ std::string ToJsonLines(const std::vector<core::Observation>& trace) {
   return out;
 }
 
+size_t TraceSize(size_t full, size_t smoke) {
+  return std::getenv("QUELL_BENCH_SMOKE") != nullptr ? smoke : full;
+}
+
 }  // namespace quell::bench
