@@ -7,7 +7,7 @@
 
 namespace {
 
-constexpr size_t kTraceLines = 4'000'000;
+const size_t kTraceLines = quell::bench::TraceSize(4'000'000, 1'000);
 
 // Evaluate alone: incidents addressed by index, so the figure is the core's own cost.
 void BM_Evaluate(benchmark::State& state) {

@@ -17,7 +17,8 @@ struct Lines {
 const Lines& Trace() {
   static const Lines trace = [] {
     Lines t;
-    t.text = quell::bench::ToJsonLines(quell::bench::MakeTrace(1'000'000, 100'000));
+    t.text = quell::bench::ToJsonLines(quell::bench::MakeTrace(
+        quell::bench::TraceSize(1'000'000, 1'000), quell::bench::TraceSize(100'000, 100)));
     t.text.append(quell::jsonl::ObservationParser::kPadding, ' ');
     size_t start = 0;
     for (size_t i = 0; i < t.text.size(); ++i) {

@@ -1,8 +1,9 @@
 #include "trace_gen.h"
 
+#include <cstdlib>
 #include <random>
 
-#include "quell/adapters/jsonl/json_text.h"
+#include "quell/core/json_escape.h"
 
 namespace quell::bench {
 
@@ -37,7 +38,7 @@ std::string ToJsonLines(const std::vector<core::Observation>& trace) {
     out.append("{\"at\":\"");
     core::AppendRfc3339(out, o.at);
     out.append("\",\"key\":");
-    jsonl::AppendJsonString(out, o.key);
+    core::AppendJsonString(out, o.key);
     out.append(",\"unhealthy\":");
     out.append(o.health == core::Health::kUnhealthy ? "true"
                : o.health == core::Health::kHealthy ? "false"
@@ -45,6 +46,10 @@ std::string ToJsonLines(const std::vector<core::Observation>& trace) {
     out.append(",\"condition\":\"agent-errors\"}\n");
   }
   return out;
+}
+
+size_t TraceSize(size_t full, size_t smoke) {
+  return std::getenv("QUELL_BENCH_SMOKE") != nullptr ? smoke : full;
 }
 
 }  // namespace quell::bench

@@ -15,4 +15,8 @@ std::vector<core::Observation> MakeTrace(size_t lines, size_t keys, uint64_t see
 // The same trace as contract JSON Lines.
 std::string ToJsonLines(const std::vector<core::Observation>& trace);
 
+// `full`, or `smoke` when QUELL_BENCH_SMOKE is set: the test command runs every benchmark once
+// at a tiny size to prove it still runs, not to measure it.
+size_t TraceSize(size_t full, size_t smoke);
+
 }  // namespace quell::bench

@@ -264,8 +264,9 @@ void PgPrepare(PGconn* conn, const char* name, const std::string& sql) {
 }
 
 // The same on PostgreSQL, one prepared unnest() upsert per `chunk` rows and table, into a
-// fresh quell schema selected by the URL's search_path.
-double PgCeiling(const std::string& url, size_t keys, size_t chunk, bool all_rows) {
+// fresh quell schema: `schema`, which the URL's search_path selects.
+double PgCeiling(const std::string& url, const std::string& schema_name, size_t keys, size_t chunk,
+                 bool all_rows) {
   {
     auto schema = quell::postgres::PgIncidentStore::Open(url);
     if (!schema) Die(schema.error().message);
@@ -325,7 +326,9 @@ double PgCeiling(const std::string& url, size_t keys, size_t chunk, bool all_row
   }
   PgExec(conn, "COMMIT");
   const double seconds = Seconds(start);
-  PgExec(conn, "DROP TABLE incidents, decisions, polls, outbox, source_marks, schema_migrations");
+  // The whole schema, not a list of its tables: a table added by a later migration would
+  // outlive the list, and the next Open would fail creating it again.
+  PgExec(conn, "DROP SCHEMA " + schema_name + " CASCADE; CREATE SCHEMA " + schema_name);
   PQfinish(conn);
   return seconds;
 }
@@ -361,13 +364,13 @@ int main(int argc, char** argv) {
     if (url.empty()) Die("--url is required for postgres");
     // A private schema keeps runs apart; the URL's search_path selects it.
     PGconn* conn = PgConnect(url);
-    PgExec(conn, "DROP SCHEMA IF EXISTS bench_" + tag + " CASCADE; CREATE SCHEMA bench_" + tag);
+    const std::string schema_name = "bench_" + tag;
+    PgExec(conn, "DROP SCHEMA IF EXISTS " + schema_name + " CASCADE; CREATE SCHEMA " + schema_name);
     PQfinish(conn);
     url += url.find('?') == std::string::npos ? '?' : '&';
-    url += "options=-csearch_path%3Dbench_";
-    url += tag;
-    ceiling_incidents = PgCeiling(url, keys, chunk, false);
-    ceiling_all = PgCeiling(url, keys, chunk, true);
+    url += "options=-csearch_path%3D" + schema_name;
+    ceiling_incidents = PgCeiling(url, schema_name, keys, chunk, false);
+    ceiling_all = PgCeiling(url, schema_name, keys, chunk, true);
     auto opened = quell::postgres::PgIncidentStore::Open(url);
     if (!opened) Die(opened.error().message);
     store = std::move(*opened);

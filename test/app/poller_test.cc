@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "fake_http_client.h"
 #include "fake_incident_store.h"
 #include "fake_operator_store.h"
 #include "quell/app/operator_commands.h"
@@ -293,6 +294,55 @@ TEST_F(PollerTest, ConditionsSharingAQueryFetchItOnce) {
   EXPECT_EQ(metrics.queries, 1);
   EXPECT_EQ(sink.seen.size(), 2U);
   EXPECT_EQ(OutboxRows(), 2U);
+}
+
+// A metric source that sends one request per query through the client it is given.
+class HttpMetricSource : public core::MetricSource {
+ public:
+  explicit HttpMetricSource(core::HttpClient& http) : http_(http) {}
+  core::Result<core::MetricAnswer> Query(const core::MetricQuery&) override {
+    core::HttpRequest request;
+    request.url = "http://127.0.0.1:9090/api/v1/query";
+    auto response = http_.Send(request);
+    if (!response) return response.error();
+    if (response->status != 200) {
+      return core::MakeError(
+          core::ErrorCode::kUnavailable,
+          "HTTP " + std::to_string(response->status) + " (" + response->retry_note + ")");
+    }
+    return core::MetricAnswer{};
+  }
+
+ private:
+  core::HttpClient& http_;
+};
+
+// Each cycle retries on a budget of its own: a cycle that spent most of it does not leave the
+// next one unable to wait out a Retry-After.
+TEST_F(PollerTest, EachCycleStartsWithAFreshRetryBudget) {
+  testing::FakeHttpClient http;
+  http.Respond(429, {{"Retry-After", "7"}})
+      .Respond(200)
+      .Respond(429, {{"Retry-After", "7"}})
+      .Respond(200);
+  RetryingHttpClient retrying(http, clock_, RetryPolicy{}, 1);
+  BudgetedHttpClient budgeted(retrying, std::chrono::seconds(10));
+  HttpMetricSource metrics(budgeted);
+  Poller poller(store_, encoder_, clock_, PollerOptions{});
+  core::MetricCondition c;
+  c.common.name = "p99";
+  c.key = core::KeyTemplate::Parse("{tenant}:p99").value();
+  c.metric = "latency";
+  c.threshold.trigger = 2000;
+  poller.Watch(c, metrics, "fake metrics");
+  poller.RenewEachCycle(budgeted, std::nullopt);
+  CollectingSink sink;
+  for (int cycle = 0; cycle < 2; ++cycle) {
+    const CycleReport report = poller.RunOnce(sink);
+    ASSERT_EQ(report.conditions.size(), 1U);
+    EXPECT_TRUE(report.ok()) << "cycle " << cycle << ": " << report.conditions[0].source_error;
+  }
+  EXPECT_EQ(http.requests().size(), 4U);
 }
 
 // A typo'd query or label answers no series: nothing is observed, which looks like health. The

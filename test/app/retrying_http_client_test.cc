@@ -259,6 +259,29 @@ TEST(RetryingHttpClientDeadlineTest, AHangingSourceCostsNoMoreThanTheDeadline) {
   EXPECT_EQ(hanging.timeouts.size(), 2U);
 }
 
+// The adapter reading a response it gave up on learns why from the response itself; nothing
+// is added to the headers, which are the remote's own.
+TEST(BudgetedHttpClientTest, AResponseGivenUpOnCarriesItsRetryNote) {
+  testing::FakeClock clock(kStart);
+  testing::FakeHttpClient http;
+  http.Respond(503);
+  RetryingHttpClient retrying(http, clock, RetryPolicy{.max_attempts = 3}, 1);
+  BudgetedHttpClient budgeted(retrying, seconds{300});
+  core::HttpRequest request;
+  request.url = kUrl;
+  auto r = budgeted.Send(request);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->status, 503);
+  EXPECT_EQ(r->retry_note, "still failing after 3 attempts");
+  EXPECT_TRUE(r->headers.empty());
+
+  http.Respond(200);
+  auto fine = budgeted.Send(request);
+  ASSERT_TRUE(fine.ok()) << fine.error().message;
+  EXPECT_EQ(fine->status, 200);
+  EXPECT_EQ(fine->retry_note, "");
+}
+
 // Sources are polled one after another: a source's deadline counts from its own first request,
 // so one that waited behind a hanging source still gets its whole deadline.
 TEST(BudgetedHttpClientTest, ThePollDeadlineCountsFromTheSourcesFirstRequest) {

@@ -33,6 +33,18 @@ TEST(JsonEscapeTest, KeepsUtf8EscapesLineSeparatorsAndReplacesInvalidBytes) {
             "\"x\xEF\xBF\xBDy\xEF\xBF\xBD\"");
 }
 
+// For writers matched byte for byte against one that leaves them alone (quell-sim's pages).
+TEST(JsonEscapeTest, CanKeepLineSeparatorsVerbatim) {
+  std::string out;
+  AppendJsonString(out,
+                   "a\xE2\x80\xA8"
+                   "b\xE2\x80\xA9\b\xFF",
+                   LineSeparators::kVerbatim);
+  EXPECT_EQ(out,
+            "\"a\xE2\x80\xA8"
+            "b\xE2\x80\xA9\\b\xEF\xBF\xBD\"");
+}
+
 TEST(JsonEscapeTest, WithinCutsAtWholeCharacters) {
   std::string out;
   EXPECT_FALSE(AppendJsonStringWithin(out, "abcdefghij", 9));

@@ -29,18 +29,14 @@ core::Result<core::HttpResponse> BudgetedHttpClient::Send(const core::HttpReques
   if (!sent) return sent.error();
   core::HttpResponse response = std::move(sent->response);
   if (sent->stop == RetryStop::kOutOfAttempts) {
-    response.headers.emplace_back(
-        std::string(kRetryNoteHeader),
-        "still failing after " + std::to_string(sent->attempts) + " attempts");
+    response.retry_note = "still failing after " + std::to_string(sent->attempts) + " attempts";
   } else if (sent->stop == RetryStop::kOutOfBudget) {
-    response.headers.emplace_back(std::string(kRetryNoteHeader),
-                                  "gave up after " + std::to_string(sent->attempts) +
-                                      " attempts: the poll's retry budget of " +
-                                      core::FormatDuration(budget_per_poll_) + " is spent");
+    response.retry_note = "gave up after " + std::to_string(sent->attempts) +
+                          " attempts: the poll's retry budget of " +
+                          core::FormatDuration(budget_per_poll_) + " is spent";
   } else if (sent->stop == RetryStop::kOutOfTime) {
-    response.headers.emplace_back(std::string(kRetryNoteHeader),
-                                  "gave up after " + std::to_string(sent->attempts) +
-                                      " attempts: the poll deadline for this source passed");
+    response.retry_note = "gave up after " + std::to_string(sent->attempts) +
+                          " attempts: the poll deadline for this source passed";
   }
   return response;
 }

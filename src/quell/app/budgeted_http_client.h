@@ -3,7 +3,6 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <string_view>
 
 #include "quell/app/retry_budget.h"
 #include "quell/app/retrying_http_client.h"
@@ -11,14 +10,10 @@
 
 namespace quell::app {
 
-// A pseudo-header BudgetedHttpClient adds to a response it gave up retrying (never sent on
-// the wire), so the adapter that reads the response can say why the poll failed.
-inline constexpr std::string_view kRetryNoteHeader = "X-Quell-Retry-Note";
-
 // A core::HttpClient that retries through RetryingHttpClient, every wait drawn from one
 // budget per poll. Adapters that take a plain HttpClient (Prometheus, Infrai) get retries and
-// the poll-wide budget without knowing about either. StartPoll is not thread-safe with Send;
-// Send is thread-safe.
+// the poll-wide budget without knowing about either; a response it gave up retrying says why
+// in HttpResponse::retry_note. StartPoll is not thread-safe with Send; Send is thread-safe.
 class BudgetedHttpClient : public core::HttpClient {
  public:
   BudgetedHttpClient(RetryingHttpClient& retrying, core::Duration budget_per_poll);

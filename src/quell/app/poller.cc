@@ -75,7 +75,12 @@ void Poller::Watch(const core::MetricCondition& condition, core::MetricSource& s
   metric_watches_.push_back(MetricWatch{condition, &source, std::move(source_name)});
 }
 
+void Poller::RenewEachCycle(BudgetedHttpClient& http, std::optional<core::Duration> deadline) {
+  budgets_.emplace_back(&http, deadline);
+}
+
 CycleReport Poller::RunOnce(DecisionSink& sink) {
+  for (const auto& [http, deadline] : budgets_) http->StartPoll(deadline);
   CycleReport report;
   report.at = clock_.Now();
   uint32_t enrich_left = options_.max_enrich;

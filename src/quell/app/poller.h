@@ -5,8 +5,10 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "quell/app/budgeted_http_client.h"
 #include "quell/app/poll_applier.h"
 #include "quell/core/error_group_condition.h"
 #include "quell/core/metric_condition.h"
@@ -78,6 +80,10 @@ class Poller {
              std::string source_name);
   void Watch(const core::MetricCondition& condition, core::MetricSource& source,
              std::string source_name);
+  // Renews `http`'s retry budget at the start of every cycle, with `deadline` for the
+  // source's requests in that cycle (BudgetedHttpClient::StartPoll): the client a source sends
+  // through. `http` must outlive the poller.
+  void RenewEachCycle(BudgetedHttpClient& http, std::optional<core::Duration> deadline);
 
   // Runs one cycle, with "now" read once from the clock. Decisions reach `sink` per condition
   // after that condition committed.
@@ -112,6 +118,7 @@ class Poller {
   std::map<std::string, uint32_t, std::less<>> empty_polls_;  // by metric condition
   std::vector<ErrorWatch> error_watches_;
   std::vector<MetricWatch> metric_watches_;
+  std::vector<std::pair<BudgetedHttpClient*, std::optional<core::Duration>>> budgets_;
 };
 
 // The source mark under which an error-group condition keeps its listing watermark.

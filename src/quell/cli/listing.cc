@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "quell/adapters/jsonl/json_text.h"
+#include "quell/core/json_escape.h"
 #include "quell/core/terminal_text.h"
 
 namespace quell::cli {
@@ -16,7 +16,7 @@ void Field(std::string& out, const char* name) {
 }
 void Str(std::string& out, const char* name, const std::string& v) {
   Field(out, name);
-  jsonl::AppendJsonString(out, v);
+  core::AppendJsonString(out, v);
 }
 void Num(std::string& out, const char* name, uint64_t v) {
   Field(out, name);

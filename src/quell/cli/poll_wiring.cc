@@ -100,10 +100,8 @@ core::Result<std::unique_ptr<PollWiring>> PollWiring::Create(const config::Confi
     options.fields = settings.fields;
     options.extra_fields = ExtraGroupFields(config);
     options.fields_read = infrai::FieldsRead(config.error_conditions);
-    app::BudgetedHttpClient* http = w->infrai_http_.get();
-    w->infrai_client_ = std::make_unique<infrai::InfraiClient>(
-        std::move(options),
-        [http](const core::HttpRequest& request) { return http->Send(request); });
+    w->infrai_client_ =
+        std::make_unique<infrai::InfraiClient>(std::move(options), *w->infrai_http_);
     w->infrai_errors_ = std::make_unique<infrai::InfraiErrorSource>(*w->infrai_client_);
     w->infrai_metrics_ = std::make_unique<infrai::InfraiMetricSource>(*w->infrai_client_);
   }
@@ -135,6 +133,13 @@ core::Result<std::unique_ptr<PollWiring>> PollWiring::Create(const config::Confi
     return app::GroupEvidence(group, detail, core::RedactOptions{});
   };
   w->poller_ = std::make_unique<app::Poller>(store, w->encoder_, clock, std::move(poller));
+  if (w->infrai_http_) {
+    w->poller_->RenewEachCycle(*w->infrai_http_, SourcePollDeadline(config, config.infrai.http));
+  }
+  if (w->prometheus_http_) {
+    w->poller_->RenewEachCycle(*w->prometheus_http_,
+                               SourcePollDeadline(config, config.prometheus.http));
+  }
   for (const auto& condition : config.error_conditions) {
     w->poller_->Watch(condition, *w->infrai_errors_, "infrai error groups");
   }
@@ -148,13 +153,7 @@ core::Result<std::unique_ptr<PollWiring>> PollWiring::Create(const config::Confi
   return w;
 }
 
-app::CycleReport PollWiring::RunCycle(app::DecisionSink& sink) {
-  if (infrai_http_) infrai_http_->StartPoll(SourcePollDeadline(config_, config_.infrai.http));
-  if (prometheus_http_) {
-    prometheus_http_->StartPoll(SourcePollDeadline(config_, config_.prometheus.http));
-  }
-  return poller_->RunOnce(sink);
-}
+app::CycleReport PollWiring::RunCycle(app::DecisionSink& sink) { return poller_->RunOnce(sink); }
 
 infrai::ContractNeeds PollWiring::Needs() const {
   infrai::ContractNeeds needs;

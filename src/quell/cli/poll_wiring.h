@@ -30,7 +30,7 @@ class PollWiring {
                                                           core::IncidentStore& store,
                                                           core::Clock& clock);
 
-  // Starts a cycle: fresh retry budgets, then one Poller::RunOnce.
+  // One Poller::RunOnce (which renews each source's retry budget).
   app::CycleReport RunCycle(app::DecisionSink& sink);
 
   // What the config needs of the live Infrai surface, for `schema check`.

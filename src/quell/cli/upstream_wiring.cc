@@ -29,9 +29,7 @@ core::Result<std::unique_ptr<UpstreamWiring>> UpstreamWiring::Create(const confi
   options.timeout = settings.http.timeout;
   w->budgeted_ =
       std::make_unique<app::BudgetedHttpClient>(*w->retrying_, settings.http.retry.budget);
-  app::BudgetedHttpClient* http = w->budgeted_.get();
-  w->client_ = std::make_unique<infrai::InfraiClient>(
-      std::move(options), [http](const core::HttpRequest& request) { return http->Send(request); });
+  w->client_ = std::make_unique<infrai::InfraiClient>(std::move(options), *w->budgeted_);
   w->resolver_ = std::make_unique<infrai::InfraiGroupResolver>(*w->client_);
   for (const auto& condition : config.error_conditions) {
     w->conditions_.insert(condition.common.name);

@@ -9,13 +9,6 @@
 namespace quell::core {
 namespace {
 
-std::optional<std::string_view> FindLabel(const Labels& labels, std::string_view name) {
-  for (const auto& [key, value] : labels) {
-    if (key == name) return std::string_view{value};
-  }
-  return std::nullopt;
-}
-
 bool IsUnhealthy(const ErrorGroupCondition& condition, const ErrorGroup& group,
                  std::optional<WallTime> previous_watermark) {
   if (group.resolved) return false;

@@ -18,7 +18,8 @@ void AppendUnicodeEscape(std::string& out, unsigned code) {
 }
 
 // Appends the escaped form of the character at text[i]; returns how many bytes it took.
-size_t AppendEscapedChar(std::string& out, std::string_view text, size_t i) {
+size_t AppendEscapedChar(std::string& out, std::string_view text, size_t i,
+                         LineSeparators separators = LineSeparators::kEscape) {
   const char c = text[i];
   const auto byte = static_cast<uint8_t>(c);
   switch (c) {
@@ -56,7 +57,8 @@ size_t AppendEscapedChar(std::string& out, std::string_view text, size_t i) {
     return 1;
   }
   const std::string_view sequence = text.substr(i, length);
-  if (sequence == "\xE2\x80\xA8" || sequence == "\xE2\x80\xA9") {
+  if (separators == LineSeparators::kEscape &&
+      (sequence == "\xE2\x80\xA8" || sequence == "\xE2\x80\xA9")) {
     AppendUnicodeEscape(out, sequence[2] == '\xA8' ? 0x2028U : 0x2029U);
   } else {
     out.append(sequence);
@@ -72,13 +74,13 @@ bool IsVerbatim(char c) {
 
 }  // namespace
 
-void AppendJsonString(std::string& out, std::string_view text) {
+void AppendJsonString(std::string& out, std::string_view text, LineSeparators separators) {
   out.push_back('"');
   for (size_t i = 0; i < text.size();) {
     size_t run = i;
     while (run < text.size() && IsVerbatim(text[run])) ++run;
     out.append(text.substr(i, run - i));
-    i = run < text.size() ? run + AppendEscapedChar(out, text, run) : run;
+    i = run < text.size() ? run + AppendEscapedChar(out, text, run, separators) : run;
   }
   out.push_back('"');
 }

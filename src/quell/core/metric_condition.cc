@@ -11,13 +11,6 @@
 namespace quell::core {
 namespace {
 
-std::optional<std::string_view> FindLabel(const Labels& labels, std::string_view name) {
-  for (const auto& [key, value] : labels) {
-    if (key == name) return std::string_view{value};
-  }
-  return std::nullopt;
-}
-
 bool Selected(const MetricCondition& condition, const MetricSeries& series) {
   if (!condition.metric.empty() && series.name != condition.metric) return false;
   return std::all_of(condition.where.begin(), condition.where.end(), [&series](const auto& want) {

@@ -19,8 +19,6 @@ enum class ErrorCode {
   kInternal,
 };
 
-const char* ErrorCodeName(ErrorCode code);
-
 struct Error {
   ErrorCode code = ErrorCode::kInternal;
   std::string message;

@@ -5,61 +5,26 @@
 
 #include <charconv>
 
+#include "quell/core/json_escape.h"
 #include "quell/core/time.h"
 #include "quell/core/utf8.h"
 
 namespace quell::sim {
 namespace {
 
-// The escapes of nlohmann::json::dump() with ensure_ascii off: '"', '\' and control characters
-// (short forms where JSON has them, else \u00xx in lower case); everything else verbatim.
+// dump()'s bytes (ensure_ascii off): core's escaper with U+2028 and U+2029 kept as they are.
+// dump() throws on invalid UTF-8 where core's escaper would replace it, so that is refused here.
 bool AppendString(std::string& out, std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  out.push_back('"');
-  size_t i = 0;
-  while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x80U) {
-      const size_t n = core::Utf8SequenceLength(s, i);
-      if (n == 0) return false;
-      out.append(s.substr(i, n));
-      i += n;
+  for (size_t i = 0; i < s.size();) {
+    if (static_cast<unsigned char>(s[i]) < 0x80U) {
+      ++i;
       continue;
     }
-    switch (c) {
-      case '"':
-        out.append("\\\"");
-        break;
-      case '\\':
-        out.append("\\\\");
-        break;
-      case '\b':
-        out.append("\\b");
-        break;
-      case '\f':
-        out.append("\\f");
-        break;
-      case '\n':
-        out.append("\\n");
-        break;
-      case '\r':
-        out.append("\\r");
-        break;
-      case '\t':
-        out.append("\\t");
-        break;
-      default:
-        if (c < 0x20U) {
-          out.append("\\u00");
-          out.push_back(kHex[c >> 4U]);
-          out.push_back(kHex[c & 0xFU]);
-        } else {
-          out.push_back(static_cast<char>(c));
-        }
-    }
-    ++i;
+    const size_t n = core::Utf8SequenceLength(s, i);
+    if (n == 0) return false;
+    i += n;
   }
-  out.push_back('"');
+  core::AppendJsonString(out, s, core::LineSeparators::kVerbatim);
   return true;
 }
 

@@ -17,11 +17,6 @@ void RequestLog::Record(LoggedRequest r) {
   while (recent_.size() > kRecent) recent_.pop_front();
 }
 
-uint64_t RequestLog::CountFor(const std::string& route) const {
-  auto it = counts_.find(route);
-  return it == counts_.end() ? 0 : it->second;
-}
-
 nlohmann::json RequestLog::ToJson() const {
   nlohmann::json recent = nlohmann::json::array();
   for (const auto& r : recent_) {

@@ -31,7 +31,6 @@ class RequestLog {
 
   void Record(LoggedRequest r);
   nlohmann::json ToJson() const;
-  uint64_t CountFor(const std::string& route) const;
   void Clear() { *this = RequestLog{}; }
 
  private:

@@ -32,8 +32,7 @@ class InfraiSourceTest : public ::testing::Test {
     infrai.api_key = "ifr_pk_proj_source_test";
     infrai.page_size = page_size;
     infrai.timeout = std::chrono::seconds(5);
-    client_ = std::make_unique<InfraiClient>(
-        infrai, [this](const core::HttpRequest& request) { return http_->Send(request); });
+    client_ = std::make_unique<InfraiClient>(infrai, *http_);
   }
   void TearDown() override {
     // Close the kept-alive connections first, or the server waits out their idle timeout.

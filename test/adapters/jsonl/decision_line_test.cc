@@ -2,14 +2,14 @@
 
 #include <gtest/gtest.h>
 
-#include "quell/adapters/jsonl/json_text.h"
+#include "quell/core/json_escape.h"
 
 namespace quell::jsonl {
 namespace {
 
 TEST(JsonTextTest, EscapesQuotesBackslashesAndControls) {
   std::string out;
-  AppendJsonString(out, "a\"b\\c\n\t\x01/\xC3\xBC");
+  core::AppendJsonString(out, "a\"b\\c\n\t\x01/\xC3\xBC");
   EXPECT_EQ(out, "\"a\\\"b\\\\c\\n\\t\\u0001/\xC3\xBC\"");
 }
 

@@ -116,7 +116,7 @@ void CheckGroupFields(const InfraiClient& client, const ContractNeeds& needs,
       first_page.extra_fields.push_back(field);
     }
   }
-  const InfraiClient page_client(first_page, client.fetch());
+  const InfraiClient page_client(first_page, client.http());
   InfraiErrorSource source(page_client);
   const core::GroupListing listing = source.List();
   if (listing.pages == 0) {

@@ -14,16 +14,12 @@ ErrorCode CodeForStatus(int status) {
   return ErrorCode::kRejected;
 }
 
-// The retrying client's pseudo-header (app::kRetryNoteHeader; adapters do not include app).
-constexpr std::string_view kRetryNote = "X-Quell-Retry-Note";
-
 std::string Prefix(std::string_view what, int status) {
   return std::string(what) + ": HTTP " + std::to_string(status);
 }
 
 core::Error WithRetryNote(core::Error error, const core::HttpResponse& response) {
-  const std::string_view note = core::FindHeader(response.headers, kRetryNote);
-  if (!note.empty()) error.message += " (" + std::string(note) + ")";
+  if (!response.retry_note.empty()) error.message += " (" + response.retry_note + ")";
   return error;
 }
 

@@ -6,8 +6,8 @@
 
 namespace quell::infrai {
 
-InfraiClient::InfraiClient(InfraiOptions options, Fetch fetch)
-    : options_(std::move(options)), fetch_(std::move(fetch)) {}
+InfraiClient::InfraiClient(InfraiOptions options, core::HttpClient& http)
+    : options_(std::move(options)), http_(http) {}
 
 core::Result<core::HttpResponse> InfraiClient::Get(std::string_view path, const QueryParams& query,
                                                    bool authenticated) const {
@@ -26,7 +26,7 @@ core::Result<core::HttpResponse> InfraiClient::Get(std::string_view path, const 
   }
   request.connect_timeout = options_.connect_timeout;
   request.total_timeout = options_.timeout;
-  return fetch_(request);
+  return http_.Send(request);
 }
 
 core::Result<core::HttpResponse> InfraiClient::Post(std::string_view path, std::string body) const {
@@ -41,7 +41,7 @@ core::Result<core::HttpResponse> InfraiClient::Post(std::string_view path, std::
   request.body = std::move(body);
   request.connect_timeout = options_.connect_timeout;
   request.total_timeout = options_.timeout;
-  return fetch_(request);
+  return http_.Send(request);
 }
 
 }  // namespace quell::infrai

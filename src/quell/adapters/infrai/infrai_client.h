@@ -1,6 +1,5 @@
 #pragma once
 
-#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -12,10 +11,6 @@
 #include "quell/core/time.h"
 
 namespace quell::infrai {
-
-// Sends one request with the caller's retry policy and budget applied (see app::
-// RetryingHttpClient); what it returns is final.
-using Fetch = std::function<core::Result<core::HttpResponse>(const core::HttpRequest&)>;
 
 using QueryParams = std::vector<std::pair<std::string, std::string>>;
 
@@ -34,10 +29,12 @@ struct InfraiOptions {
   std::vector<std::string> fields_read;
 };
 
-// Builds Infrai requests: base URL, path, encoded query, the bearer header and the timeouts.
+// Builds Infrai requests (base URL, path, encoded query, the bearer header and the timeouts)
+// and sends each once through `http`, which applies the caller's retry policy and budget (see
+// app::BudgetedHttpClient): what it returns is final. Thread-safe as far as `http` is.
 class InfraiClient {
  public:
-  InfraiClient(InfraiOptions options, Fetch fetch);
+  InfraiClient(InfraiOptions options, core::HttpClient& http);
 
   // GET base_url + path?query. `authenticated` false leaves the key off (discovery is public).
   core::Result<core::HttpResponse> Get(std::string_view path, const QueryParams& query,
@@ -48,11 +45,11 @@ class InfraiClient {
   core::Result<core::HttpResponse> Post(std::string_view path, std::string body) const;
 
   const InfraiOptions& options() const { return options_; }
-  const Fetch& fetch() const { return fetch_; }
+  core::HttpClient& http() const { return http_; }
 
  private:
   InfraiOptions options_;
-  Fetch fetch_;
+  core::HttpClient& http_;
 };
 
 }  // namespace quell::infrai

@@ -2,7 +2,7 @@
 
 #include <charconv>
 
-#include "quell/adapters/jsonl/json_text.h"
+#include "quell/core/json_escape.h"
 
 namespace quell::jsonl {
 namespace {
@@ -21,7 +21,7 @@ void AppendDecisionLine(std::string& out, const core::Observation& observation,
   out.append("{\"at\":\"");
   core::AppendRfc3339(out, observation.at);
   out.append("\",\"key\":");
-  AppendJsonString(out, observation.key);
+  core::AppendJsonString(out, observation.key);
   out.append(",\"decision\":\"");
   out.append(core::DecisionName(decision.kind));
   out.push_back('"');

@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-#include "quell/adapters/jsonl/json_text.h"
+#include "quell/core/json_escape.h"
 
 namespace quell::jsonl {
 namespace {
@@ -22,9 +22,9 @@ void JsonPayloadEncoder::Encode(const core::Incident& incident, core::Transition
                                 std::string& out) const {
   out.clear();
   out += "{\"key\":";
-  AppendJsonString(out, incident.key);
+  core::AppendJsonString(out, incident.key);
   out += ",\"condition\":";
-  AppendJsonString(out, incident.condition);
+  core::AppendJsonString(out, incident.condition);
   out += ",\"generation\":";
   out += std::to_string(incident.generation);
   out += ",\"version\":";

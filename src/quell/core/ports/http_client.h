@@ -28,6 +28,9 @@ struct HttpResponse {
   int status = 0;
   HttpHeaders headers;
   std::string body;
+  // Why a retrying client stopped retrying and handed back this (failed) answer, for the
+  // adapter that reads it to put in its error; empty otherwise. Never on the wire.
+  std::string retry_note{};  // {}: aggregate initializers may leave it out
 };
 
 // One HTTP exchange, no retries: every status (429 and 5xx too) is a response, not an error.
