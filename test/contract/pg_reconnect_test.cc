@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <functional>
 #include <string>
 #include <utility>
@@ -48,14 +49,30 @@ class PgReconnectTest : public ::testing::Test {
     return std::unique_ptr<core::IncidentStore>(std::move(*store));
   }
 
-  // Ends the store's server process from another connection and waits until it has exited
-  // (pg_terminate_backend only signals it), as a restart would; how many it ended.
-  std::string KillBackend() {
-    const std::string where = " FROM pg_stat_activity WHERE application_name = '" + name_ + "'";
+  // Ends the server process of the connection named `name` from another connection and waits
+  // until it has exited (pg_terminate_backend only signals it), as a restart would; how many it
+  // ended.
+  std::string KillBackend() { return KillBackendNamed(name_); }
+  std::string KillBackendNamed(const std::string& name) {
+    const std::string where = " FROM pg_stat_activity WHERE application_name = '" + name + "'";
+    const std::string pid = store_->Query("SELECT pid" + where);
     std::string ended = store_->Query("SELECT count(pg_terminate_backend(pid))" + where);
-    while (store_->Query("SELECT count(*)" + where) != "0") {
+    // The backend leaves pg_stat_activity before it closes its socket; the socket is closed
+    // once the process has exited (gone from /proc, or a zombie), and only then does the
+    // store's idle check see the end of the connection.
+    if (!pid.empty()) {
+      while (!Exited(pid)) {
+      }
     }
     return ended;
+  }
+
+  static bool Exited(const std::string& pid) {
+    std::ifstream stat("/proc/" + pid + "/stat");
+    std::string line;
+    if (!std::getline(stat, line)) return true;
+    const size_t paren = line.rfind(')');
+    return paren != std::string::npos && line.size() > paren + 2 && line[paren + 2] == 'Z';
   }
 
   core::Result<app::ApplySummary> Apply(const std::vector<core::Observation>& poll,
@@ -159,10 +176,7 @@ TEST_F(PgReconnectTest, AReconnectThatFailsWaitsItsBackoffAndThenSucceeds) {
   ASSERT_TRUE(own.ok()) << own.error().message;
   const auto kill_and_refuse = [&] {
     store_->Query("ALTER DATABASE " + db + " WITH ALLOW_CONNECTIONS false");
-    const std::string where = " FROM pg_stat_activity WHERE application_name = '" + name_ + "_own'";
-    ASSERT_EQ(store_->Query("SELECT count(pg_terminate_backend(pid))" + where), "1");
-    while (store_->Query("SELECT count(*)" + where) != "0") {
-    }
+    ASSERT_EQ(KillBackendNamed(name_ + "_own"), "1");
   };
   kill_and_refuse();
   auto first = (*own)->ListIncidents();
