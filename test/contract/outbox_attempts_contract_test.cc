@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <chrono>
 #include <deque>
-#include <mutex>
 #include <string>
 #include <vector>
 
+#include "../app/fake_clock.h"
 #include "outbox_test_support.h"
 #include "quell/adapters/jsonl/payload_encoder.h"
 #include "quell/app/dispatcher.h"
@@ -27,23 +27,6 @@ using std::chrono::hours;
 using std::chrono::seconds;
 
 constexpr core::Duration kLease = seconds(60);
-
-class StepClock : public core::Clock {
- public:
-  explicit StepClock(core::WallTime now) : now_(now) {}
-  core::WallTime Now() override {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    return now_;
-  }
-  void SleepFor(core::Duration d) override {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    now_ += d;
-  }
-
- private:
-  std::mutex mutex_;
-  core::WallTime now_;
-};
 
 class KeyRenderer : public core::MessageRenderer {
  public:
@@ -162,7 +145,7 @@ TEST_P(OutboxAttemptsTest, ADispatcherAfterThreeCrashesAndA500KeepsTheRowAndItsK
   for (int i = 0; i < 3; ++i) {
     ASSERT_EQ(Claim("dies-" + std::to_string(i), t0_ + i * kLease).size(), 1u);
   }
-  StepClock clock(t0_ + 3 * kLease);
+  FakeClock clock(t0_ + 3 * kLease);
   KeyRenderer renderer;
   KeyedChannel channel;
   ScriptedReceiver receiver({500, 200});
