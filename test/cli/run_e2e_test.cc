@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "child_process.h"
+#include "daemon_probe.h"
 #include "healthchecks_receiver.h"
 #include "prometheus_server.h"
 #include "quell/sim/scenario.h"
@@ -33,26 +34,14 @@ namespace {
 using nlohmann::json;
 using std::chrono::seconds;
 using testing::Child;
+using testing::Events;
 using testing::Fault;
+using testing::HttpGet;
+using testing::SetEnv;
 using testing::WaitFor;
 
 constexpr const char* kApiKey = "ifr_pk_proj_run_0123456789abcdef";
 constexpr const char* kHookSecret = "whsec-run-81b2-0f9e3a";
-
-void SetEnv(const char* name, const std::string& value) {
-  setenv(name, value.c_str(), 1);  // NOLINT(concurrency-mt-unsafe)
-}
-
-// The JSON log lines of `log` whose event is `event`.
-std::vector<json> Events(const std::filesystem::path& log, const std::string& event) {
-  std::vector<json> events;
-  std::istringstream in(testing::ReadFile(log));
-  for (std::string line; std::getline(in, line);) {
-    auto parsed = json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (parsed.is_object() && parsed.value("event", "") == event) events.push_back(parsed);
-  }
-  return events;
-}
 
 class RunTest : public ::testing::Test {
  protected:
@@ -167,16 +156,6 @@ TEST_F(RunTest, PollsDecidesAndDeliversInOneProcessThenStopsOnSigterm) {
 }
 
 // GET http://127.0.0.1:PORT/PATH with a short timeout; -1 when nothing answered.
-int HttpGet(int port, const std::string& path, std::string* body = nullptr) {
-  httplib::Client client("127.0.0.1", port);
-  client.set_connection_timeout(1, 0);
-  client.set_read_timeout(1, 0);
-  auto r = client.Get(path.c_str());
-  if (!r) return -1;
-  if (body != nullptr) *body = r->body;
-  return r->status;
-}
-
 TEST_F(RunTest, HeartbeatPingsEachCycleInOrderAndAStoppedDaemonGoesSilentAndUnhealthy) {
   testing::WebhookReceiver hook(kHookSecret);
   testing::HealthchecksReceiver pings;

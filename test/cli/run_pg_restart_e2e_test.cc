@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "child_process.h"
+#include "daemon_probe.h"
 #include "quell/sim/server.h"
 #include "run_process.h"
 #include "webhook_receiver.h"
@@ -33,34 +34,13 @@ namespace {
 using nlohmann::json;
 using std::chrono::seconds;
 using testing::Child;
+using testing::Events;
+using testing::HttpGet;
+using testing::SetEnv;
 using testing::WaitFor;
 
 constexpr const char* kApiKey = "ifr_pk_proj_pgrestart_0123456789ab";
 constexpr const char* kHookSecret = "whsec-pgrestart-5c1d";
-
-void SetEnv(const char* name, const std::string& value) {
-  setenv(name, value.c_str(), 1);  // NOLINT(concurrency-mt-unsafe)
-}
-
-std::vector<json> Events(const std::filesystem::path& log, const std::string& event) {
-  std::vector<json> events;
-  std::istringstream in(testing::ReadFile(log));
-  for (std::string line; std::getline(in, line);) {
-    auto parsed = json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (parsed.is_object() && parsed.value("event", "") == event) events.push_back(parsed);
-  }
-  return events;
-}
-
-int HttpGet(int port, const std::string& path, std::string* body = nullptr) {
-  httplib::Client client("127.0.0.1", port);
-  client.set_connection_timeout(1, 0);
-  client.set_read_timeout(2, 0);
-  auto r = client.Get(path.c_str());
-  if (!r) return -1;
-  if (body != nullptr) *body = r->body;
-  return r->status;
-}
 
 int FreePort() {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -173,7 +153,8 @@ TEST_F(RunPgRestartTest, RecoversByItselfAndDeliversWhatHappenedMeanwhileOnce) {
   const std::pair<std::string, std::string> first_open{"acme:checkout:grp_first", "open"};
   ASSERT_TRUE(WaitFor([&] { return Accepted(hook)[first_open] == 1; }, seconds(30)))
       << testing::ReadFile(log_);
-  ASSERT_TRUE(WaitFor([&] { return HttpGet(port, "/readyz") == 200; }, seconds(30)));
+  ASSERT_TRUE(
+      WaitFor([&] { return HttpGet(port, "/readyz", nullptr, seconds(2)) == 200; }, seconds(30)));
 
   // The server goes away; meanwhile the first group resolves and a second one opens upstream.
   auto stopped = Server("stop");
@@ -183,7 +164,8 @@ TEST_F(RunPgRestartTest, RecoversByItselfAndDeliversWhatHappenedMeanwhileOnce) {
       "tags": {"tenant": "acme", "agent_stage": "refund"}, "events": 2})");
   const size_t ends_before = Events(log_, "poll.cycle_end").size();
   std::string body;
-  ASSERT_TRUE(WaitFor([&] { return HttpGet(port, "/readyz", &body) == 503; }, seconds(30)))
+  ASSERT_TRUE(
+      WaitFor([&] { return HttpGet(port, "/readyz", &body, seconds(2)) == 503; }, seconds(30)))
       << testing::ReadFile(log_);
   EXPECT_NE(body.find("PostgreSQL at 127.0.0.1:" + std::to_string(port_)), std::string::npos)
       << body;
@@ -211,7 +193,9 @@ TEST_F(RunPgRestartTest, RecoversByItselfAndDeliversWhatHappenedMeanwhileOnce) {
       },
       seconds(60)))
       << testing::ReadFile(log_);
-  ASSERT_TRUE(WaitFor([&] { return HttpGet(port, "/readyz", &body) == 200; }, seconds(30))) << body;
+  ASSERT_TRUE(
+      WaitFor([&] { return HttpGet(port, "/readyz", &body, seconds(2)) == 200; }, seconds(30)))
+      << body;
   // A few more cycles: nothing is sent again.
   const size_t ends_now = Events(log_, "poll.cycle_end").size();
   ASSERT_TRUE(
