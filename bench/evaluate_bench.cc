@@ -2,7 +2,7 @@
 #include <benchmark/benchmark.h>
 
 #include "quell/app/memory_incidents.h"
-#include "quell/core/evaluate.h"
+#include "quell/core/engine/evaluate.h"
 #include "trace_gen.h"
 
 namespace {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "quell/app/group_evidence.h"
-#include "quell/core/redact.h"
+#include "quell/core/redact/redact.h"
 
 namespace {
 

@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <random>
 
-#include "quell/core/json_escape.h"
+#include "quell/core/text/json_escape.h"
 
 namespace quell::bench {
 

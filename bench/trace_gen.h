@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "quell/core/observation.h"
+#include "quell/core/engine/observation.h"
 
 namespace quell::bench {
 

@@ -12,9 +12,9 @@
 #include "fake_clock.h"
 #include "fake_http_batch_client.h"
 #include "fake_outbox_store.h"
-#include "quell/core/dead_letter.h"
-#include "quell/core/retry_after.h"
-#include "quell/core/tenant_budget.h"
+#include "quell/core/delivery/dead_letter.h"
+#include "quell/core/delivery/retry_after.h"
+#include "quell/core/delivery/tenant_budget.h"
 
 namespace quell::testing {
 namespace {

@@ -6,8 +6,8 @@
 #include <map>
 
 #include "fake_incident_store.h"
-#include "quell/core/evaluate.h"
-#include "quell/core/tenant_budget.h"
+#include "quell/core/delivery/tenant_budget.h"
+#include "quell/core/engine/evaluate.h"
 
 namespace quell::app {
 namespace {

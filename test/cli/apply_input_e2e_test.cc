@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "quell/core/time.h"
+#include "quell/core/text/time.h"
 #include "run_process.h"
 
 namespace {

@@ -12,7 +12,7 @@
 #include "quell/app/poll_applier.h"
 #include "quell/app/poller.h"
 #include "quell/app/vector_observation_stream.h"
-#include "quell/core/dead_letter.h"
+#include "quell/core/delivery/dead_letter.h"
 #include "store_fixture.h"
 #include "test_support.h"
 

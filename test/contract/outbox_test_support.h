@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "quell/core/ports/incident_store.h"
-#include "quell/core/time.h"
+#include "quell/core/text/time.h"
 
 namespace quell::testing {
 

@@ -10,7 +10,7 @@
 #include "quell/adapters/store_common/schema.h"
 #include "quell/app/poll_applier.h"
 #include "quell/app/vector_observation_stream.h"
-#include "quell/core/operator_actions.h"
+#include "quell/core/engine/operator_actions.h"
 #include "store_fixture.h"
 #include "test_support.h"
 

@@ -1,4 +1,4 @@
-#include "quell/core/aggregate.h"
+#include "quell/core/conditions/aggregate.h"
 
 #include <gtest/gtest.h>
 

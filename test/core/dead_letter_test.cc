@@ -1,4 +1,4 @@
-#include "quell/core/dead_letter.h"
+#include "quell/core/delivery/dead_letter.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "quell/core/error_group_condition.h"
+#include "quell/core/conditions/error_group_condition.h"
 
 #include <gtest/gtest.h>
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "quell/core/evaluate.h"
-#include "quell/core/operator_actions.h"
+#include "quell/core/engine/evaluate.h"
+#include "quell/core/engine/operator_actions.h"
 
 namespace quell::core {
 namespace {

@@ -1,4 +1,4 @@
-#include "quell/core/evaluate.h"
+#include "quell/core/engine/evaluate.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "quell/core/evidence.h"
+#include "quell/core/engine/evidence.h"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <random>
 #include <string>
 
-#include "quell/core/json_escape.h"
+#include "quell/core/text/json_escape.h"
 
 namespace quell::core {
 namespace {

@@ -1,4 +1,4 @@
-#include "quell/core/flap_history.h"
+#include "quell/core/engine/flap_history.h"
 
 #include <gtest/gtest.h>
 

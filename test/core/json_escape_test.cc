@@ -1,4 +1,4 @@
-#include "quell/core/json_escape.h"
+#include "quell/core/text/json_escape.h"
 
 #include <gtest/gtest.h>
 

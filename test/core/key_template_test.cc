@@ -1,4 +1,4 @@
-#include "quell/core/key_template.h"
+#include "quell/core/conditions/key_template.h"
 
 #include <gtest/gtest.h>
 

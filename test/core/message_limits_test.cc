@@ -1,4 +1,4 @@
-#include "quell/core/message_limits.h"
+#include "quell/core/delivery/message_limits.h"
 
 #include <gtest/gtest.h>
 

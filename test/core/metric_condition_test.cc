@@ -1,4 +1,4 @@
-#include "quell/core/metric_condition.h"
+#include "quell/core/conditions/metric_condition.h"
 
 #include <gtest/gtest.h>
 

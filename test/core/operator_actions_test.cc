@@ -1,11 +1,11 @@
-#include "quell/core/operator_actions.h"
+#include "quell/core/engine/operator_actions.h"
 
 #include <gtest/gtest.h>
 
 #include <chrono>
 
-#include "quell/core/evaluate.h"
-#include "quell/core/silence.h"
+#include "quell/core/engine/evaluate.h"
+#include "quell/core/engine/silence.h"
 
 namespace quell::core {
 namespace {

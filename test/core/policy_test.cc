@@ -1,4 +1,4 @@
-#include "quell/core/policy.h"
+#include "quell/core/engine/policy.h"
 
 #include <gtest/gtest.h>
 

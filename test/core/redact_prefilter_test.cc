@@ -2,7 +2,7 @@
 // never be one that would have changed the text: this compares Redact with every pass run in
 // order, unconditionally, over hand-picked and random inputs built from the characters the
 // passes react to.
-#include "quell/core/redact_prefilter.h"
+#include "quell/core/redact/redact_prefilter.h"
 
 #include <gtest/gtest.h>
 
@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "quell/core/redact.h"
-#include "quell/core/redact_passes.h"
+#include "quell/core/redact/redact.h"
+#include "quell/core/redact/redact_passes.h"
 
 namespace quell::core {
 namespace {

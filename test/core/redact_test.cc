@@ -1,4 +1,4 @@
-#include "quell/core/redact.h"
+#include "quell/core/redact/redact.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "quell/core/utf8.h"
+#include "quell/core/text/utf8.h"
 
 namespace quell::core {
 namespace {

@@ -1,4 +1,4 @@
-#include "quell/core/retry_after.h"
+#include "quell/core/delivery/retry_after.h"
 
 #include <gtest/gtest.h>
 

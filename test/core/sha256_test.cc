@@ -1,4 +1,4 @@
-#include "quell/core/sha256.h"
+#include "quell/core/text/sha256.h"
 
 #include <gtest/gtest.h>
 

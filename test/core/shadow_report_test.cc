@@ -1,10 +1,10 @@
-#include "quell/core/shadow_report.h"
+#include "quell/core/conditions/shadow_report.h"
 
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "quell/core/decision.h"
+#include "quell/core/engine/decision.h"
 
 namespace quell::core {
 namespace {

@@ -1,4 +1,4 @@
-#include "quell/core/sms_policy.h"
+#include "quell/core/delivery/sms_policy.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "quell/core/tenant_budget.h"
+#include "quell/core/delivery/tenant_budget.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "quell/core/terminal_text.h"
+#include "quell/core/text/terminal_text.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "quell/core/time.h"
+#include "quell/core/text/time.h"
 
 #include <gtest/gtest.h>
 

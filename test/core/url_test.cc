@@ -1,4 +1,4 @@
-#include "quell/core/url.h"
+#include "quell/core/text/url.h"
 
 #include <gtest/gtest.h>
 

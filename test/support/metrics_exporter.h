@@ -7,7 +7,7 @@
 #include <string>
 #include <thread>
 
-#include "quell/core/error_group.h"
+#include "quell/core/conditions/error_group.h"
 #include "quell/core/result.h"
 
 namespace httplib {

@@ -20,7 +20,7 @@
 #include <thread>
 #include <vector>
 
-#include "quell/core/url.h"
+#include "quell/core/text/url.h"
 
 namespace quell::testing {
 namespace {

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "loopback_receiver.h"
-#include "quell/core/time.h"
+#include "quell/core/text/time.h"
 
 namespace quell::testing {
 

@@ -3,7 +3,7 @@
 #include <chrono>
 #include <cstdint>
 
-#include "quell/core/time.h"
+#include "quell/core/text/time.h"
 
 namespace quell::app {
 

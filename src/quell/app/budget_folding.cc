@@ -3,7 +3,7 @@
 #include <set>
 #include <string>
 
-#include "quell/core/tenant_budget.h"
+#include "quell/core/delivery/tenant_budget.h"
 
 namespace quell::app {
 

@@ -6,7 +6,7 @@
 #include "quell/core/ports/incident_store.h"
 #include "quell/core/ports/outbox_row.h"
 #include "quell/core/result.h"
-#include "quell/core/time.h"
+#include "quell/core/text/time.h"
 
 namespace quell::app {
 

@@ -5,10 +5,10 @@
 #include <optional>
 
 #include "quell/app/backoff.h"
+#include "quell/core/delivery/sms_policy.h"
 #include "quell/core/ports/channel.h"
 #include "quell/core/ports/outbox_store.h"
 #include "quell/core/result.h"
-#include "quell/core/sms_policy.h"
 
 namespace quell::app {
 

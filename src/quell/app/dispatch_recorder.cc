@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "quell/core/dead_letter.h"
+#include "quell/core/delivery/dead_letter.h"
 
 namespace quell::app {
 

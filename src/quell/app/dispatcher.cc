@@ -8,8 +8,8 @@
 
 #include "quell/app/bounded_parallel.h"
 #include "quell/app/split_mix.h"
-#include "quell/core/dead_letter.h"
-#include "quell/core/tenant_budget.h"
+#include "quell/core/delivery/dead_letter.h"
+#include "quell/core/delivery/tenant_budget.h"
 
 namespace quell::app {
 namespace {

@@ -2,9 +2,9 @@
 
 #include <string>
 
-#include "quell/core/error_group.h"
-#include "quell/core/evidence.h"
-#include "quell/core/redact.h"
+#include "quell/core/conditions/error_group.h"
+#include "quell/core/engine/evidence.h"
+#include "quell/core/redact/redact.h"
 
 namespace quell::app {
 

@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "quell/app/metrics.h"
-#include "quell/core/json_escape.h"
+#include "quell/core/text/json_escape.h"
 
 namespace quell::app {
 namespace {

@@ -8,7 +8,7 @@
 #include "quell/app/ops_request.h"
 #include "quell/core/ports/clock.h"
 #include "quell/core/result.h"
-#include "quell/core/time.h"
+#include "quell/core/text/time.h"
 
 namespace quell::app {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "quell/core/redact.h"
+#include "quell/core/redact/redact.h"
 
 namespace quell::app {
 namespace {

@@ -3,7 +3,7 @@
 #include <functional>
 #include <utility>
 
-#include "quell/core/evaluate.h"
+#include "quell/core/engine/evaluate.h"
 
 namespace quell::app {
 namespace {

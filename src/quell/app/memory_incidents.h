@@ -5,10 +5,10 @@
 #include <string_view>
 #include <vector>
 
-#include "quell/core/decision.h"
-#include "quell/core/incident.h"
-#include "quell/core/observation.h"
-#include "quell/core/policy.h"
+#include "quell/core/engine/decision.h"
+#include "quell/core/engine/incident.h"
+#include "quell/core/engine/observation.h"
+#include "quell/core/engine/policy.h"
 
 namespace quell::app {
 

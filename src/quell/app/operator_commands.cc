@@ -3,7 +3,7 @@
 #include <memory>
 #include <utility>
 
-#include "quell/core/operator_actions.h"
+#include "quell/core/engine/operator_actions.h"
 
 namespace quell::app {
 namespace {

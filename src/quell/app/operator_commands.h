@@ -7,7 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "quell/core/incident.h"
+#include "quell/core/engine/incident.h"
+#include "quell/core/engine/silence.h"
 #include "quell/core/ports/group_resolver.h"
 #include "quell/core/ports/incident_store.h"
 #include "quell/core/ports/operator_store.h"
@@ -15,8 +16,7 @@
 #include "quell/core/ports/payload_encoder.h"
 #include "quell/core/ports/shadow_report_store.h"
 #include "quell/core/result.h"
-#include "quell/core/silence.h"
-#include "quell/core/time.h"
+#include "quell/core/text/time.h"
 
 namespace quell::app {
 

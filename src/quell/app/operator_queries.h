@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "quell/core/incident.h"
+#include "quell/core/engine/incident.h"
 #include "quell/core/ports/incident_store.h"
 #include "quell/core/ports/operator_store.h"
 #include "quell/core/ports/outbox_row.h"

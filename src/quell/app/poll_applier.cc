@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "quell/app/budget_folding.h"
-#include "quell/core/evaluate.h"
+#include "quell/core/engine/evaluate.h"
 
 namespace quell::app {
 

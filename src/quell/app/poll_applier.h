@@ -8,14 +8,14 @@
 #include <utility>
 #include <vector>
 
-#include "quell/core/decision.h"
-#include "quell/core/observation.h"
-#include "quell/core/policy.h"
+#include "quell/core/engine/decision.h"
+#include "quell/core/engine/observation.h"
+#include "quell/core/engine/policy.h"
 #include "quell/core/ports/incident_store.h"
 #include "quell/core/ports/observation_stream.h"
 #include "quell/core/ports/payload_encoder.h"
 #include "quell/core/result.h"
-#include "quell/core/time.h"
+#include "quell/core/text/time.h"
 
 namespace quell::app {
 

@@ -8,7 +8,7 @@
 
 #include "quell/app/bounded_parallel.h"
 #include "quell/app/vector_observation_stream.h"
-#include "quell/core/evaluate.h"
+#include "quell/core/engine/evaluate.h"
 
 namespace quell::app {
 namespace {

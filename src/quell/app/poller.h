@@ -10,8 +10,8 @@
 
 #include "quell/app/budgeted_http_client.h"
 #include "quell/app/poll_applier.h"
-#include "quell/core/error_group_condition.h"
-#include "quell/core/metric_condition.h"
+#include "quell/core/conditions/error_group_condition.h"
+#include "quell/core/conditions/metric_condition.h"
 #include "quell/core/ports/clock.h"
 #include "quell/core/ports/incident_store.h"
 #include "quell/core/ports/payload_encoder.h"

@@ -2,7 +2,7 @@
 
 #include <atomic>
 
-#include "quell/core/time.h"
+#include "quell/core/text/time.h"
 
 namespace quell::app {
 

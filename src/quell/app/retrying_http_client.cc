@@ -5,7 +5,7 @@
 #include <string>
 #include <utility>
 
-#include "quell/core/retry_after.h"
+#include "quell/core/delivery/retry_after.h"
 
 namespace quell::app {
 namespace {

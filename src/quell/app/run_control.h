@@ -5,7 +5,7 @@
 #include <mutex>
 
 #include "quell/core/ports/clock.h"
-#include "quell/core/time.h"
+#include "quell/core/text/time.h"
 
 namespace quell::app {
 

@@ -6,7 +6,7 @@
 #include "quell/app/dispatch_recorder.h"
 #include "quell/app/poller.h"
 #include "quell/core/result.h"
-#include "quell/core/time.h"
+#include "quell/core/text/time.h"
 
 namespace quell::app {
 

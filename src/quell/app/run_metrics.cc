@@ -5,7 +5,7 @@
 #include <chrono>
 #include <cstddef>
 
-#include "quell/core/decision.h"
+#include "quell/core/engine/decision.h"
 #include "quell/core/ports/outbox_row.h"
 
 namespace quell::app {

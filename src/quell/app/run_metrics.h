@@ -10,7 +10,7 @@
 #include "quell/app/run_listener.h"
 #include "quell/core/ports/incident_store.h"
 #include "quell/core/result.h"
-#include "quell/core/time.h"
+#include "quell/core/text/time.h"
 
 namespace quell::app {
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "quell/core/time.h"
+#include "quell/core/text/time.h"
 
 namespace quell::app {
 

@@ -4,8 +4,8 @@
 #include <optional>
 #include <string>
 
-#include "quell/core/policy.h"
-#include "quell/core/time.h"
+#include "quell/core/engine/policy.h"
+#include "quell/core/text/time.h"
 
 namespace quell::cli {
 

@@ -11,7 +11,7 @@
 #include "quell/cli/poll_wiring.h"
 #include "quell/cli/startup_check.h"
 #include "quell/cli/store_url.h"
-#include "quell/core/decision.h"
+#include "quell/core/engine/decision.h"
 
 namespace quell::cli {
 namespace {

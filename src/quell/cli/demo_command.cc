@@ -17,7 +17,7 @@
 #include "quell/cli/daemon.h"
 #include "quell/cli/demo_receiver.h"
 #include "quell/cli/demo_script.h"
-#include "quell/core/decision.h"
+#include "quell/core/engine/decision.h"
 #include "quell/core/ports/event_log.h"
 #include "quell/sim/server.h"
 

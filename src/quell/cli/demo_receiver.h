@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "quell/core/ports/clock.h"
-#include "quell/core/time.h"
+#include "quell/core/text/time.h"
 
 namespace httplib {
 class Server;

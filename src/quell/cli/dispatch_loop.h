@@ -3,7 +3,7 @@
 #include <string>
 
 #include "quell/app/dispatch_recorder.h"
-#include "quell/core/time.h"
+#include "quell/core/text/time.h"
 
 namespace quell::cli {
 

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "quell/core/json_escape.h"
-#include "quell/core/terminal_text.h"
+#include "quell/core/text/json_escape.h"
+#include "quell/core/text/terminal_text.h"
 
 namespace quell::cli {
 namespace {

@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "quell/core/incident.h"
+#include "quell/core/engine/incident.h"
+#include "quell/core/engine/silence.h"
 #include "quell/core/ports/outbox_row.h"
-#include "quell/core/silence.h"
 
 namespace quell::cli {
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "quell/core/policy.h"
+#include "quell/core/engine/policy.h"
 #include "quell/core/result.h"
 
 namespace quell::cli {

@@ -2,8 +2,8 @@
 
 #include <cstdio>
 
-#include "quell/core/input_limits.h"
-#include "quell/core/policy.h"
+#include "quell/core/engine/input_limits.h"
+#include "quell/core/engine/policy.h"
 
 namespace quell::cli {
 

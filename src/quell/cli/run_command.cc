@@ -13,7 +13,7 @@
 #include "quell/cli/ops_surface.h"
 #include "quell/cli/signal_thread.h"
 #include "quell/cli/startup_check.h"
-#include "quell/core/url.h"
+#include "quell/core/text/url.h"
 
 namespace quell::cli {
 namespace {

@@ -5,10 +5,10 @@
 
 #include "quell/cli/listing.h"
 #include "quell/cli/store_url.h"
-#include "quell/core/decision.h"
-#include "quell/core/json_escape.h"
+#include "quell/core/conditions/shadow_report.h"
+#include "quell/core/engine/decision.h"
 #include "quell/core/ports/shadow_report_store.h"
-#include "quell/core/shadow_report.h"
+#include "quell/core/text/json_escape.h"
 
 namespace quell::cli {
 namespace {

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <string>
 
-#include "quell/core/time.h"
+#include "quell/core/text/time.h"
 
 namespace quell::cli {
 

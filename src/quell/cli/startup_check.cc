@@ -8,7 +8,7 @@
 #include "quell/adapters/prometheus/prometheus_source.h"
 #include "quell/adapters/prometheus/query_check.h"
 #include "quell/cli/dispatch_wiring.h"
-#include "quell/core/url.h"
+#include "quell/core/text/url.h"
 
 namespace quell::cli {
 namespace {

@@ -5,7 +5,7 @@
 #include "quell/adapters/config/config_loader.h"
 #include "quell/adapters/postgres/pg_incident_store.h"
 #include "quell/adapters/sqlite/sqlite_incident_store.h"
-#include "quell/core/url.h"
+#include "quell/core/text/url.h"
 
 namespace quell::cli {
 

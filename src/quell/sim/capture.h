@@ -4,7 +4,7 @@
 #include <string>
 
 #include "quell/core/result.h"
-#include "quell/core/time.h"
+#include "quell/core/text/time.h"
 #include "quell/sim/store.h"
 
 namespace quell::sim {

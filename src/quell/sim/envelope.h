@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "quell/core/time.h"
+#include "quell/core/text/time.h"
 
 namespace quell::sim {
 

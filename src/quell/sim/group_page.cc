@@ -5,9 +5,9 @@
 
 #include <charconv>
 
-#include "quell/core/json_escape.h"
-#include "quell/core/time.h"
-#include "quell/core/utf8.h"
+#include "quell/core/text/json_escape.h"
+#include "quell/core/text/time.h"
+#include "quell/core/text/utf8.h"
 
 namespace quell::sim {
 namespace {

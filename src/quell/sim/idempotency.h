@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "quell/core/time.h"
+#include "quell/core/text/time.h"
 
 namespace quell::sim {
 

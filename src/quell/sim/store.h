@@ -10,7 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "quell/core/time.h"
+#include "quell/core/text/time.h"
 
 namespace quell::sim {
 

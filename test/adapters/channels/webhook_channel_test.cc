@@ -8,7 +8,7 @@
 
 #include "channel_test_support.h"
 #include "quell/adapters/channels/webhook_signature.h"
-#include "quell/core/dead_letter.h"
+#include "quell/core/delivery/dead_letter.h"
 #include "webhook_receiver.h"
 
 namespace quell::channels {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "quell/core/incident.h"
+#include "quell/core/engine/incident.h"
 #include "quell/core/ports/outbox_row.h"
 
 namespace quell::store {

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "quell/adapters/templates/template_check.h"
-#include "quell/core/message_limits.h"
+#include "quell/core/delivery/message_limits.h"
 
 namespace quell::templates {
 namespace {

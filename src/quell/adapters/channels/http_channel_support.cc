@@ -2,8 +2,8 @@
 
 #include <utility>
 
-#include "quell/core/retry_after.h"
-#include "quell/core/utf8.h"
+#include "quell/core/delivery/retry_after.h"
+#include "quell/core/text/utf8.h"
 
 namespace quell::channels {
 namespace {

@@ -9,7 +9,7 @@
 #include "quell/core/ports/channel.h"
 #include "quell/core/ports/http_client.h"
 #include "quell/core/result.h"
-#include "quell/core/time.h"
+#include "quell/core/text/time.h"
 
 // What the HTTP channels share: settings checks, text limits and reading a provider's answer.
 namespace quell::channels {

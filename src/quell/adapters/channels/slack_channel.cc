@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
-#include "quell/core/dead_letter.h"
+#include "quell/core/delivery/dead_letter.h"
 
 namespace quell::channels {
 namespace {

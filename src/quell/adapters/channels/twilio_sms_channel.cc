@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "quell/core/url.h"
+#include "quell/core/text/url.h"
 
 namespace quell::channels {
 namespace {

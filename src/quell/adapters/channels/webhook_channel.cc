@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "quell/adapters/channels/webhook_signature.h"
-#include "quell/core/dead_letter.h"
+#include "quell/core/delivery/dead_letter.h"
 
 namespace quell::channels {
 namespace {

@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "quell/core/result.h"
-#include "quell/core/time.h"
+#include "quell/core/text/time.h"
 
 // The webhook's request signature (docs/channels.md): X-Quell-Timestamp carries Unix seconds,
 // X-Quell-Signature "v1=" and the lower-case hex HMAC-SHA256, keyed with the shared secret,

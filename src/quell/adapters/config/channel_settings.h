@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "quell/core/time.h"
+#include "quell/core/text/time.h"
 
 namespace quell::config {
 

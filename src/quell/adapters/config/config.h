@@ -9,10 +9,10 @@
 
 #include "quell/adapters/config/channel_settings.h"
 #include "quell/adapters/infrai/infrai_fields.h"
-#include "quell/core/error_group_condition.h"
-#include "quell/core/input_limits.h"
-#include "quell/core/metric_condition.h"
-#include "quell/core/time.h"
+#include "quell/core/conditions/error_group_condition.h"
+#include "quell/core/conditions/metric_condition.h"
+#include "quell/core/engine/input_limits.h"
+#include "quell/core/text/time.h"
 
 namespace quell::config {
 

@@ -19,7 +19,7 @@
 #include "quell/adapters/config/store_url_check.h"
 #include "quell/adapters/config/unclosed_quote.h"
 #include "quell/adapters/config/yaml_reader.h"
-#include "quell/core/key_template.h"
+#include "quell/core/conditions/key_template.h"
 
 namespace quell::config {
 namespace {

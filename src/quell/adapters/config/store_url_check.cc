@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "quell/core/url.h"
+#include "quell/core/text/url.h"
 
 namespace quell::config {
 

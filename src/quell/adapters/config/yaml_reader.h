@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "quell/adapters/config/env_expand.h"
-#include "quell/core/error_group.h"
+#include "quell/core/conditions/error_group.h"
 #include "quell/core/result.h"
-#include "quell/core/time.h"
+#include "quell/core/text/time.h"
 
 namespace quell::config {
 

@@ -12,7 +12,7 @@
 #include "quell/adapters/email/message_id.h"
 #include "quell/adapters/email/mime_message.h"
 #include "quell/adapters/email/smtp_outcome.h"
-#include "quell/core/dead_letter.h"
+#include "quell/core/delivery/dead_letter.h"
 
 namespace quell::email {
 namespace {

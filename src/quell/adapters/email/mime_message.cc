@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "quell/core/message_limits.h"
-#include "quell/core/utf8.h"
+#include "quell/core/delivery/message_limits.h"
+#include "quell/core/text/utf8.h"
 
 namespace quell::email {
 namespace {

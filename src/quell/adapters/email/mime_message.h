@@ -4,7 +4,7 @@
 #include <string_view>
 #include <vector>
 
-#include "quell/core/time.h"
+#include "quell/core/text/time.h"
 
 namespace quell::email {
 

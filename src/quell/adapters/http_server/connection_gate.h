@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "quell/core/result.h"
-#include "quell/core/time.h"
+#include "quell/core/text/time.h"
 
 namespace quell::http_server {
 

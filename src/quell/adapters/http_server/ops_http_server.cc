@@ -11,7 +11,7 @@
 #include "quell/adapters/http_server/connection_gate.h"
 #include "quell/adapters/http_server/held_stream.h"
 #include "quell/adapters/http_server/worker_lane.h"
-#include "quell/core/json_escape.h"
+#include "quell/core/text/json_escape.h"
 
 namespace quell::http_server {
 

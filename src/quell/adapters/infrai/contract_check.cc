@@ -8,7 +8,7 @@
 #include "quell/adapters/infrai/discovery.h"
 #include "quell/adapters/infrai/infrai_error_source.h"
 #include "quell/adapters/infrai/infrai_metric_source.h"
-#include "quell/core/error_group_condition.h"
+#include "quell/core/conditions/error_group_condition.h"
 
 namespace quell::infrai {
 namespace {

@@ -3,7 +3,7 @@
 #include <simdjson.h>
 
 #include "quell/adapters/infrai/envelope.h"
-#include "quell/core/url.h"
+#include "quell/core/text/url.h"
 
 namespace quell::infrai {
 namespace {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "quell/adapters/infrai/infrai_fields.h"
-#include "quell/core/error_group_condition.h"
+#include "quell/core/conditions/error_group_condition.h"
 #include "quell/core/result.h"
 
 namespace quell::infrai {

@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "quell/adapters/infrai/infrai_fields.h"
-#include "quell/core/error_group.h"
+#include "quell/core/conditions/error_group.h"
 #include "quell/core/result.h"
 
 namespace quell::infrai {

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "quell/adapters/infrai/envelope.h"
-#include "quell/core/url.h"
+#include "quell/core/text/url.h"
 
 namespace quell::infrai {
 

@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "quell/core/url.h"
+#include "quell/core/text/url.h"
 
 namespace quell::infrai {
 

@@ -8,7 +8,7 @@
 #include "quell/adapters/infrai/infrai_fields.h"
 #include "quell/core/ports/http_client.h"
 #include "quell/core/result.h"
-#include "quell/core/time.h"
+#include "quell/core/text/time.h"
 
 namespace quell::infrai {
 

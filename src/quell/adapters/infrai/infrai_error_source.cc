@@ -10,7 +10,7 @@
 #include "quell/adapters/infrai/field_drift.h"
 #include "quell/adapters/infrai/group_parser.h"
 #include "quell/adapters/infrai/json_fields.h"
-#include "quell/core/url.h"
+#include "quell/core/text/url.h"
 
 namespace quell::infrai {
 namespace {

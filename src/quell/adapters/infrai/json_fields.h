@@ -7,9 +7,9 @@
 #include <string>
 #include <string_view>
 
-#include "quell/core/error_group.h"
+#include "quell/core/conditions/error_group.h"
 #include "quell/core/result.h"
-#include "quell/core/time.h"
+#include "quell/core/text/time.h"
 
 namespace quell::infrai {
 

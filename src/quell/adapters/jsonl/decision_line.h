@@ -2,8 +2,8 @@
 
 #include <string>
 
-#include "quell/core/decision.h"
-#include "quell/core/observation.h"
+#include "quell/core/engine/decision.h"
+#include "quell/core/engine/observation.h"
 
 namespace quell::jsonl {
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "quell/core/json_escape.h"
+#include "quell/core/text/json_escape.h"
 
 namespace quell::jsonl {
 namespace {

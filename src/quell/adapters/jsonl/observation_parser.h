@@ -5,11 +5,11 @@
 #include <optional>
 #include <string_view>
 
-#include "quell/core/input_limits.h"
-#include "quell/core/observation.h"
-#include "quell/core/redact.h"
+#include "quell/core/engine/input_limits.h"
+#include "quell/core/engine/observation.h"
+#include "quell/core/redact/redact.h"
 #include "quell/core/result.h"
-#include "quell/core/time.h"
+#include "quell/core/text/time.h"
 
 namespace quell::jsonl {
 

@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-#include "quell/core/json_escape.h"
+#include "quell/core/text/json_escape.h"
 
 namespace quell::jsonl {
 namespace {

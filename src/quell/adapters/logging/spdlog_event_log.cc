@@ -6,8 +6,8 @@
 #include <exception>
 #include <utility>
 
-#include "quell/core/json_escape.h"
-#include "quell/core/time.h"
+#include "quell/core/text/json_escape.h"
+#include "quell/core/text/time.h"
 
 namespace quell::logging {
 namespace {

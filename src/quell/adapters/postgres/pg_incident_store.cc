@@ -9,7 +9,7 @@
 #include "quell/adapters/postgres/pg_connection.h"
 #include "quell/adapters/store_common/incident_codec.h"
 #include "quell/adapters/store_common/schema.h"
-#include "quell/core/shadow_report.h"
+#include "quell/core/conditions/shadow_report.h"
 
 namespace quell::postgres {
 namespace {

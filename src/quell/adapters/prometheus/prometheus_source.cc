@@ -3,7 +3,7 @@
 #include <utility>
 
 #include "quell/adapters/prometheus/prometheus_response.h"
-#include "quell/core/url.h"
+#include "quell/core/text/url.h"
 
 namespace quell::prometheus {
 

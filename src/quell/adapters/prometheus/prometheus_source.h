@@ -6,7 +6,7 @@
 #include "quell/core/ports/http_client.h"
 #include "quell/core/ports/sources.h"
 #include "quell/core/result.h"
-#include "quell/core/time.h"
+#include "quell/core/text/time.h"
 
 namespace quell::prometheus {
 

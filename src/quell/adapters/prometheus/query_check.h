@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "quell/core/metric_condition.h"
+#include "quell/core/conditions/metric_condition.h"
 #include "quell/core/ports/sources.h"
 
 namespace quell::prometheus {

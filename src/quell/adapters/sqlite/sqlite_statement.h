@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "quell/adapters/store_common/incident_codec.h"
+#include "quell/core/engine/silence.h"
 #include "quell/core/ports/outbox_row.h"
 #include "quell/core/result.h"
-#include "quell/core/silence.h"
 
 // The SQLite plumbing the incident store and the outbox share: errors, prepared statements and
 // the outbox row's columns. Private to the sqlite adapter.

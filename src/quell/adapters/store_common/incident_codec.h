@@ -5,10 +5,10 @@
 #include <string_view>
 #include <vector>
 
-#include "quell/core/decision.h"
-#include "quell/core/incident.h"
+#include "quell/core/engine/decision.h"
+#include "quell/core/engine/incident.h"
 #include "quell/core/result.h"
-#include "quell/core/time.h"
+#include "quell/core/text/time.h"
 
 namespace quell::store {
 

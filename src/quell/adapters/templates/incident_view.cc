@@ -2,8 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "quell/core/message_limits.h"
-#include "quell/core/url.h"
+#include "quell/core/delivery/message_limits.h"
+#include "quell/core/text/url.h"
 
 namespace quell::templates {
 namespace {

@@ -8,7 +8,7 @@
 
 #include "quell/adapters/templates/default_templates.h"
 #include "quell/adapters/templates/template_check.h"
-#include "quell/core/message_limits.h"
+#include "quell/core/delivery/message_limits.h"
 
 namespace quell::templates {
 namespace {

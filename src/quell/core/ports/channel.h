@@ -7,7 +7,7 @@
 
 #include "quell/core/ports/http_client.h"
 #include "quell/core/ports/outbox_row.h"
-#include "quell/core/time.h"
+#include "quell/core/text/time.h"
 
 namespace quell::core {
 

@@ -4,7 +4,7 @@
 #include <functional>
 #include <mutex>
 
-#include "quell/core/time.h"
+#include "quell/core/text/time.h"
 
 namespace quell::core {
 

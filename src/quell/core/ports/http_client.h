@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "quell/core/result.h"
-#include "quell/core/time.h"
+#include "quell/core/text/time.h"
 
 namespace quell::core {
 

@@ -11,13 +11,13 @@
 #include <utility>
 #include <vector>
 
-#include "quell/core/decision.h"
-#include "quell/core/incident.h"
-#include "quell/core/key_group.h"
+#include "quell/core/conditions/key_group.h"
+#include "quell/core/engine/decision.h"
+#include "quell/core/engine/incident.h"
+#include "quell/core/engine/silence.h"
 #include "quell/core/ports/outbox_row.h"
 #include "quell/core/result.h"
-#include "quell/core/silence.h"
-#include "quell/core/time.h"
+#include "quell/core/text/time.h"
 
 namespace quell::core {
 

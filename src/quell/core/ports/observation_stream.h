@@ -1,6 +1,6 @@
 #pragma once
 
-#include "quell/core/observation.h"
+#include "quell/core/engine/observation.h"
 #include "quell/core/result.h"
 
 namespace quell::core {

@@ -7,10 +7,10 @@
 #include <string_view>
 #include <vector>
 
+#include "quell/core/engine/silence.h"
 #include "quell/core/ports/outbox_row.h"
 #include "quell/core/result.h"
-#include "quell/core/silence.h"
-#include "quell/core/time.h"
+#include "quell/core/text/time.h"
 
 namespace quell::core {
 

@@ -2,7 +2,7 @@
 
 #include <array>
 
-#include "quell/core/sha256.h"
+#include "quell/core/text/sha256.h"
 
 namespace quell::core {
 namespace {

@@ -5,9 +5,9 @@
 #include <string>
 #include <string_view>
 
-#include "quell/core/decision.h"
+#include "quell/core/engine/decision.h"
 #include "quell/core/result.h"
-#include "quell/core/time.h"
+#include "quell/core/text/time.h"
 
 namespace quell::core {
 

@@ -2,9 +2,9 @@
 
 #include <string>
 
-#include "quell/core/decision.h"
-#include "quell/core/incident.h"
-#include "quell/core/time.h"
+#include "quell/core/engine/decision.h"
+#include "quell/core/engine/incident.h"
+#include "quell/core/text/time.h"
 
 namespace quell::core {
 

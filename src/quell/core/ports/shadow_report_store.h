@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "quell/core/key_group.h"
+#include "quell/core/conditions/key_group.h"
 #include "quell/core/result.h"
-#include "quell/core/time.h"
+#include "quell/core/text/time.h"
 
 namespace quell::core {
 

@@ -6,10 +6,10 @@
 #include <utility>
 #include <vector>
 
-#include "quell/core/error_group.h"
-#include "quell/core/metric_series.h"
+#include "quell/core/conditions/error_group.h"
+#include "quell/core/conditions/metric_series.h"
 #include "quell/core/result.h"
-#include "quell/core/time.h"
+#include "quell/core/text/time.h"
 
 namespace quell::core {
 
@@ -23,20 +23,6 @@ class ErrorGroupSource {
   // One group with its recent events. kNotFound for an unknown id; the transport's codes;
   // kCorrupt when the answer does not have the expected shape.
   virtual Result<GroupDetail> Detail(std::string_view group_id) = 0;
-};
-
-// What a metric condition asks of its source: `expr` is a metric name for Infrai or a PromQL
-// expression for Prometheus; `params` are extra query parameters, sent as they are.
-struct MetricQuery {
-  std::string expr;
-  std::vector<std::pair<std::string, std::string>> params;
-};
-
-// The answer to one MetricQuery. `window_end` is the source's own notion of now when it
-// states one (Infrai's `to`, Prometheus's evaluation time), so windows follow the source clock.
-struct MetricAnswer {
-  std::vector<MetricSeries> series;
-  std::optional<WallTime> window_end;
 };
 
 class MetricSource {

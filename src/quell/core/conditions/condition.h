@@ -1,0 +1,27 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "quell/core/engine/policy.h"
+#include "quell/core/text/time.h"
+
+namespace quell::core {
+
+// What every configured condition carries beside its rule: the policy the engine applies to its
+// keys, how often it is polled, and where its transitions go.
+struct ConditionCommon {
+  std::string name;  // stored on each incident; unique in a config
+  Policy policy;
+  Duration interval = std::chrono::minutes{1};
+  std::vector<std::string> channels = {"default"};
+  // Shadow: decisions and outbox rows are recorded (status shadow) but nothing is sent, the
+  // check before a real rollout.
+  bool shadow = false;
+  // Metric conditions: after this many consecutive answers in which the condition keeps no
+  // series, the poll warns (a typo'd query or label observes nothing, silently). 0: never.
+  uint32_t no_series_warn_after = 3;
+};
+
+}  // namespace quell::core

@@ -1,0 +1,142 @@
+#include "quell/core/conditions/key_template.h"
+
+#include <array>
+#include <cstdint>
+#include <utility>
+
+#include "quell/core/redact/redact.h"
+#include "quell/core/text/sha256.h"
+#include "quell/core/text/utf8.h"
+
+namespace quell::core {
+namespace {
+
+constexpr std::string_view kDefaultFallback = "-";
+constexpr size_t kPseudonymBytes = 6;  // 12 hex digits: no collision among any real tenant list
+
+Error TemplateError(std::string_view text, size_t column, std::string_view what) {
+  return MakeError(ErrorCode::kInvalidArgument, "key template \"" + std::string(text) +
+                                                    "\", column " + std::to_string(column + 1) +
+                                                    ": " + std::string(what));
+}
+
+// Values come from a remote service: keep them printable and free of the template's own
+// syntax, so a tag value "a}:{b" cannot make two different groups render the same key.
+void AppendSanitized(std::string& out, std::string_view value) {
+  for (const char c : value) {
+    const auto u = static_cast<unsigned char>(c);
+    out.push_back((u < 0x20 || u == 0x7f || c == '{' || c == '}') ? '_' : c);
+  }
+}
+
+// The group's own id names it upstream and is never personal data; a numeric id must not be
+// read as a phone number and hashed.
+bool IsIdField(std::string_view field) { return field == "error_group_id" || field == "id"; }
+
+void AppendHex(std::string& out, std::string_view value, size_t bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  const std::array<uint8_t, 32> digest = Sha256(value);
+  for (size_t i = 0; i < bytes; ++i) {
+    out.push_back(kHex[digest[i] >> 4]);
+    out.push_back(kHex[digest[i] & 0xf]);
+  }
+}
+
+// A stand-in that is stable across polls and processes and distinct per value, so the key
+// still dedupes and routes, but carries nothing an operator must not see.
+void AppendPseudonym(std::string& out, std::string_view value) {
+  out += "pii-";
+  AppendHex(out, value, kPseudonymBytes);
+}
+
+// Cuts the key that starts at out[start] to `max_bytes`, keeping it distinct by its digest.
+void Bound(std::string& out, size_t start, size_t max_bytes) {
+  const std::string_view key = std::string_view{out}.substr(start);
+  constexpr size_t kSuffix = 2 + 2 * kPseudonymBytes;  // "~h" and the hex digits
+  if (key.size() <= max_bytes || max_bytes <= kSuffix) return;
+  std::string suffix = "~h";
+  AppendHex(suffix, key, kPseudonymBytes);
+  out.resize(start + Utf8CutPoint(key, max_bytes - kSuffix));
+  out += suffix;
+}
+
+}  // namespace
+
+Result<KeyTemplate> KeyTemplate::Parse(std::string_view text) {
+  KeyTemplate parsed;
+  parsed.text_ = std::string(text);
+  bool has_field = false;
+  size_t i = 0;
+  std::string literal;
+  while (i < text.size()) {
+    const char c = text[i];
+    if (c == '}') return TemplateError(text, i, "'}' without a matching '{'");
+    if (c != '{') {
+      literal.push_back(c);
+      ++i;
+      continue;
+    }
+    const size_t close = text.find('}', i + 1);
+    if (close == std::string_view::npos) return TemplateError(text, i, "'{' is never closed");
+    std::string_view body = text.substr(i + 1, close - i - 1);
+    if (body.find('{') != std::string_view::npos) {
+      return TemplateError(text, i, "placeholders cannot nest");
+    }
+    Part field{.is_field = true, .text = {}, .fallback = std::string(kDefaultFallback)};
+    if (const size_t bar = body.find('|'); bar != std::string_view::npos) {
+      field.fallback = std::string(body.substr(bar + 1));
+      body = body.substr(0, bar);
+    }
+    if (body.empty()) return TemplateError(text, i, "empty placeholder");
+    field.text = std::string(body);
+    if (!literal.empty()) {
+      parsed.parts_.push_back(Part{.is_field = false, .text = std::move(literal), .fallback = {}});
+      literal.clear();
+    }
+    parsed.parts_.push_back(std::move(field));
+    has_field = true;
+    i = close + 1;
+  }
+  if (!literal.empty()) {
+    parsed.parts_.push_back(Part{.is_field = false, .text = std::move(literal), .fallback = {}});
+  }
+  if (!has_field) {
+    return TemplateError(text, 0, "has no {field}: every item would share one key");
+  }
+  return parsed;
+}
+
+void KeyTemplate::AppendTo(std::string& out, const Lookup& lookup) const {
+  const size_t start = out.size();
+  for (const Part& part : parts_) {
+    if (!part.is_field) {
+      out += part.text;
+      continue;
+    }
+    const std::optional<std::string_view> value = lookup(part.text);
+    if (!value || value->empty()) {
+      AppendSanitized(out, part.fallback);
+    } else if (!IsIdField(part.text) && HoldsPersonalData(*value)) {
+      AppendPseudonym(out, *value);
+    } else {
+      AppendSanitized(out, *value);
+    }
+  }
+  Bound(out, start, max_bytes_);
+}
+
+std::string KeyTemplate::Render(const Lookup& lookup) const {
+  std::string out;
+  AppendTo(out, lookup);
+  return out;
+}
+
+std::vector<std::string> KeyTemplate::Fields() const {
+  std::vector<std::string> fields;
+  for (const Part& part : parts_) {
+    if (part.is_field) fields.push_back(part.text);
+  }
+  return fields;
+}
+
+}  // namespace quell::core

@@ -1,0 +1,178 @@
+#include "quell/core/engine/evaluate.h"
+
+#include <utility>
+
+namespace quell::core {
+namespace {
+
+Decision Unchanged(const Incident& incident, DecisionKind kind) {
+  Decision d;
+  d.kind = kind;
+  d.generation = incident.generation;
+  d.version = incident.version;
+  return d;
+}
+
+Decision Changed(Incident& incident, WallTime at, DecisionKind kind, Reason reason,
+                 std::optional<TransitionKind> transition) {
+  ++incident.version;
+  incident.last_observed_at = at;
+  Decision d;
+  d.kind = kind;
+  d.reason = reason;
+  d.transition = transition;
+  d.generation = incident.generation;
+  d.version = incident.version;
+  d.changed = true;
+  return d;
+}
+
+// Records the state for flap detection and moves the flapping flag through its hysteresis band.
+void RecordFlapState(Incident& incident, bool unhealthy, const FlapDamping& flap) {
+  incident.flap_history.Push(unhealthy);
+  const double percent = incident.flap_history.PercentStateChange(flap.window);
+  if (!incident.flapping && percent >= flap.high_percent) incident.flapping = true;
+  if (incident.flapping && percent < flap.low_percent) incident.flapping = false;
+}
+
+void AppendEvidence(Incident& incident, const Observation& observation, const Policy& policy) {
+  if (observation.evidence.empty() || observation.evidence == "{}" || policy.evidence_limit == 0) {
+    return;
+  }
+  auto& ring = incident.recent_evidence;
+  if (ring.size() >= policy.evidence_limit) {
+    ring.erase(ring.begin(),
+               ring.begin() + static_cast<std::ptrdiff_t>(ring.size() - policy.evidence_limit + 1));
+  }
+  ring.push_back(observation.evidence);
+}
+
+void RecordSighting(Incident& incident, const Observation& observation, const Policy& policy) {
+  incident.last_seen_at = observation.at;
+  if (!incident.first_seen_at) incident.first_seen_at = observation.at;
+  ++incident.event_count;
+  incident.healthy_streak = 0;
+  AppendEvidence(incident, observation, policy);
+}
+
+// A manual resolve's hold still applies at `at`: the key was not seen healthy since, and the
+// operator's bound (if any) has not passed.
+bool HoldActive(const Incident& incident, WallTime at) {
+  return incident.held && (!incident.held_until || at < *incident.held_until);
+}
+
+void ReleaseHold(Incident& incident) {
+  incident.held = false;
+  incident.held_until.reset();
+}
+
+bool ContinuesFlappingIncident(const Incident& incident, WallTime at, const Policy& policy) {
+  return policy.flap && incident.flapping && incident.status == IncidentStatus::kResolved &&
+         incident.resolved_at && at - *incident.resolved_at <= policy.flap->reopen_within;
+}
+
+Decision OnUnhealthy(Incident& incident, const Observation& observation, const Policy& policy) {
+  const WallTime at = observation.at;
+  if (policy.flap) RecordFlapState(incident, true, *policy.flap);
+  if (incident.key.empty()) incident.key = observation.key;
+  if (incident.condition.empty()) incident.condition = observation.condition;
+
+  if (!incident.is_open()) {
+    if (HoldActive(incident, at)) {
+      RecordSighting(incident, observation, policy);
+      return Changed(incident, at, DecisionKind::kUpdateOnly, Reason::kManuallyResolved,
+                     std::nullopt);
+    }
+    ReleaseHold(incident);  // a bounded hold that ran out: this failure pages as a new outage
+    if (ContinuesFlappingIncident(incident, at, policy)) {
+      incident.status = IncidentStatus::kOpen;
+      incident.resolved_at.reset();
+      RecordSighting(incident, observation, policy);
+      return Changed(incident, at, DecisionKind::kUpdateOnly, Reason::kFlapping, std::nullopt);
+    }
+    ++incident.generation;
+    incident.status = IncidentStatus::kOpen;
+    incident.opened_at = at;
+    incident.resolved_at.reset();
+    incident.last_notified_at = at;
+    incident.event_count = 0;
+    incident.renotify_count = 0;
+    incident.acked_at.reset();
+    incident.acked_by.clear();
+    incident.recent_evidence.clear();
+    RecordSighting(incident, observation, policy);
+    return Changed(incident, at, DecisionKind::kNotify, Reason::kOpen, TransitionKind::kOpen);
+  }
+
+  RecordSighting(incident, observation, policy);
+  const bool cooldown_elapsed =
+      !incident.last_notified_at || at - *incident.last_notified_at >= policy.cooldown;
+  if (!cooldown_elapsed) {
+    return Changed(incident, at, DecisionKind::kUpdateOnly, Reason::kNone, std::nullopt);
+  }
+  if (incident.acked_at) {
+    return Changed(incident, at, DecisionKind::kUpdateOnly, Reason::kAcknowledged, std::nullopt);
+  }
+  if (policy.renotify_limit && incident.renotify_count >= *policy.renotify_limit) {
+    return Changed(incident, at, DecisionKind::kUpdateOnly, Reason::kRenotifyLimit, std::nullopt);
+  }
+  incident.last_notified_at = at;
+  ++incident.renotify_count;
+  return Changed(incident, at, DecisionKind::kNotify, Reason::kCooldownElapsed,
+                 TransitionKind::kRenotify);
+}
+
+Decision OnHealthy(Incident& incident, const Observation& observation, const Policy& policy) {
+  const WallTime at = observation.at;
+  if (!incident.is_open()) {
+    if (incident.held) {
+      // Seen healthy once: the operator's resolve is confirmed, and the next failure pages.
+      ReleaseHold(incident);
+      if (policy.flap) RecordFlapState(incident, false, *policy.flap);
+      return Changed(incident, at, DecisionKind::kIgnore, Reason::kHoldReleased, std::nullopt);
+    }
+    // A resolved key keeps its flap history current, or a flap would look like one failure.
+    if (policy.flap && incident.status == IncidentStatus::kResolved) {
+      RecordFlapState(incident, false, *policy.flap);
+      return Changed(incident, at, DecisionKind::kIgnore, Reason::kNone, std::nullopt);
+    }
+    return Unchanged(incident, DecisionKind::kIgnore);
+  }
+  if (policy.flap) RecordFlapState(incident, false, *policy.flap);
+  ++incident.healthy_streak;
+  if (incident.healthy_streak < policy.healthy_polls_to_close) {
+    return Changed(incident, at, DecisionKind::kWaitForHealth, Reason::kNone, std::nullopt);
+  }
+  if (policy.min_open && incident.opened_at && at - *incident.opened_at < *policy.min_open) {
+    return Changed(incident, at, DecisionKind::kWaitForHealth, Reason::kMinOpen, std::nullopt);
+  }
+  incident.status = IncidentStatus::kResolved;
+  incident.resolved_at = at;
+  // What the source says about the recovery (an enriched resolve) belongs with the incident.
+  AppendEvidence(incident, observation, policy);
+  return Changed(incident, at, DecisionKind::kResolve, Reason::kNone, TransitionKind::kResolve);
+}
+
+}  // namespace
+
+Decision Evaluate(Incident& incident, const Observation& observation, const Policy& policy) {
+  if (incident.last_observed_at && observation.at <= *incident.last_observed_at) {
+    return Unchanged(incident, DecisionKind::kStale);
+  }
+  switch (observation.health) {
+    case Health::kUnhealthy:
+      return OnUnhealthy(incident, observation, policy);
+    case Health::kHealthy:
+      return OnHealthy(incident, observation, policy);
+    case Health::kUnknown:
+      break;
+  }
+  return Unchanged(incident, DecisionKind::kUnknown);
+}
+
+Evaluation EvaluateCopy(Incident current, const Observation& observation, const Policy& policy) {
+  Decision decision = Evaluate(current, observation, policy);
+  return Evaluation{decision, std::move(current)};
+}
+
+}  // namespace quell::core

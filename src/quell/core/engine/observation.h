@@ -1,0 +1,25 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "quell/core/text/time.h"
+
+namespace quell::core {
+
+// What one poll said about one condition. kUnknown is a failed or partial poll: it carries no
+// evidence of health either way, so it must never count toward resolving an incident.
+enum class Health : uint8_t { kUnhealthy, kHealthy, kUnknown };
+
+const char* HealthName(Health health);
+
+struct Observation {
+  std::string key;  // the stable dedupe key, e.g. "tenant-42:model-answer:grp-7"
+  WallTime at;      // when the source observed it; the engine's only notion of time
+  Health health = Health::kUnknown;
+  std::string condition;  // the configured condition that produced the key
+  std::string evidence;   // compact, already-redacted JSON text; opaque to the core
+};
+
+}  // namespace quell::core

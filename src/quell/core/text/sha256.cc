@@ -1,0 +1,91 @@
+#include "quell/core/text/sha256.h"
+
+#include <cstddef>
+#include <string>
+
+namespace quell::core {
+namespace {
+
+constexpr std::array<uint32_t, 64> kRound = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
+
+constexpr uint32_t Rotr(uint32_t x, uint32_t n) { return (x >> n) | (x << (32U - n)); }
+
+void Compress(std::array<uint32_t, 8>& h, const uint8_t* block) {
+  std::array<uint32_t, 64> w{};
+  for (size_t i = 0; i < 16; ++i) {
+    w[i] = (uint32_t{block[4 * i]} << 24U) | (uint32_t{block[4 * i + 1]} << 16U) |
+           (uint32_t{block[4 * i + 2]} << 8U) | uint32_t{block[4 * i + 3]};
+  }
+  for (size_t i = 16; i < 64; ++i) {
+    const uint32_t s0 = Rotr(w[i - 15], 7) ^ Rotr(w[i - 15], 18) ^ (w[i - 15] >> 3U);
+    const uint32_t s1 = Rotr(w[i - 2], 17) ^ Rotr(w[i - 2], 19) ^ (w[i - 2] >> 10U);
+    w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+  }
+  uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], k = h[7];
+  for (size_t i = 0; i < 64; ++i) {
+    const uint32_t s1 = Rotr(e, 6) ^ Rotr(e, 11) ^ Rotr(e, 25);
+    const uint32_t ch = (e & f) ^ (~e & g);
+    const uint32_t t1 = k + s1 + ch + kRound[i] + w[i];
+    const uint32_t s0 = Rotr(a, 2) ^ Rotr(a, 13) ^ Rotr(a, 22);
+    const uint32_t maj = (a & b) ^ (a & c) ^ (b & c);
+    const uint32_t t2 = s0 + maj;
+    k = g;
+    g = f;
+    f = e;
+    e = d + t1;
+    d = c;
+    c = b;
+    b = a;
+    a = t1 + t2;
+  }
+  h[0] += a;
+  h[1] += b;
+  h[2] += c;
+  h[3] += d;
+  h[4] += e;
+  h[5] += f;
+  h[6] += g;
+  h[7] += k;
+}
+
+}  // namespace
+
+std::array<uint8_t, 32> Sha256(std::string_view data) {
+  std::array<uint32_t, 8> h = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                               0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+  const auto* bytes = reinterpret_cast<const uint8_t*>(data.data());
+  const size_t full = data.size() / 64;
+  for (size_t i = 0; i < full; ++i) Compress(h, bytes + 64 * i);
+
+  // The tail, the 0x80 marker and the bit length, in one or two final blocks.
+  std::array<uint8_t, 128> tail{};
+  const size_t rest = data.size() - 64 * full;
+  for (size_t i = 0; i < rest; ++i) tail[i] = bytes[64 * full + i];
+  tail[rest] = 0x80;
+  const size_t tail_size = rest + 9 <= 64 ? 64 : 128;
+  const uint64_t bits = uint64_t{data.size()} * 8U;
+  for (size_t i = 0; i < 8; ++i) {
+    tail[tail_size - 1 - i] = static_cast<uint8_t>(bits >> (8U * i));
+  }
+  Compress(h, tail.data());
+  if (tail_size == 128) Compress(h, tail.data() + 64);
+
+  std::array<uint8_t, 32> out{};
+  for (size_t i = 0; i < 8; ++i) {
+    out[4 * i] = static_cast<uint8_t>(h[i] >> 24U);
+    out[4 * i + 1] = static_cast<uint8_t>(h[i] >> 16U);
+    out[4 * i + 2] = static_cast<uint8_t>(h[i] >> 8U);
+    out[4 * i + 3] = static_cast<uint8_t>(h[i]);
+  }
+  return out;
+}
+
+}  // namespace quell::core
