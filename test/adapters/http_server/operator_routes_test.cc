@@ -91,7 +91,7 @@ class OperatorRoutesTest : public ::testing::Test {
   // Routes the request as the server does: method and whole-path regex, groups as captures.
   app::OpsResponse Call(const std::string& method, const std::string& path,
                         const std::string& body = "", bool expect_write = false,
-                        std::map<std::string, std::string> query = {}) {
+                        const std::map<std::string, std::string>& query = {}) {
     for (const app::OpsRoute& route : routes_) {
       std::smatch match;
       if (route.method != method || !std::regex_match(path, match, std::regex(route.pattern))) {
