@@ -5,12 +5,12 @@
 #include <utility>
 
 #include "quell/adapters/config/config_loader.h"
+#include "quell/adapters/wiring/dispatch_wiring.h"
+#include "quell/adapters/wiring/poll_wiring.h"
+#include "quell/adapters/wiring/startup_check.h"
+#include "quell/adapters/wiring/store_url.h"
 #include "quell/app/run_id.h"
 #include "quell/cli/dispatch_loop.h"
-#include "quell/cli/dispatch_wiring.h"
-#include "quell/cli/poll_wiring.h"
-#include "quell/cli/startup_check.h"
-#include "quell/cli/store_url.h"
 #include "quell/core/engine/decision.h"
 
 namespace quell::cli {
@@ -101,7 +101,7 @@ core::Result<std::unique_ptr<Daemon>> Daemon::Create(DaemonOptions options, core
 core::Result<Daemon::Generation> Daemon::Prepare() {
   auto loaded = config::LoadConfig(options_.config_path, config::ProcessEnv());
   if (!loaded) return loaded.error();
-  const StartupProblems problems = CheckStartup(
+  const wiring::StartupProblems problems = wiring::CheckStartup(
       *loaded, {.store_override = options_.store_url, .dispatch = options_.dispatch}, clock_);
   if (!problems.errors.empty()) {
     std::string message;
@@ -135,13 +135,13 @@ std::string Daemon::StoreUrl(const config::Config& config) const {
 core::Result<std::unique_ptr<Daemon::PollSide>> Daemon::BuildPollSide(
     std::shared_ptr<const config::Config> config) {
   auto side = std::make_unique<PollSide>();
-  auto store = OpenStore(StoreUrl(*config));
+  auto store = wiring::OpenStore(StoreUrl(*config));
   if (!store) return store.error();
   side->store.emplace(std::move(*store));
   const std::vector<core::Duration> intervals = Intervals(*config);
   for (const core::Duration interval : intervals) {
-    auto wiring =
-        PollWiring::Create(OnlyInterval(*config, interval), side->store->incidents(), clock_);
+    auto wiring = wiring::PollWiring::Create(OnlyInterval(*config, interval),
+                                             side->store->incidents(), clock_);
     if (!wiring) return wiring.error();
     side->groups.push_back(std::move(*wiring));
   }
@@ -157,11 +157,11 @@ core::Result<std::unique_ptr<Daemon::DispatchSide>> Daemon::BuildDispatchSide(
   auto side = std::make_unique<DispatchSide>();
   if (!config->channels.empty()) {
     const std::string url = StoreUrl(*config);
-    auto store = OpenStore(url);
+    auto store = wiring::OpenStore(url);
     if (!store) return store.error();
     side->store.emplace(std::move(*store));
     auto wiring =
-        DispatchWiring::Create(*config, side->store->outbox(), clock_, options_.owner, url);
+        wiring::DispatchWiring::Create(*config, side->store->outbox(), clock_, options_.owner, url);
     if (!wiring) return wiring.error();
     side->wiring = std::move(*wiring);
   }

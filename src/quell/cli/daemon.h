@@ -21,10 +21,12 @@
 #include "quell/core/ports/store.h"
 #include "quell/core/result.h"
 
-namespace quell::cli {
-
+namespace quell::wiring {
 class PollWiring;
 class DispatchWiring;
+}  // namespace quell::wiring
+
+namespace quell::cli {
 
 struct DaemonOptions {
   std::string config_path = "quell.yaml";
@@ -58,7 +60,7 @@ struct DaemonHealth {
 // config again; a valid one replaces the old before the next cycle (and the next dispatcher
 // round), an invalid one is logged (file:line:column) and the old one keeps running.
 //
-// A reload is all or nothing: the new config is read, checked whole (CheckStartup: the same
+// A reload is all or nothing: the new config is read, checked whole (wiring::CheckStartup: the same
 // checks as at start) and both sides are built before anything switches; then the dispatcher
 // takes its new side at its next round boundary while the poll thread waits, and only then does
 // the poller switch, so no row is written for a channel the running dispatcher lacks.
@@ -99,7 +101,7 @@ class Daemon {
   struct PollSide {
     std::shared_ptr<const config::Config> config;
     std::optional<core::Store> store;
-    std::vector<std::unique_ptr<PollWiring>> groups;  // one per scheduler group
+    std::vector<std::unique_ptr<wiring::PollWiring>> groups;  // one per scheduler group
     std::unique_ptr<app::Scheduler> scheduler;
     ~PollSide();
   };
@@ -107,7 +109,7 @@ class Daemon {
   struct DispatchSide {
     std::shared_ptr<const config::Config> config;
     std::optional<core::Store> store;
-    std::unique_ptr<DispatchWiring> wiring;  // null when no channel is configured
+    std::unique_ptr<wiring::DispatchWiring> wiring;  // null when no channel is configured
     ~DispatchSide();
   };
 

@@ -4,12 +4,12 @@
 
 #include "quell/adapters/config/config_loader.h"
 #include "quell/adapters/system/system_clock.h"
+#include "quell/adapters/wiring/dispatch_wiring.h"
+#include "quell/adapters/wiring/store_url.h"
 #include "quell/app/run_control.h"
 #include "quell/app/store_health.h"
 #include "quell/cli/dispatch_loop.h"
-#include "quell/cli/dispatch_wiring.h"
 #include "quell/cli/signal_thread.h"
-#include "quell/cli/store_url.h"
 
 namespace quell::cli {
 namespace {
@@ -35,15 +35,15 @@ int RunDispatch(const DispatchCommandOptions& options, std::FILE* err) {
     return kConfigError;
   }
   const std::string url = options.store_url.empty() ? config->store_url : options.store_url;
-  auto store = OpenStore(url);
+  auto store = wiring::OpenStore(url);
   if (!store) {
     std::fprintf(err, "quell dispatch: %s\n", store.error().message.c_str());
     return kConfigError;
   }
   system::SystemClock clock;
-  auto wiring =
-      DispatchWiring::Create(*config, store->outbox(), clock,
-                             options.owner.empty() ? DefaultLeaseOwner() : options.owner, url);
+  auto wiring = wiring::DispatchWiring::Create(
+      *config, store->outbox(), clock, options.owner.empty() ? DefaultLeaseOwner() : options.owner,
+      url);
   if (!wiring) {
     std::fprintf(err, "quell dispatch: %s\n", wiring.error().message.c_str());
     return kConfigError;

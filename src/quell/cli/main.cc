@@ -7,7 +7,6 @@
 
 #include "quell/adapters/system/system_clock.h"
 #include "quell/cli/apply_command.h"
-#include "quell/cli/demo_command.h"
 #include "quell/cli/dispatch_command.h"
 #include "quell/cli/operator_commands.h"
 #include "quell/cli/policy_flags.h"
@@ -17,6 +16,7 @@
 #include "quell/cli/shadow_report_command.h"
 #include "quell/cli/store_commands.h"
 #include "quell/cli/version.h"
+#include "quell/demo/run_demo.h"
 
 namespace {
 
@@ -183,7 +183,7 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : kUsageError;
   }
 
-  if (demo_cmd->parsed()) return quell::cli::RunDemo(stdout, stderr);
+  if (demo_cmd->parsed()) return quell::demo::RunDemo(stdout, stderr);
   if (replay_cmd->parsed()) {
     auto policy = replay_policy.Resolve();
     if (!policy) {
@@ -223,8 +223,8 @@ int main(int argc, char** argv) {
         std::chrono::time_point_cast<quell::core::Duration>(std::chrono::system_clock::now());
     return quell::cli::RunShadowReport(shadow, now, stdout, stderr);
   }
-  query.format =
-      format == "jsonl" ? quell::cli::ListFormat::kJsonl : quell::cli::ListFormat::kTable;
+  query.format = format == "jsonl" ? quell::text_output::ListFormat::kJsonl
+                                   : quell::text_output::ListFormat::kTable;
   if (incidents_list->parsed()) return quell::cli::RunIncidentsList(query, stdout, stderr);
   if (incidents_show->parsed()) {
     return quell::cli::RunIncidentsShow(query, show_key, stdout, stderr);

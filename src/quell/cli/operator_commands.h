@@ -11,9 +11,6 @@
 
 namespace quell::cli {
 
-// The routes of a loaded config, by condition name (top-level shadow already applied).
-app::RouteLookup RoutesFromConfig(const config::Config& config);
-
 // The operator subcommands: `incidents ack|resolve KEY`, `silence add|list|remove` and
 // `outbox dead list|retry|drop`. Each takes --store URL and -c FILE (the config's store and,
 // for resolve, its routes; --store wins). None creates a store that is not there. Exit codes:

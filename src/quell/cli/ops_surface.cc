@@ -2,11 +2,12 @@
 
 #include <algorithm>
 
+#include "quell/adapters/http_server/operator_routes.h"
+#include "quell/adapters/wiring/poll_wiring.h"
+#include "quell/adapters/wiring/route_lookup.h"
+#include "quell/adapters/wiring/store_url.h"
 #include "quell/app/health.h"
 #include "quell/cli/operator_commands.h"
-#include "quell/cli/operator_routes.h"
-#include "quell/cli/poll_wiring.h"
-#include "quell/cli/store_url.h"
 
 namespace quell::cli {
 namespace {
@@ -54,19 +55,19 @@ core::Result<std::unique_ptr<OpsSurface>> OpsSurface::Create(const config::Confi
     options.max_attempts = config.heartbeat.max_attempts;
     ops->heartbeat_ = std::make_unique<app::Heartbeat>(*ops->heartbeat_http_, clock, options);
   }
-  auto health_store = OpenStore(store_url);
+  auto health_store = wiring::OpenStore(store_url);
   if (!health_store) return health_store.error();
   ops->health_store_.emplace(std::move(*health_store));
-  auto operator_store = OpenStore(store_url);
+  auto operator_store = wiring::OpenStore(store_url);
   if (!operator_store) return operator_store.error();
   ops->operator_store_.emplace(std::move(*operator_store));
   core::Store& store = *ops->operator_store_;
   ops->operator_commands_ = std::make_unique<app::OperatorCommands>(
-      store.incidents(), store.operators(), ops->encoder_, RoutesFromConfig(config));
+      store.incidents(), store.operators(), ops->encoder_, wiring::RoutesFromConfig(config));
   ops->operator_queries_ =
       std::make_unique<app::OperatorQueries>(store.incidents(), store.operators());
   // A resolve with "upstream": true reaches Infrai; without a key that is refused at the call.
-  if (auto upstream = UpstreamWiring::Create(config, clock); upstream) {
+  if (auto upstream = wiring::UpstreamWiring::Create(config, clock); upstream) {
     ops->upstream_ = std::move(*upstream);
     ops->operator_commands_->EnableUpstream(store.reports(), ops->upstream_->Lookup());
   }
@@ -87,7 +88,7 @@ core::Result<int> OpsSurface::Serve() {
   // leaves room for every source of a cycle hanging to its deadline; only a loop that commits
   // nothing (stuck, or its store refusing writes) outlives it.
   sources.policy = app::LivenessPolicy{.interval = LongestInterval(config_),
-                                       .poll_deadline = CyclePollDeadline(config_),
+                                       .poll_deadline = wiring::CyclePollDeadline(config_),
                                        .grace = config_.http.health_grace};
   sources.last_committed_cycle = [this] { return metrics_->LastCommittedCycle(); };
   sources.ping_store = [this]() -> core::Status {
@@ -108,7 +109,7 @@ core::Result<int> OpsSurface::Serve() {
   };
   std::vector<app::OpsRoute> routes = app::HealthRoutes(std::move(sources));
   std::vector<app::OpsRoute> operator_routes =
-      OperatorRoutes(*operator_commands_, *operator_queries_, *clock_, *log_);
+      http_server::OperatorRoutes(*operator_commands_, *operator_queries_, *clock_, *log_);
   routes.insert(routes.end(), std::make_move_iterator(operator_routes.begin()),
                 std::make_move_iterator(operator_routes.end()));
   server_ = std::make_unique<http_server::OpsHttpServer>(

@@ -9,6 +9,7 @@
 #include "quell/adapters/curl/curl_http_client.h"
 #include "quell/adapters/http_server/ops_http_server.h"
 #include "quell/adapters/jsonl/payload_encoder.h"
+#include "quell/adapters/wiring/upstream_wiring.h"
 #include "quell/app/heartbeat.h"
 #include "quell/app/metrics.h"
 #include "quell/app/operator_commands.h"
@@ -16,7 +17,6 @@
 #include "quell/app/run_listener.h"
 #include "quell/app/run_metrics.h"
 #include "quell/app/store_health.h"
-#include "quell/cli/upstream_wiring.h"
 #include "quell/core/ports/clock.h"
 #include "quell/core/ports/event_log.h"
 #include "quell/core/ports/store.h"
@@ -58,7 +58,7 @@ class OpsSurface {
   std::optional<core::Store> health_store_;
   std::optional<core::Store> operator_store_;
   jsonl::JsonPayloadEncoder encoder_;
-  std::unique_ptr<UpstreamWiring> upstream_;  // before the commands that use it
+  std::unique_ptr<wiring::UpstreamWiring> upstream_;  // before the commands that use it
   std::unique_ptr<app::OperatorCommands> operator_commands_;
   std::unique_ptr<app::OperatorQueries> operator_queries_;
   std::unique_ptr<http_server::OpsHttpServer> server_;

@@ -2,20 +2,13 @@
 
 #include <cstdio>
 
-#include "quell/core/engine/input_limits.h"
-#include "quell/core/engine/policy.h"
+#include "quell/adapters/jsonl/replay_lines.h"
 
 namespace quell::cli {
 
-struct ReplayOptions {
-  core::Policy policy;
-  bool skip_invalid = false;  // report and count malformed lines instead of stopping
-  core::InputLimits limits;   // the defaults: replay reads no config
-};
+using ReplayOptions = jsonl::ReplayOptions;
 
-// Reads observation JSON Lines from `in_fd` and writes one decision line per observation to
-// `out`, in order. Returns the process exit code: 0, or 1 when input was malformed (the message
-// on `err` names the line and the problem; every decision before it has been written).
+// `quell replay` (see jsonl::ReplayLines) at the wall clock's now.
 int RunReplay(const ReplayOptions& options, int in_fd, std::FILE* out, std::FILE* err);
 
 }  // namespace quell::cli

@@ -8,11 +8,11 @@
 #include "quell/adapters/config/config_loader.h"
 #include "quell/adapters/logging/spdlog_event_log.h"
 #include "quell/adapters/system/system_clock.h"
+#include "quell/adapters/wiring/startup_check.h"
 #include "quell/app/run_control.h"
 #include "quell/cli/daemon.h"
 #include "quell/cli/ops_surface.h"
 #include "quell/cli/signal_thread.h"
-#include "quell/cli/startup_check.h"
 #include "quell/core/text/url.h"
 
 namespace quell::cli {
@@ -104,7 +104,7 @@ int RunConfigCheck(const ConfigCheckOptions& options, std::FILE* out) {
   // be read at all (no config path set) has nothing more to check.
   if (!config.path.empty() && !(errors.size() == 1 && errors[0].rfind(path + ": ", 0) == 0)) {
     system::SystemClock clock;
-    StartupProblems problems = CheckStartup(
+    wiring::StartupProblems problems = wiring::CheckStartup(
         config, {.store_override = "", .dispatch = true, .network = !options.offline}, clock);
     errors.insert(errors.end(), problems.errors.begin(), problems.errors.end());
     errors.insert(errors.end(), problems.unreachable.begin(), problems.unreachable.end());

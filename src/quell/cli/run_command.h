@@ -23,7 +23,7 @@ struct ConfigCheckOptions {
 };
 
 // `quell config check -c FILE`: every problem of the file, and every one that would stop
-// `quell run` from starting with it (CheckStartup: secrets, templates, channels, the PromQL
+// `quell run` from starting with it (wiring::CheckStartup: secrets, templates, channels, the PromQL
 // queries), on `out`, one "file:line:column: setting: what was expected" line each, and
 // returns 2; or one summary line and 0. The listen address is not tried: a running daemon may
 // hold it while its next config is checked.

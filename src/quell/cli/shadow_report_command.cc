@@ -1,112 +1,13 @@
 #include "quell/cli/shadow_report_command.h"
 
-#include <memory>
-#include <vector>
-
-#include "quell/cli/listing.h"
-#include "quell/cli/store_url.h"
-#include "quell/core/conditions/shadow_report.h"
-#include "quell/core/engine/decision.h"
-#include "quell/core/ports/shadow_report_store.h"
-#include "quell/core/text/json_escape.h"
+#include "quell/adapters/text_output/shadow_report_text.h"
+#include "quell/adapters/wiring/store_url.h"
+#include "quell/app/shadow_report_query.h"
 
 namespace quell::cli {
 namespace {
 
 constexpr const char* kCommand = "quell shadow-report";
-
-uint64_t Count(const core::ShadowReport& r, core::DecisionKind kind) {
-  return r.decisions[static_cast<size_t>(kind)];
-}
-
-std::string Joined(const std::vector<std::string>& items) {
-  std::string out;
-  for (const std::string& item : items) {
-    if (!out.empty()) out.push_back(',');
-    out.append(item);
-  }
-  return out;
-}
-
-void AppendJsonList(std::string& out, const std::vector<std::string>& items) {
-  out.push_back('[');
-  for (size_t i = 0; i < items.size(); ++i) {
-    if (i > 0) out.push_back(',');
-    core::AppendJsonString(out, items[i]);
-  }
-  out.push_back(']');
-}
-
-std::string ReportJson(const core::ShadowReport& r) {
-  std::string out = "{\"since\":";
-  core::AppendJsonString(out, core::FormatRfc3339(r.since));
-  out.append(",\"decisions\":{");
-  for (size_t k = 0; k < r.decisions.size(); ++k) {
-    if (k > 0) out.push_back(',');
-    core::AppendJsonString(out, core::DecisionName(static_cast<core::DecisionKind>(k)));
-    out.append(":").append(std::to_string(r.decisions[k]));
-  }
-  out.append("},\"error_groups\":").append(std::to_string(r.error_groups));
-  out.append(",\"keys\":").append(std::to_string(r.keys));
-  out.append(",\"merged_keys\":").append(std::to_string(r.merged_keys));
-  out.append(",\"split_groups\":").append(std::to_string(r.split_groups));
-  out.append(",\"merged\":[");
-  for (size_t i = 0; i < r.merged.size(); ++i) {
-    if (i > 0) out.push_back(',');
-    out.append("{\"key\":");
-    core::AppendJsonString(out, r.merged[i].key);
-    out.append(",\"groups\":").append(std::to_string(r.merged[i].groups));
-    out.append(",\"sample_groups\":");
-    AppendJsonList(out, r.merged[i].sample_groups);
-    out.push_back('}');
-  }
-  out.append("],\"split\":[");
-  for (size_t i = 0; i < r.split.size(); ++i) {
-    if (i > 0) out.push_back(',');
-    out.append("{\"group_id\":");
-    core::AppendJsonString(out, r.split[i].group_id);
-    out.append(",\"keys\":").append(std::to_string(r.split[i].keys));
-    out.append(",\"sample_keys\":");
-    AppendJsonList(out, r.split[i].sample_keys);
-    out.push_back('}');
-  }
-  out.append("]}");
-  return out;
-}
-
-void PrintReport(std::FILE* out, const core::ShadowReport& r, const std::string& since) {
-  using core::DecisionKind;
-  std::fprintf(out, "since %s (%s)\n", core::FormatRfc3339(r.since).c_str(), since.c_str());
-  std::fprintf(out,
-               "decisions: notify %llu, update_only %llu, resolve %llu"
-               " (wait_for_health %llu, unknown %llu)\n",
-               static_cast<unsigned long long>(Count(r, DecisionKind::kNotify)),
-               static_cast<unsigned long long>(Count(r, DecisionKind::kUpdateOnly)),
-               static_cast<unsigned long long>(Count(r, DecisionKind::kResolve)),
-               static_cast<unsigned long long>(Count(r, DecisionKind::kWaitForHealth)),
-               static_cast<unsigned long long>(Count(r, DecisionKind::kUnknown)));
-  std::fprintf(out, "error groups seen failing: %llu, under %llu keys\n",
-               static_cast<unsigned long long>(r.error_groups),
-               static_cast<unsigned long long>(r.keys));
-  std::fprintf(out, "\nkeys merging several error groups: %llu\n",
-               static_cast<unsigned long long>(r.merged_keys));
-  if (!r.merged.empty()) {
-    std::vector<std::vector<std::string>> rows = {{"KEY", "GROUPS", "SOME_GROUPS"}};
-    for (const core::MergedKey& m : r.merged) {
-      rows.push_back({m.key, std::to_string(m.groups), Joined(m.sample_groups)});
-    }
-    PrintTable(out, rows);
-  }
-  std::fprintf(out, "\nerror groups split over several keys: %llu\n",
-               static_cast<unsigned long long>(r.split_groups));
-  if (!r.split.empty()) {
-    std::vector<std::vector<std::string>> rows = {{"GROUP", "KEYS", "SOME_KEYS"}};
-    for (const core::SplitGroup& s : r.split) {
-      rows.push_back({s.group_id, std::to_string(s.keys), Joined(s.sample_keys)});
-    }
-    PrintTable(out, rows);
-  }
-}
 
 }  // namespace
 
@@ -122,37 +23,28 @@ int RunShadowReport(const ShadowReportCommandOptions& options, core::WallTime no
                  options.format.c_str());
     return 2;
   }
-  auto chosen = ChooseStoreUrl(options.store_url, options.config_path);
+  auto chosen = wiring::ChooseStoreUrl(options.store_url, options.config_path);
   if (!chosen) {
     std::fprintf(err, "%s: %s\n", kCommand, chosen.error().message.c_str());
     return 2;
   }
   const std::string& url = *chosen;
-  auto store = OpenStore(url, StoreAccess::kExisting);
+  auto store = wiring::OpenStore(url, wiring::StoreAccess::kExisting);
   if (!store) {
     std::fprintf(err, "%s: %s\n", kCommand, store.error().message.c_str());
     return store.error().code == core::ErrorCode::kInvalidArgument ? 2 : 1;
   }
-  core::ShadowReportStore& reads = store->reports();
-  const core::WallTime cutoff = now - *since;
-  auto decisions = reads.CountDecisionsSince(cutoff);
-  if (!decisions) {
-    std::fprintf(err, "%s: %s\n", kCommand, decisions.error().message.c_str());
-    return 1;
-  }
-  auto rows = reads.KeyGroupsSince(cutoff);
-  if (!rows) {
-    std::fprintf(err, "%s: %s\n", kCommand, rows.error().message.c_str());
-    return 1;
-  }
   core::ShadowReportOptions report_options;
   report_options.top = options.top;
-  const core::ShadowReport report =
-      core::ComputeShadowReport(cutoff, *decisions, *rows, report_options);
+  auto report = app::QueryShadowReport(store->reports(), now - *since, report_options);
+  if (!report) {
+    std::fprintf(err, "%s: %s\n", kCommand, report.error().message.c_str());
+    return 1;
+  }
   if (options.format == "json") {
-    std::fprintf(out, "%s\n", ReportJson(report).c_str());
+    std::fprintf(out, "%s\n", text_output::ShadowReportJson(*report).c_str());
   } else {
-    PrintReport(out, report, options.since);
+    text_output::PrintShadowReport(out, *report, options.since);
   }
   return 0;
 }

@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "quell/cli/listing.h"
+#include "quell/adapters/text_output/text_table.h"
 #include "quell/core/ports/outbox_row.h"
 
 namespace quell::cli {
@@ -12,7 +12,7 @@ namespace quell::cli {
 struct StoreQueryOptions {
   std::string store_url;    // --store; wins over the config's
   std::string config_path;  // -c: the store is the config's `store:`; neither: sqlite:quell.db
-  ListFormat format = ListFormat::kTable;
+  text_output::ListFormat format = text_output::ListFormat::kTable;
 };
 
 // `quell incidents list`, `quell incidents show KEY` and `quell outbox list [--status S]`.

@@ -1,0 +1,324 @@
+#include "quell/adapters/http_server/operator_routes.h"
+
+#include <charconv>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+
+#include "quell/adapters/text_output/listing_json.h"
+
+namespace quell::http_server {
+namespace {
+
+using nlohmann::json;
+using text_output::IncidentJson;
+using text_output::OutboxJson;
+using text_output::SilenceJson;
+
+app::OpsResponse Reply(int status, const json& body) {
+  app::OpsResponse response;
+  response.status = status;
+  response.body = body.dump();
+  return response;
+}
+
+// The ops server's one error shape, {"error":{"code","message"}}, for a use case's error.
+app::OpsResponse ErrorReply(const core::Error& error) {
+  int status = 500;
+  const char* code = "internal";
+  switch (error.code) {
+    case core::ErrorCode::kInvalidArgument:
+      status = 400;
+      code = "bad_request";
+      break;
+    case core::ErrorCode::kNotFound:
+      status = 404;
+      code = "not_found";
+      break;
+    case core::ErrorCode::kRejected:
+    case core::ErrorCode::kConflict:
+      status = 409;
+      code = "conflict";
+      break;
+    case core::ErrorCode::kUnavailable:
+    case core::ErrorCode::kTimeout:
+      status = 503;
+      code = "unavailable";
+      break;
+    default:
+      break;
+  }
+  return Reply(status, json{{"error", json{{"code", code}, {"message", error.message}}}});
+}
+
+app::OpsResponse BadRequest(const std::string& message) {
+  return ErrorReply(core::MakeError(core::ErrorCode::kInvalidArgument, message));
+}
+
+// The request body as an object. An empty body is an empty object, unless `shape` is given:
+// then the body is required and the message shows what it should hold.
+core::Result<json> BodyObject(const app::OpsRequest& request, const char* shape = nullptr) {
+  const std::string route = request.method + " " + request.path;
+  if (request.body.empty()) {
+    if (shape == nullptr) return json::object();
+    return core::MakeError(core::ErrorCode::kInvalidArgument,
+                           route + " needs a JSON object body: " + shape);
+  }
+  json body = json::parse(request.body, nullptr, false);
+  if (body.is_discarded()) {
+    return core::MakeError(core::ErrorCode::kInvalidArgument,
+                           route + ": the body is not valid JSON");
+  }
+  if (!body.is_object()) {
+    return core::MakeError(
+        core::ErrorCode::kInvalidArgument,
+        route + ": the body must be a JSON object, got " + std::string(body.type_name()));
+  }
+  return body;
+}
+
+json DecisionJson(const core::LoggedDecision& d) {
+  return json{{"generation", d.generation},      {"version", d.version},   {"poll_id", d.poll_id},
+              {"at", core::FormatRfc3339(d.at)}, {"decision", d.decision}, {"reason", d.reason}};
+}
+
+json OutboxList(const std::vector<core::OutboxRow>& rows) {
+  json list = json::array();
+  for (const core::OutboxRow& row : rows) list.push_back(json::parse(OutboxJson(row)));
+  return list;
+}
+
+// A string member of `body`; `fallback` when absent. kInvalidArgument when not a string.
+core::Result<std::string> StringField(const json& body, const char* name,
+                                      std::optional<std::string> fallback) {
+  auto it = body.find(name);
+  if (it == body.end()) {
+    if (fallback) return *fallback;
+    return core::MakeError(core::ErrorCode::kInvalidArgument,
+                           std::string("the body needs \"") + name + "\"");
+  }
+  if (!it->is_string()) {
+    return core::MakeError(core::ErrorCode::kInvalidArgument,
+                           std::string("\"") + name + "\" must be a string");
+  }
+  return it->get<std::string>();
+}
+
+std::string Actor(const app::OpsRequest& request) {
+  return request.actor.empty() ? std::string("http") : request.actor;
+}
+
+const std::string& Capture(const app::OpsRequest& request) {
+  static const std::string kNone;
+  return request.captures.empty() ? kNone : request.captures.front();
+}
+
+// Runs `handler` under the shared lock; a JSON error in the handler is the client's.
+app::OpsHandler Serialised(std::shared_ptr<std::mutex> lock,
+                           std::function<app::OpsResponse(const app::OpsRequest&)> handler) {
+  return [lock = std::move(lock), handler = std::move(handler)](const app::OpsRequest& request) {
+    const std::lock_guard<std::mutex> guard(*lock);
+    try {
+      return handler(request);
+    } catch (const json::exception& e) {
+      return BadRequest(e.what());
+    }
+  };
+}
+
+// What a write addressed, for its log line: the route's capture, or for a new silence the
+// pattern in its body (empty when the body has none).
+std::string WriteKey(const app::OpsRequest& request) {
+  if (!request.captures.empty()) return request.captures.front();
+  json body = json::parse(request.body, nullptr, false);
+  if (body.is_object() && body.contains("pattern") && body["pattern"].is_string()) {
+    return body["pattern"].get<std::string>();
+  }
+  return "";
+}
+
+// Logs the write `handler` served: one http.write line with the action, the key, who asked
+// and the answer's status, and the error message when it failed.
+app::OpsHandler Logged(core::EventLog& log, const char* action, app::OpsHandler handler) {
+  return [&log, action, handler = std::move(handler)](const app::OpsRequest& request) {
+    app::OpsResponse response = handler(request);
+    const std::string key = WriteKey(request);
+    const int status = response.status;
+    if (response.status < 400) {
+      log.Log(core::LogLevel::kInfo, "http.write",
+              {{"action", action}, {"key", key}, {"who", request.actor}, {"status", status}});
+      return response;
+    }
+    json body = json::parse(response.body, nullptr, false);
+    std::string error;
+    if (body.is_object() && body.contains("error") && body["error"].is_object()) {
+      error = body["error"].value("message", "");
+    }
+    log.Log(core::LogLevel::kWarn, "http.write",
+            {{"action", action},
+             {"key", key},
+             {"who", request.actor},
+             {"status", status},
+             {"error", error}});
+    return response;
+  };
+}
+
+}  // namespace
+
+std::vector<app::OpsRoute> OperatorRoutes(app::OperatorCommands& commands,
+                                          app::OperatorQueries& queries, core::Clock& clock,
+                                          core::EventLog& log) {
+  auto lock = std::make_shared<std::mutex>();
+  app::OperatorCommands* ops = &commands;
+  app::OperatorQueries* reads = &queries;
+  core::Clock* time = &clock;
+  std::vector<app::OpsRoute> routes;
+  auto add = [&](const char* method, const char* pattern, const char* write_action,
+                 std::function<app::OpsResponse(const app::OpsRequest&)> handler) {
+    app::OpsHandler served = Serialised(lock, std::move(handler));
+    const bool write = write_action != nullptr;
+    if (write) served = Logged(log, write_action, std::move(served));
+    routes.push_back(app::OpsRoute{method, pattern, write, std::move(served)});
+  };
+  constexpr const char* kRead = nullptr;
+
+  add("GET", "^/v1/incidents$", kRead, [reads](const app::OpsRequest& request) {
+    auto filter = app::IncidentFilterFrom(request.query);
+    if (!filter) return ErrorReply(filter.error());
+    auto incidents = reads->ListIncidents(*filter);
+    if (!incidents) return ErrorReply(incidents.error());
+    json list = json::array();
+    for (const core::Incident& in : *incidents) list.push_back(json::parse(IncidentJson(in)));
+    return Reply(200, json{{"incidents", std::move(list)}});
+  });
+
+  // Keys may hold '/', so this matches the action paths' text too; those are POST only, and a
+  // GET of ".../ack" reads the incident whose key ends in "/ack".
+  add("GET", "^/v1/incidents/(.+)$", kRead, [reads](const app::OpsRequest& request) {
+    auto history = app::HistoryLimitFrom(request.query);
+    if (!history) return ErrorReply(history.error());
+    auto detail = reads->Detail(Capture(request), *history);
+    if (!detail) return ErrorReply(detail.error());
+    json decisions = json::array();
+    for (const core::LoggedDecision& d : detail->decisions) decisions.push_back(DecisionJson(d));
+    return Reply(200, json{{"incident", json::parse(IncidentJson(detail->incident))},
+                           {"decisions", std::move(decisions)},
+                           {"outbox", OutboxList(detail->outbox)}});
+  });
+
+  add("POST", "^/v1/incidents/(.+)/ack$", "ack", [ops, time](const app::OpsRequest& request) {
+    auto body = BodyObject(request);
+    if (!body) return ErrorReply(body.error());
+    auto by = StringField(*body, "by", Actor(request));
+    if (!by) return ErrorReply(by.error());
+    auto incident = ops->Ack(Capture(request), *by, time->Now());
+    if (!incident) return ErrorReply(incident.error());
+    return Reply(200, json{{"incident", json::parse(IncidentJson(*incident))}});
+  });
+
+  add("POST", "^/v1/incidents/(.+)/resolve$", "resolve",
+      [ops, time](const app::OpsRequest& request) {
+        auto body = BodyObject(request);
+        if (!body) return ErrorReply(body.error());
+        auto by = StringField(*body, "by", Actor(request));
+        if (!by) return ErrorReply(by.error());
+        app::ResolveOptions options;
+        if (body->contains("for")) {
+          auto for_text = StringField(*body, "for", std::nullopt);
+          if (!for_text) return ErrorReply(for_text.error());
+          auto duration = core::ParseDuration(*for_text);
+          if (!duration) return BadRequest("for: " + duration.error().message);
+          options.hold_for = *duration;
+        }
+        if (auto it = body->find("upstream"); it != body->end()) {
+          if (!it->is_boolean()) return BadRequest("\"upstream\" must be true or false");
+          options.upstream = it->get<bool>();
+        }
+        auto resolved = ops->Resolve(Capture(request), *by, time->Now(), options);
+        if (!resolved) return ErrorReply(resolved.error());
+        json rows = json::array();
+        for (const core::OutboxRow& row : resolved->outbox) {
+          rows.push_back(json{{"idempotency_key", row.idempotency_key},
+                              {"channel", row.channel},
+                              {"status", core::OutboxStatusName(row.status)}});
+        }
+        return Reply(200, json{{"incident", json::parse(IncidentJson(resolved->incident))},
+                               {"outbox", std::move(rows)},
+                               {"upstream_groups", resolved->upstream_groups}});
+      });
+
+  add("GET", "^/v1/silences$", kRead, [ops, time](const app::OpsRequest&) {
+    auto silences = ops->ListSilences(time->Now());
+    if (!silences) return ErrorReply(silences.error());
+    json list = json::array();
+    for (const core::Silence& s : *silences) list.push_back(json::parse(SilenceJson(s)));
+    return Reply(200, json{{"silences", std::move(list)}});
+  });
+
+  add("POST", "^/v1/silences$", "silence.add", [ops, time](const app::OpsRequest& request) {
+    auto body = BodyObject(request, R"({"pattern", "for": "2h", "reason", "by"?})");
+    if (!body) return ErrorReply(body.error());
+    auto pattern = StringField(*body, "pattern", std::nullopt);
+    if (!pattern) return ErrorReply(pattern.error());
+    auto for_text = StringField(*body, "for", std::nullopt);
+    if (!for_text) return ErrorReply(for_text.error());
+    auto duration = core::ParseDuration(*for_text);
+    if (!duration) return BadRequest("for: " + duration.error().message);
+    auto reason = StringField(*body, "reason", std::nullopt);
+    if (!reason) return ErrorReply(reason.error());
+    auto by = StringField(*body, "by", Actor(request));
+    if (!by) return ErrorReply(by.error());
+    auto silence = ops->AddSilence(*pattern, *duration, *reason, *by, time->Now());
+    if (!silence) return ErrorReply(silence.error());
+    return Reply(201, json{{"silence", json::parse(SilenceJson(*silence))}});
+  });
+
+  add("DELETE", "^/v1/silences/([^/]+)$", "silence.remove", [ops](const app::OpsRequest& request) {
+    const std::string& text = Capture(request);
+    uint64_t id = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
+    if (ec != std::errc() || end != text.data() + text.size()) {
+      return BadRequest("a silence id is a number, got \"" + text + "\"");
+    }
+    if (auto removed = ops->RemoveSilence(id); !removed) return ErrorReply(removed.error());
+    return Reply(200, json{{"removed", id}});
+  });
+
+  add("GET", "^/v1/outbox$", kRead, [reads](const app::OpsRequest& request) {
+    auto filter = app::OutboxFilterFrom(request.query);
+    if (!filter) return ErrorReply(filter.error());
+    auto rows = reads->ListOutbox(*filter);
+    if (!rows) return ErrorReply(rows.error());
+    return Reply(200, json{{"rows", OutboxList(*rows)}});
+  });
+
+  add("GET", "^/v1/outbox/dead$", kRead, [reads](const app::OpsRequest& request) {
+    auto filter = app::DeadFilterFrom(request.query);
+    if (!filter) return ErrorReply(filter.error());
+    auto rows = reads->ListOutbox(*filter);
+    if (!rows) return ErrorReply(rows.error());
+    return Reply(200, json{{"rows", OutboxList(*rows)}});
+  });
+
+  add("POST", "^/v1/outbox/dead/([^/]+)/retry$", "dead.retry",
+      [ops, time](const app::OpsRequest& request) {
+        auto status = ops->RetryDead(Capture(request), time->Now());
+        if (!status) return ErrorReply(status.error());
+        return Reply(200, json{{"idempotency_key", Capture(request)},
+                               {"status", core::OutboxStatusName(*status)}});
+      });
+
+  add("DELETE", "^/v1/outbox/dead/([^/]+)$", "dead.drop",
+      [ops, time](const app::OpsRequest& request) {
+        if (auto dropped = ops->DropDead(Capture(request), time->Now()); !dropped) {
+          return ErrorReply(dropped.error());
+        }
+        return Reply(200, json{{"idempotency_key", Capture(request)}, {"status", "dropped"}});
+      });
+  return routes;
+}
+
+}  // namespace quell::http_server

@@ -1,0 +1,55 @@
+#include "quell/adapters/jsonl/fd_observation_stream.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <string>
+#include <system_error>
+#include <utility>
+
+namespace quell::jsonl {
+
+FdObservationStream::FdObservationStream(int fd, bool skip_invalid,
+                                         ObservationParserOptions parsing, std::FILE* err)
+    : fd_(fd), skip_invalid_(skip_invalid), err_(err), parser_(std::move(parsing)) {
+  Restart();
+}
+
+core::Result<bool> FdObservationStream::Next(core::Observation& out) {
+  std::string_view line;
+  size_t readable = 0;
+  while (reader_->Next(line, readable)) {
+    if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
+    auto status = parser_.Parse(line, readable, out);
+    if (status) return true;
+    const std::string where = "stdin:" + std::to_string(reader_->line_number()) + ": ";
+    if (!skip_invalid_) {
+      return core::MakeError(core::ErrorCode::kInvalidArgument, where + status.error().message);
+    }
+    std::fprintf(err_, "%s%s\n", where.c_str(), status.error().message.c_str());
+    ++invalid_;
+  }
+  if (reader_->error() != 0) {
+    return core::MakeError(
+        core::ErrorCode::kUnavailable,
+        std::string("cannot read stdin: ") + std::generic_category().message(reader_->error()));
+  }
+  return false;
+}
+
+core::Status FdObservationStream::Rewind() {
+  struct stat st {};
+  if (fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode) || lseek(fd_, 0, SEEK_SET) != 0) {
+    return core::MakeError(core::ErrorCode::kUnavailable,
+                           "stdin is not a regular file and cannot be read again");
+  }
+  Restart();
+  return {};
+}
+
+void FdObservationStream::Restart() {
+  reader_ = std::make_unique<LineReader>(fd_, ObservationParser::kPadding);
+  invalid_ = 0;
+}
+
+}  // namespace quell::jsonl

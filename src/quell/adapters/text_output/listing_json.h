@@ -1,0 +1,16 @@
+#pragma once
+
+#include <string>
+
+#include "quell/core/engine/incident.h"
+#include "quell/core/engine/silence.h"
+#include "quell/core/ports/outbox_row.h"
+
+namespace quell::text_output {
+
+// One JSON object per line; times are RFC 3339 or null. Field names are a stable contract.
+std::string IncidentJson(const core::Incident& incident);
+std::string OutboxJson(const core::OutboxRow& row);
+std::string SilenceJson(const core::Silence& silence);
+
+}  // namespace quell::text_output

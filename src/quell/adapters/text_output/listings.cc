@@ -1,0 +1,97 @@
+#include "quell/adapters/text_output/listings.h"
+
+#include <string>
+
+#include "quell/adapters/text_output/listing_json.h"
+
+namespace quell::text_output {
+namespace {
+
+template <typename T, typename ToJson>
+void PrintLines(std::FILE* out, const std::vector<T>& items, ToJson to_json) {
+  for (const T& item : items) std::fprintf(out, "%s\n", to_json(item).c_str());
+}
+
+}  // namespace
+
+void PrintIncidents(std::FILE* out, const std::vector<core::Incident>& incidents,
+                    ListFormat format) {
+  if (format == ListFormat::kJsonl) return PrintLines(out, incidents, IncidentJson);
+  std::vector<std::vector<std::string>> rows = {{"KEY", "STATUS", "GEN", "VERSION", "STREAK",
+                                                 "EVENTS", "FIRST_SEEN", "LAST_SEEN",
+                                                 "LAST_NOTIFIED"}};
+  for (const core::Incident& in : incidents) {
+    rows.push_back({in.key, core::IncidentStatusName(in.status), std::to_string(in.generation),
+                    std::to_string(in.version), std::to_string(in.healthy_streak),
+                    std::to_string(in.event_count), TimeText(in.first_seen_at),
+                    TimeText(in.last_seen_at), TimeText(in.last_notified_at)});
+  }
+  PrintTable(out, rows);
+}
+
+void PrintIncident(std::FILE* out, const core::Incident& in, ListFormat format) {
+  if (format == ListFormat::kJsonl) {
+    std::fprintf(out, "%s\n", IncidentJson(in).c_str());
+    return;
+  }
+  std::string evidence;
+  for (const std::string& e : in.recent_evidence) evidence += (evidence.empty() ? "" : " ") + e;
+  PrintTable(out, {{"key", in.key},
+                   {"condition", in.condition.empty() ? "-" : in.condition},
+                   {"status", core::IncidentStatusName(in.status)},
+                   {"generation", std::to_string(in.generation)},
+                   {"version", std::to_string(in.version)},
+                   {"healthy_streak", std::to_string(in.healthy_streak)},
+                   {"event_count", std::to_string(in.event_count)},
+                   {"renotify_count", std::to_string(in.renotify_count)},
+                   {"opened_at", TimeText(in.opened_at)},
+                   {"first_seen_at", TimeText(in.first_seen_at)},
+                   {"last_seen_at", TimeText(in.last_seen_at)},
+                   {"last_observed_at", TimeText(in.last_observed_at)},
+                   {"last_notified_at", TimeText(in.last_notified_at)},
+                   {"resolved_at", TimeText(in.resolved_at)},
+                   {"flapping", in.flapping ? "yes" : "no"},
+                   {"acked_at", TimeText(in.acked_at)},
+                   {"recent_evidence", evidence.empty() ? "-" : evidence}});
+}
+
+void PrintOutbox(std::FILE* out, const std::vector<core::OutboxRow>& rows, ListFormat format) {
+  if (format == ListFormat::kJsonl) return PrintLines(out, rows, OutboxJson);
+  std::vector<std::vector<std::string>> table = {{"IDEMPOTENCY_KEY", "KEY", "GEN", "VERSION",
+                                                  "TRANSITION", "CHANNEL", "STATUS", "ATTEMPTS",
+                                                  "CREATED"}};
+  for (const core::OutboxRow& row : rows) {
+    table.push_back({row.idempotency_key, row.key, std::to_string(row.generation),
+                     std::to_string(row.version), core::TransitionName(row.transition), row.channel,
+                     core::OutboxStatusName(row.status), std::to_string(row.attempts),
+                     core::FormatRfc3339(row.created_at)});
+  }
+  PrintTable(out, table);
+}
+
+void PrintDeadRows(std::FILE* out, const std::vector<core::OutboxRow>& rows, ListFormat format) {
+  if (format == ListFormat::kJsonl) return PrintLines(out, rows, OutboxJson);
+  std::vector<std::vector<std::string>> table = {{"IDEMPOTENCY_KEY", "KEY", "GEN", "VERSION",
+                                                  "TRANSITION", "CHANNEL", "ATTEMPTS", "UPDATED_AT",
+                                                  "LAST_ERROR"}};
+  for (const core::OutboxRow& r : rows) {
+    table.push_back({r.idempotency_key, r.key, std::to_string(r.generation),
+                     std::to_string(r.version), core::TransitionName(r.transition), r.channel,
+                     std::to_string(r.attempts), core::FormatRfc3339(r.updated_at),
+                     r.last_error.empty() ? "-" : r.last_error});
+  }
+  PrintTable(out, table);
+}
+
+void PrintSilences(std::FILE* out, const std::vector<core::Silence>& silences, ListFormat format) {
+  if (format == ListFormat::kJsonl) return PrintLines(out, silences, SilenceJson);
+  std::vector<std::vector<std::string>> rows = {
+      {"ID", "PATTERN", "EXPIRES_AT", "CREATED_BY", "CREATED_AT", "REASON"}};
+  for (const core::Silence& s : silences) {
+    rows.push_back({std::to_string(s.id), s.pattern, core::FormatRfc3339(s.expires_at),
+                    s.created_by, core::FormatRfc3339(s.created_at), s.reason});
+  }
+  PrintTable(out, rows);
+}
+
+}  // namespace quell::text_output

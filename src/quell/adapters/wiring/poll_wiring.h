@@ -1,0 +1,67 @@
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "quell/adapters/config/config.h"
+#include "quell/adapters/curl/curl_http_client.h"
+#include "quell/adapters/infrai/contract_check.h"
+#include "quell/adapters/infrai/infrai_client.h"
+#include "quell/adapters/infrai/infrai_error_source.h"
+#include "quell/adapters/infrai/infrai_metric_source.h"
+#include "quell/adapters/jsonl/payload_encoder.h"
+#include "quell/adapters/prometheus/prometheus_source.h"
+#include "quell/app/budgeted_http_client.h"
+#include "quell/app/poller.h"
+#include "quell/core/ports/clock.h"
+#include "quell/core/ports/incident_store.h"
+
+namespace quell::wiring {
+
+// Every adapter a poll cycle needs, built from a config and wired to a store and a clock:
+// one libcurl client, a retrying client per remote with its own per-poll budget, the Infrai
+// and Prometheus sources, and the Poller watching every condition.
+class PollWiring {
+ public:
+  // kInvalidArgument when the config cannot run as written (an Infrai condition and no key).
+  static core::Result<std::unique_ptr<PollWiring>> Create(const config::Config& config,
+                                                          core::IncidentStore& store,
+                                                          core::Clock& clock);
+
+  // One Poller::RunOnce (which renews each source's retry budget).
+  app::CycleReport RunCycle(app::DecisionSink& sink);
+
+  // What the config needs of the live Infrai surface, for `schema check`.
+  infrai::ContractNeeds Needs() const;
+  // Null when no condition uses Infrai.
+  const infrai::InfraiClient* infrai() const { return infrai_client_.get(); }
+  // Null when no condition uses Prometheus.
+  prometheus::PrometheusSource* prometheus() const { return prometheus_.get(); }
+
+ private:
+  PollWiring() = default;
+
+  config::Config config_;
+  curl::CurlHttpClient http_;
+  jsonl::JsonPayloadEncoder encoder_;
+  std::unique_ptr<app::RetryingHttpClient> infrai_retrying_;
+  std::unique_ptr<app::BudgetedHttpClient> infrai_http_;
+  std::unique_ptr<infrai::InfraiClient> infrai_client_;
+  std::unique_ptr<infrai::InfraiErrorSource> infrai_errors_;
+  std::unique_ptr<infrai::InfraiMetricSource> infrai_metrics_;
+  std::unique_ptr<app::RetryingHttpClient> prometheus_retrying_;
+  std::unique_ptr<app::BudgetedHttpClient> prometheus_http_;
+  std::unique_ptr<prometheus::PrometheusSource> prometheus_;
+  std::unique_ptr<app::Poller> poller_;
+};
+
+// How long one poll may spend on a source (requests, retries and waits): its poll_deadline, or
+// when absent the longest interval of the config's conditions.
+core::Duration SourcePollDeadline(const config::Config& config, const config::HttpSettings& http);
+// The longest one cycle may spend on its sources: the deadlines of the sources the config
+// uses, summed, since a cycle polls them one after another.
+core::Duration CyclePollDeadline(const config::Config& config);
+
+}  // namespace quell::wiring
