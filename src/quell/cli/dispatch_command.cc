@@ -3,12 +3,12 @@
 #include <string>
 
 #include "quell/adapters/config/config_loader.h"
-#include "quell/adapters/system/system_clock.h"
+#include "quell/adapters/system/lease_owner.h"
+#include "quell/adapters/system/signal_thread.h"
+#include "quell/app/dispatch_loop.h"
 #include "quell/app/run_control.h"
 #include "quell/app/store_health.h"
-#include "quell/cli/dispatch_loop.h"
 #include "quell/cli/dispatch_wiring.h"
-#include "quell/cli/signal_thread.h"
 #include "quell/cli/store_url.h"
 
 namespace quell::cli {
@@ -18,9 +18,9 @@ constexpr int kConfigError = 2;
 
 }  // namespace
 
-int RunDispatch(const DispatchCommandOptions& options, std::FILE* err) {
+int RunDispatch(const DispatchCommandOptions& options, core::Clock& clock, std::FILE* err) {
   app::RunControl control;
-  const SignalThread signals(control);
+  const system::SignalThread signals(control);
   auto config = config::LoadConfig(options.config_path, config::ProcessEnv());
   if (!config) {
     std::fprintf(err, "quell dispatch: %s\n", config.error().message.c_str());
@@ -40,10 +40,9 @@ int RunDispatch(const DispatchCommandOptions& options, std::FILE* err) {
     std::fprintf(err, "quell dispatch: %s\n", store.error().message.c_str());
     return kConfigError;
   }
-  system::SystemClock clock;
-  auto wiring =
-      DispatchWiring::Create(*config, store->outbox(), clock,
-                             options.owner.empty() ? DefaultLeaseOwner() : options.owner, url);
+  auto wiring = DispatchWiring::Create(
+      *config, store->outbox(), clock,
+      options.owner.empty() ? system::DefaultLeaseOwner() : options.owner, url);
   if (!wiring) {
     std::fprintf(err, "quell dispatch: %s\n", wiring.error().message.c_str());
     return kConfigError;
@@ -64,11 +63,11 @@ int RunDispatch(const DispatchCommandOptions& options, std::FILE* err) {
                    static_cast<unsigned long long>(outage.failures()));
     }
     if (report.claimed > 0 || report.trimmed > 0) {
-      std::fprintf(err, "%s\n", DispatchSummary(report).c_str());
+      std::fprintf(err, "%s\n", app::DispatchSummary(report).c_str());
     }
     failed = failed || !report.errors.empty() || report.dead > 0;
     const core::Duration wait =
-        outage.Wait(DispatchWait(report, clock.Now(), config->dispatch.idle_interval));
+        outage.Wait(app::DispatchWait(report, clock.Now(), config->dispatch.idle_interval));
     if (wait == core::Duration::zero()) continue;
     if (options.once) break;
     control.WaitFor(clock, wait, /*on_reload=*/false);

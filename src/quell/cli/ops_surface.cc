@@ -40,12 +40,12 @@ core::Result<std::unique_ptr<OpsSurface>> OpsSurface::Create(const config::Confi
   ops->config_ = config;
   ops->clock_ = &clock;
   ops->log_ = &log;
-  ops->started_at_ = clock.Now();
+  ops->started_at_ = clock.Monotonic();
   if (!config.http.token_unresolved.empty()) {
     return core::MakeError(core::ErrorCode::kInvalidArgument,
                            "http: " + config.http.token_unresolved);
   }
-  ops->metrics_ = std::make_unique<app::RunMetrics>(ops->registry_);
+  ops->metrics_ = std::make_unique<app::RunMetrics>(ops->registry_, clock);
   if (!config.heartbeat.url.empty()) {
     ops->heartbeat_http_ = std::make_unique<curl::CurlHttpClient>();
     app::HeartbeatOptions options;
@@ -89,7 +89,7 @@ core::Result<int> OpsSurface::Serve() {
   sources.policy = app::LivenessPolicy{.interval = LongestInterval(config_),
                                        .poll_deadline = CyclePollDeadline(config_),
                                        .grace = config_.http.health_grace};
-  sources.last_committed_cycle = [this] { return metrics_->LastCommittedCycle(); };
+  sources.last_committed_cycle = [this] { return metrics_->LastCommitted(); };
   sources.ping_store = [this]() -> core::Status {
     // The daemon's own writes first: a store that answers this read may refuse every write.
     if (auto writes = store_health_.Status(); !writes) return writes;

@@ -48,7 +48,7 @@ class OpsSurface {
   config::Config config_;
   core::Clock* clock_ = nullptr;
   core::EventLog* log_ = nullptr;
-  core::WallTime started_at_;
+  core::MonoTime started_at_;
   app::MetricsRegistry registry_;
   std::unique_ptr<app::RunMetrics> metrics_;
   app::StoreHealth store_health_;  // whether the daemon's last writes went through, for /readyz

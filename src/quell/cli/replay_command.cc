@@ -1,7 +1,6 @@
 #include "quell/cli/replay_command.h"
 
 #include <cerrno>
-#include <chrono>
 #include <string>
 #include <system_error>
 
@@ -28,11 +27,11 @@ bool Flush(std::string& buffer, std::FILE* out) {
 
 }  // namespace
 
-int RunReplay(const ReplayOptions& options, int in_fd, std::FILE* out, std::FILE* err) {
+int RunReplay(const ReplayOptions& options, core::Clock& clock, int in_fd, std::FILE* out,
+              std::FILE* err) {
   // replay keeps no state past its input, but a line from the future would still make the
   // key's later lines stale; "now" is read once, here.
-  const core::WallTime now =
-      std::chrono::time_point_cast<core::Duration>(std::chrono::system_clock::now());
+  const core::WallTime now = clock.Now();
   jsonl::ObservationParser parser(
       jsonl::ObservationParserOptions{.limits = options.limits, .now = now, .redact = {}});
   jsonl::LineReader reader(in_fd, jsonl::ObservationParser::kPadding);

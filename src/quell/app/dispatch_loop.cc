@@ -1,26 +1,14 @@
-#include "quell/cli/dispatch_loop.h"
+#include "quell/app/dispatch_loop.h"
 
-#include <unistd.h>
+namespace quell::app {
 
-#include <random>
-
-namespace quell::cli {
-
-std::string DefaultLeaseOwner() {
-  char host[256] = {};
-  if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
-  std::random_device random;
-  return std::string(host) + ":" + std::to_string(getpid()) + ":" + std::to_string(random());
-}
-
-core::Duration DispatchWait(const app::DispatchReport& report, core::WallTime now,
-                            core::Duration idle) {
+core::Duration DispatchWait(const DispatchReport& report, core::WallTime now, core::Duration idle) {
   if (report.next_due && *report.next_due <= now) return core::Duration::zero();
   if (report.next_due && *report.next_due - now < idle) return *report.next_due - now;
   return idle;
 }
 
-std::string DispatchSummary(const app::DispatchReport& report) {
+std::string DispatchSummary(const DispatchReport& report) {
   std::string line = "dispatch: " + std::to_string(report.claimed) + " claimed, " +
                      std::to_string(report.sent) + " sent, " + std::to_string(report.retried) +
                      " retried, " + std::to_string(report.dead) + " dead";
@@ -32,4 +20,4 @@ std::string DispatchSummary(const app::DispatchReport& report) {
   return line;
 }
 
-}  // namespace quell::cli
+}  // namespace quell::app
