@@ -21,7 +21,10 @@ using std::chrono::hours;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-const core::WallTime kStart = *core::ParseRfc3339("2026-12-02T09:00:00Z");
+// 2026-12-02T09:00:00Z.
+constexpr core::WallTime kStart{
+    std::chrono::sys_days{std::chrono::year{2026} / std::chrono::December / 2} +
+    std::chrono::hours(9)};
 
 // Counts the cycles of each group; a test waits for a count (a hand-off, not a sleep).
 class FakePollPlan : public PollPlan {
