@@ -90,22 +90,10 @@ core::Result<int> OpsSurface::Serve() {
                                        .poll_deadline = CyclePollDeadline(config_),
                                        .grace = config_.http.health_grace};
   sources.last_committed_cycle = [this] { return metrics_->LastCommitted(); };
-  sources.ping_store = [this]() -> core::Status {
-    // The daemon's own writes first: a store that answers this read may refuse every write.
-    if (auto writes = store_health_.Status(); !writes) return writes;
-    const std::lock_guard<std::mutex> lock(health_mutex_);
-    auto open = health_store_->incidents().CountOpenIncidents();
-    if (!open) return open.error();
-    return {};
-  };
-  sources.render_metrics = [this] {
-    {
-      // The store gauges are read per scrape: two aggregate queries.
-      const std::lock_guard<std::mutex> lock(health_mutex_);
-      (void)metrics_->RefreshStoreGauges(health_store_->incidents());
-    }
-    return registry_.Render();
-  };
+  probes_ = std::make_unique<app::OpsProbes>(health_store_->incidents(), store_health_, *metrics_,
+                                             registry_);
+  sources.ping_store = [this] { return probes_->PingStore(); };
+  sources.render_metrics = [this] { return probes_->RenderMetrics(); };
   std::vector<app::OpsRoute> routes = app::HealthRoutes(std::move(sources));
   std::vector<app::OpsRoute> operator_routes =
       OperatorRoutes(*operator_commands_, *operator_queries_, *clock_, *log_);
