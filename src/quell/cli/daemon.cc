@@ -35,28 +35,26 @@ std::vector<core::Duration> Intervals(const config::Config& config) {
 }
 
 // One PollWiring per interval, on one store connection.
-class WiredPollPlan : public app::PollPlan {
- public:
-  std::vector<core::Duration> Intervals() const override { return intervals_; }
+struct WiredPollPlan : public app::PollPlan {
+  std::vector<core::Duration> Intervals() const override { return intervals; }
   app::CycleReport RunCycle(size_t group, app::DecisionSink& sink) override {
-    return groups_[group]->RunCycle(sink);
+    return groups[group]->RunCycle(sink);
   }
 
-  std::optional<core::Store> store_;
-  std::vector<core::Duration> intervals_;
-  std::vector<std::unique_ptr<PollWiring>> groups_;  // after the store they write to
+  std::optional<core::Store> store;
+  std::vector<core::Duration> intervals;
+  std::vector<std::unique_ptr<PollWiring>> groups;  // after the store they write to
 };
 
 // The dispatcher of a config's channels, on a store connection of its own.
-class WiredDispatchPlan : public app::DispatchPlan {
- public:
-  bool enabled() const override { return wiring_ != nullptr; }
-  app::DispatchReport RunOnce() override { return wiring_->dispatcher().RunOnce(); }
-  core::Duration idle_interval() const override { return idle_; }
+struct WiredDispatchPlan : public app::DispatchPlan {
+  bool enabled() const override { return wiring != nullptr; }
+  app::DispatchReport RunOnce() override { return wiring->dispatcher().RunOnce(); }
+  core::Duration idle_interval() const override { return idle; }
 
-  std::optional<core::Store> store_;
-  std::unique_ptr<DispatchWiring> wiring_;  // null when no channel is configured
-  core::Duration idle_{};
+  std::optional<core::Store> store;
+  std::unique_ptr<DispatchWiring> wiring;  // null when no channel is configured
+  core::Duration idle{};
 };
 
 class ConfigFileLoader : public app::RuntimeConfigLoader {
@@ -84,26 +82,26 @@ class ConfigFileLoader : public app::RuntimeConfigLoader {
     auto poll = std::make_unique<WiredPollPlan>();
     auto store = OpenStore(url);
     if (!store) return store.error();
-    poll->store_.emplace(std::move(*store));
-    poll->intervals_ = Intervals(config);
-    for (const core::Duration interval : poll->intervals_) {
+    poll->store.emplace(std::move(*store));
+    poll->intervals = Intervals(config);
+    for (const core::Duration interval : poll->intervals) {
       auto wiring =
-          PollWiring::Create(OnlyInterval(config, interval), poll->store_->incidents(), clock_);
+          PollWiring::Create(OnlyInterval(config, interval), poll->store->incidents(), clock_);
       if (!wiring) return wiring.error();
-      poll->groups_.push_back(std::move(*wiring));
+      poll->groups.push_back(std::move(*wiring));
     }
     out.poll = std::move(poll);
     if (options_.dispatch) {
       auto dispatch = std::make_unique<WiredDispatchPlan>();
-      dispatch->idle_ = config.dispatch.idle_interval;
+      dispatch->idle = config.dispatch.idle_interval;
       if (!config.channels.empty()) {
         auto dispatch_store = OpenStore(url);
         if (!dispatch_store) return dispatch_store.error();
-        dispatch->store_.emplace(std::move(*dispatch_store));
+        dispatch->store.emplace(std::move(*dispatch_store));
         auto wiring =
-            DispatchWiring::Create(config, dispatch->store_->outbox(), clock_, options_.owner, url);
+            DispatchWiring::Create(config, dispatch->store->outbox(), clock_, options_.owner, url);
         if (!wiring) return wiring.error();
-        dispatch->wiring_ = std::move(*wiring);
+        dispatch->wiring = std::move(*wiring);
       }
       out.dispatch = std::move(dispatch);
     }
