@@ -7,7 +7,6 @@
 #include "quell/adapters/system/signal_thread.h"
 #include "quell/app/dispatch_loop.h"
 #include "quell/app/run_control.h"
-#include "quell/app/store_health.h"
 #include "quell/cli/dispatch_wiring.h"
 #include "quell/cli/store_url.h"
 
@@ -48,30 +47,12 @@ int RunDispatch(const DispatchCommandOptions& options, core::Clock& clock, std::
     return kConfigError;
   }
 
-  bool failed = false;
-  app::StoreOutage outage;
-  while (!control.stop_requested()) {
-    const app::DispatchReport report = (*wiring)->dispatcher().RunOnce();
-    const app::StoreOutage::Change change = outage.Observe(report.store_error);
-    for (const std::string& error : report.errors) {
-      // A store that stopped answering is said when that starts and ends, not every round.
-      if (error == report.store_error && change != app::StoreOutage::Change::kStarted) continue;
-      std::fprintf(err, "quell dispatch: %s\n", error.c_str());
-    }
-    if (change == app::StoreOutage::Change::kEnded) {
-      std::fprintf(err, "quell dispatch: the store answers again (after %llu failed rounds)\n",
-                   static_cast<unsigned long long>(outage.failures()));
-    }
-    if (report.claimed > 0 || report.trimmed > 0) {
-      std::fprintf(err, "%s\n", app::DispatchSummary(report).c_str());
-    }
-    failed = failed || !report.errors.empty() || report.dead > 0;
-    const core::Duration wait =
-        outage.Wait(app::DispatchWait(report, clock.Now(), config->dispatch.idle_interval));
-    if (wait == core::Duration::zero()) continue;
-    if (options.once) break;
-    control.WaitFor(clock, wait, /*on_reload=*/false);
-  }
+  const bool failed = app::RunDispatchRounds(
+      [&] { return (*wiring)->dispatcher().RunOnce(); }, config->dispatch.idle_interval, clock,
+      control, options.once,
+      [err](const std::string& line, bool summary) {
+        std::fprintf(err, "%s%s\n", summary ? "" : "quell dispatch: ", line.c_str());
+      });
   return options.once && failed ? 1 : 0;
 }
 
