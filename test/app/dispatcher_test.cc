@@ -417,6 +417,29 @@ TEST_F(DispatcherTest, RetentionTrimsFinishedRowsInBatchesAtItsInterval) {
   EXPECT_EQ(store_.trim_calls().size(), 4u);
 }
 
+// The trim cadence is measured in monotonic time: the wall jumping a day ahead brings no trim
+// forward, and jumping back delays none.
+TEST_F(DispatcherTest, AWallClockStepMovesNoTrimCadence) {
+  core::OutboxRow row = Row("old", "hook");
+  row.status = OutboxStatus::kSent;
+  row.updated_at = kT0 - hours(24 * 31);
+  store_.Add(row);
+  app::DispatcherOptions options = Options("");
+  options.outbox_retention = hours(24 * 30);
+  options.trim_interval = minutes(10);
+  auto d = Make(options);
+  d.AddHttpChannel("hook", "webhook", webhook_);
+  d.RunOnce();
+  ASSERT_EQ(store_.trim_calls().size(), 1u);
+  clock_.StepWall(hours(24));
+  d.RunOnce();
+  EXPECT_EQ(store_.trim_calls().size(), 1u) << "ten monotonic minutes have not passed";
+  clock_.StepWall(-hours(48));
+  clock_.SleepFor(minutes(10));
+  d.RunOnce();
+  EXPECT_EQ(store_.trim_calls().size(), 2u) << "ten monotonic minutes have passed";
+}
+
 TEST_F(DispatcherTest, APermanent400IsDeadAtOnceAndItsNoticeGoesAtTheIntervalsEnd) {
   const core::OutboxRow row = Row("k", "hook");
   store_.Add(row);

@@ -18,7 +18,7 @@ const LivenessPolicy kPolicy{
     .interval = seconds(60), .poll_deadline = seconds(40), .grace = seconds(30)};
 
 TEST(LivenessTest, RecentCommittedCycleIsHealthy) {
-  OpsResponse r = LivenessVerdict(kStart + seconds(100), kStart, kStart + seconds(290), kPolicy);
+  OpsResponse r = LivenessVerdict(kStart + seconds(100), seconds(190), kPolicy);
   EXPECT_EQ(r.status, 200);
   EXPECT_NE(r.body.find(R"("status":"ok")"), std::string::npos) << r.body;
   EXPECT_NE(r.body.find(R"("last_committed_cycle":"2026-12-02T09:01:40Z")"), std::string::npos)
@@ -30,13 +30,12 @@ TEST(LivenessTest, RecentCommittedCycleIsHealthy) {
 // interval's wait at most: the limit leaves room for both, so a slow source never fails it.
 TEST(LivenessTest, TheLimitCoversAWaitedIntervalAndASourceHangingToItsDeadline) {
   const core::WallTime committed = kStart + seconds(100);
-  const core::WallTime next_commit = committed + seconds(60) + seconds(6) + seconds(40);
-  EXPECT_EQ(LivenessVerdict(committed, kStart, next_commit, kPolicy).status, 200);
+  const core::Duration until_next_commit = seconds(60) + seconds(6) + seconds(40);
+  EXPECT_EQ(LivenessVerdict(committed, until_next_commit, kPolicy).status, 200);
 }
 
 TEST(LivenessTest, NoCommitForLongerThanTwiceIntervalPlusDeadlinePlusGraceFails) {
-  OpsResponse r = LivenessVerdict(kStart + seconds(100), kStart,
-                                  kStart + seconds(290) + core::Duration(1), kPolicy);
+  OpsResponse r = LivenessVerdict(kStart + seconds(100), seconds(190) + core::Duration(1), kPolicy);
   EXPECT_EQ(r.status, 503);
   EXPECT_NE(r.body.find(R"("status":"stale")"), std::string::npos) << r.body;
   EXPECT_NE(r.body.find("no cycle has committed for longer than the limit"), std::string::npos)
@@ -45,8 +44,8 @@ TEST(LivenessTest, NoCommitForLongerThanTwiceIntervalPlusDeadlinePlusGraceFails)
 }
 
 TEST(LivenessTest, StartingWithoutCycleIsHealthyUntilTheLimit) {
-  EXPECT_EQ(LivenessVerdict(std::nullopt, kStart, kStart + seconds(190), kPolicy).status, 200);
-  OpsResponse r = LivenessVerdict(std::nullopt, kStart, kStart + seconds(191), kPolicy);
+  EXPECT_EQ(LivenessVerdict(std::nullopt, seconds(190), kPolicy).status, 200);
+  OpsResponse r = LivenessVerdict(std::nullopt, seconds(191), kPolicy);
   EXPECT_EQ(r.status, 503);
   EXPECT_NE(r.body.find("no cycle committed since start-up"), std::string::npos) << r.body;
   EXPECT_NE(r.body.find(R"("last_committed_cycle":null)"), std::string::npos) << r.body;
@@ -62,11 +61,11 @@ TEST(ReadinessTest, FollowsTheStorePing) {
 
 TEST(HealthRoutesTest, ServeLivenessReadinessAndMetrics) {
   testing::FakeClock clock(kStart);
-  std::optional<core::WallTime> last;
+  std::optional<CommittedCycle> last;
   core::Status ping;
   std::vector<OpsRoute> routes =
       HealthRoutes(HealthSources{.clock = &clock,
-                                 .started_at = kStart,
+                                 .started_at = clock.Monotonic(),
                                  .policy = kPolicy,
                                  .last_committed_cycle = [&] { return last; },
                                  .ping_store = [&] { return ping; },
@@ -88,7 +87,7 @@ TEST(HealthRoutesTest, ServeLivenessReadinessAndMetrics) {
   EXPECT_FALSE(route("/metrics").is_public);
   clock.SleepFor(seconds(200));  // past 2 x 60s + 30s: no deadline given
   EXPECT_EQ(route("/healthz").handler({}).status, 503);
-  last = clock.Now();
+  last = CommittedCycle{.at = clock.Now(), .mono = clock.Monotonic()};
   EXPECT_EQ(route("/healthz").handler({}).status, 200);
   EXPECT_EQ(route("/readyz").handler({}).status, 200);
   ping = core::MakeError(core::ErrorCode::kUnavailable, "down");
@@ -96,6 +95,27 @@ TEST(HealthRoutesTest, ServeLivenessReadinessAndMetrics) {
   OpsResponse m = route("/metrics").handler({});
   EXPECT_EQ(m.content_type, "text/plain; version=0.0.4");
   EXPECT_EQ(m.body, "quell_x 1\n");
+}
+
+// The age is measured on the monotonic clock: the wall stepping forward a day does not make a
+// recent cycle stale, and stepping back does not keep a stuck loop alive.
+TEST(HealthRoutesTest, AWallClockStepMovesNoLivenessAge) {
+  testing::FakeClock clock(kStart);
+  std::optional<CommittedCycle> last = CommittedCycle{.at = clock.Now(), .mono = clock.Monotonic()};
+  const std::vector<OpsRoute> routes =
+      HealthRoutes(HealthSources{.clock = &clock,
+                                 .started_at = clock.Monotonic(),
+                                 .policy = kPolicy,
+                                 .last_committed_cycle = [&] { return last; },
+                                 .ping_store = [] { return core::Status{}; },
+                                 .render_metrics = [] { return std::string(); }});
+  const OpsRoute& healthz = routes[0];
+  ASSERT_EQ(healthz.pattern, "/healthz");
+  clock.StepWall(std::chrono::hours(24));
+  EXPECT_EQ(healthz.handler({}).status, 200) << healthz.handler({}).body;
+  clock.StepWall(-std::chrono::hours(48));
+  clock.SleepFor(seconds(191));
+  EXPECT_EQ(healthz.handler({}).status, 503) << healthz.handler({}).body;
 }
 
 }  // namespace

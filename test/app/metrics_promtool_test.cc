@@ -6,6 +6,7 @@
 #include <chrono>
 #include <string>
 
+#include "fake_clock.h"
 #include "fake_incident_store.h"
 #include "quell/app/metrics.h"
 #include "quell/app/run_metrics.h"
@@ -18,8 +19,9 @@ constexpr const char* kPromtool = "/usr/bin/promtool";
 
 std::string PopulatedMetrics() {
   MetricsRegistry registry;
-  RunMetrics metrics(registry);
   const core::WallTime at = *core::ParseRfc3339("2026-12-02T09:00:00Z");
+  testing::FakeClock clock(at);
+  RunMetrics metrics(registry, clock);
   CycleReport cycle;
   ConditionOutcome c;
   c.condition = "errors \"prod\"\n\\x";  // every escape a label value can need

@@ -23,11 +23,16 @@ class FakeClock : public core::Clock {
  public:
   explicit FakeClock(core::WallTime start) : now_(start) {}
   core::WallTime Now() override { return now_; }
-  void SleepFor(core::Duration d) override { now_ += d; }
-  void Advance(core::Duration d) { now_ += d; }
+  core::MonoTime Monotonic() override { return mono_; }
+  void SleepFor(core::Duration d) override { Advance(d); }
+  void Advance(core::Duration d) {
+    now_ += d;
+    mono_ += d;
+  }
 
  private:
   core::WallTime now_;
+  core::MonoTime mono_{};
 };
 
 class StubEncoder : public core::PayloadEncoder {

@@ -225,9 +225,11 @@ class HangingHttpClient : public core::HttpClient {
   core::Result<core::HttpResponse> Send(const core::HttpRequest& request) override {
     timeouts.push_back(request.total_timeout);
     clock_.SleepFor(request.total_timeout);
+    clock_.StepWall(wall_step);
     return core::MakeError(ErrorCode::kTimeout, request.url + ": timed out");
   }
   std::vector<core::Duration> timeouts;
+  core::Duration wall_step{};  // the wall clock jumps by this during each attempt
 
  private:
   testing::FakeClock& clock_;
@@ -241,7 +243,8 @@ TEST(RetryingHttpClientDeadlineTest, AHangingSourceCostsNoMoreThanTheDeadline) {
   core::HttpRequest request;
   request.url = kUrl;
   request.total_timeout = seconds{30};
-  auto r = retrying.Send(request, budget, kStart + seconds{45});
+  const core::MonoTime deadline = clock.Monotonic() + seconds{45};
+  auto r = retrying.Send(request, budget, deadline);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, ErrorCode::kTimeout);
   EXPECT_NE(r.error().message.find("the poll deadline for this source passed"), std::string::npos)
@@ -253,10 +256,31 @@ TEST(RetryingHttpClientDeadlineTest, AHangingSourceCostsNoMoreThanTheDeadline) {
   EXPECT_EQ(clock.Now(), kStart + seconds{45});
 
   // Past the deadline nothing more is sent.
-  auto late = retrying.Send(request, budget, kStart + seconds{45});
+  auto late = retrying.Send(request, budget, deadline);
   ASSERT_FALSE(late.ok());
   EXPECT_NE(late.error().message.find("not sent"), std::string::npos) << late.error().message;
   EXPECT_EQ(hanging.timeouts.size(), 2U);
+}
+
+// The deadline is measured on the monotonic clock: the wall stepping back an hour during each
+// attempt (an NTP correction) neither lets the source hang past it nor ends it early.
+TEST(RetryingHttpClientDeadlineTest, AWallClockStepMovesNoDeadline) {
+  for (const core::Duration step :
+       {core::Duration(-std::chrono::hours(1)), core::Duration(std::chrono::hours(1))}) {
+    testing::FakeClock clock(kStart);
+    HangingHttpClient hanging(clock);
+    hanging.wall_step = step;
+    RetryBudget budget(seconds{300});
+    RetryingHttpClient retrying(hanging, clock, RetryPolicy{}, 1);
+    core::HttpRequest request;
+    request.url = kUrl;
+    request.total_timeout = seconds{30};
+    auto r = retrying.Send(request, budget, clock.Monotonic() + seconds{45});
+    ASSERT_FALSE(r.ok());
+    ASSERT_EQ(hanging.timeouts.size(), 2U) << "wall step " << step.count();
+    EXPECT_EQ(hanging.timeouts[0], seconds{30});
+    EXPECT_LT(hanging.timeouts[1], seconds{15});
+  }
 }
 
 // The adapter reading a response it gave up on learns why from the response itself; nothing
@@ -306,6 +330,24 @@ TEST(BudgetedHttpClientTest, ThePollDeadlineCountsFromTheSourcesFirstRequest) {
   budgeted.StartPoll(seconds{10});  // the next poll starts afresh
   EXPECT_FALSE(budgeted.Send(request).ok());
   EXPECT_EQ(hanging.timeouts.size(), 2U);
+}
+
+// The wall clock jumping forward a day between a poll's first request and its retry does not
+// end the poll's deadline early.
+TEST(BudgetedHttpClientTest, AWallClockStepDoesNotEndThePollDeadline) {
+  testing::FakeClock clock(kStart);
+  HangingHttpClient hanging(clock);
+  hanging.wall_step = std::chrono::hours(24);
+  RetryingHttpClient retrying(hanging, clock, RetryPolicy{.max_attempts = 1}, 1);
+  BudgetedHttpClient budgeted(retrying, seconds{30});
+  budgeted.StartPoll(seconds{100});
+  core::HttpRequest request;
+  request.url = kUrl;
+  request.total_timeout = seconds{30};
+  EXPECT_FALSE(budgeted.Send(request).ok());
+  EXPECT_FALSE(budgeted.Send(request).ok());  // 30 s of the 100 s used: sent, in full
+  ASSERT_EQ(hanging.timeouts.size(), 2U);
+  EXPECT_EQ(hanging.timeouts[1], seconds{30});
 }
 
 }  // namespace

@@ -17,10 +17,15 @@ using std::chrono::seconds;
 class FakeClock : public core::Clock {
  public:
   core::WallTime Now() override { return now_; }
-  void SleepFor(core::Duration d) override { now_ += d; }
+  core::MonoTime Monotonic() override { return mono_; }
+  void SleepFor(core::Duration d) override {
+    now_ += d;
+    mono_ += d;
+  }
 
  private:
   core::WallTime now_{};
+  core::MonoTime mono_{};
 };
 
 TEST(RunControlTest, AWaitOnAFakeClockAdvancesItAndReturns) {

@@ -28,7 +28,8 @@ ConditionOutcome Outcome(const std::string& condition, bool source_ok, bool appl
 
 TEST(RunMetricsTest, ShowsHowManyPollsInARowAMetricConditionKeptNoSeries) {
   MetricsRegistry registry;
-  RunMetrics metrics(registry);
+  testing::FakeClock clock(kAt);
+  RunMetrics metrics(registry, clock);
   CycleReport report;
   ConditionOutcome typo = Outcome("latency", true, true);
   typo.empty_polls = 4;
@@ -44,7 +45,8 @@ TEST(RunMetricsTest, ShowsHowManyPollsInARowAMetricConditionKeptNoSeries) {
 
 TEST(RunMetricsTest, CountsPollsFailuresAndDecisions) {
   MetricsRegistry registry;
-  RunMetrics metrics(registry);
+  testing::FakeClock clock(kAt);
+  RunMetrics metrics(registry, clock);
   CycleReport report;
   ConditionOutcome ok = Outcome("errors", true, true);
   ok.summary.poll.by_decision[static_cast<size_t>(core::DecisionKind::kNotify)] = 2;
@@ -82,7 +84,8 @@ TEST(RunMetricsTest, CountsPollsFailuresAndDecisions) {
 // one whose observations could not be written (a store that refuses them) does not.
 TEST(RunMetricsTest, ACycleCountsAsCommittedOnlyWhenEveryConditionCommitted) {
   MetricsRegistry registry;
-  RunMetrics metrics(registry);
+  testing::FakeClock clock(kAt);
+  RunMetrics metrics(registry, clock);
   EXPECT_FALSE(metrics.LastCommittedCycle().has_value());
   CycleReport slow_source;
   slow_source.conditions.push_back(Outcome("errors", false, true));
@@ -90,6 +93,8 @@ TEST(RunMetricsTest, ACycleCountsAsCommittedOnlyWhenEveryConditionCommitted) {
   metrics.OnCycleEnd("r1", slow_source, kAt + seconds(1));
   ASSERT_TRUE(metrics.LastCommittedCycle().has_value());
   EXPECT_EQ(*metrics.LastCommittedCycle(), kAt + seconds(1));
+  ASSERT_TRUE(metrics.LastCommitted().has_value());
+  EXPECT_EQ(metrics.LastCommitted()->mono, clock.Monotonic()) << "heard now, on the steady clock";
 
   CycleReport store_down;
   store_down.conditions.push_back(Outcome("errors", true, false));
@@ -104,7 +109,8 @@ TEST(RunMetricsTest, ACycleCountsAsCommittedOnlyWhenEveryConditionCommitted) {
 
 TEST(RunMetricsTest, NoCompleteCycleBeforeTheFirstEnds) {
   MetricsRegistry registry;
-  RunMetrics metrics(registry);
+  testing::FakeClock clock(kAt);
+  RunMetrics metrics(registry, clock);
   metrics.OnCycleStart("r1", kAt);
   EXPECT_FALSE(metrics.LastCompleteCycle().has_value());
   metrics.OnCycleEnd("r1", CycleReport{}, kAt + seconds(1));
@@ -115,7 +121,8 @@ TEST(RunMetricsTest, NoCompleteCycleBeforeTheFirstEnds) {
 
 TEST(RunMetricsTest, CountsSendsPerChannelAndObservesLatency) {
   MetricsRegistry registry;
-  RunMetrics metrics(registry);
+  testing::FakeClock clock(kAt);
+  RunMetrics metrics(registry, clock);
   DispatchReport report;
   report.by_channel["ops"] = ChannelTally{
       .attempts = 3, .failures = 1, .delivery_latencies = {milliseconds(40), seconds(2)}};
@@ -141,7 +148,8 @@ TEST(RunMetricsTest, CountsSendsPerChannelAndObservesLatency) {
 
 TEST(RunMetricsTest, RefreshesStoreGaugesAndKeepsThemOnFailure) {
   MetricsRegistry registry;
-  RunMetrics metrics(registry);
+  testing::FakeClock clock(kAt);
+  RunMetrics metrics(registry, clock);
   testing::FakeIncidentStore store;
   core::Incident open;
   open.key = "a";

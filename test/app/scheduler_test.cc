@@ -9,7 +9,7 @@ namespace {
 
 using std::chrono::seconds;
 
-constexpr core::WallTime kStart{std::chrono::hours(24 * 365 * 56)};
+constexpr core::MonoTime kStart{std::chrono::hours(24 * 365 * 56)};
 
 TEST(SchedulerTest, EveryGroupIsDueAtStartThenAtItsOwnInterval) {
   Scheduler s({seconds(30), seconds(60)}, kStart, {.jitter = 0.0, .seed = 1});
@@ -35,7 +35,7 @@ TEST(SchedulerTest, JitterIsBoundedAndSeeded) {
   Scheduler a({seconds(100)}, kStart, {.jitter = 0.2, .seed = 42});
   Scheduler b({seconds(100)}, kStart, {.jitter = 0.2, .seed = 42});
   bool varied = false;
-  core::WallTime started = kStart;
+  core::MonoTime started = kStart;
   core::Duration first{};
   for (int i = 0; i < 50; ++i) {
     a.Completed(0, started, started + seconds(1));

@@ -117,18 +117,18 @@ class DaemonReloadTest : public ::testing::Test {
     }
   }
 
-  std::unique_ptr<Daemon> Start() {
+  std::unique_ptr<app::DaemonRuntime> Start() {
     DaemonOptions options;
     options.config_path = config_;
     options.owner = "daemon-test";
     options.jitter = 0;
-    auto daemon = Daemon::Create(options, clock_, log_, control_, {});
+    auto daemon = MakeDaemon(options, clock_, log_, control_, {});
     EXPECT_TRUE(daemon.ok()) << daemon.error().message;
     return daemon.ok() ? std::move(*daemon) : nullptr;
   }
 
   // The next cycle, then dispatch rounds until nothing is claimed.
-  void PollAndDeliver(Daemon& daemon) {
+  void PollAndDeliver(app::DaemonRuntime& daemon) {
     clock_.SleepFor(std::chrono::seconds(10));
     daemon.PollDue();
     for (int round = 0; round < 5 && daemon.DispatchRound().claimed > 0; ++round) {

@@ -459,6 +459,7 @@ class ShadowExitTest : public OperatorContractTest {
    public:
     explicit FixedClock(core::WallTime at) : at_(at) {}
     core::WallTime Now() override { return at_; }
+    core::MonoTime Monotonic() override { return {}; }
     void SleepFor(core::Duration) override {}
 
    private:

@@ -18,11 +18,11 @@ void BudgetedHttpClient::StartPoll(std::optional<core::Duration> deadline) {
 }
 
 core::Result<core::HttpResponse> BudgetedHttpClient::Send(const core::HttpRequest& request) {
-  std::optional<core::WallTime> deadline;
+  std::optional<core::MonoTime> deadline;
   {
     // From the first request: a source polled after another that hung keeps its own time.
     const std::lock_guard<std::mutex> lock(deadline_mutex_);
-    if (poll_deadline_ && !deadline_) deadline_ = retrying_.clock().Now() + *poll_deadline_;
+    if (poll_deadline_ && !deadline_) deadline_ = retrying_.clock().Monotonic() + *poll_deadline_;
     deadline = deadline_;
   }
   auto sent = retrying_.Send(request, *budget_, deadline);

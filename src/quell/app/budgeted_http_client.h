@@ -31,7 +31,7 @@ class BudgetedHttpClient : public core::HttpClient {
   std::unique_ptr<RetryBudget> budget_;
   std::optional<core::Duration> poll_deadline_;
   std::mutex deadline_mutex_;
-  std::optional<core::WallTime> deadline_;  // set by the poll's first Send; guarded
+  std::optional<core::MonoTime> deadline_;  // set by the poll's first Send; guarded
 };
 
 }  // namespace quell::app

@@ -141,7 +141,9 @@ DispatchReport Dispatcher::RunOnce() {
 }
 
 void Dispatcher::TrimWhenDue(core::WallTime now, DispatchReport& report) {
-  if (!options_.outbox_retention || now < next_trim_) return;
+  // The cadence is measured in monotonic time; the cut-off is a wall time, as the rows store.
+  const core::MonoTime mono = clock_.Monotonic();
+  if (!options_.outbox_retention || (next_trim_ && mono < *next_trim_)) return;
   const size_t batch = std::max<size_t>(options_.trim_batch, 1);
   // One short transaction per batch, so a poll's writes wait for one batch at most; a
   // backlog (the first round after an upgrade) is worked off over several rounds, between
@@ -150,16 +152,16 @@ void Dispatcher::TrimWhenDue(core::WallTime now, DispatchReport& report) {
     auto trimmed = store_.TrimOutbox(now - *options_.outbox_retention, batch);
     if (!trimmed) {
       report.errors.push_back("outbox retention: " + trimmed.error().message);
-      next_trim_ = now + options_.trim_interval;
+      next_trim_ = mono + options_.trim_interval;
       return;
     }
     report.trimmed += *trimmed;
     if (*trimmed < batch) {
-      next_trim_ = now + options_.trim_interval;
+      next_trim_ = mono + options_.trim_interval;
       return;
     }
   }
-  next_trim_ = now;  // more to delete: again next round
+  next_trim_ = mono;  // more to delete: again next round
 }
 
 std::vector<Dispatcher::Attempt> Dispatcher::Prepare(std::vector<core::OutboxRow> rows,

@@ -118,7 +118,7 @@ class Dispatcher {
   std::map<std::string, Route, std::less<>> routes_;
   std::vector<uint32_t> lane_limits_;
   uint64_t random_state_;
-  core::WallTime next_trim_{};  // the first round trims
+  std::optional<core::MonoTime> next_trim_;  // unset: the first round trims
 };
 
 }  // namespace quell::app

@@ -27,12 +27,9 @@ core::Duration LivenessLimit(const LivenessPolicy& policy) {
   return 2 * policy.interval + policy.poll_deadline + policy.grace;
 }
 
-OpsResponse LivenessVerdict(std::optional<core::WallTime> last_committed_cycle,
-                            core::WallTime started_at, core::WallTime now,
+OpsResponse LivenessVerdict(std::optional<core::WallTime> last_committed_cycle, core::Duration age,
                             const LivenessPolicy& policy) {
   const core::Duration limit = LivenessLimit(policy);
-  const core::WallTime since = last_committed_cycle.value_or(started_at);
-  const core::Duration age = now - since;
   const bool ok = age <= limit;
   std::string reason;
   if (last_committed_cycle) {
@@ -72,15 +69,18 @@ std::vector<OpsRoute> HealthRoutes(HealthSources sources) {
   std::vector<OpsRoute> routes;
   // The probes are public: a supervisor asks them without a secret, and they tell nothing
   // about incidents. /metrics names conditions and channels, so it follows open_reads.
-  routes.push_back(OpsRoute{.method = "GET",
-                            .pattern = "/healthz",
-                            .write = false,
-                            .handler =
-                                [s](const OpsRequest&) {
-                                  return LivenessVerdict(s->last_committed_cycle(), s->started_at,
-                                                         s->clock->Now(), s->policy);
-                                },
-                            .is_public = true});
+  routes.push_back(OpsRoute{
+      .method = "GET",
+      .pattern = "/healthz",
+      .write = false,
+      .handler =
+          [s](const OpsRequest&) {
+            const auto last = s->last_committed_cycle();
+            const core::MonoTime since = last ? last->mono : s->started_at;
+            const core::Duration age = s->clock->Monotonic() - since;
+            return LivenessVerdict(last ? std::optional(last->at) : std::nullopt, age, s->policy);
+          },
+      .is_public = true});
   routes.push_back(
       OpsRoute{.method = "GET",
                .pattern = "/readyz",

@@ -23,10 +23,17 @@ struct LivenessPolicy {
 };
 
 // 200 while the last committed cycle (or, before the first, the start-up) is no older than the
-// policy's limit, else 503; the JSON body says which and by how much. Pure.
-OpsResponse LivenessVerdict(std::optional<core::WallTime> last_committed_cycle,
-                            core::WallTime started_at, core::WallTime now,
+// policy's limit (`age`, measured on the monotonic clock), else 503; the JSON body says which and
+// by how much, and shows the cycle's wall time. Pure.
+OpsResponse LivenessVerdict(std::optional<core::WallTime> last_committed_cycle, core::Duration age,
                             const LivenessPolicy& policy);
+
+// A committed cycle as a listener heard it: its wall time, shown, and the clock's monotonic
+// reading then, which its age is measured from.
+struct CommittedCycle {
+  core::WallTime at;
+  core::MonoTime mono;
+};
 
 // The age past which LivenessVerdict fails.
 core::Duration LivenessLimit(const LivenessPolicy& policy);
@@ -38,10 +45,10 @@ OpsResponse ReadinessVerdict(const core::Status& store_ping);
 // threads, so each must be thread-safe (ping_store on its own store instance or under a lock).
 struct HealthSources {
   core::Clock* clock = nullptr;
-  core::WallTime started_at;
+  core::MonoTime started_at;  // the clock's Monotonic() at start-up
   LivenessPolicy policy;
-  // The end of the last cycle in which every condition committed (RunMetrics).
-  std::function<std::optional<core::WallTime>()> last_committed_cycle;
+  // The end of the last cycle in which every condition committed (RunMetrics::LastCommitted).
+  std::function<std::optional<CommittedCycle>()> last_committed_cycle;
   std::function<core::Status()> ping_store;
   std::function<std::string()> render_metrics;  // e.g. MetricsRegistry::Render
 };

@@ -33,13 +33,13 @@ RetryingHttpClient::RetryingHttpClient(core::HttpClient& client, core::Clock& cl
 
 core::Result<RetriedResponse> RetryingHttpClient::Send(const core::HttpRequest& request,
                                                        RetryBudget& budget,
-                                                       std::optional<core::WallTime> deadline) {
+                                                       std::optional<core::MonoTime> deadline) {
   const uint32_t max_attempts = std::max<uint32_t>(policy_.max_attempts, 1);
   std::optional<core::HttpRequest> cut;  // the request with its timeouts cut to the deadline
   if (deadline) cut = request;
   for (uint32_t attempts = 1;; ++attempts) {
     if (deadline) {
-      const core::Duration left = *deadline - clock_.Now();
+      const core::Duration left = *deadline - clock_.Monotonic();
       if (left <= core::Duration::zero()) {
         return core::MakeError(core::ErrorCode::kTimeout,
                                request.method + " " + request.url +
@@ -52,13 +52,13 @@ core::Result<RetriedResponse> RetryingHttpClient::Send(const core::HttpRequest& 
     const bool retryable =
         result.ok() ? IsRetryableStatus(result->status) : result.error().IsRetryable();
     RetryStop stop = RetryStop::kFinal;
-    if (retryable && deadline && clock_.Now() >= *deadline) {
+    if (retryable && deadline && clock_.Monotonic() >= *deadline) {
       stop = RetryStop::kOutOfTime;  // the attempt ran into the deadline, and was cut by it
     } else if (retryable && attempts >= max_attempts) {
       stop = RetryStop::kOutOfAttempts;
     } else if (retryable) {
       const core::Duration wait = WaitBeforeRetry(result, attempts - 1);
-      if (deadline && clock_.Now() + wait >= *deadline) {
+      if (deadline && clock_.Monotonic() + wait >= *deadline) {
         stop = RetryStop::kOutOfTime;
       } else if (!budget.TryConsume(wait)) {
         // Waiting less than asked would only meet the same 429 or overload again.

@@ -42,11 +42,12 @@ class RetryingHttpClient {
   // failed in transport, with that attempt's code; after more than one attempt, or when the
   // policy or budget stopped the retries, the message says so, as in
   // "GET http://127.0.0.1:4100/v1/errors/groups: connection refused (4 attempts)".
-  // With a `deadline` (on the clock), every attempt's timeouts are cut to the time left before
-  // it, and no attempt or wait starts at or after it: a source that hangs costs its caller no
-  // more than the deadline. A request whose deadline has already passed is not sent (kTimeout).
+  // With a `deadline` (the clock's Monotonic() time), every attempt's timeouts are cut to the time
+  // left before it, and no attempt or wait starts at or after it: a source that hangs costs its
+  // caller no more than the deadline. A request whose deadline has already passed is not sent
+  // (kTimeout).
   core::Result<RetriedResponse> Send(const core::HttpRequest& request, RetryBudget& budget,
-                                     std::optional<core::WallTime> deadline = std::nullopt);
+                                     std::optional<core::MonoTime> deadline = std::nullopt);
 
   core::Clock& clock() const { return clock_; }
 

@@ -26,7 +26,7 @@ double UnixSeconds(core::WallTime t) { return Seconds(t.time_since_epoch()); }
 
 }  // namespace
 
-RunMetrics::RunMetrics(MetricsRegistry& registry)
+RunMetrics::RunMetrics(MetricsRegistry& registry, core::Clock& clock)
     : cycles_(registry.AddCounter("quell_poll_cycles_total",
                                   "Poll cycles ended, by result (ok: every source answered in "
                                   "full and every condition committed).")),
@@ -65,7 +65,8 @@ RunMetrics::RunMetrics(MetricsRegistry& registry)
           "its no_series_warn_after the log warns (poll.no_series).")),
       refresh_failures_(registry.AddCounter(
           "quell_store_refresh_failures_total",
-          "Failed reads of the store gauges (quell_open_incidents, quell_outbox_rows).")) {
+          "Failed reads of the store gauges (quell_open_incidents, quell_outbox_rows).")),
+      clock_(clock) {
   // Series that exist from the start, so rate() and absent() see a zero, not a gap.
   cycles_.Add({{"result", "ok"}}, 0);
   cycles_.Add({{"result", "failed"}}, 0);
@@ -107,6 +108,9 @@ void RunMetrics::OnCycleEnd(const std::string& /*run_id*/, const CycleReport& re
                                      [](const ConditionOutcome& c) { return c.applied; });
   if (committed) {
     last_committed_cycle_.Set(UnixSeconds(at));
+    // The monotonic reading first: a reader that sees the new wall time sees its age too.
+    last_committed_mono_us_.store(clock_.Monotonic().time_since_epoch().count(),
+                                  std::memory_order_relaxed);
     last_committed_us_.store(at.time_since_epoch().count(), std::memory_order_relaxed);
   }
 }
@@ -146,6 +150,14 @@ std::optional<core::WallTime> RunMetrics::LastCommittedCycle() const {
   const int64_t us = last_committed_us_.load(std::memory_order_relaxed);
   if (us == kNever) return std::nullopt;
   return core::WallTime(core::Duration(us));
+}
+
+std::optional<CommittedCycle> RunMetrics::LastCommitted() const {
+  const int64_t us = last_committed_us_.load(std::memory_order_relaxed);
+  if (us == kNever) return std::nullopt;
+  const int64_t mono = last_committed_mono_us_.load(std::memory_order_relaxed);
+  return CommittedCycle{.at = core::WallTime(core::Duration(us)),
+                        .mono = core::MonoTime(core::Duration(mono))};
 }
 
 std::optional<core::WallTime> RunMetrics::LastCompleteCycle() const {

@@ -6,8 +6,10 @@
 #include <optional>
 #include <string>
 
+#include "quell/app/health.h"
 #include "quell/app/metrics.h"
 #include "quell/app/run_listener.h"
+#include "quell/core/ports/clock.h"
 #include "quell/core/ports/incident_store.h"
 #include "quell/core/result.h"
 #include "quell/core/text/time.h"
@@ -20,7 +22,8 @@ namespace quell::app {
 // registry's mutex.
 class RunMetrics : public RunListener {
  public:
-  explicit RunMetrics(MetricsRegistry& registry);
+  // `clock` gives the monotonic reading of each committed cycle (LastCommitted).
+  RunMetrics(MetricsRegistry& registry, core::Clock& clock);
 
   void OnCycleStart(const std::string& run_id, core::WallTime at) override;
   void OnCycleEnd(const std::string& run_id, const CycleReport& report, core::WallTime at) override;
@@ -38,6 +41,8 @@ class RunMetrics : public RunListener {
   // ones for a source that failed included): the poll loop's progress, which /healthz follows.
   // nullopt before the first.
   std::optional<core::WallTime> LastCommittedCycle() const;
+  // The same, with the clock's Monotonic() reading when it was heard, to measure its age on.
+  std::optional<CommittedCycle> LastCommitted() const;
 
  private:
   MetricsRegistry::Counter cycles_;
@@ -58,6 +63,8 @@ class RunMetrics : public RunListener {
   static constexpr int64_t kNever = std::numeric_limits<int64_t>::min();
   std::atomic<int64_t> last_complete_us_{kNever};
   std::atomic<int64_t> last_committed_us_{kNever};
+  std::atomic<int64_t> last_committed_mono_us_{kNever};
+  core::Clock& clock_;
 };
 
 }  // namespace quell::app

@@ -6,7 +6,7 @@
 
 namespace quell::app {
 
-Scheduler::Scheduler(const std::vector<core::Duration>& intervals, core::WallTime start,
+Scheduler::Scheduler(const std::vector<core::Duration>& intervals, core::MonoTime start,
                      SchedulerOptions options)
     : jitter_(std::clamp(options.jitter, 0.0, 1.0)), random_state_(options.seed) {
   groups_.reserve(intervals.size());
@@ -15,7 +15,7 @@ Scheduler::Scheduler(const std::vector<core::Duration>& intervals, core::WallTim
   }
 }
 
-std::vector<size_t> Scheduler::Due(core::WallTime now) const {
+std::vector<size_t> Scheduler::Due(core::MonoTime now) const {
   std::vector<size_t> due;
   for (size_t i = 0; i < groups_.size(); ++i) {
     if (groups_[i].next_due <= now) due.push_back(i);
@@ -26,8 +26,8 @@ std::vector<size_t> Scheduler::Due(core::WallTime now) const {
   return due;
 }
 
-core::WallTime Scheduler::NextDue() const {
-  core::WallTime earliest = groups_.front().next_due;
+core::MonoTime Scheduler::NextDue() const {
+  core::MonoTime earliest = groups_.front().next_due;
   for (const Group& group : groups_) earliest = std::min(earliest, group.next_due);
   return earliest;
 }
@@ -39,7 +39,7 @@ core::Duration Scheduler::SmallestInterval() const {
   return smallest;
 }
 
-void Scheduler::Completed(size_t group, core::WallTime started, core::WallTime finished) {
+void Scheduler::Completed(size_t group, core::MonoTime started, core::MonoTime finished) {
   Group& g = groups_[group];
   const bool overran = finished - started >= g.interval;
   g.next_due = (overran ? finished : started) + g.interval + Jitter(g.interval);

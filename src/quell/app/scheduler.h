@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "quell/core/ports/clock.h"
 #include "quell/core/text/time.h"
 
 namespace quell::app {
@@ -16,31 +17,32 @@ struct SchedulerOptions {
 };
 
 // When each poll group is next due: one group per distinct condition interval, each on its own
-// cadence. Pure: time comes in. A group's next cycle is counted from its start, or from its end
+// cadence, in monotonic time: a wall-clock step moves no cadence. Pure: time comes in. A
+// group's next cycle is counted from its start, or from its end
 // when it overran its interval, so a slow poll never overlaps itself and never runs twice in a
 // row to catch up. Not thread-safe.
 class Scheduler {
  public:
   // Every group is first due at `start`. `intervals` must be positive.
-  Scheduler(const std::vector<core::Duration>& intervals, core::WallTime start,
+  Scheduler(const std::vector<core::Duration>& intervals, core::MonoTime start,
             SchedulerOptions options);
 
   size_t size() const { return groups_.size(); }
   core::Duration interval(size_t group) const { return groups_[group].interval; }
-  core::WallTime next_due(size_t group) const { return groups_[group].next_due; }
+  core::MonoTime next_due(size_t group) const { return groups_[group].next_due; }
   // The groups due at `now`, the longest overdue first.
-  std::vector<size_t> Due(core::WallTime now) const;
+  std::vector<size_t> Due(core::MonoTime now) const;
   // The earliest next_due over all groups; `now`-independent. Requires size() > 0.
-  core::WallTime NextDue() const;
+  core::MonoTime NextDue() const;
   // The smallest interval (what health checks measure staleness against); zero when empty.
   core::Duration SmallestInterval() const;
   // A cycle of `group` ran from `started` to `finished`.
-  void Completed(size_t group, core::WallTime started, core::WallTime finished);
+  void Completed(size_t group, core::MonoTime started, core::MonoTime finished);
 
  private:
   struct Group {
     core::Duration interval;
-    core::WallTime next_due;
+    core::MonoTime next_due;
   };
   core::Duration Jitter(core::Duration interval);
 

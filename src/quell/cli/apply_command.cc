@@ -36,7 +36,8 @@ core::Result<core::InputLimits> InputLimitsOf(const std::string& config_path) {
 
 }  // namespace
 
-int RunApply(const ApplyCommandOptions& options, int in_fd, std::FILE* out, std::FILE* err) {
+int RunApply(const ApplyCommandOptions& options, core::Clock& clock, int in_fd, std::FILE* out,
+             std::FILE* err) {
   auto url = wiring::ChooseStoreUrl(options.store_url, options.config_path);
   auto store = url ? wiring::OpenStore(*url) : core::Result<core::Store>(url.error());
   if (!store) {
@@ -44,8 +45,7 @@ int RunApply(const ApplyCommandOptions& options, int in_fd, std::FILE* out, std:
     return store.error().code == core::ErrorCode::kInvalidArgument ? kUsageError : 1;
   }
   // "now" is read once, here, and passed down.
-  const core::WallTime now =
-      std::chrono::time_point_cast<core::Duration>(std::chrono::system_clock::now());
+  const core::WallTime now = clock.Now();
   auto limits = InputLimitsOf(options.config_path);
   if (!limits) {
     std::fprintf(err, "quell apply: %s\n", limits.error().message.c_str());

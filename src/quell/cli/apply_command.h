@@ -5,6 +5,7 @@
 #include <string>
 
 #include "quell/core/engine/policy.h"
+#include "quell/core/ports/clock.h"
 #include "quell/core/text/time.h"
 
 namespace quell::cli {
@@ -23,6 +24,7 @@ struct ApplyCommandOptions {
 // applies them as one poll in one transaction, and only after the commit writes one decision
 // line per observation to `out`. Returns 0; 1 for malformed input or a store error (nothing is
 // applied then); 2 for a bad --store URL or config. It creates a SQLite store that is not there.
-int RunApply(const ApplyCommandOptions& options, int in_fd, std::FILE* out, std::FILE* err);
+int RunApply(const ApplyCommandOptions& options, core::Clock& clock, int in_fd, std::FILE* out,
+             std::FILE* err);
 
 }  // namespace quell::cli

@@ -3,13 +3,14 @@
 #include <string>
 
 #include "quell/adapters/config/config_loader.h"
+#include "quell/adapters/system/lease_owner.h"
+#include "quell/adapters/system/signal_thread.h"
 #include "quell/adapters/system/system_clock.h"
 #include "quell/adapters/wiring/dispatch_wiring.h"
 #include "quell/adapters/wiring/store_url.h"
+#include "quell/app/dispatch_loop.h"
 #include "quell/app/run_control.h"
 #include "quell/app/store_health.h"
-#include "quell/cli/dispatch_loop.h"
-#include "quell/cli/signal_thread.h"
 
 namespace quell::cli {
 namespace {
@@ -18,9 +19,9 @@ constexpr int kConfigError = 2;
 
 }  // namespace
 
-int RunDispatch(const DispatchCommandOptions& options, std::FILE* err) {
+int RunDispatch(const DispatchCommandOptions& options, core::Clock& clock, std::FILE* err) {
   app::RunControl control;
-  const SignalThread signals(control);
+  const system::SignalThread signals(control);
   auto config = config::LoadConfig(options.config_path, config::ProcessEnv());
   if (!config) {
     std::fprintf(err, "quell dispatch: %s\n", config.error().message.c_str());
@@ -40,39 +41,20 @@ int RunDispatch(const DispatchCommandOptions& options, std::FILE* err) {
     std::fprintf(err, "quell dispatch: %s\n", store.error().message.c_str());
     return kConfigError;
   }
-  system::SystemClock clock;
   auto wiring = wiring::DispatchWiring::Create(
-      *config, store->outbox(), clock, options.owner.empty() ? DefaultLeaseOwner() : options.owner,
-      url);
+      *config, store->outbox(), clock,
+      options.owner.empty() ? system::DefaultLeaseOwner() : options.owner, url);
   if (!wiring) {
     std::fprintf(err, "quell dispatch: %s\n", wiring.error().message.c_str());
     return kConfigError;
   }
 
-  bool failed = false;
-  app::StoreOutage outage;
-  while (!control.stop_requested()) {
-    const app::DispatchReport report = (*wiring)->dispatcher().RunOnce();
-    const app::StoreOutage::Change change = outage.Observe(report.store_error);
-    for (const std::string& error : report.errors) {
-      // A store that stopped answering is said when that starts and ends, not every round.
-      if (error == report.store_error && change != app::StoreOutage::Change::kStarted) continue;
-      std::fprintf(err, "quell dispatch: %s\n", error.c_str());
-    }
-    if (change == app::StoreOutage::Change::kEnded) {
-      std::fprintf(err, "quell dispatch: the store answers again (after %llu failed rounds)\n",
-                   static_cast<unsigned long long>(outage.failures()));
-    }
-    if (report.claimed > 0 || report.trimmed > 0) {
-      std::fprintf(err, "%s\n", DispatchSummary(report).c_str());
-    }
-    failed = failed || !report.errors.empty() || report.dead > 0;
-    const core::Duration wait =
-        outage.Wait(DispatchWait(report, clock.Now(), config->dispatch.idle_interval));
-    if (wait == core::Duration::zero()) continue;
-    if (options.once) break;
-    control.WaitFor(clock, wait, /*on_reload=*/false);
-  }
+  const bool failed = app::RunDispatchRounds(
+      [&] { return (*wiring)->dispatcher().RunOnce(); }, config->dispatch.idle_interval, clock,
+      control, options.once,
+      [err](const std::string& line, bool summary) {
+        std::fprintf(err, "%s%s\n", summary ? "" : "quell dispatch: ", line.c_str());
+      });
   return options.once && failed ? 1 : 0;
 }
 

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <string>
 
+#include "quell/core/ports/clock.h"
+
 namespace quell::cli {
 
 struct DispatchCommandOptions {
@@ -17,6 +19,6 @@ struct DispatchCommandOptions {
 // finishing the batch in hand (a row it could not record is left to its lease). One summary
 // line on `err` per batch that did something. Returns 0, 1 when a store error or dead row
 // occurred in --once mode, 2 for a config that cannot run.
-int RunDispatch(const DispatchCommandOptions& options, std::FILE* err);
+int RunDispatch(const DispatchCommandOptions& options, core::Clock& clock, std::FILE* err);
 
 }  // namespace quell::cli

@@ -183,6 +183,8 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : kUsageError;
   }
 
+  // The one clock of the process: every command reads the time from it.
+  quell::system::SystemClock clock;
   if (demo_cmd->parsed()) return quell::demo::RunDemo(stdout, stderr);
   if (replay_cmd->parsed()) {
     auto policy = replay_policy.Resolve();
@@ -191,7 +193,7 @@ int main(int argc, char** argv) {
       return kUsageError;
     }
     replay.policy = *policy;
-    return quell::cli::RunReplay(replay, STDIN_FILENO, stdout, stderr);
+    return quell::cli::RunReplay(replay, clock, STDIN_FILENO, stdout, stderr);
   }
   if (apply_cmd->parsed()) {
     auto policy = apply_policy.Resolve();
@@ -209,19 +211,16 @@ int main(int argc, char** argv) {
       }
       apply.decision_retention = *retention;
     }
-    return quell::cli::RunApply(apply, STDIN_FILENO, stdout, stderr);
+    return quell::cli::RunApply(apply, clock, STDIN_FILENO, stdout, stderr);
   }
-  if (poll_once_cmd->parsed()) return quell::cli::RunPollOnce(poll, stdout, stderr);
-  if (schema_check_cmd->parsed()) return quell::cli::RunSchemaCheck(poll, stdout, stderr);
-  if (dispatch_cmd->parsed()) return quell::cli::RunDispatch(dispatch, stderr);
-  quell::system::SystemClock clock;
+  if (poll_once_cmd->parsed()) return quell::cli::RunPollOnce(poll, clock, stdout, stderr);
+  if (schema_check_cmd->parsed()) return quell::cli::RunSchemaCheck(poll, clock, stdout, stderr);
+  if (dispatch_cmd->parsed()) return quell::cli::RunDispatch(dispatch, clock, stderr);
   if (auto code = operator_cli.Run(clock, stdout, stderr)) return *code;
-  if (run_cmd->parsed()) return quell::cli::RunDaemonCommand(run, stderr);
-  if (config_check_cmd->parsed()) return quell::cli::RunConfigCheck(check, stdout);
+  if (run_cmd->parsed()) return quell::cli::RunDaemonCommand(run, clock, stderr);
+  if (config_check_cmd->parsed()) return quell::cli::RunConfigCheck(check, clock, stdout);
   if (shadow_cmd->parsed()) {
-    const auto now =
-        std::chrono::time_point_cast<quell::core::Duration>(std::chrono::system_clock::now());
-    return quell::cli::RunShadowReport(shadow, now, stdout, stderr);
+    return quell::cli::RunShadowReport(shadow, clock.Now(), stdout, stderr);
   }
   query.format = format == "jsonl" ? quell::text_output::ListFormat::kJsonl
                                    : quell::text_output::ListFormat::kTable;

@@ -41,12 +41,12 @@ core::Result<std::unique_ptr<OpsSurface>> OpsSurface::Create(const config::Confi
   ops->config_ = config;
   ops->clock_ = &clock;
   ops->log_ = &log;
-  ops->started_at_ = clock.Now();
+  ops->started_at_ = clock.Monotonic();
   if (!config.http.token_unresolved.empty()) {
     return core::MakeError(core::ErrorCode::kInvalidArgument,
                            "http: " + config.http.token_unresolved);
   }
-  ops->metrics_ = std::make_unique<app::RunMetrics>(ops->registry_);
+  ops->metrics_ = std::make_unique<app::RunMetrics>(ops->registry_, clock);
   if (!config.heartbeat.url.empty()) {
     ops->heartbeat_http_ = std::make_unique<curl::CurlHttpClient>();
     app::HeartbeatOptions options;
@@ -90,23 +90,11 @@ core::Result<int> OpsSurface::Serve() {
   sources.policy = app::LivenessPolicy{.interval = LongestInterval(config_),
                                        .poll_deadline = wiring::CyclePollDeadline(config_),
                                        .grace = config_.http.health_grace};
-  sources.last_committed_cycle = [this] { return metrics_->LastCommittedCycle(); };
-  sources.ping_store = [this]() -> core::Status {
-    // The daemon's own writes first: a store that answers this read may refuse every write.
-    if (auto writes = store_health_.Status(); !writes) return writes;
-    const std::lock_guard<std::mutex> lock(health_mutex_);
-    auto open = health_store_->incidents().CountOpenIncidents();
-    if (!open) return open.error();
-    return {};
-  };
-  sources.render_metrics = [this] {
-    {
-      // The store gauges are read per scrape: two aggregate queries.
-      const std::lock_guard<std::mutex> lock(health_mutex_);
-      (void)metrics_->RefreshStoreGauges(health_store_->incidents());
-    }
-    return registry_.Render();
-  };
+  sources.last_committed_cycle = [this] { return metrics_->LastCommitted(); };
+  probes_ = std::make_unique<app::OpsProbes>(health_store_->incidents(), store_health_, *metrics_,
+                                             registry_);
+  sources.ping_store = [this] { return probes_->PingStore(); };
+  sources.render_metrics = [this] { return probes_->RenderMetrics(); };
   std::vector<app::OpsRoute> routes = app::HealthRoutes(std::move(sources));
   std::vector<app::OpsRoute> operator_routes =
       http_server::OperatorRoutes(*operator_commands_, *operator_queries_, *clock_, *log_);

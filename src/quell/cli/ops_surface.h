@@ -1,7 +1,6 @@
 #pragma once
 
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -14,6 +13,7 @@
 #include "quell/app/metrics.h"
 #include "quell/app/operator_commands.h"
 #include "quell/app/operator_queries.h"
+#include "quell/app/ops_probes.h"
 #include "quell/app/run_listener.h"
 #include "quell/app/run_metrics.h"
 #include "quell/app/store_health.h"
@@ -48,14 +48,14 @@ class OpsSurface {
   config::Config config_;
   core::Clock* clock_ = nullptr;
   core::EventLog* log_ = nullptr;
-  core::WallTime started_at_;
+  core::MonoTime started_at_;
   app::MetricsRegistry registry_;
   std::unique_ptr<app::RunMetrics> metrics_;
   app::StoreHealth store_health_;  // whether the daemon's last writes went through, for /readyz
   std::unique_ptr<curl::CurlHttpClient> heartbeat_http_;
   std::unique_ptr<app::Heartbeat> heartbeat_;
-  std::mutex health_mutex_;  // guards health_store_ (scrapes and probes run on server threads)
-  std::optional<core::Store> health_store_;
+  std::optional<core::Store> health_store_;  // /readyz's and /metrics', through probes_
+  std::unique_ptr<app::OpsProbes> probes_;
   std::optional<core::Store> operator_store_;
   jsonl::JsonPayloadEncoder encoder_;
   std::unique_ptr<wiring::UpstreamWiring> upstream_;  // before the commands that use it

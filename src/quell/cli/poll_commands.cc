@@ -5,7 +5,9 @@
 #include <string>
 
 #include "quell/adapters/config/config_loader.h"
+#include "quell/adapters/jsonl/decision_line.h"
 #include "quell/adapters/jsonl/decision_sinks.h"
+#include "quell/adapters/prometheus/query_check.h"
 #include "quell/adapters/system/system_clock.h"
 #include "quell/adapters/text_output/cycle_summary.h"
 #include "quell/adapters/wiring/poll_wiring.h"
@@ -20,20 +22,21 @@ constexpr int kConfigError = 2;
 struct Loaded {
   config::Config config;
   std::optional<core::Store> store;
-  system::SystemClock clock;
+  core::Clock* clock = nullptr;
   std::unique_ptr<wiring::PollWiring> wiring;
 };
 
 // Loads the config, opens the store and wires the sources; prints why and returns null when
 // any of that fails.
-std::unique_ptr<Loaded> Load(const PollCommandOptions& options, const char* command,
-                             std::FILE* err) {
+std::unique_ptr<Loaded> Load(const PollCommandOptions& options, core::Clock& clock,
+                             const char* command, std::FILE* err) {
   auto config = config::LoadConfig(options.config_path, config::ProcessEnv());
   if (!config) {
     std::fprintf(err, "quell %s: %s\n", command, config.error().message.c_str());
     return nullptr;
   }
   auto loaded = std::make_unique<Loaded>();
+  loaded->clock = &clock;
   loaded->config = std::move(*config);
   const std::string url = options.store_url.empty() ? loaded->config.store_url : options.store_url;
   auto store = wiring::OpenStore(url);
@@ -43,7 +46,7 @@ std::unique_ptr<Loaded> Load(const PollCommandOptions& options, const char* comm
   }
   loaded->store.emplace(std::move(*store));
   auto wiring =
-      wiring::PollWiring::Create(loaded->config, loaded->store->incidents(), loaded->clock);
+      wiring::PollWiring::Create(loaded->config, loaded->store->incidents(), *loaded->clock);
   if (!wiring) {
     std::fprintf(err, "quell %s: %s\n", command, wiring.error().message.c_str());
     return nullptr;
@@ -54,8 +57,9 @@ std::unique_ptr<Loaded> Load(const PollCommandOptions& options, const char* comm
 
 }  // namespace
 
-int RunPollOnce(const PollCommandOptions& options, std::FILE* out, std::FILE* err) {
-  auto loaded = Load(options, "poll-once", err);
+int RunPollOnce(const PollCommandOptions& options, core::Clock& clock, std::FILE* out,
+                std::FILE* err) {
+  auto loaded = Load(options, clock, "poll-once", err);
   if (!loaded) return kConfigError;
   jsonl::PrintingDecisionSink sink(out);
   const app::CycleReport report = loaded->wiring->RunCycle(sink);
@@ -66,8 +70,9 @@ int RunPollOnce(const PollCommandOptions& options, std::FILE* out, std::FILE* er
   return report.ok() ? 0 : 1;
 }
 
-int RunSchemaCheck(const PollCommandOptions& options, std::FILE* out, std::FILE* err) {
-  auto loaded = Load(options, "schema check", err);
+int RunSchemaCheck(const PollCommandOptions& options, core::Clock& clock, std::FILE* out,
+                   std::FILE* err) {
+  auto loaded = Load(options, clock, "schema check", err);
   if (!loaded) return kConfigError;
   const size_t problems = wiring::CheckSchema(*loaded->wiring, loaded->config, out);
   return problems == 0 ? 0 : 1;

@@ -1,14 +1,12 @@
 #include "quell/cli/replay_command.h"
 
-#include <chrono>
-
 namespace quell::cli {
 
-int RunReplay(const ReplayOptions& options, int in_fd, std::FILE* out, std::FILE* err) {
+int RunReplay(const ReplayOptions& options, core::Clock& clock, int in_fd, std::FILE* out,
+              std::FILE* err) {
   // replay keeps no state past its input, but a line from the future would still make the
   // key's later lines stale; "now" is read once, here.
-  const core::WallTime now =
-      std::chrono::time_point_cast<core::Duration>(std::chrono::system_clock::now());
+  const core::WallTime now = clock.Now();
   return jsonl::ReplayLines(options, now, in_fd, out, err);
 }
 

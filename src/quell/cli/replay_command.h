@@ -3,12 +3,14 @@
 #include <cstdio>
 
 #include "quell/adapters/jsonl/replay_lines.h"
+#include "quell/core/ports/clock.h"
 
 namespace quell::cli {
 
 using ReplayOptions = jsonl::ReplayOptions;
 
-// `quell replay` (see jsonl::ReplayLines) at the wall clock's now.
-int RunReplay(const ReplayOptions& options, int in_fd, std::FILE* out, std::FILE* err);
+// `quell replay` (see jsonl::ReplayLines) at `clock`'s now.
+int RunReplay(const ReplayOptions& options, core::Clock& clock, int in_fd, std::FILE* out,
+              std::FILE* err);
 
 }  // namespace quell::cli

@@ -7,12 +7,11 @@
 
 #include "quell/adapters/config/config_loader.h"
 #include "quell/adapters/logging/spdlog_event_log.h"
-#include "quell/adapters/system/system_clock.h"
+#include "quell/adapters/system/signal_thread.h"
 #include "quell/adapters/wiring/startup_check.h"
 #include "quell/app/run_control.h"
 #include "quell/cli/daemon.h"
 #include "quell/cli/ops_surface.h"
-#include "quell/cli/signal_thread.h"
 #include "quell/core/text/url.h"
 
 namespace quell::cli {
@@ -36,10 +35,10 @@ core::LogLevel ToLevel(config::LogLevelSetting level) {
 
 }  // namespace
 
-int RunDaemonCommand(const RunCommandOptions& options, std::FILE* err) {
+int RunDaemonCommand(const RunCommandOptions& options, core::Clock& clock, std::FILE* err) {
   // First, before any thread exists, so every later thread inherits the blocked signals.
   app::RunControl control;
-  const SignalThread signals(control);
+  const system::SignalThread signals(control);
   if (!signals.ok()) {
     std::fprintf(err, "quell run: cannot watch signals (signalfd failed)\n");
     return kConfigError;
@@ -50,7 +49,6 @@ int RunDaemonCommand(const RunCommandOptions& options, std::FILE* err) {
     std::fprintf(err, "quell run: %s\n", config.error().message.c_str());
     return kConfigError;
   }
-  system::SystemClock clock;
   logging::SpdlogEventLog log(
       clock, logging::EventLogOptions{.format = config->log.format == config::LogFormat::kText
                                                     ? logging::EventFormat::kText
@@ -66,7 +64,7 @@ int RunDaemonCommand(const RunCommandOptions& options, std::FILE* err) {
       .jitter = 0.1,
   };
   // Every problem of the config, each on its own line, before anything binds or runs.
-  auto daemon = Daemon::Create(std::move(daemon_options), clock, log, control, {});
+  auto daemon = MakeDaemon(std::move(daemon_options), clock, log, control, {});
   if (!daemon) {
     std::istringstream lines(daemon.error().message);
     for (std::string line; std::getline(lines, line);) {
@@ -95,7 +93,7 @@ int RunDaemonCommand(const RunCommandOptions& options, std::FILE* err) {
   return (*daemon)->Run();
 }
 
-int RunConfigCheck(const ConfigCheckOptions& options, std::FILE* out) {
+int RunConfigCheck(const ConfigCheckOptions& options, core::Clock& clock, std::FILE* out) {
   const std::string& path = options.config_path;
   config::CheckedConfig checked = config::ReadConfigForCheck(path, config::ProcessEnv());
   std::vector<std::string> errors = std::move(checked.errors);
@@ -103,7 +101,6 @@ int RunConfigCheck(const ConfigCheckOptions& options, std::FILE* out) {
   // What start-up checks beyond the file, on whatever could be read of it; a file that cannot
   // be read at all (no config path set) has nothing more to check.
   if (!config.path.empty() && !(errors.size() == 1 && errors[0].rfind(path + ": ", 0) == 0)) {
-    system::SystemClock clock;
     wiring::StartupProblems problems = wiring::CheckStartup(
         config, {.store_override = "", .dispatch = true, .network = !options.offline}, clock);
     errors.insert(errors.end(), problems.errors.begin(), problems.errors.end());

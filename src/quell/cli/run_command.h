@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <string>
 
+#include "quell/core/ports/clock.h"
+
 namespace quell::cli {
 
 struct RunCommandOptions {
@@ -15,7 +17,7 @@ struct RunCommandOptions {
 // `quell run -c FILE`: the daemon (see Daemon) on the system clock, logging through spdlog as
 // the config's `log:` says, until SIGTERM or SIGINT; SIGHUP reloads the config. Returns 0
 // after a clean stop, 2 when the config cannot run at start (one line on `err`).
-int RunDaemonCommand(const RunCommandOptions& options, std::FILE* err);
+int RunDaemonCommand(const RunCommandOptions& options, core::Clock& clock, std::FILE* err);
 
 struct ConfigCheckOptions {
   std::string config_path = "quell.yaml";
@@ -27,6 +29,6 @@ struct ConfigCheckOptions {
 // queries), on `out`, one "file:line:column: setting: what was expected" line each, and
 // returns 2; or one summary line and 0. The listen address is not tried: a running daemon may
 // hold it while its next config is checked.
-int RunConfigCheck(const ConfigCheckOptions& options, std::FILE* out);
+int RunConfigCheck(const ConfigCheckOptions& options, core::Clock& clock, std::FILE* out);
 
 }  // namespace quell::cli

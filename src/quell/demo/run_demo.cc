@@ -103,13 +103,13 @@ int RunDemo(std::FILE* out, std::FILE* err) {
   // story is told: the scripted polls done and both transitions at the receiver.
   StoryLog story(out, clock);
   app::RunControl control;
-  auto daemon = cli::Daemon::Create(cli::DaemonOptions{.config_path = env.config_path,
-                                                       .store_url = "",
-                                                       .owner = "demo",
-                                                       .dispatch = true,
-                                                       .seed = 1,
-                                                       .jitter = 0.0},
-                                    clock, story, control, {});
+  auto daemon = cli::MakeDaemon(cli::DaemonOptions{.config_path = env.config_path,
+                                                   .store_url = "",
+                                                   .owner = "demo",
+                                                   .dispatch = true,
+                                                   .seed = 1,
+                                                   .jitter = 0.0},
+                                clock, story, control, {});
   if (!daemon) {
     std::fprintf(err, "quell demo: %s\n", daemon.error().message.c_str());
     return kCannotStart;

@@ -23,6 +23,7 @@ const core::WallTime kNow = core::WallTime{std::chrono::hours{24 * 20789 + 9}};
 class FixedClock : public core::Clock {
  public:
   core::WallTime Now() override { return kNow; }
+  core::MonoTime Monotonic() override { return {}; }
   void SleepFor(core::Duration /*d*/) override {}
 };
 

@@ -26,6 +26,7 @@ using std::chrono::seconds;
 class StepClock : public core::Clock {
  public:
   core::WallTime Now() override { return now; }
+  core::MonoTime Monotonic() override { return core::MonoTime(now.time_since_epoch()); }
   void SleepFor(core::Duration d) override { now += d; }
   core::WallTime now = *core::ParseRfc3339("2026-12-02T09:00:00Z");
 };

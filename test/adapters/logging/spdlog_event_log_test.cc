@@ -14,6 +14,7 @@ namespace {
 class FixedClock : public core::Clock {
  public:
   core::WallTime Now() override { return core::WallTime{std::chrono::seconds(1764716400)}; }
+  core::MonoTime Monotonic() override { return {}; }
   void SleepFor(core::Duration /*d*/) override {}
 };
 

@@ -26,6 +26,10 @@ TEST(ScaledClockTest, ASimulatedMinuteSleepsAboutOneSecondAtSixtyTimes) {
   EXPECT_GE(real_slept, std::chrono::milliseconds(100));
   // Asleep at least the simulated six seconds; a loaded machine may oversleep, never under.
   EXPECT_GE(clock.Now() - before, std::chrono::seconds(6));
+  // The monotonic reading runs at the same scale, from zero at construction.
+  const core::MonoTime mono = clock.Monotonic();
+  EXPECT_GE(mono.time_since_epoch(), std::chrono::seconds(6));
+  EXPECT_LE(mono.time_since_epoch(), clock.Now() - kStart);
 }
 
 }  // namespace

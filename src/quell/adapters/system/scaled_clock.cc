@@ -10,8 +10,12 @@ ScaledClock::ScaledClock(core::WallTime start, double factor)
 
 core::WallTime ScaledClock::Now() {
   // Steady time, so a wall-clock step during the demo cannot move it backwards.
+  return start_ + Monotonic().time_since_epoch();
+}
+
+core::MonoTime ScaledClock::Monotonic() {
   const std::chrono::duration<double, std::micro> real = std::chrono::steady_clock::now() - origin_;
-  return start_ + std::chrono::duration_cast<core::Duration>(real * factor_);
+  return core::MonoTime(std::chrono::duration_cast<core::Duration>(real * factor_));
 }
 
 void ScaledClock::SleepFor(core::Duration d) {

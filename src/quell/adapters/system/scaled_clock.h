@@ -13,6 +13,8 @@ class ScaledClock : public core::Clock {
  public:
   ScaledClock(core::WallTime start, double factor);
   core::WallTime Now() override;
+  // Scaled like Now(), from zero at construction.
+  core::MonoTime Monotonic() override;
   void SleepFor(core::Duration d) override;
   bool WaitFor(std::unique_lock<std::mutex>& lock, std::condition_variable& cv, core::Duration d,
                const std::function<bool()>& done) override;

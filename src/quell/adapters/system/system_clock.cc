@@ -10,6 +10,11 @@ core::WallTime SystemClock::Now() {
   return std::chrono::floor<core::Duration>(std::chrono::system_clock::now());
 }
 
+core::MonoTime SystemClock::Monotonic() {
+  return core::MonoTime(std::chrono::duration_cast<core::Duration>(
+      std::chrono::steady_clock::now().time_since_epoch()));
+}
+
 void SystemClock::SleepFor(core::Duration d) {
   if (d > core::Duration::zero()) std::this_thread::sleep_for(d);
 }

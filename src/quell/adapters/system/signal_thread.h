@@ -4,7 +4,7 @@
 
 #include "quell/app/run_control.h"
 
-namespace quell::cli {
+namespace quell::system {
 
 // Turns SIGINT and SIGTERM into RunControl::RequestStop and SIGHUP into RequestReload, on a
 // thread of its own reading a signalfd, so no work happens in a signal handler and no loop
@@ -30,4 +30,4 @@ class SignalThread {
   std::thread thread_;
 };
 
-}  // namespace quell::cli
+}  // namespace quell::system

@@ -1,4 +1,4 @@
-#include "quell/cli/signal_thread.h"
+#include "quell/adapters/system/signal_thread.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -9,7 +9,7 @@
 #include <array>
 #include <csignal>
 
-namespace quell::cli {
+namespace quell::system {
 namespace {
 
 sigset_t StopAndReloadSignals() {
@@ -62,4 +62,4 @@ void SignalThread::Loop() {
   }
 }
 
-}  // namespace quell::cli
+}  // namespace quell::system
