@@ -29,13 +29,30 @@ function(quell_add_library name)
   target_link_libraries(${name} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
 endfunction()
 
-# quell_add_test(name SOURCES a_test.cc DEPS lib LABELS unit [ENVIRONMENT K=V])
+# quell_add_test(name SOURCES a_test.cc DEPS lib LABELS unit [ENVIRONMENT K=V] [TIMEOUT s])
+#
+# One ctest entry `name` with those labels, environment and timeout. The sources are not linked
+# into an executable of their own: `name` is an object library (so target_compile_definitions and
+# add_dependencies on it work as on an executable), linked with the others of the same layer
+# (test/<layer>/...) and labels into one binary, quell_<layer>_<labels>_tests, whose main
+# (test/support/test_main.cc) runs only the tests defined in `name`'s sources. Linking ~90
+# executables took most of a warm build; one binary per layer and label keeps the ctest entries.
+# Build what ctest -R name runs: `--target quell_label_<label>` (every binary holding a test
+# with that label; scripts/test builds quell_label_unit under ASan) or the binary itself.
 function(quell_add_test name)
   cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;DEPS;LABELS;ENVIRONMENT" ${ARGN})
-  add_executable(${name} ${ARG_SOURCES})
+  add_library(${name} OBJECT ${ARG_SOURCES})
   quell_target_defaults(${name})
-  target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main)
-  add_test(NAME ${name} COMMAND ${name})
+  target_link_libraries(${name} PUBLIC ${ARG_DEPS} GTest::gtest)
+
+  file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR} ${CMAKE_CURRENT_SOURCE_DIR})
+  string(REGEX REPLACE "^test/([^/]+).*" "\\1" layer "${rel}")
+  string(REGEX REPLACE "[^A-Za-z0-9]+" "_" layer "${layer}")
+  string(JOIN _ label_part ${ARG_LABELS})
+  set(binary quell_${layer}_${label_part}_tests)
+  quell_test_binary_add(${binary} ${name} ${ARG_LABELS})
+  quell_test_selectors(selectors ${ARG_SOURCES})
+  add_test(NAME ${name} COMMAND ${binary} ${selectors})
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 300)
   endif()
@@ -43,4 +60,39 @@ function(quell_add_test name)
   if(ARG_ENVIRONMENT)
     set_tests_properties(${name} PROPERTIES ENVIRONMENT "${ARG_ENVIRONMENT}")
   endif()
+endfunction()
+
+# quell_test_binary_add(binary object_library label...): links the tests' object library into
+# the test binary (made on first use, with test/support/test_main.cc as main), and the binary
+# into the umbrella target quell_label_<label> of each label.
+function(quell_test_binary_add binary objects)
+  if(NOT TARGET ${binary})
+    if(NOT TARGET quell_test_main)
+      add_library(quell_test_main OBJECT ${PROJECT_SOURCE_DIR}/test/support/test_main.cc)
+      quell_target_defaults(quell_test_main)
+      target_link_libraries(quell_test_main PUBLIC GTest::gtest)
+    endif()
+    add_executable(${binary})
+    target_link_libraries(${binary} PRIVATE quell_test_main)
+    set_target_properties(${binary} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/test)
+  endif()
+  target_link_libraries(${binary} PRIVATE ${objects})
+  foreach(label IN LISTS ARGN)
+    if(NOT TARGET quell_label_${label})
+      add_custom_target(quell_label_${label})
+    endif()
+    add_dependencies(quell_label_${label} ${binary})
+  endforeach()
+endfunction()
+
+# quell_test_selectors(out source...): the test_main arguments that select the tests defined in
+# those sources (paths relative to the current source folder).
+function(quell_test_selectors out)
+  set(selectors)
+  foreach(source IN LISTS ARGN)
+    get_filename_component(source_abs ${source} ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
+    file(RELATIVE_PATH source_rel ${PROJECT_SOURCE_DIR} ${source_abs})
+    list(APPEND selectors --quell_source=${source_rel})
+  endforeach()
+  set(${out} ${selectors} PARENT_SCOPE)
 endfunction()
