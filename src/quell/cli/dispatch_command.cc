@@ -5,12 +5,10 @@
 #include "quell/adapters/config/config_loader.h"
 #include "quell/adapters/system/lease_owner.h"
 #include "quell/adapters/system/signal_thread.h"
-#include "quell/adapters/system/system_clock.h"
 #include "quell/adapters/wiring/dispatch_wiring.h"
 #include "quell/adapters/wiring/store_url.h"
 #include "quell/app/dispatch_loop.h"
 #include "quell/app/run_control.h"
-#include "quell/app/store_health.h"
 
 namespace quell::cli {
 namespace {

@@ -8,7 +8,6 @@
 #include "quell/adapters/jsonl/decision_line.h"
 #include "quell/adapters/jsonl/decision_sinks.h"
 #include "quell/adapters/prometheus/query_check.h"
-#include "quell/adapters/system/system_clock.h"
 #include "quell/adapters/text_output/cycle_summary.h"
 #include "quell/adapters/wiring/poll_wiring.h"
 #include "quell/adapters/wiring/schema_check.h"
