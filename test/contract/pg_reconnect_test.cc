@@ -28,7 +28,8 @@ core::Observation Unhealthy(const std::string& key, int64_t seconds) {
                            .at = At(seconds),
                            .health = core::Health::kUnhealthy,
                            .condition = "c",
-                           .evidence = "{}"};
+                           .evidence = "{}",
+                           .labels = {}};
 }
 
 class PgReconnectTest : public ::testing::Test {

@@ -7,20 +7,11 @@
 #include <utility>
 #include <vector>
 
+#include "quell/core/engine/labels.h"
 #include "quell/core/result.h"
 #include "quell/core/text/time.h"
 
 namespace quell::core {
-
-using Labels = std::vector<std::pair<std::string, std::string>>;  // sorted by name
-
-// The value of the label named `name` (the first, should there be two); nullopt when absent.
-inline std::optional<std::string_view> FindLabel(const Labels& labels, std::string_view name) {
-  for (const auto& [key, value] : labels) {
-    if (key == name) return std::string_view{value};
-  }
-  return std::nullopt;
-}
 
 // One error group as a source listed it, under quell's canonical field names (the source
 // adapter maps the remote names and aliases). `fields` holds every other scalar field as text,

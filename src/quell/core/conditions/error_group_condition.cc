@@ -87,6 +87,7 @@ GroupObservations ObserveGroups(const ErrorGroupCondition& condition, const Grou
           .health = unhealthy ? Health::kUnhealthy : Health::kHealthy,
           .condition = condition.common.name,
           .evidence = unhealthy && evidence ? evidence(group) : std::string(),
+          .labels = {},
       });
       result.groups.push_back(index);
     } else if (unhealthy && result.observations[it->second].health != Health::kUnhealthy) {
@@ -108,6 +109,7 @@ GroupObservations ObserveGroups(const ErrorGroupCondition& condition, const Grou
         .health = listing.complete ? Health::kHealthy : Health::kUnknown,
         .condition = condition.common.name,
         .evidence = {},
+        .labels = {},
     });
     result.groups.push_back(GroupObservations::kNoGroup);
   }

@@ -148,7 +148,8 @@ std::vector<Observation> ObserveMetric(const MetricCondition& condition,
                               .at = at,
                               .health = health,
                               .condition = condition.common.name,
-                              .evidence = std::move(evidence)});
+                              .evidence = std::move(evidence),
+                              .labels = {}});
   };
 
   std::map<std::string, Group> groups;  // by rendered key

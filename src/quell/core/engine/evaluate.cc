@@ -52,6 +52,7 @@ void RecordSighting(Incident& incident, const Observation& observation, const Po
   if (!incident.first_seen_at) incident.first_seen_at = observation.at;
   ++incident.event_count;
   incident.healthy_streak = 0;
+  if (!observation.labels.empty()) incident.labels = observation.labels;
   AppendEvidence(incident, observation, policy);
 }
 

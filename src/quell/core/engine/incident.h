@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "quell/core/engine/flap_history.h"
+#include "quell/core/engine/labels.h"
 #include "quell/core/text/time.h"
 
 namespace quell::core {
@@ -21,6 +22,7 @@ const char* IncidentStatusName(IncidentStatus status);
 struct Incident {
   std::string key;
   std::string condition;
+  Labels labels;            // from the latest unhealthy observation that carried any
   uint64_t generation = 0;  // 0 until the first open; +1 at each new open
   IncidentStatus status = IncidentStatus::kNone;
   uint64_t version = 0;  // +1 on every change; the store's compare-and-set token

@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "quell/core/engine/labels.h"
 #include "quell/core/text/time.h"
 
 namespace quell::core {
@@ -20,6 +21,7 @@ struct Observation {
   Health health = Health::kUnknown;
   std::string condition;  // the configured condition that produced the key
   std::string evidence;   // compact, already-redacted JSON text; opaque to the core
+  Labels labels;  // the fields the key was built from; an unhealthy one replaces the incident's
 };
 
 }  // namespace quell::core
