@@ -29,7 +29,8 @@ core::Observation Unhealthy(const std::string& key, int64_t seconds) {
                            .health = core::Health::kUnhealthy,
                            .condition = "c",
                            .evidence = "{}",
-                           .labels = {}};
+                           .labels = {},
+                           .upstream_count = {}};
 }
 
 class PgReconnectTest : public ::testing::Test {

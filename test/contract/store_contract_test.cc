@@ -301,6 +301,11 @@ TEST_P(StoreContractTest, RoundTripsEveryIncidentField) {
   in.recent_evidence = {R"({"msg":"a \"b\""})", "[1,2]"};
   in.held = true;
   in.held_until = At("2026-12-02T10:20:00.000001Z");
+  in.labels = {{"stage", "answer \"q\"\\ \n\u2028é"}, {"tenant", "t1"}};
+  in.unhealthy_streak = 2;
+  in.upstream_count = 12;
+  in.upstream_count_at_message = 9;
+  in.upstream_count_since_previous_message = 4;
   std::vector<core::IncidentWrite> writes = {{in, 0}};
   ASSERT_TRUE((*tx)->PutIncidents(writes).ok());
   ASSERT_TRUE((*tx)->Commit().ok());
@@ -324,6 +329,11 @@ TEST_P(StoreContractTest, RoundTripsEveryIncidentField) {
   EXPECT_EQ(g.recent_evidence, in.recent_evidence);
   EXPECT_TRUE(g.held);
   EXPECT_EQ(g.held_until, in.held_until);
+  EXPECT_EQ(g.labels, in.labels);
+  EXPECT_EQ(g.unhealthy_streak, 2u);
+  EXPECT_EQ(g.upstream_count, std::optional<uint64_t>(12));
+  EXPECT_EQ(g.upstream_count_at_message, std::optional<uint64_t>(9));
+  EXPECT_EQ(g.upstream_count_since_previous_message, std::optional<uint64_t>(4));
 
   // The update path writes the hold too: released, then held again without a bound.
   for (const bool held : {false, true}) {
@@ -331,6 +341,9 @@ TEST_P(StoreContractTest, RoundTripsEveryIncidentField) {
     const uint64_t expected = next.version++;
     next.held = held;
     next.held_until.reset();
+    next.labels = {{"tenant", held ? "t3" : "t2"}};
+    next.unhealthy_streak = held ? 1 : 0;
+    next.upstream_count.reset();
     auto update = store_->incidents().Begin();
     ASSERT_TRUE(update.ok());
     const std::vector<core::IncidentWrite> put = {{next, expected}};
@@ -339,7 +352,40 @@ TEST_P(StoreContractTest, RoundTripsEveryIncidentField) {
     const core::Incident back = **store_->incidents().FindIncident(in.key);
     EXPECT_EQ(back.held, held);
     EXPECT_FALSE(back.held_until.has_value());
+    EXPECT_EQ(back.labels, next.labels);
+    EXPECT_EQ(back.unhealthy_streak, next.unhealthy_streak);
+    EXPECT_FALSE(back.upstream_count.has_value());
   }
+}
+
+// A pending key (failing, but not yet as many times in a row as it takes to open) must be
+// observed by the next poll like an open one, or a healthy poll could never end its streak.
+TEST_P(StoreContractTest, PendingKeysAreListedWithTheOpenOnesUntilHealthy) {
+  app::ApplyOptions options;
+  options.policy.unhealthy_polls_to_open = 2;
+  ASSERT_TRUE(
+      Apply({Obs("2026-12-02T09:00:00Z", "a", kBad), Obs("2026-12-02T09:00:00Z", "b", kBad)}, "p1",
+            options)
+          .ok());
+  auto watched = store_->incidents().ListOpenIncidents("errors");
+  ASSERT_TRUE(watched.ok()) << watched.error().message;
+  EXPECT_EQ(Keys(*watched), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ((*watched)[0].status, core::IncidentStatus::kNone);
+  EXPECT_EQ((*watched)[0].unhealthy_streak, 1u);
+  EXPECT_TRUE(store_->incidents().ListOutbox(std::nullopt)->empty());
+
+  // a fails again and opens; b is healthy and drops out of the list.
+  ASSERT_TRUE(
+      Apply({Obs("2026-12-02T09:01:00Z", "a", kBad), Obs("2026-12-02T09:01:00Z", "b", kGood)}, "p2",
+            options)
+          .ok());
+  watched = store_->incidents().ListOpenIncidents("errors");
+  ASSERT_TRUE(watched.ok()) << watched.error().message;
+  EXPECT_EQ(Keys(*watched), (std::vector<std::string>{"a"}));
+  EXPECT_EQ((*watched)[0].status, core::IncidentStatus::kOpen);
+  EXPECT_EQ((*watched)[0].unhealthy_streak, 0u);
+  EXPECT_EQ(store_->incidents().ListOutbox(std::nullopt)->size(), 1u);
+  EXPECT_EQ(store_->incidents().FindIncident("b")->value().unhealthy_streak, 0u);
 }
 
 // A manual resolve's hold lasts until the key is seen healthy, so a poll must keep observing

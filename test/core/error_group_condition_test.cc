@@ -189,3 +189,46 @@ TEST(GroupFieldTest, NamesCanonicalFieldsTagsAndExtras) {
 
 }  // namespace
 }  // namespace quell::core
+
+namespace quell::core {
+namespace {
+
+TEST(ObserveGroupsTest, AnUnhealthyKeyCarriesTheLabelsItsTemplateReadAndTheGroupCount) {
+  ErrorGroup group = Group("grp_1", false);
+  group.count = 12;
+  group.tags.emplace_back("user", "someone@example.com");
+  ErrorGroupCondition condition = Condition();
+  condition.key =
+      KeyTemplate::Parse("{tags.tenant}:{tags.agent_stage}:{tags.user}:{level}").value();
+  const auto result = ObserveGroups(condition, Complete({group}), {}, std::nullopt,
+                                    At("2026-12-02T09:01:00Z"), kTitle);
+  ASSERT_EQ(result.observations.size(), 1U);
+  const Observation& o = result.observations[0];
+  ASSERT_EQ(o.labels.size(), 4U);
+  EXPECT_EQ(o.labels[0], (std::pair<std::string, std::string>{"agent_stage", "model-answer"}));
+  EXPECT_EQ(o.labels[1], (std::pair<std::string, std::string>{"level", "error"}));
+  EXPECT_EQ(o.labels[2], (std::pair<std::string, std::string>{"tenant", "acme"}));
+  // Personal data is a label as the key shows it: its pseudonym.
+  EXPECT_EQ(o.labels[3].first, "user");
+  EXPECT_TRUE(o.labels[3].second.starts_with("pii-")) << o.labels[3].second;
+  EXPECT_NE(o.key.find(o.labels[3].second), std::string::npos);
+  EXPECT_EQ(o.upstream_count, std::optional<uint64_t>(12));
+}
+
+TEST(ObserveGroupsTest, GroupsSharingAKeyAddTheirCounts) {
+  ErrorGroup a = Group("grp_1", false);
+  a.count = 5;
+  ErrorGroup b = Group("grp_2", false);
+  b.count = 7;
+  ErrorGroupCondition condition = Condition();
+  condition.key = KeyTemplate::Parse("{tags.tenant}:{tags.agent_stage}").value();
+  const auto result = ObserveGroups(condition, Complete({a, b}), {}, std::nullopt,
+                                    At("2026-12-02T09:01:00Z"), kTitle);
+  ASSERT_EQ(result.observations.size(), 1U);
+  EXPECT_EQ(result.observations[0].upstream_count, std::optional<uint64_t>(12));
+  EXPECT_EQ(result.observations[0].labels,
+            (Labels{{"agent_stage", "model-answer"}, {"tenant", "acme"}}));
+}
+
+}  // namespace
+}  // namespace quell::core

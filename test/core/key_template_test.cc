@@ -116,3 +116,20 @@ TEST(KeyTemplateTest, ALongKeyIsCutAndKeptDistinctByItsDigest) {
 
 }  // namespace
 }  // namespace quell::core
+
+namespace quell::core {
+namespace {
+
+TEST(KeyTemplateLabelsTest, NamedAsTheTemplateNamesThemSortedAndOnlyWhatWasSent) {
+  const KeyTemplate t =
+      KeyTemplate::Parse("{tags.tenant}:{stage|none}:{region}:{tags.tenant}").value();
+  const Labels labels = t.LabelsOf([](std::string_view field) -> std::optional<std::string_view> {
+    if (field == "tags.tenant") return "a}b";
+    if (field == "stage") return "answer";
+    return std::nullopt;
+  });
+  EXPECT_EQ(labels, (Labels{{"stage", "answer"}, {"tenant", "a_b"}}));
+}
+
+}  // namespace
+}  // namespace quell::core

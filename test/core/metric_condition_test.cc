@@ -175,3 +175,20 @@ TEST(ObserveMetricTest, WithoutGroupByEachSeriesIsItsOwnKey) {
 
 }  // namespace
 }  // namespace quell::core
+
+namespace quell::core {
+namespace {
+
+TEST(ObserveMetricTest, AnUnhealthyKeyCarriesTheLabelsItsTemplateRead) {
+  MetricAnswer answer;
+  answer.series = {Series("acme", {{"2026-12-02T09:09:00Z", 2600}}),
+                   Series("globex", {{"2026-12-02T09:08:00Z", 300}})};
+  const auto obs = ObserveMetric(Latency(), answer, {}, kNow);
+  ASSERT_EQ(obs.size(), 2U);
+  EXPECT_EQ(obs[0].labels, (Labels{{"tenant", "acme"}}));
+  EXPECT_FALSE(obs[0].upstream_count.has_value());  // a metric states no event count
+  EXPECT_TRUE(obs[1].labels.empty());               // healthy: nothing to replace
+}
+
+}  // namespace
+}  // namespace quell::core

@@ -24,6 +24,11 @@ void PolicyFlags::AddTo(CLI::App& command) {
                   "Consecutive healthy polls that resolve an incident")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  command
+      .add_option("--unhealthy-polls", unhealthy_polls_,
+                  "Consecutive unhealthy polls that open an incident (the pending period)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   command.add_option("--flap-window", flap_window_,
                      "Enable flap damping over the last N observations (3..32)");
   command.add_option("--flap-low", flap_low_, "Flapping stops below this state-change percentage")
@@ -49,6 +54,7 @@ core::Result<core::Policy> PolicyFlags::Resolve() const {
   if (!cooldown) return cooldown.error();
   policy.cooldown = *cooldown;
   policy.healthy_polls_to_close = healthy_polls_;
+  policy.unhealthy_polls_to_open = unhealthy_polls_;
   policy.evidence_limit = evidence_limit_;
   if (flap_window_ != 0) {
     core::FlapDamping flap;

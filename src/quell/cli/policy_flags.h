@@ -21,6 +21,7 @@ class PolicyFlags {
  private:
   std::string cooldown_ = "10m";
   uint32_t healthy_polls_ = 3;
+  uint32_t unhealthy_polls_ = 1;
   uint32_t flap_window_ = 0;  // 0: flap damping off
   double flap_low_ = 20.0;
   double flap_high_ = 30.0;

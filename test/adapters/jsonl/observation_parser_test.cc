@@ -65,6 +65,32 @@ TEST_F(ObservationParserTest, IgnoresUnknownFields) {
           .ok());
 }
 
+TEST_F(ObservationParserTest, ReadsLabelsSortedAndTheUpstreamCount) {
+  ASSERT_TRUE(Parse(R"({"at":"2026-12-02T09:00:00Z","key":"k","unhealthy":true,)"
+                    R"("labels":{"tenant":"t1","stage":"answer"},"upstream_count":12})")
+                  .ok());
+  EXPECT_EQ(out_.labels, (core::Labels{{"stage", "answer"}, {"tenant", "t1"}}));
+  EXPECT_EQ(out_.upstream_count, std::optional<uint64_t>(12));
+  // The next record without them starts clean.
+  ASSERT_TRUE(Parse(R"({"at":"2026-12-02T09:01:00Z","key":"k","unhealthy":true})").ok());
+  EXPECT_TRUE(out_.labels.empty());
+  EXPECT_FALSE(out_.upstream_count.has_value());
+}
+
+TEST_F(ObservationParserTest, ExplainsWhatIsWrongWithLabels) {
+  EXPECT_EQ(Error(R"({"at":"2026-12-02T09:00:00Z","key":"k","unhealthy":true,"labels":["t1"]})"),
+            "field \"labels\" must be an object of strings");
+  EXPECT_EQ(
+      Error(R"({"at":"2026-12-02T09:00:00Z","key":"k","unhealthy":true,"labels":{"tenant":7}})"),
+      "field \"labels\": the value of \"tenant\" must be a string");
+  EXPECT_EQ(Error(R"({"at":"2026-12-02T09:00:00Z","key":"k","unhealthy":true,)"
+                  R"("labels":{"a":"1","a":"2"}})"),
+            "field \"labels\": duplicate label \"a\"");
+  EXPECT_EQ(Error(R"({"at":"2026-12-02T09:00:00Z","key":"k","unhealthy":true,)"
+                  R"("upstream_count":-1})"),
+            "field \"upstream_count\" must be a non-negative integer");
+}
+
 TEST_F(ObservationParserTest, ExplainsWhatIsWrong) {
   EXPECT_NE(Error(R"({"at":"2026-12-02T09:00:00Z","key":"k","unhealthy":tru})").find("bad JSON"),
             std::string::npos);

@@ -32,5 +32,28 @@ TEST(JsonPayloadEncoderTest, RendersTheSnapshotAsValidJson) {
   EXPECT_EQ(j["evidence"].size(), 2u);
 }
 
+TEST(JsonPayloadEncoderTest, CarriesLabelsAndTheUpstreamCounts) {
+  core::Incident in;
+  in.key = "t1:model-answer";
+  in.labels = {{"stage", "an\"swer"}, {"tenant", "t1"}};
+  in.upstream_count = 12;
+  in.upstream_count_since_previous_message = 4;
+  std::string out;
+  JsonPayloadEncoder().Encode(in, core::TransitionKind::kRenotify, out);
+  auto j = nlohmann::json::parse(out);
+  EXPECT_EQ(j["labels"], (nlohmann::json{{"stage", "an\"swer"}, {"tenant", "t1"}}));
+  EXPECT_EQ(j["upstream_count"], 12);
+  EXPECT_EQ(j["upstream_count_since_last_message"], 4);
+
+  // No labels: an empty object; no count from the source: the counts are left out.
+  core::Incident bare;
+  bare.key = "k";
+  JsonPayloadEncoder().Encode(bare, core::TransitionKind::kOpen, out);
+  j = nlohmann::json::parse(out);
+  EXPECT_EQ(j["labels"], nlohmann::json::object());
+  EXPECT_FALSE(j.contains("upstream_count"));
+  EXPECT_FALSE(j.contains("upstream_count_since_last_message"));
+}
+
 }  // namespace
 }  // namespace quell::jsonl

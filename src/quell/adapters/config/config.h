@@ -118,6 +118,9 @@ struct Config {
   PrometheusSettings prometheus;
   std::vector<core::ErrorGroupCondition> error_conditions;
   std::vector<MetricConditionConfig> metric_conditions;
+  // The `defaults:` section as read (the top-level shadow applied): what an observation of a
+  // condition the config does not name gets in `quell replay --messages`.
+  core::ConditionCommon defaults;
   // A condition's message severity ("critical", "error", "warning", "info"), by condition
   // name; conditions without one use "error".
   std::map<std::string, std::string, std::less<>> condition_severity;

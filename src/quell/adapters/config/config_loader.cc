@@ -122,6 +122,7 @@ void ReadCommon(MapReader& section, core::ConditionCommon& common) {
   core::Policy& policy = common.policy;
   section.Read("cooldown", policy.cooldown);
   section.Read("healthy_polls_to_close", policy.healthy_polls_to_close, 1, 1000000);
+  section.Read("unhealthy_polls_to_open", policy.unhealthy_polls_to_open, 1, 1000000);
   section.Read("evidence_limit", policy.evidence_limit, 0, 100);
   section.Read("min_open", policy.min_open);
   if (section.Has("renotify_limit")) {
@@ -316,8 +317,10 @@ void ReadLimits(MapReader section, core::InputLimits& limits) {
   section.Finish();
 }
 
+// `need_conditions`: a config that polls must name something to poll; one that only replays
+// recorded observations through its policies and channels need not.
 void ReadConfigFile(const std::string& path, const EnvLookup& env, YamlContext& context,
-                    Config& config) {
+                    Config& config, bool need_conditions = true) {
   YAML::Node root;
   try {
     root = YAML::LoadFile(path);
@@ -372,7 +375,9 @@ void ReadConfigFile(const std::string& path, const EnvLookup& env, YamlContext& 
   // A top-level shadow holds every condition, whatever the condition says: a rollout in shadow
   // must not page.
   top.Read("shadow", config.shadow);
+  config.defaults = defaults;
   if (config.shadow) {
+    config.defaults.shadow = true;
     for (auto& condition : config.error_conditions) condition.common.shadow = true;
     for (auto& condition : config.metric_conditions) condition.condition.common.shadow = true;
   }
@@ -389,7 +394,8 @@ void ReadConfigFile(const std::string& path, const EnvLookup& env, YamlContext& 
   CheckRoutes(top, config);
   ReadDaemonSections(top, dir, config);
   top.Finish();
-  if (!context.error && config.error_conditions.empty() && config.metric_conditions.empty()) {
+  if (need_conditions && !context.error && config.error_conditions.empty() &&
+      config.metric_conditions.empty()) {
     context.Fail(root.Mark(), "conditions", "no conditions: there is nothing to poll");
   }
 }
@@ -400,6 +406,14 @@ core::Result<Config> LoadConfig(const std::string& path, const EnvLookup& env) {
   YamlContext context{.file = path, .env = env, .error = std::nullopt, .errors = {}};
   Config config;
   ReadConfigFile(path, env, context, config);
+  if (context.error) return *context.error;
+  return config;
+}
+
+core::Result<Config> LoadConfigForReplay(const std::string& path, const EnvLookup& env) {
+  YamlContext context{.file = path, .env = env, .error = std::nullopt, .errors = {}};
+  Config config;
+  ReadConfigFile(path, env, context, config, /*need_conditions=*/false);
   if (context.error) return *context.error;
   return config;
 }

@@ -15,6 +15,12 @@ namespace quell::config {
 // the file the config names, and appears in no message.
 core::Result<Config> LoadConfig(const std::string& path, const EnvLookup& env);
 
+// LoadConfig for `quell replay --messages`, which polls nothing: the same checks, except that a
+// config need not name any condition (observations of an unnamed condition take the defaults).
+// Sources are never contacted, so what only a source needs (its URL, its key) is not required
+// here, as LoadConfig does not require it either: `run` and `config check` check it at start.
+core::Result<Config> LoadConfigForReplay(const std::string& path, const EnvLookup& env);
+
 // Every problem in the file at `path`, in the order found, each "file:line:column: setting:
 // what was expected"; empty when LoadConfig would succeed. For `quell config check`.
 std::vector<std::string> CheckConfig(const std::string& path, const EnvLookup& env);

@@ -2,6 +2,7 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <string>
 
 #include "quell/core/text/json_escape.h"
@@ -68,7 +69,36 @@ core::Status AppendRedacted(std::string& out, simdjson::dom::element value, size
   return {};
 }
 
-enum Seen : unsigned { kAt = 1, kKey = 2, kUnhealthy = 4, kCondition = 8, kEvidence = 16 };
+// "labels":{"name":"value",...} into sorted labels; every value a string.
+core::Status ParseLabels(simdjson::dom::element value, core::Labels& out) {
+  simdjson::dom::object object;
+  if (value.get_object().get(object)) return Mistyped("labels", "an object of strings");
+  for (auto [name, member] : object) {
+    std::string_view text;
+    if (member.get_string().get(text)) {
+      return Invalid("field \"labels\": the value of \"" + std::string(name) +
+                     "\" must be a string");
+    }
+    out.emplace_back(std::string(name), std::string(text));
+  }
+  std::sort(out.begin(), out.end());
+  for (size_t i = 1; i < out.size(); ++i) {
+    if (out[i].first == out[i - 1].first) {
+      return Invalid("field \"labels\": duplicate label \"" + out[i].first + "\"");
+    }
+  }
+  return {};
+}
+
+enum Seen : unsigned {
+  kAt = 1,
+  kKey = 2,
+  kUnhealthy = 4,
+  kCondition = 8,
+  kEvidence = 16,
+  kLabels = 32,
+  kUpstreamCount = 64,
+};
 
 }  // namespace
 
@@ -109,6 +139,8 @@ core::Status ObservationParser::Parse(std::string_view record, size_t capacity,
   const ObservationParserOptions& options = impl_->options;
   out.condition.clear();
   out.evidence.clear();
+  out.labels.clear();
+  out.upstream_count.reset();
   for (auto [name, value] : object) {
     if (name == "at") {
       if (auto status = mark(kAt, name); !status) return status;
@@ -157,6 +189,14 @@ core::Status ObservationParser::Parse(std::string_view record, size_t capacity,
                        " (limits.evidence_bytes)");
       }
       if (auto status = AppendRedacted(out.evidence, value, 1, options); !status) return status;
+    } else if (name == "labels") {
+      if (auto status = mark(kLabels, name); !status) return status;
+      if (auto status = ParseLabels(value, out.labels); !status) return status;
+    } else if (name == "upstream_count") {
+      if (auto status = mark(kUpstreamCount, name); !status) return status;
+      uint64_t count = 0;
+      if (value.get_uint64().get(count)) return Mistyped(name, "a non-negative integer");
+      out.upstream_count = count;
     }
   }
   if ((seen & kAt) == 0) return Invalid("missing field \"at\"");

@@ -15,8 +15,10 @@ namespace quell::jsonl {
 
 // Parses one observation per JSON Lines record:
 //   {"at":"2026-12-02T09:00:00Z","key":"...","unhealthy":true|false|null,
-//    "condition":"...","evidence":{...}}
-// `at`, `key` and `unhealthy` are required; `condition` and `evidence` are optional; other
+//    "condition":"...","evidence":{...},"labels":{"tenant":"t1",...},"upstream_count":12}
+// `at`, `key` and `unhealthy` are required; `condition`, `evidence`, `labels` (an object of
+// strings: what the incident is about) and `upstream_count` (the source's own event count) are
+// optional; other
 // fields are ignored so that producers can add their own. A record past the limits is refused
 // (naming the limit), and evidence passes the same redaction as poll evidence: every string
 // value through core::Redact, the value of a secret-looking name (core::LooksSecretKey) replaced

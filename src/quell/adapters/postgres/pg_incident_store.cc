@@ -24,12 +24,24 @@ constexpr const char* kIncidentColumns =
     "key, condition, generation, status, version, opened_at, first_seen_at, last_seen_at,"
     " last_observed_at, last_notified_at, resolved_at, healthy_streak, event_count,"
     " renotify_count, flap_bits, flap_count, flapping, acked_at, acked_by, recent_evidence, held,"
-    " held_until";
+    " held_until, labels, unhealthy_streak, upstream_count, upstream_count_at_message,"
+    " upstream_count_since_message";
 constexpr const char* kIncidentTypes =
     "$1::text[], $2::text[], $3::bigint[], $4::text[], $5::bigint[], $6::bigint[],"
     " $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[],"
     " $13::bigint[], $14::bigint[], $15::bigint[], $16::bigint[], $17::bigint[], $18::bigint[],"
-    " $19::text[], $20::text[], $21::bigint[], $22::bigint[]";
+    " $19::text[], $20::text[], $21::bigint[], $22::bigint[], $23::text[], $24::bigint[],"
+    " $25::bigint[], $26::bigint[], $27::bigint[]";
+
+std::optional<uint64_t> OptionalUintAt(const PGresult* r, int row, int col) {
+  if (PQgetisnull(r, row, col)) return std::nullopt;
+  return UintAt(r, row, col);
+}
+
+void OptionalUint(ArrayBuilder& column, std::optional<uint64_t> v) {
+  column.Time(v ? std::optional<core::WallTime>(store::FromMicros(static_cast<int64_t>(*v)))
+                : std::nullopt);  // NULL or the number: Time writes a BIGINT
+}
 
 core::Result<core::Incident> ReadIncident(const PGresult* r, int row) {
   core::Incident in;
@@ -59,6 +71,13 @@ core::Result<core::Incident> ReadIncident(const PGresult* r, int row) {
   in.recent_evidence = std::move(*evidence);
   in.held = UintAt(r, row, 20) != 0;
   in.held_until = TimeAt(r, row, 21);
+  auto labels = store::DecodeLabels(TextAt(r, row, 22));
+  if (!labels) return labels.error();
+  in.labels = std::move(*labels);
+  in.unhealthy_streak = static_cast<uint32_t>(UintAt(r, row, 23));
+  in.upstream_count = OptionalUintAt(r, row, 24);
+  in.upstream_count_at_message = OptionalUintAt(r, row, 25);
+  in.upstream_count_since_previous_message = OptionalUintAt(r, row, 26);
   return in;
 }
 
@@ -74,10 +93,10 @@ core::Result<std::vector<core::Incident>> ReadIncidents(const PGresult* r) {
   return out;
 }
 
-// The 22 incident columns as 22 array parameters.
+// The 27 incident columns as 27 array parameters.
 std::vector<std::string> IncidentArrays(std::span<const core::IncidentWrite> writes,
                                         bool with_expected) {
-  std::vector<ArrayBuilder> cols(with_expected ? 23 : 22);
+  std::vector<ArrayBuilder> cols(with_expected ? 28 : 27);
   for (const core::IncidentWrite& w : writes) {
     const core::Incident& in = w.incident;
     cols[0].Text(in.key);
@@ -102,7 +121,12 @@ std::vector<std::string> IncidentArrays(std::span<const core::IncidentWrite> wri
     cols[19].Text(store::EncodeEvidence(in.recent_evidence));
     cols[20].Int(in.held ? 1 : 0);
     cols[21].Time(in.held_until);
-    if (with_expected) cols[22].Uint(w.expected_version);
+    cols[22].Text(store::EncodeLabels(in.labels));
+    cols[23].Uint(in.unhealthy_streak);
+    OptionalUint(cols[24], in.upstream_count);
+    OptionalUint(cols[25], in.upstream_count_at_message);
+    OptionalUint(cols[26], in.upstream_count_since_previous_message);
+    if (with_expected) cols[27].Uint(w.expected_version);
   }
   std::vector<std::string> out;
   out.reserve(cols.size());
@@ -175,9 +199,13 @@ class PgTransaction : public core::StoreTransaction {
               " event_count = u.event_count, renotify_count = u.renotify_count,"
               " flap_bits = u.flap_bits, flap_count = u.flap_count, flapping = u.flapping,"
               " acked_at = u.acked_at, acked_by = u.acked_by,"
-              " recent_evidence = u.recent_evidence, held = u.held, held_until = u.held_until"
+              " recent_evidence = u.recent_evidence, held = u.held, held_until = u.held_until,"
+              " labels = u.labels, unhealthy_streak = u.unhealthy_streak,"
+              " upstream_count = u.upstream_count,"
+              " upstream_count_at_message = u.upstream_count_at_message,"
+              " upstream_count_since_message = u.upstream_count_since_message"
               " FROM unnest(") +
-          kIncidentTypes + ", $23::bigint[]) AS u(" + kIncidentColumns +
+          kIncidentTypes + ", $28::bigint[]) AS u(" + kIncidentColumns +
           ", expected) WHERE i.key = u.key AND i.version = u.expected";
       auto result = c_.Run(sql, IncidentArrays(updates, true));
       if (!result) return result.error();
@@ -512,13 +540,16 @@ core::Result<std::optional<core::Incident>> PgIncidentStore::FindIncident(std::s
 
 core::Result<std::vector<core::Incident>> PgIncidentStore::ListOpenIncidents(
     std::string_view condition) {
-  // The literals and COLLATE "C" match incidents_open's and incidents_held's predicates and key
+  // The literals and COLLATE "C" match the open, held and pending indexes' predicates and key
   // order, so the planner can read both indexes in order and merge them instead of sorting.
   static const std::string sql =
       std::string("SELECT * FROM (SELECT ") + kIncidentColumns +
       " FROM incidents WHERE condition = $1 AND status = 'open' UNION ALL SELECT " +
       kIncidentColumns +
-      " FROM incidents WHERE condition = $1 AND held = 1 AND status <> 'open') AS watched"
+      " FROM incidents WHERE condition = $1 AND held = 1 AND status <> 'open' UNION ALL SELECT " +
+      kIncidentColumns +
+      " FROM incidents WHERE condition = $1 AND unhealthy_streak > 0 AND held = 0 AND"
+      " status <> 'open') AS watched"
       " ORDER BY key COLLATE \"C\"";
   auto result = connection_->Run(sql, {std::string(condition)});
   if (!result) return result.error();

@@ -25,7 +25,19 @@ constexpr const char* kIncidentColumns =
     "key, condition, generation, status, version, opened_at, first_seen_at, last_seen_at,"
     " last_observed_at, last_notified_at, resolved_at, healthy_streak, event_count,"
     " renotify_count, flap_bits, flap_count, flapping, acked_at, acked_by, recent_evidence, held,"
-    " held_until";
+    " held_until, labels, unhealthy_streak, upstream_count, upstream_count_at_message,"
+    " upstream_count_since_message";
+
+std::optional<uint64_t> OptionalUint(const Stmt& s, int col) {
+  const std::optional<core::WallTime> raw = s.Time(col);  // NULL or a BIGINT, read as micros
+  if (!raw) return std::nullopt;
+  return static_cast<uint64_t>(store::ToMicros(*raw));
+}
+
+void BindOptionalUint(Stmt& s, int i, std::optional<uint64_t> v) {
+  s.BindTime(i, v ? std::optional<core::WallTime>(store::FromMicros(static_cast<int64_t>(*v)))
+                  : std::nullopt);
+}
 
 core::Result<core::Incident> ReadIncident(const Stmt& s) {
   core::Incident in;
@@ -55,6 +67,13 @@ core::Result<core::Incident> ReadIncident(const Stmt& s) {
   in.recent_evidence = std::move(*evidence);
   in.held = s.Int(20) != 0;
   in.held_until = s.Time(21);
+  auto labels = store::DecodeLabels(s.Text(22));
+  if (!labels) return labels.error();
+  in.labels = std::move(*labels);
+  in.unhealthy_streak = static_cast<uint32_t>(s.Uint(23));
+  in.upstream_count = OptionalUint(s, 24);
+  in.upstream_count_at_message = OptionalUint(s, 25);
+  in.upstream_count_since_previous_message = OptionalUint(s, 26);
   return in;
 }
 
@@ -76,9 +95,12 @@ core::Result<std::vector<core::Incident>> ReadAll(Stmt& s) {
   return out;
 }
 
-// Binds an incident's 22 columns starting at parameter `first`.
-void BindIncident(Stmt& s, int first, const core::Incident& in, std::string& evidence) {
+// Binds an incident's 27 columns starting at parameter `first`; the texts live in `evidence`
+// and `labels` until the statement runs.
+void BindIncident(Stmt& s, int first, const core::Incident& in, std::string& evidence,
+                  std::string& labels) {
   evidence = store::EncodeEvidence(in.recent_evidence);
+  labels = store::EncodeLabels(in.labels);
   s.BindText(first, in.key);
   s.BindText(first + 1, in.condition);
   s.BindUint(first + 2, in.generation);
@@ -101,6 +123,11 @@ void BindIncident(Stmt& s, int first, const core::Incident& in, std::string& evi
   s.BindText(first + 19, evidence);
   s.BindInt(first + 20, in.held ? 1 : 0);
   s.BindTime(first + 21, in.held_until);
+  s.BindText(first + 22, labels);
+  s.BindUint(first + 23, in.unhealthy_streak);
+  BindOptionalUint(s, first + 24, in.upstream_count);
+  BindOptionalUint(s, first + 25, in.upstream_count_at_message);
+  BindOptionalUint(s, first + 26, in.upstream_count_since_previous_message);
 }
 
 }  // namespace
@@ -160,11 +187,11 @@ class SqliteTransaction : public core::StoreTransaction {
   Status PutIncidents(std::span<const core::IncidentWrite> writes) override {
     for (const core::IncidentWrite& w : writes) {
       if (w.expected_version == 0) {
-        BindIncident(s_.insert_incident, 1, w.incident, evidence_);
+        BindIncident(s_.insert_incident, 1, w.incident, evidence_, labels_);
         if (auto status = s_.insert_incident.Run(); !status) return status;
       } else {
-        BindIncident(s_.update_incident, 1, w.incident, evidence_);
-        s_.update_incident.BindUint(23, w.expected_version);
+        BindIncident(s_.update_incident, 1, w.incident, evidence_, labels_);
+        s_.update_incident.BindUint(28, w.expected_version);
         if (auto status = s_.update_incident.Run(); !status) return status;
         if (sqlite3_changes(store_.db_) != 1) {
           return MakeError(ErrorCode::kConflict,
@@ -315,6 +342,7 @@ class SqliteTransaction : public core::StoreTransaction {
   SqliteIncidentStore& store_;
   SqliteIncidentStore::Statements& s_;
   std::string evidence_;
+  std::string labels_;
   bool has_savepoint_ = false;
   bool done_ = false;
 };
@@ -381,7 +409,7 @@ core::Result<std::unique_ptr<SqliteIncidentStore>> SqliteIncidentStore::Open(
   Statements& s = *store->statements_;
   const std::string cols = kIncidentColumns;
   const std::string ocols = kOutboxColumns;
-  const std::string q22 = "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?";
+  const std::string q27 = "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?";
   const std::pair<Stmt*, std::string> sql[] = {
       {&s.begin, "BEGIN IMMEDIATE"},
       {&s.commit, "COMMIT"},
@@ -390,9 +418,9 @@ core::Result<std::unique_ptr<SqliteIncidentStore>> SqliteIncidentStore::Open(
       {&s.release, "RELEASE chunk"},
       {&s.rollback_to, "ROLLBACK TO chunk"},
       {&s.load, "SELECT " + cols + " FROM incidents WHERE key = ?"},
-      {&s.insert_incident, "INSERT INTO incidents (" + cols + ") VALUES (" + q22 + ")"},
+      {&s.insert_incident, "INSERT INTO incidents (" + cols + ") VALUES (" + q27 + ")"},
       {&s.update_incident,
-       "UPDATE incidents SET (" + cols + ") = (" + q22 + ") WHERE key = ?1 AND version = ?23"},
+       "UPDATE incidents SET (" + cols + ") = (" + q27 + ") WHERE key = ?1 AND version = ?28"},
       {&s.insert_decision,
        "INSERT INTO decisions (key, version, generation, poll_id, at, decision, reason)"
        " VALUES (?,?,?,?,?,?,?) ON CONFLICT DO NOTHING"},
@@ -426,7 +454,10 @@ core::Result<std::unique_ptr<SqliteIncidentStore>> SqliteIncidentStore::Open(
                          " status = 'open' UNION ALL SELECT " +
                          cols +
                          " FROM incidents INDEXED BY incidents_held WHERE condition = ?1 AND"
-                         " held = 1 AND status <> 'open' ORDER BY key"},
+                         " held = 1 AND status <> 'open' UNION ALL SELECT " +
+                         cols +
+                         " FROM incidents INDEXED BY incidents_pending WHERE condition = ?1 AND"
+                         " unhealthy_streak > 0 AND held = 0 AND status <> 'open' ORDER BY key"},
       {&s.list_outbox,
        "SELECT " + ocols + " FROM outbox ORDER BY key, channel, generation, version"},
       {&s.list_outbox_status, "SELECT " + ocols +

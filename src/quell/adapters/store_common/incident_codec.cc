@@ -1,5 +1,9 @@
 #include "quell/adapters/store_common/incident_codec.h"
 
+#include <algorithm>
+
+#include "quell/core/text/json_escape.h"
+
 namespace quell::store {
 
 std::string EncodeEvidence(const std::vector<std::string>& evidence) {
@@ -48,6 +52,158 @@ core::Result<std::vector<std::string>> DecodeEvidence(std::string_view text) {
   }
   if (in_string || depth != 0 || start >= text.size() - 1) return corrupt();
   out.emplace_back(text.substr(start, text.size() - 1 - start));
+  return out;
+}
+
+std::string EncodeLabels(const core::Labels& labels) {
+  std::string out = "{";
+  for (size_t i = 0; i < labels.size(); ++i) {
+    if (i > 0) out += ',';
+    core::AppendJsonString(out, labels[i].first);
+    out += ':';
+    core::AppendJsonString(out, labels[i].second);
+  }
+  out += '}';
+  return out;
+}
+
+namespace {
+
+void AppendUtf8(std::string& out, uint32_t code) {
+  if (code < 0x80) {
+    out.push_back(static_cast<char>(code));
+  } else if (code < 0x800) {
+    out.push_back(static_cast<char>(0xc0 | (code >> 6)));
+    out.push_back(static_cast<char>(0x80 | (code & 0x3f)));
+  } else if (code < 0x10000) {
+    out.push_back(static_cast<char>(0xe0 | (code >> 12)));
+    out.push_back(static_cast<char>(0x80 | ((code >> 6) & 0x3f)));
+    out.push_back(static_cast<char>(0x80 | (code & 0x3f)));
+  } else {
+    out.push_back(static_cast<char>(0xf0 | (code >> 18)));
+    out.push_back(static_cast<char>(0x80 | ((code >> 12) & 0x3f)));
+    out.push_back(static_cast<char>(0x80 | ((code >> 6) & 0x3f)));
+    out.push_back(static_cast<char>(0x80 | (code & 0x3f)));
+  }
+}
+
+// Reads the JSON string literal at text[pos] (its opening quote) into `out`; false when it is
+// not one. Leaves `pos` past the closing quote.
+bool ReadJsonString(std::string_view text, size_t& pos, std::string& out) {
+  if (pos >= text.size() || text[pos] != '"') return false;
+  const auto hex4 = [&text](size_t at, uint32_t& code) {
+    if (at + 4 > text.size()) return false;
+    code = 0;
+    for (size_t i = at; i < at + 4; ++i) {
+      const char c = text[i];
+      const int digit = c >= '0' && c <= '9'   ? c - '0'
+                        : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                        : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                               : -1;
+      if (digit < 0) return false;
+      code = code * 16 + static_cast<uint32_t>(digit);
+    }
+    return true;
+  };
+  for (++pos; pos < text.size(); ++pos) {
+    const char c = text[pos];
+    if (c == '"') {
+      ++pos;
+      return true;
+    }
+    if (c != '\\') {
+      out.push_back(c);
+      continue;
+    }
+    if (++pos >= text.size()) return false;
+    switch (text[pos]) {
+      case '"':
+      case '\\':
+      case '/':
+        out.push_back(text[pos]);
+        break;
+      case 'b':
+        out.push_back('\b');
+        break;
+      case 'f':
+        out.push_back('\f');
+        break;
+      case 'n':
+        out.push_back('\n');
+        break;
+      case 'r':
+        out.push_back('\r');
+        break;
+      case 't':
+        out.push_back('\t');
+        break;
+      case 'u': {
+        uint32_t code = 0;
+        if (!hex4(pos + 1, code)) return false;
+        pos += 4;
+        uint32_t low = 0;
+        if (code >= 0xd800 && code < 0xdc00 && pos + 6 < text.size() && text[pos + 1] == '\\' &&
+            text[pos + 2] == 'u' && hex4(pos + 3, low) && low >= 0xdc00 && low < 0xe000) {
+          code = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
+          pos += 6;
+        }
+        AppendUtf8(out, code);
+        break;
+      }
+      default:
+        return false;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+core::Result<core::Labels> DecodeLabels(std::string_view text) {
+  const auto corrupt = [] {
+    return core::MakeError(core::ErrorCode::kCorrupt, "labels is not a JSON object of strings");
+  };
+  core::Labels out;
+  size_t pos = 0;
+  const auto skip_space = [&] {
+    while (pos < text.size() &&
+           (text[pos] == ' ' || text[pos] == '\n' || text[pos] == '\t' || text[pos] == '\r')) {
+      ++pos;
+    }
+  };
+  skip_space();
+  if (pos >= text.size() || text[pos] != '{') return corrupt();
+  ++pos;
+  skip_space();
+  if (pos < text.size() && text[pos] == '}') {
+    ++pos;
+  } else {
+    for (;;) {
+      std::string name;
+      std::string value;
+      skip_space();
+      if (!ReadJsonString(text, pos, name)) return corrupt();
+      skip_space();
+      if (pos >= text.size() || text[pos] != ':') return corrupt();
+      ++pos;
+      skip_space();
+      if (!ReadJsonString(text, pos, value)) return corrupt();
+      out.emplace_back(std::move(name), std::move(value));
+      skip_space();
+      if (pos < text.size() && text[pos] == ',') {
+        ++pos;
+        continue;
+      }
+      if (pos < text.size() && text[pos] == '}') {
+        ++pos;
+        break;
+      }
+      return corrupt();
+    }
+  }
+  skip_space();
+  if (pos != text.size()) return corrupt();
+  std::sort(out.begin(), out.end());
   return out;
 }
 

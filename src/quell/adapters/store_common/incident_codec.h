@@ -21,6 +21,12 @@ std::string EncodeEvidence(const std::vector<std::string>& evidence);
 // kCorrupt when `text` is not a JSON array.
 core::Result<std::vector<std::string>> DecodeEvidence(std::string_view text);
 
+// Labels as one JSON object of strings, {"tenant":"t1",...}, in their (sorted) order.
+std::string EncodeLabels(const core::Labels& labels);
+// kCorrupt when `text` is not such an object (what EncodeLabels writes, or any JSON object of
+// strings).
+core::Result<core::Labels> DecodeLabels(std::string_view text);
+
 // kCorrupt for a name the schema does not allow.
 core::Result<core::IncidentStatus> ParseIncidentStatus(std::string_view name);
 

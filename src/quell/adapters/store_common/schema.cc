@@ -112,7 +112,21 @@ namespace {
   "CREATE INDEX outbox_done ON outbox (updated_at) WHERE status NOT IN" \
   " ('pending', 'in_flight');"
 
-constexpr std::array<Migration, 8> kMigrations = {{
+// What an incident is about (its labels, a JSON object of strings), the source's own event
+// count and what the latest message reported of it, and the pending period's streak of
+// failures before an open. A poll must observe pending keys as it observes open ones (a healthy
+// poll ends the streak), so incidents_pending lists them per condition like incidents_held.
+#define QUELL_SCHEMA_V9(BYTE_ORDER)                                              \
+  "ALTER TABLE incidents ADD COLUMN labels TEXT NOT NULL DEFAULT '{}';"          \
+  "ALTER TABLE incidents ADD COLUMN unhealthy_streak BIGINT NOT NULL DEFAULT 0;" \
+  "ALTER TABLE incidents ADD COLUMN upstream_count BIGINT;"                      \
+  "ALTER TABLE incidents ADD COLUMN upstream_count_at_message BIGINT;"           \
+  "ALTER TABLE incidents ADD COLUMN upstream_count_since_message BIGINT;"        \
+  "CREATE INDEX incidents_pending ON incidents (condition, key" BYTE_ORDER       \
+  ") WHERE"                                                                      \
+  " unhealthy_streak > 0;"
+
+constexpr std::array<Migration, 9> kMigrations = {{
     {1, "incidents, decision log, polls and outbox", QUELL_SCHEMA_V1(" WITHOUT ROWID"),
      QUELL_SCHEMA_V1("")},
     {2, "open-incident index and source marks", QUELL_SCHEMA_V2(" WITHOUT ROWID", ""),
@@ -127,8 +141,11 @@ constexpr std::array<Migration, 8> kMigrations = {{
     {7, "manual resolve holds", QUELL_SCHEMA_V7(""), QUELL_SCHEMA_V7(" COLLATE \"C\"")},
     {8, "attempts counted at outcome, throttle budget, outbox retention", QUELL_SCHEMA_V8,
      QUELL_SCHEMA_V8},
+    {9, "incident labels, upstream counts and the pending streak", QUELL_SCHEMA_V9(""),
+     QUELL_SCHEMA_V9(" COLLATE \"C\"")},
 }};
 
+#undef QUELL_SCHEMA_V9
 #undef QUELL_SCHEMA_V8
 #undef QUELL_SCHEMA_V7
 #undef QUELL_SCHEMA_V6

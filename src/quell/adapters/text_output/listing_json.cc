@@ -19,6 +19,10 @@ void Num(std::string& out, const char* name, uint64_t v) {
   Field(out, name);
   out += std::to_string(v);
 }
+void OptionalNum(std::string& out, const char* name, const std::optional<uint64_t>& v) {
+  Field(out, name);
+  out += v ? std::to_string(*v) : "null";
+}
 void Time(std::string& out, const char* name, const std::optional<core::WallTime>& t) {
   Field(out, name);
   if (!t) {
@@ -39,9 +43,21 @@ std::string IncidentJson(const core::Incident& in) {
   Num(out, "generation", in.generation);
   Str(out, "status", core::IncidentStatusName(in.status));
   Num(out, "version", in.version);
+  Field(out, "labels");
+  out += '{';
+  for (size_t i = 0; i < in.labels.size(); ++i) {
+    if (i > 0) out += ',';
+    core::AppendJsonString(out, in.labels[i].first);
+    out += ':';
+    core::AppendJsonString(out, in.labels[i].second);
+  }
+  out += '}';
   Num(out, "healthy_streak", in.healthy_streak);
+  Num(out, "unhealthy_streak", in.unhealthy_streak);
   Num(out, "event_count", in.event_count);
   Num(out, "renotify_count", in.renotify_count);
+  OptionalNum(out, "upstream_count", in.upstream_count);
+  OptionalNum(out, "upstream_count_since_last_message", in.upstream_count_since_previous_message);
   Time(out, "opened_at", in.opened_at);
   Time(out, "first_seen_at", in.first_seen_at);
   Time(out, "last_seen_at", in.last_seen_at);

@@ -36,13 +36,21 @@ void PrintIncident(std::FILE* out, const core::Incident& in, ListFormat format) 
   }
   std::string evidence;
   for (const std::string& e : in.recent_evidence) evidence += (evidence.empty() ? "" : " ") + e;
+  std::string labels;
+  for (const auto& [name, value] : in.labels) {
+    labels += (labels.empty() ? "" : " ") + name + "=" + value;
+  }
   PrintTable(out, {{"key", in.key},
                    {"condition", in.condition.empty() ? "-" : in.condition},
                    {"status", core::IncidentStatusName(in.status)},
+                   {"labels", labels.empty() ? "-" : labels},
                    {"generation", std::to_string(in.generation)},
                    {"version", std::to_string(in.version)},
                    {"healthy_streak", std::to_string(in.healthy_streak)},
+                   {"unhealthy_streak", std::to_string(in.unhealthy_streak)},
                    {"event_count", std::to_string(in.event_count)},
+                   {"upstream_count",
+                    in.upstream_count ? std::to_string(*in.upstream_count) : std::string("-")},
                    {"renotify_count", std::to_string(in.renotify_count)},
                    {"opened_at", TimeText(in.opened_at)},
                    {"first_seen_at", TimeText(in.first_seen_at)},

@@ -79,6 +79,7 @@ GroupObservations ObserveGroups(const ErrorGroupCondition& condition, const Grou
                            [&group](std::string_view field) { return GroupField(group, field); });
     if (unhealthy) result.key_groups.push_back(KeyGroup{key, group.id});
     if (!unhealthy && !keep_all_healthy && !open_keys.contains(key)) continue;
+    const auto lookup = [&group](std::string_view field) { return GroupField(group, field); };
     const auto [it, inserted] = by_key.try_emplace(key, result.observations.size());
     if (inserted) {
       result.observations.push_back(Observation{
@@ -87,14 +88,21 @@ GroupObservations ObserveGroups(const ErrorGroupCondition& condition, const Grou
           .health = unhealthy ? Health::kUnhealthy : Health::kHealthy,
           .condition = condition.common.name,
           .evidence = unhealthy && evidence ? evidence(group) : std::string(),
-          .labels = {},
+          .labels = unhealthy ? condition.key.LabelsOf(lookup) : Labels{},
+          .upstream_count = unhealthy ? std::optional<uint64_t>(group.count) : std::nullopt,
       });
       result.groups.push_back(index);
     } else if (unhealthy && result.observations[it->second].health != Health::kUnhealthy) {
       Observation& merged = result.observations[it->second];
       merged.health = Health::kUnhealthy;
       if (evidence) merged.evidence = evidence(group);
+      merged.labels = condition.key.LabelsOf(lookup);
+      merged.upstream_count = group.count;
       result.groups[it->second] = index;
+    } else if (unhealthy) {
+      // Groups sharing a key: their events all count upstream.
+      Observation& merged = result.observations[it->second];
+      merged.upstream_count = merged.upstream_count.value_or(0) + group.count;
     }
   }
 
@@ -110,6 +118,7 @@ GroupObservations ObserveGroups(const ErrorGroupCondition& condition, const Grou
         .condition = condition.common.name,
         .evidence = {},
         .labels = {},
+        .upstream_count = std::nullopt,
     });
     result.groups.push_back(GroupObservations::kNoGroup);
   }

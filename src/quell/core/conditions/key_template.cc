@@ -1,5 +1,6 @@
 #include "quell/core/conditions/key_template.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <utility>
@@ -123,6 +124,31 @@ void KeyTemplate::AppendTo(std::string& out, const Lookup& lookup) const {
     }
   }
   Bound(out, start, max_bytes_);
+}
+
+Labels KeyTemplate::LabelsOf(const Lookup& lookup) const {
+  Labels labels;
+  for (const Part& part : parts_) {
+    if (!part.is_field) continue;
+    const std::optional<std::string_view> value = lookup(part.text);
+    if (!value || value->empty()) continue;
+    std::string_view name = part.text;
+    if (name.starts_with("tags.")) name.remove_prefix(5);
+    std::string rendered;
+    if (!IsIdField(part.text) && HoldsPersonalData(*value)) {
+      AppendPseudonym(rendered, *value);
+    } else {
+      AppendSanitized(rendered, *value);
+    }
+    Bound(rendered, 0, max_bytes_);
+    labels.emplace_back(std::string(name), std::move(rendered));
+  }
+  std::stable_sort(labels.begin(), labels.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  labels.erase(std::unique(labels.begin(), labels.end(),
+                           [](const auto& a, const auto& b) { return a.first == b.first; }),
+               labels.end());
+  return labels;
 }
 
 std::string KeyTemplate::Render(const Lookup& lookup) const {

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "quell/core/engine/labels.h"
 #include "quell/core/result.h"
 
 namespace quell::core {
@@ -35,6 +36,12 @@ class KeyTemplate {
   // UTF-8 boundary, and ends in "~h" and 12 hex digits of the whole key's SHA-256, so a source
   // sending a 10 MB tag cannot make a 10 MB key, and two long keys stay apart.
   void set_max_bytes(size_t max_bytes) { max_bytes_ = max_bytes; }
+
+  // What the key was built from, as an incident's labels: one per placeholder whose field the
+  // source sent, named as the template names it ("tags.tenant" gives "tenant"), its value as the
+  // key shows it (sanitized, personal data as its pseudonym, cut to the key's bound), sorted by
+  // name; the first of two placeholders with one name wins.
+  Labels LabelsOf(const Lookup& lookup) const;
 
   // The fields the placeholders name, in order, e.g. {"tags.tenant", "error_group_id"}.
   std::vector<std::string> Fields() const;

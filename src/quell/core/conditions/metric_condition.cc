@@ -74,6 +74,7 @@ Health NoDataHealth(NoDataRule rule) {
 struct Group {
   std::vector<double> values;
   size_t series = 0;
+  Labels labels;  // what the key was rendered from (the first series')
 };
 
 }  // namespace
@@ -143,13 +144,14 @@ std::vector<Observation> ObserveMetric(const MetricCondition& condition,
     if (incident.condition == condition.common.name) open_keys.insert(incident.key);
   }
   std::vector<Observation> out;
-  const auto observe = [&](std::string key, Health health, std::string evidence) {
+  const auto observe = [&](std::string key, Health health, std::string evidence, Labels labels) {
     out.push_back(Observation{.key = std::move(key),
                               .at = at,
                               .health = health,
                               .condition = condition.common.name,
                               .evidence = std::move(evidence),
-                              .labels = {}});
+                              .labels = std::move(labels),
+                              .upstream_count = std::nullopt});
   };
 
   std::map<std::string, Group> groups;  // by rendered key
@@ -158,13 +160,15 @@ std::vector<Observation> ObserveMetric(const MetricCondition& condition,
     for (const MetricSeries& series : answer->series) {
       if (!Selected(condition, series)) continue;
       const Labels labels = GroupLabels(condition, series);
-      const std::string key = condition.key.Render([&](std::string_view field) {
+      const KeyTemplate::Lookup lookup = [&](std::string_view field) {
         if (field == "name" || field == "__name__") {
           return std::optional<std::string_view>(series.name);
         }
         return FindLabel(labels, field);
-      });
+      };
+      const std::string key = condition.key.Render(lookup);
       Group& group = groups[key];
+      if (group.series == 0) group.labels = condition.key.LabelsOf(lookup);
       ++group.series;
       for (const MetricPoint& point : series.points) {
         if (std::isnan(point.value) || point.at > end) continue;
@@ -178,11 +182,13 @@ std::vector<Observation> ObserveMetric(const MetricCondition& condition,
     const std::optional<double> value = Aggregate(condition.aggregation, group.values);
     const Health health = value ? Classify(condition.threshold, *value, open_keys.contains(key))
                                 : NoDataHealth(condition.no_data);
-    observe(key, health, MetricEvidence(condition, value, group.values.size(), group.series));
+    observe(key, health, MetricEvidence(condition, value, group.values.size(), group.series),
+            health == Health::kUnhealthy ? std::move(group.labels) : Labels{});
   }
   for (const std::string_view key : open_keys) {
     if (groups.contains(std::string(key))) continue;
-    observe(std::string(key), answer.ok() ? NoDataHealth(condition.no_data) : Health::kUnknown, {});
+    observe(std::string(key), answer.ok() ? NoDataHealth(condition.no_data) : Health::kUnknown, {},
+            {});
   }
   std::sort(out.begin(), out.end(),
             [](const Observation& a, const Observation& b) { return a.key < b.key; });

@@ -53,7 +53,35 @@ void RecordSighting(Incident& incident, const Observation& observation, const Po
   ++incident.event_count;
   incident.healthy_streak = 0;
   if (!observation.labels.empty()) incident.labels = observation.labels;
+  if (observation.upstream_count) incident.upstream_count = observation.upstream_count;
   AppendEvidence(incident, observation, policy);
+}
+
+// A message is about to go out: it reports the source's count, and how much of it is new since
+// the generation's previous message. A count that went down was reset upstream: all of it is new.
+void RecordMessage(Incident& incident) {
+  const std::optional<uint64_t> previous = incident.upstream_count_at_message;
+  const std::optional<uint64_t> now = incident.upstream_count;
+  incident.upstream_count_at_message = now;
+  if (!now) {
+    incident.upstream_count_since_previous_message.reset();
+  } else if (!previous || *previous > *now) {
+    incident.upstream_count_since_previous_message = now;
+  } else {
+    incident.upstream_count_since_previous_message = *now - *previous;
+  }
+}
+
+// The pending period: a key that is not open records each failure and opens only at the
+// policy's Nth in a row. The first sightings are kept (labels, first and last seen), so the
+// incident that opens knows when the failure started.
+bool StillPending(Incident& incident, const Observation& observation, const Policy& policy) {
+  ++incident.unhealthy_streak;
+  if (incident.unhealthy_streak >= policy.unhealthy_polls_to_open) return false;
+  incident.last_seen_at = observation.at;
+  if (!incident.first_seen_at) incident.first_seen_at = observation.at;
+  if (!observation.labels.empty()) incident.labels = observation.labels;
+  return true;
 }
 
 // A manual resolve's hold still applies at `at`: the key was not seen healthy since, and the
@@ -91,17 +119,25 @@ Decision OnUnhealthy(Incident& incident, const Observation& observation, const P
       RecordSighting(incident, observation, policy);
       return Changed(incident, at, DecisionKind::kUpdateOnly, Reason::kFlapping, std::nullopt);
     }
+    if (StillPending(incident, observation, policy)) {
+      return Changed(incident, at, DecisionKind::kUpdateOnly, Reason::kPending, std::nullopt);
+    }
+    // The failures that opened it count toward the new generation's events.
+    const uint32_t pending_sightings = incident.unhealthy_streak - 1;
+    incident.unhealthy_streak = 0;
     ++incident.generation;
     incident.status = IncidentStatus::kOpen;
     incident.opened_at = at;
     incident.resolved_at.reset();
     incident.last_notified_at = at;
-    incident.event_count = 0;
+    incident.event_count = pending_sightings;
     incident.renotify_count = 0;
     incident.acked_at.reset();
     incident.acked_by.clear();
     incident.recent_evidence.clear();
+    incident.upstream_count_at_message.reset();
     RecordSighting(incident, observation, policy);
+    RecordMessage(incident);
     return Changed(incident, at, DecisionKind::kNotify, Reason::kOpen, TransitionKind::kOpen);
   }
 
@@ -119,6 +155,7 @@ Decision OnUnhealthy(Incident& incident, const Observation& observation, const P
   }
   incident.last_notified_at = at;
   ++incident.renotify_count;
+  RecordMessage(incident);
   return Changed(incident, at, DecisionKind::kNotify, Reason::kCooldownElapsed,
                  TransitionKind::kRenotify);
 }
@@ -126,6 +163,9 @@ Decision OnUnhealthy(Incident& incident, const Observation& observation, const P
 Decision OnHealthy(Incident& incident, const Observation& observation, const Policy& policy) {
   const WallTime at = observation.at;
   if (!incident.is_open()) {
+    // A healthy observation ends a pending run: the next failure starts counting again.
+    const bool was_pending = incident.unhealthy_streak > 0;
+    incident.unhealthy_streak = 0;
     if (incident.held) {
       // Seen healthy once: the operator's resolve is confirmed, and the next failure pages.
       ReleaseHold(incident);
@@ -135,6 +175,9 @@ Decision OnHealthy(Incident& incident, const Observation& observation, const Pol
     // A resolved key keeps its flap history current, or a flap would look like one failure.
     if (policy.flap && incident.status == IncidentStatus::kResolved) {
       RecordFlapState(incident, false, *policy.flap);
+      return Changed(incident, at, DecisionKind::kIgnore, Reason::kNone, std::nullopt);
+    }
+    if (was_pending) {
       return Changed(incident, at, DecisionKind::kIgnore, Reason::kNone, std::nullopt);
     }
     return Unchanged(incident, DecisionKind::kIgnore);
@@ -149,6 +192,7 @@ Decision OnHealthy(Incident& incident, const Observation& observation, const Pol
   }
   incident.status = IncidentStatus::kResolved;
   incident.resolved_at = at;
+  RecordMessage(incident);
   // What the source says about the recovery (an enriched resolve) belongs with the incident.
   AppendEvidence(incident, observation, policy);
   return Changed(incident, at, DecisionKind::kResolve, Reason::kNone, TransitionKind::kResolve);

@@ -35,6 +35,9 @@ struct Incident {
   std::optional<WallTime> resolved_at;
 
   uint32_t healthy_streak = 0;
+  // Consecutive unhealthy observations while not open: a key is pending until it reaches
+  // Policy::unhealthy_polls_to_open. 0 once open, and after a healthy observation.
+  uint32_t unhealthy_streak = 0;
   uint64_t event_count = 0;     // unhealthy observations in this generation
   uint32_t renotify_count = 0;  // cooldown renotifies in this generation
 
@@ -43,6 +46,14 @@ struct Incident {
 
   std::optional<WallTime> acked_at;  // an acknowledged incident is not renotified
   std::string acked_by;
+
+  // The source's own event count (an error group's count) at the latest unhealthy observation
+  // that stated one; the count the latest message reported; and how many of those arrived since
+  // the message before it (the whole count for a generation's first message). Kept on the
+  // record so that a message can be rebuilt from it alone.
+  std::optional<uint64_t> upstream_count;
+  std::optional<uint64_t> upstream_count_at_message;
+  std::optional<uint64_t> upstream_count_since_previous_message;
 
   std::vector<std::string> recent_evidence;  // newest last, at most Policy::evidence_limit
 

@@ -71,6 +71,8 @@ const char* ReasonName(Reason reason) {
       return "manually_resolved";
     case Reason::kHoldReleased:
       return "hold_released";
+    case Reason::kPending:
+      return "pending";
   }
   return "";
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -22,6 +23,9 @@ struct Observation {
   std::string condition;  // the configured condition that produced the key
   std::string evidence;   // compact, already-redacted JSON text; opaque to the core
   Labels labels;  // the fields the key was built from; an unhealthy one replaces the incident's
+  // The source's own event count behind an unhealthy observation (an error group's count);
+  // nullopt when the source states none (a metric).
+  std::optional<uint64_t> upstream_count;
 };
 
 }  // namespace quell::core

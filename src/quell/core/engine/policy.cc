@@ -9,6 +9,8 @@ Status Validate(const Policy& policy) {
   if (policy.cooldown < Duration{0}) return invalid("cooldown must not be negative");
   if (policy.healthy_polls_to_close < 1)
     return invalid("healthy_polls_to_close must be at least 1");
+  if (policy.unhealthy_polls_to_open < 1)
+    return invalid("unhealthy_polls_to_open must be at least 1");
   if (policy.min_open && *policy.min_open < Duration{0}) {
     return invalid("min_open must not be negative");
   }

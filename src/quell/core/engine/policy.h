@@ -25,6 +25,9 @@ struct FlapDamping {
 struct Policy {
   Duration cooldown = std::chrono::minutes{10};
   uint32_t healthy_polls_to_close = 3;
+  // The pending period: a key opens (and pages) only at its Nth unhealthy observation in a row.
+  // 1 opens at the first, as the reference does.
+  uint32_t unhealthy_polls_to_open = 1;
 
   std::optional<FlapDamping> flap;
   std::optional<uint32_t> renotify_limit;  // cooldown renotifies per incident generation
