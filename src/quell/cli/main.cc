@@ -42,6 +42,16 @@ int main(int argc, char** argv) {
   replay_policy.AddTo(*replay_cmd);
   replay_cmd->add_flag("--skip-invalid", replay.skip_invalid,
                        "Report and count malformed lines instead of stopping at the first");
+  std::string replay_config;
+  bool replay_messages = false;
+  CLI::Option* replay_messages_flag = replay_cmd->add_flag(
+      "--messages", replay_messages,
+      "Print the messages the config's channels would be sent (virtual time, no sends)");
+  replay_cmd
+      ->add_option("-c,--config", replay_config,
+                   "quell.yaml whose policies, channels and grouping --messages applies")
+      ->needs(replay_messages_flag);
+  replay_messages_flag->needs("-c");
 
   quell::cli::ApplyCommandOptions apply;
   quell::cli::PolicyFlags apply_policy;
@@ -186,6 +196,10 @@ int main(int argc, char** argv) {
   // The one clock of the process: every command reads the time from it.
   quell::system::SystemClock clock;
   if (demo_cmd->parsed()) return quell::demo::RunDemo(stdout, stderr);
+  if (replay_cmd->parsed() && replay_messages) {
+    return quell::cli::RunMessageReplay(replay_config, replay.skip_invalid, clock, STDIN_FILENO,
+                                        stdout, stderr);
+  }
   if (replay_cmd->parsed()) {
     auto policy = replay_policy.Resolve();
     if (!policy) {

@@ -128,6 +128,25 @@ templates::RendererOptions RendererOptionsFor(const config::Config& config) {
   return renderer;
 }
 
+app::ChannelLimits ChannelLimitsFor(const config::ChannelConfig& channel,
+                                    const config::Config& config) {
+  app::ChannelLimits limits = LimitsOf(channel.delivery, config.dispatch);
+  if (channel.type == config::ChannelType::kSms) limits.pacing = PacingOf(channel.sms);
+  return limits;
+}
+
+app::DispatcherOptions DispatcherOptionsFor(const config::Config& config, std::string owner) {
+  app::DispatcherOptions options;
+  options.owner = std::move(owner);
+  options.lease = config.dispatch.lease;
+  options.claim_batch = config.dispatch.batch;
+  options.record_every = config.dispatch.record_every;
+  options.dead_letter_channel = config.dispatch.dead_letter;
+  options.dead_letter_interval = config.dispatch.dead_letter_interval;
+  if (config.retention.outbox.count() > 0) options.outbox_retention = config.retention.outbox;
+  return options;
+}
+
 std::vector<std::string> ChannelProblems(const config::Config& config, core::Clock& clock) {
   std::vector<std::string> problems;
   for (const config::ChannelConfig& channel : config.channels) {
@@ -183,16 +202,9 @@ core::Result<std::unique_ptr<DispatchWiring>> DispatchWiring::Create(
   if (auto checked = templates::CheckTemplates(renderer); !checked) return checked.error();
   wiring->renderer_ = std::make_unique<templates::MustacheRenderer>(std::move(renderer));
 
-  app::DispatcherOptions options;
-  options.owner = std::move(owner);
-  options.lease = config.dispatch.lease;
-  options.claim_batch = config.dispatch.batch;
-  options.record_every = config.dispatch.record_every;
-  options.dead_letter_channel = config.dispatch.dead_letter;
-  options.dead_letter_interval = config.dispatch.dead_letter_interval;
-  if (config.retention.outbox.count() > 0) options.outbox_retention = config.retention.outbox;
   wiring->dispatcher_ =
-      std::make_unique<app::Dispatcher>(store, *wiring->renderer_, *wiring->http_, clock, options);
+      std::make_unique<app::Dispatcher>(store, *wiring->renderer_, *wiring->http_, clock,
+                                        DispatcherOptionsFor(config, std::move(owner)));
   if (!claim_ahead_url.empty()) {
     auto ahead = OpenStore(claim_ahead_url);
     if (!ahead) return ahead.error();
@@ -219,15 +231,14 @@ core::Result<std::unique_ptr<DispatchWiring>> DispatchWiring::Create(
       auto made = email::EmailChannel::Create(std::move(settings), clock);
       if (!made) return Fail(channel, made.error());
       wiring->dispatcher_->AddChannel(channel.name, type, **made,
-                                      LimitsOf(channel.delivery, config.dispatch));
+                                      ChannelLimitsFor(channel, config));
       wiring->channels_.push_back(std::move(*made));
       continue;
     }
     auto made = MakeHttpChannel(channel);
     if (!made) return Fail(channel, made.error());
-    app::ChannelLimits limits = LimitsOf(channel.delivery, config.dispatch);
-    if (channel.type == config::ChannelType::kSms) limits.pacing = PacingOf(channel.sms);
-    wiring->dispatcher_->AddHttpChannel(channel.name, type, **made, limits);
+    wiring->dispatcher_->AddHttpChannel(channel.name, type, **made,
+                                        ChannelLimitsFor(channel, config));
     wiring->http_channels_.push_back(std::move(*made));
   }
   return wiring;

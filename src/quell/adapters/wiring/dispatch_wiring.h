@@ -18,6 +18,13 @@ namespace quell::wiring {
 // The renderer's settings from a config: each channel's templates with where they are written.
 templates::RendererOptions RendererOptionsFor(const config::Config& config);
 
+// The limits a configured channel's route gets (attempts, backoff, throttle budget, SMS
+// pacing): one place, so every dispatcher built from a config treats the channel alike.
+app::ChannelLimits ChannelLimitsFor(const config::ChannelConfig& channel,
+                                    const config::Config& config);
+// The dispatcher's settings from a config's dispatch and retention sections.
+app::DispatcherOptions DispatcherOptionsFor(const config::Config& config, std::string owner);
+
 // What would stop DispatchWiring::Create, found without a store: every unresolved channel
 // secret, every channel that cannot be built as configured, every template problem; each
 // message located in the config where it can be.

@@ -1,0 +1,157 @@
+#include "quell/app/message_replay.h"
+
+#include <algorithm>
+#include <tuple>
+#include <utility>
+
+namespace quell::app {
+namespace {
+
+// One condition's lines of one instant, read again from the start when the applier retries.
+class BatchStream : public core::ObservationStream {
+ public:
+  explicit BatchStream(std::vector<core::Observation> observations)
+      : observations_(std::move(observations)) {}
+  core::Result<bool> Next(core::Observation& out) override {
+    if (next_ >= observations_.size()) return false;
+    out = observations_[next_++];
+    return true;
+  }
+  core::Status Rewind() override {
+    next_ = 0;
+    return {};
+  }
+
+ private:
+  std::vector<core::Observation> observations_;
+  size_t next_ = 0;
+};
+
+class DiscardSink : public DecisionSink {
+ public:
+  void OnDecision(const core::Observation&, const core::Decision&) override {}
+  void Reset() override {}
+};
+
+}  // namespace
+
+void VirtualClock::Set(core::WallTime at) {
+  std::lock_guard lock(mutex_);
+  now_ = std::max(now_, at);
+}
+
+core::WallTime VirtualClock::Now() {
+  std::lock_guard lock(mutex_);
+  return now_;
+}
+
+core::MonoTime VirtualClock::Monotonic() {
+  std::lock_guard lock(mutex_);
+  return core::MonoTime(now_ - start_);
+}
+
+void VirtualClock::SleepFor(core::Duration d) {
+  std::lock_guard lock(mutex_);
+  if (d > core::Duration::zero()) now_ += d;
+}
+
+core::SendOutcome RecordingChannel::Send(const core::Delivery& delivery) {
+  std::lock_guard lock(mutex_);
+  sent_.push_back(delivery);
+  return core::SendOutcome::Sent("replay-" + delivery.row.idempotency_key);
+}
+
+std::vector<core::Delivery> RecordingChannel::Take() {
+  std::lock_guard lock(mutex_);
+  return std::exchange(sent_, {});
+}
+
+MessageReplay::MessageReplay(core::IncidentStore& store, const core::PayloadEncoder& encoder,
+                             Dispatcher& dispatcher, VirtualClock& clock,
+                             std::vector<RecordingChannel*> recorders, MessageReplayOptions options)
+    : store_(store),
+      encoder_(encoder),
+      dispatcher_(dispatcher),
+      clock_(clock),
+      recorders_(std::move(recorders)),
+      options_(std::move(options)) {}
+
+core::Status MessageReplay::Run(core::ObservationStream& input, ReplayedMessageSink& sink) {
+  std::vector<core::Observation> batch;
+  core::Observation observation;
+  for (;;) {
+    auto more = input.Next(observation);
+    if (!more) return more.error();
+    // A batch is every consecutive line of one instant: what one poll would have seen.
+    if (!batch.empty() && (!*more || observation.at != batch.front().at)) {
+      const core::WallTime at = batch.front().at;
+      clock_.Set(at);
+      if (auto delivered = Deliver(sink); !delivered) return delivered;
+      if (auto applied = ApplyBatch(batch, at); !applied) return applied;
+      batch.clear();
+    }
+    if (!*more) break;
+    batch.push_back(observation);
+  }
+  // The last round, at the last line's time: what is due later is not printed.
+  return Deliver(sink);
+}
+
+core::Status MessageReplay::ApplyBatch(std::vector<core::Observation>& batch, core::WallTime at) {
+  // One poll per condition, as the poller applies them, each under its condition's options.
+  std::stable_sort(batch.begin(), batch.end(),
+                   [](const core::Observation& a, const core::Observation& b) {
+                     return a.condition < b.condition;
+                   });
+  DiscardSink discard;
+  for (size_t start = 0; start < batch.size();) {
+    size_t end = start;
+    while (end < batch.size() && batch[end].condition == batch[start].condition) ++end;
+    ApplyOptions apply = options_.defaults;
+    if (const auto it = options_.conditions.find(batch[start].condition);
+        it != options_.conditions.end()) {
+      apply.policy = it->second.policy;
+      apply.channels = it->second.channels;
+      apply.shadow = it->second.shadow;
+    }
+    BatchStream stream(std::vector<core::Observation>(
+        std::make_move_iterator(batch.begin() + static_cast<std::ptrdiff_t>(start)),
+        std::make_move_iterator(batch.begin() + static_cast<std::ptrdiff_t>(end))));
+    PollApplier applier(store_, encoder_, std::move(apply));
+    auto applied = applier.Apply(stream, "replay-" + std::to_string(++polls_), at, discard);
+    if (!applied) return applied.error();
+    start = end;
+  }
+  return {};
+}
+
+core::Status MessageReplay::Deliver(ReplayedMessageSink& sink) {
+  std::vector<core::Delivery> sent;
+  for (uint32_t round = 0;; ++round) {
+    if (round == options_.max_rounds_per_instant) {
+      return core::MakeError(core::ErrorCode::kInternal, "the outbox did not drain at one instant");
+    }
+    const DispatchReport report = dispatcher_.RunOnce();
+    if (!report.store_error.empty()) {
+      return core::MakeError(core::ErrorCode::kUnavailable, report.store_error);
+    }
+    for (RecordingChannel* recorder : recorders_) {
+      std::vector<core::Delivery> taken = recorder->Take();
+      sent.insert(sent.end(), std::make_move_iterator(taken.begin()),
+                  std::make_move_iterator(taken.end()));
+    }
+    if (report.claimed == 0) break;
+  }
+  // Sends finish in any order on the worker threads, and a round claims in the outbox's key
+  // order: print by due time, then as the outbox orders rows.
+  std::sort(sent.begin(), sent.end(), [](const core::Delivery& a, const core::Delivery& b) {
+    return std::tie(a.row.next_attempt_at, a.row.channel, a.row.key, a.row.generation,
+                    a.row.version) < std::tie(b.row.next_attempt_at, b.row.channel, b.row.key,
+                                              b.row.generation, b.row.version);
+  });
+  for (const core::Delivery& delivery : sent)
+    sink.OnMessage(delivery.row.next_attempt_at, delivery);
+  return {};
+}
+
+}  // namespace quell::app

@@ -1,0 +1,195 @@
+// `quell replay -c FILE --messages` as a user runs it: the real binary, a config, observations
+// on stdin, one line per message the config's channels would be sent.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "quell/core/ports/outbox_row.h"
+#include "run_process.h"
+
+namespace {
+
+using nlohmann::json;
+using quell::testing::ProcessResult;
+using quell::testing::RunProcess;
+
+class ReplayMessagesE2eTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (std::filesystem::temp_directory_path() / "quell-rm-XXXXXX").string();
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::string WriteConfig(const std::string& text) {
+    const std::string path = dir_ + "/quell.yaml";
+    std::ofstream(path) << text;
+    return path;
+  }
+  ProcessResult Messages(const std::string& config_path, const std::string& input) {
+    return RunProcess({QUELL_BINARY, "replay", "-c", config_path, "--messages"}, input);
+  }
+  static std::vector<json> Lines(const std::string& text) {
+    std::vector<json> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) lines.push_back(json::parse(line));
+    return lines;
+  }
+
+  std::string dir_;
+};
+
+// No source section at all: replay contacts nothing, so it needs none.
+constexpr const char* kConfig = R"(defaults:
+  cooldown: 10m
+  healthy_polls_to_close: 2
+  channels: [ops]
+conditions:
+  - name: model-answer
+    type: error_groups
+    key: "{tags.tenant}:model-answer"
+    cooldown: 5m
+    channels: [ops]
+channels:
+  - name: ops
+    type: webhook
+    url: http://127.0.0.1:9/never-contacted
+    secret_env: QUELL_TEST_UNSET_SECRET
+)";
+
+std::string Obs(const std::string& at, const std::string& key, const char* unhealthy,
+                const std::string& extra = R"(,"condition":"model-answer")") {
+  return R"({"at":")" + at + R"(","key":")" + key + R"(","unhealthy":)" + unhealthy + extra + "}\n";
+}
+
+TEST_F(ReplayMessagesE2eTest, OneLinePerTransitionWithoutGrouping) {
+  const std::string key = "t1:model-answer";
+  const std::string input =
+      Obs("2026-12-01T09:00:00Z", key, "true") + Obs("2026-12-01T09:03:00Z", key, "true") +
+      Obs("2026-12-01T09:05:00Z", key, "true") + Obs("2026-12-01T09:06:00Z", key, "false") +
+      Obs("2026-12-01T09:07:00Z", key, "false");
+  const ProcessResult r = Messages(WriteConfig(kConfig), input);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  const std::vector<json> lines = Lines(r.out);
+  ASSERT_EQ(lines.size(), 3u) << r.out;
+  // The condition's own cooldown (5m, not the defaults' 10m) makes the 09:05 renotify.
+  const std::vector<std::string> at = {"2026-12-01T09:00:00Z", "2026-12-01T09:05:00Z",
+                                       "2026-12-01T09:07:00Z"};
+  const std::vector<std::string> transition = {"open", "renotify", "resolve"};
+  const std::vector<uint64_t> version = {1, 3, 5};
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(lines[i]["at"], at[i]) << lines[i];
+    EXPECT_EQ(lines[i]["channel"], "ops");
+    EXPECT_EQ(lines[i]["key"], key);
+    EXPECT_EQ(lines[i]["transition"], transition[i]);
+    EXPECT_EQ(lines[i]["members"], (json::array({{{"key", key}, {"transition", transition[i]}}})));
+    EXPECT_EQ(lines[i]["idempotency_key"],
+              quell::core::OutboxIdempotencyKey(key, 1, version[i], "ops"));
+    EXPECT_TRUE(lines[i]["subject"].is_string() && !lines[i]["subject"].get<std::string>().empty());
+    EXPECT_TRUE(lines[i]["severity"].is_string());
+  }
+}
+
+TEST_F(ReplayMessagesE2eTest, AConditionTheConfigDoesNotNameTakesTheDefaults) {
+  // No condition at all in the config, and the observations name none: the defaults' 10m
+  // cooldown applies, so 09:05 renotifies nothing and 09:10 does.
+  const std::string config = R"(defaults:
+  cooldown: 10m
+  channels: [ops]
+channels:
+  - name: ops
+    type: webhook
+    url: http://127.0.0.1:9/never-contacted
+    secret_env: QUELL_TEST_UNSET_SECRET
+)";
+  const std::string key = "k";
+  const ProcessResult r =
+      Messages(WriteConfig(config), Obs("2026-12-01T09:00:00Z", key, "true", "") +
+                                        Obs("2026-12-01T09:05:00Z", key, "true", "") +
+                                        Obs("2026-12-01T09:10:00Z", key, "true", ""));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<json> lines = Lines(r.out);
+  ASSERT_EQ(lines.size(), 2u) << r.out;
+  EXPECT_EQ(lines[0]["transition"], "open");
+  EXPECT_EQ(lines[1]["transition"], "renotify");
+  EXPECT_EQ(lines[1]["at"], "2026-12-01T09:10:00Z");
+}
+
+TEST_F(ReplayMessagesE2eTest, ABadLabelsValueNamesTheLine) {
+  const std::string key = "t1:model-answer";
+  const ProcessResult r =
+      Messages(WriteConfig(kConfig),
+               Obs("2026-12-01T09:00:00Z", key, "true") +
+                   Obs("2026-12-01T09:01:00Z", key, "true", R"(,"labels":{"tenant":7})"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("stdin:2: field \"labels\": the value of \"tenant\" must be a string"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST_F(ReplayMessagesE2eTest, ABadConfigIsAUsageError) {
+  const ProcessResult r = Messages(WriteConfig("defaults:\n  unhealthy_polls_to_open: 0\n"), "");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("quell.yaml:2:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("unhealthy_polls_to_open"), std::string::npos) << r.err;
+}
+
+TEST_F(ReplayMessagesE2eTest, MessagesNeedsAConfigAndTheConfigNeedsMessages) {
+  EXPECT_EQ(RunProcess({QUELL_BINARY, "replay", "--messages"}, "").exit_code, 2);
+  EXPECT_EQ(RunProcess({QUELL_BINARY, "replay", "-c", WriteConfig(kConfig)}, "").exit_code, 2);
+}
+
+TEST_F(ReplayMessagesE2eTest, APendingPeriodKeepsASingleFailingPollQuiet) {
+  std::string config = kConfig;
+  config.replace(config.find("  channels: [ops]\n"), 0, "  unhealthy_polls_to_open: 2\n");
+  const std::string key = "t1:model-answer";
+  const ProcessResult r = Messages(
+      WriteConfig(config),
+      Obs("2026-12-01T09:00:00Z", key, "false") + Obs("2026-12-01T09:01:00Z", key, "true") +
+          Obs("2026-12-01T09:02:00Z", key, "false") + Obs("2026-12-01T09:03:00Z", key, "true") +
+          Obs("2026-12-01T09:04:00Z", key, "true"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<json> lines = Lines(r.out);
+  ASSERT_EQ(lines.size(), 1u) << r.out;
+  EXPECT_EQ(lines[0]["transition"], "open");
+  EXPECT_EQ(lines[0]["at"], "2026-12-01T09:04:00Z");
+}
+
+// The issue's outage: 200 tenants fail at once, still fail past the cooldown, then recover.
+// Without grouping that is 600 messages, one per key and transition.
+TEST_F(ReplayMessagesE2eTest, TwoHundredKeyTraceWithoutGroupingIsSixHundredMessages) {
+  std::ifstream in(QUELL_SOURCE_DIR "/test/data/two-hundred-keys/trace.jsonl");
+  std::stringstream trace;
+  trace << in.rdbuf();
+  ASSERT_FALSE(trace.str().empty());
+  const ProcessResult r =
+      Messages(QUELL_SOURCE_DIR "/test/data/two-hundred-keys/quell.yaml", trace.str());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<json> lines = Lines(r.out);
+  ASSERT_EQ(lines.size(), 600u);
+  std::map<std::string, std::set<std::string>> by_transition;
+  std::string previous_at;
+  for (const json& line : lines) {
+    by_transition[line["transition"]].insert(line["key"].get<std::string>());
+    EXPECT_GE(line["at"].get<std::string>(), previous_at) << "not in time order";
+    previous_at = line["at"];
+  }
+  EXPECT_EQ(by_transition["open"].size(), 200u);
+  EXPECT_EQ(by_transition["renotify"].size(), 200u);
+  EXPECT_EQ(by_transition["resolve"].size(), 200u);
+  EXPECT_EQ(lines.front()["at"], "2026-12-01T09:00:00Z");
+  EXPECT_EQ(lines[200]["at"], "2026-12-01T09:11:00Z");
+  EXPECT_EQ(lines.back()["at"], "2026-12-01T09:14:00Z");
+}
+
+}  // namespace
