@@ -187,6 +187,46 @@ TEST_F(ConfigLoaderTest, ErrorsNameFileLineColumnAndSetting) {
               {"bad.yaml:2:27", "healthy_polls_to_close"});
 }
 
+TEST_F(ConfigLoaderTest, ThePendingPeriodIsReadUnderDefaultsAndPerCondition) {
+  auto config = LoadConfig(Write("quell.yaml",
+                                 "defaults:\n  unhealthy_polls_to_open: 2\n"
+                                 "conditions:\n  - name: a\n    type: error_groups\n"
+                                 "  - name: b\n    type: error_groups\n"
+                                 "    unhealthy_polls_to_open: 5\n"),
+                           Env());
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  EXPECT_EQ(config->defaults.policy.unhealthy_polls_to_open, 2u);
+  EXPECT_EQ(config->error_conditions[0].common.policy.unhealthy_polls_to_open, 2u);
+  EXPECT_EQ(config->error_conditions[1].common.policy.unhealthy_polls_to_open, 5u);
+  auto unset = LoadConfig(Write("quell.yaml", kMinimal), Env());
+  ASSERT_TRUE(unset.ok());
+  EXPECT_EQ(unset->error_conditions[0].common.policy.unhealthy_polls_to_open, 1u);
+
+  ExpectError("defaults:\n  unhealthy_polls_to_open: 0\nconditions: []\n",
+              {"bad.yaml:2:28", "unhealthy_polls_to_open"});
+  const std::string bad =
+      Write("bad.yaml", std::string(kMinimal) + "    unhealthy_polls_to_open: 0\n");
+  const auto errors = CheckConfig(bad, Env());
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("bad.yaml:4:30"), std::string::npos) << errors[0];
+  EXPECT_NE(errors[0].find("unhealthy_polls_to_open"), std::string::npos) << errors[0];
+}
+
+// Replay polls nothing, so its config need not name a condition; run and config check still
+// refuse such a file.
+TEST_F(ConfigLoaderTest, OnlyReplayTakesAConfigWithoutConditions) {
+  const std::string path = Write("quell.yaml", "defaults:\n  cooldown: 5m\n");
+  auto replay = LoadConfigForReplay(path, Env());
+  ASSERT_TRUE(replay.ok()) << replay.error().message;
+  EXPECT_EQ(replay->defaults.policy.cooldown, minutes(5));
+  EXPECT_FALSE(LoadConfig(path, Env()).ok());
+  const auto errors = CheckConfig(path, Env());
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("no conditions"), std::string::npos);
+  // Everything else is checked as strictly as for run.
+  EXPECT_FALSE(LoadConfigForReplay(Write("quell.yaml", "defaults:\n  cooldwn: 5m\n"), Env()).ok());
+}
+
 TEST_F(ConfigLoaderTest, APollDeadlineIsReadPerSourceAndMustBePositive) {
   auto absent = LoadConfig(Write("a.yaml", kMinimal), Env());
   ASSERT_TRUE(absent.ok()) << absent.error().message;
