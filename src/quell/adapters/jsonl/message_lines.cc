@@ -64,7 +64,7 @@ void AppendMessageLine(std::string& out, core::WallTime at, const core::Delivery
   out += ",\"idempotency_key\":";
   core::AppendJsonString(out, row.idempotency_key);
   const size_t mark = out.size();
-  if (!std::string_view(row.key).starts_with(kGroupPrefix) || !AppendGroup(out, row.payload)) {
+  if (!row.key.starts_with(kGroupPrefix) || !AppendGroup(out, row.payload)) {
     out.resize(mark);
     out += ",\"members\":[";
     AppendMember(out, row.key, core::TransitionName(row.transition));

@@ -38,7 +38,8 @@ void PrintIncident(std::FILE* out, const core::Incident& in, ListFormat format) 
   for (const std::string& e : in.recent_evidence) evidence += (evidence.empty() ? "" : " ") + e;
   std::string labels;
   for (const auto& [name, value] : in.labels) {
-    labels += (labels.empty() ? "" : " ") + name + "=" + value;
+    if (!labels.empty()) labels += ' ';
+    labels.append(name).append("=").append(value);
   }
   PrintTable(out, {{"key", in.key},
                    {"condition", in.condition.empty() ? "-" : in.condition},
