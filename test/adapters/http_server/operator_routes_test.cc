@@ -81,6 +81,8 @@ class OperatorRoutesTest : public ::testing::Test {
     o.at = clock_.now;
     o.health = unhealthy ? core::Health::kUnhealthy : core::Health::kHealthy;
     o.condition = condition;
+    o.labels = {{"tenant", "acme"}};
+    o.upstream_count = 12;
     const std::vector<core::Observation> poll = {o};
     app::VectorObservationStream stream(poll);
     NullSink sink;
@@ -282,6 +284,9 @@ TEST_F(OperatorRoutesTest, OneIncidentWithItsDecisionsAndOutboxRows) {
   const json body = Body(shown);
   EXPECT_EQ(body["incident"]["key"], "acme:db/primary");
   EXPECT_EQ(body["incident"]["status"], "resolved");
+  EXPECT_EQ(body["incident"]["labels"], (json{{"tenant", "acme"}}));
+  EXPECT_EQ(body["incident"]["upstream_count"], 12);
+  EXPECT_EQ(body["incident"]["unhealthy_streak"], 0);
   ASSERT_EQ(body["decisions"].size(), 2u) << body;
   EXPECT_EQ(body["decisions"][0]["decision"], "resolve");
   EXPECT_EQ(body["decisions"][0]["reason"], "manual");
