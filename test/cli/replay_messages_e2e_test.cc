@@ -147,6 +147,11 @@ TEST_F(ReplayMessagesE2eTest, ABadConfigIsAUsageError) {
 TEST_F(ReplayMessagesE2eTest, MessagesNeedsAConfigAndTheConfigNeedsMessages) {
   EXPECT_EQ(RunProcess({QUELL_BINARY, "replay", "--messages"}, "").exit_code, 2);
   EXPECT_EQ(RunProcess({QUELL_BINARY, "replay", "-c", WriteConfig(kConfig)}, "").exit_code, 2);
+  const ProcessResult flag = RunProcess(
+      {QUELL_BINARY, "replay", "-c", WriteConfig(kConfig), "--messages", "--cooldown", "1m"}, "");
+  EXPECT_EQ(flag.exit_code, 2);
+  EXPECT_NE(flag.err.find("--cooldown does not apply with --messages"), std::string::npos)
+      << flag.err;
 }
 
 TEST_F(ReplayMessagesE2eTest, APendingPeriodKeepsASingleFailingPollQuiet) {

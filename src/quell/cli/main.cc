@@ -197,6 +197,18 @@ int main(int argc, char** argv) {
   quell::system::SystemClock clock;
   if (demo_cmd->parsed()) return quell::demo::RunDemo(stdout, stderr);
   if (replay_cmd->parsed() && replay_messages) {
+    // The config's policies decide; a policy flag would be silently ignored.
+    for (const CLI::Option* option : replay_cmd->get_options()) {
+      if (option->count() == 0 || option == replay_messages_flag || option->check_name("-c") ||
+          option->check_name("--skip-invalid")) {
+        continue;
+      }
+      std::fprintf(stderr,
+                   "quell replay: %s does not apply with --messages (the config's "
+                   "policies do)\n",
+                   option->get_name().c_str());
+      return kUsageError;
+    }
     return quell::cli::RunMessageReplay(replay_config, replay.skip_invalid, clock, STDIN_FILENO,
                                         stdout, stderr);
   }
