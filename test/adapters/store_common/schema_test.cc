@@ -31,7 +31,7 @@ TEST(SchemaTest, BothDialectsCreateTheSameTablesAndIndexes) {
   for (const Migration& m : Migrations()) {
     EXPECT_EQ(Created(m.sqlite_sql), Created(m.postgres_sql)) << "migration " << m.version;
   }
-  ASSERT_EQ(Migrations().size(), 8u);
+  ASSERT_EQ(Migrations().size(), 9u);
   EXPECT_EQ(Created(Migrations()[0].sqlite_sql),
             (std::vector<std::string>{"TABLE incidents", "TABLE decisions", "INDEX decisions_at",
                                       "TABLE polls", "TABLE outbox", "INDEX outbox_due"}));

@@ -112,7 +112,7 @@ namespace {
   "CREATE INDEX outbox_done ON outbox (updated_at) WHERE status NOT IN" \
   " ('pending', 'in_flight');"
 
-constexpr std::array<Migration, 8> kMigrations = {{
+constexpr std::array<Migration, 9> kMigrations = {{
     {1, "incidents, decision log, polls and outbox", QUELL_SCHEMA_V1(" WITHOUT ROWID"),
      QUELL_SCHEMA_V1("")},
     {2, "open-incident index and source marks", QUELL_SCHEMA_V2(" WITHOUT ROWID", ""),
@@ -127,6 +127,8 @@ constexpr std::array<Migration, 8> kMigrations = {{
     {7, "manual resolve holds", QUELL_SCHEMA_V7(""), QUELL_SCHEMA_V7(" COLLATE \"C\"")},
     {8, "attempts counted at outcome, throttle budget, outbox retention", QUELL_SCHEMA_V8,
      QUELL_SCHEMA_V8},
+    // A placeholder for version 9 (incidents' labels, on another branch) so that 10 follows it.
+    {9, "placeholder", "SELECT 1;", "SELECT 1;"},
 }};
 
 #undef QUELL_SCHEMA_V8
