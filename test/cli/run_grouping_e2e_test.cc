@@ -17,6 +17,7 @@
 
 #include "child_process.h"
 #include "daemon_probe.h"
+#include "quell/sim/scenario.h"
 #include "quell/sim/server.h"
 #include "run_process.h"
 #include "webhook_receiver.h"
@@ -70,7 +71,9 @@ class RunGroupingTest : public ::testing::Test {
   }
 
   // One error-group condition, every transition to one webhook that groups by condition.
-  void WriteConfig(const testing::WebhookReceiver& hook) {
+  void WriteConfig(const testing::WebhookReceiver& hook,
+                   const std::string& grouping =
+                       "    group_by: [condition]\n    group_wait: 2s\n    group_interval: 1m\n") {
     std::ofstream(config_)
         << "store: sqlite:" << (dir_ / "quell.db").string() << "\n"
         << "infrai:\n  base_url: ${INFRAI_BASE_URL}\n  retry: {max_attempts: 1}\n"
@@ -80,8 +83,7 @@ class RunGroupingTest : public ::testing::Test {
         << "channels:\n"
         << "  - name: hook\n    type: webhook\n    url: \"" << hook.Url() << "\"\n"
         << "    secret_env: HOOK_SECRET\n    timeout: 10s\n"
-        << "    group_by: [condition]\n    group_wait: 2s\n    group_interval: 1m\n"
-        << "dispatch: {lease: 2s, idle_interval: 100ms}\n"
+        << grouping << "dispatch: {lease: 2s, idle_interval: 100ms}\n"
         << "log: {format: json, level: info}\n"
         << "http: {listen: \"127.0.0.1:0\"}\n";
   }
@@ -105,6 +107,7 @@ class RunGroupingTest : public ::testing::Test {
   static std::map<std::string, int> MemberCounts(const std::map<std::string, json>& delivered) {
     std::map<std::string, int> counts;
     for (const auto& [id, body] : delivered) {
+      if (!body["incident"].contains("group")) continue;  // a single transition's message
       for (const json& member : body["incident"]["group"]["members"]) {
         ++counts[member["key"].get<std::string>()];
       }
@@ -172,6 +175,65 @@ TEST_F(RunGroupingTest, AKillBetweenAssemblyAndSendResendsTheSameMessageAfterARe
   const auto counts = MemberCounts(Delivered(hook));
   ASSERT_EQ(counts.size(), static_cast<size_t>(kTenants));
   for (const auto& [key, n] : counts) EXPECT_EQ(n, 1) << key;
+}
+
+TEST_F(RunGroupingTest, AReloadChangingGroupingAppliesWholeOrNotAtAll) {
+  const json solo = {{"id", "grp_solo"},
+                     {"title", "Refund failed"},
+                     {"tags", {{"tenant", "solo"}, {"agent_stage", "refund"}}},
+                     {"events", 1}};
+  {
+    const std::lock_guard lock(sim_->state().mu);
+    ASSERT_TRUE(sim::LoadScenario(sim_->state(), json{{"groups", json::array()}}).ok());
+  }
+  testing::WebhookReceiver hook(kHookSecret);
+  WriteConfig(hook, "");
+  auto run = StartRun();
+  ASSERT_TRUE(
+      WaitFor([&] { return !testing::Events(log_, "poll.cycle_end").empty(); }, seconds(20)));
+
+  // group_by must be a list: the reload is refused at its line and grouping stays off.
+  WriteConfig(hook, "    group_by: condition\n");
+  run->Send(SIGHUP);
+  ASSERT_TRUE(WaitFor([&] { return !testing::Events(log_, "config.reload_rejected").empty(); },
+                      seconds(10)))
+      << testing::ReadFile(log_);
+  EXPECT_NE(testing::Events(log_, "config.reload_rejected")[0]["error"].get<std::string>().find(
+                config_ + ":14:15: channels[0].group_by"),
+            std::string::npos);
+  {
+    const std::lock_guard lock(sim_->state().mu);
+    ASSERT_TRUE(sim::LoadScenario(sim_->state(), json{{"groups", json::array({solo})}}).ok());
+  }
+  ASSERT_TRUE(WaitFor([&] { return hook.DeliveredKeys().size() == 1; }, seconds(20)));
+  EXPECT_EQ(Delivered(hook).begin()->second["key"], "solo:refund:grp_solo");  // one transition
+
+  // A valid grouping applies: the 200 tenants that fail next arrive as one group message.
+  WriteConfig(hook);
+  run->Send(SIGHUP);
+  ASSERT_TRUE(
+      WaitFor([&] { return !testing::Events(log_, "config.reloaded").empty(); }, seconds(10)))
+      << testing::ReadFile(log_);
+  {
+    const std::lock_guard lock(sim_->state().mu);
+    json groups = json::array({solo});
+    for (int i = 0; i < kTenants; ++i) {
+      groups.push_back(
+          {{"id", "grp_" + std::to_string(i)},
+           {"title", "Model answer failed"},
+           {"tags", {{"tenant", "t" + std::to_string(i)}, {"agent_stage", "checkout"}}},
+           {"events", 3}});
+    }
+    ASSERT_TRUE(sim::LoadScenario(sim_->state(), json{{"groups", groups}}).ok());
+  }
+  ASSERT_TRUE(WaitFor([&] { return hook.DeliveredKeys().size() == 2; }, seconds(30)))
+      << testing::ReadFile(log_);
+  ASSERT_TRUE(
+      WaitFor([&] { return testing::Events(log_, "poll.cycle_end").size() >= 8; }, seconds(20)));
+  EXPECT_EQ(run->Signal(SIGTERM), 0) << testing::ReadFile(log_);
+  EXPECT_EQ(hook.DeliveredKeys().size(), 2U);
+  const auto counts = MemberCounts(Delivered(hook));
+  EXPECT_EQ(counts.size(), static_cast<size_t>(kTenants));
 }
 
 }  // namespace
