@@ -181,6 +181,19 @@ class TimedStore : public core::OutboxStore {
     spent_.thread += Steady::now() - t0;
     return r;
   }
+  core::Result<std::vector<core::WaitingGroup>> WaitingGroups() override {
+    return inner_.WaitingGroups();
+  }
+  core::Result<std::optional<core::OutboxRow>> AssembleGroup(std::string_view channel,
+                                                             std::string_view group_key,
+                                                             core::Duration wait,
+                                                             core::Duration interval,
+                                                             core::WallTime now) override {
+    return inner_.AssembleGroup(channel, group_key, wait, interval, now);
+  }
+  core::Result<std::vector<core::OutboxRow>> GroupMembers(std::string_view group_row) override {
+    return inner_.GroupMembers(group_row);
+  }
 
  private:
   core::OutboxStore& inner_;

@@ -202,6 +202,22 @@ class SharedOutboxStore : public core::OutboxStore {
     const std::lock_guard<std::mutex> lock(mutex_);
     return inner_.ThreadRemoteId(key, generation, channel);
   }
+  core::Result<std::vector<core::WaitingGroup>> WaitingGroups() override {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return inner_.WaitingGroups();
+  }
+  core::Result<std::optional<core::OutboxRow>> AssembleGroup(std::string_view channel,
+                                                             std::string_view group_key,
+                                                             core::Duration wait,
+                                                             core::Duration interval,
+                                                             core::WallTime now) override {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return inner_.AssembleGroup(channel, group_key, wait, interval, now);
+  }
+  core::Result<std::vector<core::OutboxRow>> GroupMembers(std::string_view group_row) override {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return inner_.GroupMembers(group_row);
+  }
 
  private:
   FakeOutboxStore& inner_;

@@ -193,6 +193,19 @@ class FakeOutboxStore : public core::OutboxStore {
   // Every row, by idempotency key.
   const std::map<std::string, core::OutboxRow>& rows() const { return rows_; }
 
+  // The fake holds no grouped rows: grouping is tested against a real SQLite store.
+  core::Result<std::vector<core::WaitingGroup>> WaitingGroups() override {
+    return std::vector<core::WaitingGroup>{};
+  }
+  core::Result<std::optional<core::OutboxRow>> AssembleGroup(std::string_view, std::string_view,
+                                                             core::Duration, core::Duration,
+                                                             core::WallTime) override {
+    return std::optional<core::OutboxRow>{};
+  }
+  core::Result<std::vector<core::OutboxRow>> GroupMembers(std::string_view) override {
+    return std::vector<core::OutboxRow>{};
+  }
+
   core::Result<std::string> ThreadRemoteId(std::string_view key, uint64_t generation,
                                            std::string_view channel) override {
     std::optional<std::pair<uint64_t, std::string>> first;

@@ -159,9 +159,10 @@ TEST(RunMetricsTest, RefreshesStoreGaugesAndKeepsThemOnFailure) {
   resolved.key = "b";
   resolved.status = core::IncidentStatus::kResolved;
   store.state().incidents["b"] = resolved;
-  for (auto [id, status] : {std::pair{"k1", core::OutboxStatus::kPending},
-                            std::pair{"k2", core::OutboxStatus::kPending},
-                            std::pair{"k3", core::OutboxStatus::kDead}}) {
+  for (auto [id, status] :
+       {std::pair{"k1", core::OutboxStatus::kPending},
+        std::pair{"k2", core::OutboxStatus::kPending}, std::pair{"k3", core::OutboxStatus::kDead},
+        std::pair{"k4", core::OutboxStatus::kGrouped}}) {
     core::OutboxRow row;
     row.idempotency_key = id;
     row.status = status;
@@ -172,6 +173,7 @@ TEST(RunMetricsTest, RefreshesStoreGaugesAndKeepsThemOnFailure) {
   EXPECT_EQ(registry.AddGauge("quell_open_incidents", "").Value(), 1);
   EXPECT_EQ(rows.Value({{"status", "pending"}}), 2);
   EXPECT_EQ(rows.Value({{"status", "dead"}}), 1);
+  EXPECT_EQ(rows.Value({{"status", "grouped"}}), 1);  // members waiting for their group
   EXPECT_NE(registry.Render().find("quell_outbox_rows{status=\"superseded\"} 0\n"),
             std::string::npos);
 

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "child_process.h"
@@ -119,6 +120,31 @@ TEST_F(ConfigCheckTest, ATemplateNamingAFieldTheViewLacksIsAnErrorAtTheTemplate)
                    "11:13: channels[0].templates.body: channel \"hook\": line 1: unknown "
                    "field \"kee\""))
       << r.out;
+}
+
+TEST_F(ConfigCheckTest, GroupingIsAcceptedAndRefusedAlikeByCheckAndRun) {
+  Write(Sqlite(), Hook("    group_by: [condition, tenant]\n    group_wait: 30s\n"
+                       "    group_interval: 5m\n"));
+  auto good = Check();
+  EXPECT_EQ(good.exit_code, 0) << good.out;
+
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"    group_by: condition\n", "10:15: channels[0].group_by: expected a non-empty list"},
+      {"    group_by: [condition, \"\"]\n", "10:27: channels[0].group_by: a name must not be"},
+      {"    group_by: [tenant]\n    group_wait: -1s\n", "11:17: channels[0].group_wait:"},
+      {"    group_by: [tenant]\n    group_interval: 5 minutes\n",
+       "11:21: channels[0].group_interval:"},
+      {"    group_interval: 5m\n", "10:21: channels[0].group_interval: needs group_by"},
+  };
+  for (const auto& [extra, located] : bad) {
+    Write(Sqlite(), Hook(extra));
+    auto r = Check();
+    EXPECT_EQ(r.exit_code, 2) << r.out;
+    EXPECT_TRUE(Says(r, located)) << r.out;
+    auto run = testing::RunProcess({"/usr/bin/timeout", "20", QUELL_BINARY, "run", "-c", config_});
+    EXPECT_EQ(run.exit_code, 2) << run.err;
+    EXPECT_NE(run.err.find(config_ + ":" + located), std::string::npos) << run.err;
+  }
 }
 
 TEST_F(ConfigCheckTest, EveryProblemIsReportedInFileOrder) {

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "quell/app/backoff.h"
+#include "quell/core/delivery/grouping.h"
 #include "quell/core/delivery/sms_policy.h"
 #include "quell/core/ports/channel.h"
 #include "quell/core/ports/outbox_store.h"
@@ -29,6 +30,10 @@ struct ChannelLimits {
   // SMS channels: the recipient's pacing (minimum interval, quiet hours, daily cap). A row the
   // rules hold is deferred, not failed: it goes back to pending without using an attempt.
   std::optional<core::SmsPacingRules> pacing;
+  // Grouped notifications (core/delivery/grouping.h): the channel's rows wait in their groups
+  // and go out as group messages, which the dispatcher assembles when due. nullopt: one message
+  // per transition.
+  std::optional<core::GroupPolicy> grouping;
 };
 
 // What a failed exchange means: transport errors that may pass (timeouts, refused or reset

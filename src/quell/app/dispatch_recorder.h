@@ -32,13 +32,14 @@ struct DispatchReport {
   uint64_t deferred = 0;     // held by a pacing rule (SMS quiet hours, interval, cap)
   uint64_t record_batches = 0;
   uint64_t trimmed = 0;             // finished rows deleted by outbox retention this round
+  uint64_t groups_built = 0;        // group messages assembled this round (grouped channels)
   std::vector<std::string> errors;  // store and dead-letter failures, one line each
   // The claim or the recording of outcomes failed in the store (also in `errors`): the store
   // refused this round's writes. Empty when it took them.
   std::string store_error;
   // When RunOnce is next worth calling: now when the claim was full (more rows may be due),
-  // else the earliest retry this run scheduled; nullopt when neither, so the caller waits its
-  // idle interval (new rows only come from polls).
+  // else the earliest retry this run scheduled or group message due; nullopt when none, so the
+  // caller waits its idle interval (new rows only come from polls).
   std::optional<core::WallTime> next_due;
   std::map<std::string, ChannelTally> by_channel;  // filled by OutcomeRecorder
 };

@@ -9,6 +9,7 @@
 #include "quell/app/bounded_parallel.h"
 #include "quell/app/split_mix.h"
 #include "quell/core/delivery/dead_letter.h"
+#include "quell/core/delivery/grouping.h"
 #include "quell/core/delivery/tenant_budget.h"
 
 namespace quell::app {
@@ -101,6 +102,7 @@ void Dispatcher::AddChannel(std::string name, std::string type, core::Channel& c
 DispatchReport Dispatcher::RunOnce() {
   DispatchReport report;
   const core::WallTime now = clock_.Now();
+  AssembleGroups(now, report);
   Claim claimed = claimed_ahead_.valid()
                       ? claimed_ahead_.get()
                       : store_.ClaimDue(options_.owner, now, options_.lease, options_.claim_batch);
@@ -138,6 +140,62 @@ DispatchReport Dispatcher::RunOnce() {
   TrimWhenDue(now, report);
   if (report.claimed >= options_.claim_batch) report.next_due = now;
   return report;
+}
+
+void Dispatcher::AssembleGroups(core::WallTime now, DispatchReport& report) {
+  const bool grouped = std::any_of(routes_.begin(), routes_.end(), [](const auto& route) {
+    return route.second.limits.grouping.has_value();
+  });
+  if (!grouped && groups_checked_) return;
+  groups_checked_ = true;
+  auto waiting = store_.WaitingGroups();
+  if (!waiting) {
+    report.errors.push_back("groups: " + waiting.error().message);
+    return;
+  }
+  for (const core::WaitingGroup& group : *waiting) {
+    // Members left waiting on a channel that no longer groups (or no longer exists) go out
+    // now in one last group message rather than never.
+    const auto route = routes_.find(group.channel);
+    const core::GroupPolicy policy =
+        route != routes_.end() && route->second.limits.grouping
+            ? *route->second.limits.grouping
+            : core::GroupPolicy{.group_by = {},
+                                .group_wait = core::Duration::zero(),
+                                .group_interval = core::Duration::zero()};
+    const core::WallTime due = core::GroupDueAt(policy, group.first_waiting, group.last_message_at);
+    if (due > now) {
+      if (!report.next_due || due < *report.next_due) report.next_due = due;
+      continue;
+    }
+    auto built = store_.AssembleGroup(group.channel, group.group_key, policy.group_wait,
+                                      policy.group_interval, now);
+    if (!built) {
+      report.errors.push_back("group " + group.channel + " " + group.group_key + ": " +
+                              built.error().message);
+    } else if (*built) {
+      ++report.groups_built;
+    }
+  }
+}
+
+void Dispatcher::PrepareGroup(Attempt& attempt, DispatchReport& report) {
+  core::OutboxRow& row = attempt.delivery.row;
+  auto members = store_.GroupMembers(row.idempotency_key);
+  if (!members) {
+    // Transient (the store is busy): try again shortly rather than lose the message.
+    report.errors.push_back(row.idempotency_key + ": group: " + members.error().message);
+    core::OutboxOutcome retry;
+    retry.kind = core::OutboxOutcome::Kind::kDefer;
+    retry.idempotency_key = row.idempotency_key;
+    retry.error = "group: " + members.error().message;
+    retry.next_attempt_at = clock_.Now() + std::chrono::seconds(5);
+    attempt.deferred = std::move(retry);
+    return;
+  }
+  row.payload = core::GroupPayload(row, *members);
+  // A plain rendering until the channels render group payloads their own way.
+  attempt.delivery.message = core::GroupMessage(row, *members);
 }
 
 void Dispatcher::TrimWhenDue(core::WallTime now, DispatchReport& report) {
@@ -183,6 +241,10 @@ std::vector<Dispatcher::Attempt> Dispatcher::Prepare(std::vector<core::OutboxRow
       continue;
     }
     attempt.route = &route->second;
+    if (core::IsGroupKey(row.key)) {
+      PrepareGroup(attempt, report);
+      continue;
+    }
     if (core::IsDigestKey(row.key)) {
       PrepareDigest(attempt, report);
       continue;

@@ -72,7 +72,8 @@ class Dispatcher {
   void AddChannel(std::string name, std::string type, core::Channel& channel,
                   ChannelLimits limits = {});
 
-  // Claims one batch, delivers it and records every outcome; see DispatchReport::next_due.
+  // Assembles the group messages that are due (grouped channels), then claims one batch,
+  // delivers it and records every outcome; see DispatchReport::next_due.
   DispatchReport RunOnce();
 
  private:
@@ -96,6 +97,10 @@ class Dispatcher {
   std::vector<Attempt> Prepare(std::vector<core::OutboxRow> rows, DispatchReport& report);
   // Sends every attempt; `done` runs on this thread as each one ends, in completion order.
   void Deliver(std::vector<Attempt>& attempts, const Done& done);
+  // Builds every due group message (OutboxStore::AssembleGroup) and notes the next one due.
+  void AssembleGroups(core::WallTime now, DispatchReport& report);
+  // Fills a group row's message and payload from its members.
+  void PrepareGroup(Attempt& attempt, DispatchReport& report);
   // Fills a digest row's message and payload from the rows it folded.
   void PrepareDigest(Attempt& attempt, DispatchReport& report);
   // Defers an SMS the channel's pacing rules hold; `planned` are this batch's earlier sends.
@@ -119,6 +124,9 @@ class Dispatcher {
   std::vector<uint32_t> lane_limits_;
   uint64_t random_state_;
   std::optional<core::MonoTime> next_trim_;  // unset: the first round trims
+  // Whether waiting members were looked for once: a channel whose grouping was switched off
+  // may have left some, which the first round sends on at once.
+  bool groups_checked_ = false;
 };
 
 }  // namespace quell::app

@@ -199,6 +199,7 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
           row.status = core::OutboxStatus::kSilenced;
           ++silenced;
         }
+        JoinGroup(row, slot.incident);
         row.next_attempt_at = now;
         row.created_at = now;
         row.updated_at = now;
@@ -244,6 +245,14 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
   }
 }
 
+void PollApplier::JoinGroup(core::OutboxRow& row, const core::Incident& incident) const {
+  if (row.status != core::OutboxStatus::kPending) return;
+  const auto policy = options_.grouping.find(row.channel);
+  if (policy == options_.grouping.end()) return;
+  row.status = core::OutboxStatus::kGrouped;
+  row.group_key = core::GroupKeyOf(policy->second, incident.condition, incident.labels);
+}
+
 core::Result<uint64_t> PollApplier::AnnounceShadowOpens(core::StoreTransaction& tx, Chunk& chunk,
                                                         core::WallTime now) {
   std::vector<std::pair<std::string, uint64_t>> generations;
@@ -278,6 +287,7 @@ core::Result<uint64_t> PollApplier::AnnounceShadowOpens(core::StoreTransaction& 
     row.channel = use.channel;
     encoder_.EncodeLateOpen(incident, now, row.payload);
     if (core::IsSilenced(chunk.silences, use.key, now)) row.status = core::OutboxStatus::kSilenced;
+    JoinGroup(row, incident);
     row.next_attempt_at = now;
     row.created_at = now;
     row.updated_at = now;

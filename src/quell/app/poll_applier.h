@@ -2,12 +2,15 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "quell/core/delivery/grouping.h"
 #include "quell/core/engine/decision.h"
 #include "quell/core/engine/observation.h"
 #include "quell/core/engine/policy.h"
@@ -52,6 +55,11 @@ struct ApplyOptions {
   // At most this many outbox rows per tenant, channel and hour; the rest are folded into the
   // hour's digest row (see budget_folding.h). 0: no budget.
   uint32_t tenant_budget_per_hour = 0;
+  // Channels with grouping (core/delivery/grouping.h): their live rows go in as grouped, with
+  // the group key of the incident's condition and labels, and wait for the group's message
+  // (app::Dispatcher assembles it). Shadow and silenced rows stay what they are; grouped rows
+  // never count against the tenant budget (the group message is one message).
+  std::map<std::string, core::GroupPolicy, std::less<>> grouping;
   std::optional<core::Duration> decision_retention;  // nullopt keeps the log forever
   // Record the poll row even when the poll changed nothing; set for an explicit poll id.
   bool record_unchanged_poll = false;
@@ -107,6 +115,8 @@ class PollApplier {
 
   core::Result<uint64_t> AnnounceShadowOpens(core::StoreTransaction& tx, Chunk& chunk,
                                              core::WallTime now);
+  // A live row on a grouped channel becomes a waiting member of its group.
+  void JoinGroup(core::OutboxRow& row, const core::Incident& incident) const;
 
   core::IncidentStore& store_;
   const core::PayloadEncoder& encoder_;

@@ -19,7 +19,7 @@ constexpr std::array kDecisions = {
 constexpr std::array kStatuses = {core::OutboxStatus::kPending, core::OutboxStatus::kInFlight,
                                   core::OutboxStatus::kSent,    core::OutboxStatus::kDead,
                                   core::OutboxStatus::kShadow,  core::OutboxStatus::kSuperseded,
-                                  core::OutboxStatus::kFolded};
+                                  core::OutboxStatus::kFolded,  core::OutboxStatus::kGrouped};
 
 double Seconds(core::Duration d) { return std::chrono::duration<double>(d).count(); }
 double UnixSeconds(core::WallTime t) { return Seconds(t.time_since_epoch()); }

@@ -7,6 +7,7 @@
 
 #include "channel_test_support.h"
 #include "pagerduty_receiver.h"
+#include "quell/core/delivery/grouping.h"
 
 namespace quell::channels {
 namespace {
@@ -38,6 +39,25 @@ class PagerDutyChannelTest : public ::testing::Test {
   quell::testing::PagerDutyReceiver receiver_{kRoutingKey};
   curl::CurlMultiClient client_;
 };
+
+TEST_F(PagerDutyChannelTest, AGroupIsOneAlertThatResolvesOnlyWhenNothingInItIsOpen) {
+  const auto channel = Channel();
+  const core::WallTime t0 = *core::ParseRfc3339("2026-12-02T09:00:00Z");
+  const auto send = [&](uint64_t sequence, TransitionKind transition, uint64_t open_after) {
+    core::Delivery d;
+    d.row =
+        core::MakeGroupRow("ops", "condition=model-answer", sequence, transition, open_after, t0);
+    d.message = core::RenderedMessage{"2 incidents", "2 incidents", "error"};
+    const SendOutcome sent = SendOnce(*channel, client_, d);
+    EXPECT_EQ(sent.kind, Kind::kSent) << sent.error;
+  };
+  send(1, TransitionKind::kOpen, 2);
+  send(2, TransitionKind::kResolve, 1);  // one of two resolved: the alert stays
+  EXPECT_EQ(receiver_.Alerts().at("{group}:condition=model-answer"), "triggered");
+  send(3, TransitionKind::kResolve, 0);
+  EXPECT_EQ(receiver_.Alerts().at("{group}:condition=model-answer"), "resolved");
+  EXPECT_EQ(receiver_.Alerts().size(), 1u);
+}
 
 TEST_F(PagerDutyChannelTest, TriggersOnOpenAndRenotifyAndResolvesWithOneDedupKey) {
   const auto channel = Channel();

@@ -328,5 +328,44 @@ TEST_F(ChannelConfigTest, PerConditionShadowIsRead) {
   EXPECT_FALSE(config->shadow);
 }
 
+TEST_F(ChannelConfigTest, GroupingIsReadInItsOrderWithDefaults) {
+  auto config = Load(std::string(kWebhookChannel) + R"(    group_by: [condition, tenant]
+    group_wait: 10s
+  - name: plain
+    type: webhook
+    url: http://127.0.0.1:9/plain
+    secret_env: HOOK_SECRET
+conditions:
+  - {name: errs, type: error_groups, channels: [ops, plain]}
+)");
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  const auto& grouping = config->channels[0].delivery.grouping;
+  ASSERT_TRUE(grouping.has_value());
+  EXPECT_EQ(grouping->group_by, (std::vector<std::string>{"condition", "tenant"}));
+  EXPECT_EQ(grouping->group_wait, std::chrono::seconds(10));
+  EXPECT_EQ(grouping->group_interval, std::chrono::minutes(5));
+  EXPECT_FALSE(config->channels[1].delivery.grouping.has_value());
+}
+
+TEST_F(ChannelConfigTest, BadGroupingNamesItsLineAndColumn) {
+  const std::string head = kWebhookChannel;
+  ExpectError(head + "    group_by: condition\n",
+              {"quell.yaml:8:15: channels[0].group_by", "expected a non-empty list"});
+  ExpectError(head + "    group_by: []\n", {"quell.yaml:8:15", "non-empty list"});
+  ExpectError(head + "    group_by: [condition, \"\"]\n",
+              {"quell.yaml:8:27: channels[0].group_by", "must not be empty"});
+  ExpectError(head + "    group_by: [tenant, tenant]\n", {"quell.yaml:8:24", "listed twice"});
+  ExpectError(head + "    group_by: [[a]]\n", {"quell.yaml:8:16", "expected a single value"});
+  ExpectError(head + "    group_by: [tenant]\n    group_wait: -5s\n",
+              {"quell.yaml:9:17: channels[0].group_wait", "negative"});
+  ExpectError(head + "    group_by: [tenant]\n    group_interval: soon\n",
+              {"quell.yaml:9:21: channels[0].group_interval"});
+  ExpectError(head + "    group_by: [tenant]\n    group_interval: 0s\n",
+              {"quell.yaml:9:21: channels[0].group_interval", "must be positive"});
+  ExpectError(head + "    group_interval: 5m\n",
+              {"quell.yaml:8:21: channels[0].group_interval", "needs group_by"});
+  ExpectError(head + "    group_wait: 5m\n", {"quell.yaml:8:17", "needs group_by"});
+}
+
 }  // namespace
 }  // namespace quell::config

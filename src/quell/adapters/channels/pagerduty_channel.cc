@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "quell/core/delivery/dead_letter.h"
+#include "quell/core/delivery/grouping.h"
 
 namespace quell::channels {
 namespace {
@@ -24,6 +25,8 @@ std::string Severity(std::string_view severity) {
 }  // namespace
 
 std::string PagerDutyDedupKey(const core::OutboxRow& row) {
+  // One alert per group: every message of a group (its sequence is the generation) updates it.
+  if (core::IsGroupKey(row.key)) return row.key;
   return row.key + ":" + std::to_string(row.generation);
 }
 
@@ -47,7 +50,13 @@ core::Result<core::HttpRequest> PagerDutyChannel::Encode(const core::Delivery& d
         core::ErrorCode::kInvalidArgument,
         "pagerduty: the dedup key of " + row.idempotency_key + " passes PagerDuty's 255 bytes");
   }
-  const bool resolve = row.transition == core::TransitionKind::kResolve;
+  bool resolve = row.transition == core::TransitionKind::kResolve;
+  if (resolve && core::IsGroupKey(row.key)) {
+    // A group's alert resolves only once none of its keys is still open.
+    const json group = json::parse(row.payload, nullptr, /*allow_exceptions=*/false);
+    resolve = group.is_object() && group.contains("group") &&
+              group["group"].value("open_after", uint64_t{1}) == 0;
+  }
   json body = {{"routing_key", settings_.routing_key},
                {"event_action", resolve ? "resolve" : "trigger"},
                {"dedup_key", dedup_key},

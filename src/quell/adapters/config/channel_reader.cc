@@ -48,6 +48,26 @@ std::string Secret(MapReader& item, std::string_view name, const std::filesystem
   return std::move(secret.value);
 }
 
+// group_by, group_wait, group_interval: absent group_by leaves the channel ungrouped, and then
+// the two durations would mean nothing, so they are refused rather than ignored.
+void ReadGrouping(MapReader& item, ChannelDelivery& delivery) {
+  if (!item.Has("group_by")) {
+    for (const char* key : {"group_wait", "group_interval"}) {
+      if (item.Has(key)) item.Fail(key, "needs group_by (the labels or condition to group on)");
+    }
+    core::Duration unused{};
+    item.Read("group_wait", unused);
+    item.Read("group_interval", unused);
+    return;
+  }
+  core::GroupPolicy policy;
+  item.ReadNameList("group_by", policy.group_by);
+  item.Read("group_wait", policy.group_wait);
+  item.Read("group_interval", policy.group_interval);
+  if (policy.group_interval.count() <= 0) item.Fail("group_interval", "must be positive");
+  if (!policy.group_by.empty()) delivery.grouping = std::move(policy);
+}
+
 void ReadDelivery(MapReader& item, ChannelDelivery& delivery) {
   item.Read("concurrency", delivery.concurrency, 1, 1024);
   item.Read("max_attempts", delivery.max_attempts, 1, 100);
@@ -57,6 +77,7 @@ void ReadDelivery(MapReader& item, ChannelDelivery& delivery) {
   item.Read("connect_timeout", delivery.connect_timeout);
   item.Read("timeout", delivery.timeout);
   item.Read("ca_file", delivery.ca_file);
+  ReadGrouping(item, delivery);
   core::Labels templates;
   item.Read("templates", templates);
   if (!templates.empty()) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "quell/core/delivery/grouping.h"
 #include "quell/core/text/time.h"
 
 namespace quell::config {
@@ -23,6 +24,8 @@ struct ChannelDelivery {
   std::map<std::string, std::string> templates;  // part ("subject", "body", ...) -> mustache text
   // part -> "file:line:column: channels[i].templates.part", for template errors
   std::map<std::string, std::string> template_where;
+  // group_by / group_wait / group_interval; nullopt (no group_by): one message per transition.
+  std::optional<core::GroupPolicy> grouping;
 };
 
 // Whether a webhook's requests carry X-Quell-Signature. Signing is the default; a receiver

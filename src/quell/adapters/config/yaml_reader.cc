@@ -176,6 +176,30 @@ void MapReader::Read(std::string_view key, std::vector<std::string>& out) {
   out = std::move(values);
 }
 
+void MapReader::ReadNameList(std::string_view key, std::vector<std::string>& out) {
+  const auto node = Take(key);
+  if (!node) return;
+  if (!node->IsSequence() || node->size() == 0) {
+    context_.Fail(node->Mark(), KeyPath(key), "expected a non-empty list of names, e.g. [a, b]");
+    return;
+  }
+  std::vector<std::string> values;
+  for (const YAML::Node& item : *node) {
+    auto text = Scalar(key, item);
+    if (!text) return;
+    if (text->empty()) {
+      context_.Fail(item.Mark(), KeyPath(key), "a name must not be empty");
+      return;
+    }
+    if (std::find(values.begin(), values.end(), *text) != values.end()) {
+      context_.Fail(item.Mark(), KeyPath(key), "\"" + *text + "\" is listed twice");
+      return;
+    }
+    values.push_back(std::move(*text));
+  }
+  out = std::move(values);
+}
+
 void MapReader::Read(std::string_view key, core::Labels& out) {
   const auto node = Take(key);
   if (!node || node->IsNull()) return;

@@ -44,6 +44,8 @@ class MapReader {
   void Read(std::string_view key, bool& out);
   // A string, or a list of strings.
   void Read(std::string_view key, std::vector<std::string>& out);
+  // A list of non-empty, distinct strings, in its order (a single value is refused).
+  void ReadNameList(std::string_view key, std::vector<std::string>& out);
   // A mapping of strings to strings, returned sorted by name.
   void Read(std::string_view key, core::Labels& out);
 

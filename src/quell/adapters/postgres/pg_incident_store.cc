@@ -268,7 +268,7 @@ class PgTransaction : public core::StoreTransaction {
 
   Status InsertOutbox(std::span<const core::OutboxRow> rows) override {
     if (rows.empty()) return {};
-    std::vector<ArrayBuilder> cols(16);
+    std::vector<ArrayBuilder> cols(17);
     for (const core::OutboxRow& row : rows) {
       cols[0].Text(row.idempotency_key);
       cols[1].Text(row.key);
@@ -286,6 +286,7 @@ class PgTransaction : public core::StoreTransaction {
       cols[13].Text(row.remote_message_id);
       cols[14].Int(store::ToMicros(row.created_at));
       cols[15].Int(store::ToMicros(row.updated_at));
+      cols[16].Text(row.group_key);
     }
     std::vector<std::string> params;
     params.reserve(cols.size() + 1);
@@ -293,16 +294,18 @@ class PgTransaction : public core::StoreTransaction {
     // A row older than one already sent for its incident and channel goes in superseded.
     static const std::string sql =
         std::string("INSERT INTO outbox (") + kOutboxColumns +
-        ") SELECT u.idempotency_key, u.key, u.generation, u.version, u.transition, u.channel,"
+        ", group_key) SELECT u.idempotency_key, u.key, u.generation, u.version, u.transition, "
+        "u.channel,"
         " u.payload, CASE WHEN EXISTS (SELECT 1 FROM outbox o WHERE o.key = u.key AND"
         " o.channel = u.channel AND o.status = 'sent' AND (o.generation > u.generation OR"
         " (o.generation = u.generation AND o.version > u.version))) THEN 'superseded' ELSE"
         " u.status END, u.attempts, u.next_attempt_at, u.lease_owner, u.lease_expires_at,"
-        " u.last_error, u.remote_message_id, u.created_at, u.updated_at FROM unnest($1::text[],"
+        " u.last_error, u.remote_message_id, u.created_at, u.updated_at,"
+        " NULLIF(u.group_key, '') FROM unnest($1::text[],"
         " $2::text[], $3::bigint[], $4::bigint[], $5::text[], $6::text[], $7::text[],"
         " $8::text[], $9::bigint[], $10::bigint[], $11::text[], $12::bigint[], $13::text[],"
-        " $14::text[], $15::bigint[], $16::bigint[]) AS u(" +
-        kOutboxColumns + ") ON CONFLICT DO NOTHING";
+        " $14::text[], $15::bigint[], $16::bigint[], $17::text[]) AS u(" +
+        kOutboxColumns + ", group_key) ON CONFLICT DO NOTHING";
     auto result = c_.Run(sql, params);
     if (!result) return result.error();
     return {};

@@ -8,6 +8,7 @@
 #include "quell/adapters/postgres/pg_connection.h"
 #include "quell/adapters/postgres/pg_incident_store.h"
 #include "quell/adapters/store_common/outbox_common.h"
+#include "quell/core/delivery/grouping.h"
 
 namespace quell::postgres {
 namespace {
@@ -70,14 +71,18 @@ constexpr const char* kOutcomesSql =
 // writers wait for one batch at most). SKIP LOCKED passes over a row an operator is changing;
 // the outer condition re-checks it. The rows of an open incident's current generation stay:
 // its follow-ups thread on the first one sent.
+// A grouped row goes only once its group row is gone: a waiting member, or a member of a group
+// row still to send (or dead, which an operator may retry), is what that message lists.
 constexpr const char* kTrimSql =
     "DELETE FROM outbox WHERE idempotency_key = ANY(ARRAY(SELECT o.idempotency_key FROM"
     " outbox o WHERE o.status NOT IN ('pending', 'in_flight') AND o.status IN ('sent', 'dead',"
-    " 'dropped', 'shadow', 'superseded', 'folded', 'silenced') AND o.updated_at < $1 AND"
-    " NOT EXISTS (SELECT 1 FROM incidents i WHERE i.key = o.key AND"
-    " i.generation = o.generation AND i.status = 'open')"
+    " 'dropped', 'shadow', 'superseded', 'folded', 'silenced', 'grouped') AND"
+    " o.updated_at < $1 AND NOT EXISTS (SELECT 1 FROM incidents i WHERE i.key = o.key AND"
+    " i.generation = o.generation AND i.status = 'open') AND (o.status <> 'grouped' OR"
+    " (o.group_row IS NOT NULL AND NOT EXISTS (SELECT 1 FROM outbox g WHERE"
+    " g.idempotency_key = o.group_row)))"
     " ORDER BY o.updated_at LIMIT $2 FOR UPDATE SKIP LOCKED)) AND status IN ('sent', 'dead',"
-    " 'dropped', 'shadow', 'superseded', 'folded', 'silenced') AND updated_at < $1";
+    " 'dropped', 'shadow', 'superseded', 'folded', 'silenced', 'grouped') AND updated_at < $1";
 
 // A notice row is new and pending, never leased: nothing of its (key, channel) was sent after
 // it, and a twin from another dispatcher is skipped by its idempotency key.
@@ -253,6 +258,129 @@ core::Result<uint64_t> PgIncidentStore::TrimOutbox(core::WallTime cutoff, size_t
                                  {std::to_string(store::ToMicros(cutoff)), std::to_string(limit)});
   if (!result) return result.error();
   return Affected(result->get());
+}
+
+core::Result<std::vector<core::WaitingGroup>> PgIncidentStore::WaitingGroups() {
+  static const std::string sql =
+      "SELECT w.channel, w.group_key, min(w.created_at), g.last_message_at FROM outbox w"
+      " LEFT JOIN outbox_groups g ON g.channel = w.channel AND g.group_key = w.group_key"
+      " WHERE w.status = 'grouped' AND w.group_row IS NULL"
+      " GROUP BY w.channel, w.group_key, g.last_message_at"
+      " ORDER BY w.channel COLLATE \"C\", w.group_key COLLATE \"C\"";
+  auto result = connection_->Run(sql, {});
+  if (!result) return result.error();
+  std::vector<core::WaitingGroup> out;
+  for (int i = 0; i < PQntuples(result->get()); ++i) {
+    out.push_back(core::WaitingGroup{.channel = TextAt(result->get(), i, 0),
+                                     .group_key = TextAt(result->get(), i, 1),
+                                     .first_waiting = *TimeAt(result->get(), i, 2),
+                                     .last_message_at = TimeAt(result->get(), i, 3)});
+  }
+  return out;
+}
+
+core::Result<std::optional<core::OutboxRow>> PgIncidentStore::AssembleGroup(
+    std::string_view channel, std::string_view group_key, core::Duration group_wait,
+    core::Duration group_interval, core::WallTime now) {
+  using Assembled = core::Result<std::optional<core::OutboxRow>>;
+  Connection& c = *connection_;
+  const auto fail = [&c](core::Error error) -> Assembled {
+    (void)c.Run("ROLLBACK");
+    return error;
+  };
+  const auto nothing = [&c]() -> Assembled {
+    if (auto done = c.Run("ROLLBACK"); !done) return done.error();
+    return std::optional<core::OutboxRow>{};
+  };
+  const std::string ch(channel);
+  const std::string gk(group_key);
+  if (auto begun = c.Run("BEGIN"); !begun) return begun.error();
+  // FOR UPDATE: a second assembler waits here for the first to commit, then finds these rows
+  // taken (READ COMMITTED re-checks group_row IS NULL on their new version) and skips them.
+  static const std::string waiting_sql =
+      "SELECT idempotency_key, transition, created_at FROM outbox WHERE channel = $1 AND"
+      " group_key = $2 AND status = 'grouped' AND group_row IS NULL"
+      " ORDER BY created_at, key COLLATE \"C\" FOR UPDATE";
+  auto waiting = c.Run(waiting_sql, {ch, gk});
+  if (!waiting) return fail(waiting.error());
+  const int n = PQntuples(waiting->get());
+  if (n == 0) return nothing();
+  std::vector<core::TransitionKind> transitions;
+  ArrayBuilder ids;
+  for (int i = 0; i < n; ++i) {
+    ids.Text(TextAt(waiting->get(), i, 0));
+    auto kind = core::ParseTransitionName(TextAt(waiting->get(), i, 1));
+    if (!kind) return fail(kind.error());
+    transitions.push_back(*kind);
+  }
+  const core::WallTime first = *TimeAt(waiting->get(), 0, 2);
+  static const std::string state_sql =
+      "SELECT last_sequence, last_message_at FROM outbox_groups WHERE channel = $1 AND"
+      " group_key = $2 FOR UPDATE";
+  auto state = c.Run(state_sql, {ch, gk});
+  if (!state) return fail(state.error());
+  uint64_t sequence = 1;
+  std::optional<core::WallTime> last;
+  if (PQntuples(state->get()) > 0) {
+    sequence = UintAt(state->get(), 0, 0) + 1;
+    last = TimeAt(state->get(), 0, 1);
+  }
+  const core::GroupPolicy timing{
+      .group_by = {}, .group_wait = group_wait, .group_interval = group_interval};
+  if (core::GroupDueAt(timing, first, last) > now) return nothing();
+  const core::TransitionKind transition = core::GroupTransition(transitions);
+  // The idempotency key does not depend on the payload: mark first, then count what is open.
+  const std::string id =
+      core::MakeGroupRow(channel, group_key, sequence, transition, 0, now).idempotency_key;
+  const std::string now_us = std::to_string(store::ToMicros(now));
+  static const std::string mark_sql =
+      "UPDATE outbox SET group_row = $1, updated_at = $2 WHERE idempotency_key = ANY($3::text[])";
+  if (auto marked = c.Run(mark_sql, {id, now_us, ids.Finish()}); !marked) {
+    return fail(marked.error());
+  }
+  static const std::string open_sql =
+      "SELECT count(*) FROM (SELECT transition, row_number() OVER (PARTITION BY key ORDER BY"
+      " generation DESC, version DESC) AS n FROM outbox WHERE channel = $1 AND group_key = $2"
+      " AND status = 'grouped' AND group_row IS NOT NULL) AS latest WHERE n = 1 AND"
+      " transition <> 'resolve'";
+  auto open = c.Run(open_sql, {ch, gk});
+  if (!open) return fail(open.error());
+  const uint64_t open_after = UintAt(open->get(), 0, 0);
+  core::OutboxRow group =
+      core::MakeGroupRow(channel, group_key, sequence, transition, open_after, now);
+  auto put = c.Run(std::string(kInsertNoticeSql),
+                   {group.idempotency_key, group.key, std::to_string(group.generation),
+                    std::to_string(group.version), core::TransitionName(group.transition),
+                    group.channel, group.payload, core::OutboxStatusName(group.status),
+                    std::to_string(store::ToMicros(group.next_attempt_at)),
+                    std::to_string(store::ToMicros(group.created_at))});
+  if (!put) return fail(put.error());
+  if (Affected(put->get()) == 0) return nothing();  // built already: its key exists
+  static const std::string upsert_sql =
+      "INSERT INTO outbox_groups (channel, group_key, last_sequence, last_message_at)"
+      " VALUES ($1, $2, $3, $4) ON CONFLICT (channel, group_key) DO UPDATE SET"
+      " last_sequence = excluded.last_sequence, last_message_at = excluded.last_message_at";
+  if (auto up = c.Run(upsert_sql, {ch, gk, std::to_string(sequence), now_us}); !up) {
+    return fail(up.error());
+  }
+  if (auto committed = c.Run("COMMIT"); !committed) return fail(committed.error());
+  return std::optional<core::OutboxRow>(std::move(group));
+}
+
+core::Result<std::vector<core::OutboxRow>> PgIncidentStore::GroupMembers(
+    std::string_view group_row) {
+  static const std::string sql = std::string("SELECT ") + kOutboxColumns +
+                                 " FROM outbox WHERE group_row = $1"
+                                 " ORDER BY created_at, key COLLATE \"C\"";
+  auto result = connection_->Run(sql, {std::string(group_row)});
+  if (!result) return result.error();
+  std::vector<core::OutboxRow> out;
+  for (int i = 0; i < PQntuples(result->get()); ++i) {
+    auto row = ReadOutboxRow(result->get(), i);
+    if (!row) return row.error();
+    out.push_back(std::move(*row));
+  }
+  return out;
 }
 
 core::Result<std::string> PgIncidentStore::ThreadRemoteId(std::string_view key, uint64_t generation,

@@ -265,6 +265,7 @@ class SqliteTransaction : public core::StoreTransaction {
       s.BindText(14, row.remote_message_id);
       s.BindInt(15, store::ToMicros(row.created_at));
       s.BindInt(16, store::ToMicros(row.updated_at));
+      s.BindTextOrNull(17, row.group_key);
       if (auto run = s.Run(); !run) return run;
     }
     return {};
@@ -432,7 +433,8 @@ core::Result<std::unique_ptr<SqliteIncidentStore>> SqliteIncidentStore::Open(
        "SELECT 1 FROM outbox WHERE key = ?1 AND channel = ?2 AND status = 'sent' AND"
        " (generation > ?3 OR (generation = ?3 AND version > ?4)) LIMIT 1"},
       {&s.insert_outbox, "INSERT INTO outbox (" + ocols +
-                             ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING"},
+                             ", group_key) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+                             " ON CONFLICT DO NOTHING"},
       // The outbox's unique (key, channel, generation, version) index serves it, by key.
       {&s.shadow_only,
        "SELECT channel FROM outbox WHERE key = ?1 AND generation = ?2 GROUP BY channel"

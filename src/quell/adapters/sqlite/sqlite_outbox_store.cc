@@ -7,6 +7,7 @@
 #include "quell/adapters/sqlite/sqlite_incident_store.h"
 #include "quell/adapters/sqlite/sqlite_statement.h"
 #include "quell/adapters/store_common/outbox_common.h"
+#include "quell/core/delivery/grouping.h"
 
 namespace quell::sqlite {
 namespace {
@@ -55,12 +56,43 @@ constexpr const char* kOutcomeSql =
 // first, so SQLite may use it), a batch per statement (its own short transaction, so writers
 // wait for one batch at most). The rows of an open incident's current generation stay: its
 // follow-ups thread on the first one sent.
+// A grouped row goes only once its group row is gone: a waiting member, or a member of a group
+// row still to send (or dead, which an operator may retry), is what that message lists.
 constexpr const char* kTrimSql =
     "DELETE FROM outbox WHERE rowid IN (SELECT o.rowid FROM outbox o INDEXED BY outbox_done"
     " WHERE o.status NOT IN ('pending', 'in_flight') AND o.status IN ('sent', 'dead',"
-    " 'dropped', 'shadow', 'superseded', 'folded', 'silenced') AND o.updated_at < ?1 AND"
-    " NOT EXISTS (SELECT 1 FROM incidents i WHERE i.key = o.key AND"
-    " i.generation = o.generation AND i.status = 'open') ORDER BY o.updated_at LIMIT ?2)";
+    " 'dropped', 'shadow', 'superseded', 'folded', 'silenced', 'grouped') AND"
+    " o.updated_at < ?1 AND NOT EXISTS (SELECT 1 FROM incidents i WHERE i.key = o.key AND"
+    " i.generation = o.generation AND i.status = 'open') AND (o.status <> 'grouped' OR"
+    " (o.group_row IS NOT NULL AND NOT EXISTS (SELECT 1 FROM outbox g WHERE"
+    " g.idempotency_key = o.group_row))) ORDER BY o.updated_at LIMIT ?2)";
+
+// The group queries. A waiting member is grouped with no group_row; the literals let SQLite
+// prove that outbox_waiting and outbox_group_keys apply.
+constexpr const char* kWaitingGroupsSql =
+    "SELECT w.channel, w.group_key, min(w.created_at), g.last_message_at FROM outbox w"
+    " INDEXED BY outbox_waiting LEFT JOIN outbox_groups g ON g.channel = w.channel AND"
+    " g.group_key = w.group_key WHERE w.status = 'grouped' AND w.group_row IS NULL"
+    " GROUP BY w.channel, w.group_key, g.last_message_at ORDER BY w.channel, w.group_key";
+constexpr const char* kGroupWaitingSql =
+    "SELECT transition, created_at FROM outbox INDEXED BY outbox_waiting WHERE channel = ?1 AND"
+    " group_key = ?2 AND status = 'grouped' AND group_row IS NULL ORDER BY created_at";
+constexpr const char* kGroupStateSql =
+    "SELECT last_sequence, last_message_at FROM outbox_groups WHERE channel = ?1 AND"
+    " group_key = ?2";
+constexpr const char* kGroupMarkSql =
+    "UPDATE outbox SET group_row = ?3, updated_at = ?4 WHERE channel = ?1 AND group_key = ?2"
+    " AND status = 'grouped' AND group_row IS NULL";
+// The group's keys whose latest message so far is not a resolve.
+constexpr const char* kGroupOpenSql =
+    "SELECT count(*) FROM (SELECT transition, row_number() OVER (PARTITION BY key ORDER BY"
+    " generation DESC, version DESC) AS n FROM outbox INDEXED BY outbox_group_keys WHERE"
+    " channel = ?1 AND group_key = ?2 AND status = 'grouped' AND group_row IS NOT NULL)"
+    " AS latest WHERE n = 1 AND transition <> 'resolve'";
+constexpr const char* kGroupUpsertSql =
+    "INSERT INTO outbox_groups (channel, group_key, last_sequence, last_message_at)"
+    " VALUES (?1, ?2, ?3, ?4) ON CONFLICT (channel, group_key) DO UPDATE SET"
+    " last_sequence = excluded.last_sequence, last_message_at = excluded.last_message_at";
 
 constexpr const char* kSupersedeSql =
     "UPDATE outbox SET status = 'superseded', updated_at = ?5 WHERE key = ?1 AND"
@@ -111,6 +143,8 @@ Status InsertNotice(Stmt& s, const core::OutboxRow& row) {
 struct SqliteIncidentStore::OutboxStatements {
   Stmt begin, commit, rollback, claim, outcome, supersede, sent_times, thread, folded;
   Stmt insert_notice, dead_rows, trim;
+  Stmt waiting_groups, group_waiting, group_state, group_mark, group_open, group_upsert;
+  Stmt group_members;
 };
 
 void SqliteIncidentStore::OutboxStatementsDeleter::operator()(OutboxStatements* s) const {
@@ -146,6 +180,15 @@ Status SqliteIncidentStore::PrepareOutbox() {
       {&s.dead_rows, std::string("SELECT ") + kOutboxColumns +
                          " FROM outbox WHERE status = 'dead' AND updated_at >= ?1 AND"
                          " updated_at < ?2 ORDER BY updated_at, key, channel"},
+      {&s.waiting_groups, kWaitingGroupsSql},
+      {&s.group_waiting, kGroupWaitingSql},
+      {&s.group_state, kGroupStateSql},
+      {&s.group_mark, kGroupMarkSql},
+      {&s.group_open, kGroupOpenSql},
+      {&s.group_upsert, kGroupUpsertSql},
+      {&s.group_members, std::string("SELECT ") + kOutboxColumns +
+                             " FROM outbox INDEXED BY outbox_members WHERE group_row = ?1"
+                             " ORDER BY created_at, key"},
   };
   for (const auto& [stmt, text] : sql) {
     if (auto status = stmt->Prepare(db_, text, path_); !status) return status;
@@ -290,6 +333,121 @@ core::Result<uint64_t> SqliteIncidentStore::TrimOutbox(core::WallTime cutoff, si
   s.BindUint(2, limit);
   if (auto status = s.Run(); !status) return status.error();
   return static_cast<uint64_t>(sqlite3_changes(db_));
+}
+
+core::Result<std::vector<core::WaitingGroup>> SqliteIncidentStore::WaitingGroups() {
+  Stmt& s = outbox_->waiting_groups;
+  std::vector<core::WaitingGroup> out;
+  for (;;) {
+    auto row = s.Step();
+    if (!row) return row.error();
+    if (!*row) break;
+    out.push_back(core::WaitingGroup{.channel = s.Text(0),
+                                     .group_key = s.Text(1),
+                                     .first_waiting = store::FromMicros(s.Int(2)),
+                                     .last_message_at = s.Time(3)});
+  }
+  s.Reset();
+  return out;
+}
+
+core::Result<std::optional<core::OutboxRow>> SqliteIncidentStore::AssembleGroup(
+    std::string_view channel, std::string_view group_key, core::Duration group_wait,
+    core::Duration group_interval, core::WallTime now) {
+  OutboxStatements& s = *outbox_;
+  using Assembled = core::Result<std::optional<core::OutboxRow>>;
+  // BEGIN IMMEDIATE: one writer at a time, so the members read are the members marked.
+  if (auto status = s.begin.Run(); !status) return status.error();
+  auto fail = [&s](core::Error error) -> Assembled {
+    (void)s.rollback.Run();
+    return error;
+  };
+  auto nothing = [&s]() -> Assembled {
+    if (auto status = s.rollback.Run(); !status) return status.error();
+    return std::optional<core::OutboxRow>{};
+  };
+  std::vector<core::TransitionKind> transitions;
+  std::optional<core::WallTime> first;
+  {
+    Stmt& w = s.group_waiting;
+    w.BindText(1, channel);
+    w.BindText(2, group_key);
+    for (;;) {
+      auto row = w.Step();
+      if (!row) return fail(row.error());
+      if (!*row) break;
+      auto kind = core::ParseTransitionName(w.Text(0));
+      if (!kind) {
+        w.Reset();
+        return fail(kind.error());
+      }
+      transitions.push_back(*kind);
+      if (!first) first = store::FromMicros(w.Int(1));
+    }
+    w.Reset();
+  }
+  if (!first) return nothing();
+  uint64_t sequence = 1;
+  std::optional<core::WallTime> last;
+  {
+    Stmt& g = s.group_state;
+    g.BindText(1, channel);
+    g.BindText(2, group_key);
+    auto row = g.Step();
+    if (!row) return fail(row.error());
+    if (*row) {
+      sequence = g.Uint(0) + 1;
+      last = store::FromMicros(g.Int(1));
+    }
+    g.Reset();
+  }
+  const core::GroupPolicy timing{
+      .group_by = {}, .group_wait = group_wait, .group_interval = group_interval};
+  if (core::GroupDueAt(timing, *first, last) > now) return nothing();
+  const core::TransitionKind transition = core::GroupTransition(transitions);
+  // The idempotency key does not depend on the payload: mark first, then count what is open.
+  const std::string id =
+      core::MakeGroupRow(channel, group_key, sequence, transition, 0, now).idempotency_key;
+  const int64_t now_us = store::ToMicros(now);
+  {
+    Stmt& m = s.group_mark;
+    m.BindText(1, channel);
+    m.BindText(2, group_key);
+    m.BindText(3, id);
+    m.BindInt(4, now_us);
+    if (auto status = m.Run(); !status) return fail(status.error());
+  }
+  uint64_t open_after = 0;
+  {
+    Stmt& o = s.group_open;
+    o.BindText(1, channel);
+    o.BindText(2, group_key);
+    auto row = o.Step();
+    if (!row) return fail(row.error());
+    if (*row) open_after = o.Uint(0);
+    o.Reset();
+  }
+  core::OutboxRow group =
+      core::MakeGroupRow(channel, group_key, sequence, transition, open_after, now);
+  if (auto status = InsertNotice(s.insert_notice, group); !status) return fail(status.error());
+  if (sqlite3_changes(db_) == 0) return nothing();  // built already: its key exists
+  {
+    Stmt& u = s.group_upsert;
+    u.BindText(1, channel);
+    u.BindText(2, group_key);
+    u.BindUint(3, sequence);
+    u.BindInt(4, now_us);
+    if (auto status = u.Run(); !status) return fail(status.error());
+  }
+  if (auto status = s.commit.Run(); !status) return fail(status.error());
+  return std::optional<core::OutboxRow>(std::move(group));
+}
+
+core::Result<std::vector<core::OutboxRow>> SqliteIncidentStore::GroupMembers(
+    std::string_view group_row) {
+  Stmt& s = outbox_->group_members;
+  s.BindText(1, group_row);
+  return ReadOutboxRows(s);
 }
 
 core::Result<std::string> SqliteIncidentStore::ThreadRemoteId(std::string_view key,

@@ -45,6 +45,14 @@ class Stmt {
   }
   void BindInt(int i, int64_t v) { sqlite3_bind_int64(stmt_, i, v); }
   void BindUint(int i, uint64_t v) { sqlite3_bind_int64(stmt_, i, static_cast<int64_t>(v)); }
+  // An empty text binds NULL: for optional text columns.
+  void BindTextOrNull(int i, std::string_view v) {
+    if (v.empty()) {
+      sqlite3_bind_null(stmt_, i);
+    } else {
+      BindText(i, v);
+    }
+  }
   void BindTime(int i, const std::optional<core::WallTime>& t) {
     if (t) {
       sqlite3_bind_int64(stmt_, i, store::ToMicros(*t));

@@ -126,7 +126,27 @@ namespace {
   ") WHERE"                                                                      \
   " unhealthy_streak > 0;"
 
-constexpr std::array<Migration, 9> kMigrations = {{
+// Grouped notifications (core/delivery/grouping.h): a grouped row waits in its group
+// (group_key) until a group message takes it (group_row, that message's idempotency key).
+// outbox_waiting finds the waiting members per (channel, group), outbox_members a group row's
+// members and the members of a (channel, group) for its open count. outbox_groups holds each
+// group's last sequence and message time, so the sequence never restarts when retention has
+// deleted old group rows (a restarted sequence would reuse idempotency keys).
+#define QUELL_SCHEMA_V10(KEYED_TABLE, BYTE_ORDER)                                              \
+  "ALTER TABLE outbox ADD COLUMN group_key TEXT;"                                              \
+  "ALTER TABLE outbox ADD COLUMN group_row TEXT;"                                              \
+  "CREATE INDEX outbox_waiting ON outbox (channel" BYTE_ORDER ", group_key" BYTE_ORDER         \
+  ", created_at) WHERE status = 'grouped' AND group_row IS NULL;"                              \
+  "CREATE INDEX outbox_members ON outbox (group_row" BYTE_ORDER ", created_at, key" BYTE_ORDER \
+  ") WHERE group_row IS NOT NULL;"                                                             \
+  "CREATE INDEX outbox_group_keys ON outbox (channel" BYTE_ORDER ", group_key" BYTE_ORDER      \
+  ", key" BYTE_ORDER                                                                           \
+  ") WHERE status = 'grouped' AND group_row IS NOT NULL;"                                      \
+  "CREATE TABLE outbox_groups ("                                                               \
+  " channel TEXT NOT NULL, group_key TEXT NOT NULL, last_sequence BIGINT NOT NULL,"            \
+  " last_message_at BIGINT NOT NULL, PRIMARY KEY (channel, group_key))" KEYED_TABLE ";"
+
+constexpr std::array<Migration, 10> kMigrations = {{
     {1, "incidents, decision log, polls and outbox", QUELL_SCHEMA_V1(" WITHOUT ROWID"),
      QUELL_SCHEMA_V1("")},
     {2, "open-incident index and source marks", QUELL_SCHEMA_V2(" WITHOUT ROWID", ""),
@@ -143,9 +163,13 @@ constexpr std::array<Migration, 9> kMigrations = {{
      QUELL_SCHEMA_V8},
     {9, "incident labels, upstream counts and the pending streak", QUELL_SCHEMA_V9(""),
      QUELL_SCHEMA_V9(" COLLATE \"C\"")},
+    {10, "grouped notifications", QUELL_SCHEMA_V10(" WITHOUT ROWID", ""),
+     QUELL_SCHEMA_V10("", " COLLATE \"C\"")},
 }};
 
+#undef QUELL_SCHEMA_V10
 #undef QUELL_SCHEMA_V9
+
 #undef QUELL_SCHEMA_V8
 #undef QUELL_SCHEMA_V7
 #undef QUELL_SCHEMA_V6

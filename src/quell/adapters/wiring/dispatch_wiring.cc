@@ -46,6 +46,7 @@ app::ChannelLimits LimitsOf(const config::ChannelDelivery& delivery,
   limits.backoff.initial_backoff = delivery.initial_backoff;
   limits.backoff.max_backoff = delivery.max_backoff;
   limits.backoff.max_retry_after = delivery.max_retry_after;
+  limits.grouping = delivery.grouping;
   return limits;
 }
 

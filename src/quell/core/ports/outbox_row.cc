@@ -7,9 +7,9 @@
 namespace quell::core {
 namespace {
 
-constexpr std::array<const char*, 9> kStatusNames = {"pending", "in_flight", "sent",
-                                                     "dead",    "shadow",    "superseded",
-                                                     "folded",  "silenced",  "dropped"};
+constexpr std::array<const char*, 10> kStatusNames = {"pending", "in_flight",  "sent",   "dead",
+                                                      "shadow",  "superseded", "folded", "silenced",
+                                                      "dropped", "grouped"};
 
 void AppendPart(std::string& out, std::string_view part) {
   // Length-prefixed, so no choice of key or channel can make two tuples encode alike.
@@ -32,7 +32,7 @@ Result<OutboxStatus> ParseOutboxStatus(std::string_view name) {
   return MakeError(ErrorCode::kInvalidArgument,
                    "unknown outbox status \"" + std::string(name) +
                        "\" (want pending, in_flight, sent, dead, shadow, superseded, folded, "
-                       "silenced or dropped)");
+                       "silenced, dropped or grouped)");
 }
 
 Result<TransitionKind> ParseTransitionName(std::string_view name) {

@@ -17,7 +17,10 @@ namespace quell::core {
 // folded rows went past their tenant's budget: they are kept, never sent on their own, and
 // listed in their hour's digest row instead. silenced rows were written while an operator's
 // silence matched their key: recorded, never sent (not even after the silence ends). dropped
-// rows were dead and an operator gave up on them; they are kept for the record.
+// rows were dead and an operator gave up on them; they are kept for the record. grouped rows
+// are transitions on a channel with grouping (core/delivery/grouping.h): never sent on their
+// own, they wait (group_row empty) until their group's next message takes them in one
+// transaction with the group row, and are listed in it.
 enum class OutboxStatus : uint8_t {
   kPending,
   kInFlight,
@@ -27,7 +30,8 @@ enum class OutboxStatus : uint8_t {
   kSuperseded,
   kFolded,
   kSilenced,
-  kDropped
+  kDropped,
+  kGrouped
 };
 
 const char* OutboxStatusName(OutboxStatus status);
@@ -60,6 +64,10 @@ struct OutboxRow {
   std::string remote_message_id;
   WallTime created_at;
   WallTime updated_at;
+  // Grouped rows only: the group they wait in (core::GroupKeyOf) and, once a group message
+  // took them, that message's idempotency key. Read by the group queries only.
+  std::string group_key;
+  std::string group_row;
 };
 
 // "q1-" + 32 hex digits (128 bits) of SHA-256 over an unambiguous encoding of the four parts.

@@ -33,6 +33,14 @@ struct OutboxOutcome {
   std::optional<OutboxRow> notice;
 };
 
+// A group with members waiting on a channel (core/delivery/grouping.h).
+struct WaitingGroup {
+  std::string channel;
+  std::string group_key;
+  WallTime first_waiting;                   // the earliest waiting member's commit time
+  std::optional<WallTime> last_message_at;  // when the group's previous message was built
+};
+
 // The dispatcher's side of the outbox. Every method is one short transaction; implementations
 // are safe to use from several processes at once (one instance per thread).
 class OutboxStore {
@@ -76,10 +84,29 @@ class OutboxStore {
   virtual Result<std::vector<OutboxRow>> DeadRows(WallTime start, WallTime end) = 0;
 
   // Deletes at most `limit` finished rows (sent, dead, dropped, shadow, superseded, folded,
-  // silenced) last updated before `cutoff`, in one short transaction, and returns how many.
-  // Pending and in-flight rows are never deleted, nor the rows of an open incident's current
-  // generation (follow-ups thread on its first sent row). Call again while it returns `limit`.
+  // silenced, and grouped rows whose group row is gone) last updated before `cutoff`, in one short
+  // transaction, and returns how many. Pending and in-flight rows are never deleted, nor the rows
+  // of an open incident's current generation (follow-ups thread on its first sent row). Call again
+  // while it returns `limit`.
   virtual Result<uint64_t> TrimOutbox(WallTime cutoff, size_t limit) = 0;
+
+  // The groups that have waiting members (grouped rows no group message took yet), by
+  // (channel, group key).
+  virtual Result<std::vector<WaitingGroup>> WaitingGroups() = 0;
+
+  // In one transaction: when (channel, group_key) has waiting members and its next message is
+  // due at `now` (core::GroupDueAt with `group_wait` and `group_interval`, read inside the
+  // transaction), inserts the group's next row (core::MakeGroupRow, sequence = the previous
+  // + 1) and marks exactly those members as its own. nullopt when nothing was waiting or due,
+  // or another writer built that message first (its idempotency key exists): nothing changes.
+  virtual Result<std::optional<OutboxRow>> AssembleGroup(std::string_view channel,
+                                                         std::string_view group_key,
+                                                         Duration group_wait,
+                                                         Duration group_interval, WallTime now) = 0;
+
+  // The members of the group row whose idempotency key is `group_row`, in commit order
+  // (created_at, then key).
+  virtual Result<std::vector<OutboxRow>> GroupMembers(std::string_view group_row) = 0;
 
   // The remote id of the earliest sent row of (key, generation, channel), for threading
   // follow-ups; empty when none was sent.

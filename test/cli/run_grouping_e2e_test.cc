@@ -1,0 +1,240 @@
+// Grouped notifications through `quell run`: quell-sim in process with 200 tenants failing at
+// once, the daemon as a child process on a real SQLite file, a loopback webhook receiver.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "child_process.h"
+#include "daemon_probe.h"
+#include "quell/sim/scenario.h"
+#include "quell/sim/server.h"
+#include "run_process.h"
+#include "webhook_receiver.h"
+
+namespace quell {
+namespace {
+
+using nlohmann::json;
+using std::chrono::seconds;
+using testing::Child;
+using testing::Fault;
+using testing::SetEnv;
+using testing::WaitFor;
+
+constexpr const char* kApiKey = "ifr_pk_proj_group_0123456789abcdef";
+constexpr const char* kHookSecret = "whsec-group-5c1d-77ae02";
+constexpr int kTenants = 200;
+
+std::string KeyOf(int i) { return "t" + std::to_string(i) + ":checkout:grp_" + std::to_string(i); }
+
+class RunGroupingTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("quell-group-" +
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    json groups = json::array();
+    for (int i = 0; i < kTenants; ++i) {
+      groups.push_back(
+          {{"id", "grp_" + std::to_string(i)},
+           {"title", "Model answer failed"},
+           {"tags", {{"tenant", "t" + std::to_string(i)}, {"agent_stage", "checkout"}}},
+           {"events", 3}});
+    }
+    sim::SimOptions options;
+    options.scenario = json{{"groups", groups}};
+    sim_ = std::make_unique<sim::SimServer>(std::move(options));
+    auto port = sim_->Start();
+    ASSERT_TRUE(port.ok()) << port.error().message;
+    SetEnv("INFRAI_BASE_URL", "http://127.0.0.1:" + std::to_string(*port));
+    SetEnv("INFRAI_API_KEY", kApiKey);
+    SetEnv("HOOK_SECRET", kHookSecret);
+    config_ = (dir_ / "quell.yaml").string();
+    log_ = dir_ / "run.log";
+  }
+  void TearDown() override {
+    if (sim_) sim_->Stop();
+    std::filesystem::remove_all(dir_);
+  }
+
+  // One error-group condition, every transition to one webhook that groups by condition.
+  void WriteConfig(const testing::WebhookReceiver& hook,
+                   const std::string& grouping =
+                       "    group_by: [condition]\n    group_wait: 2s\n    group_interval: 1m\n") {
+    std::ofstream(config_)
+        << "store: sqlite:" << (dir_ / "quell.db").string() << "\n"
+        << "infrai:\n  base_url: ${INFRAI_BASE_URL}\n  retry: {max_attempts: 1}\n"
+        << "defaults: {healthy_polls_to_close: 1, channels: [hook]}\n"
+        << "conditions:\n"
+        << "  - {name: agent-errors, type: error_groups, interval: 1s}\n"
+        << "channels:\n"
+        << "  - name: hook\n    type: webhook\n    url: \"" << hook.Url() << "\"\n"
+        << "    secret_env: HOOK_SECRET\n    timeout: 10s\n"
+        << grouping << "dispatch: {lease: 2s, idle_interval: 100ms}\n"
+        << "log: {format: json, level: info}\n"
+        << "http: {listen: \"127.0.0.1:0\"}\n";
+  }
+
+  std::unique_ptr<Child> StartRun() {
+    return std::make_unique<Child>(std::vector<std::string>{QUELL_BINARY, "run", "-c", config_},
+                                   log_);
+  }
+
+  // The accepted requests' bodies, one per idempotency key (what the receiver delivered).
+  static std::map<std::string, json> Delivered(const testing::WebhookReceiver& hook) {
+    std::map<std::string, json> out;
+    for (const auto& request : hook.Requests()) {
+      if (!request.authorized || request.idempotency_key.empty()) continue;
+      out.emplace(request.idempotency_key, json::parse(request.body));
+    }
+    return out;
+  }
+
+  // How many times each member key was delivered, over every distinct group message.
+  static std::map<std::string, int> MemberCounts(const std::map<std::string, json>& delivered) {
+    std::map<std::string, int> counts;
+    for (const auto& [id, body] : delivered) {
+      if (!body["incident"].contains("group")) continue;  // a single transition's message
+      for (const json& member : body["incident"]["group"]["members"]) {
+        ++counts[member["key"].get<std::string>()];
+      }
+    }
+    return counts;
+  }
+
+  std::filesystem::path dir_;
+  std::string config_;
+  std::filesystem::path log_;
+  std::unique_ptr<sim::SimServer> sim_;
+};
+
+TEST_F(RunGroupingTest, TwoHundredTenantsFailingAtOnceGiveOneOpenMessageNamingEveryKey) {
+  testing::WebhookReceiver hook(kHookSecret);
+  WriteConfig(hook);
+  auto run = StartRun();
+  ASSERT_TRUE(run->running());
+  ASSERT_TRUE(WaitFor([&] { return !hook.DeliveredKeys().empty(); }, seconds(30)))
+      << testing::ReadFile(log_);
+  // A few more poll cycles: nothing new fails, so nothing more is sent.
+  ASSERT_TRUE(
+      WaitFor([&] { return testing::Events(log_, "poll.cycle_end").size() >= 4; }, seconds(20)));
+  EXPECT_EQ(run->Signal(SIGTERM), 0) << testing::ReadFile(log_);
+  EXPECT_EQ(hook.DeliveredKeys().size(), 1U);
+
+  const auto delivered = Delivered(hook);
+  ASSERT_EQ(delivered.size(), 1U);
+  const json& body = delivered.begin()->second;
+  EXPECT_EQ(body["key"], "{group}:condition=agent-errors");
+  EXPECT_EQ(body["transition"], "open");
+  const json& group = body["incident"]["group"];
+  EXPECT_EQ(group["counts"]["open"], kTenants);
+  EXPECT_EQ(group["open_after"], kTenants);
+  const auto counts = MemberCounts(delivered);
+  ASSERT_EQ(counts.size(), static_cast<size_t>(kTenants));
+  for (int i = 0; i < kTenants; ++i) EXPECT_EQ(counts.count(KeyOf(i)), 1U) << KeyOf(i);
+  EXPECT_NE(body["message"]["subject"].get<std::string>().find("200 incidents"), std::string::npos);
+}
+
+TEST_F(RunGroupingTest, AKillBetweenAssemblyAndSendResendsTheSameMessageAfterARestart) {
+  testing::WebhookReceiver hook(kHookSecret);
+  WriteConfig(hook);
+  hook.FailNext(Fault::kHang);  // the group message is delivered, then never answered
+  auto run = StartRun();
+  ASSERT_TRUE(run->running());
+  ASSERT_TRUE(WaitFor([&] { return !hook.Requests().empty(); }, seconds(30)))
+      << testing::ReadFile(log_);
+  const int status = run->Signal(SIGKILL);
+  EXPECT_TRUE(WIFSIGNALED(status)) << status;
+  hook.ReleaseHung();
+
+  run = StartRun();
+  ASSERT_TRUE(run->running());
+  // The lease (2s) runs out and the restarted daemon sends the same row again.
+  ASSERT_TRUE(WaitFor([&] { return hook.Requests().size() >= 2; }, seconds(30)))
+      << testing::ReadFile(log_);
+  ASSERT_TRUE(
+      WaitFor([&] { return testing::Events(log_, "poll.cycle_end").size() >= 3; }, seconds(20)));
+  EXPECT_EQ(run->Signal(SIGTERM), 0) << testing::ReadFile(log_);
+
+  const auto requests = hook.Requests();
+  EXPECT_EQ(requests[1].idempotency_key, requests[0].idempotency_key);
+  EXPECT_EQ(hook.DeliveredKeys().size(), 1U);  // exactly once in effect
+  const auto counts = MemberCounts(Delivered(hook));
+  ASSERT_EQ(counts.size(), static_cast<size_t>(kTenants));
+  for (const auto& [key, n] : counts) EXPECT_EQ(n, 1) << key;
+}
+
+TEST_F(RunGroupingTest, AReloadChangingGroupingAppliesWholeOrNotAtAll) {
+  const json solo = {{"id", "grp_solo"},
+                     {"title", "Refund failed"},
+                     {"tags", {{"tenant", "solo"}, {"agent_stage", "refund"}}},
+                     {"events", 1}};
+  {
+    const std::lock_guard lock(sim_->state().mu);
+    ASSERT_TRUE(sim::LoadScenario(sim_->state(), json{{"groups", json::array()}}).ok());
+  }
+  testing::WebhookReceiver hook(kHookSecret);
+  WriteConfig(hook, "");
+  auto run = StartRun();
+  ASSERT_TRUE(
+      WaitFor([&] { return !testing::Events(log_, "poll.cycle_end").empty(); }, seconds(20)));
+
+  // group_by must be a list: the reload is refused at its line and grouping stays off.
+  WriteConfig(hook, "    group_by: condition\n");
+  run->Send(SIGHUP);
+  ASSERT_TRUE(WaitFor([&] { return !testing::Events(log_, "config.reload_rejected").empty(); },
+                      seconds(10)))
+      << testing::ReadFile(log_);
+  EXPECT_NE(testing::Events(log_, "config.reload_rejected")[0]["error"].get<std::string>().find(
+                config_ + ":14:15: channels[0].group_by"),
+            std::string::npos);
+  {
+    const std::lock_guard lock(sim_->state().mu);
+    ASSERT_TRUE(sim::LoadScenario(sim_->state(), json{{"groups", json::array({solo})}}).ok());
+  }
+  ASSERT_TRUE(WaitFor([&] { return hook.DeliveredKeys().size() == 1; }, seconds(20)));
+  EXPECT_EQ(Delivered(hook).begin()->second["key"], "solo:refund:grp_solo");  // one transition
+
+  // A valid grouping applies: the 200 tenants that fail next arrive as one group message.
+  WriteConfig(hook);
+  run->Send(SIGHUP);
+  ASSERT_TRUE(
+      WaitFor([&] { return !testing::Events(log_, "config.reloaded").empty(); }, seconds(10)))
+      << testing::ReadFile(log_);
+  {
+    const std::lock_guard lock(sim_->state().mu);
+    json groups = json::array({solo});
+    for (int i = 0; i < kTenants; ++i) {
+      groups.push_back(
+          {{"id", "grp_" + std::to_string(i)},
+           {"title", "Model answer failed"},
+           {"tags", {{"tenant", "t" + std::to_string(i)}, {"agent_stage", "checkout"}}},
+           {"events", 3}});
+    }
+    ASSERT_TRUE(sim::LoadScenario(sim_->state(), json{{"groups", groups}}).ok());
+  }
+  ASSERT_TRUE(WaitFor([&] { return hook.DeliveredKeys().size() == 2; }, seconds(30)))
+      << testing::ReadFile(log_);
+  ASSERT_TRUE(
+      WaitFor([&] { return testing::Events(log_, "poll.cycle_end").size() >= 8; }, seconds(20)));
+  EXPECT_EQ(run->Signal(SIGTERM), 0) << testing::ReadFile(log_);
+  EXPECT_EQ(hook.DeliveredKeys().size(), 2U);
+  const auto counts = MemberCounts(Delivered(hook));
+  EXPECT_EQ(counts.size(), static_cast<size_t>(kTenants));
+}
+
+}  // namespace
+}  // namespace quell

@@ -1,0 +1,120 @@
+#include "quell/core/delivery/grouping.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace quell::core {
+namespace {
+
+WallTime At(const char* text) { return *ParseRfc3339(text); }
+
+GroupPolicy By(std::vector<std::string> names) {
+  GroupPolicy policy;
+  policy.group_by = std::move(names);
+  policy.group_wait = std::chrono::seconds(30);
+  policy.group_interval = std::chrono::minutes(5);
+  return policy;
+}
+
+TEST(GroupingTest, TheKeyNamesEachGroupByEntryInItsOrder) {
+  const Labels labels = {{"stage", "prod"}, {"tenant", "t1"}};
+  EXPECT_EQ(GroupKeyOf(By({"condition", "tenant"}), "model-answer", labels),
+            "condition=model-answer,tenant=t1");
+  EXPECT_EQ(GroupKeyOf(By({"tenant", "condition"}), "model-answer", labels),
+            "tenant=t1,condition=model-answer");
+}
+
+TEST(GroupingTest, AMissingLabelGivesAnEmptyValue) {
+  EXPECT_EQ(GroupKeyOf(By({"condition", "tenant"}), "c", {}), "condition=c,tenant=");
+}
+
+TEST(GroupingTest, CommasAndEqualsInValuesNeverMakeTwoLabelSetsOneKey) {
+  const GroupPolicy policy = By({"a", "b"});
+  const std::string one = GroupKeyOf(policy, "", {{"a", "x,b=y"}, {"b", ""}});
+  const std::string two = GroupKeyOf(policy, "", {{"a", "x"}, {"b", "y"}});
+  const std::string three = GroupKeyOf(policy, "", {{"a", "x="}, {"b", "y"}});
+  const std::string four = GroupKeyOf(policy, "", {{"a", "x\\"}, {"b", "y"}});
+  EXPECT_NE(one, two);
+  EXPECT_NE(three, two);
+  EXPECT_NE(four, two);
+  EXPECT_NE(three, four);
+  EXPECT_EQ(one, "a=x\\,b\\=y,b=");
+}
+
+TEST(GroupingTest, TheLabelsComeBackFromTheKeyUnescaped) {
+  const GroupPolicy policy = By({"condition", "tenant"});
+  const std::string key = GroupKeyOf(policy, "c=1", {{"tenant", "a,b\\c"}});
+  const auto labels = GroupKeyLabels(key);
+  ASSERT_EQ(labels.size(), 2U);
+  EXPECT_EQ(labels[0], (std::pair<std::string, std::string>{"condition", "c=1"}));
+  EXPECT_EQ(labels[1], (std::pair<std::string, std::string>{"tenant", "a,b\\c"}));
+  EXPECT_EQ(GroupKeyLabels(GroupKeyOf(policy, "c", {}))[1].second, "");
+}
+
+TEST(GroupingTest, ANewGroupWaitsGroupWaitFromItsFirstMember) {
+  EXPECT_EQ(GroupDueAt(By({"condition"}), At("2026-12-02T09:00:00Z"), std::nullopt),
+            At("2026-12-02T09:00:30Z"));
+}
+
+TEST(GroupingTest, AnActiveGroupWaitsForGroupInterval) {
+  // The previous message went at 09:00:30; a member changing at 09:01 waits until 09:05:30.
+  EXPECT_EQ(GroupDueAt(By({"condition"}), At("2026-12-02T09:01:00Z"), At("2026-12-02T09:00:30Z")),
+            At("2026-12-02T09:05:30Z"));
+}
+
+TEST(GroupingTest, AGroupQuietForLongerThanGroupIntervalStartsOverWithGroupWait) {
+  EXPECT_EQ(GroupDueAt(By({"condition"}), At("2026-12-02T10:00:00Z"), At("2026-12-02T09:00:30Z")),
+            At("2026-12-02T10:00:30Z"));
+}
+
+TEST(GroupingTest, TheTransitionIsOpenThenRenotifyThenResolve) {
+  using K = TransitionKind;
+  EXPECT_EQ(GroupTransition(std::vector<K>{K::kResolve, K::kOpen, K::kRenotify}), K::kOpen);
+  EXPECT_EQ(GroupTransition(std::vector<K>{K::kResolve, K::kRenotify}), K::kRenotify);
+  EXPECT_EQ(GroupTransition(std::vector<K>{K::kResolve}), K::kResolve);
+}
+
+TEST(GroupingTest, GroupRowsFollowTheContract) {
+  const OutboxRow row = MakeGroupRow("ops", "condition=model-answer,tenant=t1", 3,
+                                     TransitionKind::kOpen, 2, At("2026-12-02T09:00:00Z"));
+  EXPECT_EQ(row.key, "{group}:condition=model-answer,tenant=t1");
+  EXPECT_TRUE(IsGroupKey(row.key));
+  EXPECT_EQ(row.generation, 3U);
+  EXPECT_EQ(row.version, 1U);
+  EXPECT_EQ(row.idempotency_key,
+            OutboxIdempotencyKey("{group}:condition=model-answer,tenant=t1", 3, 1, "ops"));
+  EXPECT_EQ(row.status, OutboxStatus::kPending);
+  EXPECT_EQ(GroupKeyOfRow(row), "condition=model-answer,tenant=t1");
+}
+
+TEST(GroupingTest, ThePayloadListsEveryMemberWithCounts) {
+  OutboxRow group = MakeGroupRow("ops", "condition=model-answer,tenant=t1", 3,
+                                 TransitionKind::kOpen, 2, At("2026-12-02T09:00:00Z"));
+  std::vector<OutboxRow> members(3);
+  members[0].transition = TransitionKind::kOpen;
+  members[0].payload = R"({"key":"a"})";
+  members[1].transition = TransitionKind::kOpen;
+  members[1].payload = R"({"key":"b"})";
+  members[2].transition = TransitionKind::kResolve;
+  members[2].payload = R"({"key":"c"})";
+  EXPECT_EQ(GroupPayload(group, members),
+            R"({"group":{"key":"condition=model-answer,tenant=t1","channel":"ops","sequence":3,)"
+            R"("labels":{"condition":"model-answer","tenant":"t1"},"open_after":2,)"
+            R"("counts":{"members":3,"open":2,"renotify":0,"resolve":1},)"
+            R"("members":[{"key":"a"},{"key":"b"},{"key":"c"}]}})");
+}
+
+TEST(GroupingTest, ThePlainMessageCountsAndTruncates) {
+  const OutboxRow group =
+      MakeGroupRow("ops", "condition=c", 1, TransitionKind::kOpen, 3, At("2026-12-02T09:00:00Z"));
+  std::vector<OutboxRow> members(3);
+  for (size_t i = 0; i < members.size(); ++i) members[i].key = "t" + std::to_string(i) + ":c";
+  members[2].transition = TransitionKind::kResolve;
+  const RenderedMessage message = GroupMessage(group, members, 2);
+  EXPECT_EQ(message.subject, "3 incidents: 2 opened, 1 resolved (condition=c)");
+  EXPECT_NE(message.body.find("- open t0:c\n- open t1:c\n... and 1 more"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace quell::core
