@@ -14,8 +14,9 @@ TEST(JsonTextTest, EscapesQuotesBackslashesAndControls) {
 }
 
 TEST(DecisionLineTest, WritesTheContractLine) {
-  core::Observation observation{"t:\"s\":g", *core::ParseRfc3339("2026-12-02T09:00:00Z"),
-                                core::Health::kUnhealthy, "", ""};
+  core::Observation observation{
+      "t:\"s\":g", *core::ParseRfc3339("2026-12-02T09:00:00Z"), core::Health::kUnhealthy, "", "",
+      {}};
   core::Decision decision;
   decision.kind = core::DecisionKind::kNotify;
   decision.reason = core::Reason::kOpen;
@@ -30,8 +31,8 @@ TEST(DecisionLineTest, WritesTheContractLine) {
 }
 
 TEST(DecisionLineTest, OmitsAnEmptyReason) {
-  core::Observation observation{"k", *core::ParseRfc3339("2026-12-02T09:01:00Z"),
-                                core::Health::kUnhealthy, "", ""};
+  core::Observation observation{
+      "k", *core::ParseRfc3339("2026-12-02T09:01:00Z"), core::Health::kUnhealthy, "", "", {}};
   core::Decision decision;
   decision.kind = core::DecisionKind::kUpdateOnly;
   decision.generation = 1;
