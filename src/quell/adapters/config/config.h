@@ -81,6 +81,10 @@ struct OpsHttpSettings {
   // empty). A name, not a secret: it is logged.
   std::string token_name;
   bool open_reads = false;  // read endpoints without the token
+  // Where people reach this API ("https://quell.example.com", no query, no trailing slash):
+  // messages link to public_url + "/v1/incidents/<key>" and name the ack route under it.
+  // Empty: messages carry no such link (unless dispatch.link_base is set).
+  std::string public_url;
   // /healthz fails once the last cycle is older than 2 x the longest interval + this.
   core::Duration health_grace = std::chrono::seconds(30);
 };
