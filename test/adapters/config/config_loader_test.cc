@@ -326,6 +326,17 @@ TEST_F(ConfigLoaderTest, PublicUrlIsAnHttpUrlWithoutAQuery) {
   }
 }
 
+// Found by hand: every condition got "error" here, so a fatal error group still read "error".
+TEST_F(ConfigLoaderTest, AConditionWithoutSeverityLeavesItToTheSourceLevel) {
+  auto config = LoadConfig(Write("sev.yaml", kMinimal), Env());
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  EXPECT_FALSE(config->condition_severity.contains("errs"));
+  auto set =
+      LoadConfig(Write("set.yaml", std::string(kMinimal) + "    severity: warning\n"), Env());
+  ASSERT_TRUE(set.ok()) << set.error().message;
+  EXPECT_EQ(set->condition_severity.at("errs"), "warning");
+}
+
 TEST_F(ConfigLoaderTest, AChannelsGroupLimitIsReadAndBounded) {
   const std::string channel = std::string(kMinimal) +
                               "channels:\n  - name: default\n    type: webhook\n"

@@ -122,6 +122,22 @@ TEST(MessageContentTest, EveryChannelSaysWhatIsFailingWhereAndSinceWhen) {
       << email->body;
 }
 
+// Found by hand: a snapshot without contract A's labels (written before incidents kept them)
+// still says where, from the evidence's tags.
+TEST(MessageContentTest, WithoutLabelsWhereComesFromTheEvidenceTags) {
+  std::string payload = ErrorPayload("open");
+  const std::string labels = R"(,"labels":{"stage":"prod","tenant":"t1"})";
+  payload.erase(payload.find(labels), labels.size());
+  const std::string last = R"("message":"call to [url] took 31s"}])";
+  payload.replace(payload.rfind(last), last.size(),
+                  R"("message":"call to [url] took 31s","tags":{"agent_stage":"answer",)"
+                  R"("tenant":"acme"}}])");
+  const auto email = MustacheRenderer(Options()).Render("email", Row(payload));
+  EXPECT_NE(email->body.find("Where:      tenant acme, stage answer, condition model-answer\n"),
+            std::string::npos)
+      << email->body;
+}
+
 TEST(MessageContentTest, RecentExamplesAreDistinct) {
   const MustacheRenderer renderer(Options());
   const auto email = renderer.Render("email", Row(ErrorPayload("open")));

@@ -123,7 +123,8 @@ struct Config {
   std::vector<core::ErrorGroupCondition> error_conditions;
   std::vector<MetricConditionConfig> metric_conditions;
   // A condition's message severity ("critical", "error", "warning", "info"), by condition
-  // name; conditions without one use "error".
+  // name, when its `severity:` is set; without one a message takes the source's level (an error
+  // group's "fatal" stays fatal), else "error".
   std::map<std::string, std::string, std::less<>> condition_severity;
   std::vector<ChannelConfig> channels;
   // Located messages for settings that are valid but weaken something (a webhook sent

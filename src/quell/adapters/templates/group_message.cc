@@ -85,7 +85,9 @@ std::string Where(const GroupView& group) {
   for (const auto& [name, value] : group.labels) {
     if (value.empty()) continue;
     if (!where.empty()) where += ", ";
-    where += name + " " + value;
+    where += name;
+    where += ' ';
+    where += value;
   }
   return where.empty() ? "group " + group.key : where;
 }

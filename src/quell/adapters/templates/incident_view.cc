@@ -110,27 +110,37 @@ std::string SecondsBetween(const std::string& from, const std::string& to) {
   return HumanDuration(std::chrono::duration_cast<std::chrono::seconds>(*b - *a).count());
 }
 
-void ReadLabels(const json& doc, IncidentView& view) {
-  const auto it = doc.find("labels");
-  if (it == doc.end() || !it->is_object()) return;
-  for (const auto& [name, value] : it->items()) {
-    if (value.is_string()) view.labels.emplace_back(name, value.get<std::string>());
+// The snapshot's labels; a snapshot written before incidents kept labels falls back on the
+// newest evidence's tags, where an error group's tenant and agent stage are.
+void ReadLabels(const json& doc, const json* newest, IncidentView& view) {
+  const auto add = [&view](const json& object) {
+    for (const auto& [name, value] : object.items()) {
+      if (value.is_string()) view.labels.emplace_back(name, value.get<std::string>());
+    }
+  };
+  if (const auto it = doc.find("labels"); it != doc.end() && it->is_object()) add(*it);
+  if (view.labels.empty() && newest != nullptr && newest->is_object()) {
+    if (const auto it = newest->find("tags"); it != newest->end() && it->is_object()) add(*it);
   }
   std::sort(view.labels.begin(), view.labels.end());
   for (const auto& [name, value] : view.labels) {
     if (name == "tenant") view.tenant = value;
-    if (name == "stage") view.stage = value;
+    if (name == "stage" || (name == "agent_stage" && view.stage.empty())) view.stage = value;
   }
   // Tenant and stage first, as on-call asks for them; the rest by name.
   std::vector<std::string> parts;
   if (!view.tenant.empty()) parts.push_back("tenant " + view.tenant);
   if (!view.stage.empty()) parts.push_back("stage " + view.stage);
   for (const auto& [name, value] : view.labels) {
-    if (name != "tenant" && name != "stage" && name != "condition" && !value.empty()) {
+    if (name != "tenant" && name != "stage" && name != "agent_stage" && name != "condition" &&
+        !value.empty()) {
       parts.push_back(name + " " + value);
     }
   }
-  for (const std::string& part : parts) view.where += part + ", ";
+  for (const std::string& part : parts) {
+    view.where += part;
+    view.where += ", ";
+  }
 }
 
 void FillCounts(const json& doc, const json* newest, IncidentView& view) {
@@ -279,7 +289,7 @@ core::Result<IncidentView> IncidentViewOf(const nlohmann::json& doc, const ViewO
     if (view.what.empty()) view.what = core::OneLine(StringField(*newest, "title"));
   }
   if (view.what.empty()) view.what = view.condition + " failing for " + view.key;
-  ReadLabels(doc, view);
+  ReadLabels(doc, newest, view);
   view.where += "condition " + view.condition;
   FillCounts(doc, newest, view);
   FillChanges(newest_two, view);

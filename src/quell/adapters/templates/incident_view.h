@@ -86,8 +86,7 @@ std::string HumanDuration(int64_t seconds);
 
 core::Result<IncidentView> ParseIncidentView(std::string_view payload, const ViewOptions& options);
 // The same from a parsed snapshot (a group message's member).
-core::Result<IncidentView> IncidentViewOf(const nlohmann::json& snapshot,
-                                          const ViewOptions& options);
+core::Result<IncidentView> IncidentViewOf(const nlohmann::json& doc, const ViewOptions& options);
 
 // A source's level as a severity: fatal stays fatal, "warn" is warning, debug and the like are
 // info; empty for a word that names no level.
