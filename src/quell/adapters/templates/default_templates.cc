@@ -68,8 +68,8 @@ constexpr const char* kSlackBody =
 // GSM-7 characters only, so a message is billed in 160-character segments; the most needed
 // first, since a long text is cut at the segment limit.
 constexpr const char* kSmsBody =
-    "{{severity_upper}} {{condition}} {{transition_label}}: {{key}}: {{what}} ({{where}}) "
-    "{{count_text}}, since {{since}}, last {{last_seen_at}}."
+    "{{severity_upper}} {{condition}} {{transition_label}}: {{key}}: {{what}} ({{where}}); "
+    "{{count_text}}, since {{since}}."
     "{{#opened_in_shadow}} open since {{open_since}}, {{open_for}} (was "
     "shadow).{{/opened_in_shadow}}"
     "{{^is_resolve}} Ack: {{ack_command}}{{/is_resolve}}"
