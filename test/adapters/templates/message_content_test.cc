@@ -177,6 +177,18 @@ TEST(MessageContentTest, ARenotifySaysWhatChangedSinceTheLastMessage) {
   EXPECT_EQ(open->body.find("Changed:"), std::string::npos) << open->body;
 }
 
+TEST(MessageContentTest, ARenotifyNamesANewExample) {
+  std::string payload = ErrorPayload("renotify");
+  const std::string newest = R"(took 31s"}])";
+  payload.replace(payload.rfind(newest), newest.size(), R"(took 45s"}])");
+  const auto email = MustacheRenderer(Options()).Render("email", Row(payload));
+  EXPECT_NE(
+      email->body.find("Changed:    3 more errors upstream since the last message; new "
+                       "example: TimeoutError: upstream timed out - call to [url] took 45s\n"),
+      std::string::npos)
+      << email->body;
+}
+
 TEST(MessageContentTest, AResolveSaysHowLongItLastedAndNeedsNoAction) {
   const MustacheRenderer renderer(Options());
   const auto email = renderer.Render("email", Row(ErrorPayload("resolve")));

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "quell/core/delivery/message_limits.h"
 #include "quell/core/text/time.h"
@@ -134,7 +135,10 @@ void ReadLabels(const json& doc, const json* newest, IncidentView& view) {
   for (const auto& [name, value] : view.labels) {
     if (name != "tenant" && name != "stage" && name != "agent_stage" && name != "condition" &&
         !value.empty()) {
-      parts.push_back(name + " " + value);
+      std::string part = name;
+      part += ' ';
+      part += value;
+      parts.push_back(std::move(part));
     }
   }
   for (const std::string& part : parts) {
