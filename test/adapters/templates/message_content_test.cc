@@ -208,6 +208,12 @@ TEST(MessageContentTest, AMetricSaysItsValueAgainstTheThresholdAndRecoveryInWord
         << type << Text(*m);
     EXPECT_EQ(Text(*m).find("\"agg\""), std::string::npos) << type << Text(*m);
   }
+  // A resolve's evidence is the last unhealthy reading: it says what it was.
+  const auto resolve = renderer.Render("email", Row(MetricPayload("resolve")));
+  EXPECT_NE(resolve->body.find("What:       error_rate 0.31 was above the threshold 0.2 "
+                               "(recovers below 0.1)\n"),
+            std::string::npos)
+      << resolve->body;
   const auto email = renderer.Render("email", Row(MetricPayload("renotify")));
   EXPECT_NE(email->body.find("Counts:     failing in 5 polls of quell's\n"), std::string::npos)
       << email->body;

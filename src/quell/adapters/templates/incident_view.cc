@@ -47,8 +47,9 @@ std::string Number(const json& value) {
 }
 
 // A metric condition's evidence in words: "error_rate 0.31 is above the threshold 0.2
-// (recovers below 0.1)". Empty when `evidence` is not a metric's.
-std::string MetricWords(const json& evidence) {
+// (recovers below 0.1)", or "was above" in a resolve (the evidence is the last unhealthy
+// reading). Empty when `evidence` is not a metric's.
+std::string MetricWords(const json& evidence, bool past) {
   if (!evidence.is_object() || !evidence.contains("threshold") || !evidence.contains("value")) {
     return {};
   }
@@ -58,8 +59,8 @@ std::string MetricWords(const json& evidence) {
   const bool below = StringField(evidence, "direction") == "below";
   const std::string value = Number(evidence["value"]);
   if (value.empty()) return metric + " has no data (threshold " + threshold + ")";
-  std::string words =
-      metric + " " + value + " is " + (below ? "below" : "above") + " the threshold " + threshold;
+  std::string words = metric + " " + value + (past ? " was " : " is ") +
+                      (below ? "below" : "above") + " the threshold " + threshold;
   if (const auto it = evidence.find("recovery"); it != evidence.end() && it->is_number()) {
     words += std::string(" (recovers ") + (below ? "above " : "below ") + Number(*it) + ")";
   } else {
@@ -68,11 +69,11 @@ std::string MetricWords(const json& evidence) {
   return words;
 }
 
-IncidentView::Example MakeExample(const json& evidence, size_t max_chars) {
+IncidentView::Example MakeExample(const json& evidence, size_t max_chars, bool past) {
   IncidentView::Example example;
   example.json = evidence.dump(-1, ' ', false, json::error_handler_t::replace);
   std::string text;
-  if (evidence.is_object()) text = MetricWords(evidence);
+  if (evidence.is_object()) text = MetricWords(evidence, past);
   if (!text.empty()) {
     // A metric's evidence reads as its sentence.
   } else if (evidence.is_object()) {
@@ -281,7 +282,8 @@ core::Result<IncidentView> IncidentViewOf(const nlohmann::json& doc, const ViewO
   }
   std::vector<IncidentView::Example> newest_two;
   for (const json* e : evidence) {
-    IncidentView::Example example = MakeExample(*e, options.max_example_chars);
+    IncidentView::Example example =
+        MakeExample(*e, options.max_example_chars, view.transition == "resolve");
     if (newest_two.size() < 2) newest_two.push_back(example);
     if (view.examples.size() >= options.max_examples) continue;
     const bool seen = std::any_of(view.examples.begin(), view.examples.end(),
@@ -289,7 +291,7 @@ core::Result<IncidentView> IncidentViewOf(const nlohmann::json& doc, const ViewO
     if (!seen) view.examples.push_back(std::move(example));
   }
   if (newest != nullptr && newest->is_object()) {
-    view.what = MetricWords(*newest);
+    view.what = MetricWords(*newest, view.transition == "resolve");
     if (view.what.empty()) view.what = core::OneLine(StringField(*newest, "title"));
   }
   if (view.what.empty()) view.what = view.condition + " failing for " + view.key;
