@@ -357,8 +357,10 @@ quell::curl::CurlOptions CurlSettings(size_t concurrency) {
 }
 
 std::unique_ptr<quell::channels::WebhookChannel> MakeChannel(const FastReceiver& receiver) {
-  auto channel = quell::channels::WebhookChannel::Create(
-      {.url = receiver.Url(), .secret = "bench-secret-0123456789", .timeouts = {}});
+  auto channel = quell::channels::WebhookChannel::Create({.url = receiver.Url(),
+                                                          .secret = "bench-secret-0123456789",
+                                                          .timeouts = {},
+                                                          .group_limit = 100});
   if (!channel) Die(channel.error().message);
   return std::move(*channel);
 }

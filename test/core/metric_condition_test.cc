@@ -84,6 +84,26 @@ TEST(ObserveMetricTest, OneObservationPerGroupNotPerSample) {
   EXPECT_EQ(obs[1].health, Health::kHealthy);
 }
 
+// A message says "model_answer.latency_ms 2600 is above the threshold 2000 (recovers below
+// 1500)": everything it needs is in the evidence.
+TEST(ObserveMetricTest, EvidenceNamesTheMetricTheDirectionAndTheRecoveryLine) {
+  MetricAnswer answer;
+  answer.series = {Series("acme", {{"2026-12-02T09:09:00Z", 2600}})};
+  const auto obs = ObserveMetric(Latency(), answer, {}, kNow);
+  ASSERT_EQ(obs.size(), 1U);
+  EXPECT_EQ(obs[0].evidence,
+            R"({"agg":"max","direction":"above","metric":"model_answer.latency_ms","points":1,)"
+            R"("recovery":1500,"series":1,"threshold":2000,"value":2600})");
+  MetricCondition any = Latency();
+  any.metric.clear();  // every series: the series' own name
+  any.threshold.recovery.reset();
+  any.threshold.direction = ThresholdDirection::kBelow;
+  const auto named = ObserveMetric(any, answer, {}, kNow);
+  EXPECT_EQ(named[0].evidence,
+            R"({"agg":"max","direction":"below","metric":"model_answer.latency_ms","points":1,)"
+            R"("series":1,"threshold":2000,"value":2600})");
+}
+
 TEST(ObserveMetricTest, GroupByMergesSeriesAcrossOtherLabels) {
   MetricSeries eu = Series("acme", {{"2026-12-02T09:09:00Z", 2500}});
   MetricSeries us = Series("acme", {{"2026-12-02T09:09:00Z", 100}});

@@ -55,6 +55,16 @@ TEST(SmsPolicyTest, CriticalOverridesQuietHoursByDefault) {
   EXPECT_FALSE(DecideSmsPacing(none, {}, "critical", kDay + hours{3}).send_now);
 }
 
+// Messages now carry the source's level: a fatal error group is at least as urgent as a
+// critical one, though the override list (critical, error, warning, info) cannot name it.
+TEST(SmsPolicyTest, FatalOverridesQuietHoursWhereverCriticalDoes) {
+  const SmsPacingRules rules = QuietNights();
+  EXPECT_TRUE(DecideSmsPacing(rules, {}, "fatal", kDay + hours{3}).send_now);
+  SmsPacingRules none = rules;
+  none.quiet_hours_override.clear();
+  EXPECT_FALSE(DecideSmsPacing(none, {}, "fatal", kDay + hours{3}).send_now);
+}
+
 TEST(SmsPolicyTest, MinIntervalDefersFromTheLastSend) {
   SmsPacingRules rules;
   rules.min_interval = minutes{10};

@@ -345,6 +345,50 @@ TEST_F(ConfigLoaderTest, DaemonSectionsHaveDefaultsAndReadTheTokenByReference) {
   ExpectError(std::string(kMinimal) + "http: {listen: localhost}\n", {"http.listen", "host:port"});
 }
 
+// Messages link to public_url + "/v1/incidents/<key>": a URL people can open, so it is checked
+// where it is written, by `quell config check` and at start alike.
+TEST_F(ConfigLoaderTest, PublicUrlIsAnHttpUrlWithoutAQuery) {
+  auto config =
+      LoadConfig(Write("public.yaml",
+                       std::string(kMinimal) + "http: {public_url: 'https://q.example.com/'}\n"),
+                 Env());
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  EXPECT_EQ(config->http.public_url, "https://q.example.com");  // the trailing slash goes
+  EXPECT_TRUE(LoadConfig(Write("none.yaml", kMinimal), Env())->http.public_url.empty());
+  for (const char* bad : {"ftp://q.example.com", "https://q.example.com/?x=1", "q.example.com",
+                          "https://", "https://q.example.com/a b"}) {
+    ExpectError(std::string(kMinimal) + "http:\n  public_url: '" + bad + "'\n",
+                {"bad.yaml:5:", "http.public_url", "no query"});
+    const std::vector<std::string> errors = CheckConfig(
+        Write("check.yaml", std::string(kMinimal) + "http: {public_url: '" + bad + "'}\n"), Env());
+    ASSERT_EQ(errors.size(), 1U) << bad;
+    EXPECT_NE(errors[0].find("http.public_url"), std::string::npos) << errors[0];
+  }
+}
+
+// Found by hand: every condition got "error" here, so a fatal error group still read "error".
+TEST_F(ConfigLoaderTest, AConditionWithoutSeverityLeavesItToTheSourceLevel) {
+  auto config = LoadConfig(Write("sev.yaml", kMinimal), Env());
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  EXPECT_FALSE(config->condition_severity.contains("errs"));
+  auto set =
+      LoadConfig(Write("set.yaml", std::string(kMinimal) + "    severity: warning\n"), Env());
+  ASSERT_TRUE(set.ok()) << set.error().message;
+  EXPECT_EQ(set->condition_severity.at("errs"), "warning");
+}
+
+TEST_F(ConfigLoaderTest, AChannelsGroupLimitIsReadAndBounded) {
+  const std::string channel = std::string(kMinimal) +
+                              "channels:\n  - name: default\n    type: webhook\n"
+                              "    url: https://hooks.example.com/q\n    signing: off\n";
+  auto config = LoadConfig(Write("limit.yaml", channel + "    group_limit: 7\n"), Env());
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  EXPECT_EQ(config->channels[0].delivery.group_limit, 7U);
+  EXPECT_EQ(LoadConfig(Write("nolimit.yaml", channel), Env())->channels[0].delivery.group_limit,
+            0U);
+  ExpectError(channel + "    group_limit: 0\n", {"bad.yaml:9:", "group_limit"});
+}
+
 TEST_F(ConfigLoaderTest, CheckConfigListsEveryErrorInFileOrderAndLoadConfigOneOfThem) {
   const std::string text =
       std::string(kMinimal) + "stor: x\nlog: {level: loud}\nheartbeat: {url: ftp://x}\n";

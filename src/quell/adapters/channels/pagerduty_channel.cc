@@ -15,6 +15,7 @@ constexpr size_t kMaxSummaryBytes = 1024;  // PagerDuty truncates longer summari
 constexpr size_t kMaxDedupKeyBytes = 255;
 
 std::string Severity(std::string_view severity) {
+  if (severity == "fatal") return "critical";  // PagerDuty has no fatal; critical is its gravest
   if (severity == "critical" || severity == "error" || severity == "warning" ||
       severity == "info") {
     return std::string(severity);
@@ -22,11 +23,40 @@ std::string Severity(std::string_view severity) {
   return "error";  // PagerDuty refuses any other word; an unknown severity still pages
 }
 
+// What PagerDuty gets of a group: its counts and the first `limit` members' keys and
+// transitions (the whole payload could pass PagerDuty's 512 KB event limit).
+json GroupDetails(const json& payload, size_t limit, uint64_t& open_after) {
+  json details = json::object();
+  open_after = 0;
+  if (!payload.is_object() || !payload.contains("group") || !payload["group"].is_object()) {
+    return details;
+  }
+  const json& group = payload["group"];
+  for (const char* name : {"key", "channel", "sequence", "labels", "counts", "open_after"}) {
+    if (group.contains(name)) details[name] = group[name];
+  }
+  if (group.contains("open_after") && group["open_after"].is_number_unsigned()) {
+    open_after = group["open_after"].get<uint64_t>();
+  }
+  json members = json::array();
+  size_t total = 0;
+  if (group.contains("members") && group["members"].is_array()) {
+    total = group["members"].size();
+    for (const json& m : group["members"]) {
+      if (members.size() >= limit) break;
+      if (!m.is_object()) continue;
+      members.push_back({{"key", m.value("key", "")}, {"transition", m.value("transition", "")}});
+    }
+  }
+  details["members_more"] = total - members.size();
+  details["members"] = std::move(members);
+  return details;
+}
+
 }  // namespace
 
 std::string PagerDutyDedupKey(const core::OutboxRow& row) {
-  // One alert per group: every message of a group (its sequence is the generation) updates it.
-  if (core::IsGroupKey(row.key)) return row.key;
+  if (IsGroupRow(row)) return row.key;
   return row.key + ":" + std::to_string(row.generation);
 }
 
@@ -50,13 +80,14 @@ core::Result<core::HttpRequest> PagerDutyChannel::Encode(const core::Delivery& d
         core::ErrorCode::kInvalidArgument,
         "pagerduty: the dedup key of " + row.idempotency_key + " passes PagerDuty's 255 bytes");
   }
-  bool resolve = row.transition == core::TransitionKind::kResolve;
-  if (resolve && core::IsGroupKey(row.key)) {
-    // A group's alert resolves only once none of its keys is still open.
-    const json group = json::parse(row.payload, nullptr, /*allow_exceptions=*/false);
-    resolve = group.is_object() && group.contains("group") &&
-              group["group"].value("open_after", uint64_t{1}) == 0;
+  const bool group = IsGroupRow(row);
+  uint64_t open_after = 0;
+  json group_details;
+  if (group) {
+    group_details = GroupDetails(json::parse(row.payload, nullptr, /*allow_exceptions=*/false),
+                                 settings_.group_limit, open_after);
   }
+  const bool resolve = group ? open_after == 0 : row.transition == core::TransitionKind::kResolve;
   json body = {{"routing_key", settings_.routing_key},
                {"event_action", resolve ? "resolve" : "trigger"},
                {"dedup_key", dedup_key},
@@ -64,11 +95,13 @@ core::Result<core::HttpRequest> PagerDutyChannel::Encode(const core::Delivery& d
   if (!resolve) {
     const core::RenderedMessage& message = delivery.message;
     const std::string& summary = message.subject.empty() ? message.body : message.subject;
-    json details = json::parse(row.payload, nullptr, /*allow_exceptions=*/false);
+    json details = group ? std::move(group_details)
+                         : json::parse(row.payload, nullptr, /*allow_exceptions=*/false);
     if (details.is_discarded()) details = json::object();
     details["quell_idempotency_key"] = row.idempotency_key;
     const core::MessageKind kind = core::MessageKindOf(row);
     details["kind"] = core::MessageKindName(kind);
+    if (group) details["kind"] = "group";
     if (kind != core::MessageKind::kDeadLetter) {
       details["transition"] = core::TransitionName(row.transition);
     }

@@ -13,12 +13,16 @@ struct PagerDutySettings {
   std::string routing_key;  // the integration key of an Events API v2 integration
   std::string source;       // payload.source; the incident key when empty
   HttpTimeouts timeouts;
+  size_t group_limit = 5;  // members a group alert's custom_details lists
 };
 
 // PagerDuty Events API v2: POST {base}/v2/enqueue. Open and renotify trigger, resolve
 // resolves; dedup_key = "<incident key>:<generation>", so every event of one incident
 // generation lands on one PagerDuty alert and a retried trigger is absorbed by PagerDuty's own
-// deduplication. 202 is sent, with the dedup_key as remote id.
+// deduplication. 202 is sent, with the dedup_key as remote id. A group message is one alert per
+// group: dedup_key = the row key ("{group}:" + the group key), trigger while members stay open
+// (open_after > 0), resolve once none does. Severities map onto PagerDuty's four: fatal is
+// critical, anything unknown is error.
 class PagerDutyChannel : public core::HttpChannel {
  public:
   static core::Result<std::unique_ptr<PagerDutyChannel>> Create(PagerDutySettings settings);
@@ -33,7 +37,7 @@ class PagerDutyChannel : public core::HttpChannel {
   PagerDutySettings settings_;
 };
 
-// "<key>:<generation>".
+// "<key>:<generation>"; for a group message its row key, the same for every message of it.
 std::string PagerDutyDedupKey(const core::OutboxRow& row);
 
 }  // namespace quell::channels

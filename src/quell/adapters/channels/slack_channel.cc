@@ -26,6 +26,20 @@ bool IsTransientSlackError(std::string_view error) {
   return false;
 }
 
+// Slack's limit on blocks in one message.
+constexpr size_t kMaxBlocks = 50;
+// Slack also refuses (msg_blocks_too_long) messages whose blocks hold about 13,000 characters
+// in all, below 50 x 3000: a list stops well before.
+constexpr size_t kMaxBlocksBytes = 12000;
+
+json Section(std::string_view text) {
+  return {{"type", "section"},
+          {"text", {{"type", "mrkdwn"}, {"text", Truncate(text, kMaxSectionBytes)}}}};
+}
+
+// One section when the text fits in one (every single transition), else one per 3000 bytes
+// cut at line ends (a group's list), at most 50 and 12,000 bytes in all; what does not fit
+// ends in "…".
 json Blocks(const core::RenderedMessage& message) {
   std::string text;
   if (!message.subject.empty()) {
@@ -38,9 +52,33 @@ json Blocks(const core::RenderedMessage& message) {
     text += message.body;
   }
   if (text.empty()) text = " ";
-  return json::array(
-      {{{"type", "section"},
-        {"text", {{"type", "mrkdwn"}, {"text", Truncate(text, kMaxSectionBytes)}}}}});
+  if (text.size() <= kMaxSectionBytes) return json::array({Section(text)});
+  json blocks = json::array();
+  size_t total = 0;
+  std::string section;
+  std::string_view rest = text;
+  while (!rest.empty()) {
+    const size_t end = rest.find('\n');
+    const std::string_view line = rest.substr(0, end);
+    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+    if (total + section.size() + line.size() + 1 > kMaxBlocksBytes) {
+      section += "\n\xE2\x80\xA6";  // the rest does not fit in one Slack message
+      break;
+    }
+    if (!section.empty() && section.size() + 1 + line.size() > kMaxSectionBytes) {
+      if (blocks.size() + 1 == kMaxBlocks) {
+        section += "\n\xE2\x80\xA6";
+        break;
+      }
+      total += section.size();
+      blocks.push_back(Section(section));
+      section.clear();
+    }
+    if (!section.empty()) section += '\n';
+    section += line;
+  }
+  if (!section.empty()) blocks.push_back(Section(section));
+  return blocks;
 }
 
 std::string Fallback(const core::RenderedMessage& message) {

@@ -1,6 +1,7 @@
 #include "quell/adapters/channels/webhook_channel.h"
 
 #include <chrono>
+#include <cstddef>
 #include <nlohmann/json.hpp>
 #include <utility>
 
@@ -60,12 +61,50 @@ core::Result<std::string> DeadLetterBody(const core::Delivery& delivery) {
   return body.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
+// A group message: the fields every body has, beside the group's own; the member snapshots
+// past `limit` are counted, not sent, so one outage never makes a body of megabytes.
+core::Result<std::string> GroupBody(const core::Delivery& delivery, size_t limit) {
+  const core::OutboxRow& row = delivery.row;
+  json payload = json::parse(row.payload, nullptr, /*allow_exceptions=*/false);
+  if (!payload.is_object() || !payload.contains("group") || !payload["group"].is_object()) {
+    return core::MakeError(
+        core::ErrorCode::kInvalidArgument,
+        "webhook: the outbox payload of " + row.idempotency_key + " is not a group message");
+  }
+  json& group = payload["group"];
+  json members = json::array();
+  if (group.contains("members") && group["members"].is_array()) {
+    members = std::move(group["members"]);
+    group.erase("members");
+  }
+  const size_t total = members.size();
+  if (total > limit)
+    members.erase(members.begin() + static_cast<std::ptrdiff_t>(limit), members.end());
+  group["members_more"] = total - members.size();
+  const json body = {{"generation", row.generation},
+                     {"group", std::move(group)},
+                     {"idempotency_key", row.idempotency_key},
+                     {"incident", nullptr},
+                     {"incident_version", row.version},
+                     {"key", row.key},
+                     {"kind", "group"},
+                     {"members", std::move(members)},
+                     {"message",
+                      {{"body", delivery.message.body},
+                       {"severity", delivery.message.severity},
+                       {"subject", delivery.message.subject}}},
+                     {"transition", core::TransitionName(row.transition)},
+                     {"version", 1}};
+  return body.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 }  // namespace
 
-core::Result<std::string> WebhookBody(const core::Delivery& delivery) {
+core::Result<std::string> WebhookBody(const core::Delivery& delivery, size_t group_limit) {
   const core::OutboxRow& row = delivery.row;
   const core::MessageKind kind = core::MessageKindOf(row);
   if (kind == core::MessageKind::kDeadLetter) return DeadLetterBody(delivery);
+  if (IsGroupRow(row)) return GroupBody(delivery, group_limit);
   // The payload is already compact JSON: it is checked and embedded as it is, since parsing it
   // into a tree and printing it again cost about as much as rendering the message.
   if (!IsJsonObject(row.payload)) {
@@ -98,7 +137,7 @@ core::Result<std::string> WebhookBody(const core::Delivery& delivery) {
 
 core::Result<core::HttpRequest> WebhookChannel::Encode(const core::Delivery& delivery,
                                                        core::WallTime now) const {
-  core::Result<std::string> body = WebhookBody(delivery);
+  core::Result<std::string> body = WebhookBody(delivery, settings_.group_limit);
   if (!body.ok()) return body.error();
   const int64_t seconds =
       std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()).count();

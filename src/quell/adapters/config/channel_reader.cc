@@ -78,6 +78,7 @@ void ReadDelivery(MapReader& item, ChannelDelivery& delivery) {
   item.Read("timeout", delivery.timeout);
   item.Read("ca_file", delivery.ca_file);
   ReadGrouping(item, delivery);
+  item.Read("group_limit", delivery.group_limit, 1, 1000);
   core::Labels templates;
   item.Read("templates", templates);
   if (!templates.empty()) {

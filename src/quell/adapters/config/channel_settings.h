@@ -20,7 +20,10 @@ struct ChannelDelivery {
   core::Duration max_retry_after = std::chrono::hours(1);
   core::Duration connect_timeout = std::chrono::seconds(5);
   core::Duration timeout = std::chrono::seconds(10);
-  std::string ca_file;                           // empty: the system's CA bundle
+  std::string ca_file;  // empty: the system's CA bundle
+  // Members a group message lists before "… and N more"; 0: the type's default (webhook 100,
+  // email 50, Slack 20, PagerDuty 5, SMS 3). Counts always cover every member.
+  uint32_t group_limit = 0;
   std::map<std::string, std::string> templates;  // part ("subject", "body", ...) -> mustache text
   // part -> "file:line:column: channels[i].templates.part", for template errors
   std::map<std::string, std::string> template_where;
@@ -124,7 +127,9 @@ struct DispatchSettings {
   // One dead-letter notice per this interval at most, listing the rows that died in it; it
   // is sent at the interval's end (windows aligned to the epoch, e.g. every 5 minutes).
   core::Duration dead_letter_interval = std::chrono::minutes(5);
-  std::string link_base;  // messages link to link_base + key, when set
+  // Messages link to link_base + the percent-encoded key when set; this wins over
+  // http.public_url, whose link is public_url + "/v1/incidents/" + the key.
+  std::string link_base;
   TenantBudget budget;
   // How long a row answered 429/503 keeps being retried (honouring Retry-After) before it
   // goes dead; such answers do not count against a channel's max_attempts.

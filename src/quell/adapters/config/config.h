@@ -81,6 +81,10 @@ struct OpsHttpSettings {
   // empty). A name, not a secret: it is logged.
   std::string token_name;
   bool open_reads = false;  // read endpoints without the token
+  // Where people reach this API ("https://quell.example.com", no query, no trailing slash):
+  // messages link to public_url + "/v1/incidents/<key>" and name the ack route under it.
+  // Empty: messages carry no such link (unless dispatch.link_base is set).
+  std::string public_url;
   // /healthz fails once the last cycle is older than 2 x the longest interval + this.
   core::Duration health_grace = std::chrono::seconds(30);
 };
@@ -122,7 +126,8 @@ struct Config {
   // condition the config does not name gets in `quell replay --messages`.
   core::ConditionCommon defaults;
   // A condition's message severity ("critical", "error", "warning", "info"), by condition
-  // name; conditions without one use "error".
+  // name, when its `severity:` is set; without one a message takes the source's level (an error
+  // group's "fatal" stays fatal), else "error".
   std::map<std::string, std::string, std::less<>> condition_severity;
   std::vector<ChannelConfig> channels;
   // Located messages for settings that are valid but weaken something (a webhook sent

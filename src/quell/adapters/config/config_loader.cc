@@ -253,12 +253,13 @@ void ReadConditions(MapReader& root, const core::ConditionCommon& defaults, Conf
     core::ConditionCommon common = defaults;
     common.name = name;
     ReadCommon(item, common);
-    std::string severity = "error";
+    // Unset, a message takes the source's level (fatal stays fatal), else "error".
+    std::string severity;
     item.Read("severity", severity);
-    if (!IsSeverity(severity)) {
+    if (!severity.empty() && !IsSeverity(severity)) {
       item.Fail("severity", "expected critical, error, warning or info, got \"" + severity + "\"");
     }
-    config.condition_severity[name] = severity;
+    if (!severity.empty()) config.condition_severity[name] = severity;
     std::string type;
     item.Read("type", type);
     if ((type == "error_groups" || type == "infrai_metric") &&

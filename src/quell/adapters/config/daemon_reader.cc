@@ -1,11 +1,26 @@
 #include "quell/adapters/config/daemon_reader.h"
 
 #include <string>
+#include <string_view>
 
 #include "quell/adapters/config/secret_reader.h"
 
 namespace quell::config {
 namespace {
+
+bool IsPublicUrl(std::string_view url) {
+  size_t rest = 0;
+  if (url.starts_with("https://")) {
+    rest = 8;
+  } else if (url.starts_with("http://")) {
+    rest = 7;
+  } else {
+    return false;
+  }
+  const size_t host_end = url.find('/', rest);
+  const std::string_view host = url.substr(rest, host_end - rest);
+  return !host.empty() && url.find_first_of("?# \t\r\n") == std::string_view::npos;
+}
 
 void ReadHttp(MapReader section, const std::filesystem::path& dir, OpsHttpSettings& http) {
   section.Read("listen", http.listen);
@@ -24,6 +39,13 @@ void ReadHttp(MapReader section, const std::filesystem::path& dir, OpsHttpSettin
     section.Fail("token_name", "want a short name without spaces or quotes, e.g. ops-oncall");
   }
   section.Read("open_reads", http.open_reads);
+  section.Read("public_url", http.public_url);
+  while (http.public_url.ends_with('/')) http.public_url.pop_back();
+  if (!http.public_url.empty() && !IsPublicUrl(http.public_url)) {
+    section.Fail("public_url",
+                 "expected an http:// or https:// URL with a host and no query, e.g. "
+                 "https://quell.example.com");
+  }
   section.Read("health_grace", http.health_grace);
   if (http.health_grace.count() < 0) section.Fail("health_grace", "must not be negative");
   section.Finish();

@@ -7,24 +7,37 @@ constexpr const char* kSummary =
     "[{{severity}}] {{condition}} {{transition_label}}: {{key}}"
     "{{#opened_in_shadow}} (open {{open_for}}){{/opened_in_shadow}}";
 
+// A page's one line says what is failing and where, not only the key.
+constexpr const char* kPagerDutySummary =
+    "[{{severity}}] {{condition}} {{transition_label}}: {{key}}: {{what}} ({{where}})"
+    "{{#opened_in_shadow}} (open {{open_for}}){{/opened_in_shadow}}";
+
 // Section tags stand alone on their lines, so mustache drops those lines whole.
 constexpr const char* kEmailBody =
     "{{condition}} {{transition_label}} for {{key}}.\n"
     "\n"
+    "What:       {{what}}\n"
+    "Where:      {{where}}\n"
     "Status:     {{status}} ({{transition}})\n"
     "{{#opened_in_shadow}}\n"
     "Open since: {{open_since}} ({{open_for}}; opened while the condition was in shadow mode)\n"
     "{{/opened_in_shadow}}\n"
     "Severity:   {{severity}}\n"
+    "Failing:    since {{since}}, for {{failing_for}}\n"
     "First seen: {{first_seen_at}}\n"
     "Last seen:  {{last_seen_at}}\n"
     "{{#resolved_at}}\n"
     "Resolved:   {{resolved_at}}\n"
     "{{/resolved_at}}\n"
     "Events:     {{event_count}}\n"
+    "Counts:     {{count_text}}\n"
+    "{{#has_changes}}\n"
+    "Changed:    {{changes}}\n"
+    "{{/has_changes}}\n"
     "{{#link}}\n"
     "Details:    {{link}}\n"
     "{{/link}}\n"
+    "Next step:  {{next_step}}\n"
     "{{#has_examples}}\n"
     "\n"
     "Recent examples (redacted):\n"
@@ -39,32 +52,46 @@ constexpr const char* kEmailBody =
 constexpr const char* kSlackBody =
     "{{#is_resolve}}:white_check_mark:{{/is_resolve}}{{^is_resolve}}:rotating_light:"
     "{{/is_resolve}} *{{condition}}* {{transition_label}}: `{{key}}`\n"
-    "*Severity:* {{severity}}   *Events:* {{event_count}}   *Last seen:* {{last_seen_at}}"
+    "*{{what}}*\n"
+    "*Where:* {{where}}\n"
+    "*Severity:* {{severity}}   *Events:* {{event_count}} ({{count_text}})   *Last seen:* "
+    "{{last_seen_at}}"
     "{{#resolved_at}}   *Resolved:* {{resolved_at}}{{/resolved_at}}\n"
+    "*Failing since* {{since}} ({{failing_for}})\n"
     "{{#opened_in_shadow}}_Open since {{open_since}} ({{open_for}}); opened while the condition "
     "was in shadow mode_\n{{/opened_in_shadow}}"
+    "{{#has_changes}}*Changed:* {{changes}}\n{{/has_changes}}"
     "{{#has_examples}}{{#examples}}> {{text}}\n{{/examples}}{{/has_examples}}"
+    "*Next step:* {{next_step}}\n"
     "{{#link}}<{{link}}|Open in quell>{{/link}}";
 
-// GSM-7 characters only, so a message is billed in 160-character segments.
+// GSM-7 characters only, so a message is billed in 160-character segments; the most needed
+// first, since a long text is cut at the segment limit.
 constexpr const char* kSmsBody =
-    "{{severity_upper}} {{condition}} {{transition_label}}: {{key}} "
-    "({{event_count}} events, last {{last_seen_at}})"
+    "{{severity_upper}} {{condition}} {{transition_label}}: {{key}}: {{what}} ({{where}}); "
+    "{{count_text}}, since {{since}}."
     "{{#opened_in_shadow}} open since {{open_since}}, {{open_for}} (was "
-    "shadow){{/opened_in_shadow}}"
+    "shadow).{{/opened_in_shadow}}"
+    "{{^is_resolve}} Ack: {{ack_command}}{{/is_resolve}}"
     "{{#link}} {{link}}{{/link}}";
 
 constexpr const char* kPagerDutyBody =
     "{{#opened_in_shadow}}Open since {{open_since}} ({{open_for}}), opened in shadow mode; "
     "{{/opened_in_shadow}}"
-    "{{event_count}} events, first {{first_seen_at}}, last {{last_seen_at}}"
-    "{{#has_examples}}; recent:{{#examples}} [{{text}}]{{/examples}}{{/has_examples}}";
+    "{{what}} ({{where}}); {{event_count}} events ({{count_text}}), failing since {{since}} "
+    "({{failing_for}}), first {{first_seen_at}}, last {{last_seen_at}}"
+    "{{#has_changes}}; changed: {{changes}}{{/has_changes}}"
+    "{{#has_examples}}; recent:{{#examples}} [{{text}}]{{/examples}}{{/has_examples}}"
+    "; next step: {{next_step}}{{#link}}; details {{link}}{{/link}}";
 
 constexpr const char* kWebhookBody =
-    "{{condition}} {{transition_label}} for {{key}} ({{severity}}, {{event_count}} events, "
+    "{{condition}} {{transition_label}} for {{key}}: {{what}} ({{where}}; {{severity}}, "
+    "{{event_count}} events, {{count_text}}, failing since {{since}} for {{failing_for}}, "
     "last seen {{last_seen_at}})"
     "{{#opened_in_shadow}}; open since {{open_since}}, {{open_for}}, opened in shadow mode"
-    "{{/opened_in_shadow}}{{#link}} {{link}}{{/link}}";
+    "{{/opened_in_shadow}}{{#has_changes}}; changed: {{changes}}{{/has_changes}}"
+    "{{#has_examples}}; recent:{{#examples}} [{{text}}]{{/examples}}{{/has_examples}}"
+    ". Next step: {{next_step}}.{{#link}} {{link}}{{/link}}";
 
 }  // namespace
 
@@ -72,7 +99,7 @@ std::optional<TemplatePair> DefaultTemplates(std::string_view channel_type) {
   if (channel_type == "email") return TemplatePair{kSummary, kEmailBody};
   if (channel_type == "slack") return TemplatePair{kSummary, kSlackBody};
   if (channel_type == "sms") return TemplatePair{kSummary, kSmsBody};
-  if (channel_type == "pagerduty") return TemplatePair{kSummary, kPagerDutyBody};
+  if (channel_type == "pagerduty") return TemplatePair{kPagerDutySummary, kPagerDutyBody};
   if (channel_type == "webhook") return TemplatePair{kSummary, kWebhookBody};
   return std::nullopt;
 }

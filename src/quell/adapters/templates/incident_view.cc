@@ -1,8 +1,13 @@
 #include "quell/adapters/templates/incident_view.h"
 
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "quell/core/delivery/message_limits.h"
+#include "quell/core/text/time.h"
 #include "quell/core/text/url.h"
 
 namespace quell::templates {
@@ -20,13 +25,64 @@ uint64_t NumberField(const json& doc, const char* name) {
   return it != doc.end() && it->is_number_unsigned() ? it->get<uint64_t>() : 0;
 }
 
-IncidentView::Example MakeExample(const json& evidence, size_t max_chars) {
+// A string field, or a number's digits (the evidence builder writes every value as a string).
+std::string TextField(const json& doc, const char* name) {
+  const auto it = doc.find(name);
+  if (it == doc.end()) return {};
+  if (it->is_string()) return it->get<std::string>();
+  if (it->is_number_unsigned()) return std::to_string(it->get<uint64_t>());
+  return {};
+}
+
+bool IsDigits(std::string_view s) {
+  return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
+}
+
+std::string Number(const json& value) {
+  if (value.is_number_integer() || value.is_number_unsigned()) return value.dump();
+  if (!value.is_number()) return {};
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.6g", value.get<double>());
+  return buffer;
+}
+
+// A metric condition's evidence in words: "error_rate 0.31 is above the threshold 0.2
+// (recovers below 0.1)", or "was above" in a resolve (the evidence is the last unhealthy
+// reading). Empty when `evidence` is not a metric's.
+std::string MetricWords(const json& evidence, bool past) {
+  if (!evidence.is_object() || !evidence.contains("threshold") || !evidence.contains("value")) {
+    return {};
+  }
+  std::string metric = StringField(evidence, "metric");
+  if (metric.empty()) metric = "the value";
+  const std::string threshold = Number(evidence["threshold"]);
+  const bool below = StringField(evidence, "direction") == "below";
+  const std::string value = Number(evidence["value"]);
+  if (value.empty()) return metric + " has no data (threshold " + threshold + ")";
+  std::string words = metric + " " + value + (past ? " was " : " is ") +
+                      (below ? "below" : "above") + " the threshold " + threshold;
+  if (const auto it = evidence.find("recovery"); it != evidence.end() && it->is_number()) {
+    words += std::string(" (recovers ") + (below ? "above " : "below ") + Number(*it) + ")";
+  } else {
+    words += std::string(" (recovers at ") + threshold + (below ? " or above)" : " or below)");
+  }
+  return words;
+}
+
+IncidentView::Example MakeExample(const json& evidence, size_t max_chars, bool past) {
   IncidentView::Example example;
   example.json = evidence.dump(-1, ' ', false, json::error_handler_t::replace);
   std::string text;
-  if (evidence.is_object()) {
+  if (evidence.is_object()) text = MetricWords(evidence, past);
+  if (!text.empty()) {
+    // A metric's evidence reads as its sentence.
+  } else if (evidence.is_object()) {
+    // The title names the group and repeats in every evidence of it; the event's own message
+    // (or exception) is what tells one example from the next.
     text = StringField(evidence, "title");
-    if (text.empty()) text = StringField(evidence, "message");
+    std::string detail = StringField(evidence, "message");
+    if (detail.empty()) detail = StringField(evidence, "exception");
+    if (!detail.empty() && detail != text) text = text.empty() ? detail : text + " - " + detail;
   } else if (evidence.is_string()) {
     text = evidence.get<std::string>();
   }
@@ -35,13 +91,131 @@ IncidentView::Example MakeExample(const json& evidence, size_t max_chars) {
   return example;
 }
 
-// "2026-12-02T09:00:00Z" -> "2026-12-02 09:00 UTC"; anything else as it is.
+// `text` in single quotes for a POSIX shell.
+std::string ShellQuote(std::string_view text) {
+  std::string out = "'";
+  for (const char c : text) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  out += '\'';
+  return out;
+}
+
+std::string SecondsBetween(const std::string& from, const std::string& to) {
+  const auto a = core::ParseRfc3339(from);
+  const auto b = core::ParseRfc3339(to);
+  if (!a.ok() || !b.ok()) return {};
+  return HumanDuration(std::chrono::duration_cast<std::chrono::seconds>(*b - *a).count());
+}
+
+// The snapshot's labels; a snapshot written before incidents kept labels falls back on the
+// newest evidence's tags, where an error group's tenant and agent stage are.
+void ReadLabels(const json& doc, const json* newest, IncidentView& view) {
+  const auto add = [&view](const json& object) {
+    for (const auto& [name, value] : object.items()) {
+      if (value.is_string()) view.labels.emplace_back(name, value.get<std::string>());
+    }
+  };
+  if (const auto it = doc.find("labels"); it != doc.end() && it->is_object()) add(*it);
+  if (view.labels.empty() && newest != nullptr && newest->is_object()) {
+    if (const auto it = newest->find("tags"); it != newest->end() && it->is_object()) add(*it);
+  }
+  std::sort(view.labels.begin(), view.labels.end());
+  for (const auto& [name, value] : view.labels) {
+    if (name == "tenant") view.tenant = value;
+    if (name == "stage" || (name == "agent_stage" && view.stage.empty())) view.stage = value;
+  }
+  // Tenant and stage first, as on-call asks for them; the rest by name.
+  std::vector<std::string> parts;
+  if (!view.tenant.empty()) parts.push_back("tenant " + view.tenant);
+  if (!view.stage.empty()) parts.push_back("stage " + view.stage);
+  for (const auto& [name, value] : view.labels) {
+    if (name != "tenant" && name != "stage" && name != "agent_stage" && name != "condition" &&
+        !value.empty()) {
+      std::string part = name;
+      part += ' ';
+      part += value;
+      parts.push_back(std::move(part));
+    }
+  }
+  for (const std::string& part : parts) {
+    view.where += part;
+    view.where += ", ";
+  }
+}
+
+void FillCounts(const json& doc, const json* newest, IncidentView& view) {
+  view.polls = view.event_count;
+  view.upstream_count = TextField(doc, "upstream_count");
+  if (view.upstream_count.empty() && newest != nullptr && newest->is_object()) {
+    view.upstream_count = TextField(*newest, "count");
+  }
+  if (!IsDigits(view.upstream_count)) view.upstream_count.clear();
+  view.upstream_since_last = TextField(doc, "upstream_count_since_last_message");
+  if (!IsDigits(view.upstream_since_last)) view.upstream_since_last.clear();
+  if (view.upstream_count.empty()) {
+    view.count_text = "failing in " + std::to_string(view.polls) +
+                      (view.polls == 1 ? " poll" : " polls") + " of quell's";
+    return;
+  }
+  view.event_count = std::stoull(view.upstream_count);
+  view.count_text = view.upstream_count + " errors upstream";
+  if (!view.upstream_since_last.empty() && view.transition != "open") {
+    view.count_text += ", " + view.upstream_since_last + " since the last message";
+  }
+}
+
+void FillChanges(const std::vector<IncidentView::Example>& newest_two, IncidentView& view) {
+  if (view.transition != "renotify") return;
+  std::vector<std::string> parts;
+  if (!view.upstream_since_last.empty()) {
+    parts.push_back(view.upstream_since_last == "0"
+                        ? std::string("no new errors upstream since the last message")
+                        : view.upstream_since_last +
+                              " more errors upstream since the last message");
+  }
+  if (newest_two.size() == 2 && newest_two[0].text != newest_two[1].text) {
+    parts.push_back("new example: " + newest_two[0].text);
+  }
+  for (size_t i = 0; i < parts.size(); ++i) view.changes += (i > 0 ? "; " : "") + parts[i];
+}
+
+void FillNextStep(const ViewOptions& options, IncidentView& view) {
+  const std::string key = ShellQuote(view.key);
+  view.ack_command = "quell incidents ack " + key;
+  view.silence_command = "quell silence add " + key + " --for 1h --reason " + ShellQuote("on it");
+  if (!options.public_url.empty()) {
+    view.ack_url =
+        "POST " + options.public_url + "/v1/incidents/" + core::UrlEncode(view.key) + "/ack";
+  }
+  if (view.transition == "resolve") {
+    view.next_step = "none: it recovered";
+    return;
+  }
+  view.next_step =
+      "ack with `" + view.ack_command + "` or silence with `" + view.silence_command + "`";
+  if (!view.ack_url.empty()) view.next_step += " (HTTP: " + view.ack_url + ")";
+}
+
+}  // namespace
+
 std::string MinuteText(const std::string& rfc3339) {
   if (rfc3339.size() < 16 || rfc3339[10] != 'T' || !rfc3339.ends_with('Z')) return rfc3339;
   return rfc3339.substr(0, 10) + " " + rfc3339.substr(11, 5) + " UTC";
 }
 
-}  // namespace
+std::string SeverityOfLevel(std::string_view level) {
+  if (level == "fatal" || level == "critical" || level == "error" || level == "info") {
+    return std::string(level);
+  }
+  if (level == "warning" || level == "warn") return "warning";
+  if (level == "debug" || level == "trace" || level == "log" || level == "sample") return "info";
+  return {};
+}
 
 std::string HumanDuration(int64_t seconds) {
   if (seconds < 0) seconds = 0;
@@ -55,7 +229,10 @@ std::string HumanDuration(int64_t seconds) {
 }
 
 core::Result<IncidentView> ParseIncidentView(std::string_view payload, const ViewOptions& options) {
-  const json doc = json::parse(payload, nullptr, /*allow_exceptions=*/false);
+  return IncidentViewOf(json::parse(payload, nullptr, /*allow_exceptions=*/false), options);
+}
+
+core::Result<IncidentView> IncidentViewOf(const nlohmann::json& doc, const ViewOptions& options) {
   if (!doc.is_object() || !doc.contains("key") || !doc["key"].is_string()) {
     return core::MakeError(core::ErrorCode::kInvalidArgument,
                            "the outbox payload is not an incident snapshot (no string \"key\")");
@@ -79,21 +256,60 @@ core::Result<IncidentView> ParseIncidentView(std::string_view payload, const Vie
     view.open_for = HumanDuration(static_cast<int64_t>(NumberField(doc, "open_for_seconds")));
     view.open_since = MinuteText(view.opened_at);
   }
+  // The store appends evidence, so the newest is last; a message shows it first.
+  std::vector<const json*> evidence;
+  if (const auto it = doc.find("evidence"); it != doc.end() && it->is_array()) {
+    for (auto e = it->rbegin(); e != it->rend(); ++e) evidence.push_back(&*e);
+  }
+  const json* newest = evidence.empty() ? nullptr : evidence.front();
   if (const auto it = options.condition_severity.find(view.condition);
       it != options.condition_severity.end()) {
     view.severity = it->second;
   } else {
     view.severity = StringField(doc, "severity");
+    if (view.severity.empty() && newest != nullptr && newest->is_object()) {
+      view.severity = SeverityOfLevel(StringField(*newest, "level"));
+    }
     if (view.severity.empty()) view.severity = options.default_severity;
   }
-  // The store appends evidence, so the newest is last; a message shows it first.
-  if (const auto it = doc.find("evidence"); it != doc.end() && it->is_array()) {
-    for (auto e = it->rbegin(); e != it->rend() && view.examples.size() < options.max_examples;
-         ++e) {
-      view.examples.push_back(MakeExample(*e, options.max_example_chars));
+  view.polled_at = view.last_seen_at;
+  for (const json* e : evidence) {
+    if (!e->is_object()) continue;
+    if (const std::string at = StringField(*e, "last_seen"); !at.empty()) {
+      view.last_seen_at = at;
+      break;
     }
   }
-  if (!options.link_base_url.empty()) view.link = options.link_base_url + core::UrlEncode(view.key);
+  std::vector<IncidentView::Example> newest_two;
+  for (const json* e : evidence) {
+    IncidentView::Example example =
+        MakeExample(*e, options.max_example_chars, view.transition == "resolve");
+    if (newest_two.size() < 2) newest_two.push_back(example);
+    if (view.examples.size() >= options.max_examples) continue;
+    const bool seen = std::any_of(view.examples.begin(), view.examples.end(),
+                                  [&](const auto& x) { return x.text == example.text; });
+    if (!seen) view.examples.push_back(std::move(example));
+  }
+  if (newest != nullptr && newest->is_object()) {
+    view.what = MetricWords(*newest, view.transition == "resolve");
+    if (view.what.empty()) view.what = core::OneLine(StringField(*newest, "title"));
+  }
+  if (view.what.empty()) view.what = view.condition + " failing for " + view.key;
+  ReadLabels(doc, newest, view);
+  view.where += "condition " + view.condition;
+  FillCounts(doc, newest, view);
+  FillChanges(newest_two, view);
+  view.since = MinuteText(view.opened_at.empty() ? view.first_seen_at : view.opened_at);
+  view.failing_for =
+      SecondsBetween(view.opened_at.empty() ? view.first_seen_at : view.opened_at,
+                     view.transition == "resolve" && !view.resolved_at.empty() ? view.resolved_at
+                                                                               : view.polled_at);
+  FillNextStep(options, view);
+  if (!options.link_base_url.empty()) {
+    view.link = options.link_base_url + core::UrlEncode(view.key);
+  } else if (!options.public_url.empty()) {
+    view.link = options.public_url + "/v1/incidents/" + core::UrlEncode(view.key);
+  }
   return view;
 }
 
@@ -122,7 +338,27 @@ const std::vector<std::string>& ViewFieldNames() {
                                                   "severity_upper",
                                                   "opened_in_shadow",
                                                   "open_for",
-                                                  "open_since"};
+                                                  "open_since",
+                                                  "what",
+                                                  "where",
+                                                  "labels",
+                                                  "name",
+                                                  "value",
+                                                  "tenant",
+                                                  "stage",
+                                                  "since",
+                                                  "failing_for",
+                                                  "polled_at",
+                                                  "polls",
+                                                  "upstream_count",
+                                                  "upstream_since_last",
+                                                  "count_text",
+                                                  "changes",
+                                                  "has_changes",
+                                                  "ack_command",
+                                                  "silence_command",
+                                                  "ack_url",
+                                                  "next_step"};
   return kNames;
 }
 

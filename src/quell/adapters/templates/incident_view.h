@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,14 +22,42 @@ struct IncidentView {
   uint64_t version = 0;
   std::string opened_at;  // RFC 3339, or empty
   std::string first_seen_at;
+  // When the error was last seen at its source (the newest evidence's "last_seen"), else when
+  // quell last saw it failing (the snapshot's own last_seen_at, a poll time: polled_at).
   std::string last_seen_at;
+  std::string polled_at;
   std::string resolved_at;
+  // The source's own count of events (upstream_count, else the newest evidence's "count"),
+  // else quell's count of unhealthy polls; `polls` is always the latter.
   uint64_t event_count = 0;
+  uint64_t polls = 0;
+  std::string upstream_count;       // digits; empty when the source gave none (a metric)
+  std::string upstream_since_last;  // digits; empty when unknown
+  std::string count_text;  // "12 errors upstream, 3 since the last message" / "seen in 4 polls"
+  // What is failing, in words: the error group's title, or "error_rate 0.31 is above the
+  // threshold 0.2 (recovers below 0.1)"; the condition and key when the evidence says neither.
+  std::string what;
+  // Where: "tenant t1, stage prod, condition model-answer" from the labels and the condition.
+  std::string where;
+  std::vector<std::pair<std::string, std::string>> labels;  // sorted by name
+  std::string tenant;                                       // labels["tenant"], or empty
+  std::string stage;                                        // labels["stage"], or empty
+  std::string since;        // "2026-12-02 09:00 UTC": opened_at, else first_seen_at
+  std::string failing_for;  // "2h 13m": since -> resolved_at (a resolve) or the last poll
+  // A renotify: what changed since the last message ("3 more errors upstream since the last
+  // message; new example: ..."); empty otherwise or when nothing is known to have changed.
+  std::string changes;
+  // The next step, for a person: the commands that ack and silence this key, and the HTTP
+  // route when a public URL is configured.
+  std::string ack_command;      // quell incidents ack 'KEY'
+  std::string silence_command;  // quell silence add 'KEY' --for 1h --reason '...'
+  std::string ack_url;          // POST <public_url>/v1/incidents/<key>/ack, or empty
+  std::string next_step;        // the above in one sentence; "none: it recovered" on a resolve
   struct Example {
-    std::string text;  // the evidence's title (or message), one line
+    std::string text;  // the evidence's title and message, one line
     std::string json;  // the whole evidence object, compact
   };
-  std::vector<Example> examples;  // the most recent first
+  std::vector<Example> examples;  // the most recent first, no two with the same text
   std::string link;               // empty without a base URL
   // An open announced when its condition left shadow mode: true, with how long it had been
   // open then ("2h 13m") and since when ("2026-12-02 09:00 UTC").
@@ -38,7 +67,11 @@ struct IncidentView {
 };
 
 struct ViewOptions {
-  std::string link_base_url;  // the link is this + the percent-encoded key; empty: no link
+  // The link is link_base_url + the percent-encoded key when set (dispatch.link_base, kept as
+  // it was); else public_url + "/v1/incidents/" + the percent-encoded key (http.public_url, the
+  // incident resource quell serves); no link without either.
+  std::string link_base_url;
+  std::string public_url;
   std::string default_severity = "error";
   std::map<std::string, std::string, std::less<>> condition_severity;  // by condition name
   size_t max_examples = 3;
@@ -46,15 +79,28 @@ struct ViewOptions {
 };
 
 // Reads `payload`; kInvalidArgument when it is not a JSON object with a string "key". The
-// severity is condition_severity[condition], else the payload's "severity", else the default.
+// severity is condition_severity[condition], else the payload's "severity", else the newest
+// evidence's source level (SeverityOfLevel), else the default.
 // "45s", "13m", "2h 13m", "3d 4h": the two largest units, for a person reading a message.
 std::string HumanDuration(int64_t seconds);
 
 core::Result<IncidentView> ParseIncidentView(std::string_view payload, const ViewOptions& options);
+// The same from a parsed snapshot (a group message's member).
+core::Result<IncidentView> IncidentViewOf(const nlohmann::json& doc, const ViewOptions& options);
+
+// A source's level as a severity: fatal stays fatal, "warn" is warning, debug and the like are
+// info; empty for a word that names no level.
+std::string SeverityOfLevel(std::string_view level);
+
+// "2026-12-02T09:00:00Z" -> "2026-12-02 09:00 UTC"; anything else as it is.
+std::string MinuteText(const std::string& rfc3339);
 
 // The names a template may use: the view's fields, the "examples" list with "text" and "json",
 // and the helpers is_open, is_renotify, is_resolve, has_examples, transition_label,
-// severity_upper; opened_in_shadow, open_for and open_since for a late open.
+// severity_upper; opened_in_shadow, open_for and open_since for a late open; what, where,
+// labels (with "name" and "value"), tenant, stage, since, failing_for, polled_at, polls,
+// upstream_count, upstream_since_last, count_text, changes, has_changes, ack_command,
+// silence_command, ack_url and next_step.
 const std::vector<std::string>& ViewFieldNames();
 
 }  // namespace quell::templates

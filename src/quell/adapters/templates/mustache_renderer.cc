@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "quell/adapters/templates/default_templates.h"
+#include "quell/adapters/templates/group_message.h"
 #include "quell/adapters/templates/template_check.h"
 #include "quell/core/delivery/message_limits.h"
 
@@ -61,11 +62,18 @@ mstch::map MakeContext(const IncidentView& view, bool slack) {
   for (const IncidentView::Example& example : view.examples) {
     examples.emplace_back(mstch::map{{"text", text(example.text)}, {"json", text(example.json)}});
   }
+  mstch::array labels;
+  for (const auto& [name, value] : view.labels) {
+    labels.emplace_back(mstch::map{{"name", text(name)}, {"value", text(value)}});
+  }
+  // A resolve says so where the severity stands ("RESOLVED new_errors resolved: ..."); the
+  // message's severity itself stays the level, for pacing rules such as SMS quiet hours.
+  const std::string severity_word = view.transition == "resolve" ? "resolved" : view.severity;
   return mstch::map{
       {"key", text(view.key)},
       {"condition", text(view.condition)},
       {"severity", text(view.severity)},
-      {"severity_upper", text(Upper(view.severity))},
+      {"severity_upper", text(Upper(severity_word))},
       {"status", text(view.status)},
       {"transition", text(view.transition)},
       {"transition_label", std::string(TransitionLabel(view.transition))},
@@ -85,6 +93,24 @@ mstch::map MakeContext(const IncidentView& view, bool slack) {
       {"opened_in_shadow", view.opened_in_shadow},
       {"open_for", view.open_for},
       {"open_since", view.open_since},
+      {"what", text(view.what)},
+      {"where", text(view.where)},
+      {"labels", std::move(labels)},
+      {"tenant", text(view.tenant)},
+      {"stage", text(view.stage)},
+      {"since", view.since},
+      {"failing_for", view.failing_for},
+      {"polled_at", view.polled_at},
+      {"polls", std::to_string(view.polls)},
+      {"upstream_count", view.upstream_count},
+      {"upstream_since_last", view.upstream_since_last},
+      {"count_text", view.count_text},
+      {"changes", text(view.changes)},
+      {"has_changes", !view.changes.empty()},
+      {"ack_command", text(view.ack_command)},
+      {"silence_command", text(view.silence_command)},
+      {"ack_url", view.ack_url},
+      {"next_step", text(view.next_step)},
   };
 }
 
@@ -110,12 +136,14 @@ std::optional<TemplatePair> TemplatesFor(const RendererOptions& options,
   return pair;
 }
 
-void ApplyLimits(std::string_view channel_type, size_t sms_segments, core::RenderedMessage& m) {
+// A group's Slack body is cut by the channel, into one section block per 3000 characters.
+void ApplyLimits(std::string_view channel_type, size_t sms_segments, bool group,
+                 core::RenderedMessage& m) {
   if (channel_type == "email") {
     m.subject = core::CutToChars(core::OneLine(m.subject), core::kEmailSubjectMaxChars);
   } else if (channel_type == "slack") {
     m.subject = core::CutToChars(core::OneLine(m.subject), core::kSlackTextMaxChars);
-    m.body = core::CutToChars(m.body, core::kSlackTextMaxChars);
+    if (!group) m.body = core::CutToChars(m.body, core::kSlackTextMaxChars);
   } else if (channel_type == "pagerduty") {
     m.subject = core::CutToChars(core::OneLine(m.subject), core::kPagerDutySummaryMaxChars);
   } else if (channel_type == "sms") {
@@ -137,6 +165,16 @@ core::Result<core::RenderedMessage> MustacheRenderer::Render(std::string_view ch
     return MakeError(ErrorCode::kInvalidArgument,
                      "no templates for channel type \"" + std::string(channel_type) + "\"");
   }
+  if (IsGroupPayload(row.payload)) {
+    const auto limit = options_.group_limits.find(row.channel);
+    core::Result<GroupView> group = ParseGroupView(
+        row.payload, options_.view,
+        limit != options_.group_limits.end() ? limit->second : DefaultGroupLimit(channel_type));
+    if (!group) return group.error();
+    core::RenderedMessage message = RenderGroup(channel_type, *group, options_.view);
+    ApplyLimits(channel_type, options_.sms_max_segments, /*group=*/true, message);
+    return message;
+  }
   core::Result<IncidentView> view = ParseIncidentView(row.payload, options_.view);
   if (!view) return view.error();
   const mstch::map context = MakeContext(*view, channel_type == "slack");
@@ -145,7 +183,7 @@ core::Result<core::RenderedMessage> MustacheRenderer::Render(std::string_view ch
   core::Result<std::string> body = RenderOne(pair->body, context, "body");
   if (!body) return body.error();
   core::RenderedMessage message{std::move(*subject), std::move(*body), view->severity};
-  ApplyLimits(channel_type, options_.sms_max_segments, message);
+  ApplyLimits(channel_type, options_.sms_max_segments, /*group=*/false, message);
   return message;
 }
 

@@ -21,6 +21,9 @@ struct RendererOptions {
   ViewOptions view;
   size_t sms_max_segments = 2;
   std::map<std::string, ChannelTemplates, std::less<>> channels;  // by channel name
+  // Members a group message lists before "… and N more", by channel name; a channel without
+  // one lists DefaultGroupLimit of its type.
+  std::map<std::string, size_t, std::less<>> group_limits;
   // Where a configured template is written, by "channel.part" ("ops.body" ->
   // "quell.yaml:14:9: channels[1].templates.body"), to start its error messages with.
   std::map<std::string, std::string, std::less<>> template_where;
@@ -35,7 +38,8 @@ class MustacheRenderer : public core::MessageRenderer {
  public:
   explicit MustacheRenderer(RendererOptions options);
 
-  // Templates are picked by row.channel's override, else by `channel_type`'s defaults.
+  // Templates are picked by row.channel's override, else by `channel_type`'s defaults. A group
+  // message (IsGroupPayload) is rendered by RenderGroup, whatever the templates.
   // kInvalidArgument: an unknown type, a payload that is not a snapshot, a template mstch
   // rejects.
   core::Result<core::RenderedMessage> Render(std::string_view channel_type,

@@ -54,6 +54,11 @@ channels::HttpTimeouts TimeoutsOf(const config::ChannelDelivery& delivery) {
   return {.connect = delivery.connect_timeout, .total = delivery.timeout};
 }
 
+// The channel's group_limit, else its type's default (templates::DefaultGroupLimit's).
+size_t GroupLimit(const config::ChannelConfig& channel, size_t type_default) {
+  return channel.delivery.group_limit > 0 ? channel.delivery.group_limit : type_default;
+}
+
 core::Result<std::unique_ptr<core::HttpChannel>> MakeHttpChannel(
     const config::ChannelConfig& channel) {
   auto erase = [](auto result) -> core::Result<std::unique_ptr<core::HttpChannel>> {
@@ -67,7 +72,8 @@ core::Result<std::unique_ptr<core::HttpChannel>> MakeHttpChannel(
            .sign = channel.webhook.signing == config::WebhookSigning::kRequired ||
                    !channel.webhook.secret.empty(),
            .secret = channel.webhook.secret,
-           .timeouts = TimeoutsOf(channel.delivery)}));
+           .timeouts = TimeoutsOf(channel.delivery),
+           .group_limit = GroupLimit(channel, 100)}));
     case config::ChannelType::kSlack: {
       channels::SlackSettings slack;
       if (channel.slack.bot_token.empty()) {
@@ -94,7 +100,8 @@ core::Result<std::unique_ptr<core::HttpChannel>> MakeHttpChannel(
       return erase(channels::PagerDutyChannel::Create({.base_url = channel.pagerduty.url,
                                                        .routing_key = channel.pagerduty.routing_key,
                                                        .source = channel.pagerduty.source,
-                                                       .timeouts = TimeoutsOf(channel.delivery)}));
+                                                       .timeouts = TimeoutsOf(channel.delivery),
+                                                       .group_limit = GroupLimit(channel, 5)}));
     case config::ChannelType::kEmail:
       break;
   }
@@ -110,12 +117,16 @@ core::Error Fail(const config::ChannelConfig& channel, const core::Error& error)
 templates::RendererOptions RendererOptionsFor(const config::Config& config) {
   templates::RendererOptions renderer;
   renderer.view.link_base_url = config.dispatch.link_base;
+  renderer.view.public_url = config.http.public_url;
   for (const auto& [condition, severity] : config.condition_severity) {
     renderer.view.condition_severity.emplace(condition, severity);
   }
   for (const config::ChannelConfig& channel : config.channels) {
     if (channel.type == config::ChannelType::kSms) {
       renderer.sms_max_segments = channel.sms.max_segments;
+    }
+    if (channel.delivery.group_limit > 0) {
+      renderer.group_limits.emplace(channel.name, channel.delivery.group_limit);
     }
     const auto& parts = channel.delivery.templates;
     renderer.channels.emplace(channel.name, templates::ChannelTemplates{

@@ -8,6 +8,8 @@
 #include <unordered_set>
 #include <utility>
 
+#include "quell/core/text/json_escape.h"
+
 namespace quell::core {
 namespace {
 
@@ -41,12 +43,23 @@ void AppendNumber(std::string& out, double value) {
   out.append(buffer, ec == std::errc() ? end : buffer);
 }
 
-// Numbers and names the config chose; no free text from the source, so nothing to redact.
-std::string MetricEvidence(const MetricCondition& condition, std::optional<double> value,
-                           size_t points, size_t series) {
+// Numbers and names the config chose (and the series' metric name); no free text from the
+// source, so nothing to redact. The direction, the metric and the recovery line are there so a
+// message can say "error_rate 0.31 is above the threshold 0.2 (recovers below 0.1)".
+std::string MetricEvidence(const MetricCondition& condition, std::string_view metric,
+                           std::optional<double> value, size_t points, size_t series) {
   std::string out = "{\"agg\":\"";
   out += AggregationName(condition.aggregation);
-  out += "\",\"points\":" + std::to_string(points) + ",\"series\":" + std::to_string(series);
+  out += "\",\"direction\":\"";
+  out += condition.threshold.direction == ThresholdDirection::kBelow ? "below" : "above";
+  out += "\",\"metric\":";
+  AppendJsonString(out, metric);
+  out += ",\"points\":" + std::to_string(points);
+  if (condition.threshold.recovery) {
+    out += ",\"recovery\":";
+    AppendNumber(out, *condition.threshold.recovery);
+  }
+  out += ",\"series\":" + std::to_string(series);
   out += ",\"threshold\":";
   AppendNumber(out, condition.threshold.trigger);
   out += ",\"value\":";
@@ -75,6 +88,7 @@ struct Group {
   std::vector<double> values;
   size_t series = 0;
   Labels labels;  // what the key was rendered from (the first series')
+  std::string metric;  // the condition's metric, else the first series' name
 };
 
 }  // namespace
@@ -170,6 +184,8 @@ std::vector<Observation> ObserveMetric(const MetricCondition& condition,
       Group& group = groups[key];
       if (group.series == 0) group.labels = condition.key.LabelsOf(lookup);
       ++group.series;
+      if (group.metric.empty())
+        group.metric = condition.metric.empty() ? series.name : condition.metric;
       for (const MetricPoint& point : series.points) {
         if (std::isnan(point.value) || point.at > end) continue;
         if (condition.window && point.at <= end - *condition.window) continue;
@@ -182,7 +198,8 @@ std::vector<Observation> ObserveMetric(const MetricCondition& condition,
     const std::optional<double> value = Aggregate(condition.aggregation, group.values);
     const Health health = value ? Classify(condition.threshold, *value, open_keys.contains(key))
                                 : NoDataHealth(condition.no_data);
-    observe(key, health, MetricEvidence(condition, value, group.values.size(), group.series),
+    observe(key, health,
+            MetricEvidence(condition, group.metric, value, group.values.size(), group.series),
             health == Health::kUnhealthy ? std::move(group.labels) : Labels{});
   }
   for (const std::string_view key : open_keys) {

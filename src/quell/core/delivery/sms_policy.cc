@@ -86,9 +86,13 @@ SmsPacingDecision DecideSmsPacing(const SmsPacingRules& rules, std::span<const W
       reason = "min interval";
     }
   }
-  const bool overridden =
-      std::find(rules.quiet_hours_override.begin(), rules.quiet_hours_override.end(), severity) !=
-      rules.quiet_hours_override.end();
+  const auto listed = [&rules](std::string_view s) {
+    return std::find(rules.quiet_hours_override.begin(), rules.quiet_hours_override.end(), s) !=
+           rules.quiet_hours_override.end();
+  };
+  // "fatal" (a source's level) is graver than any word the list may hold: it goes wherever
+  // "critical" does.
+  const bool overridden = listed(severity) || (severity == "fatal" && listed("critical"));
   if (rules.quiet_hours && !overridden) {
     const Duration offset = std::chrono::minutes(rules.utc_offset_minutes);
     const WallTime local = at + offset;

@@ -24,7 +24,8 @@ struct SmsPacingRules {
   Duration min_interval{0};  // between two messages to the same recipient; 0: none
   std::optional<QuietHours> quiet_hours;
   int utc_offset_minutes = 0;  // the fixed offset quiet hours are read in (no time zone database)
-  std::vector<std::string> quiet_hours_override = {"critical"};  // severities sent anyway
+  // Severities sent anyway; "fatal" counts as "critical" here.
+  std::vector<std::string> quiet_hours_override = {"critical"};
   uint32_t daily_cap = 0;  // messages per recipient in any rolling 24 hours; 0: no cap
 };
 

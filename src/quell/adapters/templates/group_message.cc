@@ -1,0 +1,308 @@
+#include "quell/adapters/templates/group_message.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <nlohmann/json.hpp>
+
+#include "quell/core/delivery/message_limits.h"
+
+namespace quell::templates {
+namespace {
+
+using nlohmann::json;
+
+uint64_t Count(const json& counts, const char* name) {
+  const auto it = counts.find(name);
+  return it != counts.end() && it->is_number_unsigned() ? it->get<uint64_t>() : 0;
+}
+
+int Rank(std::string_view severity) {
+  static constexpr std::array<std::string_view, 5> kOrder = {"info", "warning", "error", "critical",
+                                                             "fatal"};
+  const auto it = std::find(kOrder.begin(), kOrder.end(), severity);
+  return it == kOrder.end() ? 2 : static_cast<int>(it - kOrder.begin());
+}
+
+std::string Escape(std::string_view text, bool slack) {
+  if (!slack) return std::string(text);
+  std::string out;
+  for (const char c : text) {
+    if (c == '&') {
+      out += "&amp;";
+    } else if (c == '<') {
+      out += "&lt;";
+    } else if (c == '>') {
+      out += "&gt;";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string Upper(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return text;
+}
+
+const char* MemberLabel(std::string_view transition) {
+  if (transition == "open") return "opened";
+  if (transition == "renotify") return "still failing";
+  if (transition == "resolve") return "resolved";
+  return "changed";
+}
+
+// "3 opened, 1 still failing, 2 resolved; 2 still open" (or "; all resolved").
+std::string CountsText(const GroupView& group) {
+  std::string text;
+  const auto add = [&text](uint64_t n, const char* what) {
+    if (n == 0) return;
+    if (!text.empty()) text += ", ";
+    text += std::to_string(n) + " " + what;
+  };
+  add(group.opened, "opened");
+  add(group.renotified, "still failing");
+  add(group.resolved, "resolved");
+  if (text.empty()) text = std::to_string(group.members) + " changed";
+  text += group.open_after == 0 ? "; all resolved"
+                                : "; " + std::to_string(group.open_after) + " still open";
+  return text;
+}
+
+// What fails: the members' common description, else how many different ones there are.
+std::string Headline(const GroupView& group) {
+  if (group.listed.empty()) return "no member listed";
+  const std::string& first = group.listed.front().what;
+  const bool same = std::all_of(group.listed.begin(), group.listed.end(),
+                                [&](const IncidentView& v) { return v.what == first; });
+  if (same) return first;
+  return "several failures, e.g. " + first;
+}
+
+std::string Where(const GroupView& group) {
+  std::string where;
+  for (const auto& [name, value] : group.labels) {
+    if (value.empty()) continue;
+    if (!where.empty()) where += ", ";
+    where += name;
+    where += ' ';
+    where += value;
+  }
+  return where.empty() ? "group " + group.key : where;
+}
+
+std::string Since(const GroupView& group) {
+  std::string earliest;
+  for (const IncidentView& v : group.listed) {
+    if (!v.since.empty() && (earliest.empty() || v.since < earliest)) earliest = v.since;
+  }
+  return earliest;
+}
+
+std::string CommonPrefix(const GroupView& group) {
+  if (group.listed.empty()) return {};
+  std::string prefix = group.listed.front().key;
+  for (const IncidentView& v : group.listed) {
+    size_t n = 0;
+    while (n < prefix.size() && n < v.key.size() && prefix[n] == v.key[n]) ++n;
+    prefix.resize(n);
+  }
+  return prefix;
+}
+
+std::string NextStep(const GroupView& group, const ViewOptions& options) {
+  if (group.open_after == 0) return "none: every member recovered";
+  std::string step = "ack each key with `quell incidents ack KEY`";
+  const std::string prefix = CommonPrefix(group);
+  if (prefix.size() >= 3 && group.more == 0 && group.listed.size() > 1) {
+    step += ", or silence them all with `quell silence add '" + prefix +
+            "*' --for 1h --reason 'on it'`";
+  } else {
+    step += ", or silence one with `quell silence add KEY --for 1h --reason 'on it'`";
+  }
+  if (!options.public_url.empty()) {
+    step += " (HTTP: POST " + options.public_url + "/v1/incidents/KEY/ack)";
+  }
+  return step;
+}
+
+std::string Link(const ViewOptions& options) {
+  return options.public_url.empty() ? std::string() : options.public_url + "/v1/incidents";
+}
+
+std::vector<std::string> Examples(const GroupView& group, size_t max) {
+  std::vector<std::string> out;
+  for (const IncidentView& v : group.listed) {
+    for (const IncidentView::Example& e : v.examples) {
+      if (out.size() >= max) return out;
+      if (std::find(out.begin(), out.end(), e.text) == out.end()) out.push_back(e.text);
+    }
+  }
+  return out;
+}
+
+// One member on one line: what happened to it and what it is.
+std::string MemberLine(const IncidentView& v, bool slack) {
+  std::string line =
+      slack ? "*" + std::string(MemberLabel(v.transition)) + "* `" + Escape(v.key, true) + "`: "
+            : std::string(MemberLabel(v.transition)) + " " + v.key + ": ";
+  line += Escape(v.what, slack);
+  line += " (" + Escape(v.where, slack) + "); " + v.count_text;
+  if (!v.since.empty()) line += "; since " + v.since;
+  if (!v.changes.empty()) line += "; " + Escape(v.changes, slack);
+  return core::CutToChars(core::OneLine(line), 400);
+}
+
+std::string MoreLine(const GroupView& group, bool gsm) {
+  return (gsm ? "... and " : "\xE2\x80\xA6 and ") + std::to_string(group.more) + " more";
+}
+
+std::string Subject(const GroupView& group, const std::string& severity_word) {
+  return "[" + severity_word + "] " + group.key + ": " + CountsText(group) + ": " + Headline(group);
+}
+
+std::string TextBody(const GroupView& group, const ViewOptions& options) {
+  std::string body = "Group " + group.key + " on " + group.channel + ", message " +
+                     std::to_string(group.sequence) + ".\n\n";
+  body += "What:      " + Headline(group) + "\n";
+  body += "Where:     " + Where(group) + "\n";
+  body += "Changed:   " + CountsText(group) + " (" + std::to_string(group.members) +
+          " members in this message)\n";
+  body += "Severity:  " + group.severity + "\n";
+  if (const std::string since = Since(group); !since.empty()) body += "Since:     " + since + "\n";
+  body += "\nMembers:\n";
+  for (const IncidentView& v : group.listed) body += "  - " + MemberLine(v, false) + "\n";
+  if (group.more > 0) body += "  " + MoreLine(group, false) + "\n";
+  if (const auto examples = Examples(group, options.max_examples); !examples.empty()) {
+    body += "\nRecent examples (redacted):\n";
+    for (const std::string& e : examples) body += "  - " + e + "\n";
+  }
+  body += "\nNext step: " + NextStep(group, options) + "\n";
+  if (const std::string link = Link(options); !link.empty()) body += "Details:   " + link + "\n";
+  return body;
+}
+
+std::string SlackBody(const GroupView& group, const ViewOptions& options) {
+  std::string body = group.open_after == 0 ? ":white_check_mark:" : ":rotating_light:";
+  body += " *" + Escape(group.key, true) + "*: " + CountsText(group) + "\n";
+  body += "*" + Escape(Headline(group), true) + "*\n";
+  body += "*Where:* " + Escape(Where(group), true) + "   *Severity:* " + group.severity + "\n";
+  for (const IncidentView& v : group.listed) body += "\xE2\x80\xA2 " + MemberLine(v, true) + "\n";
+  if (group.more > 0) body += "_" + MoreLine(group, false) + "_\n";
+  for (const std::string& e : Examples(group, options.max_examples)) {
+    body += "> " + Escape(e, true) + "\n";
+  }
+  body += "*Next step:* " + Escape(NextStep(group, options), true);
+  if (const std::string link = Link(options); !link.empty()) {
+    body += "\n<" + link + "|Open in quell>";
+  }
+  return body;
+}
+
+std::string SmsBody(const GroupView& group, const std::string& severity_word) {
+  std::string body = Upper(severity_word) + " " + group.key + ": " + CountsText(group) + ": " +
+                     Headline(group) + ". ";
+  for (size_t i = 0; i < group.listed.size(); ++i) {
+    body += (i > 0 ? ", " : "") + std::string(MemberLabel(group.listed[i].transition)) + " " +
+            group.listed[i].key;
+  }
+  if (group.more > 0) body += " " + MoreLine(group, true);
+  if (group.open_after > 0) body += ". Ack: quell incidents ack KEY";
+  return body;
+}
+
+std::string PagerDutySummary(const GroupView& group, const std::string& severity_word) {
+  std::string summary = Subject(group, severity_word) + " - ";
+  for (size_t i = 0; i < group.listed.size(); ++i) {
+    summary += (i > 0 ? ", " : "") + group.listed[i].key;
+  }
+  if (group.more > 0) summary += " " + MoreLine(group, false);
+  return summary;
+}
+
+}  // namespace
+
+bool IsGroupPayload(std::string_view payload) {
+  const size_t first = payload.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos || payload[first] != '{') return false;
+  const size_t name = payload.find_first_not_of(" \t\r\n", first + 1);
+  return name != std::string_view::npos && payload.substr(name, 7) == "\"group\"";
+}
+
+size_t DefaultGroupLimit(std::string_view channel_type) {
+  if (channel_type == "sms") return 3;
+  if (channel_type == "pagerduty") return 5;
+  if (channel_type == "slack") return 20;
+  if (channel_type == "email") return 50;
+  return 100;  // webhook
+}
+
+core::Result<GroupView> ParseGroupView(std::string_view payload, const ViewOptions& options,
+                                       size_t limit) {
+  const json doc = json::parse(payload, nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object() || !doc.contains("group") || !doc["group"].is_object()) {
+    return core::MakeError(core::ErrorCode::kInvalidArgument,
+                           "the outbox payload is not a group message (no \"group\" object)");
+  }
+  const json& g = doc["group"];
+  GroupView group;
+  if (const auto it = g.find("key"); it != g.end() && it->is_string()) group.key = *it;
+  if (const auto it = g.find("channel"); it != g.end() && it->is_string()) group.channel = *it;
+  if (const auto it = g.find("sequence"); it != g.end() && it->is_number_unsigned()) {
+    group.sequence = it->get<uint64_t>();
+  }
+  if (const auto it = g.find("open_after"); it != g.end() && it->is_number_unsigned()) {
+    group.open_after = it->get<uint64_t>();
+  }
+  if (const auto it = g.find("labels"); it != g.end() && it->is_object()) {
+    for (const auto& [name, value] : it->items()) {
+      if (value.is_string()) group.labels.emplace_back(name, value.get<std::string>());
+    }
+  }
+  const json empty = json::array();
+  const auto members_it = g.find("members");
+  const json& members = members_it != g.end() && members_it->is_array() ? *members_it : empty;
+  const auto counts_it = g.find("counts");
+  const json counts = counts_it != g.end() && counts_it->is_object() ? *counts_it : json::object();
+  group.members = counts.contains("members") ? Count(counts, "members") : members.size();
+  group.opened = Count(counts, "open");
+  group.renotified = Count(counts, "renotify");
+  group.resolved = Count(counts, "resolve");
+  int gravest = -1;
+  for (const json& member : members) {
+    core::Result<IncidentView> view = IncidentViewOf(member, options);
+    if (!view) return view.error();
+    if (view->transition != "resolve" && Rank(view->severity) > gravest) {
+      gravest = Rank(view->severity);
+      group.severity = view->severity;
+    }
+    if (group.listed.size() < limit) group.listed.push_back(std::move(*view));
+  }
+  if (group.severity.empty()) {
+    group.severity = group.listed.empty() ? options.default_severity : group.listed[0].severity;
+  }
+  group.more = group.members > group.listed.size() ? group.members - group.listed.size() : 0;
+  return group;
+}
+
+core::RenderedMessage RenderGroup(std::string_view channel_type, const GroupView& group,
+                                  const ViewOptions& options) {
+  // A group that is all resolved says so where the severity stands; the message's severity
+  // stays the gravest member's, as a single resolve keeps its level.
+  const std::string word = group.open_after == 0 ? "resolved" : group.severity;
+  core::RenderedMessage message{Subject(group, word), {}, group.severity};
+  if (channel_type == "slack") {
+    message.body = SlackBody(group, options);
+  } else if (channel_type == "sms") {
+    message.body = SmsBody(group, word);
+  } else if (channel_type == "pagerduty") {
+    message.subject = PagerDutySummary(group, word);
+    message.body = TextBody(group, options);
+  } else {
+    message.body = TextBody(group, options);
+  }
+  return message;
+}
+
+}  // namespace quell::templates

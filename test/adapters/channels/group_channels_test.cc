@@ -1,0 +1,232 @@
+// A group message (and a single transition) as each HTTP channel encodes it, rendered by the
+// real renderer, checked against the provider's documented limits: Slack at most 50 blocks of
+// at most 3000 characters, PagerDuty's summary at most 1024 and one alert per group, Twilio
+// within the SMS policy's segments, the webhook body JSON with every count.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "quell/adapters/channels/pagerduty_channel.h"
+#include "quell/adapters/channels/slack_channel.h"
+#include "quell/adapters/channels/twilio_sms_channel.h"
+#include "quell/adapters/channels/webhook_channel.h"
+#include "quell/adapters/templates/mustache_renderer.h"
+#include "quell/core/delivery/message_limits.h"
+#include "quell/core/text/url.h"
+
+namespace quell::channels {
+namespace {
+
+using nlohmann::json;
+
+const core::WallTime kNow{std::chrono::seconds(1'796'000'000)};
+
+std::string Member(int n, const std::string& transition) {
+  const std::string tenant = "t" + std::to_string(n);
+  return R"({"key":")" + tenant + R"(/model-answer/TimeoutError","condition":"model-answer",)" +
+         R"("generation":1,"version":2,"transition":")" + transition + R"(","status":")" +
+         (transition == "resolve" ? "resolved" : "open") +
+         R"(","opened_at":"2026-12-02T09:00:00Z","last_seen_at":"2026-12-02T09:05:00Z",)"
+         R"("event_count":1,"evidence":[{"title":"TimeoutError <upstream> & co","level":"error",)"
+         R"("count":"7","message":"call )" +
+         tenant + R"( took 30s"}],"labels":{"tenant":")" + tenant + R"("},"upstream_count":7})";
+}
+
+core::OutboxRow GroupRow(int members, int open_after) {
+  std::string list;
+  for (int i = 0; i < members; ++i) list += (i > 0 ? "," : "") + Member(i + 1, "open");
+  core::OutboxRow row;
+  row.key = "{group}:condition=model-answer";
+  row.channel = "ops";
+  row.generation = 4;
+  row.version = 1;
+  row.transition = core::TransitionKind::kOpen;
+  row.idempotency_key = core::OutboxIdempotencyKey(row.key, row.generation, 1, row.channel);
+  row.payload = R"({"group":{"key":"condition=model-answer","channel":"ops","sequence":4,)"
+                R"("labels":{"condition":"model-answer"},"counts":{"members":)" +
+                std::to_string(members) + R"(,"open":)" + std::to_string(members) +
+                R"(,"renotify":0,"resolve":0},"open_after":)" + std::to_string(open_after) +
+                R"(,"members":[)" + list + "]}}";
+  return row;
+}
+
+core::Delivery Rendered(core::OutboxRow row, const std::string& type,
+                        templates::RendererOptions options = {}) {
+  options.view.public_url = "https://quell.example.com";
+  const templates::MustacheRenderer renderer(options);
+  core::Result<core::RenderedMessage> message = renderer.Render(type, row);
+  EXPECT_TRUE(message.ok()) << message.error().message;
+  return core::Delivery{std::move(row), message.ok() ? *message : core::RenderedMessage{}, ""};
+}
+
+WebhookSettings Webhook() {
+  WebhookSettings settings;
+  settings.url = "http://127.0.0.1:1/hook";
+  settings.sign = false;
+  return settings;
+}
+
+PagerDutySettings PagerDuty() {
+  PagerDutySettings settings;
+  settings.routing_key = "R0123456789abcdef0123456789abcde";
+  return settings;
+}
+
+size_t Chars(const std::string& s) {
+  size_t n = 0;
+  for (const char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
+  return n;
+}
+
+TEST(GroupChannelsTest, WebhookBodyIsJsonWithAMembersArrayAndEveryCount) {
+  auto channel = WebhookChannel::Create(Webhook());
+  ASSERT_TRUE(channel.ok());
+  const core::Delivery delivery = Rendered(GroupRow(200, 200), "webhook");
+  const auto request = (*channel)->Encode(delivery, kNow);
+  ASSERT_TRUE(request.ok()) << request.error().message;
+  const json body = json::parse(request->body);
+  EXPECT_EQ(body["kind"], "group");
+  EXPECT_EQ(body["version"], 1);
+  EXPECT_EQ(body["key"], "{group}:condition=model-answer");
+  EXPECT_EQ(body["idempotency_key"], delivery.row.idempotency_key);
+  EXPECT_EQ(body["transition"], "open");
+  EXPECT_TRUE(body["incident"].is_null());
+  EXPECT_EQ(body["members"].size(), 100U);  // the webhook's default group_limit
+  EXPECT_EQ(body["members"][0]["key"], "t1/model-answer/TimeoutError");
+  EXPECT_EQ(body["members"][0]["upstream_count"], 7);
+  EXPECT_EQ(body["group"]["counts"]["members"], 200);
+  EXPECT_EQ(body["group"]["counts"]["open"], 200);
+  EXPECT_EQ(body["group"]["members_more"], 100);
+  EXPECT_EQ(body["group"]["open_after"], 200);
+  EXPECT_EQ(body["group"]["sequence"], 4);
+  EXPECT_FALSE(body["group"].contains("members"));
+  const std::string text = body["message"]["body"];
+  EXPECT_NE(text.find("TimeoutError <upstream> & co"), std::string::npos) << text;
+  EXPECT_NE(text.find("and 100 more"), std::string::npos);
+}
+
+TEST(GroupChannelsTest, WebhookBodyOfASingleTransitionIsAsBefore) {
+  auto channel = WebhookChannel::Create(Webhook());
+  core::OutboxRow row = GroupRow(1, 1);
+  row.key = "t1/model-answer/TimeoutError";
+  row.payload = Member(1, "open");
+  const auto request = (*channel)->Encode(Rendered(row, "webhook"), kNow);
+  const json body = json::parse(request->body);
+  EXPECT_EQ(body["kind"], "incident");
+  EXPECT_EQ(body["incident"]["key"], "t1/model-answer/TimeoutError");
+  EXPECT_FALSE(body.contains("members"));
+}
+
+TEST(GroupChannelsTest, SlackKeepsToFiftyBlocksOf3000Characters) {
+  SlackSettings slack;
+  slack.webhook_url = "http://127.0.0.1:1/slack";
+  auto channel = SlackChannel::Create(slack);
+  ASSERT_TRUE(channel.ok());
+  templates::RendererOptions options;
+  options.group_limits["ops"] = 1000;  // far more than fits: the channel still keeps the limits
+  for (const int members : {3, 200}) {
+    const core::Delivery delivery = Rendered(GroupRow(members, members), "slack",
+                                             members == 3 ? templates::RendererOptions{} : options);
+    const auto request = (*channel)->Encode(delivery, kNow);
+    ASSERT_TRUE(request.ok());
+    const json body = json::parse(request->body);
+    ASSERT_TRUE(body["blocks"].is_array());
+    EXPECT_GE(body["blocks"].size(), 1U);
+    EXPECT_LE(body["blocks"].size(), 50U);
+    std::string all;
+    for (const json& block : body["blocks"]) {
+      const std::string text = block["text"]["text"];
+      EXPECT_LE(Chars(text), 3000U);
+      all += text + "\n";
+    }
+    EXPECT_LE(all.size(), 12000U + 50U);
+    EXPECT_NE(all.find("`t1/model-answer/TimeoutError`"), std::string::npos);
+    EXPECT_NE(all.find("TimeoutError &lt;upstream&gt; &amp; co"), std::string::npos);
+    if (members == 200) {
+      EXPECT_GT(body["blocks"].size(), 1U);
+      EXPECT_NE(all.find("`t20/model-answer/TimeoutError`"), std::string::npos);
+      EXPECT_EQ(all.substr(all.size() - 4), "\xE2\x80\xA6\n");  // cut, and says so
+    }
+    EXPECT_LE(Chars(body["text"]), 4000U);
+  }
+}
+
+TEST(GroupChannelsTest, PagerDutyMakesOneAlertPerGroupAndResolvesItWhenNoneIsOpen) {
+  auto channel = PagerDutyChannel::Create(PagerDuty());
+  ASSERT_TRUE(channel.ok());
+  const auto open = (*channel)->Encode(Rendered(GroupRow(200, 200), "pagerduty"), kNow);
+  ASSERT_TRUE(open.ok());
+  const json trigger = json::parse(open->body);
+  EXPECT_EQ(trigger["event_action"], "trigger");
+  EXPECT_EQ(trigger["dedup_key"], "{group}:condition=model-answer");
+  EXPECT_LE(Chars(trigger["payload"]["summary"]), 1024U);
+  EXPECT_EQ(trigger["payload"]["severity"], "error");
+  EXPECT_EQ(trigger["payload"]["custom_details"]["counts"]["members"], 200);
+  EXPECT_EQ(trigger["payload"]["custom_details"]["members"].size(), 5U);
+  EXPECT_EQ(trigger["payload"]["custom_details"]["members_more"], 195);
+  EXPECT_EQ(trigger["payload"]["custom_details"]["kind"], "group");
+
+  core::OutboxRow later = GroupRow(3, 0);
+  later.generation = 5;
+  later.transition = core::TransitionKind::kResolve;
+  const auto resolve = (*channel)->Encode(Rendered(later, "pagerduty"), kNow);
+  const json resolved = json::parse(resolve->body);
+  EXPECT_EQ(resolved["event_action"], "resolve");
+  EXPECT_EQ(resolved["dedup_key"], trigger["dedup_key"]);  // one alert across the messages
+  // A later message where members still fail triggers the same alert again.
+  core::OutboxRow still = GroupRow(3, 1);
+  still.transition = core::TransitionKind::kResolve;
+  EXPECT_EQ(
+      json::parse((*channel)->Encode(Rendered(still, "pagerduty"), kNow)->body)["event_action"],
+      "trigger");
+}
+
+TEST(GroupChannelsTest, PagerDutyGetsCriticalForAFatalLevel) {
+  auto channel = PagerDutyChannel::Create(PagerDuty());
+  core::OutboxRow row = GroupRow(1, 1);
+  row.key = "t1/model-answer/TimeoutError";
+  row.payload = Member(1, "open");
+  const std::string from = R"("level":"error")";
+  row.payload.replace(row.payload.find(from), from.size(), R"("level":"fatal")");
+  const core::Delivery delivery = Rendered(row, "pagerduty");
+  EXPECT_EQ(delivery.message.severity, "fatal");
+  const json body = json::parse((*channel)->Encode(delivery, kNow)->body);
+  EXPECT_EQ(body["payload"]["severity"], "critical");
+  EXPECT_EQ(body["dedup_key"], "t1/model-answer/TimeoutError:4");
+  EXPECT_NE(body["payload"]["summary"].get<std::string>().find("TimeoutError <upstream> & co"),
+            std::string::npos);
+}
+
+TEST(GroupChannelsTest, TwilioSendsTwoHundredMembersWithinTheSegments) {
+  TwilioSettings twilio;
+  twilio.account_sid = "AC123";
+  twilio.auth_token = "token";
+  twilio.from = "+15005550006";
+  twilio.to = "+15005550001";
+  auto channel = TwilioSmsChannel::Create(twilio);
+  ASSERT_TRUE(channel.ok());
+  templates::RendererOptions options;
+  options.sms_max_segments = 2;
+  const auto request = (*channel)->Encode(Rendered(GroupRow(200, 200), "sms", options), kNow);
+  ASSERT_TRUE(request.ok());
+  const std::string& form = request->body;
+  const size_t at = form.find("Body=");
+  ASSERT_NE(at, std::string::npos);
+  // The form value, decoded: '+' never appears (spaces are %20), so percent-decoding suffices.
+  std::string text;
+  for (size_t i = at + 5; i < form.size() && form[i] != '&'; ++i) {
+    if (form[i] == '%') {
+      text += static_cast<char>(std::stoi(form.substr(i + 1, 2), nullptr, 16));
+      i += 2;
+    } else {
+      text += form[i];
+    }
+  }
+  EXPECT_LE(core::CountSms(text).segments, 2U) << text;
+  EXPECT_NE(text.find("200 opened"), std::string::npos) << text;
+  EXPECT_NE(text.find("and 197 more"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace quell::channels

@@ -1,0 +1,165 @@
+// Group messages (one row for several incidents' transitions) as each channel type renders
+// them: the members listed up to the channel's limit, the counts always whole, the provider's
+// text limits kept. Payloads built by hand as the dispatcher hands them over.
+#include "quell/adapters/templates/group_message.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "quell/adapters/templates/mustache_renderer.h"
+#include "quell/core/delivery/message_limits.h"
+
+namespace quell::templates {
+namespace {
+
+std::string Member(int n, const std::string& transition) {
+  const std::string tenant = "t" + std::to_string(n);
+  const bool resolved = transition == "resolve";
+  std::string m = R"({"key":")" + tenant + R"(/model-answer/TimeoutError","condition":)" +
+                  R"("model-answer","generation":1,"version":2,"transition":")" + transition +
+                  R"(","status":")" + (resolved ? "resolved" : "open") +
+                  R"(","opened_at":"2026-12-02T09:00:00Z","first_seen_at":"2026-12-02T08:59:00Z",)"
+                  R"("last_seen_at":"2026-12-02T09:05:00Z")";
+  if (resolved) m += R"(,"resolved_at":"2026-12-02T09:40:00Z")";
+  m += R"(,"event_count":1,"evidence":[{"title":"TimeoutError: upstream timed out",)"
+       R"("level":"fatal","count":"7","last_seen":"2026-12-02T09:04:00Z","message":"call )" +
+       tenant + R"( took 30s"}],"labels":{"condition":"model-answer","tenant":")" + tenant +
+       R"("},"upstream_count":7,"upstream_count_since_last_message":7})";
+  return m;
+}
+
+// `opened` members opened, then `resolved` resolved; `open_after` still open after it.
+std::string GroupPayload(int opened, int resolved, int open_after) {
+  std::string members;
+  for (int i = 0; i < opened + resolved; ++i) {
+    if (i > 0) members += ",";
+    members += Member(i + 1, i < opened ? "open" : "resolve");
+  }
+  return R"({"group":{"key":"condition=model-answer","channel":"ops","sequence":3,)"
+         R"("labels":{"condition":"model-answer"},"counts":{"members":)" +
+         std::to_string(opened + resolved) + R"(,"open":)" + std::to_string(opened) +
+         R"(,"renotify":0,"resolve":)" + std::to_string(resolved) + R"(},"open_after":)" +
+         std::to_string(open_after) + R"(,"members":[)" + members + "]}}";
+}
+
+core::OutboxRow Row(std::string payload, std::string channel = "ops") {
+  core::OutboxRow row;
+  row.key = "{group}:condition=model-answer";
+  row.channel = std::move(channel);
+  row.payload = std::move(payload);
+  return row;
+}
+
+RendererOptions Options() {
+  RendererOptions options;
+  options.view.public_url = "https://quell.example.com";
+  return options;
+}
+
+TEST(GroupMessageTest, EmailListsEveryMemberUpToItsLimitWithWholeCounts) {
+  const MustacheRenderer renderer(Options());
+  const auto m = renderer.Render("email", Row(GroupPayload(2, 1, 2)));
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(m->subject,
+            "[fatal] condition=model-answer: 2 opened, 1 resolved; 2 still open: TimeoutError: "
+            "upstream timed out");
+  EXPECT_EQ(m->severity, "fatal");
+  EXPECT_NE(m->body.find("What:      TimeoutError: upstream timed out\n"), std::string::npos);
+  EXPECT_NE(m->body.find("Where:     condition model-answer\n"), std::string::npos) << m->body;
+  EXPECT_NE(m->body.find("  - opened t1/model-answer/TimeoutError: TimeoutError: upstream timed "
+                         "out (tenant t1, condition model-answer); 7 errors upstream; since "
+                         "2026-12-02 09:00 UTC\n"),
+            std::string::npos)
+      << m->body;
+  EXPECT_NE(m->body.find("  - resolved t3/model-answer/TimeoutError: "), std::string::npos);
+  EXPECT_NE(m->body.find("Next step: ack each key with `quell incidents ack KEY`"),
+            std::string::npos)
+      << m->body;
+  EXPECT_NE(m->body.find("POST https://quell.example.com/v1/incidents/KEY/ack"), std::string::npos);
+  // Three distinct examples, not one line three times.
+  EXPECT_NE(m->body.find("  - TimeoutError: upstream timed out - call t1 took 30s\n"),
+            std::string::npos);
+  EXPECT_NE(m->body.find("  - TimeoutError: upstream timed out - call t3 took 30s\n"),
+            std::string::npos);
+
+  const auto big = renderer.Render("email", Row(GroupPayload(150, 50, 150)));
+  EXPECT_NE(big->subject.find("150 opened, 50 resolved; 150 still open"), std::string::npos);
+  EXPECT_NE(big->body.find("  - opened t50/"), std::string::npos);
+  EXPECT_EQ(big->body.find("  - opened t51/"), std::string::npos);
+  EXPECT_NE(big->body.find("  \xE2\x80\xA6 and 150 more\n"), std::string::npos) << big->body;
+}
+
+TEST(GroupMessageTest, AllResolvedSaysResolvedAndNeedsNoAction) {
+  const MustacheRenderer renderer(Options());
+  const auto m = renderer.Render("email", Row(GroupPayload(0, 3, 0)));
+  EXPECT_EQ(m->subject.rfind("[resolved] condition=model-answer: 3 resolved; all resolved", 0), 0U)
+      << m->subject;
+  EXPECT_NE(m->body.find("Next step: none: every member recovered"), std::string::npos);
+}
+
+TEST(GroupMessageTest, TwoHundredMembersFitTheSmsSegments) {
+  RendererOptions options = Options();
+  options.sms_max_segments = 2;
+  const MustacheRenderer renderer(options);
+  const auto m = renderer.Render("sms", Row(GroupPayload(200, 0, 200)));
+  ASSERT_TRUE(m.ok());
+  EXPECT_LE(core::CountSms(m->body).segments, 2U) << m->body;
+  EXPECT_EQ(core::CountSms(m->body).encoding, core::SmsEncoding::kGsm7) << m->body;
+  EXPECT_EQ(m->body.rfind("FATAL condition=model-answer: 200 opened; 200 still open", 0), 0U)
+      << m->body;
+  EXPECT_NE(m->body.find("opened t3/model-answer/TimeoutError ... and 197 more"), std::string::npos)
+      << m->body;
+}
+
+TEST(GroupMessageTest, PagerDutySummaryIsOneLineWithinItsLimit) {
+  RendererOptions options = Options();
+  options.group_limits["pd"] = 200;  // a limit far too large still keeps the summary short
+  const MustacheRenderer renderer(options);
+  const auto m = renderer.Render("pagerduty", Row(GroupPayload(200, 0, 200), "pd"));
+  ASSERT_TRUE(m.ok());
+  EXPECT_LE(m->subject.size(), core::kPagerDutySummaryMaxChars + 2);  // the "…" is 3 bytes
+  EXPECT_EQ(m->subject.find('\n'), std::string::npos);
+  const auto short_one =
+      MustacheRenderer(Options()).Render("pagerduty", Row(GroupPayload(200, 0, 200)));
+  EXPECT_NE(short_one->subject.find("t5/model-answer/TimeoutError \xE2\x80\xA6 and 195 more"),
+            std::string::npos)
+      << short_one->subject;
+}
+
+TEST(GroupMessageTest, SlackListsMembersWithSlackEscaping) {
+  const MustacheRenderer renderer(Options());
+  const auto m = renderer.Render("slack", Row(GroupPayload(200, 0, 200)));
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(m->body.rfind(":rotating_light: *condition=model-answer*: 200 opened", 0), 0U)
+      << m->body;
+  EXPECT_NE(m->body.find("\xE2\x80\xA2 *opened* `t20/model-answer/TimeoutError`"),
+            std::string::npos);
+  EXPECT_EQ(m->body.find("`t21/"), std::string::npos);
+  EXPECT_NE(m->body.find("_\xE2\x80\xA6 and 180 more_"), std::string::npos);
+  EXPECT_NE(m->body.find("<https://quell.example.com/v1/incidents|Open in quell>"),
+            std::string::npos);
+}
+
+TEST(GroupMessageTest, AChannelsGroupLimitOverridesItsTypesDefault) {
+  RendererOptions options = Options();
+  options.group_limits["ops"] = 2;
+  const auto m = MustacheRenderer(options).Render("webhook", Row(GroupPayload(5, 0, 5)));
+  EXPECT_NE(m->body.find("opened t2/"), std::string::npos);
+  EXPECT_EQ(m->body.find("opened t3/"), std::string::npos);
+  EXPECT_NE(m->body.find("and 3 more"), std::string::npos);
+  EXPECT_EQ(DefaultGroupLimit("sms"), 3U);
+  EXPECT_EQ(DefaultGroupLimit("pagerduty"), 5U);
+}
+
+TEST(GroupMessageTest, RecognisesGroupPayloadsOnly) {
+  EXPECT_TRUE(IsGroupPayload(R"({"group":{}})"));
+  EXPECT_TRUE(IsGroupPayload(R"( { "group" : {}})"));
+  EXPECT_FALSE(IsGroupPayload(R"({"key":"group"})"));
+  EXPECT_FALSE(IsGroupPayload(""));
+  const auto bad = MustacheRenderer(Options()).Render("email", Row(R"({"group":[1]})"));
+  EXPECT_FALSE(bad.ok());
+}
+
+}  // namespace
+}  // namespace quell::templates
