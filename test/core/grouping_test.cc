@@ -105,16 +105,5 @@ TEST(GroupingTest, ThePayloadListsEveryMemberWithCounts) {
             R"("members":[{"key":"a"},{"key":"b"},{"key":"c"}]}})");
 }
 
-TEST(GroupingTest, ThePlainMessageCountsAndTruncates) {
-  const OutboxRow group =
-      MakeGroupRow("ops", "condition=c", 1, TransitionKind::kOpen, 3, At("2026-12-02T09:00:00Z"));
-  std::vector<OutboxRow> members(3);
-  for (size_t i = 0; i < members.size(); ++i) members[i].key = "t" + std::to_string(i) + ":c";
-  members[2].transition = TransitionKind::kResolve;
-  const RenderedMessage message = GroupMessage(group, members, 2);
-  EXPECT_EQ(message.subject, "3 incidents: 2 opened, 1 resolved (condition=c)");
-  EXPECT_NE(message.body.find("- open t0:c\n- open t1:c\n... and 1 more"), std::string::npos);
-}
-
 }  // namespace
 }  // namespace quell::core

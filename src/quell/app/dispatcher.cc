@@ -193,9 +193,8 @@ void Dispatcher::PrepareGroup(Attempt& attempt, DispatchReport& report) {
     attempt.deferred = std::move(retry);
     return;
   }
+  // The channel's renderer lists the members its own way (and within its limits).
   row.payload = core::GroupPayload(row, *members);
-  // A plain rendering until the channels render group payloads their own way.
-  attempt.delivery.message = core::GroupMessage(row, *members);
 }
 
 void Dispatcher::TrimWhenDue(core::WallTime now, DispatchReport& report) {
@@ -243,6 +242,7 @@ std::vector<Dispatcher::Attempt> Dispatcher::Prepare(std::vector<core::OutboxRow
     attempt.route = &route->second;
     if (core::IsGroupKey(row.key)) {
       PrepareGroup(attempt, report);
+      if (!attempt.deferred) to_render.push_back(&attempt);
       continue;
     }
     if (core::IsDigestKey(row.key)) {

@@ -150,40 +150,4 @@ std::string GroupPayload(const OutboxRow& group, std::span<const OutboxRow> memb
   return out;
 }
 
-RenderedMessage GroupMessage(const OutboxRow& group, std::span<const OutboxRow> members,
-                             size_t max_listed) {
-  std::array<size_t, 3> counts{};
-  for (const OutboxRow& member : members) ++counts[static_cast<size_t>(member.transition)];
-  RenderedMessage message;
-  message.severity = counts[0] + counts[1] > 0 ? "error" : "info";
-  message.subject = std::to_string(members.size());
-  message.subject += members.size() == 1 ? " incident: " : " incidents: ";
-  const std::array<const char*, 3> names = {"opened", "still failing", "resolved"};
-  bool first = true;
-  for (size_t k = 0; k < counts.size(); ++k) {
-    if (counts[k] == 0) continue;
-    if (!first) message.subject += ", ";
-    first = false;
-    message.subject += std::to_string(counts[k]);
-    message.subject += ' ';
-    message.subject += names[k];
-  }
-  message.subject += " (";
-  message.subject += GroupKeyOfRow(group);
-  message.subject += ')';
-  message.body = message.subject;
-  for (size_t i = 0; i < members.size() && i < max_listed; ++i) {
-    message.body += "\n- ";
-    message.body += TransitionName(members[i].transition);
-    message.body += ' ';
-    message.body += members[i].key;
-  }
-  if (members.size() > max_listed) {
-    message.body += "\n... and ";
-    message.body += std::to_string(members.size() - max_listed);
-    message.body += " more";
-  }
-  return message;
-}
-
 }  // namespace quell::core

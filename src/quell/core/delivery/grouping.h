@@ -66,9 +66,4 @@ std::string_view GroupKeyOfRow(const OutboxRow& group);
 // (each member row's own payload, in the order given: commit order) added.
 std::string GroupPayload(const OutboxRow& group, std::span<const OutboxRow> members);
 
-// A plain message for a group row: "N incidents: ..." and one line per member, the first
-// `max_listed` of them. Channels' own group renderings replace it where they exist.
-RenderedMessage GroupMessage(const OutboxRow& group, std::span<const OutboxRow> members,
-                             size_t max_listed = 20);
-
 }  // namespace quell::core
