@@ -220,5 +220,54 @@ TEST(PendingPeriodPropertyTest, AgreesWithTheReferenceOnRandomTraces) {
   EXPECT_GT(compared, 100000U);
 }
 
+// Under every other knob (flap damping, renotify limit, minimum open time) and with unknown
+// and stale observations mixed in, a key opens only at its Nth failure in a row since it was
+// last seen healthy, and an open key carries no pending streak.
+TEST(PendingPeriodPropertyTest, OpensOnlyAfterNFailuresInARowUnderEveryPolicy) {
+  std::mt19937_64 rng(1616);
+  size_t opens = 0;
+  for (int run = 0; run < 400; ++run) {
+    Policy policy;
+    policy.cooldown = seconds{static_cast<int64_t>(rng() % 1800)};
+    policy.healthy_polls_to_close = 1 + static_cast<uint32_t>(rng() % 4);
+    policy.unhealthy_polls_to_open = 1 + static_cast<uint32_t>(rng() % 4);
+    if (rng() % 2 == 0) policy.renotify_limit = static_cast<uint32_t>(rng() % 3);
+    if (rng() % 2 == 0) policy.min_open = seconds{static_cast<int64_t>(rng() % 3600)};
+    if (rng() % 2 == 0) policy.flap = FlapDamping{};
+    ASSERT_TRUE(Validate(policy).ok());
+    std::map<std::string, Incident> incidents;
+    std::map<std::string, uint32_t> failures_in_a_row;  // applied, since the last healthy one
+    std::map<std::string, WallTime> clock;
+    for (int i = 0; i < 300; ++i) {
+      const std::string key = "k" + std::to_string(rng() % 6);
+      WallTime& last = clock.try_emplace(key, kNine).first->second;
+      WallTime at = last + seconds{1 + static_cast<int64_t>(rng() % 900)};
+      if (rng() % 8 == 0) at = last - seconds{static_cast<int64_t>(rng() % 60)};  // stale
+      if (at > last) last = at;
+      Health health = rng() % 2 == 0 ? Health::kUnhealthy : Health::kHealthy;
+      if (rng() % 10 == 0) health = Health::kUnknown;
+      Incident& incident = incidents[key];
+      const Decision d = Evaluate(incident, Observation{key, at, health, "", "", {}, {}}, policy);
+      if (d.kind == DecisionKind::kStale || d.kind == DecisionKind::kUnknown) continue;
+      if (health == Health::kHealthy) failures_in_a_row[key] = 0;
+      if (health == Health::kUnhealthy && !incident.is_open()) ++failures_in_a_row[key];
+      if (d.reason == Reason::kOpen) {
+        ++opens;
+        ASSERT_GE(++failures_in_a_row[key], policy.unhealthy_polls_to_open) << "run " << run;
+        failures_in_a_row[key] = 0;
+      }
+      if (d.reason == Reason::kPending) {
+        ASSERT_FALSE(incident.is_open());
+        ASSERT_LT(incident.unhealthy_streak, policy.unhealthy_polls_to_open);
+        ASSERT_FALSE(d.transition.has_value());
+      }
+      if (incident.is_open()) {
+        ASSERT_EQ(incident.unhealthy_streak, 0u);
+      }
+    }
+  }
+  EXPECT_GT(opens, 1000u);
+}
+
 }  // namespace
 }  // namespace quell::core

@@ -116,6 +116,7 @@ Decision OnUnhealthy(Incident& incident, const Observation& observation, const P
     if (ContinuesFlappingIncident(incident, at, policy)) {
       incident.status = IncidentStatus::kOpen;
       incident.resolved_at.reset();
+      incident.unhealthy_streak = 0;  // open again: nothing is pending
       RecordSighting(incident, observation, policy);
       return Changed(incident, at, DecisionKind::kUpdateOnly, Reason::kFlapping, std::nullopt);
     }
