@@ -197,4 +197,38 @@ TEST_F(ReplayMessagesE2eTest, TwoHundredKeyTraceWithoutGroupingIsSixHundredMessa
   EXPECT_EQ(lines.back()["at"], "2026-12-01T09:14:00Z");
 }
 
+// The same outage on a channel grouped by condition: one message per step of the outage, each
+// naming every key that took the step.
+TEST_F(ReplayMessagesE2eTest, TwoHundredKeyTraceWithGroupingIsThreeMessages) {
+  std::ifstream in(QUELL_SOURCE_DIR "/test/data/two-hundred-keys/trace.jsonl");
+  std::stringstream trace;
+  trace << in.rdbuf();
+  const ProcessResult r =
+      Messages(QUELL_SOURCE_DIR "/test/data/two-hundred-keys/quell-grouped.yaml", trace.str());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<json> lines = Lines(r.out);
+  ASSERT_EQ(lines.size(), 3u) << r.out;
+  const std::vector<std::string> steps = {"open", "renotify", "resolve"};
+  const std::vector<std::string> due = {"2026-12-01T09:00:30Z", "2026-12-01T09:11:30Z",
+                                        "2026-12-01T09:14:30Z"};
+  std::set<std::string> idempotency_keys;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const json& line = lines[i];
+    EXPECT_EQ(line["at"], due[i]);
+    EXPECT_EQ(line["channel"], "ops");
+    EXPECT_EQ(line["group_key"], "condition=model-answer");
+    EXPECT_EQ(line["counts"]["members"], 200);
+    EXPECT_EQ(line["counts"][steps[i]], 200);
+    std::set<std::string> keys;
+    for (const json& member : line["members"]) {
+      EXPECT_EQ(member["transition"], steps[i]);
+      keys.insert(member["key"].get<std::string>());
+    }
+    EXPECT_EQ(keys.size(), 200u) << "every key named once in the " << steps[i] << " message";
+    EXPECT_TRUE(keys.contains("t001:model-answer") && keys.contains("t200:model-answer"));
+    idempotency_keys.insert(line["idempotency_key"].get<std::string>());
+  }
+  EXPECT_EQ(idempotency_keys.size(), 3u);
+}
+
 }  // namespace

@@ -327,7 +327,10 @@ core::Result<std::optional<core::OutboxRow>> PgIncidentStore::AssembleGroup(
   }
   const core::GroupPolicy timing{
       .group_by = {}, .group_wait = group_wait, .group_interval = group_interval};
-  if (core::GroupDueAt(timing, first, last) > now) return nothing();
+  // The message is due at `due`, which a late dispatcher round may have passed: the row and the
+  // group's interval count from it, so the cadence does not drift with when rounds run.
+  const core::WallTime due = core::GroupDueAt(timing, first, last);
+  if (due > now) return nothing();
   const core::TransitionKind transition = core::GroupTransition(transitions);
   // The idempotency key does not depend on the payload: mark first, then count what is open.
   const std::string id =
@@ -348,6 +351,7 @@ core::Result<std::optional<core::OutboxRow>> PgIncidentStore::AssembleGroup(
   const uint64_t open_after = UintAt(open->get(), 0, 0);
   core::OutboxRow group =
       core::MakeGroupRow(channel, group_key, sequence, transition, open_after, now);
+  group.next_attempt_at = due;
   auto put = c.Run(std::string(kInsertNoticeSql),
                    {group.idempotency_key, group.key, std::to_string(group.generation),
                     std::to_string(group.version), core::TransitionName(group.transition),
@@ -360,7 +364,9 @@ core::Result<std::optional<core::OutboxRow>> PgIncidentStore::AssembleGroup(
       "INSERT INTO outbox_groups (channel, group_key, last_sequence, last_message_at)"
       " VALUES ($1, $2, $3, $4) ON CONFLICT (channel, group_key) DO UPDATE SET"
       " last_sequence = excluded.last_sequence, last_message_at = excluded.last_message_at";
-  if (auto up = c.Run(upsert_sql, {ch, gk, std::to_string(sequence), now_us}); !up) {
+  if (auto up = c.Run(upsert_sql, {ch, gk, std::to_string(sequence),
+                                   std::to_string(store::ToMicros(due))});
+      !up) {
     return fail(up.error());
   }
   if (auto committed = c.Run("COMMIT"); !committed) return fail(committed.error());

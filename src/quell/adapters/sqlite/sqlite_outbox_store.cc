@@ -403,7 +403,10 @@ core::Result<std::optional<core::OutboxRow>> SqliteIncidentStore::AssembleGroup(
   }
   const core::GroupPolicy timing{
       .group_by = {}, .group_wait = group_wait, .group_interval = group_interval};
-  if (core::GroupDueAt(timing, *first, last) > now) return nothing();
+  // The message is due at `due`, which a late dispatcher round may have passed: the row and the
+  // group's interval count from it, so the cadence does not drift with when rounds run.
+  const core::WallTime due = core::GroupDueAt(timing, *first, last);
+  if (due > now) return nothing();
   const core::TransitionKind transition = core::GroupTransition(transitions);
   // The idempotency key does not depend on the payload: mark first, then count what is open.
   const std::string id =
@@ -429,6 +432,7 @@ core::Result<std::optional<core::OutboxRow>> SqliteIncidentStore::AssembleGroup(
   }
   core::OutboxRow group =
       core::MakeGroupRow(channel, group_key, sequence, transition, open_after, now);
+  group.next_attempt_at = due;
   if (auto status = InsertNotice(s.insert_notice, group); !status) return fail(status.error());
   if (sqlite3_changes(db_) == 0) return nothing();  // built already: its key exists
   {
@@ -436,7 +440,7 @@ core::Result<std::optional<core::OutboxRow>> SqliteIncidentStore::AssembleGroup(
     u.BindText(1, channel);
     u.BindText(2, group_key);
     u.BindUint(3, sequence);
-    u.BindInt(4, now_us);
+    u.BindInt(4, store::ToMicros(due));
     if (auto status = u.Run(); !status) return fail(status.error());
   }
   if (auto status = s.commit.Run(); !status) return fail(status.error());

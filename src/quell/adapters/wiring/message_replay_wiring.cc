@@ -85,6 +85,11 @@ core::Status RunMessageReplay(const config::Config& config, core::ObservationStr
   options.defaults.channels = config.defaults.channels;
   options.defaults.shadow = config.defaults.shadow;
   options.defaults.tenant_budget_per_hour = config.dispatch.budget.per_hour;
+  for (const config::ChannelConfig& channel : config.channels) {
+    if (channel.delivery.grouping) {
+      options.defaults.grouping.emplace(channel.name, *channel.delivery.grouping);
+    }
+  }
   for (const core::ErrorGroupCondition& condition : config.error_conditions) {
     options.conditions.emplace(condition.common.name, condition.common);
   }

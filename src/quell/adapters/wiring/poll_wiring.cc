@@ -124,8 +124,9 @@ core::Result<std::unique_ptr<PollWiring>> PollWiring::Create(const config::Confi
   poller.enrich_concurrency = config.infrai.enrich_concurrency;
   poller.tenant_budget_per_hour = config.dispatch.budget.per_hour;
   for (const config::ChannelConfig& channel : config.channels) {
-    if (channel.delivery.grouping)
+    if (channel.delivery.grouping) {
       poller.grouping.emplace(channel.name, *channel.delivery.grouping);
+    }
   }
   if (config.retention.decisions.count() > 0) {
     poller.decision_retention = config.retention.decisions;
