@@ -82,8 +82,6 @@ std::string Truncate(std::string_view text, size_t max_bytes) {
   return out;
 }
 
-bool IsGroupRow(const core::OutboxRow& row) { return row.key.starts_with(kGroupKeyPrefix); }
-
 std::optional<core::Duration> RetryAfterOf(const core::HttpResponse& response) {
   const std::string_view value = core::FindHeader(response.headers, "Retry-After");
   if (value.empty()) return std::nullopt;

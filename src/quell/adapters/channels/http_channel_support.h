@@ -46,10 +46,6 @@ std::optional<core::Duration> RetryAfterOf(const core::HttpResponse& response);
 std::string ErrorText(std::string_view channel, int status, std::string_view detail,
                       std::string_view secret);
 
-// A group message's row (key "{group}:" + the group key): it stands for several incidents.
-bool IsGroupRow(const core::OutboxRow& row);
-inline constexpr std::string_view kGroupKeyPrefix = "{group}:";
-
 // The first line of a body, at most 200 bytes: enough to show an error, never a whole page.
 std::string BodyExcerpt(std::string_view body);
 

@@ -56,7 +56,7 @@ json GroupDetails(const json& payload, size_t limit, uint64_t& open_after) {
 }  // namespace
 
 std::string PagerDutyDedupKey(const core::OutboxRow& row) {
-  if (IsGroupRow(row)) return row.key;
+  if (core::IsGroupKey(row.key)) return row.key;
   return row.key + ":" + std::to_string(row.generation);
 }
 
@@ -80,7 +80,7 @@ core::Result<core::HttpRequest> PagerDutyChannel::Encode(const core::Delivery& d
         core::ErrorCode::kInvalidArgument,
         "pagerduty: the dedup key of " + row.idempotency_key + " passes PagerDuty's 255 bytes");
   }
-  const bool group = IsGroupRow(row);
+  const bool group = core::IsGroupKey(row.key);
   uint64_t open_after = 0;
   json group_details;
   if (group) {

@@ -364,8 +364,8 @@ core::Result<std::optional<core::OutboxRow>> PgIncidentStore::AssembleGroup(
       "INSERT INTO outbox_groups (channel, group_key, last_sequence, last_message_at)"
       " VALUES ($1, $2, $3, $4) ON CONFLICT (channel, group_key) DO UPDATE SET"
       " last_sequence = excluded.last_sequence, last_message_at = excluded.last_message_at";
-  if (auto up = c.Run(upsert_sql, {ch, gk, std::to_string(sequence),
-                                   std::to_string(store::ToMicros(due))});
+  if (auto up = c.Run(upsert_sql,
+                      {ch, gk, std::to_string(sequence), std::to_string(store::ToMicros(due))});
       !up) {
     return fail(up.error());
   }

@@ -87,7 +87,7 @@ Health NoDataHealth(NoDataRule rule) {
 struct Group {
   std::vector<double> values;
   size_t series = 0;
-  Labels labels;  // what the key was rendered from (the first series')
+  Labels labels;       // what the key was rendered from (the first series')
   std::string metric;  // the condition's metric, else the first series' name
 };
 
