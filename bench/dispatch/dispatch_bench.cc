@@ -35,7 +35,7 @@
 #include <utility>
 #include <vector>
 
-#include "loopback_receiver.h"
+#include "fast_receiver.h"
 #include "quell/adapters/channels/webhook_channel.h"
 #include "quell/adapters/curl/curl_multi_client.h"
 #include "quell/adapters/postgres/pg_incident_store.h"
@@ -69,55 +69,7 @@ void PgExec(const std::string& url, const std::string& sql) {
   if (!ok) Die("cannot run: " + sql);
 }
 
-// A webhook receiver that does nothing expensive: answers 200 and notes when each idempotency
-// key arrived. A big pool and a widened backlog so it is never the narrow part.
-class FastReceiver {
- public:
-  explicit FastReceiver(int threads) {
-    server_.new_task_queue = [threads] {
-      return new httplib::ThreadPool(static_cast<size_t>(threads));
-    };
-    server_.set_keep_alive_max_count(1000000);
-    server_.set_keep_alive_timeout(5);
-    server_.set_tcp_nodelay(true);
-    server_.Post("/hook", [this](const httplib::Request& req, httplib::Response& res) {
-      const core::WallTime at = WallNow();
-      {
-        const std::lock_guard<std::mutex> lock(mu_);
-        arrivals_.emplace_back(req.get_header_value("Idempotency-Key"), at);
-      }
-      res.set_content("ok", "text/plain");
-    });
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    if (port_ <= 0) Die("receiver: bind failed");
-    quell::testing::WidenListenBacklog(port_);
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-    while (!server_.is_running()) std::this_thread::yield();
-  }
-  ~FastReceiver() {
-    server_.stop();
-    thread_.join();
-  }
-  FastReceiver(const FastReceiver&) = delete;
-  FastReceiver& operator=(const FastReceiver&) = delete;
-
-  std::string Url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/hook"; }
-  size_t Count() {
-    const std::lock_guard<std::mutex> lock(mu_);
-    return arrivals_.size();
-  }
-  std::vector<std::pair<std::string, core::WallTime>> Take() {
-    const std::lock_guard<std::mutex> lock(mu_);
-    return std::exchange(arrivals_, {});
-  }
-
- private:
-  httplib::Server server_;
-  std::thread thread_;
-  int port_ = 0;
-  std::mutex mu_;
-  std::vector<std::pair<std::string, core::WallTime>> arrivals_;
-};
+using quell::bench::FastReceiver;
 
 // Where the dispatcher's thread spends its time: each port call it makes, timed.
 // A duration several threads add to: the dispatcher renders and encodes on prepare threads.
