@@ -177,6 +177,35 @@ TEST_F(RunGroupingTest, AKillBetweenAssemblyAndSendResendsTheSameMessageAfterARe
   for (const auto& [key, n] : counts) EXPECT_EQ(n, 1) << key;
 }
 
+// group_wait 0s: the dispatcher assembles the group right after the poll that wrote its
+// members commits, so a kill right after that poll lands around the assembly. Whatever it cut
+// (the assembly's transaction, the send, the recording of its outcome), the restarted daemon
+// ends with every member delivered once, in one message.
+TEST_F(RunGroupingTest, KillsAroundTheAssemblyNeverLoseOrRepeatAMember) {
+  testing::WebhookReceiver hook(kHookSecret);
+  WriteConfig(hook, "    group_by: [condition]\n    group_wait: 0s\n    group_interval: 1m\n");
+  for (int round = 0; round < 4; ++round) {
+    const auto log = dir_ / ("killed-" + std::to_string(round) + ".log");
+    Child run({QUELL_BINARY, "run", "-c", config_}, log);
+    ASSERT_TRUE(run.running());
+    ASSERT_TRUE(
+        WaitFor([&] { return !testing::Events(log, "poll.cycle_end").empty(); }, seconds(30)))
+        << testing::ReadFile(log);
+    EXPECT_TRUE(WIFSIGNALED(run.Signal(SIGKILL)));
+  }
+  auto run = StartRun();
+  ASSERT_TRUE(WaitFor([&] { return !hook.DeliveredKeys().empty(); }, seconds(30)))
+      << testing::ReadFile(log_);
+  // The lease of a send cut by a kill (2s) runs out well within these cycles.
+  ASSERT_TRUE(
+      WaitFor([&] { return testing::Events(log_, "poll.cycle_end").size() >= 6; }, seconds(30)));
+  EXPECT_EQ(run->Signal(SIGTERM), 0) << testing::ReadFile(log_);
+  EXPECT_EQ(hook.DeliveredKeys().size(), 1U);
+  const auto counts = MemberCounts(Delivered(hook));
+  ASSERT_EQ(counts.size(), static_cast<size_t>(kTenants));
+  for (const auto& [key, n] : counts) EXPECT_EQ(n, 1) << key;
+}
+
 TEST_F(RunGroupingTest, AReloadChangingGroupingAppliesWholeOrNotAtAll) {
   const json solo = {{"id", "grp_solo"},
                      {"title", "Refund failed"},

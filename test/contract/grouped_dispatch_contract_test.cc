@@ -69,8 +69,9 @@ class GroupedDispatchTest : public StoreTest {
   }
 
   // One poll at the clock's time: keys [0, unhealthy) fail, [unhealthy, total) are healthy.
-  void Poll(int unhealthy, int total, bool grouped = true) {
+  void Poll(int unhealthy, int total, bool grouped = true, uint32_t budget = 0) {
     app::ApplyOptions options;
+    options.tenant_budget_per_hour = budget;
     options.channels = {"ops"};
     options.policy.cooldown = minutes(2);
     options.policy.healthy_polls_to_close = 1;
@@ -202,6 +203,18 @@ TEST_P(GroupedDispatchTest, GroupingOffGivesOneRowAndOneMessagePerTransition) {
     EXPECT_FALSE(core::IsGroupKey(d.row.key));
     EXPECT_EQ(d.message.subject, d.row.key);  // the channel's renderer, as today
   }
+}
+
+TEST_P(GroupedDispatchTest, GroupedRowsAreNeverFoldedByTheTenantBudget) {
+  // Each tenant's open, then its renotify in the same hour: past a budget of one per hour,
+  // the renotifies would be folded (and a digest row written per tenant) were they not grouped.
+  Poll(200, 200, /*grouped=*/true, /*budget=*/1);
+  clock_.SleepFor(minutes(3));
+  Poll(200, 200, /*grouped=*/true, /*budget=*/1);
+  auto rows = store_->incidents().ListOutbox(std::nullopt);
+  ASSERT_TRUE(rows.ok()) << rows.error().message;
+  ASSERT_EQ(rows->size(), 400u);  // no digest row either
+  for (const core::OutboxRow& row : *rows) EXPECT_EQ(row.status, OutboxStatus::kGrouped);
 }
 
 INSTANTIATE_TEST_SUITE_P(Sqlite, GroupedDispatchTest, ::testing::Values(Backend::kSqlite));

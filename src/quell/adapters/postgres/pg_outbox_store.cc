@@ -270,6 +270,7 @@ core::Result<std::vector<core::WaitingGroup>> PgIncidentStore::WaitingGroups() {
   auto result = connection_->Run(sql, {});
   if (!result) return result.error();
   std::vector<core::WaitingGroup> out;
+  out.reserve(static_cast<size_t>(PQntuples(result->get())));
   for (int i = 0; i < PQntuples(result->get()); ++i) {
     out.push_back(core::WaitingGroup{.channel = TextAt(result->get(), i, 0),
                                      .group_key = TextAt(result->get(), i, 1),
@@ -306,6 +307,7 @@ core::Result<std::optional<core::OutboxRow>> PgIncidentStore::AssembleGroup(
   const int n = PQntuples(waiting->get());
   if (n == 0) return nothing();
   std::vector<core::TransitionKind> transitions;
+  transitions.reserve(static_cast<size_t>(n));
   ArrayBuilder ids;
   for (int i = 0; i < n; ++i) {
     ids.Text(TextAt(waiting->get(), i, 0));
@@ -381,6 +383,7 @@ core::Result<std::vector<core::OutboxRow>> PgIncidentStore::GroupMembers(
   auto result = connection_->Run(sql, {std::string(group_row)});
   if (!result) return result.error();
   std::vector<core::OutboxRow> out;
+  out.reserve(static_cast<size_t>(PQntuples(result->get())));
   for (int i = 0; i < PQntuples(result->get()); ++i) {
     auto row = ReadOutboxRow(result->get(), i);
     if (!row) return row.error();
