@@ -82,7 +82,7 @@ size_t Chars(const std::string& s) {
 TEST(GroupChannelsTest, WebhookBodyIsJsonWithAMembersArrayAndEveryCount) {
   auto channel = WebhookChannel::Create(Webhook());
   ASSERT_TRUE(channel.ok());
-  const core::Delivery delivery = Rendered(GroupRow(200, 200), "webhook");
+  const core::Delivery delivery = Rendered(GroupRow(1200, 1200), "webhook");
   const auto request = (*channel)->Encode(delivery, kNow);
   ASSERT_TRUE(request.ok()) << request.error().message;
   const json body = json::parse(request->body);
@@ -92,18 +92,18 @@ TEST(GroupChannelsTest, WebhookBodyIsJsonWithAMembersArrayAndEveryCount) {
   EXPECT_EQ(body["idempotency_key"], delivery.row.idempotency_key);
   EXPECT_EQ(body["transition"], "open");
   EXPECT_TRUE(body["incident"].is_null());
-  EXPECT_EQ(body["members"].size(), 100U);  // the webhook's default group_limit
+  EXPECT_EQ(body["members"].size(), 1000U);  // the webhook's default group_limit
   EXPECT_EQ(body["members"][0]["key"], "t1/model-answer/TimeoutError");
   EXPECT_EQ(body["members"][0]["upstream_count"], 7);
-  EXPECT_EQ(body["group"]["counts"]["members"], 200);
-  EXPECT_EQ(body["group"]["counts"]["open"], 200);
-  EXPECT_EQ(body["group"]["members_more"], 100);
-  EXPECT_EQ(body["group"]["open_after"], 200);
+  EXPECT_EQ(body["group"]["counts"]["members"], 1200);
+  EXPECT_EQ(body["group"]["counts"]["open"], 1200);
+  EXPECT_EQ(body["group"]["members_more"], 200);
+  EXPECT_EQ(body["group"]["open_after"], 1200);
   EXPECT_EQ(body["group"]["sequence"], 4);
   EXPECT_FALSE(body["group"].contains("members"));
   const std::string text = body["message"]["body"];
   EXPECT_NE(text.find("TimeoutError <upstream> & co"), std::string::npos) << text;
-  EXPECT_NE(text.find("and 100 more"), std::string::npos);
+  EXPECT_NE(text.find("and 200 more"), std::string::npos);
 }
 
 TEST(GroupChannelsTest, WebhookBodyOfASingleTransitionIsAsBefore) {

@@ -14,7 +14,7 @@ struct WebhookSettings {
   bool sign = true;
   std::string secret;  // the HMAC key shared with the receiver, at least 16 bytes when signing
   HttpTimeouts timeouts;
-  size_t group_limit = 100;  // members a group message's body lists; the counts are all
+  size_t group_limit = 1000;  // members a group message's body lists; the counts are all
 };
 
 // POSTs the versioned JSON body of docs/channels.md ("version": 1), signed unless told not to
@@ -40,6 +40,6 @@ class WebhookChannel : public core::HttpChannel {
 // message's body has "kind":"group", "incident":null, the group ("key", "channel", "sequence",
 // "labels", "counts", "open_after", "members_more") and "members", the first `group_limit`
 // member snapshots.
-core::Result<std::string> WebhookBody(const core::Delivery& delivery, size_t group_limit = 100);
+core::Result<std::string> WebhookBody(const core::Delivery& delivery, size_t group_limit = 1000);
 
 }  // namespace quell::channels

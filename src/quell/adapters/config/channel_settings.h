@@ -21,7 +21,7 @@ struct ChannelDelivery {
   core::Duration connect_timeout = std::chrono::seconds(5);
   core::Duration timeout = std::chrono::seconds(10);
   std::string ca_file;  // empty: the system's CA bundle
-  // Members a group message lists before "… and N more"; 0: the type's default (webhook 100,
+  // Members a group message lists before "… and N more"; 0: the type's default (webhook 1000,
   // email 50, Slack 20, PagerDuty 5, SMS 3). Counts always cover every member.
   uint32_t group_limit = 0;
   std::map<std::string, std::string> templates;  // part ("subject", "body", ...) -> mustache text

@@ -235,7 +235,7 @@ size_t DefaultGroupLimit(std::string_view channel_type) {
   if (channel_type == "pagerduty") return 5;
   if (channel_type == "slack") return 20;
   if (channel_type == "email") return 50;
-  return 100;  // webhook
+  return 1000;  // webhook: a program reads it, and the config allows no more
 }
 
 core::Result<GroupView> ParseGroupView(std::string_view payload, const ViewOptions& options,

@@ -73,7 +73,7 @@ core::Result<std::unique_ptr<core::HttpChannel>> MakeHttpChannel(
                    !channel.webhook.secret.empty(),
            .secret = channel.webhook.secret,
            .timeouts = TimeoutsOf(channel.delivery),
-           .group_limit = GroupLimit(channel, 100)}));
+           .group_limit = GroupLimit(channel, 1000)}));
     case config::ChannelType::kSlack: {
       channels::SlackSettings slack;
       if (channel.slack.bot_token.empty()) {
