@@ -152,6 +152,29 @@ TEST(GroupMessageTest, AChannelsGroupLimitOverridesItsTypesDefault) {
   EXPECT_EQ(DefaultGroupLimit("pagerduty"), 5U);
 }
 
+// Replayed observations often carry no evidence: the members then differ only by key, and the
+// headline says what they share rather than "several failures".
+TEST(GroupMessageTest, MembersWithoutATitleAreOneConditionFailingForNKeys) {
+  std::string members;
+  for (int i = 1; i <= 3; ++i) {
+    if (i > 1) members += ",";
+    members += R"({"key":"t)" + std::to_string(i) +
+               R"(:model-answer","condition":"model-answer","generation":1,"version":1,)"
+               R"("transition":"open","status":"open","event_count":1,"evidence":[],"labels":{}})";
+  }
+  const std::string payload =
+      R"({"group":{"key":"condition=model-answer","channel":"ops","sequence":1,)"
+      R"("labels":{"condition":"model-answer"},"counts":{"members":3,"open":3,"renotify":0,)"
+      R"("resolve":0},"open_after":3,"members":[)" +
+      members + "]}}";
+  MustacheRenderer renderer(Options());
+  const auto message = renderer.Render("email", Row(payload));
+  ASSERT_TRUE(message.ok()) << message.error().message;
+  EXPECT_NE(message->subject.find("model-answer failing for 3 keys"), std::string::npos)
+      << message->subject;
+  EXPECT_EQ(message->subject.find("several failures"), std::string::npos) << message->subject;
+}
+
 TEST(GroupMessageTest, RecognisesGroupPayloadsOnly) {
   EXPECT_TRUE(IsGroupPayload(R"({"group":{}})"));
   EXPECT_TRUE(IsGroupPayload(R"( { "group" : {}})"));

@@ -71,12 +71,23 @@ std::string CountsText(const GroupView& group) {
 }
 
 // What fails: the members' common description, else how many different ones there are.
+// Members whose snapshots carry no title are described by their key; when they share a
+// condition, that condition failing is what they have in common.
 std::string Headline(const GroupView& group) {
   if (group.listed.empty()) return "no member listed";
-  const std::string& first = group.listed.front().what;
+  const IncidentView& front = group.listed.front();
+  const std::string& first = front.what;
   const bool same = std::all_of(group.listed.begin(), group.listed.end(),
                                 [&](const IncidentView& v) { return v.what == first; });
   if (same) return first;
+  const bool untitled_alike =
+      std::all_of(group.listed.begin(), group.listed.end(), [&](const IncidentView& v) {
+        return v.condition == front.condition && v.what == v.condition + " failing for " + v.key;
+      });
+  if (untitled_alike) {
+    return front.condition + " failing for " + std::to_string(group.members) +
+           (group.members == 1 ? " key" : " keys");
+  }
   return "several failures, e.g. " + first;
 }
 
