@@ -1,31 +1,14 @@
 #include "quell/app/message_replay.h"
 
 #include <algorithm>
+#include <span>
 #include <tuple>
 #include <utility>
 
+#include "quell/app/vector_observation_stream.h"
+
 namespace quell::app {
 namespace {
-
-// One condition's lines of one instant, read again from the start when the applier retries.
-class BatchStream : public core::ObservationStream {
- public:
-  explicit BatchStream(std::vector<core::Observation> observations)
-      : observations_(std::move(observations)) {}
-  core::Result<bool> Next(core::Observation& out) override {
-    if (next_ >= observations_.size()) return false;
-    out = observations_[next_++];
-    return true;
-  }
-  core::Status Rewind() override {
-    next_ = 0;
-    return {};
-  }
-
- private:
-  std::vector<core::Observation> observations_;
-  size_t next_ = 0;
-};
 
 class DiscardSink : public DecisionSink {
  public:
@@ -114,9 +97,9 @@ core::Status MessageReplay::ApplyBatch(std::vector<core::Observation>& batch, co
       apply.channels = it->second.channels;
       apply.shadow = it->second.shadow;
     }
-    BatchStream stream(std::vector<core::Observation>(
-        std::make_move_iterator(batch.begin() + static_cast<std::ptrdiff_t>(start)),
-        std::make_move_iterator(batch.begin() + static_cast<std::ptrdiff_t>(end))));
+    // One condition's lines of the instant; read again from the start if the applier retries.
+    VectorObservationStream stream(
+        std::span<const core::Observation>(batch).subspan(start, end - start));
     PollApplier applier(store_, encoder_, std::move(apply));
     auto applied = applier.Apply(stream, "replay-" + std::to_string(++polls_), at, discard);
     if (!applied) return applied.error();

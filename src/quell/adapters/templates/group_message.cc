@@ -5,6 +5,7 @@
 #include <cctype>
 #include <nlohmann/json.hpp>
 
+#include "quell/adapters/templates/slack_text.h"
 #include "quell/core/delivery/message_limits.h"
 
 namespace quell::templates {
@@ -25,20 +26,7 @@ int Rank(std::string_view severity) {
 }
 
 std::string Escape(std::string_view text, bool slack) {
-  if (!slack) return std::string(text);
-  std::string out;
-  for (const char c : text) {
-    if (c == '&') {
-      out += "&amp;";
-    } else if (c == '<') {
-      out += "&lt;";
-    } else if (c == '>') {
-      out += "&gt;";
-    } else {
-      out += c;
-    }
-  }
-  return out;
+  return slack ? SlackEscape(text) : std::string(text);
 }
 
 std::string Upper(std::string text) {

@@ -8,6 +8,7 @@
 
 #include "quell/adapters/templates/default_templates.h"
 #include "quell/adapters/templates/group_message.h"
+#include "quell/adapters/templates/slack_text.h"
 #include "quell/adapters/templates/template_check.h"
 #include "quell/core/delivery/message_limits.h"
 
@@ -22,24 +23,6 @@ using core::MakeError;
 void DisableHtmlEscaping() {
   static std::once_flag once;
   std::call_once(once, [] { mstch::config::escape = [](const std::string& s) { return s; }; });
-}
-
-// Slack mrkdwn reads &, < and > as control characters.
-std::string SlackEscape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    if (c == '&') {
-      out += "&amp;";
-    } else if (c == '<') {
-      out += "&lt;";
-    } else if (c == '>') {
-      out += "&gt;";
-    } else {
-      out += c;
-    }
-  }
-  return out;
 }
 
 const char* TransitionLabel(std::string_view transition) {
