@@ -73,16 +73,17 @@ class RunGroupingTest : public ::testing::Test {
   // One error-group condition, every transition to one webhook that groups by condition.
   void WriteConfig(const testing::WebhookReceiver& hook,
                    const std::string& grouping =
-                       "    group_by: [condition]\n    group_wait: 2s\n    group_interval: 1m\n") {
+                       "    group_by: [condition]\n    group_wait: 2s\n    group_interval: 1m\n",
+                   const std::string& defaults = "", const std::string& timeout = "10s") {
     std::ofstream(config_)
         << "store: sqlite:" << (dir_ / "quell.db").string() << "\n"
         << "infrai:\n  base_url: ${INFRAI_BASE_URL}\n  retry: {max_attempts: 1}\n"
-        << "defaults: {healthy_polls_to_close: 1, channels: [hook]}\n"
+        << "defaults: {" << defaults << "healthy_polls_to_close: 1, channels: [hook]}\n"
         << "conditions:\n"
         << "  - {name: agent-errors, type: error_groups, interval: 1s}\n"
         << "channels:\n"
         << "  - name: hook\n    type: webhook\n    url: \"" << hook.Url() << "\"\n"
-        << "    secret_env: HOOK_SECRET\n    timeout: 10s\n"
+        << "    secret_env: HOOK_SECRET\n    timeout: " << timeout << "\n"
         << grouping << "dispatch: {lease: 2s, idle_interval: 100ms}\n"
         << "log: {format: json, level: info}\n"
         << "http: {listen: \"127.0.0.1:0\"}\n";
@@ -147,6 +148,57 @@ TEST_F(RunGroupingTest, TwoHundredTenantsFailingAtOnceGiveOneOpenMessageNamingEv
   ASSERT_EQ(counts.size(), static_cast<size_t>(kTenants));
   for (int i = 0; i < kTenants; ++i) EXPECT_EQ(counts.count(KeyOf(i)), 1U) << KeyOf(i);
   EXPECT_NE(body["message"]["subject"].get<std::string>().find("200 opened"), std::string::npos);
+}
+
+// The outage through `quell run`: 200 tenants open together, renotify together after
+// their cooldown, then recover upstream. Three group messages in all, each naming every key
+// once. The receiver accepts the first and never answers: quell's attempt times out and the
+// retry carries the same idempotency key, so the receiver keeps one.
+TEST_F(RunGroupingTest, TheWholeOutageIsThreeMessagesEachNamingEveryKeyOnce) {
+  testing::WebhookReceiver hook(kHookSecret);
+  WriteConfig(hook, "    group_by: [condition]\n    group_wait: 2s\n    group_interval: 2s\n",
+              "cooldown: 6s, ", "2s");
+  hook.FailNext(Fault::kHang);
+  auto run = StartRun();
+  ASSERT_TRUE(run->running());
+  ASSERT_TRUE(WaitFor([&] { return hook.Requests().size() >= 2; }, seconds(30)))
+      << testing::ReadFile(log_);
+  hook.ReleaseHung();
+  ASSERT_TRUE(WaitFor([&] { return hook.DeliveredKeys().size() >= 2; }, seconds(30)))
+      << testing::ReadFile(log_);
+  {
+    const std::lock_guard lock(sim_->state().mu);
+    for (int i = 0; i < kTenants; ++i) {
+      ASSERT_TRUE(sim::ApplyAction(sim_->state(),
+                                   json{{"op", "resolve"}, {"group", "grp_" + std::to_string(i)}})
+                      .ok());
+    }
+  }
+  ASSERT_TRUE(WaitFor([&] { return hook.DeliveredKeys().size() >= 3; }, seconds(30)))
+      << testing::ReadFile(log_);
+  // A few more cycles: every key is resolved, so nothing more goes out.
+  const size_t cycles = testing::Events(log_, "poll.cycle_end").size();
+  ASSERT_TRUE(WaitFor([&] { return testing::Events(log_, "poll.cycle_end").size() >= cycles + 3; },
+                      seconds(20)));
+  EXPECT_EQ(run->Signal(SIGTERM), 0) << testing::ReadFile(log_);
+
+  const auto requests = hook.Requests();
+  EXPECT_EQ(requests[1].idempotency_key, requests[0].idempotency_key) << "the retry's key";
+  const auto delivered = Delivered(hook);
+  ASSERT_EQ(delivered.size(), 3U);
+  std::map<std::string, int> steps;
+  for (const auto& [id, body] : delivered) {
+    ASSERT_EQ(body["kind"], "group");
+    const std::string step = body["transition"];
+    ++steps[step];
+    EXPECT_EQ(body["group"]["counts"]["members"], kTenants) << step;
+    EXPECT_EQ(body["group"]["counts"][step], kTenants) << step;
+    EXPECT_EQ(body["group"]["open_after"], step == "resolve" ? 0 : kTenants) << step;
+    std::set<std::string> keys;
+    for (const json& member : body["members"]) keys.insert(member["key"].get<std::string>());
+    EXPECT_EQ(keys.size(), static_cast<size_t>(kTenants)) << step;
+  }
+  EXPECT_EQ(steps, (std::map<std::string, int>{{"open", 1}, {"renotify", 1}, {"resolve", 1}}));
 }
 
 TEST_F(RunGroupingTest, AKillBetweenAssemblyAndSendResendsTheSameMessageAfterARestart) {
