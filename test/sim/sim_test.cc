@@ -1,6 +1,10 @@
 // Behaviour of quell-sim over real HTTP: an in-process SimServer on loopback port 0.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <fstream>
@@ -44,6 +48,46 @@ class SimTest : public ::testing::Test {
   std::unique_ptr<SimServer> server_;
   std::unique_ptr<httplib::Client> client_;
 };
+
+// One request written by hand (httplib's client always sends a Content-Length); the whole
+// answer, the connection closed by the request.
+std::string RawExchange(int port, const std::string& request) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string answer;
+  if (::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0 &&
+      ::send(fd, request.data(), request.size(), 0) == static_cast<ssize_t>(request.size())) {
+    char buffer[4096];
+    for (ssize_t n = 0; (n = ::recv(fd, buffer, sizeof buffer, 0)) > 0;) {
+      answer.append(buffer, static_cast<size_t>(n));
+    }
+  }
+  ::close(fd);
+  return answer;
+}
+
+// `curl -XPOST .../_sim/groups/ID/resolve` sends no Content-Length; cpp-httplib refuses that
+// with 400 before any route runs, and the answer said "no route", sending the user to look for
+// a typo in a path the docs list.
+TEST_F(SimTest, ABodylessPostIsNotCalledAMissingRoute) {
+  ASSERT_TRUE(Admin("/_sim/groups", {{"id", "grp_x"}, {"title", "x"}}).is_object());
+  const std::string answer =
+      RawExchange(server_->port(),
+                  "POST /_sim/groups/grp_x/resolve HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                  "Connection: close\r\n\r\n");
+  EXPECT_EQ(answer.rfind("HTTP/1.1 400", 0), 0U) << answer;
+  EXPECT_EQ(answer.find("no route"), std::string::npos) << answer;
+  EXPECT_NE(answer.find("a POST needs a body or Content-Length: 0"), std::string::npos) << answer;
+  EXPECT_NE(answer.find("\"INVALID_ARGUMENT\""), std::string::npos) << answer;
+
+  auto unknown = client_->Post("/_sim/nope", "{}", "application/json");
+  ASSERT_TRUE(unknown);
+  EXPECT_EQ(unknown->status, 404);
+  EXPECT_NE(unknown->body.find("no route POST /_sim/nope"), std::string::npos) << unknown->body;
+}
 
 TEST_F(SimTest, EveryRouteAnswersInTheEnvelope) {
   json j = Get("/v1/errors/groups");

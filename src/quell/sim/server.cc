@@ -40,11 +40,19 @@ core::Result<int> SimServer::Start() {
       httplib::Server::HandlerWithResponse([](const httplib::Request& req, httplib::Response& res) {
         // Only for requests no route answered; routed errors already carry an envelope.
         if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+        // cpp-httplib answers 400 before routing when it cannot read a body, e.g. a POST with
+        // no Content-Length (`curl -XPOST URL`): that is not a missing route.
+        const bool not_found = res.status == 404;
+        const std::string message =
+            not_found ? "no route " + req.method + " " + req.path
+                      : "HTTP " + std::to_string(res.status) + ": could not read the request " +
+                            req.method + " " + req.path +
+                            "; a POST needs a body or Content-Length: 0 (curl -d '{}')";
         nlohmann::json body = {{"ok", false},
                                {"data", nullptr},
                                {"error",
-                                {{"code", "NOT_FOUND"},
-                                 {"message", "no route " + req.method + " " + req.path},
+                                {{"code", not_found ? "NOT_FOUND" : "INVALID_ARGUMENT"},
+                                 {"message", message},
                                  {"hint", nullptr}}},
                                {"metadata", {{"request_id", ""}}}};
         res.set_content(body.dump(), "application/json");

@@ -367,5 +367,15 @@ TEST_F(ChannelConfigTest, BadGroupingNamesItsLineAndColumn) {
   ExpectError(head + "    group_wait: 5m\n", {"quell.yaml:8:17", "needs group_by"});
 }
 
+// A typo of a setting that is absent names the setting meant among the known ones: group_by
+// (read only when present) was missing from the list a `groupby:` typo printed.
+TEST_F(ChannelConfigTest, ATypoListsTheOptionalSettingsItCouldMean) {
+  ExpectError(std::string(kWebhookChannel) + "    groupby: [tenant]\n",
+              {"quell.yaml:8:5: channels[0].groupby: unknown setting", "group_by, group_interval"});
+  ExpectError(
+      "defaults:\n  renotify_limitt: 2\nconditions:\n  - {name: errs, type: error_groups}\n",
+      {"quell.yaml:2:3: defaults.renotify_limitt", "flap", "renotify_limit,"});
+}
+
 }  // namespace
 }  // namespace quell::config

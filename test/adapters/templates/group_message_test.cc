@@ -96,6 +96,12 @@ TEST(GroupMessageTest, AllResolvedSaysResolvedAndNeedsNoAction) {
   EXPECT_EQ(m->subject.rfind("[resolved] condition=model-answer: 3 resolved; all resolved", 0), 0U)
       << m->subject;
   EXPECT_NE(m->body.find("Next step: none: every member recovered"), std::string::npos);
+  EXPECT_NE(m->body.find("(3 members in this message)"), std::string::npos) << m->body;
+
+  const auto one = renderer.Render("email", Row(GroupPayload(0, 1, 0)));
+  EXPECT_NE(one->body.find("Changed:   1 resolved; all resolved (1 member in this message)\n"),
+            std::string::npos)
+      << one->body;
 }
 
 TEST(GroupMessageTest, TwoHundredMembersFitTheSmsSegments) {

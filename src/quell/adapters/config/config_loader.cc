@@ -48,7 +48,7 @@ void ReadInfrai(MapReader section, const std::filesystem::path& config_dir, cons
   infrai.enabled = true;
   section.Read("base_url", infrai.base_url);
   while (infrai.base_url.ends_with('/')) infrai.base_url.pop_back();
-  if (section.Has("api_key")) {
+  if (section.HasRefused("api_key")) {
     section.Fail("api_key",
                  "the key does not belong in the config: set INFRAI_API_KEY or name a file in "
                  "infrai.api_key_file");

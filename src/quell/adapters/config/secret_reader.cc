@@ -32,7 +32,7 @@ SecretRef ReadSecret(MapReader& section, std::string_view name, const std::files
   SecretRef out;
   const std::string env_key = std::string(name) + "_env";
   const std::string file_key = std::string(name) + "_file";
-  if (section.Has(name)) {
+  if (section.HasRefused(name)) {
     section.Fail(name, "secrets do not belong in the config: name an environment variable in " +
                            env_key + " or a file in " + file_key);
     return out;

@@ -57,6 +57,11 @@ std::string MapReader::KeyPath(std::string_view key) const {
 }
 
 bool MapReader::Has(std::string_view key) const {
+  asked_.insert(std::string(key));
+  return HasRefused(key);
+}
+
+bool MapReader::HasRefused(std::string_view key) const {
   return node_.IsMap() && node_[std::string(key)].IsDefined();
 }
 
@@ -268,8 +273,12 @@ void MapReader::Finish() {
   for (const auto& entry : node_) {
     const std::string& key = entry.first.Scalar();
     if (read_.contains(key)) continue;
+    // A setting read only when present (group_by, flap) is known too: a typo of it should
+    // list the name it meant.
+    std::set<std::string, std::less<>> names = read_;
+    names.insert(asked_.begin(), asked_.end());
     std::string known;
-    for (const std::string& name : read_) known += (known.empty() ? "" : ", ") + name;
+    for (const std::string& name : names) known += (known.empty() ? "" : ", ") + name;
     context_.Fail(entry.first.Mark(), KeyPath(key), "unknown setting (known here: " + known + ")");
   }
 }

@@ -34,7 +34,10 @@ class MapReader {
  public:
   MapReader(YamlContext& context, const YAML::Node& node, std::string path);
 
+  // Whether `key` is present; it is a setting, listed as known after a typo even when absent.
   bool Has(std::string_view key) const;
+  // Whether a refused key (an inline secret) is present, without listing it as known.
+  bool HasRefused(std::string_view key) const;
   void Read(std::string_view key, std::string& out);
   void Read(std::string_view key, core::Duration& out);
   void Read(std::string_view key, std::optional<core::Duration>& out);
@@ -76,6 +79,8 @@ class MapReader {
   YAML::Node node_;
   std::string path_;
   std::set<std::string, std::less<>> read_;
+  // Keys only asked about (Has): known, so listed after a typo, but not read, so still refused.
+  mutable std::set<std::string, std::less<>> asked_;
 };
 
 }  // namespace quell::config

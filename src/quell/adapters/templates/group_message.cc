@@ -167,7 +167,7 @@ std::string TextBody(const GroupView& group, const ViewOptions& options) {
   body += "What:      " + Headline(group) + "\n";
   body += "Where:     " + Where(group) + "\n";
   body += "Changed:   " + CountsText(group) + " (" + std::to_string(group.members) +
-          " members in this message)\n";
+          (group.members == 1 ? " member" : " members") + " in this message)\n";
   body += "Severity:  " + group.severity + "\n";
   if (const std::string since = Since(group); !since.empty()) body += "Since:     " + since + "\n";
   body += "\nMembers:\n";
