@@ -84,6 +84,8 @@ core::Status RunMessageReplay(const config::Config& config, app::ReplayInput& in
   app::MessageReplayOptions options;
   options.defaults.policy = config.defaults.policy;
   options.defaults.channels = config.defaults.channels;
+  options.defaults.routes = config.defaults.routes;
+  options.defaults.severity_of = SeverityFromConfig(config);
   options.defaults.shadow = config.defaults.shadow;
   options.defaults.tenant_budget_per_hour = config.dispatch.budget.per_hour;
   for (const config::ChannelConfig& channel : config.channels) {
