@@ -90,6 +90,39 @@ TEST_F(PollApplierTest, WritesOneOutboxRowPerTransitionPerChannel) {
   EXPECT_EQ(summary->poll.by_decision[static_cast<size_t>(DecisionKind::kIgnore)], 1u);
 }
 
+TEST_F(PollApplierTest, RoutesPickChannelsPerIncidentFirstMatchWinsElseTheConditionsChannels) {
+  options_.channels = {"chat"};
+  options_.routes = {{{{"severity", "critical"}}, {"pager"}}, {{{"tenant", "acme"}}, {"vip"}}};
+  // The severity comes from the payload, as the renderer would compute it.
+  options_.severity_of = [](std::string_view payload) {
+    return std::string(payload.starts_with("crit") ? "critical" : "error");
+  };
+  auto labelled = [](core::Observation o, std::string tenant) {
+    o.labels = {{"tenant", std::move(tenant)}};
+    return o;
+  };
+  auto summary = Apply({labelled(Obs(0, "crit-acme", Health::kUnhealthy), "acme"),
+                        labelled(Obs(0, "db-acme", Health::kUnhealthy), "acme"),
+                        labelled(Obs(0, "db-beta", Health::kUnhealthy), "beta")});
+  ASSERT_TRUE(summary.ok());
+  std::map<std::string, std::vector<std::string>> channels_of;
+  for (const auto& [id, row] : store_.state().outbox) channels_of[row.key].push_back(row.channel);
+  EXPECT_EQ(channels_of["crit-acme"], (std::vector<std::string>{"pager"}));  // first match
+  EXPECT_EQ(channels_of["db-acme"], (std::vector<std::string>{"vip"}));
+  EXPECT_EQ(channels_of["db-beta"], (std::vector<std::string>{"chat"}));  // no route: fallback
+}
+
+TEST_F(PollApplierTest, ARouteWithoutMatchCatchesEverythingLeft) {
+  options_.channels = {"chat"};
+  options_.routes = {{{{"tenant", "acme"}}, {"vip"}}, {{}, {"ops", "pager"}}};
+  auto summary = Apply({Obs(0, "x", Health::kUnhealthy)});
+  ASSERT_TRUE(summary.ok());
+  std::vector<std::string> channels;
+  for (const auto& [id, row] : store_.state().outbox) channels.push_back(row.channel);
+  std::sort(channels.begin(), channels.end());
+  EXPECT_EQ(channels, (std::vector<std::string>{"ops", "pager"}));
+}
+
 TEST_F(PollApplierTest, AShadowApplyWritesItsOutboxRowsAsShadow) {
   options_.channels = {"default", "pager"};
   options_.shadow = true;

@@ -125,6 +125,43 @@ channels:
   EXPECT_EQ(lines[1]["at"], "2026-12-01T09:10:00Z");
 }
 
+TEST_F(ReplayMessagesE2eTest, RoutesSendEachIncidentToItsFirstMatchingRoutesChannels) {
+  const std::string config = R"(defaults:
+  channels: [chat]
+  route:
+    - match: {severity: critical}
+      channels: [pager]
+    - match: {tenant: acme}
+      channels: [vip]
+conditions:
+  - name: model-answer
+    type: error_groups
+  - name: db-down
+    type: error_groups
+    severity: critical
+channels:
+  - {name: chat, type: webhook, url: http://127.0.0.1:9/c, secret_env: QUELL_TEST_UNSET_SECRET}
+  - {name: pager, type: webhook, url: http://127.0.0.1:9/p, secret_env: QUELL_TEST_UNSET_SECRET}
+  - {name: vip, type: webhook, url: http://127.0.0.1:9/v, secret_env: QUELL_TEST_UNSET_SECRET}
+)";
+  const std::string at = "2026-12-01T09:00:00Z";
+  const ProcessResult r =
+      Messages(WriteConfig(config),
+               Obs(at, "acme:db", "true", R"(,"condition":"db-down","labels":{"tenant":"acme"})") +
+                   Obs(at, "acme:answer", "true",
+                       R"(,"condition":"model-answer","labels":{"tenant":"acme"})") +
+                   Obs(at, "beta:answer", "true",
+                       R"(,"condition":"model-answer","labels":{"tenant":"beta"})"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::map<std::string, std::string> channel_of;
+  for (const json& line : Lines(r.out)) channel_of[line["key"]] = line["channel"];
+  EXPECT_EQ(channel_of, (std::map<std::string, std::string>{
+                            {"acme:db", "pager"},       // critical: the first route wins
+                            {"acme:answer", "vip"},     // tenant acme
+                            {"beta:answer", "chat"}}))  // no route matches: the channels
+      << r.out;
+}
+
 TEST_F(ReplayMessagesE2eTest, ABadLabelsValueNamesTheLine) {
   const std::string key = "t1:model-answer";
   const ProcessResult r =

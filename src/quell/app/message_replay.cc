@@ -50,23 +50,26 @@ std::vector<core::Delivery> RecordingChannel::Take() {
 }
 
 MessageReplay::MessageReplay(core::IncidentStore& store, const core::PayloadEncoder& encoder,
-                             Dispatcher& dispatcher, VirtualClock& clock,
-                             std::vector<RecordingChannel*> recorders, MessageReplayOptions options)
+                             OperatorCommands& operators, Dispatcher& dispatcher,
+                             VirtualClock& clock, std::vector<RecordingChannel*> recorders,
+                             MessageReplayOptions options)
     : store_(store),
       encoder_(encoder),
+      operators_(operators),
       dispatcher_(dispatcher),
       clock_(clock),
       recorders_(std::move(recorders)),
       options_(std::move(options)) {}
 
-core::Status MessageReplay::Run(core::ObservationStream& input, ReplayedMessageSink& sink) {
+core::Status MessageReplay::Run(ReplayInput& input, ReplayedMessageSink& sink) {
   std::vector<core::Observation> batch;
-  core::Observation observation;
+  ReplayItem item;
   for (;;) {
-    auto more = input.Next(observation);
+    auto more = input.Next(item);
     if (!more) return more.error();
-    // A batch is every consecutive line of one instant: what one poll would have seen.
-    if (!batch.empty() && (!*more || observation.at != batch.front().at)) {
+    // A batch is every consecutive line of one instant: what one poll would have seen. An
+    // action ends it, so the observations before the action are applied before it.
+    if (!batch.empty() && (!*more || item.is_action || item.observation.at != batch.front().at)) {
       const core::WallTime at = batch.front().at;
       clock_.Set(at);
       if (auto delivered = Deliver(sink); !delivered) return delivered;
@@ -74,10 +77,57 @@ core::Status MessageReplay::Run(core::ObservationStream& input, ReplayedMessageS
       batch.clear();
     }
     if (!*more) break;
-    batch.push_back(observation);
+    if (item.is_action) {
+      // What was due before the action goes out first, as it would have in the daemon.
+      clock_.Set(item.action.at);
+      if (auto delivered = Deliver(sink); !delivered) return delivered;
+      if (auto applied = ApplyAction(item.action); !applied) return applied;
+      continue;
+    }
+    batch.push_back(item.observation);
   }
   // The last round, at the last line's time: what is due later is not printed.
   return Deliver(sink);
+}
+
+core::Status MessageReplay::ApplyAction(const OperatorAction& action) {
+  // The clock never goes back: an action older than the line before it acts at that line's time.
+  const core::WallTime now = clock_.Now();
+  core::Status applied;
+  const char* verb = "ack";
+  switch (action.kind) {
+    case OperatorAction::Kind::kAck: {
+      auto acked = operators_.Ack(action.key, action.by, now);
+      if (!acked) applied = acked.error();
+      break;
+    }
+    case OperatorAction::Kind::kResolve: {
+      verb = "resolve";
+      auto resolved = operators_.Resolve(action.key, action.by, now,
+                                         ResolveOptions{.hold_for = action.hold_for});
+      if (!resolved) applied = resolved.error();
+      break;
+    }
+    case OperatorAction::Kind::kSilence: {
+      verb = "silence";
+      if (action.until <= now) {
+        applied =
+            core::MakeError(core::ErrorCode::kInvalidArgument,
+                            "\"until\" " + core::FormatRfc3339(action.until) +
+                                " is not after the replay's time " + core::FormatRfc3339(now));
+        break;
+      }
+      auto added =
+          operators_.AddSilence(action.key, action.until - now, action.reason, action.by, now);
+      if (!added) applied = added.error();
+      break;
+    }
+  }
+  if (applied) return {};
+  // The operator's input was wrong for the history it was set in: say where.
+  return core::MakeError(
+      core::ErrorCode::kInvalidArgument,
+      action.where + ": " + verb + " of \"" + action.key + "\": " + applied.error().message);
 }
 
 core::Status MessageReplay::ApplyBatch(std::vector<core::Observation>& batch, core::WallTime at) {
@@ -95,6 +145,7 @@ core::Status MessageReplay::ApplyBatch(std::vector<core::Observation>& batch, co
         it != options_.conditions.end()) {
       apply.policy = it->second.policy;
       apply.channels = it->second.channels;
+      apply.routes = it->second.routes;
       apply.shadow = it->second.shadow;
     }
     // One condition's lines of the instant; read again from the start if the applier retries.

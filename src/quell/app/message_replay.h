@@ -8,12 +8,13 @@
 #include <vector>
 
 #include "quell/app/dispatcher.h"
+#include "quell/app/operator_commands.h"
 #include "quell/app/poll_applier.h"
+#include "quell/app/replay_input.h"
 #include "quell/core/conditions/condition.h"
 #include "quell/core/ports/channel.h"
 #include "quell/core/ports/clock.h"
 #include "quell/core/ports/incident_store.h"
-#include "quell/core/ports/observation_stream.h"
 #include "quell/core/ports/payload_encoder.h"
 
 namespace quell::app {
@@ -71,23 +72,29 @@ struct MessageReplayOptions {
 // `quell replay --messages`: the observations of `input`, in time order, applied through the
 // same PollApplier `quell apply` uses into `store`, with `dispatcher` (whose channels are
 // RecordingChannels, all listed in `recorders`) run on `clock` set to each line's time before the
-// lines of that time are applied, and once more at the last line's time. Every message
-// delivered goes to `sink`, in the order it became due. Errors: the input's kInvalidArgument
-// (naming the line), the store's. Not thread-safe.
+// lines of that time are applied, and once more at the last line's time. An operator action in
+// the input is applied through `operators` (over the same store) at its time, after the
+// observations before it, so an ack, a resolve by hand or a silence acts as it would have in
+// the daemon. Every message delivered goes to `sink`, in the order it became due. Errors: the
+// input's kInvalidArgument (naming the line), kInvalidArgument naming the line of an action
+// that cannot be applied (an ack with no open incident under its key, ...), the store's.
+// Not thread-safe.
 class MessageReplay {
  public:
   MessageReplay(core::IncidentStore& store, const core::PayloadEncoder& encoder,
-                Dispatcher& dispatcher, VirtualClock& clock,
+                OperatorCommands& operators, Dispatcher& dispatcher, VirtualClock& clock,
                 std::vector<RecordingChannel*> recorders, MessageReplayOptions options);
 
-  core::Status Run(core::ObservationStream& input, ReplayedMessageSink& sink);
+  core::Status Run(ReplayInput& input, ReplayedMessageSink& sink);
 
  private:
   core::Status ApplyBatch(std::vector<core::Observation>& batch, core::WallTime at);
+  core::Status ApplyAction(const OperatorAction& action);
   core::Status Deliver(ReplayedMessageSink& sink);
 
   core::IncidentStore& store_;
   const core::PayloadEncoder& encoder_;
+  OperatorCommands& operators_;
   Dispatcher& dispatcher_;
   VirtualClock& clock_;
   std::vector<RecordingChannel*> recorders_;

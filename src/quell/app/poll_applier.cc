@@ -183,7 +183,9 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
                                                decision.version, observation.at, decision.kind,
                                                decision.reason});
       if (!decision.transition) continue;
-      for (const std::string& channel : options_.channels) {
+      std::string payload;
+      encoder_.Encode(slot.incident, *decision.transition, payload);
+      for (const std::string& channel : ChannelsOf(slot.incident, payload)) {
         core::OutboxRow row;
         row.idempotency_key = core::OutboxIdempotencyKey(observation.key, decision.generation,
                                                          decision.version, channel);
@@ -192,7 +194,7 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
         row.version = decision.version;
         row.transition = *decision.transition;
         row.channel = channel;
-        encoder_.Encode(slot.incident, *decision.transition, row.payload);
+        row.payload = payload;
         if (options_.shadow) {
           row.status = core::OutboxStatus::kShadow;
         } else if (core::IsSilenced(chunk.silences, observation.key, now)) {
@@ -245,6 +247,18 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
   }
 }
 
+const std::vector<std::string>& PollApplier::ChannelsOf(const core::Incident& incident,
+                                                        std::string_view payload) const {
+  if (options_.routes.empty()) return options_.channels;
+  std::string severity;
+  if (options_.severity_of && core::RoutesReadSeverity(options_.routes)) {
+    severity = options_.severity_of(payload);
+  }
+  const std::vector<std::string>* routed =
+      core::PickRoute(options_.routes, incident.labels, severity);
+  return routed != nullptr ? *routed : options_.channels;
+}
+
 void PollApplier::JoinGroup(core::OutboxRow& row, const core::Incident& incident) const {
   if (row.status != core::OutboxStatus::kPending) return;
   const auto policy = options_.grouping.find(row.channel);
@@ -266,8 +280,12 @@ core::Result<uint64_t> PollApplier::AnnounceShadowOpens(core::StoreTransaction& 
   if (!found) return found.error();
   uint64_t announced = 0;
   for (const core::GenerationChannel& use : *found) {
-    const bool routed = std::find(options_.channels.begin(), options_.channels.end(),
-                                  use.channel) != options_.channels.end();
+    bool routed = std::find(options_.channels.begin(), options_.channels.end(), use.channel) !=
+                  options_.channels.end();
+    for (const core::ChannelRoute& route : options_.routes) {
+      routed = routed || std::find(route.channels.begin(), route.channels.end(), use.channel) !=
+                             route.channels.end();
+    }
     const auto at = std::lower_bound(chunk.keys.begin(), chunk.keys.end(), use.key);
     if (!routed || at == chunk.keys.end() || *at != use.key) continue;
     const core::Incident& incident =

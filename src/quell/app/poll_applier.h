@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "quell/core/conditions/channel_route.h"
 #include "quell/core/delivery/grouping.h"
 #include "quell/core/engine/decision.h"
 #include "quell/core/engine/observation.h"
@@ -40,6 +41,12 @@ struct ApplyOptions {
   uint32_t max_batch_attempts = 5;   // whole-batch retries on kConflict (e.g. a deadlock)
   uint32_t max_chunk_attempts = 20;  // re-read + re-evaluate of one chunk after a lost race
   std::vector<std::string> channels = {"default"};  // every transition routes to each
+  // The condition's `route:`: when set, each transition goes to the channels of the first
+  // route its incident's labels (and severity) match, `channels` when none does.
+  std::vector<core::ChannelRoute> routes;
+  // The message severity of an encoded incident snapshot, as the renderer will compute it;
+  // asked only when a route matches on severity (unset: "").
+  std::function<std::string(std::string_view payload)> severity_of;
   // Shadow mode: incidents and decisions are kept as usual, but outbox rows go in as shadow,
   // which the dispatcher never claims; for trying a condition out before it may page anyone.
   // Otherwise rows whose key an active operator silence matches go in as silenced, likewise
@@ -117,6 +124,10 @@ class PollApplier {
                                              core::WallTime now);
   // A live row on a grouped channel becomes a waiting member of its group.
   void JoinGroup(core::OutboxRow& row, const core::Incident& incident) const;
+  // The channels a transition of `incident` (encoded as `payload`) goes to: its route's, or
+  // the condition's.
+  const std::vector<std::string>& ChannelsOf(const core::Incident& incident,
+                                             std::string_view payload) const;
 
   core::IncidentStore& store_;
   const core::PayloadEncoder& encoder_;

@@ -211,6 +211,8 @@ void Poller::Apply(const core::ConditionCommon& common, std::vector<core::Observ
   ApplyOptions apply;
   apply.policy = common.policy;
   apply.channels = common.channels;
+  apply.routes = common.routes;
+  apply.severity_of = options_.severity_of;
   apply.shadow = common.shadow;
   apply.tenant_budget_per_hour = options_.tenant_budget_per_hour;
   apply.grouping = options_.grouping;

@@ -34,8 +34,9 @@ struct PollerOptions {
   std::optional<core::Duration> key_group_retention;
   core::Duration key_group_prune_every = std::chrono::hours(1);
   GroupEvidenceBuilder group_evidence;
-  uint32_t tenant_budget_per_hour = 0;                             // see ApplyOptions
-  std::map<std::string, core::GroupPolicy, std::less<>> grouping;  // see ApplyOptions
+  uint32_t tenant_budget_per_hour = 0;                               // see ApplyOptions
+  std::map<std::string, core::GroupPolicy, std::less<>> grouping;    // see ApplyOptions
+  std::function<std::string(std::string_view payload)> severity_of;  // see ApplyOptions
 };
 
 // What one cycle did for one condition.

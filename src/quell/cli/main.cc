@@ -46,7 +46,8 @@ int main(int argc, char** argv) {
   bool replay_messages = false;
   CLI::Option* replay_messages_flag = replay_cmd->add_flag(
       "--messages", replay_messages,
-      "Print the messages the config's channels would be sent (virtual time, no sends)");
+      "Print the messages the config's channels would be sent (virtual time, no sends); "
+      "applies ack, resolve and silence lines at their time");
   replay_cmd
       ->add_option("-c,--config", replay_config,
                    "quell.yaml whose policies, channels and grouping --messages applies")

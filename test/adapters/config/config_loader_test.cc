@@ -377,6 +377,46 @@ TEST_F(ConfigLoaderTest, AConditionWithoutSeverityLeavesItToTheSourceLevel) {
   EXPECT_EQ(set->condition_severity.at("errs"), "warning");
 }
 
+TEST_F(ConfigLoaderTest, RoutesAreReadInOrderAndCheckedWhereTheyAre) {
+  const std::string channels =
+      "channels:\n"
+      "  - {name: chat, type: webhook, url: https://hooks.example.com/c, signing: off}\n"
+      "  - {name: pager, type: webhook, url: https://hooks.example.com/p, signing: off}\n";
+  auto with_route = [&](const std::string& route) {
+    return "defaults:\n  channels: [chat]\n" + route + std::string(kMinimal) + channels;
+  };
+  auto config = LoadConfig(
+      Write("route.yaml", with_route("  route:\n"
+                                     "    - {match: {severity: critical}, channels: [pager]}\n"
+                                     "    - {match: {tenant: acme}, channels: [pager, chat]}\n"
+                                     "    - {channels: [chat]}\n")),
+      Env());
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  const std::vector<core::ChannelRoute>& routes = config->error_conditions[0].common.routes;
+  ASSERT_EQ(routes.size(), 3u);  // the condition inherits the defaults' routes
+  EXPECT_EQ(routes[0].match, (core::Labels{{"severity", "critical"}}));
+  EXPECT_EQ(routes[0].channels, (std::vector<std::string>{"pager"}));
+  EXPECT_EQ(routes[1].match, (core::Labels{{"tenant", "acme"}}));
+  EXPECT_EQ(routes[1].channels, (std::vector<std::string>{"pager", "chat"}));
+  EXPECT_TRUE(routes[2].match.empty());
+
+  ExpectError(with_route("  route: {channels: [chat]}\n"), {"bad.yaml:3:", "expected a list"});
+  ExpectError(with_route("  route:\n    - {match: {}, channels: [chat]}\n"),
+              {"bad.yaml:4:", "match", "is empty"});
+  ExpectError(with_route("  route:\n    - {match: {tenant: a}}\n"),
+              {"bad.yaml:4:", "needs channels"});
+  ExpectError(with_route("  route:\n    - {match: {tenant: a}, channels: chat}\n"),
+              {"bad.yaml:4:", "non-empty list"});
+  ExpectError(with_route("  route:\n    - {channels: [chat]}\n    - {match: {tenant: a}, "
+                         "channels: [pager]}\n"),
+              {"bad.yaml:5:", "after a route without match"});
+  ExpectError(
+      with_route("  route:\n    - {match: {tenant: a}, escalation: [], channels: [chat]}\n"),
+      {"bad.yaml:4:", "escalation tiers"});
+  ExpectError(with_route("  route:\n    - {match: {tenant: a}, channels: [sms]}\n"),
+              {"route[0]", "\"sms\"", "not in `channels`"});
+}
+
 TEST_F(ConfigLoaderTest, AChannelsGroupLimitIsReadAndBounded) {
   const std::string channel = std::string(kMinimal) +
                               "channels:\n  - name: default\n    type: webhook\n"

@@ -339,6 +339,15 @@ void CheckRoutes(MapReader& top, Config& config) {
                                    "\", which is not in `channels`");
       }
     }
+    for (size_t i = 0; i < common.routes.size(); ++i) {
+      for (const std::string& channel : common.routes[i].channels) {
+        if (!names.contains(channel)) {
+          top.Fail("conditions", "condition \"" + common.name + "\" route[" + std::to_string(i) +
+                                     "] routes to channel \"" + channel +
+                                     "\", which is not in `channels`");
+        }
+      }
+    }
   };
   for (const auto& condition : config.error_conditions) check(condition.common);
   for (const auto& condition : config.metric_conditions) check(condition.condition.common);

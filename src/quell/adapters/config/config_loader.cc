@@ -117,6 +117,35 @@ void ReadPrometheus(MapReader section, PrometheusSettings& prometheus) {
   section.Finish();
 }
 
+// `route: [{match: {severity: critical}, channels: [pager]}, ..., {channels: [chat]}]`, first
+// match wins; a route without `match` is the catch-all and must come last.
+void ReadRoutes(MapReader& section, std::vector<core::ChannelRoute>& out) {
+  std::vector<core::ChannelRoute> routes;
+  bool caught_all = false;
+  for (MapReader& item : section.Items("route")) {
+    core::ChannelRoute route;
+    if (caught_all) item.Fail("", "comes after a route without match, which takes everything");
+    if (item.Has("match")) {
+      item.Read("match", route.match);
+      if (route.match.empty()) {
+        item.Fail("match", "is empty; leave match out for the catch-all route");
+      }
+    } else {
+      caught_all = true;
+    }
+    if (item.Has("escalation")) {
+      item.Fail("escalation", "escalation tiers are not supported yet; a route picks channels");
+    }
+    item.ReadNameList("channels", route.channels);
+    if (route.channels.empty() && !item.Has("channels")) {
+      item.Fail("", "a route needs channels, e.g. channels: [pager]");
+    }
+    item.Finish();
+    routes.push_back(std::move(route));
+  }
+  out = std::move(routes);
+}
+
 // Reads the policy settings of `section` over `common` (the defaults, or a copy of them).
 void ReadCommon(MapReader& section, core::ConditionCommon& common) {
   core::Policy& policy = common.policy;
@@ -142,6 +171,7 @@ void ReadCommon(MapReader& section, core::ConditionCommon& common) {
   }
   section.Read("interval", common.interval);
   section.Read("channels", common.channels);
+  if (section.Has("route")) ReadRoutes(section, common.routes);
   section.Read("shadow", common.shadow);
   section.Read("no_series_warn_after", common.no_series_warn_after, 0, 1000000);
   if (auto valid = core::Validate(policy); !valid) section.Fail("", valid.error().message);

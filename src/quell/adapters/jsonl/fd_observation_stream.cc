@@ -11,16 +11,35 @@ namespace quell::jsonl {
 
 FdObservationStream::FdObservationStream(int fd, bool skip_invalid,
                                          ObservationParserOptions parsing, std::FILE* err)
-    : fd_(fd), skip_invalid_(skip_invalid), err_(err), parser_(std::move(parsing)) {
+    : fd_(fd),
+      skip_invalid_(skip_invalid),
+      err_(err),
+      actions_(parsing.limits, parsing.now),
+      parser_(std::move(parsing)) {
   Restart();
 }
 
-core::Result<bool> FdObservationStream::Next(core::Observation& out) {
+core::Result<bool> FdObservationStream::Next(core::Observation& out) { return Read(&out, nullptr); }
+
+core::Result<bool> FdObservationStream::Next(app::ReplayItem& out) { return Read(nullptr, &out); }
+
+core::Result<bool> FdObservationStream::Read(core::Observation* observation,
+                                             app::ReplayItem* item) {
   std::string_view line;
   size_t readable = 0;
   while (reader_->Next(line, readable)) {
     if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
-    auto status = parser_.Parse(line, readable, out);
+    core::Status status;
+    if (!actions_.IsAction(line, readable)) {
+      if (item != nullptr) item->is_action = false;
+      status = parser_.Parse(line, readable, item != nullptr ? item->observation : *observation);
+    } else if (item == nullptr) {
+      status = core::MakeError(core::ErrorCode::kInvalidArgument, kActionNeedsMessages);
+    } else {
+      item->is_action = true;
+      status = actions_.Parse(line, readable, item->action);
+      item->action.where = "stdin:" + std::to_string(reader_->line_number());
+    }
     if (status) return true;
     const std::string where = "stdin:" + std::to_string(reader_->line_number()) + ": ";
     if (!skip_invalid_) {

@@ -4,6 +4,7 @@
 #include <string>
 #include <system_error>
 
+#include "quell/adapters/jsonl/action_parser.h"
 #include "quell/adapters/jsonl/decision_line.h"
 #include "quell/adapters/jsonl/line_reader.h"
 #include "quell/adapters/jsonl/observation_parser.h"
@@ -32,6 +33,9 @@ int ReplayLines(const ReplayOptions& options, core::WallTime now, int in_fd, std
   ObservationParser parser(
       ObservationParserOptions{.limits = options.limits, .now = now, .redact = {}});
   LineReader reader(in_fd, ObservationParser::kPadding);
+  // Actions are refused: the in-memory replay decides observations only, with no store to ack
+  // in and no outbox for a resolve or a silence to act on (replay --messages applies them).
+  ActionParser actions(options.limits, now);
   app::MemoryIncidents incidents(options.policy);
   core::Observation observation;
   std::string buffer;
@@ -42,7 +46,13 @@ int ReplayLines(const ReplayOptions& options, core::WallTime now, int in_fd, std
   size_t readable = 0;
   while (reader.Next(line, readable)) {
     if (IsBlank(line)) continue;
-    if (auto status = parser.Parse(line, readable, observation); !status) {
+    core::Status status;
+    if (actions.IsAction(line, readable)) {
+      status = core::MakeError(core::ErrorCode::kInvalidArgument, kActionNeedsMessages);
+    } else {
+      status = parser.Parse(line, readable, observation);
+    }
+    if (!status) {
       Flush(buffer, out);
       std::fflush(out);
       std::fprintf(err, "stdin:%llu: %s\n", static_cast<unsigned long long>(reader.line_number()),

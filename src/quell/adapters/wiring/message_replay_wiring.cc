@@ -11,6 +11,7 @@
 #include "quell/adapters/jsonl/payload_encoder.h"
 #include "quell/adapters/templates/mustache_renderer.h"
 #include "quell/adapters/wiring/dispatch_wiring.h"
+#include "quell/adapters/wiring/route_lookup.h"
 #include "quell/adapters/wiring/store_url.h"
 
 namespace quell::wiring {
@@ -56,7 +57,7 @@ class TempDir {
 
 }  // namespace
 
-core::Status RunMessageReplay(const config::Config& config, core::ObservationStream& input,
+core::Status RunMessageReplay(const config::Config& config, app::ReplayInput& input,
                               app::ReplayedMessageSink& sink) {
   templates::RendererOptions renderer_options = RendererOptionsFor(config);
   if (auto checked = templates::CheckTemplates(renderer_options); !checked) return checked;
@@ -83,6 +84,8 @@ core::Status RunMessageReplay(const config::Config& config, core::ObservationStr
   app::MessageReplayOptions options;
   options.defaults.policy = config.defaults.policy;
   options.defaults.channels = config.defaults.channels;
+  options.defaults.routes = config.defaults.routes;
+  options.defaults.severity_of = SeverityFromConfig(config);
   options.defaults.shadow = config.defaults.shadow;
   options.defaults.tenant_budget_per_hour = config.dispatch.budget.per_hour;
   for (const config::ChannelConfig& channel : config.channels) {
@@ -97,7 +100,9 @@ core::Status RunMessageReplay(const config::Config& config, core::ObservationStr
     options.conditions.emplace(entry.condition.common.name, entry.condition.common);
   }
   jsonl::JsonPayloadEncoder encoder;
-  app::MessageReplay replay(store->incidents(), encoder, dispatcher, clock,
+  app::OperatorCommands operators(store->incidents(), store->operators(), encoder,
+                                  RoutesFromConfig(config));
+  app::MessageReplay replay(store->incidents(), encoder, operators, dispatcher, clock,
                             std::move(recorder_list), std::move(options));
   return replay.Run(input, sink);
 }

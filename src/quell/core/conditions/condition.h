@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "quell/core/conditions/channel_route.h"
 #include "quell/core/engine/policy.h"
 #include "quell/core/text/time.h"
 
@@ -16,6 +17,9 @@ struct ConditionCommon {
   Policy policy;
   Duration interval = std::chrono::minutes{1};
   std::vector<std::string> channels = {"default"};
+  // `route:`: per incident, the channels of the first matching route; `channels` when none
+  // matches (or there are none).
+  std::vector<ChannelRoute> routes;
   // Shadow: decisions and outbox rows are recorded (status shadow) but nothing is sent, the
   // check before a real rollout.
   bool shadow = false;

@@ -1,0 +1,168 @@
+// Operator actions in `quell replay -c FILE --messages`: ack, resolve and silence lines applied
+// at their virtual time through the real binary, as a user tries them on recorded history.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "run_process.h"
+
+namespace {
+
+using nlohmann::json;
+using quell::testing::ProcessResult;
+using quell::testing::RunProcess;
+
+class ReplayActionsE2eTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (std::filesystem::temp_directory_path() / "quell-ra-XXXXXX").string();
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+    config_ = dir_ + "/quell.yaml";
+    std::ofstream(config_) << R"(defaults:
+  cooldown: 10m
+  healthy_polls_to_close: 2
+  channels: [ops]
+conditions:
+  - name: model-answer
+    type: error_groups
+    key: "{tags.tenant}:model-answer"
+    cooldown: 5m
+    channels: [ops]
+channels:
+  - name: ops
+    type: webhook
+    url: http://127.0.0.1:9/never-contacted
+    secret_env: QUELL_TEST_UNSET_SECRET
+)";
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  ProcessResult Messages(const std::string& input) {
+    return RunProcess({QUELL_BINARY, "replay", "-c", config_, "--messages"}, input);
+  }
+  static std::vector<json> Lines(const std::string& text) {
+    std::vector<json> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) lines.push_back(json::parse(line));
+    return lines;
+  }
+  static std::vector<std::string> Transitions(const std::vector<json>& lines) {
+    std::vector<std::string> out;
+    for (const json& line : lines) out.push_back(line["transition"].get<std::string>());
+    return out;
+  }
+
+  std::string dir_;
+  std::string config_;
+};
+
+const std::string kKey = "t1:model-answer";
+
+std::string Obs(const std::string& at, const char* unhealthy, const std::string& key = kKey) {
+  return R"({"at":")" + at + R"(","key":")" + key + R"(","unhealthy":)" + unhealthy +
+         R"(,"condition":"model-answer"})" + "\n";
+}
+std::string Action(const std::string& at, const std::string& rest, const std::string& key = kKey) {
+  return R"({"at":")" + at + R"(","key":")" + key + R"(",)" + rest + "}\n";
+}
+
+// 09:00 opens; the 5m cooldown would renotify at 09:05; healthy at 09:06 and 09:07 resolves.
+std::string Outage(const std::string& inserted_after_open) {
+  return Obs("2026-12-01T09:00:00Z", "true") + inserted_after_open +
+         Obs("2026-12-01T09:03:00Z", "true") + Obs("2026-12-01T09:05:00Z", "true") +
+         Obs("2026-12-01T09:06:00Z", "false") + Obs("2026-12-01T09:07:00Z", "false");
+}
+
+TEST_F(ReplayActionsE2eTest, AnAckBeforeTheCooldownStopsTheRenotify) {
+  const ProcessResult without = Messages(Outage(""));
+  ASSERT_EQ(without.exit_code, 0) << without.err;
+  EXPECT_EQ(Transitions(Lines(without.out)),
+            (std::vector<std::string>{"open", "renotify", "resolve"}));
+
+  const ProcessResult acked =
+      Messages(Outage(Action("2026-12-01T09:02:00Z", R"("action":"ack","by":"ana")")));
+  ASSERT_EQ(acked.exit_code, 0) << acked.err;
+  EXPECT_EQ(acked.err, "");
+  EXPECT_EQ(Transitions(Lines(acked.out)), (std::vector<std::string>{"open", "resolve"}))
+      << acked.out;
+}
+
+TEST_F(ReplayActionsE2eTest, ASilenceDuringTheOutageSendsNothingItCovers) {
+  // A glob silence from 09:04 to 09:06:30 covers the 09:05 renotify, not the 09:07 resolve.
+  const ProcessResult r =
+      Messages(Outage(Action("2026-12-01T09:04:00Z",
+                             R"("action":"silence","by":"ana","until":"2026-12-01T09:06:30Z",)"
+                             R"("reason":"deploy")",
+                             "t1:*")));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<json> lines = Lines(r.out);
+  EXPECT_EQ(Transitions(lines), (std::vector<std::string>{"open", "resolve"})) << r.out;
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[1]["at"], "2026-12-01T09:07:00Z");
+}
+
+TEST_F(ReplayActionsE2eTest, AResolveByHandSendsTheResolveAtItsTime) {
+  // Resolved by hand at 09:01 for 1h: the source still fails at 09:03 and 09:05, and the hold
+  // keeps the key resolved, so no renotify and no second open.
+  const std::string input =
+      Obs("2026-12-01T09:00:00Z", "true") +
+      Action("2026-12-01T09:01:00Z", R"("action":"resolve","by":"ana","for":"1h")") +
+      Obs("2026-12-01T09:03:00Z", "true") + Obs("2026-12-01T09:05:00Z", "true");
+  const ProcessResult r = Messages(input);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<json> lines = Lines(r.out);
+  EXPECT_EQ(Transitions(lines), (std::vector<std::string>{"open", "resolve"})) << r.out;
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[1]["at"], "2026-12-01T09:01:00Z");
+  EXPECT_EQ(lines[1]["key"], kKey);
+}
+
+TEST_F(ReplayActionsE2eTest, BadActionLinesNameTheirLine) {
+  struct Case {
+    std::string line;
+    std::string expected;
+  };
+  const std::vector<Case> cases = {
+      {Action("2026-12-01T09:01:00Z", R"("action":"snooze","by":"ana")"),
+       "stdin:2: field \"action\" must be ack, resolve or silence, not \"snooze\""},
+      {Action("2026-12-01T09:01:00Z", R"("action":"ack")"), "stdin:2: missing field \"by\""},
+      {R"({"at":"2026-12-01T09:01:00Z","action":"ack","by":"ana"})"
+       "\n",
+       "stdin:2: missing field \"key\""},
+      {Action("2026-12-01T09:01:00Z", R"("action":"silence","by":"ana","until":"tomorrow")"),
+       "stdin:2: field \"until\": "},
+      {Action("2026-12-01T09:01:00Z",
+              R"("action":"silence","by":"ana","until":"2026-12-01T09:00:00Z")"),
+       "stdin:2: field \"until\" must be later than \"at\""},
+      {Action("2026-12-01T09:01:00Z", R"("action":"silence","by":"ana")"),
+       "stdin:2: missing field \"until\""},
+      {Action("2026-12-01T09:01:00Z", R"("action":"ack","by":"ana","for":"1h")"),
+       "stdin:2: field \"for\" belongs to resolve only"},
+      // Well formed, but nothing is open under the key at its time.
+      {Action("2026-12-01T09:01:00Z", R"("action":"ack","by":"ana")", "t2:model-answer"),
+       "stdin:2: ack of \"t2:model-answer\": "},
+  };
+  for (const Case& c : cases) {
+    const ProcessResult r = Messages(Obs("2026-12-01T09:00:00Z", "true") + c.line);
+    EXPECT_EQ(r.exit_code, 1) << c.line;
+    EXPECT_NE(r.err.find(c.expected), std::string::npos) << c.line << r.err;
+  }
+}
+
+TEST_F(ReplayActionsE2eTest, PlainReplayRefusesActionsNamingTheLine) {
+  const ProcessResult r = RunProcess(
+      {QUELL_BINARY, "replay"}, Obs("2026-12-01T09:00:00Z", "true") +
+                                    Action("2026-12-01T09:01:00Z", R"("action":"ack","by":"ana")"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("stdin:2: operator actions"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--messages"), std::string::npos) << r.err;
+}
+
+}  // namespace
