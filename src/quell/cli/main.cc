@@ -105,7 +105,7 @@ int main(int argc, char** argv) {
   std::string outbox_status;
   outbox_list->add_option("--status", outbox_status,
                           "pending, in_flight, sent, dead, shadow, superseded, folded, "
-                          "silenced, dropped or grouped");
+                          "silenced, dropped, grouped or muted");
   const quell::cli::OperatorCli operator_cli(app, *incidents_cmd, *outbox_cmd);
 
   quell::cli::PollCommandOptions poll;
