@@ -51,8 +51,9 @@ class MaintenanceContractTest : public StoreTest {
   }
   std::vector<core::OutboxRow> Rows(const std::string& key) {
     std::vector<core::OutboxRow> out;
-    for (core::OutboxRow& row : *store_->incidents().ListOutbox(std::nullopt)) {
-      if (row.key == key) out.push_back(std::move(row));
+    const auto rows = store_->incidents().ListOutbox(std::nullopt);
+    for (const core::OutboxRow& row : *rows) {
+      if (row.key == key) out.push_back(row);
     }
     return out;
   }
