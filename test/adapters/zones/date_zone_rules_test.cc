@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "quell/core/delivery/maintenance_window.h"
+#include "quell/core/delivery/sms_policy.h"
 
 namespace quell::zones {
 namespace {
@@ -74,6 +75,26 @@ TEST(DateZoneRulesTest, WindowsKeepLocalHoursOnBothSidesOfEachChange) {
   ASSERT_TRUE(span && *span);
   EXPECT_EQ(core::FormatRfc3339((*span)->start), "2026-03-08T03:00:00Z");
   EXPECT_EQ(core::FormatRfc3339((*span)->end), "2026-03-08T07:00:00Z");
+}
+
+TEST(DateZoneRulesTest, SmsQuietHoursInAZoneEndAtLocalSevenOnBothSidesOfTheChange) {
+  core::SmsPacingRules rules;
+  rules.quiet_hours =
+      core::QuietHours{*core::ParseClockTime("22:00"), *core::ParseClockTime("07:00")};
+  rules.time_zone = "Europe/Berlin";
+  rules.zones = &SystemZoneRules();
+  // The night before the change: 07:00 CET is 06:00Z.
+  auto before = core::DecideSmsPacing(rules, {}, "error", At("2026-03-27T23:00:00Z"));
+  ASSERT_FALSE(before.send_now);
+  EXPECT_EQ(core::FormatRfc3339(before.defer_until), "2026-03-28T06:00:00Z");
+  // The night of the change: 07:00 CEST is 05:00Z, where a fixed +01:00 would say 06:00Z.
+  auto across = core::DecideSmsPacing(rules, {}, "error", At("2026-03-28T23:00:00Z"));
+  ASSERT_FALSE(across.send_now);
+  EXPECT_EQ(core::FormatRfc3339(across.defer_until), "2026-03-29T05:00:00Z");
+  EXPECT_EQ(across.reason, "quiet hours until 07:00");
+  // 21:30Z on 29 March is 23:30 CEST: quiet; 20:30Z is 22:30: quiet; 19:30Z is 21:30: not.
+  EXPECT_FALSE(core::DecideSmsPacing(rules, {}, "error", At("2026-03-29T20:30:00Z")).send_now);
+  EXPECT_TRUE(core::DecideSmsPacing(rules, {}, "error", At("2026-03-29T19:30:00Z")).send_now);
 }
 
 }  // namespace
