@@ -127,4 +127,27 @@ maintenance:
       << check.out << check.err;
 }
 
+TEST_F(MaintenanceReplayE2eTest, ListShowsWhetherEachWindowIsOpenAndItsOccurrenceInUtcAndLocal) {
+  const std::string path = WriteConfig(kConfig);
+  const ProcessResult open = RunProcess(
+      {QUELL_BINARY, "maintenance", "list", "-c", path, "--at", "2026-03-31T07:30:00Z"}, "");
+  ASSERT_EQ(open.exit_code, 0) << open.err;
+  std::vector<json> lines = Lines(open.out);
+  ASSERT_EQ(lines.size(), 1u) << open.out;
+  EXPECT_EQ(lines[0]["name"], "tuesday-deploys");
+  EXPECT_EQ(lines[0]["active"], true);
+  EXPECT_EQ(lines[0]["start"], "2026-03-31T07:00:00Z");
+  EXPECT_EQ(lines[0]["start_local"], "2026-03-31T09:00:00");
+  EXPECT_EQ(lines[0]["end"], "2026-03-31T08:00:00Z");
+  // Before the change the same local hours are an hour later in UTC.
+  const ProcessResult next = RunProcess(
+      {QUELL_BINARY, "maintenance", "list", "-c", path, "--at", "2026-03-20T00:00:00Z"}, "");
+  ASSERT_EQ(next.exit_code, 0) << next.err;
+  lines = Lines(next.out);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0]["active"], false);
+  EXPECT_EQ(lines[0]["start"], "2026-03-24T08:00:00Z");
+  EXPECT_EQ(lines[0]["start_local"], "2026-03-24T09:00:00");
+}
+
 }  // namespace
