@@ -152,14 +152,15 @@ class FakeIncidentStore : public core::IncidentStore {
       for (const auto& d : decisions) work_.decisions.emplace(std::pair(d.key, d.version), d);
       return {};
     }
-    core::Result<std::vector<core::GenerationChannel>> ShadowOnlyChannels(
+    core::Result<std::vector<core::GenerationChannel>> NeverLiveChannels(
         std::span<const std::pair<std::string, uint64_t>> generations) override {
       std::map<std::tuple<std::string, uint64_t, std::string>, bool> all_shadow;
       for (const auto& [id, row] : work_.outbox) {
         for (const auto& [key, generation] : generations) {
           if (row.key != key || row.generation != generation) continue;
           auto [it, fresh] = all_shadow.try_emplace({key, generation, row.channel}, true);
-          it->second = it->second && row.status == core::OutboxStatus::kShadow;
+          it->second = it->second && (row.status == core::OutboxStatus::kShadow ||
+                                      row.status == core::OutboxStatus::kMuted);
         }
       }
       std::vector<core::GenerationChannel> out;

@@ -440,8 +440,8 @@ std::string UtcClock(int minutes) {
 TEST_F(DispatchTest, QuietHoursDeferAnSmsButACriticalOneGoesOut) {
   testing::TwilioReceiver twilio(kTwilioSid, kTwilioToken);
   const std::string quiet_end = UtcClock(60);
-  const std::string quiet = "quiet_hours: {start: \"" + UtcClock(-60) + "\", end: \"" + quiet_end +
-                            "\", utc_offset: \"+00:00\"}";
+  const std::string quiet =
+      "quiet_hours: {start: \"" + UtcClock(-60) + "\", end: \"" + quiet_end + "\", time_zone: UTC}";
   const std::string sms =
       "  - {name: phone, type: sms, base_url: \"" + twilio.BaseUrl() +
       "\", account_sid: " + kTwilioSid +

@@ -167,6 +167,7 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
 
     core::PollRecord counts;
     uint64_t silenced = 0;
+    uint64_t muted = 0;
     chunk.decisions.assign(chunk.size, core::Decision{});
     chunk.log.clear();
     chunk.outbox.clear();
@@ -183,6 +184,14 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
                                                decision.version, observation.at, decision.kind,
                                                decision.reason});
       if (!decision.transition) continue;
+      const bool silence =
+          !options_.shadow && core::IsSilenced(chunk.silences, observation.key, now);
+      bool mute = false;
+      if (!options_.shadow && !silence) {
+        auto window = MutingWindow(slot.incident, now);
+        if (!window) return window.error();
+        mute = *window != nullptr;
+      }
       std::string payload;
       encoder_.Encode(slot.incident, *decision.transition, payload);
       for (const std::string& channel : ChannelsOf(slot.incident, payload)) {
@@ -197,9 +206,12 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
         row.payload = payload;
         if (options_.shadow) {
           row.status = core::OutboxStatus::kShadow;
-        } else if (core::IsSilenced(chunk.silences, observation.key, now)) {
+        } else if (silence) {
           row.status = core::OutboxStatus::kSilenced;
           ++silenced;
+        } else if (mute) {
+          row.status = core::OutboxStatus::kMuted;
+          ++muted;
         }
         JoinGroup(row, slot.incident);
         row.next_attempt_at = now;
@@ -214,6 +226,12 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
       auto announced = AnnounceShadowOpens(tx, chunk, now);
       if (!announced) return announced.error();
       late_opens = *announced;
+    }
+    uint64_t maintenance_opens = 0;
+    if (!options_.maintenance.empty() && !options_.shadow) {
+      auto announced = AnnounceAfterMaintenance(tx, chunk, now);
+      if (!announced) return announced.error();
+      maintenance_opens = *announced;
     }
 
     chunk.writes.clear();
@@ -240,6 +258,8 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
     summary.poll.outbox_rows += chunk.outbox.size();
     summary.outbox_silenced += silenced;
     summary.late_opens += late_opens;
+    summary.outbox_muted += muted;
+    summary.maintenance_opens += maintenance_opens;
     for (size_t k = 0; k < counts.by_decision.size(); ++k) {
       summary.poll.by_decision[k] += counts.by_decision[k];
     }
@@ -267,16 +287,67 @@ void PollApplier::JoinGroup(core::OutboxRow& row, const core::Incident& incident
   row.group_key = core::GroupKeyOf(policy->second, incident.condition, incident.labels);
 }
 
+core::Result<const core::MaintenanceWindow*> PollApplier::MutingWindow(
+    const core::Incident& incident, core::WallTime now) const {
+  if (options_.maintenance.empty() || options_.zones == nullptr) {
+    return static_cast<const core::MaintenanceWindow*>(nullptr);
+  }
+  return core::ActiveWindowFor(options_.maintenance, *options_.zones, incident.key, incident.labels,
+                               now);
+}
+
 core::Result<uint64_t> PollApplier::AnnounceShadowOpens(core::StoreTransaction& tx, Chunk& chunk,
                                                         core::WallTime now) {
   std::vector<std::pair<std::string, uint64_t>> generations;
   for (const Slot& slot : chunk.slots) {
-    if (slot.incident.status == core::IncidentStatus::kOpen) {
-      generations.emplace_back(slot.incident.key, slot.incident.generation);
-    }
+    if (slot.incident.status != core::IncidentStatus::kOpen) continue;
+    // Inside a maintenance window the open waits for the window's end.
+    auto window = MutingWindow(slot.incident, now);
+    if (!window) return window.error();
+    if (*window == nullptr) generations.emplace_back(slot.incident.key, slot.incident.generation);
   }
+  return AnnounceLateOpens(tx, chunk, now, generations,
+                           [&](const core::Incident& incident, std::string& out) {
+                             encoder_.EncodeLateOpen(incident, now, out);
+                           });
+}
+
+core::Result<uint64_t> PollApplier::AnnounceAfterMaintenance(core::StoreTransaction& tx,
+                                                             Chunk& chunk, core::WallTime now) {
+  // Only incidents some window covers, and none covers now: a window that closed may have
+  // muted their open. Their other channels (or later polls) find a live row and write nothing.
+  std::vector<std::pair<std::string, uint64_t>> generations;
+  std::map<std::string, std::string, std::less<>> window_of;
+  for (const Slot& slot : chunk.slots) {
+    const core::Incident& incident = slot.incident;
+    if (incident.status != core::IncidentStatus::kOpen) continue;
+    const core::MaintenanceWindow* covering = nullptr;
+    for (const core::MaintenanceWindow& window : options_.maintenance) {
+      if (core::WindowCovers(window, incident.key, incident.labels)) {
+        covering = &window;
+        break;
+      }
+    }
+    if (covering == nullptr) continue;
+    auto active = MutingWindow(incident, now);
+    if (!active) return active.error();
+    if (*active != nullptr) continue;
+    generations.emplace_back(incident.key, incident.generation);
+    window_of.emplace(incident.key, covering->name);
+  }
+  return AnnounceLateOpens(tx, chunk, now, generations,
+                           [&](const core::Incident& incident, std::string& out) {
+                             encoder_.EncodeOpenAfterMaintenance(
+                                 incident, window_of.find(incident.key)->second, now, out);
+                           });
+}
+
+core::Result<uint64_t> PollApplier::AnnounceLateOpens(
+    core::StoreTransaction& tx, Chunk& chunk, core::WallTime now,
+    const std::vector<std::pair<std::string, uint64_t>>& generations,
+    const std::function<void(const core::Incident&, std::string&)>& encode) {
   if (generations.empty()) return uint64_t{0};
-  auto found = tx.ShadowOnlyChannels(generations);
+  auto found = tx.NeverLiveChannels(generations);
   if (!found) return found.error();
   uint64_t announced = 0;
   for (const core::GenerationChannel& use : *found) {
@@ -296,6 +367,13 @@ core::Result<uint64_t> PollApplier::AnnounceShadowOpens(core::StoreTransaction& 
       return row.key == use.key && row.channel == use.channel && row.generation == use.generation &&
              row.transition == core::TransitionKind::kRenotify;
     });
+    // Already written by this chunk (the shadow announce of the same poll): not twice.
+    if (std::any_of(chunk.outbox.begin(), chunk.outbox.end(), [&](const core::OutboxRow& row) {
+          return row.key == use.key && row.channel == use.channel &&
+                 row.generation == use.generation && row.version == 0;
+        })) {
+      continue;
+    }
     core::OutboxRow row;
     row.idempotency_key = core::OutboxIdempotencyKey(use.key, use.generation, 0, use.channel);
     row.key = use.key;
@@ -303,7 +381,7 @@ core::Result<uint64_t> PollApplier::AnnounceShadowOpens(core::StoreTransaction& 
     row.version = 0;
     row.transition = core::TransitionKind::kOpen;
     row.channel = use.channel;
-    encoder_.EncodeLateOpen(incident, now, row.payload);
+    encode(incident, row.payload);
     if (core::IsSilenced(chunk.silences, use.key, now)) row.status = core::OutboxStatus::kSilenced;
     JoinGroup(row, incident);
     row.next_attempt_at = now;

@@ -12,12 +12,14 @@
 
 #include "quell/core/conditions/channel_route.h"
 #include "quell/core/delivery/grouping.h"
+#include "quell/core/delivery/maintenance_window.h"
 #include "quell/core/engine/decision.h"
 #include "quell/core/engine/observation.h"
 #include "quell/core/engine/policy.h"
 #include "quell/core/ports/incident_store.h"
 #include "quell/core/ports/observation_stream.h"
 #include "quell/core/ports/payload_encoder.h"
+#include "quell/core/ports/zone_rules.h"
 #include "quell/core/result.h"
 #include "quell/core/text/time.h"
 
@@ -59,6 +61,14 @@ struct ApplyOptions {
   // key follows from (key, generation, 0, channel), so a second poller or a retried poll
   // cannot add a twin. A renotify of the same poll would repeat it and is not written.
   bool announce_shadow_opens = false;
+  // Recurring maintenance windows, read in `zones` (set whenever there are windows). A live row
+  // whose incident a window open at `now` covers goes in as muted, never claimed (shadow and
+  // silenced win over muted). An incident still open once every window covering it has closed,
+  // whose generation has only shadow or muted rows on a channel, gets its open there then, once
+  // (PayloadEncoder::EncodeOpenAfterMaintenance), with the same version-0 idempotency key as a
+  // late shadow open: a second poller or a retried poll cannot add a twin.
+  std::vector<core::MaintenanceWindow> maintenance;
+  const core::ZoneRules* zones = nullptr;
   // At most this many outbox rows per tenant, channel and hour; the rest are folded into the
   // hour's digest row (see budget_folding.h). 0: no budget.
   uint32_t tenant_budget_per_hour = 0;
@@ -89,8 +99,10 @@ struct ApplySummary {
   uint64_t chunk_retries = 0;  // chunks re-evaluated after losing a race
   uint64_t decisions_pruned = 0;
   uint64_t key_groups_pruned = 0;
-  uint64_t outbox_silenced = 0;  // outbox rows stored as silenced (an operator's silence matched)
-  uint64_t late_opens = 0;       // opens announced on leaving shadow mode (announce_shadow_opens)
+  uint64_t outbox_silenced = 0;    // outbox rows stored as silenced (an operator's silence matched)
+  uint64_t late_opens = 0;         // opens announced on leaving shadow mode (announce_shadow_opens)
+  uint64_t outbox_muted = 0;       // outbox rows stored as muted (a maintenance window was open)
+  uint64_t maintenance_opens = 0;  // opens announced when their maintenance window closed
 };
 
 // Applies one poll durably: in one store transaction, per chunk, it loads the chunk's
@@ -122,6 +134,17 @@ class PollApplier {
 
   core::Result<uint64_t> AnnounceShadowOpens(core::StoreTransaction& tx, Chunk& chunk,
                                              core::WallTime now);
+  core::Result<uint64_t> AnnounceAfterMaintenance(core::StoreTransaction& tx, Chunk& chunk,
+                                                  core::WallTime now);
+  // Writes a version-0 open for each channel of `generations` (open incidents of the chunk) that
+  // never had a live row, with the payload `encode` writes.
+  core::Result<uint64_t> AnnounceLateOpens(
+      core::StoreTransaction& tx, Chunk& chunk, core::WallTime now,
+      const std::vector<std::pair<std::string, uint64_t>>& generations,
+      const std::function<void(const core::Incident&, std::string&)>& encode);
+  // The window open at `now` that covers `incident`, or nullptr (also without windows).
+  core::Result<const core::MaintenanceWindow*> MutingWindow(const core::Incident& incident,
+                                                            core::WallTime now) const;
   // A live row on a grouped channel becomes a waiting member of its group.
   void JoinGroup(core::OutboxRow& row, const core::Incident& incident) const;
   // The channels a transition of `incident` (encoded as `payload`) goes to: its route's, or

@@ -216,6 +216,8 @@ void Poller::Apply(const core::ConditionCommon& common, std::vector<core::Observ
   apply.shadow = common.shadow;
   apply.tenant_budget_per_hour = options_.tenant_budget_per_hour;
   apply.grouping = options_.grouping;
+  apply.maintenance = options_.maintenance;
+  apply.zones = options_.zones;
   apply.chunk_observations = options_.chunk_observations;
   apply.decision_retention = options_.decision_retention;
   // The mode of the condition's last committed poll: a poll that finds it was in shadow (or

@@ -37,6 +37,8 @@ struct PollerOptions {
   uint32_t tenant_budget_per_hour = 0;                               // see ApplyOptions
   std::map<std::string, core::GroupPolicy, std::less<>> grouping;    // see ApplyOptions
   std::function<std::string(std::string_view payload)> severity_of;  // see ApplyOptions
+  std::vector<core::MaintenanceWindow> maintenance;                  // see ApplyOptions
+  const core::ZoneRules* zones = nullptr;
 };
 
 // What one cycle did for one condition.

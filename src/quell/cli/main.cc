@@ -8,6 +8,7 @@
 #include "quell/adapters/system/system_clock.h"
 #include "quell/cli/apply_command.h"
 #include "quell/cli/dispatch_command.h"
+#include "quell/cli/maintenance_command.h"
 #include "quell/cli/operator_commands.h"
 #include "quell/cli/policy_flags.h"
 #include "quell/cli/poll_commands.h"
@@ -106,7 +107,7 @@ int main(int argc, char** argv) {
   std::string outbox_status;
   outbox_list->add_option("--status", outbox_status,
                           "pending, in_flight, sent, dead, shadow, superseded, folded, "
-                          "silenced, dropped or grouped");
+                          "silenced, dropped, grouped or muted");
   const quell::cli::OperatorCli operator_cli(app, *incidents_cmd, *outbox_cmd);
 
   quell::cli::PollCommandOptions poll;
@@ -172,6 +173,15 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   config_check_cmd->add_flag("--offline", check.offline,
                              "Send nothing over the network (the PromQL queries go unchecked)");
+  quell::cli::MaintenanceListOptions maintenance;
+  CLI::App* maintenance_cmd =
+      app.add_subcommand("maintenance", "The config's recurring maintenance windows");
+  maintenance_cmd->require_subcommand(1);
+  CLI::App* maintenance_list_cmd = maintenance_cmd->add_subcommand(
+      "list", "Each window, whether it is open, and its current or next occurrence");
+  maintenance_list_cmd->add_option("-c,--config", maintenance.config_path, "The quell.yaml")
+      ->capture_default_str();
+  maintenance_list_cmd->add_option("--at", maintenance.at, "RFC 3339 time to ask about (now)");
   quell::cli::ShadowReportCommandOptions shadow;
   CLI::App* shadow_cmd = app.add_subcommand(
       "shadow-report",
@@ -239,6 +249,9 @@ int main(int argc, char** argv) {
       apply.decision_retention = *retention;
     }
     return quell::cli::RunApply(apply, clock, STDIN_FILENO, stdout, stderr);
+  }
+  if (maintenance_list_cmd->parsed()) {
+    return quell::cli::RunMaintenanceList(maintenance, clock.Now(), stdout, stderr);
   }
   if (poll_once_cmd->parsed()) return quell::cli::RunPollOnce(poll, clock, stdout, stderr);
   if (schema_check_cmd->parsed()) return quell::cli::RunSchemaCheck(poll, clock, stdout, stderr);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "quell/adapters/config/secret_reader.h"
+#include "quell/adapters/zones/date_zone_rules.h"
 
 namespace quell::config {
 namespace {
@@ -185,7 +186,7 @@ void ReadEmail(MapReader& item, const std::filesystem::path& dir, EmailSettings&
 }
 
 void ReadSms(MapReader& item, const std::filesystem::path& dir, SmsSettings& out,
-             std::vector<std::string>& unresolved) {
+             std::vector<std::string>& unresolved, std::vector<std::string>& warnings) {
   item.Read("base_url", out.base_url);
   RequireUrl(item, "base_url", out.base_url, {"http://", "https://"});
   item.Read("account_sid", out.account_sid);
@@ -205,6 +206,18 @@ void ReadSms(MapReader& item, const std::filesystem::path& dir, SmsSettings& out
     quiet.Read("start", start);
     quiet.Read("end", end);
     quiet.Read("utc_offset", out.utc_offset);
+    quiet.Read("time_zone", out.time_zone);
+    if (quiet.Has("utc_offset") && quiet.Has("time_zone")) {
+      quiet.Fail("utc_offset", "give time_zone or utc_offset, not both");
+    } else if (!out.time_zone.empty()) {
+      if (auto known = zones::SystemZoneRules().CheckZone(out.time_zone); !known) {
+        quiet.Fail("time_zone", known.error().message);
+      }
+    } else if (quiet.Has("utc_offset")) {
+      warnings.push_back(quiet.Locate("utc_offset") +
+                         ": a fixed offset is wrong on one side of every daylight-saving change; "
+                         "give time_zone (an IANA name such as Europe/Berlin) instead");
+    }
     quiet.Read("override", out.quiet_override);
     if (!ValidClock(start)) quiet.Fail("start", "expected HH:MM, e.g. 22:00");
     if (!ValidClock(end)) quiet.Fail("end", "expected HH:MM, e.g. 07:00");
@@ -289,7 +302,7 @@ void ReadChannels(MapReader& top, const std::filesystem::path& dir, Config& conf
       ReadEmail(item, dir, channel.email, channel.unresolved_secrets);
     } else if (type == "sms") {
       channel.type = ChannelType::kSms;
-      ReadSms(item, dir, channel.sms, channel.unresolved_secrets);
+      ReadSms(item, dir, channel.sms, channel.unresolved_secrets, config.warnings);
     } else if (type == "pagerduty") {
       channel.type = ChannelType::kPagerDuty;
       ReadPagerDuty(item, dir, channel.pagerduty, channel.unresolved_secrets);

@@ -77,6 +77,7 @@ struct SmsSettings {
   std::optional<std::string> quiet_start;  // "HH:MM" local to utc_offset
   std::optional<std::string> quiet_end;
   std::string utc_offset = "+00:00";
+  std::string time_zone;  // IANA name: quiet hours follow its daylight-saving changes
   std::vector<std::string> quiet_override = {"critical"};  // severities sent in quiet hours
   uint32_t max_segments = 2;
 };

@@ -11,6 +11,7 @@
 #include "quell/adapters/infrai/infrai_fields.h"
 #include "quell/core/conditions/error_group_condition.h"
 #include "quell/core/conditions/metric_condition.h"
+#include "quell/core/delivery/maintenance_window.h"
 #include "quell/core/engine/input_limits.h"
 #include "quell/core/text/time.h"
 
@@ -130,6 +131,8 @@ struct Config {
   // group's "fatal" stays fatal), else "error".
   std::map<std::string, std::string, std::less<>> condition_severity;
   std::vector<ChannelConfig> channels;
+  // Recurring windows (`maintenance:`) in which matching transitions are recorded as muted.
+  std::vector<core::MaintenanceWindow> maintenance;
   // Located messages for settings that are valid but weaken something (a webhook sent
   // unsigned): `quell config check` prints them, `quell run` and `quell dispatch` log them.
   std::vector<std::string> warnings;

@@ -15,10 +15,12 @@
 
 #include "quell/adapters/config/channel_reader.h"
 #include "quell/adapters/config/daemon_reader.h"
+#include "quell/adapters/config/maintenance_reader.h"
 #include "quell/adapters/config/secret_reader.h"
 #include "quell/adapters/config/store_url_check.h"
 #include "quell/adapters/config/unclosed_quote.h"
 #include "quell/adapters/config/yaml_reader.h"
+#include "quell/adapters/zones/date_zone_rules.h"
 #include "quell/core/conditions/key_template.h"
 
 namespace quell::config {
@@ -414,6 +416,7 @@ void ReadConfigFile(const std::string& path, const EnvLookup& env, YamlContext& 
   }
   ReadChannels(top, dir, config);
   ReadDispatch(top.Child("dispatch"), config);
+  ReadMaintenance(top, zones::SystemZoneRules(), config.maintenance);
   ReadRetention(top.Child("retention"), config.retention);
   ReadLimits(top.Child("limits"), config.limits);
   for (auto& condition : config.error_conditions) {

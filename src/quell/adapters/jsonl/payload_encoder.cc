@@ -16,6 +16,16 @@ void AppendTime(std::string& out, const char* name, const std::optional<core::Wa
   out += '"';
 }
 
+// "announced_at" and "open_for_seconds" of an open sent late, and the closing brace.
+void AppendLateness(std::string& out, const core::Incident& incident, core::WallTime now) {
+  AppendTime(out, "announced_at", now);
+  const core::WallTime opened = incident.opened_at.value_or(now);
+  const int64_t open_for = std::chrono::duration_cast<std::chrono::seconds>(now - opened).count();
+  out += ",\"open_for_seconds\":";
+  out += std::to_string(open_for > 0 ? open_for : 0);
+  out += '}';
+}
+
 }  // namespace
 
 void JsonPayloadEncoder::Encode(const core::Incident& incident, core::TransitionKind transition,
@@ -69,12 +79,17 @@ void JsonPayloadEncoder::EncodeLateOpen(const core::Incident& incident, core::Wa
   Encode(incident, core::TransitionKind::kOpen, out);
   out.pop_back();  // the closing brace
   out += ",\"opened_in_shadow\":true";
-  AppendTime(out, "announced_at", now);
-  const core::WallTime opened = incident.opened_at.value_or(now);
-  const int64_t open_for = std::chrono::duration_cast<std::chrono::seconds>(now - opened).count();
-  out += ",\"open_for_seconds\":";
-  out += std::to_string(open_for > 0 ? open_for : 0);
-  out += '}';
+  AppendLateness(out, incident, now);
+}
+
+void JsonPayloadEncoder::EncodeOpenAfterMaintenance(const core::Incident& incident,
+                                                    std::string_view window, core::WallTime now,
+                                                    std::string& out) const {
+  Encode(incident, core::TransitionKind::kOpen, out);
+  out.pop_back();  // the closing brace
+  out += ",\"opened_in_maintenance\":";
+  core::AppendJsonString(out, window);
+  AppendLateness(out, incident, now);
 }
 
 }  // namespace quell::jsonl

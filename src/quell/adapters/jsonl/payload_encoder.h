@@ -22,6 +22,9 @@ class JsonPayloadEncoder : public core::PayloadEncoder {
               std::string& out) const override;
   void EncodeLateOpen(const core::Incident& incident, core::WallTime now,
                       std::string& out) const override;
+  // Adds "opened_in_maintenance" (the window's name), "announced_at" and "open_for_seconds".
+  void EncodeOpenAfterMaintenance(const core::Incident& incident, std::string_view window,
+                                  core::WallTime now, std::string& out) const override;
 };
 
 }  // namespace quell::jsonl

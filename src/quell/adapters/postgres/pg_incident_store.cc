@@ -241,7 +241,7 @@ class PgTransaction : public core::StoreTransaction {
     return {};
   }
 
-  core::Result<std::vector<core::GenerationChannel>> ShadowOnlyChannels(
+  core::Result<std::vector<core::GenerationChannel>> NeverLiveChannels(
       std::span<const std::pair<std::string, uint64_t>> generations) override {
     std::vector<core::GenerationChannel> out;
     if (generations.empty()) return out;
@@ -254,7 +254,7 @@ class PgTransaction : public core::StoreTransaction {
     static const std::string sql =
         "SELECT o.key, o.generation, o.channel FROM outbox o JOIN unnest($1::text[],"
         " $2::bigint[]) AS u(key, generation) ON o.key = u.key AND o.generation = u.generation"
-        " GROUP BY o.key, o.generation, o.channel HAVING bool_and(o.status = 'shadow')"
+        " GROUP BY o.key, o.generation, o.channel HAVING bool_and(o.status IN ('shadow', 'muted'))"
         " ORDER BY o.key COLLATE \"C\", o.channel COLLATE \"C\"";
     auto result = c_.Run(sql, {keys.Finish(), numbers.Finish()});
     if (!result) return result.error();

@@ -139,7 +139,7 @@ struct SqliteIncidentStore::Statements {
   Stmt list_incidents, find_incident, list_open, list_outbox, list_outbox_status;
   Stmt find_outbox, mark_sent, supersede, get_mark;
   Stmt record_key_group, prune_key_groups, decisions_since, key_groups_since;
-  Stmt shadow_only;
+  Stmt never_live;
 };
 
 // One BEGIN IMMEDIATE transaction: it holds the database's write lock from the start, so no
@@ -218,11 +218,11 @@ class SqliteTransaction : public core::StoreTransaction {
     return {};
   }
 
-  core::Result<std::vector<core::GenerationChannel>> ShadowOnlyChannels(
+  core::Result<std::vector<core::GenerationChannel>> NeverLiveChannels(
       std::span<const std::pair<std::string, uint64_t>> generations) override {
     std::vector<core::GenerationChannel> out;
     for (const auto& [key, generation] : generations) {
-      Stmt& s = s_.shadow_only;
+      Stmt& s = s_.never_live;
       s.BindText(1, key);
       s.BindUint(2, generation);
       for (;;) {
@@ -436,9 +436,9 @@ core::Result<std::unique_ptr<SqliteIncidentStore>> SqliteIncidentStore::Open(
                              ", group_key) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
                              " ON CONFLICT DO NOTHING"},
       // The outbox's unique (key, channel, generation, version) index serves it, by key.
-      {&s.shadow_only,
+      {&s.never_live,
        "SELECT channel FROM outbox WHERE key = ?1 AND generation = ?2 GROUP BY channel"
-       " HAVING min(status = 'shadow') = 1 ORDER BY channel"},
+       " HAVING min(status IN ('shadow', 'muted')) = 1 ORDER BY channel"},
       {&s.insert_poll,
        "INSERT INTO polls (poll_id, applied_at, observations, changed, outbox_rows, n_notify,"
        " n_update_only, n_wait_for_health, n_resolve, n_ignore, n_unknown, n_stale)"

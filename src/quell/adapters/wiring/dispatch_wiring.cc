@@ -8,6 +8,7 @@
 #include "quell/adapters/channels/webhook_channel.h"
 #include "quell/adapters/email/email_channel.h"
 #include "quell/adapters/wiring/store_url.h"
+#include "quell/adapters/zones/date_zone_rules.h"
 
 namespace quell::wiring {
 namespace {
@@ -33,6 +34,10 @@ core::SmsPacingRules PacingOf(const config::SmsSettings& sms) {
   }
   auto offset = core::ParseUtcOffset(sms.utc_offset);
   rules.utc_offset_minutes = offset ? *offset : 0;
+  if (!sms.time_zone.empty()) {
+    rules.time_zone = sms.time_zone;
+    rules.zones = &zones::SystemZoneRules();
+  }
   rules.quiet_hours_override = sms.quiet_override;
   return rules;
 }

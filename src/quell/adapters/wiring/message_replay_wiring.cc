@@ -13,6 +13,7 @@
 #include "quell/adapters/wiring/dispatch_wiring.h"
 #include "quell/adapters/wiring/route_lookup.h"
 #include "quell/adapters/wiring/store_url.h"
+#include "quell/adapters/zones/date_zone_rules.h"
 
 namespace quell::wiring {
 namespace {
@@ -88,6 +89,8 @@ core::Status RunMessageReplay(const config::Config& config, app::ReplayInput& in
   options.defaults.severity_of = SeverityFromConfig(config);
   options.defaults.shadow = config.defaults.shadow;
   options.defaults.tenant_budget_per_hour = config.dispatch.budget.per_hour;
+  options.defaults.maintenance = config.maintenance;
+  options.defaults.zones = &zones::SystemZoneRules();
   for (const config::ChannelConfig& channel : config.channels) {
     if (channel.delivery.grouping) {
       options.defaults.grouping.emplace(channel.name, *channel.delivery.grouping);

@@ -5,6 +5,7 @@
 
 #include "quell/adapters/infrai/field_drift.h"
 #include "quell/adapters/wiring/route_lookup.h"
+#include "quell/adapters/zones/date_zone_rules.h"
 #include "quell/app/group_evidence.h"
 
 namespace quell::wiring {
@@ -125,6 +126,8 @@ core::Result<std::unique_ptr<PollWiring>> PollWiring::Create(const config::Confi
   poller.enrich_concurrency = config.infrai.enrich_concurrency;
   poller.tenant_budget_per_hour = config.dispatch.budget.per_hour;
   poller.severity_of = SeverityFromConfig(config);
+  poller.maintenance = config.maintenance;
+  poller.zones = &zones::SystemZoneRules();
   for (const config::ChannelConfig& channel : config.channels) {
     if (channel.delivery.grouping) {
       poller.grouping.emplace(channel.name, *channel.delivery.grouping);

@@ -95,7 +95,14 @@ SmsPacingDecision DecideSmsPacing(const SmsPacingRules& rules, std::span<const W
   const bool overridden = listed(severity) || (severity == "fatal" && listed("critical"));
   if (rules.quiet_hours && !overridden) {
     const Duration offset = std::chrono::minutes(rules.utc_offset_minutes);
-    const WallTime local = at + offset;
+    const bool zoned = !rules.time_zone.empty() && rules.zones != nullptr;
+    // The zone was checked when the config was read; should it vanish from the system's
+    // tzdata, the offset (UTC unless set) is the fallback.
+    std::optional<LocalTime> in_zone;
+    if (zoned) {
+      if (auto read = rules.zones->ToLocal(rules.time_zone, at)) in_zone = *read;
+    }
+    const LocalTime local = in_zone ? *in_zone : LocalTime{(at + offset).time_since_epoch()};
     const auto day_start = std::chrono::floor<std::chrono::days>(local);
     const int minute = static_cast<int>(
         std::chrono::duration_cast<std::chrono::minutes>(local - day_start).count());
@@ -103,8 +110,11 @@ SmsPacingDecision DecideSmsPacing(const SmsPacingRules& rules, std::span<const W
       const int end = rules.quiet_hours->end_minute;
       const int wait = (end - minute + kMinutesPerDay) % kMinutesPerDay;
       // The end of quiet hours on the minute, so a send deferred to it is not quiet again.
-      const auto minute_start = std::chrono::floor<std::chrono::minutes>(local);
-      at = minute_start + std::chrono::minutes(wait) - offset;
+      const LocalTime until =
+          std::chrono::floor<std::chrono::minutes>(local) + std::chrono::minutes(wait);
+      auto until_utc = in_zone ? rules.zones->ToUtc(rules.time_zone, until)
+                               : Result<WallTime>(WallTime{until.time_since_epoch()} - offset);
+      if (until_utc) at = *until_utc;
       reason = "quiet hours until " + FormatClock(end);
     }
   }

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "quell/core/ports/zone_rules.h"
 #include "quell/core/result.h"
 #include "quell/core/text/time.h"
 
@@ -23,7 +24,11 @@ struct QuietHours {
 struct SmsPacingRules {
   Duration min_interval{0};  // between two messages to the same recipient; 0: none
   std::optional<QuietHours> quiet_hours;
-  int utc_offset_minutes = 0;  // the fixed offset quiet hours are read in (no time zone database)
+  // Quiet hours are read in the IANA zone `time_zone` through `zones` when both are set (so they
+  // keep their local hours across daylight-saving changes), else in the fixed offset.
+  std::string time_zone;
+  const ZoneRules* zones = nullptr;
+  int utc_offset_minutes = 0;
   // Severities sent anyway; "fatal" counts as "critical" here.
   std::vector<std::string> quiet_hours_override = {"critical"};
   uint32_t daily_cap = 0;  // messages per recipient in any rolling 24 hours; 0: no cap

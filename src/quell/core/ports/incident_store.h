@@ -85,9 +85,10 @@ class StoreTransaction {
   virtual Status InsertOutbox(std::span<const OutboxRow> rows) = 0;
 
   // Of the incident generations (key, generation) given, the channels on which every outbox
-  // row of that generation is a shadow row (so its open was never sent live there), in (key,
-  // channel) order. Read when a condition leaves shadow mode, to announce those opens late.
-  virtual Result<std::vector<GenerationChannel>> ShadowOnlyChannels(
+  // row of that generation is a shadow or muted row (so its open was never sent live there), in
+  // (key, channel) order. Read when a condition leaves shadow mode or a maintenance window
+  // closes, to announce those opens late.
+  virtual Result<std::vector<GenerationChannel>> NeverLiveChannels(
       std::span<const std::pair<std::string, uint64_t>> generations) = 0;
 
   // Records the poll's counts; false (and no change) when the poll id was recorded before.

@@ -7,9 +7,9 @@
 namespace quell::core {
 namespace {
 
-constexpr std::array<const char*, 10> kStatusNames = {"pending", "in_flight",  "sent",   "dead",
+constexpr std::array<const char*, 11> kStatusNames = {"pending", "in_flight",  "sent",   "dead",
                                                       "shadow",  "superseded", "folded", "silenced",
-                                                      "dropped", "grouped"};
+                                                      "dropped", "grouped",    "muted"};
 
 void AppendPart(std::string& out, std::string_view part) {
   // Length-prefixed, so no choice of key or channel can make two tuples encode alike.
@@ -32,7 +32,7 @@ Result<OutboxStatus> ParseOutboxStatus(std::string_view name) {
   return MakeError(ErrorCode::kInvalidArgument,
                    "unknown outbox status \"" + std::string(name) +
                        "\" (want pending, in_flight, sent, dead, shadow, superseded, folded, "
-                       "silenced, dropped or grouped)");
+                       "silenced, dropped, grouped or muted)");
 }
 
 Result<TransitionKind> ParseTransitionName(std::string_view name) {

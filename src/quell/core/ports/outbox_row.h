@@ -20,7 +20,9 @@ namespace quell::core {
 // rows were dead and an operator gave up on them; they are kept for the record. grouped rows
 // are transitions on a channel with grouping (core/delivery/grouping.h): never sent on their
 // own, they wait (group_row empty) until their group's next message takes them in one
-// transaction with the group row, and are listed in it.
+// transaction with the group row, and are listed in it. muted rows were written while a
+// recurring maintenance window covered their incident: never sent; an incident still open when
+// the window ends has its open sent then (see app::PollApplier).
 enum class OutboxStatus : uint8_t {
   kPending,
   kInFlight,
@@ -31,7 +33,8 @@ enum class OutboxStatus : uint8_t {
   kFolded,
   kSilenced,
   kDropped,
-  kGrouped
+  kGrouped,
+  kMuted
 };
 
 const char* OutboxStatusName(OutboxStatus status);

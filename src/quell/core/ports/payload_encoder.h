@@ -1,6 +1,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "quell/core/engine/decision.h"
 #include "quell/core/engine/incident.h"
@@ -19,6 +20,13 @@ class PayloadEncoder {
   // mode, which it has left by `now`. An open that also says so and for how long it has been
   // open; this default is a plain open.
   virtual void EncodeLateOpen(const Incident& incident, WallTime /*now*/, std::string& out) const {
+    Encode(incident, TransitionKind::kOpen, out);
+  }
+  // The payload of an open held back while the maintenance window `window` covered `incident`,
+  // announced at `now` when the window has closed and the incident is still open; this default
+  // is a plain open.
+  virtual void EncodeOpenAfterMaintenance(const Incident& incident, std::string_view /*window*/,
+                                          WallTime /*now*/, std::string& out) const {
     Encode(incident, TransitionKind::kOpen, out);
   }
 };
