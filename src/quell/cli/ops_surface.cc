@@ -26,6 +26,18 @@ core::Duration LongestInterval(const config::Config& config) {
   return longest;
 }
 
+// Every PagerDuty channel's webhook signing secret (a delivery signed with any is PagerDuty's).
+std::vector<std::string> PagerDutySecrets(const config::Config& config) {
+  std::vector<std::string> secrets;
+  for (const config::ChannelConfig& channel : config.channels) {
+    if (channel.type == config::ChannelType::kPagerDuty &&
+        !channel.pagerduty.webhook_secret.empty()) {
+      secrets.push_back(channel.pagerduty.webhook_secret);
+    }
+  }
+  return secrets;
+}
+
 }  // namespace
 
 OpsSurface::~OpsSurface() {
@@ -71,7 +83,7 @@ core::Result<std::unique_ptr<OpsSurface>> OpsSurface::Create(const config::Confi
     return core::MakeError(core::ErrorCode::kInvalidArgument,
                            "http: " + config.http.ack_link_secret_unresolved);
   }
-  if (!config.http.ack_link_secret.empty()) {
+  if (!config.http.ack_link_secret.empty() || !PagerDutySecrets(config).empty()) {
     auto callback_store = wiring::OpenStore(store_url);
     if (!callback_store) return callback_store.error();
     ops->callback_store_.emplace(std::move(*callback_store));
@@ -119,6 +131,7 @@ core::Result<int> OpsSurface::Serve() {
       settings.ack_links = std::make_shared<channels::AckLinkSigner>(
           config_.http.ack_link_secret, config_.http.public_url, config_.http.ack_link_ttl);
     }
+    settings.pagerduty_secrets = PagerDutySecrets(config_);
     std::vector<app::OpsRoute> callbacks =
         http_server::CallbackRoutes(*callback_commands_, *clock_, *log_, std::move(settings));
     routes.insert(routes.end(), std::make_move_iterator(callbacks.begin()),

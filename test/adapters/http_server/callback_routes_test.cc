@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <stdlib.h>
 
 #include <filesystem>
@@ -24,6 +26,67 @@ namespace {
 using std::chrono::hours;
 
 constexpr const char* kSecret = "ack-link-secret-for-tests-0123456789";
+constexpr const char* kPagerDutySecret = "pd-subscription-secret";
+
+// Hex HMAC-SHA256 straight from OpenSSL, as a provider computes it (not quell's helper).
+std::string Hmac(const std::string& key, const std::string& data) {
+  unsigned char mac[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
+       reinterpret_cast<const unsigned char*>(data.data()), data.size(), mac, &length);
+  std::string hex;
+  for (unsigned int i = 0; i < length; ++i) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    hex += kHex[mac[i] >> 4];
+    hex += kHex[mac[i] & 0xF];
+  }
+  return hex;
+}
+
+// PagerDuty's documented v3 webhook payload (developer-docs, docs/webhooks/01-Overview.md,
+// "Webhook Payload"), with the event type and incident_key of the test's choosing.
+std::string PagerDutyBody(const std::string& event_type, const std::string& incident_key) {
+  return R"({
+  "event": {
+    "id": "5ac64822-4adc-4fda-ade0-410becf0de4f",
+    "event_type": ")" +
+         event_type + R"(",
+    "resource_type": "incident",
+    "occurred_at": "2020-10-02T18:45:22.169Z",
+    "agent": {
+      "html_url": "https://acme.pagerduty.com/users/PLH1HKV",
+      "id": "PLH1HKV",
+      "self": "https://api.pagerduty.com/users/PLH1HKV",
+      "summary": "Tenex Engineer",
+      "type": "user_reference"
+    },
+    "client": {
+      "name": "PagerDuty"
+    },
+    "data": {
+      "id": "PGR0VU2",
+      "type": "incident",
+      "self": "https://api.pagerduty.com/incidents/PGR0VU2",
+      "html_url": "https://acme.pagerduty.com/incidents/PGR0VU2",
+      "number": 2,
+      "status": "acknowledged",
+      "incident_key": ")" +
+         incident_key + R"(",
+      "created_at": "2020-04-09T15:16:27Z",
+      "title": "A little bump in the road",
+      "service": {
+        "html_url": "https://acme.pagerduty.com/services/PF9KMXH",
+        "id": "PF9KMXH",
+        "self": "https://api.pagerduty.com/services/PF9KMXH",
+        "summary": "API Service",
+        "type": "service_reference"
+      },
+      "urgency": "high",
+      "resolve_reason": null
+    }
+  }
+})";
+}
 
 class StepClock : public core::Clock {
  public:
@@ -76,7 +139,10 @@ class AckLinkRoutesTest : public ::testing::Test {
     options.token = "operator-token";
     options.threads = 2;
     server_ = std::make_unique<OpsHttpServer>(
-        options, CallbackRoutes(*commands_, clock_, log_, CallbackSettings{.ack_links = signer_}));
+        options,
+        CallbackRoutes(*commands_, clock_, log_,
+                       CallbackSettings{.ack_links = signer_,
+                                        .pagerduty_secrets = {"old-secret", kPagerDutySecret}}));
     auto port = server_->Start();
     ASSERT_TRUE(port.ok()) << port.error().message;
     client_ = std::make_unique<httplib::Client>("127.0.0.1", *port);
@@ -86,7 +152,7 @@ class AckLinkRoutesTest : public ::testing::Test {
     std::filesystem::remove_all(dir_);
   }
 
-  void Observe(const std::string& key, bool unhealthy) {
+  void Observe(const std::string& key, bool unhealthy, const std::string& tenant = "acme") {
     app::ApplyOptions options;
     options.channels = {"webhook"};
     app::PollApplier applier(*store_, encoder_, options);
@@ -95,6 +161,7 @@ class AckLinkRoutesTest : public ::testing::Test {
     o.at = clock_.now;
     o.health = unhealthy ? core::Health::kUnhealthy : core::Health::kHealthy;
     o.condition = "c";
+    o.labels = {{"tenant", tenant}};
     const std::vector<core::Observation> poll = {o};
     app::VectorObservationStream stream(poll);
     NullSink sink;
@@ -123,6 +190,13 @@ class AckLinkRoutesTest : public ::testing::Test {
   httplib::Result Get(const std::string& path) { return client_->Get(path); }
   httplib::Result Post(const std::string& path) {
     return client_->Post(path, "", "application/x-www-form-urlencoded");
+  }
+
+  // A delivery signed as PagerDuty signs it while rotating: a stale signature, then ours.
+  httplib::Result PostPagerDuty(const std::string& body, const std::string& secret) {
+    httplib::Headers headers = {{"X-PagerDuty-Signature",
+                                 "v1=" + Hmac("rotated-away", body) + ",v1=" + Hmac(secret, body)}};
+    return client_->Post("/v1/pagerduty/webhook", headers, body, "application/json");
   }
 
   // Whether any log line holds `text` in any field.
@@ -246,6 +320,82 @@ TEST_F(AckLinkRoutesTest, ALinkReplayedAfterTheResolveOrForAnEarlierGenerationIs
   auto unknown = Post(LinkPath("acme:nobody", 1));
   ASSERT_TRUE(unknown);
   EXPECT_EQ(unknown->status, 404) << unknown->body;
+}
+
+using PagerDutyWebhookTest = AckLinkRoutesTest;
+
+TEST_F(PagerDutyWebhookTest, AnAckInPagerDutyAcksTheIncidentItsDedupKeyNames) {
+  Observe("acme:db", true);
+  auto answer =
+      PostPagerDuty(PagerDutyBody("incident.acknowledged", "acme:db:1"), kPagerDutySecret);
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 200) << answer->body;
+  const core::Incident incident = Load("acme:db");
+  ASSERT_TRUE(incident.acked_at.has_value());
+  EXPECT_EQ(incident.acked_by, "pagerduty:Tenex Engineer");
+  EXPECT_EQ(log_.Lines().back().fields["status"], "acked");
+}
+
+TEST_F(PagerDutyWebhookTest, AResolveInPagerDutyResolvesTheIncident) {
+  Observe("acme:db", true);
+  auto answer = PostPagerDuty(PagerDutyBody("incident.resolved", "acme:db:1"), kPagerDutySecret);
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 200) << answer->body;
+  EXPECT_EQ(Load("acme:db").status, core::IncidentStatus::kResolved);
+}
+
+TEST_F(PagerDutyWebhookTest, AGroupsAckAcksItsOpenMembersOnly) {
+  Observe("acme:db", true);
+  Observe("acme:cache", true);
+  Observe("other:db", true, "other");
+  auto answer = PostPagerDuty(PagerDutyBody("incident.acknowledged", "{group}:tenant=acme"),
+                              kPagerDutySecret);
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 200) << answer->body;
+  EXPECT_NE(answer->body.find(R"("keys":["acme:cache","acme:db"])"), std::string::npos)
+      << answer->body;
+  EXPECT_TRUE(Load("acme:db").acked_at.has_value());
+  EXPECT_TRUE(Load("acme:cache").acked_at.has_value());
+  EXPECT_FALSE(Load("other:db").acked_at.has_value());
+}
+
+TEST_F(PagerDutyWebhookTest, BadOrMissingSignaturesAre401AndChangeNothing) {
+  Observe("acme:db", true);
+  const std::string body = PagerDutyBody("incident.acknowledged", "acme:db:1");
+  auto wrong = PostPagerDuty(body, "not-the-secret");
+  ASSERT_TRUE(wrong);
+  EXPECT_EQ(wrong->status, 401) << wrong->body;
+  // A valid signature over another body (the key changed in flight).
+  httplib::Headers altered = {{"X-PagerDuty-Signature", "v1=" + Hmac(kPagerDutySecret, body)}};
+  auto tampered =
+      client_->Post("/v1/pagerduty/webhook", altered,
+                    PagerDutyBody("incident.acknowledged", "acme:db:2"), "application/json");
+  ASSERT_TRUE(tampered);
+  EXPECT_EQ(tampered->status, 401);
+  auto unsigned_post = client_->Post("/v1/pagerduty/webhook", body, "application/json");
+  ASSERT_TRUE(unsigned_post);
+  EXPECT_EQ(unsigned_post->status, 401);
+  EXPECT_NE(unsigned_post->body.find("X-PagerDuty-Signature is missing"), std::string::npos);
+  EXPECT_FALSE(Load("acme:db").acked_at.has_value());
+  ASSERT_EQ(log_.Lines().size(), 3u);
+  EXPECT_EQ(log_.Lines()[0].fields["status"], "refused");
+  EXPECT_FALSE(Logged(Hmac(kPagerDutySecret, body)));
+}
+
+TEST_F(PagerDutyWebhookTest, UnknownKeysEarlierGenerationsAndOtherEventsAre200AndDoNothing) {
+  Observe("acme:db", true);
+  for (const char* key : {"not-quells-alert", "acme:nobody:1", "acme:db:7"}) {
+    auto answer = PostPagerDuty(PagerDutyBody("incident.acknowledged", key), kPagerDutySecret);
+    ASSERT_TRUE(answer);
+    EXPECT_EQ(answer->status, 200) << key << " " << answer->body;
+    EXPECT_EQ(log_.Lines().back().fields["status"], "unknown") << key;
+  }
+  auto other =
+      PostPagerDuty(PagerDutyBody("incident.priority_updated", "acme:db:1"), kPagerDutySecret);
+  ASSERT_TRUE(other);
+  EXPECT_EQ(other->status, 200);
+  EXPECT_EQ(log_.Lines().back().fields["status"], "ignored");
+  EXPECT_FALSE(Load("acme:db").acked_at.has_value());
 }
 
 }  // namespace

@@ -1,8 +1,12 @@
 #include "quell/adapters/http_server/callback_routes.h"
 
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
+
+#include "quell/adapters/channels/callback_signatures.h"
+#include "quell/app/pager_callback.h"
 
 namespace quell::http_server {
 namespace {
@@ -108,6 +112,77 @@ app::OpsResponse AckedPage(const core::Incident& incident) {
                   HtmlEscape(incident.acked_by) + " at " + when + ").</p>");
 }
 
+app::OpsResponse Json(int status, const nlohmann::json& body) {
+  app::OpsResponse response;
+  response.status = status;
+  response.body = body.dump();
+  return response;
+}
+
+app::OpsResponse JsonError(int status, const char* code, const std::string& message) {
+  return Json(status, {{"error", {{"code", code}, {"message", message}}}});
+}
+
+std::string Header(const app::OpsRequest& request, const std::string& lower_name) {
+  const auto it = request.headers.find(lower_name);
+  return it == request.headers.end() ? std::string() : it->second;
+}
+
+std::string StringAt(const nlohmann::json& object, const char* name) {
+  if (!object.is_object()) return {};
+  const auto it = object.find(name);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// One PagerDuty v3 webhook delivery, signature checked.
+app::OpsResponse PagerDutyEvent(app::OperatorCommands& commands, core::WallTime now,
+                                core::EventLog& log, const std::string& body) {
+  const nlohmann::json doc = nlohmann::json::parse(body, nullptr, false);
+  const nlohmann::json* event = doc.is_object() && doc.contains("event") ? &doc["event"] : nullptr;
+  if (event == nullptr || !event->is_object()) {
+    log.Log(core::LogLevel::kWarn, "http.pagerduty",
+            {{"status", "refused"}, {"error", "the body is not a v3 webhook event"}});
+    return JsonError(400, "bad_request", "the body is not a PagerDuty v3 webhook event");
+  }
+  const std::string type = StringAt(*event, "event_type");
+  const nlohmann::json data = event->value("data", nlohmann::json::object());
+  const std::string dedup_key = StringAt(data, "incident_key");
+  const bool acts = type == "incident.acknowledged" || type == "incident.resolved";
+  if (!acts || dedup_key.empty()) {
+    log.Log(core::LogLevel::kInfo, "http.pagerduty",
+            {{"event_type", type}, {"dedup_key", dedup_key}, {"status", "ignored"}});
+    return Json(200, {{"ignored", type}});
+  }
+  const std::string agent = StringAt(event->value("agent", nlohmann::json()), "summary");
+  const std::string by = agent.empty() ? std::string("pagerduty") : "pagerduty:" + agent;
+  const app::PagerAction action =
+      type == "incident.acknowledged" ? app::PagerAction::kAck : app::PagerAction::kResolve;
+  auto done = app::ApplyPagerAction(commands, dedup_key, action, by, now);
+  if (!done && done.error().code == core::ErrorCode::kNotFound) {
+    log.Log(core::LogLevel::kInfo, "http.pagerduty",
+            {{"event_type", type},
+             {"dedup_key", dedup_key},
+             {"status", "unknown"},
+             {"error", done.error().message}});
+    return Json(200, {{"event_type", type}, {"keys", nlohmann::json::array()}});
+  }
+  if (!done) {
+    log.Log(core::LogLevel::kWarn, "http.pagerduty",
+            {{"event_type", type},
+             {"dedup_key", dedup_key},
+             {"status", "failed"},
+             {"error", done.error().message}});
+    return JsonError(StatusOf(done.error().code), "unavailable", done.error().message);
+  }
+  log.Log(core::LogLevel::kInfo, "http.pagerduty",
+          {{"event_type", type},
+           {"dedup_key", dedup_key},
+           {"status", action == app::PagerAction::kAck ? "acked" : "resolved"},
+           {"keys", std::to_string(done->size())},
+           {"who", by}});
+  return Json(200, {{"event_type", type}, {"keys", *done}});
+}
+
 }  // namespace
 
 std::vector<app::OpsRoute> CallbackRoutes(app::OperatorCommands& commands, core::Clock& clock,
@@ -151,6 +226,20 @@ std::vector<app::OpsRoute> CallbackRoutes(app::OperatorCommands& commands, core:
                    {"status", "acked"},
                    {"who", acked->acked_by}});
           return AckedPage(*acked);
+        });
+  }
+  if (!settings.pagerduty_secrets.empty()) {
+    add("POST", "^/v1/pagerduty/webhook$",
+        [secrets = settings.pagerduty_secrets, &commands, &clock,
+         &log](const app::OpsRequest& request) {
+          auto signed_ok = channels::VerifyPagerDutySignature(
+              secrets, Header(request, "x-pagerduty-signature"), request.body);
+          if (!signed_ok) {
+            log.Log(core::LogLevel::kWarn, "http.pagerduty",
+                    {{"status", "refused"}, {"error", signed_ok.error().message}});
+            return JsonError(401, "unauthorized", signed_ok.error().message);
+          }
+          return PagerDutyEvent(commands, clock.Now(), log, request.body);
         });
   }
   return routes;

@@ -15,6 +15,8 @@ namespace quell::http_server {
 struct CallbackSettings {
   // Signs and checks ack links; null: no /v1/ack route.
   std::shared_ptr<const channels::AckLinkSigner> ack_links;
+  // The PagerDuty webhook subscriptions' signing secrets; empty: no /v1/pagerduty/webhook.
+  std::vector<std::string> pagerduty_secrets;
 };
 
 // The routes a page's reader calls back on, outside the bearer token (each request carries its
@@ -23,6 +25,12 @@ struct CallbackSettings {
 //                          changes nothing, since chat clients GET links to preview them
 //   POST /v1/ack/{token}   acks the token's generation of its incident through `commands`, by
 //                          "link"; an HTML page says what happened
+//   POST /v1/pagerduty/webhook   a PagerDuty v3 webhook: incident.acknowledged and
+//                          incident.resolved for a dedup key quell sent (data.incident_key) ack
+//                          or resolve the incident, or a group's open members
+//                          (app::ApplyPagerAction), by "pagerduty:<agent>"; 401 without a valid
+//                          X-PagerDuty-Signature, 200 for any other event or an unknown key
+//                          (PagerDuty would retry anything else), 503 when the store fails
 // A token that is malformed (400), forged (403), expired (410), for an unknown key (404) or
 // for a generation that is not open any more (409) is refused with a page saying why, and
 // logged (`http.ack_link`, with the key and generation, never the token). `commands`, `clock`
