@@ -86,7 +86,11 @@ const std::string& Capture(const app::OpsRequest& request) {
 core::Result<channels::AckClaim> Claim(const channels::AckLinkSigner& signer,
                                        const app::OpsRequest& request, core::WallTime now,
                                        core::EventLog& log) {
-  auto claim = signer.Verify(Capture(request), now);
+  // A sentence's full stop after a link in a message is not part of it (a token never ends in
+  // a dot).
+  std::string_view token = Capture(request);
+  while (token.ends_with('.')) token.remove_suffix(1);
+  auto claim = signer.Verify(token, now);
   if (claim) return claim;
   log.Log(core::LogLevel::kWarn, "http.ack_link",
           {{"method", request.method}, {"status", "refused"}, {"error", claim.error().message}});
@@ -186,7 +190,7 @@ app::OpsResponse PagerDutyEvent(app::OperatorCommands& commands, core::WallTime 
 }  // namespace
 
 std::vector<app::OpsRoute> CallbackRoutes(app::OperatorCommands& commands, core::Clock& clock,
-                                          core::EventLog& log, CallbackSettings settings) {
+                                          core::EventLog& log, const CallbackSettings& settings) {
   auto lock = std::make_shared<std::mutex>();
   std::vector<app::OpsRoute> routes;
   const auto add = [&](const char* method, const char* pattern, app::OpsHandler handler) {

@@ -37,6 +37,6 @@ struct CallbackSettings {
 // and `log` must outlive the routes; calls are serialised on a mutex of their own, so
 // `commands` must be these routes' own (its store handle is not shared with other threads).
 std::vector<app::OpsRoute> CallbackRoutes(app::OperatorCommands& commands, core::Clock& clock,
-                                          core::EventLog& log, CallbackSettings settings);
+                                          core::EventLog& log, const CallbackSettings& settings);
 
 }  // namespace quell::http_server
