@@ -38,6 +38,17 @@ std::vector<std::string> PagerDutySecrets(const config::Config& config) {
   return secrets;
 }
 
+// Every Slack channel's signing secret (its Acknowledge buttons' clicks are signed with it).
+std::vector<std::string> SlackSecrets(const config::Config& config) {
+  std::vector<std::string> secrets;
+  for (const config::ChannelConfig& channel : config.channels) {
+    if (channel.type == config::ChannelType::kSlack && !channel.slack.signing_secret.empty()) {
+      secrets.push_back(channel.slack.signing_secret);
+    }
+  }
+  return secrets;
+}
+
 }  // namespace
 
 OpsSurface::~OpsSurface() {
@@ -83,7 +94,8 @@ core::Result<std::unique_ptr<OpsSurface>> OpsSurface::Create(const config::Confi
     return core::MakeError(core::ErrorCode::kInvalidArgument,
                            "http: " + config.http.ack_link_secret_unresolved);
   }
-  if (!config.http.ack_link_secret.empty() || !PagerDutySecrets(config).empty()) {
+  if (!config.http.ack_link_secret.empty() || !PagerDutySecrets(config).empty() ||
+      !SlackSecrets(config).empty()) {
     auto callback_store = wiring::OpenStore(store_url);
     if (!callback_store) return callback_store.error();
     ops->callback_store_.emplace(std::move(*callback_store));
@@ -132,6 +144,7 @@ core::Result<int> OpsSurface::Serve() {
           config_.http.ack_link_secret, config_.http.public_url, config_.http.ack_link_ttl);
     }
     settings.pagerduty_secrets = PagerDutySecrets(config_);
+    settings.slack_signing_secrets = SlackSecrets(config_);
     std::vector<app::OpsRoute> callbacks =
         http_server::CallbackRoutes(*callback_commands_, *clock_, *log_, std::move(settings));
     routes.insert(routes.end(), std::make_move_iterator(callbacks.begin()),

@@ -8,6 +8,7 @@
 #include <openssl/hmac.h>
 #include <stdlib.h>
 
+#include <cctype>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -27,6 +28,7 @@ using std::chrono::hours;
 
 constexpr const char* kSecret = "ack-link-secret-for-tests-0123456789";
 constexpr const char* kPagerDutySecret = "pd-subscription-secret";
+constexpr const char* kSlackSecret = "8f742231b10e8888abcd99yyyzzz85a5";
 
 // Hex HMAC-SHA256 straight from OpenSSL, as a provider computes it (not quell's helper).
 std::string Hmac(const std::string& key, const std::string& data) {
@@ -41,6 +43,35 @@ std::string Hmac(const std::string& key, const std::string& data) {
     hex += kHex[mac[i] & 0xF];
   }
   return hex;
+}
+
+// Slack's documented block_actions payload (docs.slack.dev, reference/interaction-payloads/
+// block_actions-payload), a click on a button whose value is `value`, sent as Slack sends it:
+// application/x-www-form-urlencoded with the JSON in the field `payload`.
+std::string SlackBody(const std::string& value) {
+  const std::string payload =
+      R"({"type":"block_actions","user":{"id":"U0CA5","username":"Amy McGee","name":"Amy McGee",)"
+      R"("team_id":"T3MDE"},"api_app_id":"A0CA5","token":"Shh_its_a_seekrit",)"
+      R"("container":{"type":"message","text":"The contents of the original message"},)"
+      R"("trigger_id":"12466734323.1395872398","team":{"id":"T0CAG","domain":"acme-creamery"},)"
+      R"("enterprise":null,"is_enterprise_install":false,"state":{"values":{}},)"
+      R"("response_url":"https://www.postresponsestome.com/T123567/1509734234",)"
+      R"("actions":[{"type":"button","block_id":"quell_ack","action_id":"quell_ack",)"
+      R"("text":{"type":"plain_text","text":"Acknowledge"},"value":")" +
+      value + R"(","action_ts":"1548426417.840180"}]})";
+  std::string encoded = "payload=";
+  for (const char raw : payload) {
+    const auto c = static_cast<unsigned char>(raw);
+    if (std::isalnum(c) != 0 || c == '-' || c == '_' || c == '.' || c == '~') {
+      encoded += static_cast<char>(c);
+    } else {
+      static constexpr char kHex[] = "0123456789ABCDEF";
+      encoded += '%';
+      encoded += kHex[c >> 4];
+      encoded += kHex[c & 0xF];
+    }
+  }
+  return encoded;
 }
 
 // PagerDuty's documented v3 webhook payload (developer-docs, docs/webhooks/01-Overview.md,
@@ -142,7 +173,8 @@ class AckLinkRoutesTest : public ::testing::Test {
         options,
         CallbackRoutes(*commands_, clock_, log_,
                        CallbackSettings{.ack_links = signer_,
-                                        .pagerduty_secrets = {"old-secret", kPagerDutySecret}}));
+                                        .pagerduty_secrets = {"old-secret", kPagerDutySecret},
+                                        .slack_signing_secrets = {kSlackSecret}}));
     auto port = server_->Start();
     ASSERT_TRUE(port.ok()) << port.error().message;
     client_ = std::make_unique<httplib::Client>("127.0.0.1", *port);
@@ -197,6 +229,19 @@ class AckLinkRoutesTest : public ::testing::Test {
     httplib::Headers headers = {{"X-PagerDuty-Signature",
                                  "v1=" + Hmac("rotated-away", body) + ",v1=" + Hmac(secret, body)}};
     return client_->Post("/v1/pagerduty/webhook", headers, body, "application/json");
+  }
+
+  // A click as Slack signs it: v0= HMAC of "v0:<timestamp>:<body>", sent `age` ago.
+  httplib::Result PostSlack(const std::string& body, const std::string& secret,
+                            std::chrono::seconds age = std::chrono::seconds(3)) {
+    const std::string ts = std::to_string(
+        std::chrono::duration_cast<std::chrono::seconds>(clock_.now.time_since_epoch() - age)
+            .count());
+    httplib::Headers headers = {
+        {"X-Slack-Request-Timestamp", ts},
+        {"X-Slack-Signature", "v0=" + Hmac(secret, "v0:" + ts + ":" + body)}};
+    return client_->Post("/v1/slack/interactivity", headers, body,
+                         "application/x-www-form-urlencoded");
   }
 
   // Whether any log line holds `text` in any field.
@@ -396,6 +441,47 @@ TEST_F(PagerDutyWebhookTest, UnknownKeysEarlierGenerationsAndOtherEventsAre200An
   EXPECT_EQ(other->status, 200);
   EXPECT_EQ(log_.Lines().back().fields["status"], "ignored");
   EXPECT_FALSE(Load("acme:db").acked_at.has_value());
+}
+
+using SlackInteractivityTest = AckLinkRoutesTest;
+
+TEST_F(SlackInteractivityTest, AnAcknowledgeClickAcksTheIncidentByTheSlackUser) {
+  Observe("acme:db", true);
+  auto answer = PostSlack(SlackBody("acme:db:1"), kSlackSecret);
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 200) << answer->body;
+  EXPECT_NE(answer->body.find("Acknowledged by slack:Amy McGee"), std::string::npos)
+      << answer->body;
+  const core::Incident incident = Load("acme:db");
+  ASSERT_TRUE(incident.acked_at.has_value());
+  EXPECT_EQ(incident.acked_by, "slack:Amy McGee");
+}
+
+TEST_F(SlackInteractivityTest, BadSignaturesAndStaleTimestampsAre401AndChangeNothing) {
+  Observe("acme:db", true);
+  const std::string body = SlackBody("acme:db:1");
+  auto wrong = PostSlack(body, "another-apps-signing-secret");
+  ASSERT_TRUE(wrong);
+  EXPECT_EQ(wrong->status, 401) << wrong->body;
+  auto stale = PostSlack(body, kSlackSecret, std::chrono::minutes(6));
+  ASSERT_TRUE(stale);
+  EXPECT_EQ(stale->status, 401) << stale->body;
+  EXPECT_NE(stale->body.find("more than 5 minutes"), std::string::npos) << stale->body;
+  auto from_the_future = PostSlack(body, kSlackSecret, -std::chrono::minutes(6));
+  ASSERT_TRUE(from_the_future);
+  EXPECT_EQ(from_the_future->status, 401);
+  auto unsigned_post =
+      client_->Post("/v1/slack/interactivity", body, "application/x-www-form-urlencoded");
+  ASSERT_TRUE(unsigned_post);
+  EXPECT_EQ(unsigned_post->status, 401);
+  EXPECT_FALSE(Load("acme:db").acked_at.has_value());
+  ASSERT_EQ(log_.Lines().size(), 4u);
+  EXPECT_EQ(log_.Lines()[0].fields["status"], "refused");
+  // Within the window (four minutes old) it goes through.
+  auto late_but_fine = PostSlack(body, kSlackSecret, std::chrono::minutes(4));
+  ASSERT_TRUE(late_but_fine);
+  EXPECT_EQ(late_but_fine->status, 200);
+  EXPECT_TRUE(Load("acme:db").acked_at.has_value());
 }
 
 }  // namespace

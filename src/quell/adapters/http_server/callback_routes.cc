@@ -1,5 +1,6 @@
 #include "quell/adapters/http_server/callback_routes.h"
 
+#include <cctype>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -187,6 +188,66 @@ app::OpsResponse PagerDutyEvent(app::OperatorCommands& commands, core::WallTime 
   return Json(200, {{"event_type", type}, {"keys", *done}});
 }
 
+// The value of form field `name` in an application/x-www-form-urlencoded body.
+std::string FormField(std::string_view body, std::string_view name) {
+  while (!body.empty()) {
+    const size_t amp = body.find('&');
+    const std::string_view pair = body.substr(0, amp);
+    body = amp == std::string_view::npos ? std::string_view{} : body.substr(amp + 1);
+    const size_t eq = pair.find('=');
+    if (eq == std::string_view::npos || pair.substr(0, eq) != name) continue;
+    std::string out;
+    const std::string_view value = pair.substr(eq + 1);
+    for (size_t i = 0; i < value.size(); ++i) {
+      if (value[i] == '+') {
+        out += ' ';
+      } else if (value[i] == '%' && i + 2 < value.size() &&
+                 std::isxdigit(static_cast<unsigned char>(value[i + 1])) != 0 &&
+                 std::isxdigit(static_cast<unsigned char>(value[i + 2])) != 0) {
+        out += static_cast<char>(std::stoi(std::string(value.substr(i + 1, 2)), nullptr, 16));
+        i += 2;
+      } else {
+        out += value[i];
+      }
+    }
+    return out;
+  }
+  return {};
+}
+
+// One Slack interaction, signature checked.
+app::OpsResponse SlackInteraction(app::OperatorCommands& commands, core::WallTime now,
+                                  core::EventLog& log, const std::string& body) {
+  const nlohmann::json payload = nlohmann::json::parse(FormField(body, "payload"), nullptr, false);
+  std::string value;
+  if (payload.is_object() && StringAt(payload, "type") == "block_actions" &&
+      payload.contains("actions") && payload["actions"].is_array()) {
+    for (const nlohmann::json& action : payload["actions"]) {
+      if (StringAt(action, "action_id") == "quell_ack") value = StringAt(action, "value");
+    }
+  }
+  if (value.empty()) {
+    log.Log(core::LogLevel::kInfo, "http.slack", {{"status", "ignored"}});
+    return Json(200, nlohmann::json::object());
+  }
+  const nlohmann::json user = payload.value("user", nlohmann::json::object());
+  std::string name = StringAt(user, "username");
+  if (name.empty()) name = StringAt(user, "id");
+  const std::string by = name.empty() ? std::string("slack") : "slack:" + name;
+  auto done = app::ApplyPagerAction(commands, value, app::PagerAction::kAck, by, now);
+  if (!done) {
+    log.Log(core::LogLevel::kWarn, "http.slack",
+            {{"key", value}, {"status", "refused"}, {"error", done.error().message}});
+    return Json(200, {{"response_type", "ephemeral"},
+                      {"replace_original", false},
+                      {"text", "Not acknowledged: " + done.error().message}});
+  }
+  log.Log(core::LogLevel::kInfo, "http.slack", {{"key", value}, {"status", "acked"}, {"who", by}});
+  return Json(200, {{"response_type", "ephemeral"},
+                    {"replace_original", false},
+                    {"text", "Acknowledged by " + by}});
+}
+
 }  // namespace
 
 std::vector<app::OpsRoute> CallbackRoutes(app::OperatorCommands& commands, core::Clock& clock,
@@ -244,6 +305,26 @@ std::vector<app::OpsRoute> CallbackRoutes(app::OperatorCommands& commands, core:
             return JsonError(401, "unauthorized", signed_ok.error().message);
           }
           return PagerDutyEvent(commands, clock.Now(), log, request.body);
+        });
+  }
+  if (!settings.slack_signing_secrets.empty()) {
+    add("POST", "^/v1/slack/interactivity$",
+        [secrets = settings.slack_signing_secrets, &commands, &clock,
+         &log](const app::OpsRequest& request) {
+          const core::WallTime now = clock.Now();
+          core::Status signed_ok;
+          for (const std::string& secret : secrets) {
+            signed_ok = channels::VerifySlackSignature(
+                secret, Header(request, "x-slack-request-timestamp"),
+                Header(request, "x-slack-signature"), request.body, now);
+            if (signed_ok) break;
+          }
+          if (!signed_ok) {
+            log.Log(core::LogLevel::kWarn, "http.slack",
+                    {{"status", "refused"}, {"error", signed_ok.error().message}});
+            return JsonError(401, "unauthorized", signed_ok.error().message);
+          }
+          return SlackInteraction(commands, now, log, request.body);
         });
   }
   return routes;

@@ -17,6 +17,8 @@ struct CallbackSettings {
   std::shared_ptr<const channels::AckLinkSigner> ack_links;
   // The PagerDuty webhook subscriptions' signing secrets; empty: no /v1/pagerduty/webhook.
   std::vector<std::string> pagerduty_secrets;
+  // The Slack apps' signing secrets; empty: no /v1/slack/interactivity.
+  std::vector<std::string> slack_signing_secrets;
 };
 
 // The routes a page's reader calls back on, outside the bearer token (each request carries its
@@ -31,6 +33,11 @@ struct CallbackSettings {
 //                          (app::ApplyPagerAction), by "pagerduty:<agent>"; 401 without a valid
 //                          X-PagerDuty-Signature, 200 for any other event or an unknown key
 //                          (PagerDuty would retry anything else), 503 when the store fails
+//   POST /v1/slack/interactivity   a Slack block_actions payload (form field `payload`): a
+//                          click on a message's Acknowledge button (action_id quell_ack) acks
+//                          the key, generation or group its value names, by "slack:<user>";
+//                          401 without a valid X-Slack-Signature or with a timestamp over 5
+//                          minutes from now, 200 otherwise (Slack shows an error for others)
 // A token that is malformed (400), forged (403), expired (410), for an unknown key (404) or
 // for a generation that is not open any more (409) is refused with a page saying why, and
 // logged (`http.ack_link`, with the key and generation, never the token). `commands`, `clock`

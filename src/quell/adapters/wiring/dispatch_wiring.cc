@@ -88,6 +88,7 @@ core::Result<std::unique_ptr<core::HttpChannel>> MakeHttpChannel(
         slack.api_base_url = channel.slack.api_url;
         slack.resolve_updates_root = channel.slack.resolve_updates_root;
       }
+      slack.ack_button = !channel.slack.signing_secret.empty();
       slack.timeouts = TimeoutsOf(channel.delivery);
       return erase(channels::SlackChannel::Create(std::move(slack)));
     }
