@@ -146,7 +146,7 @@ core::Result<int> OpsSurface::Serve() {
     settings.pagerduty_secrets = PagerDutySecrets(config_);
     settings.slack_signing_secrets = SlackSecrets(config_);
     std::vector<app::OpsRoute> callbacks =
-        http_server::CallbackRoutes(*callback_commands_, *clock_, *log_, std::move(settings));
+        http_server::CallbackRoutes(*callback_commands_, *clock_, *log_, settings);
     routes.insert(routes.end(), std::make_move_iterator(callbacks.begin()),
                   std::make_move_iterator(callbacks.end()));
   }
