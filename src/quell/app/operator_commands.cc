@@ -53,13 +53,22 @@ core::Result<std::vector<core::Incident>> OperatorCommands::ListIncidents(bool o
 }
 
 core::Result<core::Incident> OperatorCommands::Ack(std::string_view key, std::string_view by,
-                                                   core::WallTime now) {
+                                                   core::WallTime now,
+                                                   std::optional<uint64_t> generation) {
   for (int attempt = 1;; ++attempt) {
     auto begun = incidents_.Begin();
     if (!begun) return begun.error();
     core::StoreTransaction& tx = **begun;
     auto incident = LoadOne(tx, key);
     if (!incident) return incident.error();
+    if (generation && *generation != incident->generation) {
+      return core::MakeError(core::ErrorCode::kRejected,
+                             "incident \"" + std::string(key) + "\" is at generation " +
+                                 std::to_string(incident->generation) + ", not " +
+                                 std::to_string(*generation) +
+                                 ": the ack was for an earlier "
+                                 "outage");
+    }
     const uint64_t expected = incident->version;
     switch (core::Acknowledge(*incident, now, by)) {
       case core::AckOutcome::kNotOpen:

@@ -65,8 +65,11 @@ class OperatorCommands {
   core::Result<std::vector<core::Incident>> ListIncidents(bool open_only);
 
   // Acknowledges the open incident `key` (see core::Acknowledge): no cooldown renotify until
-  // it opens again as a new generation. Acking an acked incident keeps the first ack.
-  core::Result<core::Incident> Ack(std::string_view key, std::string_view by, core::WallTime now);
+  // it opens again as a new generation. Acking an acked incident keeps the first ack. With
+  // `generation` (a signed link, a chat button, a pager's callback), kRejected unless that is
+  // the incident's current generation: an ack meant for an earlier outage never acks a new one.
+  core::Result<core::Incident> Ack(std::string_view key, std::string_view by, core::WallTime now,
+                                   std::optional<uint64_t> generation = std::nullopt);
 
   // Resolves the open incident `key` now, as a transition: in one transaction the incident
   // (compare-and-set, retried on a lost race), a decision line (resolve, reason manual, poll id

@@ -10,12 +10,13 @@ namespace quell::app {
 // One request to quell's own HTTP surface (health, metrics, operator endpoints), free of any
 // server library so the handlers are plain functions the tests call directly.
 struct OpsRequest {
-  std::string method;                        // "GET", "POST", "DELETE"
-  std::string path;                          // "/v1/incidents/acme%3Ax/ack" decoded
-  std::vector<std::string> captures;         // the route pattern's groups, in order
-  std::map<std::string, std::string> query;  // decoded query parameters
-  std::string body;                          // the raw body (JSON for writes)
-  std::string actor;                         // who, for the audit fields ("http")
+  std::string method;                          // "GET", "POST", "DELETE"
+  std::string path;                            // "/v1/incidents/acme%3Ax/ack" decoded
+  std::vector<std::string> captures;           // the route pattern's groups, in order
+  std::map<std::string, std::string> query;    // decoded query parameters
+  std::string body;                            // the raw body (JSON for writes)
+  std::map<std::string, std::string> headers;  // lower-case names (a provider's signature)
+  std::string actor;                           // who, for the audit fields ("http")
 };
 
 struct OpsResponse {

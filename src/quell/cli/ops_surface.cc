@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "quell/adapters/http_server/callback_routes.h"
 #include "quell/adapters/http_server/operator_routes.h"
 #include "quell/adapters/wiring/poll_wiring.h"
 #include "quell/adapters/wiring/route_lookup.h"
@@ -23,6 +24,29 @@ core::Duration LongestInterval(const config::Config& config) {
   for (const auto& c : config.error_conditions) see(c.common.interval);
   for (const auto& c : config.metric_conditions) see(c.condition.common.interval);
   return longest;
+}
+
+// Every PagerDuty channel's webhook signing secret (a delivery signed with any is PagerDuty's).
+std::vector<std::string> PagerDutySecrets(const config::Config& config) {
+  std::vector<std::string> secrets;
+  for (const config::ChannelConfig& channel : config.channels) {
+    if (channel.type == config::ChannelType::kPagerDuty &&
+        !channel.pagerduty.webhook_secret.empty()) {
+      secrets.push_back(channel.pagerduty.webhook_secret);
+    }
+  }
+  return secrets;
+}
+
+// Every Slack channel's signing secret (its Acknowledge buttons' clicks are signed with it).
+std::vector<std::string> SlackSecrets(const config::Config& config) {
+  std::vector<std::string> secrets;
+  for (const config::ChannelConfig& channel : config.channels) {
+    if (channel.type == config::ChannelType::kSlack && !channel.slack.signing_secret.empty()) {
+      secrets.push_back(channel.slack.signing_secret);
+    }
+  }
+  return secrets;
 }
 
 }  // namespace
@@ -66,6 +90,19 @@ core::Result<std::unique_ptr<OpsSurface>> OpsSurface::Create(const config::Confi
       store.incidents(), store.operators(), ops->encoder_, wiring::RoutesFromConfig(config));
   ops->operator_queries_ =
       std::make_unique<app::OperatorQueries>(store.incidents(), store.operators());
+  if (!config.http.ack_link_secret_unresolved.empty()) {
+    return core::MakeError(core::ErrorCode::kInvalidArgument,
+                           "http: " + config.http.ack_link_secret_unresolved);
+  }
+  if (!config.http.ack_link_secret.empty() || !PagerDutySecrets(config).empty() ||
+      !SlackSecrets(config).empty()) {
+    auto callback_store = wiring::OpenStore(store_url);
+    if (!callback_store) return callback_store.error();
+    ops->callback_store_.emplace(std::move(*callback_store));
+    ops->callback_commands_ = std::make_unique<app::OperatorCommands>(
+        ops->callback_store_->incidents(), ops->callback_store_->operators(), ops->encoder_,
+        wiring::RoutesFromConfig(config));
+  }
   // A resolve with "upstream": true reaches Infrai; without a key that is refused at the call.
   if (auto upstream = wiring::UpstreamWiring::Create(config, clock); upstream) {
     ops->upstream_ = std::move(*upstream);
@@ -100,6 +137,19 @@ core::Result<int> OpsSurface::Serve() {
       http_server::OperatorRoutes(*operator_commands_, *operator_queries_, *clock_, *log_);
   routes.insert(routes.end(), std::make_move_iterator(operator_routes.begin()),
                 std::make_move_iterator(operator_routes.end()));
+  if (callback_commands_) {
+    http_server::CallbackSettings settings;
+    if (!config_.http.ack_link_secret.empty()) {
+      settings.ack_links = std::make_shared<channels::AckLinkSigner>(
+          config_.http.ack_link_secret, config_.http.public_url, config_.http.ack_link_ttl);
+    }
+    settings.pagerduty_secrets = PagerDutySecrets(config_);
+    settings.slack_signing_secrets = SlackSecrets(config_);
+    std::vector<app::OpsRoute> callbacks =
+        http_server::CallbackRoutes(*callback_commands_, *clock_, *log_, settings);
+    routes.insert(routes.end(), std::make_move_iterator(callbacks.begin()),
+                  std::make_move_iterator(callbacks.end()));
+  }
   server_ = std::make_unique<http_server::OpsHttpServer>(
       http_server::OpsServerOptions{.listen = config_.http.listen,
                                     .token = config_.http.token,

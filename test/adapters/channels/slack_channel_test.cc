@@ -183,6 +183,31 @@ TEST_F(SlackChannelTest, AnIncomingWebhookPostsTextAndBlocks) {
   EXPECT_EQ(missing.error, "slack: HTTP 404: channel_not_found");
 }
 
+// With a signing secret configured the message ends with Slack's documented button element
+// (an actions block), its value the incident's key and generation; a resolve has none.
+TEST_F(SlackChannelTest, AnAckButtonEndsOpensWhenTheChannelHasASigningSecret) {
+  SlackSettings settings;
+  settings.webhook_url = receiver_.WebhookUrl();
+  settings.ack_button = true;
+  auto channel = SlackChannel::Create(settings);
+  ASSERT_TRUE(channel.ok());
+  const core::Delivery open = MakeDelivery();
+  ASSERT_EQ(SendOnce(**channel, client_, open).kind, Kind::kSent);
+  ASSERT_EQ(SendOnce(**channel, client_, MakeDelivery(TransitionKind::kResolve)).kind, Kind::kSent);
+  const auto requests = receiver_.Requests();
+  ASSERT_EQ(requests.size(), 2u);
+  const json blocks = json::parse(requests[0].body)["blocks"];
+  const json& actions = blocks.back();
+  EXPECT_EQ(actions["type"], "actions");
+  ASSERT_EQ(actions["elements"].size(), 1u);
+  EXPECT_EQ(actions["elements"][0]["type"], "button");
+  EXPECT_EQ(actions["elements"][0]["action_id"], "quell_ack");
+  EXPECT_EQ(actions["elements"][0]["text"]["text"], "Acknowledge");
+  EXPECT_EQ(actions["elements"][0]["value"],
+            open.row.key + ":" + std::to_string(open.row.generation));
+  EXPECT_NE(json::parse(requests[1].body)["blocks"].back()["type"], "actions");
+}
+
 TEST(SlackSettingsTest, CreateNamesTheMissingSetting) {
   SlackSettings settings;
   settings.mode = SlackSettings::Mode::kBotToken;

@@ -366,6 +366,37 @@ TEST_F(ConfigLoaderTest, PublicUrlIsAnHttpUrlWithoutAQuery) {
   }
 }
 
+// Ack links are signed with a secret of at least 16 bytes and point under http.public_url; both
+// are checked where they are written, by `quell config check` and at start alike, and the
+// secret is never quoted.
+TEST_F(ConfigLoaderTest, AckLinksNeedALongEnoughSecretAndAPublicUrl) {
+  env_["ACK"] = "0123456789abcdef-ack";
+  env_["SHORT"] = "too-short";
+  const std::string with_url =
+      std::string(kMinimal) + "http:\n  public_url: https://q.example.com\n";
+  auto config = LoadConfig(
+      Write("ok.yaml", with_url + "  ack_link_secret_env: ACK\n  ack_link_ttl: 2h\n"), Env());
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  EXPECT_EQ(config->http.ack_link_secret, "0123456789abcdef-ack");
+  EXPECT_EQ(config->http.ack_link_ttl, std::chrono::hours(2));
+  EXPECT_EQ(LoadConfig(Write("none.yaml", kMinimal), Env())->http.ack_link_ttl,
+            std::chrono::hours(24));
+
+  const std::string short_secret = with_url + "  ack_link_secret_env: SHORT\n";
+  ExpectError(short_secret, {"bad.yaml:6:", "http.ack_link_secret_env", "at least 16 bytes"});
+  const std::string no_url = std::string(kMinimal) + "http:\n  ack_link_secret_env: ACK\n";
+  ExpectError(no_url, {"bad.yaml:5:", "http.ack_link_secret_env", "http.public_url"});
+  ExpectError(with_url + "  ack_link_secret_env: ACK\n  ack_link_ttl: 0s\n",
+              {"bad.yaml:7:", "http.ack_link_ttl", "positive"});
+  for (const std::string& bad : {short_secret, no_url}) {
+    const std::vector<std::string> errors = CheckConfig(Write("check.yaml", bad), Env());
+    ASSERT_EQ(errors.size(), 1U) << bad;
+    EXPECT_NE(errors[0].find("http.ack_link_secret_env"), std::string::npos) << errors[0];
+    EXPECT_EQ(errors[0].find("too-short"), std::string::npos) << errors[0];
+    EXPECT_EQ(errors[0].find("0123456789abcdef-ack"), std::string::npos) << errors[0];
+  }
+}
+
 // Found by hand: every condition got "error" here, so a fatal error group still read "error".
 TEST_F(ConfigLoaderTest, AConditionWithoutSeverityLeavesItToTheSourceLevel) {
   auto config = LoadConfig(Write("sev.yaml", kMinimal), Env());

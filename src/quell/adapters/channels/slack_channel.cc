@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "quell/adapters/channels/pagerduty_channel.h"
 #include "quell/core/delivery/dead_letter.h"
 
 namespace quell::channels {
@@ -81,6 +82,24 @@ json Blocks(const core::RenderedMessage& message) {
   return blocks;
 }
 
+// The message's blocks, with the Acknowledge button when asked for and there is room.
+json BlocksOf(const core::Delivery& delivery, bool ack_button) {
+  json blocks = Blocks(delivery.message);
+  if (!ack_button || delivery.row.transition == core::TransitionKind::kResolve ||
+      blocks.size() >= kMaxBlocks) {
+    return blocks;
+  }
+  blocks.push_back(
+      {{"type", "actions"},
+       {"block_id", "quell_ack"},
+       {"elements", json::array({{{"type", "button"},
+                                  {"action_id", "quell_ack"},
+                                  {"text", {{"type", "plain_text"}, {"text", "Acknowledge"}}},
+                                  {"style", "primary"},
+                                  {"value", PagerDutyDedupKey(delivery.row)}}})}});
+  return blocks;
+}
+
 std::string Fallback(const core::RenderedMessage& message) {
   return Truncate(message.subject.empty() ? message.body : message.subject, kMaxFallbackBytes);
 }
@@ -110,13 +129,15 @@ core::Result<core::HttpRequest> SlackChannel::Encode(const core::Delivery& deliv
                                                      core::WallTime /*now*/) const {
   const core::RenderedMessage& message = delivery.message;
   if (settings_.mode == SlackSettings::Mode::kIncomingWebhook) {
-    const json body = {{"text", Fallback(message)}, {"blocks", Blocks(message)}};
+    const json body = {{"text", Fallback(message)},
+                       {"blocks", BlocksOf(delivery, settings_.ack_button)}};
     return PostRequest(settings_.webhook_url, "application/json; charset=utf-8", Dump(body),
                        settings_.timeouts);
   }
   const core::OutboxRow& row = delivery.row;
-  json body = {
-      {"channel", settings_.channel}, {"text", Fallback(message)}, {"blocks", Blocks(message)}};
+  json body = {{"channel", settings_.channel},
+               {"text", Fallback(message)},
+               {"blocks", BlocksOf(delivery, settings_.ack_button)}};
   std::string method = "chat.postMessage";
   const std::string& root = delivery.thread_remote_id;
   if (row.transition != core::TransitionKind::kOpen && !root.empty()) {

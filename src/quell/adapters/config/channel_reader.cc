@@ -154,6 +154,7 @@ void ReadSlack(MapReader& item, const std::filesystem::path& dir, SlackSettings&
   item.Read("channel", out.channel);
   item.Read("api_url", out.api_url);
   item.Read("resolve_updates_root", out.resolve_updates_root);
+  out.signing_secret = Secret(item, "signing_secret", dir, false, unresolved);
   if (hook == bot) {
     item.Fail("",
               "give exactly one of webhook_url_env/_file (incoming webhook) or "
@@ -239,6 +240,7 @@ void ReadPagerDuty(MapReader& item, const std::filesystem::path& dir, PagerDutyS
   item.Read("url", out.url);
   RequireUrl(item, "url", out.url, {"http://", "https://"});
   out.routing_key = Secret(item, "routing_key", dir, true, unresolved);
+  out.webhook_secret = Secret(item, "webhook_secret", dir, false, unresolved);
   item.Read("source", out.source);
   if (out.source.empty()) item.Fail("source", "must not be empty (default \"quell\")");
 }

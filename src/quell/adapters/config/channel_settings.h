@@ -53,6 +53,9 @@ struct SlackSettings {
   std::string channel;      // bot mode: the channel id
   std::string api_url = "https://slack.com/api";
   bool resolve_updates_root = true;  // bot mode: a resolve edits the open's message
+  // The Slack app's signing secret (`signing_secret_env` / `_file`): messages then carry an
+  // Acknowledge button whose clicks POST /v1/slack/interactivity checks against it.
+  std::string signing_secret;
 };
 
 struct EmailSettings {
@@ -86,6 +89,9 @@ struct PagerDutySettings {
   std::string url = "https://events.pagerduty.com";
   std::string routing_key;
   std::string source = "quell";  // payload.source: where PagerDuty shows the alert came from
+  // The v3 webhook subscription's signing secret (`webhook_secret_env` / `_file`): PagerDuty's
+  // acks and resolves of quell's alerts then reach quell at POST /v1/pagerduty/webhook.
+  std::string webhook_secret;
 };
 
 enum class ChannelType : uint8_t { kWebhook, kSlack, kEmail, kSms, kPagerDuty };

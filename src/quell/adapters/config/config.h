@@ -86,6 +86,11 @@ struct OpsHttpSettings {
   // messages link to public_url + "/v1/incidents/<key>" and name the ack route under it.
   // Empty: messages carry no such link (unless dispatch.link_base is set).
   std::string public_url;
+  // Signs the ack links in messages (`ack_link_secret_env` / `_file`, at least 16 bytes, read at
+  // load, never printed); empty: messages carry no ack link. Needs public_url.
+  std::string ack_link_secret;
+  std::string ack_link_secret_unresolved;  // why a given reference did not resolve; empty: ok
+  core::Duration ack_link_ttl = std::chrono::hours(24);  // a link works this long after its message
   // /healthz fails once the last cycle is older than 2 x the longest interval + this.
   core::Duration health_grace = std::chrono::seconds(30);
 };

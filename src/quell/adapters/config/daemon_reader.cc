@@ -46,6 +46,22 @@ void ReadHttp(MapReader section, const std::filesystem::path& dir, OpsHttpSettin
                  "expected an http:// or https:// URL with a host and no query, e.g. "
                  "https://quell.example.com");
   }
+  SecretRef ack = ReadSecret(section, "ack_link_secret", dir, /*required=*/false);
+  http.ack_link_secret = std::move(ack.value);
+  http.ack_link_secret_unresolved = std::move(ack.unresolved);
+  const char* ack_where =
+      section.Has("ack_link_secret_file") ? "ack_link_secret_file" : "ack_link_secret_env";
+  if (!http.ack_link_secret.empty() && http.ack_link_secret.size() < 16) {
+    section.Fail(ack_where, "the ack-link secret must be at least 16 bytes (it has " +
+                                std::to_string(http.ack_link_secret.size()) + ")");
+  }
+  if ((!http.ack_link_secret.empty() || !http.ack_link_secret_unresolved.empty()) &&
+      http.public_url.empty()) {
+    section.Fail(ack_where,
+                 "ack links need http.public_url (the address people reach this API at)");
+  }
+  section.Read("ack_link_ttl", http.ack_link_ttl);
+  if (http.ack_link_ttl.count() <= 0) section.Fail("ack_link_ttl", "must be positive, e.g. 24h");
   section.Read("health_grace", http.health_grace);
   if (http.health_grace.count() < 0) section.Fail("health_grace", "must not be negative");
   section.Finish();

@@ -3,6 +3,7 @@
 #include <httplib.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <exception>
 #include <regex>
@@ -190,6 +191,11 @@ void OpsHttpServer::Serve(const CompiledRoute& route, const httplib::Request& re
   for (size_t i = 1; i < match.size(); ++i) request.captures.push_back(match[i].str());
   for (const auto& [name, value] : req.params) request.query.emplace(name, value);
   request.body = req.body;
+  for (const auto& [name, value] : req.headers) {
+    std::string lower = name;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    request.headers.emplace(std::move(lower), value);
+  }
   request.actor = options_.token_name.empty() ? "http" : options_.token_name;
   app::OpsResponse response;
   try {

@@ -72,7 +72,8 @@ constexpr const char* kSmsBody =
     "{{count_text}}, since {{since}}."
     "{{#opened_in_shadow}} open since {{open_since}}, {{open_for}} (was "
     "shadow).{{/opened_in_shadow}}"
-    "{{^is_resolve}} Ack: {{ack_command}}{{/is_resolve}}"
+    "{{^is_resolve}} Ack: {{#ack_link}}{{ack_link}}{{/ack_link}}{{^ack_link}}{{ack_command}}"
+    "{{/ack_link}}{{/is_resolve}}"
     "{{#link}} {{link}}{{/link}}";
 
 constexpr const char* kPagerDutyBody =

@@ -171,7 +171,11 @@ std::string TextBody(const GroupView& group, const ViewOptions& options) {
   body += "Severity:  " + group.severity + "\n";
   if (const std::string since = Since(group); !since.empty()) body += "Since:     " + since + "\n";
   body += "\nMembers:\n";
-  for (const IncidentView& v : group.listed) body += "  - " + MemberLine(v, false) + "\n";
+  for (const IncidentView& v : group.listed) {
+    body += "  - " + MemberLine(v, false) + "\n";
+    // Each listed member's own link (acks only that member's generation), after the line's cut.
+    if (!v.ack_link.empty()) body += "    ack in one click: " + v.ack_link + "\n";
+  }
   if (group.more > 0) body += "  " + MoreLine(group, false) + "\n";
   if (const auto examples = Examples(group, options.max_examples); !examples.empty()) {
     body += "\nRecent examples (redacted):\n";
@@ -187,7 +191,11 @@ std::string SlackBody(const GroupView& group, const ViewOptions& options) {
   body += " *" + Escape(group.key, true) + "*: " + CountsText(group) + "\n";
   body += "*" + Escape(Headline(group), true) + "*\n";
   body += "*Where:* " + Escape(Where(group), true) + "   *Severity:* " + group.severity + "\n";
-  for (const IncidentView& v : group.listed) body += "\xE2\x80\xA2 " + MemberLine(v, true) + "\n";
+  for (const IncidentView& v : group.listed) {
+    body += "\xE2\x80\xA2 " + MemberLine(v, true);
+    if (!v.ack_link.empty()) body += " <" + v.ack_link + "|ack>";
+    body += "\n";
+  }
   if (group.more > 0) body += "_" + MoreLine(group, false) + "_\n";
   for (const std::string& e : Examples(group, options.max_examples)) {
     body += "> " + Escape(e, true) + "\n";

@@ -196,9 +196,15 @@ void FillNextStep(const ViewOptions& options, IncidentView& view) {
     view.next_step = "none: it recovered";
     return;
   }
+  if (options.ack_link) {
+    if (auto issued = core::ParseRfc3339(view.polled_at); issued) {
+      view.ack_link = options.ack_link(view.key, view.generation, *issued);
+    }
+  }
   view.next_step =
       "ack with `" + view.ack_command + "` or silence with `" + view.silence_command + "`";
   if (!view.ack_url.empty()) view.next_step += " (HTTP: " + view.ack_url + ")";
+  if (!view.ack_link.empty()) view.next_step += "; or ack in one click: " + view.ack_link;
 }
 
 }  // namespace
@@ -330,6 +336,7 @@ const std::vector<std::string>& ViewFieldNames() {
                                                   "text",
                                                   "json",
                                                   "link",
+                                                  "ack_link",
                                                   "is_open",
                                                   "is_renotify",
                                                   "is_resolve",

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "quell/core/result.h"
+#include "quell/core/text/time.h"
 
 namespace quell::templates {
 
@@ -52,7 +54,10 @@ struct IncidentView {
   std::string ack_command;      // quell incidents ack 'KEY'
   std::string silence_command;  // quell silence add 'KEY' --for 1h --reason '...'
   std::string ack_url;          // POST <public_url>/v1/incidents/<key>/ack, or empty
-  std::string next_step;        // the above in one sentence; "none: it recovered" on a resolve
+  // A signed link that acks this generation in one click (GET asks, POST acks), when ack links
+  // are configured; empty on a resolve and without a transition time to date it from.
+  std::string ack_link;
+  std::string next_step;  // the above in one sentence; "none: it recovered" on a resolve
   struct Example {
     std::string text;  // the evidence's title and message, one line
     std::string json;  // the whole evidence object, compact
@@ -74,6 +79,10 @@ struct ViewOptions {
   std::string public_url;
   std::string default_severity = "error";
   std::map<std::string, std::string, std::less<>> condition_severity;  // by condition name
+  // The signed ack link of (key, generation) issued at the transition's time (the snapshot's
+  // last_seen_at); unset: messages carry none (http.ack_link_secret not configured).
+  std::function<std::string(std::string_view key, uint64_t generation, core::WallTime issued_at)>
+      ack_link;
   size_t max_examples = 3;
   size_t max_example_chars = 200;
 };
@@ -100,7 +109,7 @@ std::string MinuteText(const std::string& rfc3339);
 // severity_upper; opened_in_shadow, open_for and open_since for a late open; what, where,
 // labels (with "name" and "value"), tenant, stage, since, failing_for, polled_at, polls,
 // upstream_count, upstream_since_last, count_text, changes, has_changes, ack_command,
-// silence_command, ack_url and next_step.
+// silence_command, ack_url, ack_link and next_step.
 const std::vector<std::string>& ViewFieldNames();
 
 }  // namespace quell::templates

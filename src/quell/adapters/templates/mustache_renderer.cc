@@ -93,6 +93,7 @@ mstch::map MakeContext(const IncidentView& view, bool slack) {
       {"ack_command", text(view.ack_command)},
       {"silence_command", text(view.silence_command)},
       {"ack_url", view.ack_url},
+      {"ack_link", view.ack_link},
       {"next_step", text(view.next_step)},
   };
 }

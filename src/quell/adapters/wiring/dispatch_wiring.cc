@@ -1,7 +1,9 @@
 #include "quell/adapters/wiring/dispatch_wiring.h"
 
+#include <memory>
 #include <utility>
 
+#include "quell/adapters/channels/ack_link.h"
 #include "quell/adapters/channels/pagerduty_channel.h"
 #include "quell/adapters/channels/slack_channel.h"
 #include "quell/adapters/channels/twilio_sms_channel.h"
@@ -91,6 +93,7 @@ core::Result<std::unique_ptr<core::HttpChannel>> MakeHttpChannel(
         slack.api_base_url = channel.slack.api_url;
         slack.resolve_updates_root = channel.slack.resolve_updates_root;
       }
+      slack.ack_button = !channel.slack.signing_secret.empty();
       slack.timeouts = TimeoutsOf(channel.delivery);
       return erase(channels::SlackChannel::Create(std::move(slack)));
     }
@@ -123,6 +126,14 @@ templates::RendererOptions RendererOptionsFor(const config::Config& config) {
   templates::RendererOptions renderer;
   renderer.view.link_base_url = config.dispatch.link_base;
   renderer.view.public_url = config.http.public_url;
+  if (!config.http.ack_link_secret.empty() && !config.http.public_url.empty()) {
+    auto signer = std::make_shared<channels::AckLinkSigner>(
+        config.http.ack_link_secret, config.http.public_url, config.http.ack_link_ttl);
+    renderer.view.ack_link = [signer](std::string_view key, uint64_t generation,
+                                      core::WallTime issued_at) {
+      return signer->Link(key, generation, issued_at);
+    };
+  }
   for (const auto& [condition, severity] : config.condition_severity) {
     renderer.view.condition_severity.emplace(condition, severity);
   }

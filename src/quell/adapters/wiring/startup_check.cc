@@ -83,6 +83,9 @@ StartupProblems CheckStartup(const config::Config& config, const StartupCheckOpt
     problems.errors.push_back(where + ": no Infrai API key in the " + config.infrai.api_key_origin +
                               "; set it, or name a key file in infrai.api_key_file");
   }
+  if (!config.http.ack_link_secret_unresolved.empty()) {
+    problems.errors.push_back(config.http.ack_link_secret_unresolved);
+  }
   if (!config.http.token_unresolved.empty()) {
     problems.errors.push_back(config.http.token_unresolved);
   }

@@ -1,0 +1,125 @@
+#include "quell/adapters/channels/ack_link.h"
+
+#include <openssl/crypto.h>
+
+#include <array>
+#include <charconv>
+#include <limits>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "quell/adapters/channels/webhook_signature.h"
+
+namespace quell::channels {
+namespace {
+
+constexpr size_t kMacDigits = 32;
+constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+std::string Base64Url(std::string_view bytes) {
+  std::string out;
+  uint32_t bits = 0;
+  int count = 0;
+  for (const char c : bytes) {
+    bits = (bits << 8) | static_cast<unsigned char>(c);
+    count += 8;
+    while (count >= 6) {
+      count -= 6;
+      out += kAlphabet[(bits >> count) & 0x3F];
+    }
+  }
+  if (count > 0) out += kAlphabet[(bits << (6 - count)) & 0x3F];
+  return out;
+}
+
+std::optional<std::string> FromBase64Url(std::string_view text) {
+  std::string out;
+  uint32_t bits = 0;
+  int count = 0;
+  for (const char c : text) {
+    const char* at = std::char_traits<char>::find(kAlphabet, 64, c);
+    if (at == nullptr) return std::nullopt;
+    bits = (bits << 6) | static_cast<uint32_t>(at - kAlphabet);
+    count += 6;
+    if (count >= 8) {
+      count -= 8;
+      out += static_cast<char>((bits >> count) & 0xFF);
+    }
+  }
+  return out;
+}
+
+template <typename T>
+std::optional<T> Number(std::string_view text) {
+  T value{};
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+core::Error Malformed() {
+  return core::MakeError(core::ErrorCode::kInvalidArgument,
+                         "this is not a quell ack link (the token is malformed or cut short)");
+}
+
+}  // namespace
+
+AckLinkSigner::AckLinkSigner(std::string secret, std::string public_url, core::Duration ttl)
+    : secret_(std::move(secret)), public_url_(std::move(public_url)), ttl_(ttl) {}
+
+std::string AckLinkSigner::Mac(std::string_view key, uint64_t generation, int64_t expiry) const {
+  std::string text = "quell-ack\n";
+  text += key;
+  text += '\n';
+  text += std::to_string(generation);
+  text += '\n';
+  text += std::to_string(expiry);
+  return HmacSha256Hex(secret_, text).substr(0, kMacDigits);
+}
+
+std::string AckLinkSigner::Token(std::string_view key, uint64_t generation,
+                                 core::WallTime expires_at) const {
+  const int64_t expiry =
+      std::chrono::duration_cast<std::chrono::seconds>(expires_at.time_since_epoch()).count();
+  return "v1." + std::to_string(generation) + "." + std::to_string(expiry) + "." + Base64Url(key) +
+         "." + Mac(key, generation, expiry);
+}
+
+std::string AckLinkSigner::Link(std::string_view key, uint64_t generation,
+                                core::WallTime issued_at) const {
+  return public_url_ + "/v1/ack/" + Token(key, generation, issued_at + ttl_);
+}
+
+core::Result<AckClaim> AckLinkSigner::Verify(std::string_view token, core::WallTime now) const {
+  std::vector<std::string_view> parts;
+  while (parts.size() < 5) {
+    const size_t dot = token.find('.');
+    parts.push_back(token.substr(0, dot));
+    if (dot == std::string_view::npos) break;
+    token.remove_prefix(dot + 1);
+  }
+  if (parts.size() != 5 || parts[0] != "v1" || token != parts[4]) return Malformed();
+  const auto generation = Number<uint64_t>(parts[1]);
+  const auto expiry = Number<int64_t>(parts[2]);
+  auto key = FromBase64Url(parts[3]);
+  if (!generation || !expiry || !key || key->empty() || parts[4].size() != kMacDigits ||
+      *expiry < 0 || *expiry > std::numeric_limits<int64_t>::max() / 1'000'000) {
+    return Malformed();
+  }
+  const std::string expected = Mac(*key, *generation, *expiry);
+  if (CRYPTO_memcmp(expected.data(), parts[4].data(), kMacDigits) != 0) {
+    return core::MakeError(core::ErrorCode::kPermissionDenied,
+                           "this ack link's signature is not valid (altered, or signed with "
+                           "another secret)");
+  }
+  AckClaim claim{std::move(*key), *generation, core::WallTime{std::chrono::seconds(*expiry)}};
+  if (now >= claim.expires_at) {
+    return core::MakeError(core::ErrorCode::kRejected,
+                           "this ack link expired at " + core::FormatRfc3339(claim.expires_at) +
+                               "; ack with `quell incidents ack` or a newer message's link");
+  }
+  return claim;
+}
+
+}  // namespace quell::channels

@@ -1,0 +1,333 @@
+#include "quell/adapters/http_server/callback_routes.h"
+
+#include <cctype>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+
+#include "quell/adapters/channels/callback_signatures.h"
+#include "quell/app/pager_callback.h"
+
+namespace quell::http_server {
+namespace {
+
+std::string HtmlEscape(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    switch (c) {
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+app::OpsResponse Page(int status, std::string_view title, const std::string& body_html) {
+  app::OpsResponse response;
+  response.status = status;
+  response.content_type = "text/html; charset=utf-8";
+  response.body =
+      "<!doctype html>\n<html><head><meta charset=\"utf-8\">"
+      "<meta name=\"robots\" content=\"noindex\"><title>" +
+      HtmlEscape(title) + "</title></head><body>\n<h1>" + HtmlEscape(title) + "</h1>\n" +
+      body_html + "\n</body></html>\n";
+  return response;
+}
+
+int StatusOf(core::ErrorCode code) {
+  switch (code) {
+    case core::ErrorCode::kInvalidArgument:
+      return 400;
+    case core::ErrorCode::kPermissionDenied:
+      return 403;
+    case core::ErrorCode::kNotFound:
+      return 404;
+    case core::ErrorCode::kRejected:
+    case core::ErrorCode::kConflict:
+      return 409;
+    case core::ErrorCode::kUnavailable:
+    case core::ErrorCode::kTimeout:
+      return 503;
+    default:
+      return 500;
+  }
+}
+
+// A token's own refusal: expired is 410 Gone (the link will never work again).
+int TokenStatus(core::ErrorCode code) {
+  return code == core::ErrorCode::kRejected ? 410 : StatusOf(code);
+}
+
+app::OpsResponse Refused(int status, const core::Error& error) {
+  return Page(status, "Not acknowledged", "<p>" + HtmlEscape(error.message) + "</p>");
+}
+
+const std::string& Capture(const app::OpsRequest& request) {
+  static const std::string kNone;
+  return request.captures.empty() ? kNone : request.captures.front();
+}
+
+// The claim of the request's token; the refusal, logged, when it carries none.
+core::Result<channels::AckClaim> Claim(const channels::AckLinkSigner& signer,
+                                       const app::OpsRequest& request, core::WallTime now,
+                                       core::EventLog& log) {
+  // A sentence's full stop after a link in a message is not part of it (a token never ends in
+  // a dot).
+  std::string_view token = Capture(request);
+  while (token.ends_with('.')) token.remove_suffix(1);
+  auto claim = signer.Verify(token, now);
+  if (claim) return claim;
+  log.Log(core::LogLevel::kWarn, "http.ack_link",
+          {{"method", request.method}, {"status", "refused"}, {"error", claim.error().message}});
+  return claim.error();
+}
+
+app::OpsResponse AskPage(const channels::AckClaim& claim) {
+  const std::string key = HtmlEscape(claim.key);
+  return Page(200, "Acknowledge " + claim.key + "?",
+              "<p>Incident <code>" + key + "</code>, generation " +
+                  std::to_string(claim.generation) +
+                  ". Acknowledging stops its reminders until it opens again.</p>\n"
+                  "<form method=\"post\"><button type=\"submit\">Acknowledge</button></form>\n"
+                  "<p>This link works until " +
+                  core::FormatRfc3339(claim.expires_at) + ".</p>");
+}
+
+app::OpsResponse AckedPage(const core::Incident& incident) {
+  std::string when = incident.acked_at ? core::FormatRfc3339(*incident.acked_at) : "";
+  return Page(200, "Acknowledged " + incident.key,
+              "<p>Incident <code>" + HtmlEscape(incident.key) + "</code>, generation " +
+                  std::to_string(incident.generation) + ", is acknowledged (by " +
+                  HtmlEscape(incident.acked_by) + " at " + when + ").</p>");
+}
+
+app::OpsResponse Json(int status, const nlohmann::json& body) {
+  app::OpsResponse response;
+  response.status = status;
+  response.body = body.dump();
+  return response;
+}
+
+app::OpsResponse JsonError(int status, const char* code, const std::string& message) {
+  return Json(status, {{"error", {{"code", code}, {"message", message}}}});
+}
+
+std::string Header(const app::OpsRequest& request, const std::string& lower_name) {
+  const auto it = request.headers.find(lower_name);
+  return it == request.headers.end() ? std::string() : it->second;
+}
+
+std::string StringAt(const nlohmann::json& object, const char* name) {
+  if (!object.is_object()) return {};
+  const auto it = object.find(name);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// One PagerDuty v3 webhook delivery, signature checked.
+app::OpsResponse PagerDutyEvent(app::OperatorCommands& commands, core::WallTime now,
+                                core::EventLog& log, const std::string& body) {
+  const nlohmann::json doc = nlohmann::json::parse(body, nullptr, false);
+  const nlohmann::json* event = doc.is_object() && doc.contains("event") ? &doc["event"] : nullptr;
+  if (event == nullptr || !event->is_object()) {
+    log.Log(core::LogLevel::kWarn, "http.pagerduty",
+            {{"status", "refused"}, {"error", "the body is not a v3 webhook event"}});
+    return JsonError(400, "bad_request", "the body is not a PagerDuty v3 webhook event");
+  }
+  const std::string type = StringAt(*event, "event_type");
+  const nlohmann::json data = event->value("data", nlohmann::json::object());
+  const std::string dedup_key = StringAt(data, "incident_key");
+  const bool acts = type == "incident.acknowledged" || type == "incident.resolved";
+  if (!acts || dedup_key.empty()) {
+    log.Log(core::LogLevel::kInfo, "http.pagerduty",
+            {{"event_type", type}, {"dedup_key", dedup_key}, {"status", "ignored"}});
+    return Json(200, {{"ignored", type}});
+  }
+  const std::string agent = StringAt(event->value("agent", nlohmann::json()), "summary");
+  const std::string by = agent.empty() ? std::string("pagerduty") : "pagerduty:" + agent;
+  const app::PagerAction action =
+      type == "incident.acknowledged" ? app::PagerAction::kAck : app::PagerAction::kResolve;
+  auto done = app::ApplyPagerAction(commands, dedup_key, action, by, now);
+  if (!done && done.error().code == core::ErrorCode::kNotFound) {
+    log.Log(core::LogLevel::kInfo, "http.pagerduty",
+            {{"event_type", type},
+             {"dedup_key", dedup_key},
+             {"status", "unknown"},
+             {"error", done.error().message}});
+    return Json(200, {{"event_type", type}, {"keys", nlohmann::json::array()}});
+  }
+  if (!done) {
+    log.Log(core::LogLevel::kWarn, "http.pagerduty",
+            {{"event_type", type},
+             {"dedup_key", dedup_key},
+             {"status", "failed"},
+             {"error", done.error().message}});
+    return JsonError(StatusOf(done.error().code), "unavailable", done.error().message);
+  }
+  log.Log(core::LogLevel::kInfo, "http.pagerduty",
+          {{"event_type", type},
+           {"dedup_key", dedup_key},
+           {"status", action == app::PagerAction::kAck ? "acked" : "resolved"},
+           {"keys", std::to_string(done->size())},
+           {"who", by}});
+  return Json(200, {{"event_type", type}, {"keys", *done}});
+}
+
+// The value of form field `name` in an application/x-www-form-urlencoded body.
+std::string FormField(std::string_view body, std::string_view name) {
+  while (!body.empty()) {
+    const size_t amp = body.find('&');
+    const std::string_view pair = body.substr(0, amp);
+    body = amp == std::string_view::npos ? std::string_view{} : body.substr(amp + 1);
+    const size_t eq = pair.find('=');
+    if (eq == std::string_view::npos || pair.substr(0, eq) != name) continue;
+    std::string out;
+    const std::string_view value = pair.substr(eq + 1);
+    for (size_t i = 0; i < value.size(); ++i) {
+      if (value[i] == '+') {
+        out += ' ';
+      } else if (value[i] == '%' && i + 2 < value.size() &&
+                 std::isxdigit(static_cast<unsigned char>(value[i + 1])) != 0 &&
+                 std::isxdigit(static_cast<unsigned char>(value[i + 2])) != 0) {
+        out += static_cast<char>(std::stoi(std::string(value.substr(i + 1, 2)), nullptr, 16));
+        i += 2;
+      } else {
+        out += value[i];
+      }
+    }
+    return out;
+  }
+  return {};
+}
+
+// One Slack interaction, signature checked.
+app::OpsResponse SlackInteraction(app::OperatorCommands& commands, core::WallTime now,
+                                  core::EventLog& log, const std::string& body) {
+  const nlohmann::json payload = nlohmann::json::parse(FormField(body, "payload"), nullptr, false);
+  std::string value;
+  if (payload.is_object() && StringAt(payload, "type") == "block_actions" &&
+      payload.contains("actions") && payload["actions"].is_array()) {
+    for (const nlohmann::json& action : payload["actions"]) {
+      if (StringAt(action, "action_id") == "quell_ack") value = StringAt(action, "value");
+    }
+  }
+  if (value.empty()) {
+    log.Log(core::LogLevel::kInfo, "http.slack", {{"status", "ignored"}});
+    return Json(200, nlohmann::json::object());
+  }
+  const nlohmann::json user = payload.value("user", nlohmann::json::object());
+  std::string name = StringAt(user, "username");
+  if (name.empty()) name = StringAt(user, "id");
+  const std::string by = name.empty() ? std::string("slack") : "slack:" + name;
+  auto done = app::ApplyPagerAction(commands, value, app::PagerAction::kAck, by, now);
+  if (!done) {
+    log.Log(core::LogLevel::kWarn, "http.slack",
+            {{"key", value}, {"status", "refused"}, {"error", done.error().message}});
+    return Json(200, {{"response_type", "ephemeral"},
+                      {"replace_original", false},
+                      {"text", "Not acknowledged: " + done.error().message}});
+  }
+  log.Log(core::LogLevel::kInfo, "http.slack", {{"key", value}, {"status", "acked"}, {"who", by}});
+  return Json(200, {{"response_type", "ephemeral"},
+                    {"replace_original", false},
+                    {"text", "Acknowledged by " + by}});
+}
+
+}  // namespace
+
+std::vector<app::OpsRoute> CallbackRoutes(app::OperatorCommands& commands, core::Clock& clock,
+                                          core::EventLog& log, const CallbackSettings& settings) {
+  auto lock = std::make_shared<std::mutex>();
+  std::vector<app::OpsRoute> routes;
+  const auto add = [&](const char* method, const char* pattern, app::OpsHandler handler) {
+    routes.push_back(
+        app::OpsRoute{method, pattern, /*write=*/false,
+                      [lock, handler = std::move(handler)](const app::OpsRequest& request) {
+                        const std::lock_guard<std::mutex> guard(*lock);
+                        return handler(request);
+                      },
+                      /*is_public=*/true});
+  };
+  if (auto signer = settings.ack_links) {
+    add("GET", "^/v1/ack/(.+)$", [signer, &clock, &log](const app::OpsRequest& request) {
+      auto claim = Claim(*signer, request, clock.Now(), log);
+      if (!claim) return Refused(TokenStatus(claim.error().code), claim.error());
+      return AskPage(*claim);
+    });
+    add("POST", "^/v1/ack/(.+)$",
+        [signer, &commands, &clock, &log](const app::OpsRequest& request) {
+          const core::WallTime now = clock.Now();
+          auto claim = Claim(*signer, request, now, log);
+          if (!claim) return Refused(TokenStatus(claim.error().code), claim.error());
+          auto acked = commands.Ack(claim->key, "link", now, claim->generation);
+          if (!acked) {
+            log.Log(core::LogLevel::kWarn, "http.ack_link",
+                    {{"method", "POST"},
+                     {"key", claim->key},
+                     {"generation", claim->generation},
+                     {"status", "refused"},
+                     {"error", acked.error().message}});
+            return Refused(StatusOf(acked.error().code), acked.error());
+          }
+          log.Log(core::LogLevel::kInfo, "http.ack_link",
+                  {{"method", "POST"},
+                   {"key", claim->key},
+                   {"generation", claim->generation},
+                   {"status", "acked"},
+                   {"who", acked->acked_by}});
+          return AckedPage(*acked);
+        });
+  }
+  if (!settings.pagerduty_secrets.empty()) {
+    add("POST", "^/v1/pagerduty/webhook$",
+        [secrets = settings.pagerduty_secrets, &commands, &clock,
+         &log](const app::OpsRequest& request) {
+          auto signed_ok = channels::VerifyPagerDutySignature(
+              secrets, Header(request, "x-pagerduty-signature"), request.body);
+          if (!signed_ok) {
+            log.Log(core::LogLevel::kWarn, "http.pagerduty",
+                    {{"status", "refused"}, {"error", signed_ok.error().message}});
+            return JsonError(401, "unauthorized", signed_ok.error().message);
+          }
+          return PagerDutyEvent(commands, clock.Now(), log, request.body);
+        });
+  }
+  if (!settings.slack_signing_secrets.empty()) {
+    add("POST", "^/v1/slack/interactivity$",
+        [secrets = settings.slack_signing_secrets, &commands, &clock,
+         &log](const app::OpsRequest& request) {
+          const core::WallTime now = clock.Now();
+          core::Status signed_ok;
+          for (const std::string& secret : secrets) {
+            signed_ok = channels::VerifySlackSignature(
+                secret, Header(request, "x-slack-request-timestamp"),
+                Header(request, "x-slack-signature"), request.body, now);
+            if (signed_ok) break;
+          }
+          if (!signed_ok) {
+            log.Log(core::LogLevel::kWarn, "http.slack",
+                    {{"status", "refused"}, {"error", signed_ok.error().message}});
+            return JsonError(401, "unauthorized", signed_ok.error().message);
+          }
+          return SlackInteraction(commands, now, log, request.body);
+        });
+  }
+  return routes;
+}
+
+}  // namespace quell::http_server

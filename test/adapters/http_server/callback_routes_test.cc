@@ -1,0 +1,488 @@
+// The callback routes (signed ack links) through the real ops server on loopback, with a
+// bearer token configured that the requests never carry, on a real SQLite store.
+#include "quell/adapters/http_server/callback_routes.h"
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <stdlib.h>
+
+#include <cctype>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "quell/adapters/http_server/ops_http_server.h"
+#include "quell/adapters/jsonl/payload_encoder.h"
+#include "quell/adapters/sqlite/sqlite_incident_store.h"
+#include "quell/app/poll_applier.h"
+#include "quell/app/vector_observation_stream.h"
+
+namespace quell::http_server {
+namespace {
+
+using std::chrono::hours;
+
+constexpr const char* kSecret = "ack-link-secret-for-tests-0123456789";
+constexpr const char* kPagerDutySecret = "pd-subscription-secret";
+constexpr const char* kSlackSecret = "8f742231b10e8888abcd99yyyzzz85a5";
+
+// Hex HMAC-SHA256 straight from OpenSSL, as a provider computes it (not quell's helper).
+std::string Hmac(const std::string& key, const std::string& data) {
+  unsigned char mac[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
+       reinterpret_cast<const unsigned char*>(data.data()), data.size(), mac, &length);
+  std::string hex;
+  for (unsigned int i = 0; i < length; ++i) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    hex += kHex[mac[i] >> 4];
+    hex += kHex[mac[i] & 0xF];
+  }
+  return hex;
+}
+
+// Slack's documented block_actions payload (docs.slack.dev, reference/interaction-payloads/
+// block_actions-payload), a click on a button whose value is `value`, sent as Slack sends it:
+// application/x-www-form-urlencoded with the JSON in the field `payload`.
+std::string SlackBody(const std::string& value) {
+  const std::string payload =
+      R"({"type":"block_actions","user":{"id":"U0CA5","username":"Amy McGee","name":"Amy McGee",)"
+      R"("team_id":"T3MDE"},"api_app_id":"A0CA5","token":"Shh_its_a_seekrit",)"
+      R"("container":{"type":"message","text":"The contents of the original message"},)"
+      R"("trigger_id":"12466734323.1395872398","team":{"id":"T0CAG","domain":"acme-creamery"},)"
+      R"("enterprise":null,"is_enterprise_install":false,"state":{"values":{}},)"
+      R"("response_url":"https://www.postresponsestome.com/T123567/1509734234",)"
+      R"("actions":[{"type":"button","block_id":"quell_ack","action_id":"quell_ack",)"
+      R"("text":{"type":"plain_text","text":"Acknowledge"},"value":")" +
+      value + R"(","action_ts":"1548426417.840180"}]})";
+  std::string encoded = "payload=";
+  for (const char raw : payload) {
+    const auto c = static_cast<unsigned char>(raw);
+    if (std::isalnum(c) != 0 || c == '-' || c == '_' || c == '.' || c == '~') {
+      encoded += static_cast<char>(c);
+    } else {
+      static constexpr char kHex[] = "0123456789ABCDEF";
+      encoded += '%';
+      encoded += kHex[c >> 4];
+      encoded += kHex[c & 0xF];
+    }
+  }
+  return encoded;
+}
+
+// PagerDuty's documented v3 webhook payload (developer-docs, docs/webhooks/01-Overview.md,
+// "Webhook Payload"), with the event type and incident_key of the test's choosing.
+std::string PagerDutyBody(const std::string& event_type, const std::string& incident_key) {
+  return R"({
+  "event": {
+    "id": "5ac64822-4adc-4fda-ade0-410becf0de4f",
+    "event_type": ")" +
+         event_type + R"(",
+    "resource_type": "incident",
+    "occurred_at": "2020-10-02T18:45:22.169Z",
+    "agent": {
+      "html_url": "https://acme.pagerduty.com/users/PLH1HKV",
+      "id": "PLH1HKV",
+      "self": "https://api.pagerduty.com/users/PLH1HKV",
+      "summary": "Tenex Engineer",
+      "type": "user_reference"
+    },
+    "client": {
+      "name": "PagerDuty"
+    },
+    "data": {
+      "id": "PGR0VU2",
+      "type": "incident",
+      "self": "https://api.pagerduty.com/incidents/PGR0VU2",
+      "html_url": "https://acme.pagerduty.com/incidents/PGR0VU2",
+      "number": 2,
+      "status": "acknowledged",
+      "incident_key": ")" +
+         incident_key + R"(",
+      "created_at": "2020-04-09T15:16:27Z",
+      "title": "A little bump in the road",
+      "service": {
+        "html_url": "https://acme.pagerduty.com/services/PF9KMXH",
+        "id": "PF9KMXH",
+        "self": "https://api.pagerduty.com/services/PF9KMXH",
+        "summary": "API Service",
+        "type": "service_reference"
+      },
+      "urgency": "high",
+      "resolve_reason": null
+    }
+  }
+})";
+}
+
+class StepClock : public core::Clock {
+ public:
+  core::WallTime Now() override { return now; }
+  core::MonoTime Monotonic() override { return core::MonoTime(now.time_since_epoch()); }
+  void SleepFor(core::Duration d) override { now += d; }
+  core::WallTime now = *core::ParseRfc3339("2026-12-02T09:00:00Z");
+};
+
+class RecordingLog : public core::EventLog {
+ public:
+  struct Line {
+    std::string event;
+    std::map<std::string, std::string> fields;
+  };
+  void Log(core::LogLevel, std::string_view event,
+           std::initializer_list<core::LogField> fields) override {
+    const std::lock_guard<std::mutex> guard(mutex);
+    Line line{std::string(event), {}};
+    for (const core::LogField& f : fields) line.fields[std::string(f.name)] = std::string(f.value);
+    lines.push_back(std::move(line));
+  }
+  std::vector<Line> Lines() {
+    const std::lock_guard<std::mutex> guard(mutex);
+    return lines;
+  }
+  std::mutex mutex;
+  std::vector<Line> lines;
+};
+
+class NullSink : public app::DecisionSink {
+ public:
+  void OnDecision(const core::Observation&, const core::Decision&) override {}
+  void Reset() override {}
+};
+
+class AckLinkRoutesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/quell-callback-routes-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+    auto store = sqlite::SqliteIncidentStore::Open(dir_ + "/quell.db");
+    ASSERT_TRUE(store.ok()) << store.error().message;
+    store_ = std::move(*store);
+    commands_ = std::make_unique<app::OperatorCommands>(*store_, *store_, encoder_);
+    signer_ =
+        std::make_shared<channels::AckLinkSigner>(kSecret, "https://quell.example.com", hours(24));
+    OpsServerOptions options;
+    options.token = "operator-token";
+    options.threads = 2;
+    server_ = std::make_unique<OpsHttpServer>(
+        options,
+        CallbackRoutes(*commands_, clock_, log_,
+                       CallbackSettings{.ack_links = signer_,
+                                        .pagerduty_secrets = {"old-secret", kPagerDutySecret},
+                                        .slack_signing_secrets = {kSlackSecret}}));
+    auto port = server_->Start();
+    ASSERT_TRUE(port.ok()) << port.error().message;
+    client_ = std::make_unique<httplib::Client>("127.0.0.1", *port);
+  }
+  void TearDown() override {
+    server_->Stop();
+    std::filesystem::remove_all(dir_);
+  }
+
+  void Observe(const std::string& key, bool unhealthy, const std::string& tenant = "acme") {
+    app::ApplyOptions options;
+    options.channels = {"webhook"};
+    app::PollApplier applier(*store_, encoder_, options);
+    core::Observation o;
+    o.key = key;
+    o.at = clock_.now;
+    o.health = unhealthy ? core::Health::kUnhealthy : core::Health::kHealthy;
+    o.condition = "c";
+    o.labels = {{"tenant", tenant}};
+    const std::vector<core::Observation> poll = {o};
+    app::VectorObservationStream stream(poll);
+    NullSink sink;
+    ASSERT_TRUE(
+        applier.Apply(stream, "p-" + core::FormatRfc3339(clock_.now), clock_.now, sink).ok());
+  }
+
+  core::Incident Load(const std::string& key) {
+    auto all = commands_->ListIncidents(false);
+    EXPECT_TRUE(all.ok());
+    for (core::Incident& in : *all) {
+      if (in.key == key) return in;
+    }
+    ADD_FAILURE() << "no incident " << key;
+    return {};
+  }
+
+  // The path of the link a message of `key`'s `generation` carries, issued now.
+  std::string LinkPath(const std::string& key, uint64_t generation) {
+    const std::string link = signer_->Link(key, generation, clock_.now);
+    const std::string base = "https://quell.example.com";
+    EXPECT_EQ(link.substr(0, base.size()), base);
+    return link.substr(base.size());
+  }
+
+  httplib::Result Get(const std::string& path) { return client_->Get(path); }
+  httplib::Result Post(const std::string& path) {
+    return client_->Post(path, "", "application/x-www-form-urlencoded");
+  }
+
+  // A delivery signed as PagerDuty signs it while rotating: a stale signature, then ours.
+  httplib::Result PostPagerDuty(const std::string& body, const std::string& secret) {
+    httplib::Headers headers = {{"X-PagerDuty-Signature",
+                                 "v1=" + Hmac("rotated-away", body) + ",v1=" + Hmac(secret, body)}};
+    return client_->Post("/v1/pagerduty/webhook", headers, body, "application/json");
+  }
+
+  // A click as Slack signs it: v0= HMAC of "v0:<timestamp>:<body>", sent `age` ago.
+  httplib::Result PostSlack(const std::string& body, const std::string& secret,
+                            std::chrono::seconds age = std::chrono::seconds(3)) {
+    const std::string ts = std::to_string(
+        std::chrono::duration_cast<std::chrono::seconds>(clock_.now.time_since_epoch() - age)
+            .count());
+    httplib::Headers headers = {
+        {"X-Slack-Request-Timestamp", ts},
+        {"X-Slack-Signature", "v0=" + Hmac(secret, "v0:" + ts + ":" + body)}};
+    return client_->Post("/v1/slack/interactivity", headers, body,
+                         "application/x-www-form-urlencoded");
+  }
+
+  // Whether any log line holds `text` in any field.
+  bool Logged(const std::string& text) {
+    for (const auto& line : log_.Lines()) {
+      for (const auto& [name, value] : line.fields) {
+        if (value.find(text) != std::string::npos) return true;
+      }
+    }
+    return false;
+  }
+
+  std::string dir_;
+  StepClock clock_;
+  jsonl::JsonPayloadEncoder encoder_;
+  std::unique_ptr<sqlite::SqliteIncidentStore> store_;
+  std::unique_ptr<app::OperatorCommands> commands_;
+  std::shared_ptr<channels::AckLinkSigner> signer_;
+  RecordingLog log_;
+  std::unique_ptr<OpsHttpServer> server_;
+  std::unique_ptr<httplib::Client> client_;
+};
+
+TEST_F(AckLinkRoutesTest, GetShowsAConfirmationPageAndAcksNothing) {
+  Observe("acme:db/<primary>", true);
+  auto page = Get(LinkPath("acme:db/<primary>", 1));
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->status, 200) << page->body;
+  EXPECT_EQ(page->get_header_value("Content-Type"), "text/html; charset=utf-8");
+  EXPECT_NE(page->body.find("acme:db/&lt;primary&gt;"), std::string::npos) << page->body;
+  EXPECT_NE(page->body.find("<form method=\"post\">"), std::string::npos) << page->body;
+  EXPECT_FALSE(Load("acme:db/<primary>").acked_at.has_value());
+}
+
+TEST_F(AckLinkRoutesTest, PostAcksTheIncidentByLinkWithoutTheBearerToken) {
+  Observe("acme:db", true);
+  clock_.now += std::chrono::minutes(5);
+  auto acked = Post(LinkPath("acme:db", 1));
+  ASSERT_TRUE(acked);
+  EXPECT_EQ(acked->status, 200) << acked->body;
+  EXPECT_NE(acked->body.find("is acknowledged (by link at 2026-12-02T09:05:00Z)"),
+            std::string::npos)
+      << acked->body;
+  const core::Incident incident = Load("acme:db");
+  ASSERT_TRUE(incident.acked_at.has_value());
+  EXPECT_EQ(incident.acked_by, "link");
+  ASSERT_FALSE(log_.Lines().empty());
+  EXPECT_EQ(log_.Lines().back().fields["status"], "acked");
+  // A second press keeps the first ack.
+  auto again = Post(LinkPath("acme:db", 1));
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->status, 200);
+}
+
+TEST_F(AckLinkRoutesTest, ForgedLinksAreRefusedAndLoggedWithoutTheirMac) {
+  Observe("acme:db", true);
+  const std::string path = LinkPath("acme:db", 1);
+  const std::string mac = path.substr(path.rfind('.') + 1);
+  // Another key's link with this link's mac; a flipped mac digit; another secret's link.
+  const std::string other = LinkPath("acme:other", 1);
+  const std::string swapped = other.substr(0, other.rfind('.') + 1) + mac;
+  std::string flipped = path;
+  flipped.back() = flipped.back() == '0' ? '1' : '0';
+  channels::AckLinkSigner stranger("another-secret-of-enough-length", "https://x", hours(24));
+  const std::string foreign = "/v1/ack/" + stranger.Token("acme:db", 1, clock_.now + hours(1));
+  for (const std::string& forged : {swapped, flipped, foreign}) {
+    for (bool post : {false, true}) {
+      auto refused = post ? Post(forged) : Get(forged);
+      ASSERT_TRUE(refused);
+      EXPECT_EQ(refused->status, 403) << forged << " " << refused->body;
+      EXPECT_NE(refused->body.find("signature is not valid"), std::string::npos);
+    }
+  }
+  EXPECT_FALSE(Load("acme:db").acked_at.has_value());
+  EXPECT_EQ(log_.Lines().size(), 6u);
+  EXPECT_EQ(log_.Lines().front().fields["status"], "refused");
+  EXPECT_FALSE(Logged(mac));
+  EXPECT_FALSE(Logged(flipped.substr(flipped.rfind('.') + 1)));
+
+  auto malformed = Post("/v1/ack/v1.1.notanumber.YWNtZTpkYg.0123");
+  ASSERT_TRUE(malformed);
+  EXPECT_EQ(malformed->status, 400) << malformed->body;
+}
+
+TEST_F(AckLinkRoutesTest, ExpiredLinksAreRefused) {
+  Observe("acme:db", true);
+  const std::string path = LinkPath("acme:db", 1);
+  clock_.now += hours(24);
+  auto get = Get(path);
+  auto post = Post(path);
+  ASSERT_TRUE(get && post);
+  EXPECT_EQ(get->status, 410) << get->body;
+  EXPECT_EQ(post->status, 410) << post->body;
+  EXPECT_NE(post->body.find("expired at 2026-12-03T09:00:00Z"), std::string::npos) << post->body;
+  EXPECT_FALSE(Load("acme:db").acked_at.has_value());
+  EXPECT_EQ(log_.Lines().size(), 2u);
+}
+
+TEST_F(AckLinkRoutesTest, ALinkReplayedAfterTheResolveOrForAnEarlierGenerationIsRefused) {
+  Observe("acme:db", true);
+  const std::string first = LinkPath("acme:db", 1);
+  ASSERT_TRUE(commands_->Resolve("acme:db", "alice", clock_.now).ok());
+  auto after_resolve = Post(first);
+  ASSERT_TRUE(after_resolve);
+  EXPECT_EQ(after_resolve->status, 409) << after_resolve->body;
+  EXPECT_NE(after_resolve->body.find("not open"), std::string::npos) << after_resolve->body;
+
+  clock_.now += std::chrono::minutes(1);
+  Observe("acme:db", false);
+  clock_.now += std::chrono::minutes(1);
+  Observe("acme:db", true);
+  ASSERT_EQ(Load("acme:db").generation, 2u);
+  auto old_generation = Post(first);
+  ASSERT_TRUE(old_generation);
+  EXPECT_EQ(old_generation->status, 409) << old_generation->body;
+  EXPECT_NE(old_generation->body.find("generation 2, not 1"), std::string::npos)
+      << old_generation->body;
+  EXPECT_FALSE(Load("acme:db").acked_at.has_value());
+  EXPECT_EQ(log_.Lines().back().fields["status"], "refused");
+
+  auto unknown = Post(LinkPath("acme:nobody", 1));
+  ASSERT_TRUE(unknown);
+  EXPECT_EQ(unknown->status, 404) << unknown->body;
+}
+
+using PagerDutyWebhookTest = AckLinkRoutesTest;
+
+TEST_F(PagerDutyWebhookTest, AnAckInPagerDutyAcksTheIncidentItsDedupKeyNames) {
+  Observe("acme:db", true);
+  auto answer =
+      PostPagerDuty(PagerDutyBody("incident.acknowledged", "acme:db:1"), kPagerDutySecret);
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 200) << answer->body;
+  const core::Incident incident = Load("acme:db");
+  ASSERT_TRUE(incident.acked_at.has_value());
+  EXPECT_EQ(incident.acked_by, "pagerduty:Tenex Engineer");
+  EXPECT_EQ(log_.Lines().back().fields["status"], "acked");
+}
+
+TEST_F(PagerDutyWebhookTest, AResolveInPagerDutyResolvesTheIncident) {
+  Observe("acme:db", true);
+  auto answer = PostPagerDuty(PagerDutyBody("incident.resolved", "acme:db:1"), kPagerDutySecret);
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 200) << answer->body;
+  EXPECT_EQ(Load("acme:db").status, core::IncidentStatus::kResolved);
+}
+
+TEST_F(PagerDutyWebhookTest, AGroupsAckAcksItsOpenMembersOnly) {
+  Observe("acme:db", true);
+  Observe("acme:cache", true);
+  Observe("other:db", true, "other");
+  auto answer = PostPagerDuty(PagerDutyBody("incident.acknowledged", "{group}:tenant=acme"),
+                              kPagerDutySecret);
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 200) << answer->body;
+  EXPECT_NE(answer->body.find(R"("keys":["acme:cache","acme:db"])"), std::string::npos)
+      << answer->body;
+  EXPECT_TRUE(Load("acme:db").acked_at.has_value());
+  EXPECT_TRUE(Load("acme:cache").acked_at.has_value());
+  EXPECT_FALSE(Load("other:db").acked_at.has_value());
+}
+
+TEST_F(PagerDutyWebhookTest, BadOrMissingSignaturesAre401AndChangeNothing) {
+  Observe("acme:db", true);
+  const std::string body = PagerDutyBody("incident.acknowledged", "acme:db:1");
+  auto wrong = PostPagerDuty(body, "not-the-secret");
+  ASSERT_TRUE(wrong);
+  EXPECT_EQ(wrong->status, 401) << wrong->body;
+  // A valid signature over another body (the key changed in flight).
+  httplib::Headers altered = {{"X-PagerDuty-Signature", "v1=" + Hmac(kPagerDutySecret, body)}};
+  auto tampered =
+      client_->Post("/v1/pagerduty/webhook", altered,
+                    PagerDutyBody("incident.acknowledged", "acme:db:2"), "application/json");
+  ASSERT_TRUE(tampered);
+  EXPECT_EQ(tampered->status, 401);
+  auto unsigned_post = client_->Post("/v1/pagerduty/webhook", body, "application/json");
+  ASSERT_TRUE(unsigned_post);
+  EXPECT_EQ(unsigned_post->status, 401);
+  EXPECT_NE(unsigned_post->body.find("X-PagerDuty-Signature is missing"), std::string::npos);
+  EXPECT_FALSE(Load("acme:db").acked_at.has_value());
+  ASSERT_EQ(log_.Lines().size(), 3u);
+  EXPECT_EQ(log_.Lines()[0].fields["status"], "refused");
+  EXPECT_FALSE(Logged(Hmac(kPagerDutySecret, body)));
+}
+
+TEST_F(PagerDutyWebhookTest, UnknownKeysEarlierGenerationsAndOtherEventsAre200AndDoNothing) {
+  Observe("acme:db", true);
+  for (const char* key : {"not-quells-alert", "acme:nobody:1", "acme:db:7"}) {
+    auto answer = PostPagerDuty(PagerDutyBody("incident.acknowledged", key), kPagerDutySecret);
+    ASSERT_TRUE(answer);
+    EXPECT_EQ(answer->status, 200) << key << " " << answer->body;
+    EXPECT_EQ(log_.Lines().back().fields["status"], "unknown") << key;
+  }
+  auto other =
+      PostPagerDuty(PagerDutyBody("incident.priority_updated", "acme:db:1"), kPagerDutySecret);
+  ASSERT_TRUE(other);
+  EXPECT_EQ(other->status, 200);
+  EXPECT_EQ(log_.Lines().back().fields["status"], "ignored");
+  EXPECT_FALSE(Load("acme:db").acked_at.has_value());
+}
+
+using SlackInteractivityTest = AckLinkRoutesTest;
+
+TEST_F(SlackInteractivityTest, AnAcknowledgeClickAcksTheIncidentByTheSlackUser) {
+  Observe("acme:db", true);
+  auto answer = PostSlack(SlackBody("acme:db:1"), kSlackSecret);
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 200) << answer->body;
+  EXPECT_NE(answer->body.find("Acknowledged by slack:Amy McGee"), std::string::npos)
+      << answer->body;
+  const core::Incident incident = Load("acme:db");
+  ASSERT_TRUE(incident.acked_at.has_value());
+  EXPECT_EQ(incident.acked_by, "slack:Amy McGee");
+}
+
+TEST_F(SlackInteractivityTest, BadSignaturesAndStaleTimestampsAre401AndChangeNothing) {
+  Observe("acme:db", true);
+  const std::string body = SlackBody("acme:db:1");
+  auto wrong = PostSlack(body, "another-apps-signing-secret");
+  ASSERT_TRUE(wrong);
+  EXPECT_EQ(wrong->status, 401) << wrong->body;
+  auto stale = PostSlack(body, kSlackSecret, std::chrono::minutes(6));
+  ASSERT_TRUE(stale);
+  EXPECT_EQ(stale->status, 401) << stale->body;
+  EXPECT_NE(stale->body.find("more than 5 minutes"), std::string::npos) << stale->body;
+  auto from_the_future = PostSlack(body, kSlackSecret, -std::chrono::minutes(6));
+  ASSERT_TRUE(from_the_future);
+  EXPECT_EQ(from_the_future->status, 401);
+  auto unsigned_post =
+      client_->Post("/v1/slack/interactivity", body, "application/x-www-form-urlencoded");
+  ASSERT_TRUE(unsigned_post);
+  EXPECT_EQ(unsigned_post->status, 401);
+  EXPECT_FALSE(Load("acme:db").acked_at.has_value());
+  ASSERT_EQ(log_.Lines().size(), 4u);
+  EXPECT_EQ(log_.Lines()[0].fields["status"], "refused");
+  // Within the window (four minutes old) it goes through.
+  auto late_but_fine = PostSlack(body, kSlackSecret, std::chrono::minutes(4));
+  ASSERT_TRUE(late_but_fine);
+  EXPECT_EQ(late_but_fine->status, 200);
+  EXPECT_TRUE(Load("acme:db").acked_at.has_value());
+}
+
+}  // namespace
+}  // namespace quell::http_server

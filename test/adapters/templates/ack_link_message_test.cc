@@ -1,0 +1,92 @@
+// Where messages put the signed ack link: the view's ack_link field, in every default template
+// of an open or renotify, never on a resolve; in a group message one per listed open member.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "quell/adapters/templates/mustache_renderer.h"
+
+namespace quell::templates {
+namespace {
+
+constexpr const char* kTypes[] = {"email", "slack", "sms", "pagerduty", "webhook"};
+
+// A stand-in signer that shows what it was asked to sign.
+RendererOptions Options() {
+  RendererOptions options;
+  options.view.public_url = "https://quell.example.com";
+  options.view.ack_link = [](std::string_view key, uint64_t generation, core::WallTime issued) {
+    return "https://quell.example.com/v1/ack/" + std::string(key) + "." +
+           std::to_string(generation) + "." + core::FormatRfc3339(issued);
+  };
+  return options;
+}
+
+std::string Payload(const std::string& key, const std::string& transition) {
+  const bool resolved = transition == "resolve";
+  return R"({"key":")" + key +
+         R"(","condition":"model-answer","generation":4,"version":2,)"
+         R"("transition":")" +
+         transition + R"(","status":")" + (resolved ? "resolved" : "open") +
+         R"(","opened_at":"2026-12-02T09:00:00Z","last_seen_at":"2026-12-02T09:05:00Z",)"
+         R"("event_count":1,"labels":{"tenant":"t1"}})";
+}
+
+core::OutboxRow Row(std::string key, std::string payload) {
+  core::OutboxRow row;
+  row.key = std::move(key);
+  row.channel = "ops";
+  row.payload = std::move(payload);
+  return row;
+}
+
+constexpr const char* kLink = "https://quell.example.com/v1/ack/t1/db.4.2026-12-02T09:05:00Z";
+
+TEST(AckLinkMessageTest, EveryDefaultTemplateOfAnOpenOrRenotifyCarriesTheLink) {
+  const MustacheRenderer renderer(Options());
+  for (const char* transition : {"open", "renotify"}) {
+    for (const char* type : kTypes) {
+      const auto m = renderer.Render(type, Row("t1/db", Payload("t1/db", transition)));
+      ASSERT_TRUE(m.ok()) << m.error().message;
+      EXPECT_NE((m->subject + m->body).find(kLink), std::string::npos)
+          << type << " " << transition << "\n"
+          << m->body;
+    }
+  }
+  for (const char* type : kTypes) {
+    const auto m = renderer.Render(type, Row("t1/db", Payload("t1/db", "resolve")));
+    ASSERT_TRUE(m.ok());
+    EXPECT_EQ((m->subject + m->body).find("/v1/ack/"), std::string::npos) << type << m->body;
+  }
+}
+
+TEST(AckLinkMessageTest, WithoutASignerNoMessageCarriesALink) {
+  RendererOptions options = Options();
+  options.view.ack_link = nullptr;
+  const MustacheRenderer renderer(options);
+  for (const char* type : kTypes) {
+    const auto m = renderer.Render(type, Row("t1/db", Payload("t1/db", "open")));
+    ASSERT_TRUE(m.ok());
+    EXPECT_EQ((m->subject + m->body).find("/v1/ack/"), std::string::npos) << type;
+  }
+}
+
+TEST(AckLinkMessageTest, AGroupMessageHasOneLinkPerListedOpenMember) {
+  const std::string payload =
+      R"({"group":{"key":"tenant=t1","channel":"ops","sequence":1,"labels":{"tenant":"t1"},)"
+      R"("counts":{"members":3,"open":2,"renotify":0,"resolve":1},"open_after":2,)"
+      R"("members":[)" +
+      Payload("t1/a", "open") + "," + Payload("t1/b", "open") + "," + Payload("t1/c", "resolve") +
+      "]}}";
+  const MustacheRenderer renderer(Options());
+  for (const char* type : {"email", "slack"}) {
+    const auto m = renderer.Render(type, Row("{group}:tenant=t1", payload));
+    ASSERT_TRUE(m.ok()) << m.error().message;
+    EXPECT_NE(m->body.find("/v1/ack/t1/a.4."), std::string::npos) << type << m->body;
+    EXPECT_NE(m->body.find("/v1/ack/t1/b.4."), std::string::npos) << type << m->body;
+    EXPECT_EQ(m->body.find("/v1/ack/t1/c."), std::string::npos) << type << m->body;
+  }
+}
+
+}  // namespace
+}  // namespace quell::templates
