@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -15,6 +16,14 @@ namespace quell::channels {
 
 // Lower-case hex HMAC-SHA256 of `data` under `key`.
 std::string HmacSha256Hex(std::string_view key, std::string_view data);
+
+// Unix seconds from a signed request's timestamp header (surrounding blanks allowed); nullopt
+// when it is empty, not a non-negative integer, or too large to be a time.
+std::optional<int64_t> ParseUnixSecondsHeader(std::string_view header);
+
+// Whether one of the comma-separated signatures in `header` equals `expected`, compared in
+// constant time (a sender rotating its secret signs with both).
+bool AnySignatureMatches(std::string_view header, std::string_view expected);
 
 // "v1=<hex>" for a body sent at `unix_seconds`.
 std::string WebhookSignature(std::string_view secret, int64_t unix_seconds, std::string_view body);
