@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "replay_fixture.h"
 #include "run_process.h"
 
 namespace {
@@ -18,29 +19,7 @@ using nlohmann::json;
 using quell::testing::ProcessResult;
 using quell::testing::RunProcess;
 
-class MaintenanceReplayE2eTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    std::string pattern = (std::filesystem::temp_directory_path() / "quell-mw-XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
-  std::string WriteConfig(const std::string& text) {
-    const std::string path = dir_ + "/quell.yaml";
-    std::ofstream(path) << text;
-    return path;
-  }
-  static std::vector<json> Lines(const std::string& text) {
-    std::vector<json> lines;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);) lines.push_back(json::parse(line));
-    return lines;
-  }
-
-  std::string dir_;
-};
+using MaintenanceReplayE2eTest = quell::testing::ReplayDirTest;
 
 constexpr const char* kConfig = R"(defaults:
   cooldown: 1h

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "replay_fixture.h"
 #include "run_process.h"
 
 namespace {
@@ -18,14 +19,11 @@ using nlohmann::json;
 using quell::testing::ProcessResult;
 using quell::testing::RunProcess;
 
-class ReplayActionsE2eTest : public ::testing::Test {
+class ReplayActionsE2eTest : public quell::testing::ReplayDirTest {
  protected:
   void SetUp() override {
-    std::string pattern = (std::filesystem::temp_directory_path() / "quell-ra-XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-    config_ = dir_ + "/quell.yaml";
-    std::ofstream(config_) << R"(defaults:
+    ReplayDirTest::SetUp();
+    config_ = WriteConfig(R"(defaults:
   cooldown: 10m
   healthy_polls_to_close: 2
   channels: [ops]
@@ -40,18 +38,11 @@ channels:
     type: webhook
     url: http://127.0.0.1:9/never-contacted
     secret_env: QUELL_TEST_UNSET_SECRET
-)";
+)");
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   ProcessResult Messages(const std::string& input) {
     return RunProcess({QUELL_BINARY, "replay", "-c", config_, "--messages"}, input);
-  }
-  static std::vector<json> Lines(const std::string& text) {
-    std::vector<json> lines;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);) lines.push_back(json::parse(line));
-    return lines;
   }
   static std::vector<std::string> Transitions(const std::vector<json>& lines) {
     std::vector<std::string> out;
@@ -59,7 +50,6 @@ channels:
     return out;
   }
 
-  std::string dir_;
   std::string config_;
 };
 

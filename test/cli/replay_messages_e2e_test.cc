@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "quell/core/ports/outbox_row.h"
+#include "replay_fixture.h"
 #include "run_process.h"
 
 namespace {
@@ -21,31 +22,11 @@ using nlohmann::json;
 using quell::testing::ProcessResult;
 using quell::testing::RunProcess;
 
-class ReplayMessagesE2eTest : public ::testing::Test {
+class ReplayMessagesE2eTest : public quell::testing::ReplayDirTest {
  protected:
-  void SetUp() override {
-    std::string pattern = (std::filesystem::temp_directory_path() / "quell-rm-XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
-  std::string WriteConfig(const std::string& text) {
-    const std::string path = dir_ + "/quell.yaml";
-    std::ofstream(path) << text;
-    return path;
-  }
   ProcessResult Messages(const std::string& config_path, const std::string& input) {
     return RunProcess({QUELL_BINARY, "replay", "-c", config_path, "--messages"}, input);
   }
-  static std::vector<json> Lines(const std::string& text) {
-    std::vector<json> lines;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);) lines.push_back(json::parse(line));
-    return lines;
-  }
-
-  std::string dir_;
 };
 
 // No source section at all: replay contacts nothing, so it needs none.
