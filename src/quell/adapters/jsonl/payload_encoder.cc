@@ -50,14 +50,8 @@ void JsonPayloadEncoder::Encode(const core::Incident& incident, core::Transition
   AppendTime(out, "resolved_at", incident.resolved_at);
   out += ",\"event_count\":";
   out += std::to_string(incident.event_count);
-  out += ",\"labels\":{";
-  for (size_t i = 0; i < incident.labels.size(); ++i) {
-    if (i > 0) out += ',';
-    core::AppendJsonString(out, incident.labels[i].first);
-    out += ':';
-    core::AppendJsonString(out, incident.labels[i].second);
-  }
-  out += '}';
+  out += ",\"labels\":";
+  core::AppendLabelsJson(out, incident.labels);
   if (incident.upstream_count) {
     out += ",\"upstream_count\":";
     out += std::to_string(*incident.upstream_count);

@@ -56,14 +56,8 @@ core::Result<std::vector<std::string>> DecodeEvidence(std::string_view text) {
 }
 
 std::string EncodeLabels(const core::Labels& labels) {
-  std::string out = "{";
-  for (size_t i = 0; i < labels.size(); ++i) {
-    if (i > 0) out += ',';
-    core::AppendJsonString(out, labels[i].first);
-    out += ':';
-    core::AppendJsonString(out, labels[i].second);
-  }
-  out += '}';
+  std::string out;
+  core::AppendLabelsJson(out, labels);
   return out;
 }
 

@@ -44,14 +44,7 @@ std::string IncidentJson(const core::Incident& in) {
   Str(out, "status", core::IncidentStatusName(in.status));
   Num(out, "version", in.version);
   Field(out, "labels");
-  out += '{';
-  for (size_t i = 0; i < in.labels.size(); ++i) {
-    if (i > 0) out += ',';
-    core::AppendJsonString(out, in.labels[i].first);
-    out += ':';
-    core::AppendJsonString(out, in.labels[i].second);
-  }
-  out += '}';
+  core::AppendLabelsJson(out, in.labels);
   Num(out, "healthy_streak", in.healthy_streak);
   Num(out, "unhealthy_streak", in.unhealthy_streak);
   Num(out, "event_count", in.event_count);

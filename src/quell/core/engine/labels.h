@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "quell/core/text/json_escape.h"
+
 namespace quell::core {
 
 // Name-value pairs sorted by name: an error group's tags, a metric series' labels, and what an
@@ -20,6 +22,19 @@ inline std::optional<std::string_view> FindLabel(const Labels& labels, std::stri
     if (key == name) return std::string_view{value};
   }
   return std::nullopt;
+}
+
+// Appends `labels` as one JSON object of strings, {"name":"value",...}, in their order: how the
+// store, the outbox payload and the operator listings all write them.
+inline void AppendLabelsJson(std::string& out, const Labels& labels) {
+  out += '{';
+  for (size_t i = 0; i < labels.size(); ++i) {
+    if (i > 0) out += ',';
+    AppendJsonString(out, labels[i].first);
+    out += ':';
+    AppendJsonString(out, labels[i].second);
+  }
+  out += '}';
 }
 
 }  // namespace quell::core
