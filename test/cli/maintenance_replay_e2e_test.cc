@@ -114,6 +114,12 @@ TEST_F(MaintenanceReplayE2eTest, ListShowsWhetherEachWindowIsOpenAndItsOccurrenc
   std::vector<json> lines = Lines(open.out);
   ASSERT_EQ(lines.size(), 1u) << open.out;
   EXPECT_EQ(lines[0]["name"], "tuesday-deploys");
+  // The window as configured, beside its state: the objects GET /v1/maintenance lists.
+  EXPECT_EQ(lines[0]["keys"], "deploy:*");
+  EXPECT_EQ(lines[0]["labels"], json::object());
+  EXPECT_EQ(lines[0]["time_zone"], "Europe/Berlin");
+  EXPECT_EQ(lines[0]["weekdays"], json({"tuesday"}));
+  EXPECT_EQ(lines[0]["times"], json({"09:00-10:00"}));
   EXPECT_EQ(lines[0]["active"], true);
   EXPECT_EQ(lines[0]["start"], "2026-03-31T07:00:00Z");
   EXPECT_EQ(lines[0]["start_local"], "2026-03-31T09:00:00");

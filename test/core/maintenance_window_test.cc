@@ -91,6 +91,15 @@ TEST(MaintenanceWindowTest, FindsTheCurrentOrNextOccurrenceInUtc) {
   EXPECT_EQ(FormatRfc3339((*current)->start), "2026-03-24T08:00:00Z");
 }
 
+TEST(MaintenanceWindowTest, FormatsRangesAndWeekdaysAsTheConfigWritesThem) {
+  for (const char* text : {"09:00-10:00", "22:30-02:05", "00:15-24:00"}) {
+    EXPECT_EQ(FormatTimeRange(*ParseTimeRange(text)), text);
+  }
+  EXPECT_EQ(FormatTimeRange(*ParseTimeRange("23:00-00:00")), "23:00-24:00");
+  EXPECT_EQ(WeekdayName(*ParseWeekday("Tuesday")), "tuesday");
+  EXPECT_EQ(WeekdayName(0), "sunday");
+}
+
 TEST(MaintenanceWindowTest, RefusesBadRangesWeekdaysAndUnknownZones) {
   EXPECT_FALSE(ParseTimeRange("09:00"));
   EXPECT_FALSE(ParseTimeRange("9-10"));

@@ -3,10 +3,12 @@
 #include <algorithm>
 
 #include "quell/adapters/http_server/callback_routes.h"
+#include "quell/adapters/http_server/maintenance_routes.h"
 #include "quell/adapters/http_server/operator_routes.h"
 #include "quell/adapters/wiring/poll_wiring.h"
 #include "quell/adapters/wiring/route_lookup.h"
 #include "quell/adapters/wiring/store_url.h"
+#include "quell/adapters/zones/date_zone_rules.h"
 #include "quell/app/health.h"
 #include "quell/cli/operator_commands.h"
 
@@ -137,6 +139,11 @@ core::Result<int> OpsSurface::Serve() {
       http_server::OperatorRoutes(*operator_commands_, *operator_queries_, *clock_, *log_);
   routes.insert(routes.end(), std::make_move_iterator(operator_routes.begin()),
                 std::make_move_iterator(operator_routes.end()));
+  // The windows of the file the daemon started with, like the rest of this surface.
+  std::vector<app::OpsRoute> maintenance =
+      http_server::MaintenanceRoutes(config_.maintenance, zones::SystemZoneRules(), *clock_);
+  routes.insert(routes.end(), std::make_move_iterator(maintenance.begin()),
+                std::make_move_iterator(maintenance.end()));
   if (callback_commands_) {
     http_server::CallbackSettings settings;
     if (!config_.http.ack_link_secret.empty()) {

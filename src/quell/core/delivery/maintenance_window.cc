@@ -48,6 +48,23 @@ Result<unsigned> ParseWeekday(std::string_view name) {
                    "\"" + std::string(name) + "\" is not a weekday (monday ... sunday)");
 }
 
+std::string FormatTimeRange(const TimeRange& range) {
+  std::string out;
+  for (const int minute : {range.start_minute, range.end_minute}) {
+    if (!out.empty()) out += '-';
+    const int hours = minute / 60;
+    const int minutes = minute % 60;
+    out += static_cast<char>('0' + hours / 10);
+    out += static_cast<char>('0' + hours % 10);
+    out += ':';
+    out += static_cast<char>('0' + minutes / 10);
+    out += static_cast<char>('0' + minutes % 10);
+  }
+  return out;
+}
+
+std::string_view WeekdayName(unsigned c_encoding) { return kWeekdays.at(c_encoding % 7); }
+
 bool WindowCovers(const MaintenanceWindow& window, std::string_view key, const Labels& labels) {
   if (!GlobMatch(window.keys, key)) return false;
   for (const auto& [name, value] : window.labels) {

@@ -37,6 +37,10 @@ struct MaintenanceWindow {
 Result<TimeRange> ParseTimeRange(std::string_view text);
 // "monday" ... "sunday" (any case) as c_encoding; kInvalidArgument otherwise.
 Result<unsigned> ParseWeekday(std::string_view name);
+// The range as ParseTimeRange reads it back ("09:00-10:00"; a midnight end is "24:00").
+std::string FormatTimeRange(const TimeRange& range);
+// "sunday" ... "saturday" for c_encoding 0 ... 6.
+std::string_view WeekdayName(unsigned c_encoding);
 
 // Whether the window is about this incident: its key glob and every label matcher match.
 bool WindowCovers(const MaintenanceWindow& window, std::string_view key, const Labels& labels);

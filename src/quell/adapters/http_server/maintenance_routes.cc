@@ -1,0 +1,40 @@
+#include "quell/adapters/http_server/maintenance_routes.h"
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+
+#include "quell/adapters/text_output/maintenance_json.h"
+
+namespace quell::http_server {
+
+std::vector<app::OpsRoute> MaintenanceRoutes(std::vector<core::MaintenanceWindow> windows,
+                                             const core::ZoneRules& zones, core::Clock& clock) {
+  auto configured =
+      std::make_shared<const std::vector<core::MaintenanceWindow>>(std::move(windows));
+  app::OpsHandler list = [configured, &zones, &clock](const app::OpsRequest&) {
+    const core::WallTime now = clock.Now();
+    nlohmann::json listed = nlohmann::json::array();
+    app::OpsResponse response;
+    for (const core::MaintenanceWindow& window : *configured) {
+      auto object = text_output::MaintenanceWindowJson(window, zones, now);
+      if (!object) {
+        response.status = 500;
+        response.body = nlohmann::json{{"error",
+                                        {{"code", "internal"},
+                                         {"message", window.name + ": " + object.error().message}}}}
+                            .dump();
+        return response;
+      }
+      listed.push_back(nlohmann::json::parse(*object));
+    }
+    response.body = nlohmann::json{{"windows", std::move(listed)}}.dump();
+    return response;
+  };
+  std::vector<app::OpsRoute> routes;
+  routes.push_back(app::OpsRoute{"GET", "^/v1/maintenance$", /*write=*/false, std::move(list)});
+  return routes;
+}
+
+}  // namespace quell::http_server

@@ -1,0 +1,22 @@
+#pragma once
+
+#include <vector>
+
+#include "quell/app/ops_request.h"
+#include "quell/core/delivery/maintenance_window.h"
+#include "quell/core/ports/clock.h"
+#include "quell/core/ports/zone_rules.h"
+
+namespace quell::http_server {
+
+// The operator's read of the configured maintenance windows, for the ops server
+// (docs/http.md):
+//   GET /v1/maintenance   {"windows": [window...]}, each as `quell maintenance list` prints it
+//                         (text_output::MaintenanceWindowJson) at the clock's now
+// A read route: the bearer token unless reads are open. A zone `zones` does not know is a 500
+// naming the window (the config loader refuses such a file before anything serves).
+// `zones` and `clock` must outlive the routes; the route is safe on several server threads.
+std::vector<app::OpsRoute> MaintenanceRoutes(std::vector<core::MaintenanceWindow> windows,
+                                             const core::ZoneRules& zones, core::Clock& clock);
+
+}  // namespace quell::http_server

@@ -1,0 +1,169 @@
+// GET /v1/maintenance through the ops server on a real loopback port, over a fixed zone rule
+// set, spoken to by cpp-httplib's client.
+#include "quell/adapters/http_server/maintenance_routes.h"
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "quell/adapters/http_server/ops_http_server.h"
+#include "quell/adapters/text_output/maintenance_json.h"
+
+namespace quell::http_server {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kToken = "maintenance-reader-token-0123";
+
+core::WallTime At(const char* text) { return *core::ParseRfc3339(text); }
+
+class FixedClock : public core::Clock {
+ public:
+  core::WallTime Now() override { return now; }
+  core::MonoTime Monotonic() override { return core::MonoTime(now.time_since_epoch()); }
+  void SleepFor(core::Duration d) override { now += d; }
+  core::WallTime now = At("2026-03-31T07:30:00Z");
+};
+
+// An hour east of UTC until 2026-03-29T01:00Z and two hours after, as Berlin; enough rules to
+// see the listing move with the zone's change without the system's tz database.
+class ShiftZones : public core::ZoneRules {
+ public:
+  core::Status CheckZone(std::string_view zone) const override {
+    if (zone == "Test/Shift") return {};
+    return core::MakeError(core::ErrorCode::kNotFound, "unknown time zone " + std::string(zone));
+  }
+  core::Result<core::LocalTime> ToLocal(std::string_view zone, core::WallTime at) const override {
+    if (auto known = CheckZone(zone); !known) return known.error();
+    return core::LocalTime{(at + Offset(at)).time_since_epoch()};
+  }
+  core::Result<core::WallTime> ToUtc(std::string_view zone, core::LocalTime local) const override {
+    if (auto known = CheckZone(zone); !known) return known.error();
+    const core::WallTime as_utc{local.time_since_epoch()};
+    const core::WallTime before = as_utc - std::chrono::hours{1};
+    return before < kChange ? before : as_utc - std::chrono::hours{2};
+  }
+
+ private:
+  core::Duration Offset(core::WallTime at) const {
+    return at < kChange ? std::chrono::hours{1} : std::chrono::hours{2};
+  }
+  const core::WallTime kChange = At("2026-03-29T01:00:00Z");
+};
+
+core::MaintenanceWindow TuesdayDeploys() {
+  core::MaintenanceWindow window;
+  window.name = "tuesday-deploys";
+  window.keys = "deploy:*";
+  window.labels = {{"tenant", "acme"}};
+  window.time_zone = "Test/Shift";
+  window.weekdays[*core::ParseWeekday("tuesday")] = true;
+  window.weekdays[*core::ParseWeekday("thursday")] = true;
+  window.times = {*core::ParseTimeRange("09:00-10:00"), *core::ParseTimeRange("22:00-01:30")};
+  return window;
+}
+
+class MaintenanceRoutesTest : public ::testing::Test {
+ protected:
+  void Serve(std::vector<core::MaintenanceWindow> windows, bool open_reads = false) {
+    OpsServerOptions options;
+    options.token = kToken;
+    options.open_reads = open_reads;
+    server_ = std::make_unique<OpsHttpServer>(
+        options, MaintenanceRoutes(std::move(windows), zones_, clock_));
+    auto port = server_->Start();
+    ASSERT_TRUE(port.ok()) << port.error().message;
+    client_ = std::make_unique<httplib::Client>("127.0.0.1", *port);
+  }
+  httplib::Result Get(bool with_token = true) {
+    httplib::Headers headers;
+    if (with_token) headers.emplace("Authorization", std::string("Bearer ") + kToken);
+    return client_->Get("/v1/maintenance", headers);
+  }
+
+  FixedClock clock_;
+  ShiftZones zones_;
+  std::unique_ptr<OpsHttpServer> server_;
+  std::unique_ptr<httplib::Client> client_;
+};
+
+TEST_F(MaintenanceRoutesTest, ListsEachWindowWithWhetherItIsOpenNowAndItsOccurrence) {
+  Serve({TuesdayDeploys()});
+  auto answer = Get();
+  ASSERT_TRUE(answer);
+  ASSERT_EQ(answer->status, 200) << answer->body;
+  EXPECT_EQ(answer->get_header_value("Content-Type"), "application/json");
+  const json body = json::parse(answer->body);
+  ASSERT_EQ(body["windows"].size(), 1u) << answer->body;
+  const json& w = body["windows"][0];
+  EXPECT_EQ(w["name"], "tuesday-deploys");
+  EXPECT_EQ(w["keys"], "deploy:*");
+  EXPECT_EQ(w["labels"], json({{"tenant", "acme"}}));
+  EXPECT_EQ(w["time_zone"], "Test/Shift");
+  EXPECT_EQ(w["weekdays"], json({"tuesday", "thursday"}));
+  EXPECT_EQ(w["times"], json({"09:00-10:00", "22:00-01:30"}));
+  // 07:30Z on Tuesday 31 March is 09:30 in the zone's summer time: open.
+  EXPECT_EQ(w["active"], true);
+  EXPECT_EQ(w["start"], "2026-03-31T07:00:00Z");
+  EXPECT_EQ(w["end"], "2026-03-31T08:00:00Z");
+  EXPECT_EQ(w["start_local"], "2026-03-31T09:00:00");
+
+  // The server's clock moves: a week earlier, before the change, the same local hours are an
+  // hour later in UTC, and at 07:30Z (08:30 local) the window is not open yet.
+  clock_.now = At("2026-03-24T07:30:00Z");
+  answer = Get();
+  ASSERT_TRUE(answer);
+  const json before = json::parse(answer->body)["windows"][0];
+  EXPECT_EQ(before["active"], false);
+  EXPECT_EQ(before["start"], "2026-03-24T08:00:00Z");
+  EXPECT_EQ(before["end"], "2026-03-24T09:00:00Z");
+}
+
+TEST_F(MaintenanceRoutesTest, ShowsTheSameObjectsAsTheCliLines) {
+  Serve({TuesdayDeploys()});
+  auto answer = Get();
+  ASSERT_TRUE(answer);
+  auto line = text_output::MaintenanceWindowJson(TuesdayDeploys(), zones_, clock_.now);
+  ASSERT_TRUE(line.ok());
+  EXPECT_EQ(json::parse(answer->body)["windows"][0], json::parse(*line));
+}
+
+TEST_F(MaintenanceRoutesTest, IsAReadRouteBehindTheTokenUnlessReadsAreOpen) {
+  Serve({TuesdayDeploys()});
+  auto refused = Get(/*with_token=*/false);
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 401) << refused->body;
+  Serve({TuesdayDeploys()}, /*open_reads=*/true);
+  auto open = Get(/*with_token=*/false);
+  ASSERT_TRUE(open);
+  EXPECT_EQ(open->status, 200) << open->body;
+}
+
+TEST_F(MaintenanceRoutesTest, NoWindowsIsAnEmptyList) {
+  Serve({});
+  auto answer = Get();
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 200);
+  EXPECT_EQ(json::parse(answer->body), json::parse(R"({"windows":[]})"));
+}
+
+TEST_F(MaintenanceRoutesTest, AZoneTheRulesDoNotKnowIsA500NamingTheWindow) {
+  core::MaintenanceWindow unknown = TuesdayDeploys();
+  unknown.name = "atlantis";
+  unknown.time_zone = "Europe/Atlantis";
+  Serve({TuesdayDeploys(), unknown});
+  auto answer = Get();
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 500);
+  const json body = json::parse(answer->body);
+  EXPECT_EQ(body["error"]["code"], "internal");
+  EXPECT_NE(body["error"]["message"].get<std::string>().find("atlantis"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace quell::http_server

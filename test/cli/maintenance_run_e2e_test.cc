@@ -1,0 +1,103 @@
+// GET /v1/maintenance on `quell run`'s own HTTP port: the daemon as a child process with
+// quell-sim in process, a real SQLite file and the system's tz database; the listing is what
+// `quell maintenance list` prints for the same file at the same instant.
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "child_process.h"
+#include "daemon_probe.h"
+#include "quell/sim/scenario.h"
+#include "quell/sim/server.h"
+#include "run_process.h"
+
+namespace quell {
+namespace {
+
+using nlohmann::json;
+using std::chrono::seconds;
+using testing::Child;
+using testing::SetEnv;
+using testing::WaitFor;
+
+constexpr const char* kToken = "maintenance-e2e-token-3f9a1c";
+
+TEST(MaintenanceRunE2eTest, TheDaemonListsItsWindowsOverHttpAsTheCliDoes) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / "quell-maintenance-run-e2e";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  sim::SimOptions options;
+  options.scenario = json{{"groups", json::array()}};
+  sim::SimServer sim(std::move(options));
+  auto sim_port = sim.Start();
+  ASSERT_TRUE(sim_port.ok()) << sim_port.error().message;
+  SetEnv("INFRAI_BASE_URL", "http://127.0.0.1:" + std::to_string(*sim_port));
+  SetEnv("INFRAI_API_KEY", "ifr_pk_proj_maint_0123456789abcdef");
+  SetEnv("QUELL_OPS_TOKEN", kToken);
+  SetEnv("HOOK_SECRET", "whsec-maintenance-e2e-7d21");
+  const std::string config = (dir / "quell.yaml").string();
+  const std::filesystem::path log = dir / "run.log";
+  std::ofstream(config) << "store: sqlite:" << (dir / "quell.db").string() << "\n"
+                        << "infrai:\n  base_url: ${INFRAI_BASE_URL}\n  retry: {max_attempts: 1}\n"
+                        << "defaults: {channels: [hook]}\n"
+                        << "conditions:\n"
+                        << "  - {name: agent-errors, type: error_groups, interval: 1s}\n"
+                        << "channels:\n"
+                        << "  - {name: hook, type: webhook, url: \"http://127.0.0.1:9/none\",\n"
+                        << "     secret_env: HOOK_SECRET}\n"
+                        << "maintenance:\n"
+                        << "  - name: tuesday-deploys\n    keys: \"deploy:*\"\n"
+                        << "    labels: {tenant: acme}\n    time_zone: Europe/Berlin\n"
+                        << "    weekdays: [tuesday]\n    times: [\"09:00-10:00\"]\n"
+                        << "  - name: nightly\n    time_zone: America/New_York\n"
+                        << "    weekdays: [monday, friday]\n    times: [\"23:30-01:00\"]\n"
+                        << "log: {format: json, level: info}\n"
+                        << "http:\n  listen: \"127.0.0.1:0\"\n  token_env: QUELL_OPS_TOKEN\n";
+  auto run =
+      std::make_unique<Child>(std::vector<std::string>{QUELL_BINARY, "run", "-c", config}, log);
+  ASSERT_TRUE(run->running());
+  ASSERT_TRUE(WaitFor([&] { return !testing::Events(log, "http.listening").empty(); }, seconds(30)))
+      << testing::ReadFile(log);
+  const int port = std::stoi(testing::Events(log, "http.listening")[0]["port"].get<std::string>());
+  httplib::Client client("127.0.0.1", port);
+  auto refused = client.Get("/v1/maintenance");
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 401);
+  auto answer = client.Get("/v1/maintenance", {{"Authorization", std::string("Bearer ") + kToken}});
+  ASSERT_TRUE(answer);
+  ASSERT_EQ(answer->status, 200) << answer->body;
+  const json windows = json::parse(answer->body)["windows"];
+  ASSERT_EQ(windows.size(), 2u) << answer->body;
+  EXPECT_EQ(windows[0]["name"], "tuesday-deploys");
+  EXPECT_EQ(windows[0]["labels"], json({{"tenant", "acme"}}));
+  EXPECT_EQ(windows[1]["weekdays"], json({"monday", "friday"}));
+  EXPECT_EQ(windows[1]["times"], json({"23:30-01:00"}));
+  EXPECT_EQ(run->Signal(SIGTERM), 0) << testing::ReadFile(log);
+
+  // The CLI at the instant the server saw: the same objects, one per line.
+  const testing::ProcessResult cli =
+      testing::RunProcess({QUELL_BINARY, "maintenance", "list", "-c", config, "--at",
+                           windows[0]["start"].get<std::string>()},
+                          "");
+  ASSERT_EQ(cli.exit_code, 0) << cli.err;
+  const json first_line = json::parse(cli.out.substr(0, cli.out.find('\n')));
+  EXPECT_EQ(first_line["keys"], windows[0]["keys"]);
+  EXPECT_EQ(first_line["weekdays"], windows[0]["weekdays"]);
+  EXPECT_EQ(first_line["times"], windows[0]["times"]);
+  EXPECT_EQ(first_line["time_zone"], "Europe/Berlin");
+  EXPECT_EQ(first_line["active"], true);  // at its own start
+  sim.Stop();
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace quell
