@@ -152,6 +152,10 @@ core::Result<int> OpsSurface::Serve() {
     }
     settings.pagerduty_secrets = PagerDutySecrets(config_);
     settings.slack_signing_secrets = SlackSecrets(config_);
+    if (!settings.slack_signing_secrets.empty()) {
+      slack_http_ = std::make_unique<curl::CurlHttpClient>();
+      settings.slack_responses = slack_http_.get();
+    }
     std::vector<app::OpsRoute> callbacks =
         http_server::CallbackRoutes(*callback_commands_, *clock_, *log_, settings);
     routes.insert(routes.end(), std::make_move_iterator(callbacks.begin()),

@@ -64,6 +64,7 @@ class OpsSurface {
   // The callback routes' own store handle and commands (ack links, chat buttons, pagers).
   std::optional<core::Store> callback_store_;
   std::unique_ptr<app::OperatorCommands> callback_commands_;
+  std::unique_ptr<curl::CurlHttpClient> slack_http_;  // answers to Slack clicks' response_url
   std::unique_ptr<http_server::OpsHttpServer> server_;
 };
 

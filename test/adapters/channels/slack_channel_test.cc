@@ -208,6 +208,28 @@ TEST_F(SlackChannelTest, AnAckButtonEndsOpensWhenTheChannelHasASigningSecret) {
   EXPECT_NE(json::parse(requests[1].body)["blocks"].back()["type"], "actions");
 }
 
+// Slack refuses a whole message whose button value passes 2000 characters (docs.slack.dev,
+// reference/block-kit/block-elements/button-element): an incident with so long a key gets its
+// message without the button rather than no message.
+TEST_F(SlackChannelTest, AKeyTooLongForAButtonValueSendsTheMessageWithoutTheButton) {
+  SlackSettings settings;
+  settings.webhook_url = receiver_.WebhookUrl();
+  settings.ack_button = true;
+  auto channel = SlackChannel::Create(settings);
+  ASSERT_TRUE(channel.ok());
+  core::Delivery open = MakeDelivery();
+  open.row.key = "acme:" + std::string(1995, 'k');  // with ":<generation>" past 2000
+  ASSERT_EQ(SendOnce(**channel, client_, open).kind, Kind::kSent);
+  core::Delivery fits = MakeDelivery();
+  fits.row.key = "acme:" + std::string(1990, 'k');  // ":1" makes it 1997
+  ASSERT_EQ(SendOnce(**channel, client_, fits).kind, Kind::kSent);
+  const auto requests = receiver_.Requests();
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_NE(json::parse(requests[0].body)["blocks"].back()["type"], "actions");
+  const json button = json::parse(requests[1].body)["blocks"].back()["elements"][0];
+  EXPECT_EQ(button["value"].get<std::string>().size(), 1997u);
+}
+
 TEST(SlackSettingsTest, CreateNamesTheMissingSetting) {
   SlackSettings settings;
   settings.mode = SlackSettings::Mode::kBotToken;

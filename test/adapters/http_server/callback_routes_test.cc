@@ -12,14 +12,17 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "quell/adapters/curl/curl_http_client.h"
 #include "quell/adapters/http_server/ops_http_server.h"
 #include "quell/adapters/jsonl/payload_encoder.h"
 #include "quell/adapters/sqlite/sqlite_incident_store.h"
 #include "quell/app/poll_applier.h"
 #include "quell/app/vector_observation_stream.h"
+#include "webhook_receiver.h"
 
 namespace quell::http_server {
 namespace {
@@ -47,15 +50,18 @@ std::string Hmac(const std::string& key, const std::string& data) {
 
 // Slack's documented block_actions payload (docs.slack.dev, reference/interaction-payloads/
 // block_actions-payload), a click on a button whose value is `value`, sent as Slack sends it:
-// application/x-www-form-urlencoded with the JSON in the field `payload`.
-std::string SlackBody(const std::string& value) {
+// application/x-www-form-urlencoded with the JSON in the field `payload`. `response_url` stands
+// in for Slack's hooks.slack.com/actions/... URL.
+std::string SlackBody(const std::string& value, const std::string& response_url) {
   const std::string payload =
       R"({"type":"block_actions","user":{"id":"U0CA5","username":"Amy McGee","name":"Amy McGee",)"
       R"("team_id":"T3MDE"},"api_app_id":"A0CA5","token":"Shh_its_a_seekrit",)"
       R"("container":{"type":"message","text":"The contents of the original message"},)"
       R"("trigger_id":"12466734323.1395872398","team":{"id":"T0CAG","domain":"acme-creamery"},)"
       R"("enterprise":null,"is_enterprise_install":false,"state":{"values":{}},)"
-      R"("response_url":"https://www.postresponsestome.com/T123567/1509734234",)"
+      R"("response_url":")" +
+      response_url +
+      R"(",)"
       R"("actions":[{"type":"button","block_id":"quell_ack","action_id":"quell_ack",)"
       R"("text":{"type":"plain_text","text":"Acknowledge"},"value":")" +
       value + R"(","action_ts":"1548426417.840180"}]})";
@@ -174,7 +180,8 @@ class AckLinkRoutesTest : public ::testing::Test {
         CallbackRoutes(*commands_, clock_, log_,
                        CallbackSettings{.ack_links = signer_,
                                         .pagerduty_secrets = {"old-secret", kPagerDutySecret},
-                                        .slack_signing_secrets = {kSlackSecret}}));
+                                        .slack_signing_secrets = {kSlackSecret},
+                                        .slack_responses = &http_}));
     auto port = server_->Start();
     ASSERT_TRUE(port.ok()) << port.error().message;
     client_ = std::make_unique<httplib::Client>("127.0.0.1", *port);
@@ -260,6 +267,9 @@ class AckLinkRoutesTest : public ::testing::Test {
   std::unique_ptr<sqlite::SqliteIncidentStore> store_;
   std::unique_ptr<app::OperatorCommands> commands_;
   std::shared_ptr<channels::AckLinkSigner> signer_;
+  testing::WebhookReceiver slack_responses_{""};  // the clicks' response_url
+  // After the receiver, so it goes first and closes its kept-alive connection to it.
+  curl::CurlHttpClient http_;
   RecordingLog log_;
   std::unique_ptr<OpsHttpServer> server_;
   std::unique_ptr<httplib::Client> client_;
@@ -447,7 +457,7 @@ using SlackInteractivityTest = AckLinkRoutesTest;
 
 TEST_F(SlackInteractivityTest, AnAcknowledgeClickAcksTheIncidentByTheSlackUser) {
   Observe("acme:db", true);
-  auto answer = PostSlack(SlackBody("acme:db:1"), kSlackSecret);
+  auto answer = PostSlack(SlackBody("acme:db:1", slack_responses_.Url()), kSlackSecret);
   ASSERT_TRUE(answer);
   EXPECT_EQ(answer->status, 200) << answer->body;
   EXPECT_NE(answer->body.find("Acknowledged by slack:Amy McGee"), std::string::npos)
@@ -457,9 +467,53 @@ TEST_F(SlackInteractivityTest, AnAcknowledgeClickAcksTheIncidentByTheSlackUser) 
   EXPECT_EQ(incident.acked_by, "slack:Amy McGee");
 }
 
+// Slack shows the clicker nothing of the answer to a block_actions request: that answer only
+// acknowledges receipt. A message in reply goes to the payload's response_url, as JSON with
+// response_type and replace_original (docs.slack.dev/interactivity/handling-user-interaction,
+// "Message responses"; the body of the acknowledgement is not a message for block_actions,
+// github.com/slackapi/bolt-js/issues/132).
+TEST_F(SlackInteractivityTest, TheAnswerToTheClickerGoesToTheResponseUrl) {
+  Observe("acme:db", true);
+  auto answer = PostSlack(SlackBody("acme:db:1", slack_responses_.Url()), kSlackSecret);
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 200) << answer->body;
+  std::vector<testing::ReceivedRequest> posted = slack_responses_.Requests();
+  ASSERT_EQ(posted.size(), 1u);
+  EXPECT_EQ(posted[0].method, "POST");
+  EXPECT_EQ(core::FindHeader(posted[0].headers, "Content-Type"), "application/json");
+  const nlohmann::json message = nlohmann::json::parse(posted[0].body);
+  EXPECT_EQ(message["response_type"], "ephemeral");
+  EXPECT_EQ(message["replace_original"], false);
+  EXPECT_EQ(message["text"], "Acknowledged by slack:Amy McGee");
+
+  // A click for an incident that is not open: the clicker is told why nothing was acked.
+  answer = PostSlack(SlackBody("acme:gone:1", slack_responses_.Url()), kSlackSecret);
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 200);
+  posted = slack_responses_.Requests();
+  ASSERT_EQ(posted.size(), 2u);
+  EXPECT_EQ(nlohmann::json::parse(posted[1].body)["text"].get<std::string>().rfind(
+                "Not acknowledged: ", 0),
+            0u)
+      << posted[1].body;
+  // The response_url is a credential for that message: never logged.
+  EXPECT_FALSE(Logged(slack_responses_.Url()));
+}
+
+TEST_F(SlackInteractivityTest, AResponseUrlThatFailsIsLoggedAndTheAckStands) {
+  Observe("acme:db", true);
+  slack_responses_.FailNext(testing::Fault::kStatus500);
+  auto answer = PostSlack(SlackBody("acme:db:1", slack_responses_.Url()), kSlackSecret);
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 200) << answer->body;
+  EXPECT_TRUE(Load("acme:db").acked_at.has_value());
+  EXPECT_EQ(log_.Lines().back().fields["status"], "response_failed");
+  EXPECT_NE(log_.Lines().back().fields["error"].find("500"), std::string::npos);
+}
+
 TEST_F(SlackInteractivityTest, BadSignaturesAndStaleTimestampsAre401AndChangeNothing) {
   Observe("acme:db", true);
-  const std::string body = SlackBody("acme:db:1");
+  const std::string body = SlackBody("acme:db:1", slack_responses_.Url());
   auto wrong = PostSlack(body, "another-apps-signing-secret");
   ASSERT_TRUE(wrong);
   EXPECT_EQ(wrong->status, 401) << wrong->body;

@@ -82,11 +82,16 @@ json Blocks(const core::RenderedMessage& message) {
   return blocks;
 }
 
+// Slack's limit on a button's value (docs.slack.dev/reference/block-kit/block-elements/
+// button-element); a longer one makes Slack refuse the whole message.
+constexpr size_t kMaxButtonValueBytes = 2000;
+
 // The message's blocks, with the Acknowledge button when asked for and there is room.
 json BlocksOf(const core::Delivery& delivery, bool ack_button) {
   json blocks = Blocks(delivery.message);
+  const std::string value = PagerDutyDedupKey(delivery.row);
   if (!ack_button || delivery.row.transition == core::TransitionKind::kResolve ||
-      blocks.size() >= kMaxBlocks) {
+      blocks.size() >= kMaxBlocks || value.size() > kMaxButtonValueBytes) {
     return blocks;
   }
   blocks.push_back(
@@ -96,7 +101,7 @@ json BlocksOf(const core::Delivery& delivery, bool ack_button) {
                                   {"action_id", "quell_ack"},
                                   {"text", {{"type", "plain_text"}, {"text", "Acknowledge"}}},
                                   {"style", "primary"},
-                                  {"value", PagerDutyDedupKey(delivery.row)}}})}});
+                                  {"value", value}}})}});
   return blocks;
 }
 

@@ -1,6 +1,7 @@
 #include "quell/adapters/http_server/callback_routes.h"
 
 #include <cctype>
+#include <chrono>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -215,9 +216,40 @@ std::string FormField(std::string_view body, std::string_view name) {
   return {};
 }
 
+// Tells the clicker `text`, only them, under the message. Slack shows nothing of the answer to
+// a block_actions request (it only acknowledges receipt); a reply goes to the payload's
+// response_url (docs.slack.dev/interactivity/handling-user-interaction, "Message
+// responses"). Best effort within Slack's 3 seconds: the ack stands whatever becomes of it.
+// The URL is a credential for that message, so it is never logged.
+void Respond(core::HttpClient* http, const std::string& response_url, const std::string& text,
+             core::EventLog& log) {
+  if (http == nullptr || response_url.empty()) return;
+  if (!response_url.starts_with("https://") && !response_url.starts_with("http://")) {
+    log.Log(core::LogLevel::kWarn, "http.slack",
+            {{"status", "response_failed"}, {"error", "response_url is not an http(s) URL"}});
+    return;
+  }
+  core::HttpRequest request;
+  request.method = "POST";
+  request.url = response_url;
+  request.headers = {{"Content-Type", "application/json"}};
+  request.body = nlohmann::json{
+      {"response_type", "ephemeral"},
+      {"replace_original", false},
+      {"text", text}}.dump();
+  request.connect_timeout = std::chrono::seconds(1);
+  request.total_timeout = std::chrono::seconds(2);
+  auto sent = http->Send(request);
+  if (sent && sent->status / 100 == 2) return;
+  const std::string error = sent ? "response_url answered HTTP " + std::to_string(sent->status)
+                                 : "response_url: " + sent.error().message;
+  log.Log(core::LogLevel::kWarn, "http.slack", {{"status", "response_failed"}, {"error", error}});
+}
+
 // One Slack interaction, signature checked.
-app::OpsResponse SlackInteraction(app::OperatorCommands& commands, core::WallTime now,
-                                  core::EventLog& log, const std::string& body) {
+app::OpsResponse SlackInteraction(app::OperatorCommands& commands, core::HttpClient* responses,
+                                  core::WallTime now, core::EventLog& log,
+                                  const std::string& body) {
   const nlohmann::json payload = nlohmann::json::parse(FormField(body, "payload"), nullptr, false);
   std::string value;
   if (payload.is_object() && StringAt(payload, "type") == "block_actions" &&
@@ -234,18 +266,19 @@ app::OpsResponse SlackInteraction(app::OperatorCommands& commands, core::WallTim
   std::string name = StringAt(user, "username");
   if (name.empty()) name = StringAt(user, "id");
   const std::string by = name.empty() ? std::string("slack") : "slack:" + name;
+  const std::string response_url = StringAt(payload, "response_url");
   auto done = app::ApplyPagerAction(commands, value, app::PagerAction::kAck, by, now);
   if (!done) {
     log.Log(core::LogLevel::kWarn, "http.slack",
             {{"key", value}, {"status", "refused"}, {"error", done.error().message}});
-    return Json(200, {{"response_type", "ephemeral"},
-                      {"replace_original", false},
-                      {"text", "Not acknowledged: " + done.error().message}});
+    const std::string text = "Not acknowledged: " + done.error().message;
+    Respond(responses, response_url, text, log);
+    return Json(200, {{"response_type", "ephemeral"}, {"replace_original", false}, {"text", text}});
   }
   log.Log(core::LogLevel::kInfo, "http.slack", {{"key", value}, {"status", "acked"}, {"who", by}});
-  return Json(200, {{"response_type", "ephemeral"},
-                    {"replace_original", false},
-                    {"text", "Acknowledged by " + by}});
+  const std::string text = "Acknowledged by " + by;
+  Respond(responses, response_url, text, log);
+  return Json(200, {{"response_type", "ephemeral"}, {"replace_original", false}, {"text", text}});
 }
 
 }  // namespace
@@ -309,8 +342,8 @@ std::vector<app::OpsRoute> CallbackRoutes(app::OperatorCommands& commands, core:
   }
   if (!settings.slack_signing_secrets.empty()) {
     add("POST", "^/v1/slack/interactivity$",
-        [secrets = settings.slack_signing_secrets, &commands, &clock,
-         &log](const app::OpsRequest& request) {
+        [secrets = settings.slack_signing_secrets, responses = settings.slack_responses, &commands,
+         &clock, &log](const app::OpsRequest& request) {
           const core::WallTime now = clock.Now();
           core::Status signed_ok;
           for (const std::string& secret : secrets) {
@@ -324,7 +357,7 @@ std::vector<app::OpsRoute> CallbackRoutes(app::OperatorCommands& commands, core:
                     {{"status", "refused"}, {"error", signed_ok.error().message}});
             return JsonError(401, "unauthorized", signed_ok.error().message);
           }
-          return SlackInteraction(commands, now, log, request.body);
+          return SlackInteraction(commands, responses, now, log, request.body);
         });
   }
   return routes;

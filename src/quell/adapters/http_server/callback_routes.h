@@ -9,6 +9,7 @@
 #include "quell/app/ops_request.h"
 #include "quell/core/ports/clock.h"
 #include "quell/core/ports/event_log.h"
+#include "quell/core/ports/http_client.h"
 
 namespace quell::http_server {
 
@@ -19,6 +20,9 @@ struct CallbackSettings {
   std::vector<std::string> pagerduty_secrets;
   // The Slack apps' signing secrets; empty: no /v1/slack/interactivity.
   std::vector<std::string> slack_signing_secrets;
+  // Posts the answer for the clicker to a click's response_url (Slack shows nothing of the
+  // reply to the click itself); null: the answer goes nowhere. Must outlive the routes.
+  core::HttpClient* slack_responses = nullptr;
 };
 
 // The routes a page's reader calls back on, outside the bearer token (each request carries its
