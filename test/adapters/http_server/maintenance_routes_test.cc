@@ -130,7 +130,8 @@ TEST_F(MaintenanceRoutesTest, ShowsTheSameObjectsAsTheCliLines) {
   ASSERT_TRUE(answer);
   auto line = text_output::MaintenanceWindowJson(TuesdayDeploys(), zones_, clock_.now);
   ASSERT_TRUE(line.ok());
-  EXPECT_EQ(json::parse(answer->body)["windows"][0], json::parse(*line));
+  // The same text, field order included: one writer.
+  EXPECT_EQ(answer->body, R"({"windows":[)" + *line + "]}");
 }
 
 TEST_F(MaintenanceRoutesTest, IsAReadRouteBehindTheTokenUnlessReadsAreOpen) {

@@ -15,21 +15,24 @@ std::vector<app::OpsRoute> MaintenanceRoutes(std::vector<core::MaintenanceWindow
       std::make_shared<const std::vector<core::MaintenanceWindow>>(std::move(windows));
   app::OpsHandler list = [configured, &zones, &clock](const app::OpsRequest&) {
     const core::WallTime now = clock.Now();
-    nlohmann::json listed = nlohmann::json::array();
     app::OpsResponse response;
+    // The writer's objects verbatim, so the fields come in the CLI's order.
+    std::string listed;
     for (const core::MaintenanceWindow& window : *configured) {
       auto object = text_output::MaintenanceWindowJson(window, zones, now);
       if (!object) {
         response.status = 500;
-        response.body = nlohmann::json{{"error",
-                                        {{"code", "internal"},
-                                         {"message", window.name + ": " + object.error().message}}}}
-                            .dump();
+        response.body =
+            nlohmann::json{{"error",
+                            {{"code", "internal"},
+                             {"message", window.name + ": " + object.error().message}}}}
+                .dump();
         return response;
       }
-      listed.push_back(nlohmann::json::parse(*object));
+      if (!listed.empty()) listed += ',';
+      listed += *object;
     }
-    response.body = nlohmann::json{{"windows", std::move(listed)}}.dump();
+    response.body = "{\"windows\":[" + listed + "]}";
     return response;
   };
   std::vector<app::OpsRoute> routes;
