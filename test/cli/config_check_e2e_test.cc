@@ -88,6 +88,30 @@ TEST_F(ConfigCheckTest, AStoreOfAnotherKindIsAnErrorAtTheStoreLineWithThePasswor
   EXPECT_EQ(run.err.find(kStorePassword), std::string::npos) << run.err;
 }
 
+// `quell config check FILE`, as people type it, checks FILE like `-c FILE`.
+TEST_F(ConfigCheckTest, TakesTheFileAsAnArgumentToo) {
+  Write(Sqlite(), Hook());
+  const auto flagged = Check();
+  ASSERT_EQ(flagged.exit_code, 0) << flagged.out << flagged.err;
+  const auto positional = testing::RunProcess({QUELL_BINARY, "config", "check", config_});
+  EXPECT_EQ(positional.exit_code, 0) << positional.out << positional.err;
+  EXPECT_EQ(positional.out, flagged.out);
+  const auto listed = testing::RunProcess({QUELL_BINARY, "maintenance", "list", config_});
+  EXPECT_EQ(listed.exit_code, 0) << listed.err;
+}
+
+// The bundled example shows a maintenance window (and passes the check with it).
+TEST_F(ConfigCheckTest, TheExampleHasAMaintenanceWindowThatPassesTheCheck) {
+  const std::string example = std::string(QUELL_SOURCE_DIR) + "/examples/quell.yaml";
+  const auto checked = testing::RunProcess({QUELL_BINARY, "config", "check", "-c", example});
+  EXPECT_EQ(checked.exit_code, 0) << checked.out << checked.err;
+  const auto listed = testing::RunProcess(
+      {QUELL_BINARY, "maintenance", "list", "-c", example, "--at", "2026-03-31T07:30:00Z"});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_NE(listed.out.find(R"("name":"tuesday-deploys")"), std::string::npos) << listed.out;
+  EXPECT_NE(listed.out.find(R"("active":true)"), std::string::npos) << listed.out;
+}
+
 TEST_F(ConfigCheckTest, APostgresPasswordIsMaskedInTheSummary) {
   Write(std::string("postgresql://quell:") + kStorePassword + "@127.0.0.1:1/quell", "");
   auto r = Check();

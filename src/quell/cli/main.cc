@@ -169,7 +169,8 @@ int main(int argc, char** argv) {
       "Report every problem of a quell.yaml that would stop `quell run`, with file:line:column "
       "(secrets, channels, templates, each PromQL query sent once to Prometheus); exit 2 when "
       "any");
-  config_check_cmd->add_option("-c,--config", check.config_path, "The quell.yaml to check")
+  // The file may also come bare (`quell config check quell.yaml`), as people type it.
+  config_check_cmd->add_option("-c,--config,CONFIG", check.config_path, "The quell.yaml to check")
       ->capture_default_str();
   config_check_cmd->add_flag("--offline", check.offline,
                              "Send nothing over the network (the PromQL queries go unchecked)");
@@ -179,7 +180,7 @@ int main(int argc, char** argv) {
   maintenance_cmd->require_subcommand(1);
   CLI::App* maintenance_list_cmd = maintenance_cmd->add_subcommand(
       "list", "Each window, whether it is open, and its current or next occurrence");
-  maintenance_list_cmd->add_option("-c,--config", maintenance.config_path, "The quell.yaml")
+  maintenance_list_cmd->add_option("-c,--config,CONFIG", maintenance.config_path, "The quell.yaml")
       ->capture_default_str();
   maintenance_list_cmd->add_option("--at", maintenance.at, "RFC 3339 time to ask about (now)");
   quell::cli::ShadowReportCommandOptions shadow;

@@ -22,11 +22,10 @@ std::vector<app::OpsRoute> MaintenanceRoutes(std::vector<core::MaintenanceWindow
       auto object = text_output::MaintenanceWindowJson(window, zones, now);
       if (!object) {
         response.status = 500;
-        response.body =
-            nlohmann::json{{"error",
-                            {{"code", "internal"},
-                             {"message", window.name + ": " + object.error().message}}}}
-                .dump();
+        response.body = nlohmann::json{{"error",
+                                        {{"code", "internal"},
+                                         {"message", window.name + ": " + object.error().message}}}}
+                            .dump();
         return response;
       }
       if (!listed.empty()) listed += ',';
