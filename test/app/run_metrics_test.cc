@@ -162,7 +162,9 @@ TEST(RunMetricsTest, RefreshesStoreGaugesAndKeepsThemOnFailure) {
   for (auto [id, status] :
        {std::pair{"k1", core::OutboxStatus::kPending},
         std::pair{"k2", core::OutboxStatus::kPending}, std::pair{"k3", core::OutboxStatus::kDead},
-        std::pair{"k4", core::OutboxStatus::kGrouped}}) {
+        std::pair{"k4", core::OutboxStatus::kGrouped}, std::pair{"k5", core::OutboxStatus::kMuted},
+        std::pair{"k6", core::OutboxStatus::kMuted},
+        std::pair{"k7", core::OutboxStatus::kSilenced}}) {
     core::OutboxRow row;
     row.idempotency_key = id;
     row.status = status;
@@ -174,6 +176,10 @@ TEST(RunMetricsTest, RefreshesStoreGaugesAndKeepsThemOnFailure) {
   EXPECT_EQ(rows.Value({{"status", "pending"}}), 2);
   EXPECT_EQ(rows.Value({{"status", "dead"}}), 1);
   EXPECT_EQ(rows.Value({{"status", "grouped"}}), 1);  // members waiting for their group
+  // What a maintenance window and a silence held back: every status is counted.
+  EXPECT_EQ(rows.Value({{"status", "muted"}}), 2);
+  EXPECT_EQ(rows.Value({{"status", "silenced"}}), 1);
+  EXPECT_NE(registry.Render().find("quell_outbox_rows{status=\"dropped\"} 0\n"), std::string::npos);
   EXPECT_NE(registry.Render().find("quell_outbox_rows{status=\"superseded\"} 0\n"),
             std::string::npos);
 

@@ -16,10 +16,12 @@ constexpr std::array kDecisions = {
     core::DecisionKind::kWaitForHealth, core::DecisionKind::kResolve,
     core::DecisionKind::kIgnore,        core::DecisionKind::kUnknown,
     core::DecisionKind::kStale};
-constexpr std::array kStatuses = {core::OutboxStatus::kPending, core::OutboxStatus::kInFlight,
-                                  core::OutboxStatus::kSent,    core::OutboxStatus::kDead,
-                                  core::OutboxStatus::kShadow,  core::OutboxStatus::kSuperseded,
-                                  core::OutboxStatus::kFolded,  core::OutboxStatus::kGrouped};
+// Every status, so what a window, a silence or an operator held back shows as well as what went.
+constexpr std::array kStatuses = {
+    core::OutboxStatus::kPending, core::OutboxStatus::kInFlight, core::OutboxStatus::kSent,
+    core::OutboxStatus::kDead,    core::OutboxStatus::kShadow,   core::OutboxStatus::kSuperseded,
+    core::OutboxStatus::kFolded,  core::OutboxStatus::kGrouped,  core::OutboxStatus::kSilenced,
+    core::OutboxStatus::kDropped, core::OutboxStatus::kMuted};
 
 double Seconds(core::Duration d) { return std::chrono::duration<double>(d).count(); }
 double UnixSeconds(core::WallTime t) { return Seconds(t.time_since_epoch()); }
