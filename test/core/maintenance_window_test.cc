@@ -100,6 +100,26 @@ TEST(MaintenanceWindowTest, FormatsRangesAndWeekdaysAsTheConfigWritesThem) {
   EXPECT_EQ(WeekdayName(0), "sunday");
 }
 
+// "Sundays, all day" is written 00:00-24:00; 00:00-00:00 says nothing and is refused.
+TEST(MaintenanceWindowTest, AWholeDayIsMidnightToMidnight) {
+  auto whole = ParseTimeRange("00:00-24:00");
+  ASSERT_TRUE(whole) << whole.error().message;
+  MaintenanceWindow window = Tuesdays("00:00-24:00");
+  window.time_zone = "Fixed/UTC";
+  const FakeZones zones;
+  EXPECT_TRUE(*WindowActiveAt(window, zones, At("2026-03-24T00:00:00Z")));
+  EXPECT_TRUE(*WindowActiveAt(window, zones, At("2026-03-24T23:59:59Z")));
+  EXPECT_FALSE(*WindowActiveAt(window, zones, At("2026-03-25T00:00:00Z")));
+  EXPECT_FALSE(*WindowActiveAt(window, zones, At("2026-03-23T23:59:59Z")));
+  auto span = CurrentOrNextSpan(window, zones, At("2026-03-24T12:00:00Z"));
+  ASSERT_TRUE(span && *span);
+  EXPECT_EQ(FormatRfc3339((*span)->start), "2026-03-24T00:00:00Z");
+  EXPECT_EQ(FormatRfc3339((*span)->end), "2026-03-25T00:00:00Z");
+  auto nothing = ParseTimeRange("00:00-00:00");
+  ASSERT_FALSE(nothing);
+  EXPECT_NE(nothing.error().message.find("00:00-24:00"), std::string::npos);
+}
+
 TEST(MaintenanceWindowTest, RefusesBadRangesWeekdaysAndUnknownZones) {
   EXPECT_FALSE(ParseTimeRange("09:00"));
   EXPECT_FALSE(ParseTimeRange("9-10"));

@@ -30,10 +30,11 @@ Result<TimeRange> ParseTimeRange(std::string_view text) {
   if (*start == 24 * 60) {
     return MakeError(ErrorCode::kInvalidArgument, "a range cannot start at 24:00");
   }
-  if (*start == *end || (*start == 0 && *end == 24 * 60)) {
-    // An empty range, or one that never ends: neither is what anyone writes on purpose.
+  if (*start == *end) {
+    // Empty, or a day's wrap to itself: not what anyone writes on purpose.
     return MakeError(ErrorCode::kInvalidArgument,
-                     "\"" + std::string(text) + "\" must start and end at different times");
+                     "\"" + std::string(text) +
+                         "\" must start and end at different times (a whole day is 00:00-24:00)");
   }
   return TimeRange{*start, *end == 0 ? 24 * 60 : *end};
 }

@@ -33,7 +33,8 @@ struct MaintenanceWindow {
   std::vector<TimeRange> times;
 };
 
-// "HH:MM-HH:MM" (an end of "24:00" is midnight); kInvalidArgument saying why otherwise.
+// "HH:MM-HH:MM" (an end of "24:00" is midnight, so "00:00-24:00" is the whole day);
+// kInvalidArgument saying why otherwise.
 Result<TimeRange> ParseTimeRange(std::string_view text);
 // "monday" ... "sunday" (any case) as c_encoding; kInvalidArgument otherwise.
 Result<unsigned> ParseWeekday(std::string_view name);
