@@ -46,22 +46,27 @@ TEST(MaintenanceRunE2eTest, TheDaemonListsItsWindowsOverHttpAsTheCliDoes) {
   SetEnv("HOOK_SECRET", "whsec-maintenance-e2e-7d21");
   const std::string config = (dir / "quell.yaml").string();
   const std::filesystem::path log = dir / "run.log";
-  std::ofstream(config) << "store: sqlite:" << (dir / "quell.db").string() << "\n"
-                        << "infrai:\n  base_url: ${INFRAI_BASE_URL}\n  retry: {max_attempts: 1}\n"
-                        << "defaults: {channels: [hook]}\n"
-                        << "conditions:\n"
-                        << "  - {name: agent-errors, type: error_groups, interval: 1s}\n"
-                        << "channels:\n"
-                        << "  - {name: hook, type: webhook, url: \"http://127.0.0.1:9/none\",\n"
-                        << "     secret_env: HOOK_SECRET}\n"
-                        << "maintenance:\n"
-                        << "  - name: tuesday-deploys\n    keys: \"deploy:*\"\n"
-                        << "    labels: {tenant: acme}\n    time_zone: Europe/Berlin\n"
-                        << "    weekdays: [tuesday]\n    times: [\"09:00-10:00\"]\n"
-                        << "  - name: nightly\n    time_zone: America/New_York\n"
-                        << "    weekdays: [monday, friday]\n    times: [\"23:30-01:00\"]\n"
-                        << "log: {format: json, level: info}\n"
-                        << "http:\n  listen: \"127.0.0.1:0\"\n  token_env: QUELL_OPS_TOKEN\n";
+  // The config with `more_windows` after its two: what a reload adds.
+  const auto write_config = [&](const std::string& more_windows) {
+    std::ofstream(config) << "store: sqlite:" << (dir / "quell.db").string() << "\n"
+                          << "infrai:\n  base_url: ${INFRAI_BASE_URL}\n"
+                          << "  retry: {max_attempts: 1}\n"
+                          << "defaults: {channels: [hook]}\n"
+                          << "conditions:\n"
+                          << "  - {name: agent-errors, type: error_groups, interval: 1s}\n"
+                          << "channels:\n"
+                          << "  - {name: hook, type: webhook, url: \"http://127.0.0.1:9/none\",\n"
+                          << "     secret_env: HOOK_SECRET}\n"
+                          << "maintenance:\n"
+                          << "  - name: tuesday-deploys\n    keys: \"deploy:*\"\n"
+                          << "    labels: {tenant: acme}\n    time_zone: Europe/Berlin\n"
+                          << "    weekdays: [tuesday]\n    times: [\"09:00-10:00\"]\n"
+                          << "  - name: nightly\n    time_zone: America/New_York\n"
+                          << "    weekdays: [monday, friday]\n    times: [\"23:30-01:00\"]\n"
+                          << more_windows << "log: {format: json, level: info}\n"
+                          << "http:\n  listen: \"127.0.0.1:0\"\n  token_env: QUELL_OPS_TOKEN\n";
+  };
+  write_config("");
   auto run =
       std::make_unique<Child>(std::vector<std::string>{QUELL_BINARY, "run", "-c", config}, log);
   ASSERT_TRUE(run->running());
@@ -81,6 +86,21 @@ TEST(MaintenanceRunE2eTest, TheDaemonListsItsWindowsOverHttpAsTheCliDoes) {
   EXPECT_EQ(windows[0]["labels"], json({{"tenant", "acme"}}));
   EXPECT_EQ(windows[1]["weekdays"], json({"monday", "friday"}));
   EXPECT_EQ(windows[1]["times"], json({"23:30-01:00"}));
+
+  // A reload that adds a window: the listing shows what the poller now mutes by.
+  write_config(
+      "  - name: sundays\n    time_zone: Asia/Tokyo\n    weekdays: [sunday]\n"
+      "    times: [\"00:00-24:00\"]\n");
+  run->Send(SIGHUP);
+  ASSERT_TRUE(
+      WaitFor([&] { return !testing::Events(log, "config.reloaded").empty(); }, seconds(30)))
+      << testing::ReadFile(log);
+  auto reloaded =
+      client.Get("/v1/maintenance", {{"Authorization", std::string("Bearer ") + kToken}});
+  ASSERT_TRUE(reloaded);
+  const json after = json::parse(reloaded->body)["windows"];
+  ASSERT_EQ(after.size(), 3u) << reloaded->body;
+  EXPECT_EQ(after[2]["name"], "sundays");
   EXPECT_EQ(run->Signal(SIGTERM), 0) << testing::ReadFile(log);
 
   // The CLI at the instant the server saw: the same objects, one per line.

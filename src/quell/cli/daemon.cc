@@ -109,6 +109,8 @@ class ConfigFileLoader : public app::RuntimeConfigLoader {
     // The poller reports an unreachable Prometheus every cycle; it does not stop a start.
     out.warnings.insert(out.warnings.end(), problems.unreachable.begin(),
                         problems.unreachable.end());
+    // Both sides built: the runtime switches to this config.
+    if (options_.on_load) options_.on_load(config);
     return out;
   }
 

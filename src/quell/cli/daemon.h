@@ -1,10 +1,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "quell/adapters/config/config.h"
 #include "quell/app/daemon_runtime.h"
 #include "quell/app/run_control.h"
 #include "quell/app/run_listener.h"
@@ -21,6 +23,9 @@ struct DaemonOptions {
   bool dispatch = true;   // false: poll only (a separate `quell dispatch` delivers)
   uint64_t seed = 0;      // poll jitter and run ids; seed it from an entropy source
   double jitter = 0.1;    // see app::SchedulerOptions
+  // Called with each config the daemon will run, at start and at each reload it accepts, on
+  // the thread that loads it (what the HTTP surface shows of it, e.g. the maintenance windows).
+  std::function<void(const config::Config&)> on_load;
 };
 
 // `quell run`'s runtime (app::DaemonRuntime) over the config file: each load reads the file,

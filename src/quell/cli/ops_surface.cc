@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "quell/adapters/http_server/callback_routes.h"
-#include "quell/adapters/http_server/maintenance_routes.h"
 #include "quell/adapters/http_server/operator_routes.h"
 #include "quell/adapters/wiring/poll_wiring.h"
 #include "quell/adapters/wiring/route_lookup.h"
@@ -59,14 +58,14 @@ OpsSurface::~OpsSurface() {
   if (heartbeat_) heartbeat_->WaitIdle();
 }
 
-core::Result<std::unique_ptr<OpsSurface>> OpsSurface::Create(const config::Config& config,
-                                                             const std::string& store_url,
-                                                             core::Clock& clock,
-                                                             core::EventLog& log) {
+core::Result<std::unique_ptr<OpsSurface>> OpsSurface::Create(
+    const config::Config& config, const std::string& store_url, core::Clock& clock,
+    core::EventLog& log, const http_server::MaintenanceListing& maintenance) {
   std::unique_ptr<OpsSurface> ops(new OpsSurface());
   ops->config_ = config;
   ops->clock_ = &clock;
   ops->log_ = &log;
+  ops->maintenance_ = &maintenance;
   ops->started_at_ = clock.Monotonic();
   if (!config.http.token_unresolved.empty()) {
     return core::MakeError(core::ErrorCode::kInvalidArgument,
@@ -139,9 +138,8 @@ core::Result<int> OpsSurface::Serve() {
       http_server::OperatorRoutes(*operator_commands_, *operator_queries_, *clock_, *log_);
   routes.insert(routes.end(), std::make_move_iterator(operator_routes.begin()),
                 std::make_move_iterator(operator_routes.end()));
-  // The windows of the file the daemon started with, like the rest of this surface.
   std::vector<app::OpsRoute> maintenance =
-      http_server::MaintenanceRoutes(config_.maintenance, zones::SystemZoneRules(), *clock_);
+      http_server::MaintenanceRoutes(*maintenance_, zones::SystemZoneRules(), *clock_);
   routes.insert(routes.end(), std::make_move_iterator(maintenance.begin()),
                 std::make_move_iterator(maintenance.end()));
   if (callback_commands_) {

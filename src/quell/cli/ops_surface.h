@@ -6,6 +6,7 @@
 
 #include "quell/adapters/config/config.h"
 #include "quell/adapters/curl/curl_http_client.h"
+#include "quell/adapters/http_server/maintenance_routes.h"
 #include "quell/adapters/http_server/ops_http_server.h"
 #include "quell/adapters/jsonl/payload_encoder.h"
 #include "quell/adapters/wiring/upstream_wiring.h"
@@ -30,10 +31,11 @@ namespace quell::cli {
 class OpsSurface {
  public:
   // Opens the connections and builds the listeners; the server starts with Serve.
-  // `log` gets a line per operator write and must outlive the surface.
-  static core::Result<std::unique_ptr<OpsSurface>> Create(const config::Config& config,
-                                                          const std::string& store_url,
-                                                          core::Clock& clock, core::EventLog& log);
+  // `log` gets a line per operator write; GET /v1/maintenance lists `maintenance`, which the
+  // daemon keeps current. Both must outlive the surface.
+  static core::Result<std::unique_ptr<OpsSurface>> Create(
+      const config::Config& config, const std::string& store_url, core::Clock& clock,
+      core::EventLog& log, const http_server::MaintenanceListing& maintenance);
   ~OpsSurface();
   OpsSurface(const OpsSurface&) = delete;
   OpsSurface& operator=(const OpsSurface&) = delete;
@@ -48,6 +50,7 @@ class OpsSurface {
   config::Config config_;
   core::Clock* clock_ = nullptr;
   core::EventLog* log_ = nullptr;
+  const http_server::MaintenanceListing* maintenance_ = nullptr;
   core::MonoTime started_at_;
   app::MetricsRegistry registry_;
   std::unique_ptr<app::RunMetrics> metrics_;

@@ -55,6 +55,8 @@ int RunDaemonCommand(const RunCommandOptions& options, core::Clock& clock, std::
                                                     : logging::EventFormat::kJson,
                                       .min_level = ToLevel(config->log.level)});
   std::random_device entropy;
+  // The windows GET /v1/maintenance lists follow the config the daemon runs, reloads included.
+  http_server::MaintenanceListing maintenance;
   DaemonOptions daemon_options{
       .config_path = options.config_path,
       .store_url = options.store_url,
@@ -62,6 +64,8 @@ int RunDaemonCommand(const RunCommandOptions& options, core::Clock& clock, std::
       .dispatch = !options.no_dispatch,
       .seed = (static_cast<uint64_t>(entropy()) << 32U) | entropy(),
       .jitter = 0.1,
+      .on_load =
+          [&maintenance](const config::Config& loaded) { maintenance.Set(loaded.maintenance); },
   };
   // Every problem of the config, each on its own line, before anything binds or runs.
   auto daemon = MakeDaemon(std::move(daemon_options), clock, log, control, {});
@@ -74,8 +78,9 @@ int RunDaemonCommand(const RunCommandOptions& options, core::Clock& clock, std::
   }
   // Metrics, heartbeat and the HTTP surface follow the daemon as listeners; a reload changes
   // the conditions and channels, not these (restart to move the listen address or token).
-  auto ops = OpsSurface::Create(
-      *config, options.store_url.empty() ? config->store_url : options.store_url, clock, log);
+  auto ops =
+      OpsSurface::Create(*config, options.store_url.empty() ? config->store_url : options.store_url,
+                         clock, log, maintenance);
   if (!ops) {
     std::fprintf(err, "quell run: %s\n", ops.error().message.c_str());
     return kConfigError;

@@ -108,7 +108,8 @@ int RunDemo(std::FILE* out, std::FILE* err) {
                                                    .owner = "demo",
                                                    .dispatch = true,
                                                    .seed = 1,
-                                                   .jitter = 0.0},
+                                                   .jitter = 0.0,
+                                                   .on_load = nullptr},
                                 clock, story, control, {});
   if (!daemon) {
     std::fprintf(err, "quell demo: %s\n", daemon.error().message.c_str());

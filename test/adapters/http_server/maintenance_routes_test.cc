@@ -74,8 +74,8 @@ class MaintenanceRoutesTest : public ::testing::Test {
     OpsServerOptions options;
     options.token = kToken;
     options.open_reads = open_reads;
-    server_ = std::make_unique<OpsHttpServer>(
-        options, MaintenanceRoutes(std::move(windows), zones_, clock_));
+    listing_.Set(std::move(windows));
+    server_ = std::make_unique<OpsHttpServer>(options, MaintenanceRoutes(listing_, zones_, clock_));
     auto port = server_->Start();
     ASSERT_TRUE(port.ok()) << port.error().message;
     client_ = std::make_unique<httplib::Client>("127.0.0.1", *port);
@@ -88,6 +88,7 @@ class MaintenanceRoutesTest : public ::testing::Test {
 
   FixedClock clock_;
   ShiftZones zones_;
+  MaintenanceListing listing_;
   std::unique_ptr<OpsHttpServer> server_;
   std::unique_ptr<httplib::Client> client_;
 };
@@ -143,6 +144,18 @@ TEST_F(MaintenanceRoutesTest, IsAReadRouteBehindTheTokenUnlessReadsAreOpen) {
   auto open = Get(/*with_token=*/false);
   ASSERT_TRUE(open);
   EXPECT_EQ(open->status, 200) << open->body;
+}
+
+TEST_F(MaintenanceRoutesTest, ListsWhatTheListingHoldsNow) {
+  Serve({TuesdayDeploys()});
+  core::MaintenanceWindow sundays = TuesdayDeploys();
+  sundays.name = "sundays";
+  listing_.Set({TuesdayDeploys(), sundays});  // what a reload does
+  auto answer = Get();
+  ASSERT_TRUE(answer);
+  const json windows = json::parse(answer->body)["windows"];
+  ASSERT_EQ(windows.size(), 2u) << answer->body;
+  EXPECT_EQ(windows[1]["name"], "sundays");
 }
 
 TEST_F(MaintenanceRoutesTest, NoWindowsIsAnEmptyList) {

@@ -9,11 +9,21 @@
 
 namespace quell::http_server {
 
-std::vector<app::OpsRoute> MaintenanceRoutes(std::vector<core::MaintenanceWindow> windows,
+void MaintenanceListing::Set(std::vector<core::MaintenanceWindow> windows) {
+  auto next = std::make_shared<const std::vector<core::MaintenanceWindow>>(std::move(windows));
+  const std::lock_guard<std::mutex> lock(mu_);
+  windows_ = std::move(next);
+}
+
+std::shared_ptr<const std::vector<core::MaintenanceWindow>> MaintenanceListing::Get() const {
+  const std::lock_guard<std::mutex> lock(mu_);
+  return windows_;
+}
+
+std::vector<app::OpsRoute> MaintenanceRoutes(const MaintenanceListing& listing,
                                              const core::ZoneRules& zones, core::Clock& clock) {
-  auto configured =
-      std::make_shared<const std::vector<core::MaintenanceWindow>>(std::move(windows));
-  app::OpsHandler list = [configured, &zones, &clock](const app::OpsRequest&) {
+  app::OpsHandler list = [&listing, &zones, &clock](const app::OpsRequest&) {
+    const std::shared_ptr<const std::vector<core::MaintenanceWindow>> configured = listing.Get();
     const core::WallTime now = clock.Now();
     app::OpsResponse response;
     // The writer's objects verbatim, so the fields come in the CLI's order.

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <memory>
+#include <mutex>
 #include <vector>
 
 #include "quell/app/ops_request.h"
@@ -9,14 +11,27 @@
 
 namespace quell::http_server {
 
-// The operator's read of the configured maintenance windows, for the ops server
-// (docs/http.md):
+// The windows GET /v1/maintenance lists: the running config's, replaced at each reload the
+// daemon accepts. Thread-safe.
+class MaintenanceListing {
+ public:
+  void Set(std::vector<core::MaintenanceWindow> windows);
+  std::shared_ptr<const std::vector<core::MaintenanceWindow>> Get() const;
+
+ private:
+  mutable std::mutex mu_;
+  std::shared_ptr<const std::vector<core::MaintenanceWindow>> windows_ =
+      std::make_shared<const std::vector<core::MaintenanceWindow>>();  // guarded by mu_
+};
+
+// The operator's read of the maintenance windows, for the ops server (docs/http.md):
 //   GET /v1/maintenance   {"windows": [window...]}, each as `quell maintenance list` prints it
 //                         (text_output::MaintenanceWindowJson) at the clock's now
 // A read route: the bearer token unless reads are open. A zone `zones` does not know is a 500
 // naming the window (the config loader refuses such a file before anything serves).
-// `zones` and `clock` must outlive the routes; the route is safe on several server threads.
-std::vector<app::OpsRoute> MaintenanceRoutes(std::vector<core::MaintenanceWindow> windows,
+// `listing`, `zones` and `clock` must outlive the routes; the route is safe on several server
+// threads.
+std::vector<app::OpsRoute> MaintenanceRoutes(const MaintenanceListing& listing,
                                              const core::ZoneRules& zones, core::Clock& clock);
 
 }  // namespace quell::http_server
