@@ -39,9 +39,11 @@ struct CallbackSettings {
 //                          (PagerDuty would retry anything else), 503 when the store fails
 //   POST /v1/slack/interactivity   a Slack block_actions payload (form field `payload`): a
 //                          click on a message's Acknowledge button (action_id quell_ack) acks
-//                          the key, generation or group its value names, by "slack:<user>";
-//                          401 without a valid X-Slack-Signature or with a timestamp over 5
-//                          minutes from now, 200 otherwise (Slack shows an error for others)
+//                          the key, generation or group its value names, by "slack:<user>",
+//                          and tells the clicker the outcome through the payload's
+//                          response_url (settings.slack_responses); 401 without a valid
+//                          X-Slack-Signature or with a timestamp over 5 minutes from now, 200
+//                          otherwise (Slack shows an error for others)
 // A token that is malformed (400), forged (403), expired (410), for an unknown key (404) or
 // for a generation that is not open any more (409) is refused with a page saying why, and
 // logged (`http.ack_link`, with the key and generation, never the token). `commands`, `clock`
