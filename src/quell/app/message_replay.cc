@@ -138,11 +138,12 @@ core::Status MessageReplay::ApplyBatch(std::vector<core::Observation>& batch, co
   for (const core::Observation& o : batch) {
     if (!depth.contains(o.condition)) depth.emplace(o.condition, InhibitionDepth(o.condition));
   }
-  std::stable_sort(
-      batch.begin(), batch.end(), [&depth](const core::Observation& a, const core::Observation& b) {
-        return std::pair(depth.find(a.condition)->second, std::string_view(a.condition)) <
-               std::pair(depth.find(b.condition)->second, std::string_view(b.condition));
-      });
+  std::stable_sort(batch.begin(), batch.end(),
+                   [&depth](const core::Observation& a, const core::Observation& b) {
+                     const uint32_t depth_a = depth.find(a.condition)->second;
+                     const uint32_t depth_b = depth.find(b.condition)->second;
+                     return std::tie(depth_a, a.condition) < std::tie(depth_b, b.condition);
+                   });
   DiscardSink discard;
   for (size_t start = 0; start < batch.size();) {
     size_t end = start;
