@@ -139,6 +139,20 @@ TEST_P(InhibitionContractTest, AResolveAfterTheInhibitorLetGoOfAnUnsentOpenStays
   }
 }
 
+// The dependent paged before its inhibitor opened: its resolve while held still goes out, or the
+// page would stay open for good; nothing else of it is sent while held.
+TEST_P(InhibitionContractTest, AResolveOfAnOpenSentBeforeTheInhibitorOpenedIsSent) {
+  Poll("answers", "acme:answers", "acme", kDown, At(0), "answers-1");
+  Poll("provider-down", "acme:provider", "acme", kDown, At(1), "provider-1");
+  EXPECT_EQ(Poll("answers", "acme:answers", "acme", kUp, At(5), "answers-2").outbox_inhibited, 0u);
+  size_t resolves = 0;
+  for (const core::OutboxRow& row : Rows("acme:answers")) {
+    EXPECT_EQ(row.status, OutboxStatus::kPending) << core::TransitionName(row.transition);
+    if (row.transition == core::TransitionKind::kResolve) ++resolves;
+  }
+  EXPECT_EQ(resolves, 2u);
+}
+
 TEST_P(InhibitionContractTest, StoresReadTheOpenInhibitorsAndTheHeldChannels) {
   Poll("provider-down", "globex:provider", "globex", kDown, At(0), "provider-1");
   Poll("provider-down", "acme:provider", "acme", kDown, At(0), "provider-2");

@@ -184,7 +184,6 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
     core::PollRecord counts;
     uint64_t silenced = 0;
     uint64_t muted = 0;
-    uint64_t inhibited = 0;
     chunk.decisions.assign(chunk.size, core::Decision{});
     chunk.log.clear();
     chunk.outbox.clear();
@@ -230,7 +229,6 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
           ++silenced;
         } else if (holder != nullptr) {
           Inhibit(row, *holder);
-          ++inhibited;
         } else if (mute) {
           row.status = core::OutboxStatus::kMuted;
           ++muted;
@@ -288,7 +286,10 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
     summary.late_opens += late_opens;
     summary.outbox_muted += muted;
     summary.maintenance_opens += maintenance_opens;
-    summary.outbox_inhibited += inhibited;
+    // Counted as written: AnnounceAfterInhibition may have changed some either way.
+    summary.outbox_inhibited += static_cast<uint64_t>(std::count_if(
+        chunk.outbox.begin(), chunk.outbox.end(),
+        [](const core::OutboxRow& row) { return row.status == core::OutboxStatus::kInhibited; }));
     summary.inhibition_opens += inhibition_opens;
     for (size_t k = 0; k < counts.by_decision.size(); ++k) {
       summary.poll.by_decision[k] += counts.by_decision[k];
@@ -437,8 +438,42 @@ void PollApplier::Inhibit(core::OutboxRow& row, const core::Incident& holder) {
   row.last_error = std::string(kHeldBehind) + holder.key;
 }
 
+core::Status PollApplier::SendResolvesOfSentOpens(core::StoreTransaction& tx, Chunk& chunk) {
+  std::vector<std::pair<std::string, uint64_t>> held;
+  for (const core::OutboxRow& row : chunk.outbox) {
+    if (row.status == core::OutboxStatus::kInhibited &&
+        row.transition == core::TransitionKind::kResolve) {
+      held.emplace_back(row.key, row.generation);
+    }
+  }
+  if (held.empty()) return {};
+  std::sort(held.begin(), held.end());
+  held.erase(std::unique(held.begin(), held.end()), held.end());
+  auto quiet = tx.NeverLiveChannels(held);
+  if (!quiet) return quiet.error();
+  for (core::OutboxRow& row : chunk.outbox) {
+    if (row.status != core::OutboxStatus::kInhibited ||
+        row.transition != core::TransitionKind::kResolve) {
+      continue;
+    }
+    const bool never_sent =
+        std::any_of(quiet->begin(), quiet->end(), [&](const core::GenerationChannel& use) {
+          return use.key == row.key && use.generation == row.generation &&
+                 use.channel == row.channel;
+        });
+    if (never_sent) continue;
+    // The channel has this generation's open: its resolve closes what was paged there.
+    row.status = core::OutboxStatus::kPending;
+    row.last_error.clear();
+    const auto at = std::lower_bound(chunk.keys.begin(), chunk.keys.end(), row.key);
+    JoinGroup(row, chunk.slots[static_cast<size_t>(at - chunk.keys.begin())].incident);
+  }
+  return {};
+}
+
 core::Result<uint64_t> PollApplier::AnnounceAfterInhibition(core::StoreTransaction& tx,
                                                             Chunk& chunk, core::WallTime now) {
+  if (auto status = SendResolvesOfSentOpens(tx, chunk); !status) return status.error();
   // Every incident of the chunk that nothing holds now and no window mutes: one that some
   // inhibitor held before has inhibited rows. One that is still open gets its open; one that
   // resolved since keeps its resolve quiet too, since its open was never sent.

@@ -73,10 +73,11 @@ struct ApplyOptions {
   // The condition's `inhibited_by`: the open incidents of the conditions named are read once per
   // transaction, and a live row whose incident one of them holds goes in as inhibited, never
   // claimed, naming the holder in last_error (shadow and silenced win over inhibited, inhibited
-  // over muted). An incident still open that nothing holds any more, whose generation has an
-  // inhibited row and only shadow, muted or inhibited rows on a channel, gets its open there
-  // then, once (PayloadEncoder::EncodeOpenAfterInhibition), with the same version-0 idempotency
-  // key as the other late opens: a second poller or a retried poll cannot add a twin.
+  // over muted); except a resolve on a channel that got the generation's open, which is sent. An
+  // incident still open that nothing holds any more, whose generation has an inhibited row and only
+  // shadow, muted or inhibited rows on a channel, gets its open there then, once
+  // (PayloadEncoder::EncodeOpenAfterInhibition), with the same version-0 idempotency key as the
+  // other late opens: a second poller or a retried poll cannot add a twin.
   std::vector<core::Inhibition> inhibited_by;
   // At most this many outbox rows per tenant, channel and hour; the rest are folded into the
   // hour's digest row (see budget_folding.h). 0: no budget.
@@ -151,7 +152,11 @@ class PollApplier {
   const core::Incident* HoldingInhibitor(const Chunk& chunk, const core::Incident& incident) const;
   // Marks a live row inhibited by `holder`.
   static void Inhibit(core::OutboxRow& row, const core::Incident& holder);
-  // The opens held back by an inhibition that no longer holds their incident.
+  // A held resolve on a channel that got its generation's open goes out after all: the page
+  // there would otherwise stay open for good.
+  core::Status SendResolvesOfSentOpens(core::StoreTransaction& tx, Chunk& chunk);
+  // The opens held back by an inhibition that no longer holds their incident (and, first, the
+  // resolves above).
   core::Result<uint64_t> AnnounceAfterInhibition(core::StoreTransaction& tx, Chunk& chunk,
                                                  core::WallTime now);
   // Writes a version-0 open for each channel of `generations` (open incidents of the chunk) that
