@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <optional>
@@ -160,12 +161,48 @@ class FakeIncidentStore : public core::IncidentStore {
           if (row.key != key || row.generation != generation) continue;
           auto [it, fresh] = all_shadow.try_emplace({key, generation, row.channel}, true);
           it->second = it->second && (row.status == core::OutboxStatus::kShadow ||
-                                      row.status == core::OutboxStatus::kMuted);
+                                      row.status == core::OutboxStatus::kMuted ||
+                                      row.status == core::OutboxStatus::kInhibited);
         }
       }
       std::vector<core::GenerationChannel> out;
       for (const auto& [k, shadow] : all_shadow) {
         if (shadow) out.push_back({std::get<0>(k), std::get<1>(k), std::get<2>(k)});
+      }
+      return out;
+    }
+    core::Result<std::vector<core::HeldChannel>> InhibitedChannels(
+        std::span<const std::pair<std::string, uint64_t>> generations) override {
+      // The latest row's name, as the stores answer.
+      std::map<std::tuple<std::string, uint64_t, std::string>,
+               std::pair<core::WallTime, std::string>>
+          held;
+      for (const auto& [id, row] : work_.outbox) {
+        if (row.status != core::OutboxStatus::kInhibited) continue;
+        for (const auto& [key, generation] : generations) {
+          if (row.key != key || row.generation != generation) continue;
+          auto [it, fresh] =
+              held.try_emplace({key, generation, row.channel}, row.created_at, row.last_error);
+          if (!fresh && row.created_at >= it->second.first) {
+            it->second = {row.created_at, row.last_error};
+          }
+        }
+      }
+      std::vector<core::HeldChannel> out;
+      for (auto& [k, latest] : held) {
+        out.push_back({std::get<0>(k), std::get<1>(k), std::get<2>(k), latest.second});
+      }
+      return out;
+    }
+    core::Result<std::vector<core::Incident>> LoadOpenIncidentsOf(
+        std::span<const std::string> conditions) override {
+      std::vector<core::Incident> out;
+      for (const auto& [key, incident] : work_.incidents) {
+        if (incident.status != core::IncidentStatus::kOpen) continue;
+        if (std::find(conditions.begin(), conditions.end(), incident.condition) !=
+            conditions.end()) {
+          out.push_back(incident);
+        }
       }
       return out;
     }

@@ -315,5 +315,102 @@ TEST_F(PollApplierTest, RecordsKeyGroupsInSlicesWithThePollAndOnlyWhenItCommits)
   EXPECT_EQ(rows.at({"d", "g4"}).last_seen_at, At(1000));
 }
 
+// Inhibition: an open "provider" incident of tenant acme holds acme's incidents.
+class InhibitionApplierTest : public PollApplierTest {
+ protected:
+  void SetUp() override {
+    options_.channels = {"chat"};
+    options_.inhibited_by = {{"provider-down", {"tenant"}}};
+    core::Incident provider;
+    provider.key = "acme:provider";
+    provider.condition = "provider-down";
+    provider.labels = {{"tenant", "acme"}};
+    provider.status = core::IncidentStatus::kOpen;
+    provider.generation = 1;
+    provider.version = 1;
+    store_.state().incidents.emplace(provider.key, provider);
+  }
+  static core::Observation Acme(int minute, const std::string& key, Health health) {
+    core::Observation o = Obs(minute, key, health);
+    o.condition = "answers";
+    o.labels = {{"tenant", "acme"}};
+    return o;
+  }
+  std::map<std::string, core::OutboxStatus> StatusByKey() {
+    std::map<std::string, core::OutboxStatus> out;
+    for (const auto& [id, row] : store_.state().outbox) out[row.key] = row.status;
+    return out;
+  }
+};
+
+// A zone at UTC that knows every name: enough for a window open (almost) all day, every day.
+class UtcZones : public core::ZoneRules {
+ public:
+  core::Status CheckZone(std::string_view) const override { return {}; }
+  core::Result<core::LocalTime> ToLocal(std::string_view, core::WallTime at) const override {
+    return core::LocalTime{at.time_since_epoch()};
+  }
+  core::Result<core::WallTime> ToUtc(std::string_view, core::LocalTime local) const override {
+    return core::WallTime{local.time_since_epoch()};
+  }
+};
+
+TEST_F(InhibitionApplierTest, ShadowThenSilenceWinOverInhibitionWhichWinsOverAWindow) {
+  UtcZones zones;
+  core::MaintenanceWindow all_day;
+  all_day.name = "always";
+  all_day.keys = "acme:window*";
+  all_day.time_zone = "UTC";
+  all_day.weekdays.fill(true);
+  all_day.times.push_back(*core::ParseTimeRange("00:00-23:59"));
+  options_.maintenance = {all_day};
+  options_.zones = &zones;
+  core::Silence silence;
+  silence.pattern = "acme:silenced*";
+  silence.expires_at = At(5000);
+  store_.state().silences.push_back(silence);
+  core::Observation elsewhere = Obs(0, "globex:answers", Health::kUnhealthy);
+  elsewhere.labels = {{"tenant", "globex"}};
+  auto summary = Apply({Acme(0, "acme:answers", Health::kUnhealthy),
+                        Acme(0, "acme:silenced", Health::kUnhealthy),
+                        Acme(0, "acme:window", Health::kUnhealthy), elsewhere});
+  ASSERT_TRUE(summary.ok()) << summary.error().message;
+  EXPECT_EQ(summary->outbox_inhibited, 2u);
+  const auto status = StatusByKey();
+  EXPECT_EQ(status.at("acme:answers"), core::OutboxStatus::kInhibited);
+  EXPECT_EQ(status.at("acme:silenced"), core::OutboxStatus::kSilenced);
+  EXPECT_EQ(status.at("acme:window"), core::OutboxStatus::kInhibited);
+  EXPECT_EQ(status.at("globex:answers"), core::OutboxStatus::kPending);
+
+  store_.state().outbox.clear();
+  store_.state().incidents.erase("acme:answers");
+  options_.shadow = true;
+  ASSERT_TRUE(Apply({Acme(0, "acme:answers", Health::kUnhealthy)}).ok());
+  EXPECT_EQ(StatusByKey().at("acme:answers"), core::OutboxStatus::kShadow);
+}
+
+TEST_F(InhibitionApplierTest, AnEmptyEqualListHoldsEveryIncidentWhileAnyInhibitorIsOpen) {
+  options_.inhibited_by = {{"provider-down", {}}};
+  core::Observation other = Obs(0, "globex:answers", Health::kUnhealthy);
+  other.labels = {{"tenant", "globex"}};
+  ASSERT_TRUE(Apply({other, Obs(0, "unlabelled", Health::kUnhealthy)}).ok());
+  for (const auto& [key, status] : StatusByKey()) {
+    EXPECT_EQ(status, core::OutboxStatus::kInhibited) << key;
+  }
+}
+
+// Leaving shadow mode while the inhibitor is open: the late open waits for the inhibitor, and is
+// sent once it lets go, naming it.
+TEST_F(InhibitionApplierTest, ALateShadowOpenWaitsForTheInhibitor) {
+  options_.shadow = true;
+  ASSERT_TRUE(Apply({Acme(0, "acme:answers", Health::kUnhealthy)}).ok());
+  options_.shadow = false;
+  options_.announce_shadow_opens = true;
+  auto held = Apply({Acme(1, "acme:answers", Health::kUnhealthy)});
+  ASSERT_TRUE(held.ok()) << held.error().message;
+  EXPECT_EQ(held->late_opens, 0u);
+  EXPECT_EQ(store_.state().outbox.size(), 1u);  // the shadow open only
+}
+
 }  // namespace
 }  // namespace quell::app

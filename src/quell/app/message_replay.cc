@@ -131,10 +131,18 @@ core::Status MessageReplay::ApplyAction(const OperatorAction& action) {
 }
 
 core::Status MessageReplay::ApplyBatch(std::vector<core::Observation>& batch, core::WallTime at) {
-  // One poll per condition, as the poller applies them, each under its condition's options.
+  // One poll per condition, as the poller applies them, each under its condition's options;
+  // an inhibitor's before the conditions it inhibits, so an instant that opens both holds the
+  // dependent one, as a daemon polling the inhibitor first would.
+  std::map<std::string, uint32_t, std::less<>> depth;
+  for (const core::Observation& o : batch) {
+    if (!depth.contains(o.condition)) depth.emplace(o.condition, InhibitionDepth(o.condition));
+  }
   std::stable_sort(batch.begin(), batch.end(),
-                   [](const core::Observation& a, const core::Observation& b) {
-                     return a.condition < b.condition;
+                   [&depth](const core::Observation& a, const core::Observation& b) {
+                     const uint32_t depth_a = depth.find(a.condition)->second;
+                     const uint32_t depth_b = depth.find(b.condition)->second;
+                     return std::tie(depth_a, a.condition) < std::tie(depth_b, b.condition);
                    });
   DiscardSink discard;
   for (size_t start = 0; start < batch.size();) {
@@ -146,6 +154,7 @@ core::Status MessageReplay::ApplyBatch(std::vector<core::Observation>& batch, co
       apply.policy = it->second.policy;
       apply.channels = it->second.channels;
       apply.routes = it->second.routes;
+      apply.inhibited_by = it->second.inhibited_by;
       apply.shadow = it->second.shadow;
     }
     // One condition's lines of the instant; read again from the start if the applier retries.
@@ -157,6 +166,21 @@ core::Status MessageReplay::ApplyBatch(std::vector<core::Observation>& batch, co
     start = end;
   }
   return {};
+}
+
+uint32_t MessageReplay::InhibitionDepth(std::string_view condition) const {
+  // The longest chain of inhibited_by below `condition`; the config refuses cycles, and the
+  // bound keeps a hand-made options map from recursing forever.
+  const auto depth = [this](const auto& self, std::string_view name, uint32_t bound) -> uint32_t {
+    const auto it = options_.conditions.find(name);
+    if (it == options_.conditions.end() || bound == 0) return 0;
+    uint32_t deepest = 0;
+    for (const core::Inhibition& rule : it->second.inhibited_by) {
+      deepest = std::max(deepest, 1 + self(self, rule.condition, bound - 1));
+    }
+    return deepest;
+  };
+  return depth(depth, condition, static_cast<uint32_t>(options_.conditions.size()));
 }
 
 core::Status MessageReplay::Deliver(ReplayedMessageSink& sink) {

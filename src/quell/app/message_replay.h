@@ -5,6 +5,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "quell/app/dispatcher.h"
@@ -91,6 +92,8 @@ class MessageReplay {
   core::Status ApplyBatch(std::vector<core::Observation>& batch, core::WallTime at);
   core::Status ApplyAction(const OperatorAction& action);
   core::Status Deliver(ReplayedMessageSink& sink);
+  // How many inhibitors deep `condition` is: 0 for one no other condition inhibits.
+  uint32_t InhibitionDepth(std::string_view condition) const;
 
   core::IncidentStore& store_;
   const core::PayloadEncoder& encoder_;

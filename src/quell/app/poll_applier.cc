@@ -8,6 +8,12 @@
 #include "quell/core/engine/evaluate.h"
 
 namespace quell::app {
+namespace {
+
+// An inhibited row's last_error: this, then the key of the incident that held it.
+constexpr const char* kHeldBehind = "held behind ";
+
+}  // namespace
 
 // One key's incident while its chunk is evaluated.
 struct PollApplier::Slot {
@@ -26,7 +32,8 @@ struct PollApplier::Chunk {
   std::vector<core::IncidentWrite> writes;
   std::vector<core::DecisionRecord> log;
   std::vector<core::OutboxRow> outbox;
-  std::vector<core::Silence> silences;  // active at the poll's `now`, read once per transaction
+  std::vector<core::Silence> silences;     // active at the poll's `now`, read once per transaction
+  std::vector<core::Incident> inhibitors;  // open incidents of inhibited_by, read likewise
 };
 
 PollApplier::PollApplier(core::IncidentStore& store, const core::PayloadEncoder& encoder,
@@ -90,6 +97,15 @@ core::Status PollApplier::ApplyOnce(core::ObservationStream& poll, std::string_v
     auto silences = tx.LoadActiveSilences(now);
     if (!silences) return silences.error();
     chunk.silences = std::move(*silences);
+  }
+  if (!options_.shadow && !options_.inhibited_by.empty()) {
+    std::vector<std::string> conditions;
+    for (const core::Inhibition& rule : options_.inhibited_by) conditions.push_back(rule.condition);
+    std::sort(conditions.begin(), conditions.end());
+    conditions.erase(std::unique(conditions.begin(), conditions.end()), conditions.end());
+    auto open = tx.LoadOpenIncidentsOf(conditions);
+    if (!open) return open.error();
+    chunk.inhibitors = std::move(*open);
   }
   bool more = true;
   while (more) {
@@ -186,8 +202,10 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
       if (!decision.transition) continue;
       const bool silence =
           !options_.shadow && core::IsSilenced(chunk.silences, observation.key, now);
+      const core::Incident* holder =
+          options_.shadow || silence ? nullptr : HoldingInhibitor(chunk, slot.incident);
       bool mute = false;
-      if (!options_.shadow && !silence) {
+      if (!options_.shadow && !silence && holder == nullptr) {
         auto window = MutingWindow(slot.incident, now);
         if (!window) return window.error();
         mute = *window != nullptr;
@@ -209,6 +227,8 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
         } else if (silence) {
           row.status = core::OutboxStatus::kSilenced;
           ++silenced;
+        } else if (holder != nullptr) {
+          Inhibit(row, *holder);
         } else if (mute) {
           row.status = core::OutboxStatus::kMuted;
           ++muted;
@@ -232,6 +252,12 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
       auto announced = AnnounceAfterMaintenance(tx, chunk, now);
       if (!announced) return announced.error();
       maintenance_opens = *announced;
+    }
+    uint64_t inhibition_opens = 0;
+    if (!options_.inhibited_by.empty() && !options_.shadow) {
+      auto announced = AnnounceAfterInhibition(tx, chunk, now);
+      if (!announced) return announced.error();
+      inhibition_opens = *announced;
     }
 
     chunk.writes.clear();
@@ -260,6 +286,11 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
     summary.late_opens += late_opens;
     summary.outbox_muted += muted;
     summary.maintenance_opens += maintenance_opens;
+    // Counted as written: AnnounceAfterInhibition may have changed some either way.
+    summary.outbox_inhibited += static_cast<uint64_t>(std::count_if(
+        chunk.outbox.begin(), chunk.outbox.end(),
+        [](const core::OutboxRow& row) { return row.status == core::OutboxStatus::kInhibited; }));
+    summary.inhibition_opens += inhibition_opens;
     for (size_t k = 0; k < counts.by_decision.size(); ++k) {
       summary.poll.by_decision[k] += counts.by_decision[k];
     }
@@ -362,6 +393,8 @@ core::Result<uint64_t> PollApplier::AnnounceLateOpens(
     const core::Incident& incident =
         chunk.slots[static_cast<size_t>(at - chunk.keys.begin())].incident;
     if (incident.generation != use.generation) continue;
+    // Held by an inhibitor: the open waits for it to let go (AnnounceAfterInhibition).
+    if (HoldingInhibitor(chunk, incident) != nullptr) continue;
     // The late open says all a "still failing" would: this poll's renotify is not written.
     std::erase_if(chunk.outbox, [&](const core::OutboxRow& row) {
       return row.key == use.key && row.channel == use.channel && row.generation == use.generation &&
@@ -391,6 +424,112 @@ core::Result<uint64_t> PollApplier::AnnounceLateOpens(
     ++announced;
   }
   return announced;
+}
+
+const core::Incident* PollApplier::HoldingInhibitor(const Chunk& chunk,
+                                                    const core::Incident& incident) const {
+  if (chunk.inhibitors.empty()) return nullptr;
+  return core::HoldingInhibitor(options_.inhibited_by, chunk.inhibitors, incident);
+}
+
+void PollApplier::Inhibit(core::OutboxRow& row, const core::Incident& holder) {
+  row.status = core::OutboxStatus::kInhibited;
+  // Why it was not sent, for whoever lists the rows, and whom to name once it is released.
+  row.last_error = std::string(kHeldBehind) + holder.key;
+}
+
+core::Status PollApplier::SendResolvesOfSentOpens(core::StoreTransaction& tx, Chunk& chunk) {
+  std::vector<std::pair<std::string, uint64_t>> held;
+  for (const core::OutboxRow& row : chunk.outbox) {
+    if (row.status == core::OutboxStatus::kInhibited &&
+        row.transition == core::TransitionKind::kResolve) {
+      held.emplace_back(row.key, row.generation);
+    }
+  }
+  if (held.empty()) return {};
+  std::sort(held.begin(), held.end());
+  held.erase(std::unique(held.begin(), held.end()), held.end());
+  auto quiet = tx.NeverLiveChannels(held);
+  if (!quiet) return quiet.error();
+  for (core::OutboxRow& row : chunk.outbox) {
+    if (row.status != core::OutboxStatus::kInhibited ||
+        row.transition != core::TransitionKind::kResolve) {
+      continue;
+    }
+    const bool never_sent =
+        std::any_of(quiet->begin(), quiet->end(), [&](const core::GenerationChannel& use) {
+          return use.key == row.key && use.generation == row.generation &&
+                 use.channel == row.channel;
+        });
+    if (never_sent) continue;
+    // The channel has this generation's open: its resolve closes what was paged there.
+    row.status = core::OutboxStatus::kPending;
+    row.last_error.clear();
+    const auto at = std::lower_bound(chunk.keys.begin(), chunk.keys.end(), row.key);
+    JoinGroup(row, chunk.slots[static_cast<size_t>(at - chunk.keys.begin())].incident);
+  }
+  return {};
+}
+
+core::Result<uint64_t> PollApplier::AnnounceAfterInhibition(core::StoreTransaction& tx,
+                                                            Chunk& chunk, core::WallTime now) {
+  if (auto status = SendResolvesOfSentOpens(tx, chunk); !status) return status.error();
+  // Every incident of the chunk that nothing holds now and no window mutes: one that some
+  // inhibitor held before has inhibited rows. One that is still open gets its open; one that
+  // resolved since keeps its resolve quiet too, since its open was never sent.
+  std::vector<std::pair<std::string, uint64_t>> candidates;
+  for (const Slot& slot : chunk.slots) {
+    const core::Incident& incident = slot.incident;
+    if (incident.generation == 0 || HoldingInhibitor(chunk, incident) != nullptr) continue;
+    if (incident.status != core::IncidentStatus::kOpen && !slot.dirty) continue;
+    auto window = MutingWindow(incident, now);
+    if (!window) return window.error();
+    if (*window == nullptr) candidates.emplace_back(incident.key, incident.generation);
+  }
+  if (candidates.empty()) return uint64_t{0};
+  auto held = tx.InhibitedChannels(candidates);
+  if (!held) return held.error();
+  if (held->empty()) return uint64_t{0};
+  std::map<std::string, std::string, std::less<>> holder_of;  // by key: the last named
+  for (const core::HeldChannel& channel : *held) {
+    std::string_view name = channel.held_behind;
+    if (name.starts_with(kHeldBehind)) name.remove_prefix(std::string_view(kHeldBehind).size());
+    holder_of[channel.key] = std::string(name);
+  }
+  std::vector<std::pair<std::string, uint64_t>> open;
+  std::vector<std::pair<std::string, uint64_t>> resolved;
+  for (const auto& [key, generation] : candidates) {
+    if (!holder_of.contains(key)) continue;
+    const auto at = std::lower_bound(chunk.keys.begin(), chunk.keys.end(), key);
+    const core::Incident& incident =
+        chunk.slots[static_cast<size_t>(at - chunk.keys.begin())].incident;
+    (incident.status == core::IncidentStatus::kOpen ? open : resolved)
+        .emplace_back(key, generation);
+  }
+  if (!resolved.empty()) {
+    auto quiet = tx.NeverLiveChannels(resolved);
+    if (!quiet) return quiet.error();
+    for (core::OutboxRow& row : chunk.outbox) {
+      if (row.status != core::OutboxStatus::kPending &&
+          row.status != core::OutboxStatus::kGrouped) {
+        continue;
+      }
+      const bool never_sent =
+          std::any_of(quiet->begin(), quiet->end(), [&](const core::GenerationChannel& use) {
+            return use.key == row.key && use.generation == row.generation &&
+                   use.channel == row.channel;
+          });
+      if (!never_sent) continue;
+      row.status = core::OutboxStatus::kInhibited;
+      row.group_key.clear();
+      row.last_error = std::string(kHeldBehind) + holder_of.find(row.key)->second;
+    }
+  }
+  return AnnounceLateOpens(tx, chunk, now, open,
+                           [&](const core::Incident& incident, std::string& out) {
+                             encoder_.EncodeOpenAfterInhibition(
+                                 incident, holder_of.find(incident.key)->second, now, out);
+                           });
 }
 
 }  // namespace quell::app

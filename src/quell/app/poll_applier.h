@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "quell/core/conditions/channel_route.h"
+#include "quell/core/conditions/inhibition.h"
 #include "quell/core/delivery/grouping.h"
 #include "quell/core/delivery/maintenance_window.h"
 #include "quell/core/engine/decision.h"
@@ -69,6 +70,15 @@ struct ApplyOptions {
   // late shadow open: a second poller or a retried poll cannot add a twin.
   std::vector<core::MaintenanceWindow> maintenance;
   const core::ZoneRules* zones = nullptr;
+  // The condition's `inhibited_by`: the open incidents of the conditions named are read once per
+  // transaction, and a live row whose incident one of them holds goes in as inhibited, never
+  // claimed, naming the holder in last_error (shadow and silenced win over inhibited, inhibited
+  // over muted); except a resolve on a channel that got the generation's open, which is sent. An
+  // incident still open that nothing holds any more, whose generation has an inhibited row and only
+  // shadow, muted or inhibited rows on a channel, gets its open there then, once
+  // (PayloadEncoder::EncodeOpenAfterInhibition), with the same version-0 idempotency key as the
+  // other late opens: a second poller or a retried poll cannot add a twin.
+  std::vector<core::Inhibition> inhibited_by;
   // At most this many outbox rows per tenant, channel and hour; the rest are folded into the
   // hour's digest row (see budget_folding.h). 0: no budget.
   uint32_t tenant_budget_per_hour = 0;
@@ -103,6 +113,8 @@ struct ApplySummary {
   uint64_t late_opens = 0;         // opens announced on leaving shadow mode (announce_shadow_opens)
   uint64_t outbox_muted = 0;       // outbox rows stored as muted (a maintenance window was open)
   uint64_t maintenance_opens = 0;  // opens announced when their maintenance window closed
+  uint64_t outbox_inhibited = 0;   // outbox rows stored as inhibited (an inhibitor held them)
+  uint64_t inhibition_opens = 0;   // opens announced when no inhibitor held them any more
 };
 
 // Applies one poll durably: in one store transaction, per chunk, it loads the chunk's
@@ -136,6 +148,17 @@ class PollApplier {
                                              core::WallTime now);
   core::Result<uint64_t> AnnounceAfterMaintenance(core::StoreTransaction& tx, Chunk& chunk,
                                                   core::WallTime now);
+  // Inhibition. The open incident of chunk.inhibitors that holds `incident`, or nullptr.
+  const core::Incident* HoldingInhibitor(const Chunk& chunk, const core::Incident& incident) const;
+  // Marks a live row inhibited by `holder`.
+  static void Inhibit(core::OutboxRow& row, const core::Incident& holder);
+  // A held resolve on a channel that got its generation's open goes out after all: the page
+  // there would otherwise stay open for good.
+  core::Status SendResolvesOfSentOpens(core::StoreTransaction& tx, Chunk& chunk);
+  // The opens held back by an inhibition that no longer holds their incident (and, first, the
+  // resolves above).
+  core::Result<uint64_t> AnnounceAfterInhibition(core::StoreTransaction& tx, Chunk& chunk,
+                                                 core::WallTime now);
   // Writes a version-0 open for each channel of `generations` (open incidents of the chunk) that
   // never had a live row, with the payload `encode` writes.
   core::Result<uint64_t> AnnounceLateOpens(

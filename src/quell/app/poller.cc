@@ -212,6 +212,7 @@ void Poller::Apply(const core::ConditionCommon& common, std::vector<core::Observ
   apply.policy = common.policy;
   apply.channels = common.channels;
   apply.routes = common.routes;
+  apply.inhibited_by = common.inhibited_by;
   apply.severity_of = options_.severity_of;
   apply.shadow = common.shadow;
   apply.tenant_budget_per_hour = options_.tenant_budget_per_hour;

@@ -448,6 +448,84 @@ TEST_F(ConfigLoaderTest, RoutesAreReadInOrderAndCheckedWhereTheyAre) {
               {"route[0]", "\"sms\"", "not in `channels`"});
 }
 
+constexpr const char* kInhibitionConditions = R"(conditions:
+  - name: provider-down
+    type: error_groups
+  - name: answers
+    type: error_groups
+    inhibited_by:
+      - {condition: provider-down, equal: [tenant]}
+)";
+
+TEST_F(ConfigLoaderTest, InhibitedByIsReadWithItsEqualLabels) {
+  auto config = LoadConfig(Write("inhibit.yaml", kInhibitionConditions), Env());
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  EXPECT_TRUE(config->error_conditions[0].common.inhibited_by.empty());
+  const auto& rules = config->error_conditions[1].common.inhibited_by;
+  ASSERT_EQ(rules.size(), 1U);
+  EXPECT_EQ(rules[0].condition, "provider-down");
+  EXPECT_EQ(rules[0].equal, (std::vector<std::string>{"tenant"}));
+}
+
+// The defaults' inhibited_by applies to every other condition; the inhibitor itself inherits
+// nothing (it would otherwise hold its own pages), without an error.
+TEST_F(ConfigLoaderTest, InhibitedByInTheDefaultsSkipsTheInhibitorItself) {
+  auto config = LoadConfig(Write("defaults.yaml",
+                                 "defaults:\n  inhibited_by: [{condition: provider-down}]\n"
+                                 "conditions:\n"
+                                 "  - {name: provider-down, type: error_groups}\n"
+                                 "  - {name: answers, type: error_groups}\n"),
+                           Env());
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  EXPECT_TRUE(config->error_conditions[0].common.inhibited_by.empty());
+  ASSERT_EQ(config->error_conditions[1].common.inhibited_by.size(), 1U);
+  EXPECT_TRUE(config->error_conditions[1].common.inhibited_by[0].equal.empty());
+}
+
+TEST_F(ConfigLoaderTest, BadInhibitionsAreRefusedAtTheirEntry) {
+  const std::string two = "conditions:\n  - {name: provider-down, type: error_groups";
+  ExpectError(two + ", inhibited_by: [{condition: provider-dwn}]}\n",
+              {"bad.yaml:2:", "inhibited_by[0].condition", "\"provider-dwn\"",
+               "not a configured condition"});
+  ExpectError(two + ", inhibited_by: [{condition: provider-down}]}\n",
+              {"bad.yaml:2:", "cannot be inhibited by itself"});
+  ExpectError(two + ", inhibited_by: [{equal: [tenant]}]}\n",
+              {"bad.yaml:2:", "names the inhibiting condition"});
+  ExpectError(two + ", inhibited_by: [{condition: a, equal: tenant}]}\n" +
+                  "  - {name: a, type: error_groups}\n",
+              {"bad.yaml:2:", "equal", "list"});
+  ExpectError(two + ", inhibited_by: [{condition: a, equl: [tenant]}]}\n" +
+                  "  - {name: a, type: error_groups}\n",
+              {"bad.yaml:2:", "equl"});
+  ExpectError(two + ", inhibited_by: {condition: a}}\n  - {name: a, type: error_groups}\n",
+              {"bad.yaml:2:", "expected a list"});
+}
+
+TEST_F(ConfigLoaderTest, InhibitionCyclesAreRefusedAtTheirFirstStep) {
+  ExpectError(
+      "conditions:\n"
+      "  - {name: a, type: error_groups, inhibited_by: [{condition: b}]}\n"
+      "  - {name: b, type: error_groups, inhibited_by: [{condition: a}]}\n",
+      {"bad.yaml:2:", "inhibition cycle a -> b -> a"});
+  ExpectError(
+      "conditions:\n"
+      "  - {name: a, type: error_groups}\n"
+      "  - {name: b, type: error_groups, inhibited_by: [{condition: c}]}\n"
+      "  - {name: c, type: error_groups, inhibited_by: [{condition: a}, {condition: b}]}\n",
+      {"bad.yaml:3:", "inhibition cycle b -> c -> b"});
+  // config check lists the same problem the daemon refuses to start with.
+  const auto errors = CheckConfig(Write("check.yaml",
+                                        "conditions:\n"
+                                        "  - {name: a, type: error_groups, inhibited_by: "
+                                        "[{condition: b}]}\n"
+                                        "  - {name: b, type: error_groups, inhibited_by: "
+                                        "[{condition: a}]}\n"),
+                                  Env());
+  ASSERT_EQ(errors.size(), 1U);
+  EXPECT_NE(errors[0].find("check.yaml:2:"), std::string::npos) << errors[0];
+  EXPECT_NE(errors[0].find("inhibition cycle"), std::string::npos) << errors[0];
+}
+
 TEST_F(ConfigLoaderTest, AChannelsGroupLimitIsReadAndBounded) {
   const std::string channel = std::string(kMinimal) +
                               "channels:\n  - name: default\n    type: webhook\n"

@@ -46,6 +46,30 @@ TEST(MustacheRendererTest, EmailHasASubjectLineAndAPlainBodyWithTheViewsFields) 
   EXPECT_EQ(m->body.find("&lt;"), std::string::npos);
 }
 
+// An inhibitor held this incident's open back and has resolved: every channel's message reads
+// as an open and names the incident that held it and for how long.
+TEST(MustacheRendererTest, AnOpenHeldByAnInhibitorSaysWhichIncidentHeldItAndHowLong) {
+  const MustacheRenderer renderer(Options());
+  for (const char* type : {"email", "slack", "sms", "pagerduty", "webhook"}) {
+    const auto m = renderer.Render(type, Row("held_open"));
+    ASSERT_TRUE(m.ok()) << type << ": " << m.error().message;
+    const std::string text = m->subject + "\n" + m->body;
+    EXPECT_NE(text.find(" opened"), std::string::npos) << type << ": " << text;
+    EXPECT_NE(text.find("eld behind "), std::string::npos) << type << ": " << text;
+    EXPECT_NE(text.find("acme:provider-down"), std::string::npos) << type << ": " << text;
+    EXPECT_NE(text.find("42m"), std::string::npos) << type << ": " << text;
+    EXPECT_EQ(text.find("shadow"), std::string::npos) << type << ": " << text;
+  }
+  const auto email = renderer.Render("email", Row("held_open"));
+  EXPECT_NE(email->body.find("Held:       behind acme:provider-down since 2026-12-02 09:00 UTC "
+                             "(42m); sent now that it has resolved\n"),
+            std::string::npos)
+      << email->body;
+  // A plain open says nothing of it.
+  const auto plain = renderer.Render("email", Row("open"));
+  EXPECT_EQ(plain->body.find("Held"), std::string::npos) << plain->body;
+}
+
 // A condition left shadow mode while this incident was open: every channel's message reads as
 // an open, and says since when, for how long, and that it opened in shadow.
 TEST(MustacheRendererTest, ALateOpenSaysItOpenedInShadowAndHowLongAgo) {

@@ -15,6 +15,7 @@
 
 #include "quell/adapters/config/channel_reader.h"
 #include "quell/adapters/config/daemon_reader.h"
+#include "quell/adapters/config/inhibition_reader.h"
 #include "quell/adapters/config/maintenance_reader.h"
 #include "quell/adapters/config/secret_reader.h"
 #include "quell/adapters/config/store_url_check.h"
@@ -148,8 +149,10 @@ void ReadRoutes(MapReader& section, std::vector<core::ChannelRoute>& out) {
   out = std::move(routes);
 }
 
-// Reads the policy settings of `section` over `common` (the defaults, or a copy of them).
-void ReadCommon(MapReader& section, core::ConditionCommon& common) {
+// Reads the policy settings of `section` over `common` (the defaults, or a copy of them), and
+// where its inhibited_by entries are over `inhibition_sites`.
+void ReadCommon(MapReader& section, core::ConditionCommon& common,
+                InhibitionSites& inhibition_sites) {
   core::Policy& policy = common.policy;
   section.Read("cooldown", policy.cooldown);
   section.Read("healthy_polls_to_close", policy.healthy_polls_to_close, 1, 1000000);
@@ -174,6 +177,7 @@ void ReadCommon(MapReader& section, core::ConditionCommon& common) {
   section.Read("interval", common.interval);
   section.Read("channels", common.channels);
   if (section.Has("route")) ReadRoutes(section, common.routes);
+  ReadInhibitions(section, common.inhibited_by, inhibition_sites);
   section.Read("shadow", common.shadow);
   section.Read("no_series_warn_after", common.no_series_warn_after, 0, 1000000);
   if (auto valid = core::Validate(policy); !valid) section.Fail("", valid.error().message);
@@ -272,7 +276,9 @@ void ReadMetricCondition(MapReader& item, core::ConditionCommon common, MetricSo
   config.metric_conditions.push_back(std::move(entry));
 }
 
-void ReadConditions(MapReader& root, const core::ConditionCommon& defaults, Config& config) {
+void ReadConditions(MapReader& root, const core::ConditionCommon& defaults,
+                    const InhibitionSites& default_sites, Config& config) {
+  std::map<std::string, InhibitionSites> inhibition_sites;
   std::set<std::string> names;
   for (MapReader& item : root.Items("conditions")) {
     std::string name;
@@ -284,7 +290,9 @@ void ReadConditions(MapReader& root, const core::ConditionCommon& defaults, Conf
     }
     core::ConditionCommon common = defaults;
     common.name = name;
-    ReadCommon(item, common);
+    InhibitionSites sites = default_sites;
+    ReadCommon(item, common, sites);
+    inhibition_sites[name] = std::move(sites);
     // Unset, a message takes the source's level (fatal stays fatal), else "error".
     std::string severity;
     item.Read("severity", severity);
@@ -309,6 +317,7 @@ void ReadConditions(MapReader& root, const core::ConditionCommon& defaults, Conf
     }
     item.Finish();
   }
+  CheckInhibitions(root.context(), inhibition_sites, default_sites, config);
 }
 
 }  // namespace
@@ -402,9 +411,10 @@ void ReadConfigFile(const std::string& path, const EnvLookup& env, YamlContext& 
 
   core::ConditionCommon defaults;
   MapReader defaults_section = top.Child("defaults");
-  ReadCommon(defaults_section, defaults);
+  InhibitionSites default_sites;
+  ReadCommon(defaults_section, defaults, default_sites);
   defaults_section.Finish();
-  ReadConditions(top, defaults, config);
+  ReadConditions(top, defaults, default_sites, config);
   // A top-level shadow holds every condition, whatever the condition says: a rollout in shadow
   // must not page.
   top.Read("shadow", config.shadow);

@@ -86,4 +86,14 @@ void JsonPayloadEncoder::EncodeOpenAfterMaintenance(const core::Incident& incide
   AppendLateness(out, incident, now);
 }
 
+void JsonPayloadEncoder::EncodeOpenAfterInhibition(const core::Incident& incident,
+                                                   std::string_view inhibitor_key,
+                                                   core::WallTime now, std::string& out) const {
+  Encode(incident, core::TransitionKind::kOpen, out);
+  out.pop_back();  // the closing brace
+  out += ",\"held_behind\":";
+  core::AppendJsonString(out, inhibitor_key);
+  AppendLateness(out, incident, now);
+}
+
 }  // namespace quell::jsonl

@@ -25,6 +25,9 @@ class JsonPayloadEncoder : public core::PayloadEncoder {
   // Adds "opened_in_maintenance" (the window's name), "announced_at" and "open_for_seconds".
   void EncodeOpenAfterMaintenance(const core::Incident& incident, std::string_view window,
                                   core::WallTime now, std::string& out) const override;
+  // Adds "held_behind" (the inhibitor's key), "announced_at" and "open_for_seconds".
+  void EncodeOpenAfterInhibition(const core::Incident& incident, std::string_view inhibitor_key,
+                                 core::WallTime now, std::string& out) const override;
 };
 
 }  // namespace quell::jsonl

@@ -254,7 +254,8 @@ class PgTransaction : public core::StoreTransaction {
     static const std::string sql =
         "SELECT o.key, o.generation, o.channel FROM outbox o JOIN unnest($1::text[],"
         " $2::bigint[]) AS u(key, generation) ON o.key = u.key AND o.generation = u.generation"
-        " GROUP BY o.key, o.generation, o.channel HAVING bool_and(o.status IN ('shadow', 'muted'))"
+        " GROUP BY o.key, o.generation, o.channel HAVING"
+        " bool_and(o.status IN ('shadow', 'muted', 'inhibited'))"
         " ORDER BY o.key COLLATE \"C\", o.channel COLLATE \"C\"";
     auto result = c_.Run(sql, {keys.Finish(), numbers.Finish()});
     if (!result) return result.error();
@@ -264,6 +265,53 @@ class PgTransaction : public core::StoreTransaction {
           TextAt(r, i, 0), static_cast<uint64_t>(ParseInt(PQgetvalue(r, i, 1))), TextAt(r, i, 2)});
     }
     return out;
+  }
+
+  core::Result<std::vector<core::HeldChannel>> InhibitedChannels(
+      std::span<const std::pair<std::string, uint64_t>> generations) override {
+    std::vector<core::HeldChannel> out;
+    if (generations.empty()) return out;
+    ArrayBuilder keys;
+    ArrayBuilder numbers;
+    for (const auto& [key, generation] : generations) {
+      keys.Text(key);
+      numbers.Uint(generation);
+    }
+    static const std::string sql =
+        "SELECT o.key, o.generation, o.channel, o.last_error FROM outbox o JOIN"
+        " unnest($1::text[], $2::bigint[]) AS u(key, generation) ON o.key = u.key AND"
+        " o.generation = u.generation WHERE o.status = 'inhibited'"
+        " ORDER BY o.key COLLATE \"C\", o.generation, o.channel COLLATE \"C\", o.created_at,"
+        " o.version";
+    auto result = c_.Run(sql, {keys.Finish(), numbers.Finish()});
+    if (!result) return result.error();
+    const PGresult* r = result->get();
+    for (int i = 0; i < PQntuples(r); ++i) {
+      // Rows come by channel, oldest first: the last names the inhibitor.
+      std::string key = TextAt(r, i, 0);
+      const uint64_t generation = UintAt(r, i, 1);
+      std::string channel = TextAt(r, i, 2);
+      if (out.empty() || out.back().key != key || out.back().generation != generation ||
+          out.back().channel != channel) {
+        out.push_back(core::HeldChannel{std::move(key), generation, std::move(channel), ""});
+      }
+      out.back().held_behind = TextAt(r, i, 3);
+    }
+    return out;
+  }
+
+  core::Result<std::vector<core::Incident>> LoadOpenIncidentsOf(
+      std::span<const std::string> conditions) override {
+    if (conditions.empty()) return std::vector<core::Incident>{};
+    ArrayBuilder names;
+    for (const std::string& condition : conditions) names.Text(condition);
+    // The status literal matches incidents_open's predicate, so the planner may read it.
+    static const std::string sql = std::string("SELECT ") + kIncidentColumns +
+                                   " FROM incidents WHERE condition = ANY($1::text[]) AND"
+                                   " status = 'open' ORDER BY key COLLATE \"C\"";
+    auto result = c_.Run(sql, {names.Finish()});
+    if (!result) return result.error();
+    return ReadIncidents(result->get());
   }
 
   Status InsertOutbox(std::span<const core::OutboxRow> rows) override {

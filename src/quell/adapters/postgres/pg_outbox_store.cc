@@ -76,13 +76,13 @@ constexpr const char* kOutcomesSql =
 constexpr const char* kTrimSql =
     "DELETE FROM outbox WHERE idempotency_key = ANY(ARRAY(SELECT o.idempotency_key FROM"
     " outbox o WHERE o.status NOT IN ('pending', 'in_flight') AND o.status IN ('sent', 'dead',"
-    " 'dropped', 'shadow', 'superseded', 'folded', 'silenced', 'grouped', 'muted') AND"
+    " 'dropped', 'shadow', 'superseded', 'folded', 'silenced', 'grouped', 'muted', 'inhibited') AND"
     " o.updated_at < $1 AND NOT EXISTS (SELECT 1 FROM incidents i WHERE i.key = o.key AND"
     " i.generation = o.generation AND i.status = 'open') AND (o.status <> 'grouped' OR"
     " (o.group_row IS NOT NULL AND NOT EXISTS (SELECT 1 FROM outbox g WHERE"
     " g.idempotency_key = o.group_row)))"
     " ORDER BY o.updated_at LIMIT $2 FOR UPDATE SKIP LOCKED)) AND status IN ('sent', 'dead',"
-    " 'dropped', 'shadow', 'superseded', 'folded', 'silenced', 'grouped', 'muted') AND"
+    " 'dropped', 'shadow', 'superseded', 'folded', 'silenced', 'grouped', 'muted', 'inhibited') AND"
     " updated_at < $1";
 
 // A notice row is new and pending, never leased: nothing of its (key, channel) was sent after

@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <random>
@@ -139,7 +140,7 @@ struct SqliteIncidentStore::Statements {
   Stmt list_incidents, find_incident, list_open, list_outbox, list_outbox_status;
   Stmt find_outbox, mark_sent, supersede, get_mark;
   Stmt record_key_group, prune_key_groups, decisions_since, key_groups_since;
-  Stmt never_live;
+  Stmt never_live, inhibited_rows, open_of;
 };
 
 // One BEGIN IMMEDIATE transaction: it holds the database's write lock from the start, so no
@@ -233,6 +234,46 @@ class SqliteTransaction : public core::StoreTransaction {
       }
       s.Reset();
     }
+    return out;
+  }
+
+  core::Result<std::vector<core::HeldChannel>> InhibitedChannels(
+      std::span<const std::pair<std::string, uint64_t>> generations) override {
+    std::vector<core::HeldChannel> out;
+    for (const auto& [key, generation] : generations) {
+      Stmt& s = s_.inhibited_rows;
+      s.BindText(1, key);
+      s.BindUint(2, generation);
+      for (;;) {
+        auto row = s.Step();
+        if (!row) return row.error();
+        if (!*row) break;
+        // Rows come by channel, oldest first: the last names the inhibitor.
+        std::string channel = s.Text(0);
+        if (out.empty() || out.back().key != key || out.back().generation != generation ||
+            out.back().channel != channel) {
+          out.push_back(core::HeldChannel{key, generation, std::move(channel), ""});
+        }
+        out.back().held_behind = s.Text(1);
+      }
+      s.Reset();
+    }
+    return out;
+  }
+
+  core::Result<std::vector<core::Incident>> LoadOpenIncidentsOf(
+      std::span<const std::string> conditions) override {
+    std::vector<core::Incident> out;
+    for (const std::string& condition : conditions) {
+      Stmt& s = s_.open_of;
+      s.BindText(1, condition);
+      auto some = ReadAll(s);
+      if (!some) return some.error();
+      out.insert(out.end(), std::make_move_iterator(some->begin()),
+                 std::make_move_iterator(some->end()));
+    }
+    std::sort(out.begin(), out.end(),
+              [](const core::Incident& a, const core::Incident& b) { return a.key < b.key; });
     return out;
   }
 
@@ -438,7 +479,14 @@ core::Result<std::unique_ptr<SqliteIncidentStore>> SqliteIncidentStore::Open(
       // The outbox's unique (key, channel, generation, version) index serves it, by key.
       {&s.never_live,
        "SELECT channel FROM outbox WHERE key = ?1 AND generation = ?2 GROUP BY channel"
-       " HAVING min(status IN ('shadow', 'muted')) = 1 ORDER BY channel"},
+       " HAVING min(status IN ('shadow', 'muted', 'inhibited')) = 1"
+       " ORDER BY channel"},
+      {&s.inhibited_rows,
+       "SELECT channel, last_error FROM outbox WHERE key = ?1 AND generation = ?2"
+       " AND status = 'inhibited' ORDER BY channel, created_at, version"},
+      {&s.open_of, "SELECT " + cols +
+                       " FROM incidents INDEXED BY incidents_open WHERE condition = ?1 AND"
+                       " status = 'open' ORDER BY key"},
       {&s.insert_poll,
        "INSERT INTO polls (poll_id, applied_at, observations, changed, outbox_rows, n_notify,"
        " n_update_only, n_wait_for_health, n_resolve, n_ignore, n_unknown, n_stale)"

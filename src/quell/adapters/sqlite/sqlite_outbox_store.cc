@@ -61,7 +61,7 @@ constexpr const char* kOutcomeSql =
 constexpr const char* kTrimSql =
     "DELETE FROM outbox WHERE rowid IN (SELECT o.rowid FROM outbox o INDEXED BY outbox_done"
     " WHERE o.status NOT IN ('pending', 'in_flight') AND o.status IN ('sent', 'dead',"
-    " 'dropped', 'shadow', 'superseded', 'folded', 'silenced', 'grouped', 'muted') AND"
+    " 'dropped', 'shadow', 'superseded', 'folded', 'silenced', 'grouped', 'muted', 'inhibited') AND"
     " o.updated_at < ?1 AND NOT EXISTS (SELECT 1 FROM incidents i WHERE i.key = o.key AND"
     " i.generation = o.generation AND i.status = 'open') AND (o.status <> 'grouped' OR"
     " (o.group_row IS NOT NULL AND NOT EXISTS (SELECT 1 FROM outbox g WHERE"

@@ -5,12 +5,14 @@ namespace {
 
 constexpr const char* kSummary =
     "[{{severity}}] {{condition}} {{transition_label}}: {{key}}"
-    "{{#opened_in_shadow}} (open {{open_for}}){{/opened_in_shadow}}";
+    "{{#opened_in_shadow}} (open {{open_for}}){{/opened_in_shadow}}"
+    "{{#held_behind}} (held behind {{held_behind}} for {{open_for}}){{/held_behind}}";
 
 // A page's one line says what is failing and where, not only the key.
 constexpr const char* kPagerDutySummary =
     "[{{severity}}] {{condition}} {{transition_label}}: {{key}}: {{what}} ({{where}})"
-    "{{#opened_in_shadow}} (open {{open_for}}){{/opened_in_shadow}}";
+    "{{#opened_in_shadow}} (open {{open_for}}){{/opened_in_shadow}}"
+    "{{#held_behind}} (held behind {{held_behind}} for {{open_for}}){{/held_behind}}";
 
 // Section tags stand alone on their lines, so mustache drops those lines whole.
 constexpr const char* kEmailBody =
@@ -22,6 +24,10 @@ constexpr const char* kEmailBody =
     "{{#opened_in_shadow}}\n"
     "Open since: {{open_since}} ({{open_for}}; opened while the condition was in shadow mode)\n"
     "{{/opened_in_shadow}}\n"
+    "{{#held_behind}}\n"
+    "Held:       behind {{held_behind}} since {{open_since}} ({{open_for}}); sent now that it "
+    "has resolved\n"
+    "{{/held_behind}}\n"
     "Severity:   {{severity}}\n"
     "Failing:    since {{since}}, for {{failing_for}}\n"
     "First seen: {{first_seen_at}}\n"
@@ -60,6 +66,8 @@ constexpr const char* kSlackBody =
     "*Failing since* {{since}} ({{failing_for}})\n"
     "{{#opened_in_shadow}}_Open since {{open_since}} ({{open_for}}); opened while the condition "
     "was in shadow mode_\n{{/opened_in_shadow}}"
+    "{{#held_behind}}_Held behind `{{held_behind}}` since {{open_since}} ({{open_for}}); sent now "
+    "that it has resolved_\n{{/held_behind}}"
     "{{#has_changes}}*Changed:* {{changes}}\n{{/has_changes}}"
     "{{#has_examples}}{{#examples}}> {{text}}\n{{/examples}}{{/has_examples}}"
     "*Next step:* {{next_step}}\n"
@@ -72,6 +80,7 @@ constexpr const char* kSmsBody =
     "{{count_text}}, since {{since}}."
     "{{#opened_in_shadow}} open since {{open_since}}, {{open_for}} (was "
     "shadow).{{/opened_in_shadow}}"
+    "{{#held_behind}} Held behind {{held_behind}} for {{open_for}}.{{/held_behind}}"
     "{{^is_resolve}} Ack: {{#ack_link}}{{ack_link}}{{/ack_link}}{{^ack_link}}{{ack_command}}"
     "{{/ack_link}}{{/is_resolve}}"
     "{{#link}} {{link}}{{/link}}";
@@ -79,6 +88,8 @@ constexpr const char* kSmsBody =
 constexpr const char* kPagerDutyBody =
     "{{#opened_in_shadow}}Open since {{open_since}} ({{open_for}}), opened in shadow mode; "
     "{{/opened_in_shadow}}"
+    "{{#held_behind}}Held behind {{held_behind}} since {{open_since}} ({{open_for}}); "
+    "{{/held_behind}}"
     "{{what}} ({{where}}); {{event_count}} events ({{count_text}}), failing since {{since}} "
     "({{failing_for}}), first {{first_seen_at}}, last {{last_seen_at}}"
     "{{#has_changes}}; changed: {{changes}}{{/has_changes}}"
@@ -90,7 +101,8 @@ constexpr const char* kWebhookBody =
     "{{event_count}} events, {{count_text}}, failing since {{since}} for {{failing_for}}, "
     "last seen {{last_seen_at}})"
     "{{#opened_in_shadow}}; open since {{open_since}}, {{open_for}}, opened in shadow mode"
-    "{{/opened_in_shadow}}{{#has_changes}}; changed: {{changes}}{{/has_changes}}"
+    "{{/opened_in_shadow}}{{#held_behind}}; held behind {{held_behind}} since {{open_since}}, "
+    "{{open_for}}{{/held_behind}}{{#has_changes}}; changed: {{changes}}{{/has_changes}}"
     "{{#has_examples}}; recent:{{#examples}} [{{text}}]{{/examples}}{{/has_examples}}"
     ". Next step: {{next_step}}.{{#link}} {{link}}{{/link}}";
 

@@ -258,7 +258,8 @@ core::Result<IncidentView> IncidentViewOf(const nlohmann::json& doc, const ViewO
   if (const auto it = doc.find("opened_in_shadow"); it != doc.end() && it->is_boolean()) {
     view.opened_in_shadow = it->get<bool>();
   }
-  if (view.opened_in_shadow) {
+  view.held_behind = StringField(doc, "held_behind");
+  if (view.opened_in_shadow || !view.held_behind.empty()) {
     view.open_for = HumanDuration(static_cast<int64_t>(NumberField(doc, "open_for_seconds")));
     view.open_since = MinuteText(view.opened_at);
   }
@@ -346,6 +347,7 @@ const std::vector<std::string>& ViewFieldNames() {
                                                   "opened_in_shadow",
                                                   "open_for",
                                                   "open_since",
+                                                  "held_behind",
                                                   "what",
                                                   "where",
                                                   "labels",

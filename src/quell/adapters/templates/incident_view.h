@@ -69,6 +69,9 @@ struct IncidentView {
   bool opened_in_shadow = false;
   std::string open_for;
   std::string open_since;
+  // An open held back while another open incident inhibited it, announced when that one let
+  // go: the holder's key; open_for and open_since are set as for a late open.
+  std::string held_behind;
 };
 
 struct ViewOptions {
@@ -106,7 +109,8 @@ std::string MinuteText(const std::string& rfc3339);
 
 // The names a template may use: the view's fields, the "examples" list with "text" and "json",
 // and the helpers is_open, is_renotify, is_resolve, has_examples, transition_label,
-// severity_upper; opened_in_shadow, open_for and open_since for a late open; what, where,
+// severity_upper; opened_in_shadow, open_for and open_since for a late open; held_behind for
+// an open an inhibitor held back; what, where,
 // labels (with "name" and "value"), tenant, stage, since, failing_for, polled_at, polls,
 // upstream_count, upstream_since_last, count_text, changes, has_changes, ack_command,
 // silence_command, ack_url, ack_link and next_step.

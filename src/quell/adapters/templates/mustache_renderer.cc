@@ -76,6 +76,7 @@ mstch::map MakeContext(const IncidentView& view, bool slack) {
       {"opened_in_shadow", view.opened_in_shadow},
       {"open_for", view.open_for},
       {"open_since", view.open_since},
+      {"held_behind", text(view.held_behind)},
       {"what", text(view.what)},
       {"where", text(view.where)},
       {"labels", std::move(labels)},
@@ -172,6 +173,13 @@ core::Result<core::RenderedMessage> MustacheRenderer::Render(std::string_view ch
 }
 
 std::string SamplePayload(std::string_view transition) {
+  if (transition == "held_open") {
+    std::string payload = SamplePayload("open");
+    payload.pop_back();
+    payload.append(R"(,"held_behind":"acme:provider-down","announced_at":"2026-12-02T09:42:00Z",)"
+                   R"("open_for_seconds":2520})");
+    return payload;
+  }
   if (transition == "late_open") {
     std::string payload = SamplePayload("open");
     payload.pop_back();

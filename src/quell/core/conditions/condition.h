@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "quell/core/conditions/channel_route.h"
+#include "quell/core/conditions/inhibition.h"
 #include "quell/core/engine/policy.h"
 #include "quell/core/text/time.h"
 
@@ -20,6 +21,9 @@ struct ConditionCommon {
   // `route:`: per incident, the channels of the first matching route; `channels` when none
   // matches (or there are none).
   std::vector<ChannelRoute> routes;
+  // `inhibited_by:`: while an open incident of a named condition holds one of this condition's
+  // incidents, its transitions are stored inhibited and not sent (see inhibition.h).
+  std::vector<Inhibition> inhibited_by;
   // Shadow: decisions and outbox rows are recorded (status shadow) but nothing is sent, the
   // check before a real rollout.
   bool shadow = false;

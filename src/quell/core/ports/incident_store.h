@@ -56,6 +56,15 @@ struct GenerationChannel {
   std::string channel;
 };
 
+// A channel on which an incident generation's transitions were stored inhibited, and the
+// inhibitor the latest of those rows names (its last_error, "held behind KEY").
+struct HeldChannel {
+  std::string key;
+  uint64_t generation = 0;
+  std::string channel;
+  std::string held_behind;
+};
+
 // One unit of work against the store, open until Commit; destroying it uncommitted rolls back.
 // Not thread-safe; one per thread. Every method may fail with kUnavailable (store unreachable,
 // locked too long), kTimeout or kInternal; after any failure only destruction is valid, except
@@ -85,11 +94,23 @@ class StoreTransaction {
   virtual Status InsertOutbox(std::span<const OutboxRow> rows) = 0;
 
   // Of the incident generations (key, generation) given, the channels on which every outbox
-  // row of that generation is a shadow or muted row (so its open was never sent live there), in
-  // (key, channel) order. Read when a condition leaves shadow mode or a maintenance window
-  // closes, to announce those opens late.
+  // row of that generation is a shadow, muted or inhibited row (so its open was never sent live
+  // there), in (key, channel) order. Read when a condition leaves shadow mode, a maintenance
+  // window closes or an inhibitor lets go, to announce those opens late.
   virtual Result<std::vector<GenerationChannel>> NeverLiveChannels(
       std::span<const std::pair<std::string, uint64_t>> generations) = 0;
+
+  // Of the incident generations given, the channels that have an inhibited row, with the
+  // inhibitor the latest such row names, in (key, channel) order. Read to find the opens an
+  // inhibition held back.
+  virtual Result<std::vector<HeldChannel>> InhibitedChannels(
+      std::span<const std::pair<std::string, uint64_t>> generations) = 0;
+
+  // The open incidents of `conditions` (sorted, unique), in key order, read through the index
+  // of open incidents and not held against writers: the inhibitors, read once per poll
+  // transaction so every row of the poll is judged against the same set.
+  virtual Result<std::vector<Incident>> LoadOpenIncidentsOf(
+      std::span<const std::string> conditions) = 0;
 
   // Records the poll's counts; false (and no change) when the poll id was recorded before.
   virtual Result<bool> RecordPoll(const PollRecord& poll) = 0;

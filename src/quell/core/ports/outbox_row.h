@@ -22,7 +22,10 @@ namespace quell::core {
 // own, they wait (group_row empty) until their group's next message takes them in one
 // transaction with the group row, and are listed in it. muted rows were written while a
 // recurring maintenance window covered their incident: never sent; an incident still open when
-// the window ends has its open sent then (see app::PollApplier).
+// the window ends has its open sent then (see app::PollApplier). inhibited rows were written
+// while an open incident of a condition named in `inhibited_by` held their incident
+// (core/conditions/inhibition.h); last_error names it ("held behind KEY"). Never sent; an
+// incident still open when nothing holds it any more has its open sent then.
 enum class OutboxStatus : uint8_t {
   kPending,
   kInFlight,
@@ -34,7 +37,8 @@ enum class OutboxStatus : uint8_t {
   kSilenced,
   kDropped,
   kGrouped,
-  kMuted
+  kMuted,
+  kInhibited
 };
 
 const char* OutboxStatusName(OutboxStatus status);

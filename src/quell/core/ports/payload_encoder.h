@@ -29,6 +29,15 @@ class PayloadEncoder {
                                           WallTime /*now*/, std::string& out) const {
     Encode(incident, TransitionKind::kOpen, out);
   }
+  // The payload of an open held back while the open incident `inhibitor_key` inhibited
+  // `incident` (core/conditions/inhibition.h), announced at `now` when nothing holds it any more
+  // and it is still open: an open that says which incident held it and for how long; this
+  // default is a plain open.
+  virtual void EncodeOpenAfterInhibition(const Incident& incident,
+                                         std::string_view /*inhibitor_key*/, WallTime /*now*/,
+                                         std::string& out) const {
+    Encode(incident, TransitionKind::kOpen, out);
+  }
 };
 
 }  // namespace quell::core
