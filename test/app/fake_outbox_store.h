@@ -34,6 +34,12 @@ class FakeOutboxStore : public core::OutboxStore {
   const std::vector<size_t>& record_batches() const { return record_batches_; }
   int claims() const { return claims_; }  // ClaimDue calls
 
+  // Cancels nothing: the fake knows no incidents (the stores' contract tests cover it).
+  core::Result<std::vector<std::string>> CancelUnwantedTierRows(std::string_view,
+                                                                std::span<const core::OutboxRow>,
+                                                                core::WallTime) override {
+    return std::vector<std::string>{};
+  }
   core::Result<std::vector<core::OutboxRow>> ClaimDue(std::string_view owner, core::WallTime now,
                                                       core::Duration lease, size_t limit) override {
     ++claims_;

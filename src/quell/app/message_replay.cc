@@ -145,6 +145,7 @@ core::Status MessageReplay::ApplyBatch(std::vector<core::Observation>& batch, co
         it != options_.conditions.end()) {
       apply.policy = it->second.policy;
       apply.channels = it->second.channels;
+      apply.escalation = it->second.escalation;
       apply.routes = it->second.routes;
       apply.shadow = it->second.shadow;
     }
