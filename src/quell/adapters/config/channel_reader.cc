@@ -357,16 +357,17 @@ void CheckRoutes(MapReader& top, Config& config) {
                          const std::vector<core::EscalationTier>& tiers) {
     for (const core::EscalationTier& tier : tiers) {
       for (const std::string& channel : tier.channels) {
+        std::string message = "condition \"" + common.name + "\"";
+        message += where;
+        message += " escalates to channel \"" + channel + "\"";
         if (!names.contains(channel)) {
-          top.Fail("conditions", "condition \"" + common.name + "\"" + where +
-                                     " escalates to channel \"" + channel +
-                                     "\", which is not in `channels`");
+          top.Fail("conditions", message + ", which is not in `channels`");
         } else if (tier.after > core::Duration::zero() && grouped.contains(channel)) {
-          top.Fail("conditions",
-                   "condition \"" + common.name + "\"" + where + " escalates to channel \"" +
-                       channel + "\" after " + core::FormatDuration(tier.after) +
-                       ", but that channel has group_by: an escalated open is sent on its own, "
-                       "so use an ungrouped channel for a tier with after > 0s");
+          message += " after " + core::FormatDuration(tier.after);
+          top.Fail("conditions", message +
+                                     ", but that channel has group_by: an escalated open is sent "
+                                     "on its own, so use an ungrouped channel for a tier with "
+                                     "after > 0s");
         }
       }
     }

@@ -161,6 +161,7 @@ core::Result<std::vector<std::string>> PgIncidentStore::CancelUnwantedTierRows(
       kCancelTierRowsSql,
       {keys.Finish(), std::string(owner), std::to_string(store::ToMicros(now)), rows.Finish()});
   if (!result) return result.error();
+  cancelled.reserve(static_cast<size_t>(PQntuples(result->get())));
   for (int i = 0; i < PQntuples(result->get()); ++i) {
     cancelled.push_back(TextAt(result->get(), i, 0));
   }

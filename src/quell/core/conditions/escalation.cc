@@ -51,8 +51,9 @@ Status ValidateEscalation(const std::vector<EscalationTier>& tiers) {
     }
     for (const std::string& channel : tier.channels) {
       if (!seen.insert(channel).second) {
-        return MakeError(ErrorCode::kInvalidArgument,
-                         where + "channel \"" + channel + "\" is in an earlier tier already");
+        std::string message = where;
+        message += "channel \"" + channel + "\" is in an earlier tier already";
+        return MakeError(ErrorCode::kInvalidArgument, message);
       }
     }
   }
