@@ -66,6 +66,7 @@ class EscalationContractTest : public StoreTest {
   void Poll(core::Health health) {
     app::ApplyOptions options;
     options.policy.healthy_polls_to_close = 1;
+    options.policy.cooldown = minutes(5);
     options.escalation = {core::EscalationTier{minutes(0), {"chat"}},
                           core::EscalationTier{minutes(5), {"pager"}}};
     app::PollApplier applier(store_->incidents(), encoder_, options);
@@ -177,6 +178,20 @@ TEST_P(EscalationContractTest, AnAckRacingATiersClaimLeavesThePagerSilent) {
   clock_.StepWall(minutes(2));
   EXPECT_TRUE(Dispatch(*b, "B").empty());
   EXPECT_TRUE(Dispatch(*a, "A").empty());
+}
+
+TEST_P(EscalationContractTest, ARenotifyWrittenForATierWhoseOpenWasNeverSentIsNotSent) {
+  Poll(core::Health::kUnhealthy);
+  EXPECT_EQ(Dispatch(*store_, "d1"), (std::vector<std::string>{"chat open"}));
+  // The pager's tier is due and its cooldown renotify is written before any dispatcher ran;
+  // then an ack cancels the open still pending, and the renotify is checked at its claim.
+  clock_.StepWall(minutes(6));
+  Poll(core::Health::kUnhealthy);
+  EXPECT_EQ(Row("pager", TransitionKind::kRenotify).status, OutboxStatus::kPending);
+  app::OperatorCommands commands = Commands();
+  ASSERT_TRUE(commands.Ack(kKey, "alice", clock_.Now()).ok());
+  EXPECT_EQ(Dispatch(*store_, "d1"), (std::vector<std::string>{"chat renotify"}));
+  EXPECT_EQ(Row("pager", TransitionKind::kRenotify).status, OutboxStatus::kCancelled);
 }
 
 TEST_P(EscalationContractTest, TheRecheckKeepsATierStillWanted) {
