@@ -170,6 +170,12 @@ class SharedOutboxStore : public core::OutboxStore {
     const std::lock_guard<std::mutex> lock(mutex_);
     return inner_.ClaimDue(owner, now, lease, limit);
   }
+  core::Result<std::vector<std::string>> CancelUnwantedTierRows(
+      std::string_view owner, std::span<const core::OutboxRow> claimed,
+      core::WallTime now) override {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return inner_.CancelUnwantedTierRows(owner, claimed, now);
+  }
   core::Result<std::vector<core::Status>> RecordOutcomes(
       std::string_view owner, std::span<const core::OutboxOutcome> outcomes,
       core::WallTime now) override {

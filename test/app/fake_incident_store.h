@@ -162,7 +162,8 @@ class FakeIncidentStore : public core::IncidentStore {
           auto [it, fresh] = all_shadow.try_emplace({key, generation, row.channel}, true);
           it->second = it->second && (row.status == core::OutboxStatus::kShadow ||
                                       row.status == core::OutboxStatus::kMuted ||
-                                      row.status == core::OutboxStatus::kInhibited);
+                                      row.status == core::OutboxStatus::kInhibited ||
+                                      row.status == core::OutboxStatus::kCancelled);
         }
       }
       std::vector<core::GenerationChannel> out;
@@ -205,6 +206,24 @@ class FakeIncidentStore : public core::IncidentStore {
         }
       }
       return out;
+    }
+    core::Result<uint64_t> CancelTierOpens(
+        std::span<const std::pair<std::string, uint64_t>> generations,
+        core::WallTime now) override {
+      uint64_t n = 0;
+      for (auto& [id, row] : work_.outbox) {
+        for (const auto& [key, generation] : generations) {
+          if (row.key != key || row.generation != generation || row.tier == 0 ||
+              row.transition != core::TransitionKind::kOpen ||
+              row.status != core::OutboxStatus::kPending) {
+            continue;
+          }
+          row.status = core::OutboxStatus::kCancelled;
+          row.updated_at = now;
+          ++n;
+        }
+      }
+      return n;
     }
     core::Status InsertOutbox(std::span<const core::OutboxRow> rows) override {
       for (const auto& r : rows) work_.outbox.emplace(r.idempotency_key, r);

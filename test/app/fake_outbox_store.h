@@ -34,6 +34,28 @@ class FakeOutboxStore : public core::OutboxStore {
   const std::vector<size_t>& record_batches() const { return record_batches_; }
   int claims() const { return claims_; }  // ClaimDue calls
 
+  // The fake knows no incidents: CancelUnwantedTierRows cancels the claimed tier rows named
+  // here (as the store would once an ack committed), or fails with `code` when set.
+  void CancelTierRows(std::set<std::string> keys) { cancel_tier_rows_ = std::move(keys); }
+  void FailTierCheck(core::ErrorCode code) { tier_check_failure_ = code; }
+  core::Result<std::vector<std::string>> CancelUnwantedTierRows(
+      std::string_view owner, std::span<const core::OutboxRow> claimed,
+      core::WallTime now) override {
+    if (tier_check_failure_) return core::MakeError(*tier_check_failure_, "tier check failed");
+    std::vector<std::string> cancelled;
+    for (const core::OutboxRow& row : claimed) {
+      auto it = rows_.find(row.idempotency_key);
+      if (row.tier == 0 || !cancel_tier_rows_.contains(row.idempotency_key) || it == rows_.end() ||
+          it->second.lease_owner != owner) {
+        continue;
+      }
+      it->second.status = core::OutboxStatus::kCancelled;
+      it->second.lease_owner.clear();
+      it->second.updated_at = now;
+      cancelled.push_back(row.idempotency_key);
+    }
+    return cancelled;
+  }
   core::Result<std::vector<core::OutboxRow>> ClaimDue(std::string_view owner, core::WallTime now,
                                                       core::Duration lease, size_t limit) override {
     ++claims_;
@@ -231,6 +253,8 @@ class FakeOutboxStore : public core::OutboxStore {
   }
 
   std::map<std::string, core::OutboxRow> rows_;
+  std::set<std::string> cancel_tier_rows_;
+  std::optional<core::ErrorCode> tier_check_failure_;
   std::set<std::string> lose_before_record_;
   int record_failures_ = 0;
   core::ErrorCode record_code_ = core::ErrorCode::kUnavailable;

@@ -92,7 +92,8 @@ TEST_F(PollApplierTest, WritesOneOutboxRowPerTransitionPerChannel) {
 
 TEST_F(PollApplierTest, RoutesPickChannelsPerIncidentFirstMatchWinsElseTheConditionsChannels) {
   options_.channels = {"chat"};
-  options_.routes = {{{{"severity", "critical"}}, {"pager"}}, {{{"tenant", "acme"}}, {"vip"}}};
+  options_.routes = {{{{"severity", "critical"}}, {"pager"}, {}},
+                     {{{"tenant", "acme"}}, {"vip"}, {}}};
   // The severity comes from the payload, as the renderer would compute it.
   options_.severity_of = [](std::string_view payload) {
     return std::string(payload.starts_with("crit") ? "critical" : "error");
@@ -114,7 +115,7 @@ TEST_F(PollApplierTest, RoutesPickChannelsPerIncidentFirstMatchWinsElseTheCondit
 
 TEST_F(PollApplierTest, ARouteWithoutMatchCatchesEverythingLeft) {
   options_.channels = {"chat"};
-  options_.routes = {{{{"tenant", "acme"}}, {"vip"}}, {{}, {"ops", "pager"}}};
+  options_.routes = {{{{"tenant", "acme"}}, {"vip"}, {}}, {{}, {"ops", "pager"}, {}}};
   auto summary = Apply({Obs(0, "x", Health::kUnhealthy)});
   ASSERT_TRUE(summary.ok());
   std::vector<std::string> channels;

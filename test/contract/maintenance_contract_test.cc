@@ -24,8 +24,10 @@ core::WallTime At(const char* text) { return *core::ParseRfc3339(text); }
 class MaintenanceContractTest : public StoreTest {
  protected:
   // One poll observing `key` unhealthy at `at`, under a Tuesday 09:00-10:00 Berlin window.
-  app::ApplySummary Poll(const std::string& key, core::WallTime at, const std::string& poll_id) {
+  app::ApplySummary Poll(const std::string& key, core::WallTime at, const std::string& poll_id,
+                         core::Health health = core::Health::kUnhealthy) {
     app::ApplyOptions options;
+    options.policy.healthy_polls_to_close = 1;
     options.channels = {"slack", "email"};
     options.policy.cooldown = std::chrono::hours(2);
     core::MaintenanceWindow window;
@@ -41,7 +43,7 @@ class MaintenanceContractTest : public StoreTest {
     observation.key = key;
     observation.condition = "deploys";
     observation.at = at;
-    observation.health = core::Health::kUnhealthy;
+    observation.health = health;
     const std::vector<core::Observation> poll = {observation};
     app::VectorObservationStream stream(poll);
     NullSink sink;
@@ -81,6 +83,21 @@ TEST_P(MaintenanceContractTest, AnOpenInsideTheWindowIsMutedAndPagedOnceWhenItCl
         << row.payload;
   }
   EXPECT_EQ(live, 2u);
+}
+
+TEST_P(MaintenanceContractTest, AResolveAfterTheWindowOfAnOpenNeverSentIsCancelled) {
+  const std::string key = "deploy:api";
+  EXPECT_EQ(Poll(key, At("2026-03-31T07:10:00Z"), "p1").outbox_muted, 2u);
+  // Healthy at the first poll after the window: no late open, and no resolve of an open that
+  // no channel ever got.
+  Poll(key, At("2026-03-31T08:05:00Z"), "p2", core::Health::kHealthy);
+  size_t resolves = 0;
+  for (const core::OutboxRow& row : Rows(key)) {
+    if (row.transition != core::TransitionKind::kResolve) continue;
+    ++resolves;
+    EXPECT_EQ(row.status, OutboxStatus::kCancelled) << row.channel;
+  }
+  EXPECT_EQ(resolves, 2u);
 }
 
 TEST_P(MaintenanceContractTest, KeysTheWindowDoesNotCoverAreSentAsUsual) {

@@ -26,7 +26,8 @@ TEST(OutboxIdempotencyKeyTest, CannotBeFooledBySeparatorsInsideParts) {
 
 TEST(OutboxStatusTest, NamesRoundTrip) {
   for (auto s : {OutboxStatus::kPending, OutboxStatus::kInFlight, OutboxStatus::kSent,
-                 OutboxStatus::kDead, OutboxStatus::kShadow, OutboxStatus::kSuperseded}) {
+                 OutboxStatus::kDead, OutboxStatus::kShadow, OutboxStatus::kSuperseded,
+                 OutboxStatus::kMuted, OutboxStatus::kCancelled}) {
     auto parsed = ParseOutboxStatus(OutboxStatusName(s));
     ASSERT_TRUE(parsed.ok());
     EXPECT_EQ(*parsed, s);

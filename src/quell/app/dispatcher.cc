@@ -112,6 +112,7 @@ DispatchReport Dispatcher::RunOnce() {
     return report;
   }
   report.claimed = claimed->size();
+  CheckTiersAgain(*claimed, now, report);
   std::vector<Attempt> attempts = Prepare(std::move(*claimed), report);
   if (claim_ahead_store_ != nullptr && report.claimed >= options_.claim_batch) {
     // A full batch: more is probably due. This batch's rows are in flight already, so the
@@ -140,6 +141,22 @@ DispatchReport Dispatcher::RunOnce() {
   TrimWhenDue(now, report);
   if (report.claimed >= options_.claim_batch) report.next_due = now;
   return report;
+}
+
+void Dispatcher::CheckTiersAgain(std::vector<core::OutboxRow>& rows, core::WallTime now,
+                                 DispatchReport& report) {
+  const auto tiered = [](const core::OutboxRow& row) { return row.tier > 0; };
+  if (std::none_of(rows.begin(), rows.end(), tiered)) return;
+  // An ack or resolve may have committed since the claim: a later tier must not page after it.
+  auto cancelled = store_.CancelUnwantedTierRows(options_.owner, rows, now);
+  if (!cancelled) {
+    report.errors.push_back("escalation check: " + cancelled.error().message);
+    std::erase_if(rows, tiered);
+    return;
+  }
+  std::erase_if(rows, [&](const core::OutboxRow& row) {
+    return std::find(cancelled->begin(), cancelled->end(), row.idempotency_key) != cancelled->end();
+  });
 }
 
 void Dispatcher::AssembleGroups(core::WallTime now, DispatchReport& report) {

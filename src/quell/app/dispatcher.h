@@ -94,6 +94,11 @@ class Dispatcher {
   };
   using Done = std::function<void(Attempt&, const core::SendOutcome&)>;
 
+  // Asks the store once more about the claimed escalation rows (OutboxStore::
+  // CancelUnwantedTierRows) and leaves out those it cancelled; on a store error, leaves out
+  // every escalation row (its lease runs out and it is checked again then).
+  void CheckTiersAgain(std::vector<core::OutboxRow>& rows, core::WallTime now,
+                       DispatchReport& report);
   std::vector<Attempt> Prepare(std::vector<core::OutboxRow> rows, DispatchReport& report);
   // Sends every attempt; `done` runs on this thread as each one ends, in completion order.
   void Deliver(std::vector<Attempt>& attempts, const Done& done);

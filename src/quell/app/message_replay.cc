@@ -153,6 +153,7 @@ core::Status MessageReplay::ApplyBatch(std::vector<core::Observation>& batch, co
         it != options_.conditions.end()) {
       apply.policy = it->second.policy;
       apply.channels = it->second.channels;
+      apply.escalation = it->second.escalation;
       apply.routes = it->second.routes;
       apply.inhibited_by = it->second.inhibited_by;
       apply.shadow = it->second.shadow;

@@ -3,6 +3,7 @@
 #include <memory>
 #include <utility>
 
+#include "quell/app/follow_up_rules.h"
 #include "quell/core/engine/operator_actions.h"
 
 namespace quell::app {
@@ -80,6 +81,14 @@ core::Result<core::Incident> OperatorCommands::Ack(std::string_view key, std::st
     }
     const core::IncidentWrite writes[] = {{*incident, expected}};
     core::Status status = tx.PutIncidents(writes);
+    if (status) {
+      // The ack stops the climb: escalation tiers not yet paged never are (in this
+      // transaction, so no tier can slip out between the ack and the cancel).
+      const std::pair<std::string, uint64_t> generation_of[] = {
+          {incident->key, incident->generation}};
+      auto cancelled = tx.CancelTierOpens(generation_of, now);
+      if (!cancelled) status = cancelled.error();
+    }
     if (status) status = tx.Commit();
     if (status) return std::move(*incident);
     if (status.error().code != core::ErrorCode::kConflict || attempt >= kMaxAttempts) {
@@ -196,6 +205,10 @@ core::Status OperatorCommands::ResolveOnce(std::string_view key, std::string_vie
     row.created_at = now;
     row.updated_at = now;
     result.outbox.push_back(std::move(row));
+  }
+  // Pending tiers are cancelled, and only the channels that got the open hear the resolve.
+  if (auto cancelled = CancelUnwantedFollowUps(tx, result.outbox, now); !cancelled) {
+    return cancelled.error();
   }
   if (auto status = tx.InsertOutbox(result.outbox); !status) return status;
   if (auto status = tx.Commit(); !status) return status;

@@ -43,8 +43,9 @@ struct ResolveOptions {
 };
 
 struct ResolveResult {
-  core::Incident incident;                   // as written
-  std::vector<core::OutboxRow> outbox;       // as inserted (status pending, shadow or silenced)
+  core::Incident incident;  // as written
+  // As inserted (status pending, shadow, silenced, or cancelled where the open was never live).
+  std::vector<core::OutboxRow> outbox;
   std::vector<std::string> upstream_groups;  // resolved at the source, in id order
 };
 

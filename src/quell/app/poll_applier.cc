@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "quell/app/budget_folding.h"
+#include "quell/app/follow_up_rules.h"
 #include "quell/core/engine/evaluate.h"
 
 namespace quell::app {
@@ -212,8 +213,13 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
       }
       std::string payload;
       encoder_.Encode(slot.incident, *decision.transition, payload);
-      for (const std::string& channel : ChannelsOf(slot.incident, payload)) {
+      for (const core::TierTarget& target : TargetsOf(Rules(), slot.incident, payload)) {
+        // Follow-ups go only to the tiers already paged.
+        const bool open = *decision.transition == core::TransitionKind::kOpen;
+        if (!open && !core::TierDue(target, slot.incident.opened_at, now)) continue;
+        const std::string& channel = target.channel;
         core::OutboxRow row;
+        row.tier = target.tier;
         row.idempotency_key = core::OutboxIdempotencyKey(observation.key, decision.generation,
                                                          decision.version, channel);
         row.key = observation.key;
@@ -234,7 +240,7 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
           ++muted;
         }
         JoinGroup(row, slot.incident);
-        row.next_attempt_at = now;
+        row.next_attempt_at = open ? now + target.after : now;
         row.created_at = now;
         row.updated_at = now;
         chunk.outbox.push_back(std::move(row));
@@ -275,6 +281,9 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
     }
     if (!written) return written;
     if (auto status = tx.AppendDecisions(poll_id, chunk.log); !status) return status;
+    if (auto cancelled = CancelUnwantedFollowUps(tx, chunk.outbox, now); !cancelled) {
+      return cancelled.error();
+    }
     auto folded = FoldOverBudget(tx, chunk.outbox, options_.tenant_budget_per_hour, now);
     if (!folded) return folded.error();
     if (auto status = tx.InsertOutbox(chunk.outbox); !status) return status;
@@ -298,16 +307,8 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
   }
 }
 
-const std::vector<std::string>& PollApplier::ChannelsOf(const core::Incident& incident,
-                                                        std::string_view payload) const {
-  if (options_.routes.empty()) return options_.channels;
-  std::string severity;
-  if (options_.severity_of && core::RoutesReadSeverity(options_.routes)) {
-    severity = options_.severity_of(payload);
-  }
-  const std::vector<std::string>* routed =
-      core::PickRoute(options_.routes, incident.labels, severity);
-  return routed != nullptr ? *routed : options_.channels;
+TargetRules PollApplier::Rules() const {
+  return TargetRules{options_.channels, options_.escalation, options_.routes, options_.severity_of};
 }
 
 void PollApplier::JoinGroup(core::OutboxRow& row, const core::Incident& incident) const {
@@ -382,19 +383,16 @@ core::Result<uint64_t> PollApplier::AnnounceLateOpens(
   if (!found) return found.error();
   uint64_t announced = 0;
   for (const core::GenerationChannel& use : *found) {
-    bool routed = std::find(options_.channels.begin(), options_.channels.end(), use.channel) !=
-                  options_.channels.end();
-    for (const core::ChannelRoute& route : options_.routes) {
-      routed = routed || std::find(route.channels.begin(), route.channels.end(), use.channel) !=
-                             route.channels.end();
-    }
+    const std::optional<core::TierTarget> target = FindTarget(Rules(), use.channel);
     const auto at = std::lower_bound(chunk.keys.begin(), chunk.keys.end(), use.key);
-    if (!routed || at == chunk.keys.end() || *at != use.key) continue;
+    if (!target || at == chunk.keys.end() || *at != use.key) continue;
     const core::Incident& incident =
         chunk.slots[static_cast<size_t>(at - chunk.keys.begin())].incident;
     if (incident.generation != use.generation) continue;
     // Held by an inhibitor: the open waits for it to let go (AnnounceAfterInhibition).
     if (HoldingInhibitor(chunk, incident) != nullptr) continue;
+    // An ack stopped the climb: a later tier is not paged late either.
+    if (target->tier > 0 && incident.acked_at) continue;
     // The late open says all a "still failing" would: this poll's renotify is not written.
     std::erase_if(chunk.outbox, [&](const core::OutboxRow& row) {
       return row.key == use.key && row.channel == use.channel && row.generation == use.generation &&
@@ -414,10 +412,11 @@ core::Result<uint64_t> PollApplier::AnnounceLateOpens(
     row.version = 0;
     row.transition = core::TransitionKind::kOpen;
     row.channel = use.channel;
+    row.tier = target->tier;
     encode(incident, row.payload);
     if (core::IsSilenced(chunk.silences, use.key, now)) row.status = core::OutboxStatus::kSilenced;
     JoinGroup(row, incident);
-    row.next_attempt_at = now;
+    row.next_attempt_at = now + target->after;
     row.created_at = now;
     row.updated_at = now;
     chunk.outbox.push_back(std::move(row));

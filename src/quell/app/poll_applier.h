@@ -10,7 +10,9 @@
 #include <utility>
 #include <vector>
 
+#include "quell/app/escalation_targets.h"
 #include "quell/core/conditions/channel_route.h"
+#include "quell/core/conditions/escalation.h"
 #include "quell/core/conditions/inhibition.h"
 #include "quell/core/delivery/grouping.h"
 #include "quell/core/delivery/maintenance_window.h"
@@ -44,6 +46,10 @@ struct ApplyOptions {
   uint32_t max_batch_attempts = 5;   // whole-batch retries on kConflict (e.g. a deadlock)
   uint32_t max_chunk_attempts = 20;  // re-read + re-evaluate of one chunk after a lost race
   std::vector<std::string> channels = {"default"};  // every transition routes to each
+  // Escalation tiers instead of `channels` (empty: `channels` apply). A tier's open is due
+  // `after` past the open; renotifies and the resolve go to the tiers already due, and a
+  // follow-up goes only where the open was live (app/follow_up_rules.h).
+  std::vector<core::EscalationTier> escalation;
   // The condition's `route:`: when set, each transition goes to the channels of the first
   // route its incident's labels (and severity) match, `channels` when none does.
   std::vector<core::ChannelRoute> routes;
@@ -170,10 +176,8 @@ class PollApplier {
                                                             core::WallTime now) const;
   // A live row on a grouped channel becomes a waiting member of its group.
   void JoinGroup(core::OutboxRow& row, const core::Incident& incident) const;
-  // The channels a transition of `incident` (encoded as `payload`) goes to: its route's, or
-  // the condition's.
-  const std::vector<std::string>& ChannelsOf(const core::Incident& incident,
-                                             std::string_view payload) const;
+  // Where the options send a condition's transitions (app/escalation_targets.h).
+  TargetRules Rules() const;
 
   core::IncidentStore& store_;
   const core::PayloadEncoder& encoder_;

@@ -211,6 +211,7 @@ void Poller::Apply(const core::ConditionCommon& common, std::vector<core::Observ
   ApplyOptions apply;
   apply.policy = common.policy;
   apply.channels = common.channels;
+  apply.escalation = common.escalation;
   apply.routes = common.routes;
   apply.inhibited_by = common.inhibited_by;
   apply.severity_of = options_.severity_of;

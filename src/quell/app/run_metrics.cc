@@ -18,10 +18,11 @@ constexpr std::array kDecisions = {
     core::DecisionKind::kStale};
 // Every status, so what a window, a silence or an operator held back shows as well as what went.
 constexpr std::array kStatuses = {
-    core::OutboxStatus::kPending, core::OutboxStatus::kInFlight, core::OutboxStatus::kSent,
-    core::OutboxStatus::kDead,    core::OutboxStatus::kShadow,   core::OutboxStatus::kSuperseded,
-    core::OutboxStatus::kFolded,  core::OutboxStatus::kGrouped,  core::OutboxStatus::kSilenced,
-    core::OutboxStatus::kDropped, core::OutboxStatus::kMuted};
+    core::OutboxStatus::kPending,  core::OutboxStatus::kInFlight, core::OutboxStatus::kSent,
+    core::OutboxStatus::kDead,     core::OutboxStatus::kShadow,   core::OutboxStatus::kSuperseded,
+    core::OutboxStatus::kFolded,   core::OutboxStatus::kGrouped,  core::OutboxStatus::kSilenced,
+    core::OutboxStatus::kDropped,  core::OutboxStatus::kMuted,    core::OutboxStatus::kCancelled,
+    core::OutboxStatus::kInhibited};
 
 double Seconds(core::Duration d) { return std::chrono::duration<double>(d).count(); }
 double UnixSeconds(core::WallTime t) { return Seconds(t.time_since_epoch()); }

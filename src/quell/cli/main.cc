@@ -107,7 +107,7 @@ int main(int argc, char** argv) {
   std::string outbox_status;
   outbox_list->add_option("--status", outbox_status,
                           "pending, in_flight, sent, dead, shadow, superseded, folded, "
-                          "silenced, dropped, grouped, muted or inhibited");
+                          "silenced, dropped, grouped, muted, cancelled or inhibited");
   const quell::cli::OperatorCli operator_cli(app, *incidents_cmd, *outbox_cmd);
 
   quell::cli::PollCommandOptions poll;

@@ -346,15 +346,44 @@ void ReadDispatch(MapReader section, Config& config) {
 void CheckRoutes(MapReader& top, Config& config) {
   if (config.channels.empty()) return;
   std::set<std::string, std::less<>> names;
-  for (const ChannelConfig& channel : config.channels) names.insert(channel.name);
+  std::set<std::string, std::less<>> grouped;
+  for (const ChannelConfig& channel : config.channels) {
+    names.insert(channel.name);
+    if (channel.delivery.grouping) grouped.insert(channel.name);
+  }
+  // Every tier channel is configured, and one that waits (after > 0) is not grouped: an
+  // escalated open is sent on its own, when its tier is due, or cancelled.
+  auto check_tiers = [&](const core::ConditionCommon& common, const std::string& where,
+                         const std::vector<core::EscalationTier>& tiers) {
+    for (const core::EscalationTier& tier : tiers) {
+      for (const std::string& channel : tier.channels) {
+        std::string message = "condition \"" + common.name + "\"";
+        message += where;
+        message += " escalates to channel \"" + channel + "\"";
+        if (!names.contains(channel)) {
+          top.Fail("conditions", message + ", which is not in `channels`");
+        } else if (tier.after > core::Duration::zero() && grouped.contains(channel)) {
+          message += " after " + core::FormatDuration(tier.after);
+          top.Fail("conditions", message +
+                                     ", but that channel has group_by: an escalated open is sent "
+                                     "on its own, so use an ungrouped channel for a tier with "
+                                     "after > 0s");
+        }
+      }
+    }
+  };
   auto check = [&](const core::ConditionCommon& common) {
-    for (const std::string& channel : common.channels) {
+    check_tiers(common, "", common.escalation);
+    // With escalation, the flat channels (the defaults' perhaps) are not used.
+    for (const std::string& channel :
+         common.escalation.empty() ? common.channels : std::vector<std::string>{}) {
       if (!names.contains(channel)) {
         top.Fail("conditions", "condition \"" + common.name + "\" routes to channel \"" + channel +
                                    "\", which is not in `channels`");
       }
     }
     for (size_t i = 0; i < common.routes.size(); ++i) {
+      check_tiers(common, " route[" + std::to_string(i) + "]", common.routes[i].escalation);
       for (const std::string& channel : common.routes[i].channels) {
         if (!names.contains(channel)) {
           top.Fail("conditions", "condition \"" + common.name + "\" route[" + std::to_string(i) +

@@ -120,6 +120,23 @@ void ReadPrometheus(MapReader section, PrometheusSettings& prometheus) {
   section.Finish();
 }
 
+// `escalation: [{after: 0s, channels: [chat]}, {after: 5m, channels: [pager]}]`.
+void ReadEscalation(MapReader& section, std::vector<core::EscalationTier>& out) {
+  std::vector<core::EscalationTier> tiers;
+  for (MapReader& item : section.Items("escalation")) {
+    core::EscalationTier tier;
+    if (!item.Has("after")) item.Fail("", "a tier needs after, e.g. after: 5m");
+    item.Read("after", tier.after);
+    item.ReadNameList("channels", tier.channels);
+    item.Finish();
+    tiers.push_back(std::move(tier));
+  }
+  if (auto valid = core::ValidateEscalation(tiers); !valid) {
+    section.Fail("escalation", valid.error().message);
+  }
+  out = std::move(tiers);
+}
+
 // `route: [{match: {severity: critical}, channels: [pager]}, ..., {channels: [chat]}]`, first
 // match wins; a route without `match` is the catch-all and must come last.
 void ReadRoutes(MapReader& section, std::vector<core::ChannelRoute>& out) {
@@ -137,11 +154,15 @@ void ReadRoutes(MapReader& section, std::vector<core::ChannelRoute>& out) {
       caught_all = true;
     }
     if (item.Has("escalation")) {
-      item.Fail("escalation", "escalation tiers are not supported yet; a route picks channels");
-    }
-    item.ReadNameList("channels", route.channels);
-    if (route.channels.empty() && !item.Has("channels")) {
-      item.Fail("", "a route needs channels, e.g. channels: [pager]");
+      if (item.Has("channels")) {
+        item.Fail("escalation", "name either channels or escalation tiers, not both");
+      }
+      ReadEscalation(item, route.escalation);
+    } else {
+      item.ReadNameList("channels", route.channels);
+      if (route.channels.empty() && !item.Has("channels")) {
+        item.Fail("", "a route needs channels, e.g. channels: [pager]");
+      }
     }
     item.Finish();
     routes.push_back(std::move(route));
@@ -175,7 +196,13 @@ void ReadCommon(MapReader& section, core::ConditionCommon& common,
     policy.flap = damping;
   }
   section.Read("interval", common.interval);
+  // A section's channels replace the escalation it inherited, and its escalation the channels.
+  if (section.Has("channels") && section.Has("escalation")) {
+    section.Fail("escalation", "name either channels or escalation tiers, not both");
+  }
+  if (section.Has("channels")) common.escalation.clear();
   section.Read("channels", common.channels);
+  if (section.Has("escalation")) ReadEscalation(section, common.escalation);
   if (section.Has("route")) ReadRoutes(section, common.routes);
   ReadInhibitions(section, common.inhibited_by, inhibition_sites);
   section.Read("shadow", common.shadow);

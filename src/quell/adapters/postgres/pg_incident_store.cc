@@ -255,7 +255,7 @@ class PgTransaction : public core::StoreTransaction {
         "SELECT o.key, o.generation, o.channel FROM outbox o JOIN unnest($1::text[],"
         " $2::bigint[]) AS u(key, generation) ON o.key = u.key AND o.generation = u.generation"
         " GROUP BY o.key, o.generation, o.channel HAVING"
-        " bool_and(o.status IN ('shadow', 'muted', 'inhibited'))"
+        " bool_and(o.status IN ('shadow', 'muted', 'cancelled', 'inhibited'))"
         " ORDER BY o.key COLLATE \"C\", o.channel COLLATE \"C\"";
     auto result = c_.Run(sql, {keys.Finish(), numbers.Finish()});
     if (!result) return result.error();
@@ -314,9 +314,29 @@ class PgTransaction : public core::StoreTransaction {
     return ReadIncidents(result->get());
   }
 
+  core::Result<uint64_t> CancelTierOpens(
+      std::span<const std::pair<std::string, uint64_t>> generations, core::WallTime now) override {
+    if (generations.empty()) return uint64_t{0};
+    ArrayBuilder keys;
+    ArrayBuilder numbers;
+    for (const auto& [key, generation] : generations) {
+      keys.Text(key);
+      numbers.Uint(generation);
+    }
+    static const std::string sql =
+        "UPDATE outbox o SET status = 'cancelled', updated_at = $3 FROM unnest($1::text[],"
+        " $2::bigint[]) AS u(key, generation) WHERE o.key = u.key AND"
+        " o.generation = u.generation AND o.tier > 0 AND o.transition = 'open' AND"
+        " o.status = 'pending'";
+    auto result =
+        c_.Run(sql, {keys.Finish(), numbers.Finish(), std::to_string(store::ToMicros(now))});
+    if (!result) return result.error();
+    return Affected(result->get());
+  }
+
   Status InsertOutbox(std::span<const core::OutboxRow> rows) override {
     if (rows.empty()) return {};
-    std::vector<ArrayBuilder> cols(17);
+    std::vector<ArrayBuilder> cols(18);
     for (const core::OutboxRow& row : rows) {
       cols[0].Text(row.idempotency_key);
       cols[1].Text(row.key);
@@ -335,6 +355,7 @@ class PgTransaction : public core::StoreTransaction {
       cols[14].Int(store::ToMicros(row.created_at));
       cols[15].Int(store::ToMicros(row.updated_at));
       cols[16].Text(row.group_key);
+      cols[17].Uint(row.tier);
     }
     std::vector<std::string> params;
     params.reserve(cols.size() + 1);
@@ -342,18 +363,19 @@ class PgTransaction : public core::StoreTransaction {
     // A row older than one already sent for its incident and channel goes in superseded.
     static const std::string sql =
         std::string("INSERT INTO outbox (") + kOutboxColumns +
-        ", group_key) SELECT u.idempotency_key, u.key, u.generation, u.version, u.transition, "
+        ", group_key, tier) SELECT u.idempotency_key, u.key, u.generation, u.version, "
+        "u.transition, "
         "u.channel,"
         " u.payload, CASE WHEN EXISTS (SELECT 1 FROM outbox o WHERE o.key = u.key AND"
         " o.channel = u.channel AND o.status = 'sent' AND (o.generation > u.generation OR"
         " (o.generation = u.generation AND o.version > u.version))) THEN 'superseded' ELSE"
         " u.status END, u.attempts, u.next_attempt_at, u.lease_owner, u.lease_expires_at,"
         " u.last_error, u.remote_message_id, u.created_at, u.updated_at,"
-        " NULLIF(u.group_key, '') FROM unnest($1::text[],"
+        " NULLIF(u.group_key, ''), u.tier FROM unnest($1::text[],"
         " $2::text[], $3::bigint[], $4::bigint[], $5::text[], $6::text[], $7::text[],"
         " $8::text[], $9::bigint[], $10::bigint[], $11::text[], $12::bigint[], $13::text[],"
-        " $14::text[], $15::bigint[], $16::bigint[], $17::text[]) AS u(" +
-        kOutboxColumns + ", group_key) ON CONFLICT DO NOTHING";
+        " $14::text[], $15::bigint[], $16::bigint[], $17::text[], $18::bigint[]) AS u(" +
+        kOutboxColumns + ", group_key, tier) ON CONFLICT DO NOTHING";
     auto result = c_.Run(sql, params);
     if (!result) return result.error();
     return {};
@@ -609,7 +631,7 @@ core::Result<std::vector<core::Incident>> PgIncidentStore::ListOpenIncidents(
 
 core::Result<std::vector<core::OutboxRow>> PgIncidentStore::ListOutbox(
     std::optional<core::OutboxStatus> status) {
-  std::string sql = std::string("SELECT ") + kOutboxColumns + " FROM outbox";
+  std::string sql = std::string("SELECT ") + kOutboxColumns + ", tier FROM outbox";
   std::vector<std::string> params;
   if (status) {
     sql += " WHERE status = $1";
@@ -622,6 +644,7 @@ core::Result<std::vector<core::OutboxRow>> PgIncidentStore::ListOutbox(
   for (int i = 0; i < PQntuples(result->get()); ++i) {
     auto row = ReadOutboxRow(result->get(), i);
     if (!row) return row.error();
+    row->tier = static_cast<uint32_t>(UintAt(result->get(), i, 16));
     out.push_back(std::move(*row));
   }
   return out;

@@ -50,6 +50,9 @@ class PgIncidentStore : public core::IncidentStore,
 
   core::Result<std::vector<core::OutboxRow>> ClaimDue(std::string_view owner, core::WallTime now,
                                                       core::Duration lease, size_t limit) override;
+  core::Result<std::vector<std::string>> CancelUnwantedTierRows(
+      std::string_view owner, std::span<const core::OutboxRow> claimed,
+      core::WallTime now) override;
   core::Result<std::vector<core::Status>> RecordOutcomes(
       std::string_view owner, std::span<const core::OutboxOutcome> outcomes,
       core::WallTime now) override;

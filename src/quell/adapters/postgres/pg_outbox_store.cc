@@ -76,14 +76,30 @@ constexpr const char* kOutcomesSql =
 constexpr const char* kTrimSql =
     "DELETE FROM outbox WHERE idempotency_key = ANY(ARRAY(SELECT o.idempotency_key FROM"
     " outbox o WHERE o.status NOT IN ('pending', 'in_flight') AND o.status IN ('sent', 'dead',"
-    " 'dropped', 'shadow', 'superseded', 'folded', 'silenced', 'grouped', 'muted', 'inhibited') AND"
+    " 'dropped', 'shadow', 'superseded', 'folded', 'silenced', 'grouped', 'muted',"
+    " 'cancelled', 'inhibited') AND"
     " o.updated_at < $1 AND NOT EXISTS (SELECT 1 FROM incidents i WHERE i.key = o.key AND"
     " i.generation = o.generation AND i.status = 'open') AND (o.status <> 'grouped' OR"
     " (o.group_row IS NOT NULL AND NOT EXISTS (SELECT 1 FROM outbox g WHERE"
     " g.idempotency_key = o.group_row)))"
     " ORDER BY o.updated_at LIMIT $2 FOR UPDATE SKIP LOCKED)) AND status IN ('sent', 'dead',"
-    " 'dropped', 'shadow', 'superseded', 'folded', 'silenced', 'grouped', 'muted', 'inhibited') AND"
+    " 'dropped', 'shadow', 'superseded', 'folded', 'silenced', 'grouped', 'muted',"
+    " 'cancelled', 'inhibited') AND"
     " updated_at < $1";
+
+// A claimed escalation row that is no longer wanted (see OutboxStore::CancelUnwantedTierRows).
+// The incidents are read FOR SHARE: an ack committing meanwhile is waited for and seen, so a
+// tier is either checked before the ack or cancelled by it.
+constexpr const char* kCancelTierRowsSql =
+    "WITH wanted AS (SELECT i.key, i.generation FROM incidents i WHERE i.key = ANY($1::text[])"
+    " AND i.status = 'open' AND i.acked_at IS NULL FOR SHARE)"
+    " UPDATE outbox o SET status = 'cancelled', lease_owner = '', lease_expires_at = NULL,"
+    " updated_at = $3 WHERE o.idempotency_key = ANY($4::text[]) AND o.lease_owner = $2 AND"
+    " o.status = 'in_flight' AND o.tier > 0 AND ((o.transition = 'open' AND NOT EXISTS"
+    " (SELECT 1 FROM wanted w WHERE w.key = o.key AND w.generation = o.generation)) OR"
+    " (o.transition <> 'open' AND NOT EXISTS (SELECT 1 FROM outbox s WHERE s.key = o.key AND"
+    " s.channel = o.channel AND s.generation = o.generation AND s.transition = 'open' AND"
+    " s.status = 'sent'))) RETURNING o.idempotency_key";
 
 // A notice row is new and pending, never leased: nothing of its (key, channel) was sent after
 // it, and a twin from another dispatcher is skipped by its idempotency key.
@@ -108,7 +124,7 @@ core::Result<std::vector<core::OutboxRow>> PgIncidentStore::ClaimDue(std::string
       "u.idempotency_key, u.key, u.generation, u.version, u.transition, u.channel, u.payload,"
       " u.status, u.attempts, u.next_attempt_at, u.lease_owner, u.lease_expires_at,"
       " u.last_error, u.remote_message_id, u.created_at, u.updated_at, u.claims,"
-      " u.throttled_since";
+      " u.throttled_since, u.tier";
   auto result =
       connection_->Run(sql, {std::string(owner), std::to_string(store::ToMicros(now)),
                              std::to_string(store::ToMicros(now + lease)), std::to_string(limit)});
@@ -119,6 +135,7 @@ core::Result<std::vector<core::OutboxRow>> PgIncidentStore::ClaimDue(std::string
     if (!row) return row.error();
     row->claims = static_cast<uint32_t>(UintAt(r, i, 16));
     row->throttled_since = TimeAt(r, i, 17);
+    row->tier = static_cast<uint32_t>(UintAt(r, i, 18));
     out.push_back(std::move(*row));
   }
   // RETURNING yields rows in no particular order; byte order, as the claim's ORDER BY.
@@ -127,6 +144,28 @@ core::Result<std::vector<core::OutboxRow>> PgIncidentStore::ClaimDue(std::string
            std::tie(b.key, b.channel, b.generation, b.version);
   });
   return out;
+}
+
+core::Result<std::vector<std::string>> PgIncidentStore::CancelUnwantedTierRows(
+    std::string_view owner, std::span<const core::OutboxRow> claimed, core::WallTime now) {
+  std::vector<std::string> cancelled;
+  ArrayBuilder keys;
+  ArrayBuilder rows;
+  for (const core::OutboxRow& row : claimed) {
+    if (row.tier == 0) continue;
+    keys.Text(row.key);
+    rows.Text(row.idempotency_key);
+  }
+  // One statement: its own transaction.
+  auto result = connection_->Run(
+      kCancelTierRowsSql,
+      {keys.Finish(), std::string(owner), std::to_string(store::ToMicros(now)), rows.Finish()});
+  if (!result) return result.error();
+  cancelled.reserve(static_cast<size_t>(PQntuples(result->get())));
+  for (int i = 0; i < PQntuples(result->get()); ++i) {
+    cancelled.push_back(TextAt(result->get(), i, 0));
+  }
+  return cancelled;
 }
 
 core::Result<std::vector<Status>> PgIncidentStore::RecordOutcomes(

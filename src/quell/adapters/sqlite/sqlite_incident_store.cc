@@ -140,7 +140,7 @@ struct SqliteIncidentStore::Statements {
   Stmt list_incidents, find_incident, list_open, list_outbox, list_outbox_status;
   Stmt find_outbox, mark_sent, supersede, get_mark;
   Stmt record_key_group, prune_key_groups, decisions_since, key_groups_since;
-  Stmt never_live, inhibited_rows, open_of;
+  Stmt never_live, inhibited_rows, open_of, cancel_tier_opens;
 };
 
 // One BEGIN IMMEDIATE transaction: it holds the database's write lock from the start, so no
@@ -277,6 +277,20 @@ class SqliteTransaction : public core::StoreTransaction {
     return out;
   }
 
+  core::Result<uint64_t> CancelTierOpens(
+      std::span<const std::pair<std::string, uint64_t>> generations, core::WallTime now) override {
+    uint64_t cancelled = 0;
+    for (const auto& [key, generation] : generations) {
+      Stmt& s = s_.cancel_tier_opens;
+      s.BindText(1, key);
+      s.BindUint(2, generation);
+      s.BindInt(3, store::ToMicros(now));
+      if (auto run = s.Run(); !run) return run.error();
+      cancelled += static_cast<uint64_t>(sqlite3_changes(store_.db_));
+    }
+    return cancelled;
+  }
+
   Status InsertOutbox(std::span<const core::OutboxRow> rows) override {
     for (const core::OutboxRow& row : rows) {
       Stmt& n = s_.newer_sent;
@@ -307,6 +321,7 @@ class SqliteTransaction : public core::StoreTransaction {
       s.BindInt(15, store::ToMicros(row.created_at));
       s.BindInt(16, store::ToMicros(row.updated_at));
       s.BindTextOrNull(17, row.group_key);
+      s.BindUint(18, row.tier);
       if (auto run = s.Run(); !run) return run;
     }
     return {};
@@ -474,12 +489,12 @@ core::Result<std::unique_ptr<SqliteIncidentStore>> SqliteIncidentStore::Open(
        "SELECT 1 FROM outbox WHERE key = ?1 AND channel = ?2 AND status = 'sent' AND"
        " (generation > ?3 OR (generation = ?3 AND version > ?4)) LIMIT 1"},
       {&s.insert_outbox, "INSERT INTO outbox (" + ocols +
-                             ", group_key) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+                             ", group_key, tier) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
                              " ON CONFLICT DO NOTHING"},
       // The outbox's unique (key, channel, generation, version) index serves it, by key.
       {&s.never_live,
        "SELECT channel FROM outbox WHERE key = ?1 AND generation = ?2 GROUP BY channel"
-       " HAVING min(status IN ('shadow', 'muted', 'inhibited')) = 1"
+       " HAVING min(status IN ('shadow', 'muted', 'cancelled', 'inhibited')) = 1"
        " ORDER BY channel"},
       {&s.inhibited_rows,
        "SELECT channel, last_error FROM outbox WHERE key = ?1 AND generation = ?2"
@@ -487,6 +502,9 @@ core::Result<std::unique_ptr<SqliteIncidentStore>> SqliteIncidentStore::Open(
       {&s.open_of, "SELECT " + cols +
                        " FROM incidents INDEXED BY incidents_open WHERE condition = ?1 AND"
                        " status = 'open' ORDER BY key"},
+      {&s.cancel_tier_opens,
+       "UPDATE outbox SET status = 'cancelled', updated_at = ?3 WHERE key = ?1 AND"
+       " generation = ?2 AND tier > 0 AND transition = 'open' AND status = 'pending'"},
       {&s.insert_poll,
        "INSERT INTO polls (poll_id, applied_at, observations, changed, outbox_rows, n_notify,"
        " n_update_only, n_wait_for_health, n_resolve, n_ignore, n_unknown, n_stale)"
@@ -509,9 +527,9 @@ core::Result<std::unique_ptr<SqliteIncidentStore>> SqliteIncidentStore::Open(
                          " FROM incidents INDEXED BY incidents_pending WHERE condition = ?1 AND"
                          " unhealthy_streak > 0 AND held = 0 AND status <> 'open' ORDER BY key"},
       {&s.list_outbox,
-       "SELECT " + ocols + " FROM outbox ORDER BY key, channel, generation, version"},
+       "SELECT " + ocols + ", tier FROM outbox ORDER BY key, channel, generation, version"},
       {&s.list_outbox_status, "SELECT " + ocols +
-                                  " FROM outbox WHERE status = ?"
+                                  ", tier FROM outbox WHERE status = ?"
                                   " ORDER BY key, channel, generation, version"},
       {&s.find_outbox,
        "SELECT key, channel, generation, version FROM outbox WHERE idempotency_key = ?"},
@@ -667,6 +685,7 @@ core::Result<std::vector<core::OutboxRow>> SqliteIncidentStore::ListOutbox(
       s.Reset();
       return parsed.error();
     }
+    parsed->tier = static_cast<uint32_t>(s.Uint(16));
     out.push_back(std::move(*parsed));
   }
   s.Reset();

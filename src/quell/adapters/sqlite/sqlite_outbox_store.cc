@@ -37,7 +37,20 @@ constexpr const char* kClaimSql =
     " (n.generation = o.generation AND n.version > o.version)))"
     " ORDER BY o.key, o.channel, o.generation, o.version LIMIT ?4) RETURNING ";
 // After kOutboxColumns in the claim's RETURNING.
-constexpr const char* kClaimExtraColumns = ", claims, throttled_since";
+constexpr const char* kClaimExtraColumns = ", claims, throttled_since, tier";
+
+// A claimed escalation row that is no longer wanted (see OutboxStore::CancelUnwantedTierRows):
+// an open whose incident generation is no longer open or was acked, a follow-up whose
+// channel never had the generation's open sent.
+constexpr const char* kCancelTierRowSql =
+    "UPDATE outbox SET status = 'cancelled', lease_owner = '', lease_expires_at = NULL,"
+    " updated_at = ?3 WHERE idempotency_key = ?1 AND lease_owner = ?2 AND status = 'in_flight'"
+    " AND tier > 0 AND ((transition = 'open' AND NOT EXISTS (SELECT 1 FROM incidents i WHERE"
+    " i.key = outbox.key AND i.generation = outbox.generation AND i.status = 'open' AND"
+    " i.acked_at IS NULL)) OR (transition <> 'open' AND NOT EXISTS (SELECT 1 FROM outbox s"
+    " WHERE s.key = outbox.key AND s.channel = outbox.channel AND"
+    " s.generation = outbox.generation AND s.transition = 'open' AND s.status = 'sent')))"
+    " RETURNING idempotency_key";
 
 // Each outcome applies only while `owner` still holds the lease (?2): a row that went back to
 // in_flight under another owner, or was recorded already, changes nothing. ?8 is the attempt
@@ -61,7 +74,8 @@ constexpr const char* kOutcomeSql =
 constexpr const char* kTrimSql =
     "DELETE FROM outbox WHERE rowid IN (SELECT o.rowid FROM outbox o INDEXED BY outbox_done"
     " WHERE o.status NOT IN ('pending', 'in_flight') AND o.status IN ('sent', 'dead',"
-    " 'dropped', 'shadow', 'superseded', 'folded', 'silenced', 'grouped', 'muted', 'inhibited') AND"
+    " 'dropped', 'shadow', 'superseded', 'folded', 'silenced', 'grouped', 'muted',"
+    " 'cancelled', 'inhibited') AND"
     " o.updated_at < ?1 AND NOT EXISTS (SELECT 1 FROM incidents i WHERE i.key = o.key AND"
     " i.generation = o.generation AND i.status = 'open') AND (o.status <> 'grouped' OR"
     " (o.group_row IS NOT NULL AND NOT EXISTS (SELECT 1 FROM outbox g WHERE"
@@ -144,7 +158,7 @@ struct SqliteIncidentStore::OutboxStatements {
   Stmt begin, commit, rollback, claim, outcome, supersede, sent_times, thread, folded;
   Stmt insert_notice, dead_rows, trim;
   Stmt waiting_groups, group_waiting, group_state, group_mark, group_open, group_upsert;
-  Stmt group_members;
+  Stmt group_members, cancel_tier_row;
 };
 
 void SqliteIncidentStore::OutboxStatementsDeleter::operator()(OutboxStatements* s) const {
@@ -186,6 +200,7 @@ Status SqliteIncidentStore::PrepareOutbox() {
       {&s.group_mark, kGroupMarkSql},
       {&s.group_open, kGroupOpenSql},
       {&s.group_upsert, kGroupUpsertSql},
+      {&s.cancel_tier_row, kCancelTierRowSql},
       {&s.group_members, std::string("SELECT ") + kOutboxColumns +
                              " FROM outbox INDEXED BY outbox_members WHERE group_row = ?1"
                              " ORDER BY created_at, key"},
@@ -218,6 +233,7 @@ core::Result<std::vector<core::OutboxRow>> SqliteIncidentStore::ClaimDue(std::st
     }
     parsed->claims = static_cast<uint32_t>(s.Uint(16));
     parsed->throttled_since = s.Time(17);
+    parsed->tier = static_cast<uint32_t>(s.Uint(18));
     out.push_back(std::move(*parsed));
   }
   s.Reset();
@@ -284,6 +300,32 @@ core::Result<std::vector<Status>> SqliteIncidentStore::RecordOutcomes(
   }
   if (auto status = s.commit.Run(); !status) return fail(status.error());
   return statuses;
+}
+
+core::Result<std::vector<std::string>> SqliteIncidentStore::CancelUnwantedTierRows(
+    std::string_view owner, std::span<const core::OutboxRow> claimed, core::WallTime now) {
+  OutboxStatements& s = *outbox_;
+  std::vector<std::string> cancelled;
+  if (auto status = s.begin.Run(); !status) return status.error();
+  for (const core::OutboxRow& row : claimed) {
+    if (row.tier == 0) continue;
+    Stmt& u = s.cancel_tier_row;
+    u.BindText(1, row.idempotency_key);
+    u.BindText(2, owner);
+    u.BindInt(3, store::ToMicros(now));
+    auto step = u.Step();
+    if (!step) {
+      (void)s.rollback.Run();
+      return step.error();
+    }
+    if (*step) cancelled.push_back(u.Text(0));
+    u.Reset();
+  }
+  if (auto status = s.commit.Run(); !status) {
+    (void)s.rollback.Run();
+    return status.error();
+  }
+  return cancelled;
 }
 
 core::Result<std::vector<core::WallTime>> SqliteIncidentStore::SentTimes(std::string_view channel,

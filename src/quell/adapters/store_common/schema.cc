@@ -146,7 +146,11 @@ namespace {
   " channel TEXT NOT NULL, group_key TEXT NOT NULL, last_sequence BIGINT NOT NULL,"            \
   " last_message_at BIGINT NOT NULL, PRIMARY KEY (channel, group_key))" KEYED_TABLE ";"
 
-constexpr std::array<Migration, 10> kMigrations = {{
+// Escalation tiers (core/conditions/escalation.h): the tier an outbox row belongs to, 0 for
+// an ordinary row. The cancel on ack finds a generation's rows by the unique index's key prefix.
+#define QUELL_SCHEMA_V11 "ALTER TABLE outbox ADD COLUMN tier BIGINT NOT NULL DEFAULT 0;"
+
+constexpr std::array<Migration, 11> kMigrations = {{
     {1, "incidents, decision log, polls and outbox", QUELL_SCHEMA_V1(" WITHOUT ROWID"),
      QUELL_SCHEMA_V1("")},
     {2, "open-incident index and source marks", QUELL_SCHEMA_V2(" WITHOUT ROWID", ""),
@@ -165,8 +169,10 @@ constexpr std::array<Migration, 10> kMigrations = {{
      QUELL_SCHEMA_V9(" COLLATE \"C\"")},
     {10, "grouped notifications", QUELL_SCHEMA_V10(" WITHOUT ROWID", ""),
      QUELL_SCHEMA_V10("", " COLLATE \"C\"")},
+    {11, "escalation tiers", QUELL_SCHEMA_V11, QUELL_SCHEMA_V11},
 }};
 
+#undef QUELL_SCHEMA_V11
 #undef QUELL_SCHEMA_V10
 #undef QUELL_SCHEMA_V9
 

@@ -94,6 +94,7 @@ std::string OutboxJson(const core::OutboxRow& row) {
   Num(out, "version", row.version);
   Str(out, "transition", core::TransitionName(row.transition));
   Str(out, "channel", row.channel);
+  Num(out, "tier", row.tier);
   Str(out, "status", core::OutboxStatusName(row.status));
   Num(out, "attempts", row.attempts);
   Time(out, "next_attempt_at", row.next_attempt_at);

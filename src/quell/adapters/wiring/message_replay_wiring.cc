@@ -85,6 +85,7 @@ core::Status RunMessageReplay(const config::Config& config, app::ReplayInput& in
   app::MessageReplayOptions options;
   options.defaults.policy = config.defaults.policy;
   options.defaults.channels = config.defaults.channels;
+  options.defaults.escalation = config.defaults.escalation;
   options.defaults.routes = config.defaults.routes;
   options.defaults.severity_of = SeverityFromConfig(config);
   options.defaults.shadow = config.defaults.shadow;

@@ -12,7 +12,17 @@ app::RouteLookup RoutesFromConfig(const config::Config& config) {
   // A condition with `route:` picks channels per incident: left out, so a resolve by hand
   // goes to the channels that carried the incident's rows.
   auto add = [&routes](const core::ConditionCommon& common) {
-    if (common.routes.empty()) routes[common.name] = app::Route{common.channels, common.shadow};
+    if (!common.routes.empty()) return;
+    // With escalation, every tier: the resolve reaches those whose open was live (see
+    // app::CancelUnwantedFollowUps), no others.
+    std::vector<std::string> channels = common.channels;
+    if (!common.escalation.empty()) {
+      channels.clear();
+      for (const core::EscalationTier& tier : common.escalation) {
+        channels.insert(channels.end(), tier.channels.begin(), tier.channels.end());
+      }
+    }
+    routes[common.name] = app::Route{std::move(channels), common.shadow};
   };
   for (const auto& condition : config.error_conditions) add(condition.common);
   for (const auto& entry : config.metric_conditions) add(entry.condition.common);

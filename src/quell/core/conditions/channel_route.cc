@@ -2,8 +2,8 @@
 
 namespace quell::core {
 
-const std::vector<std::string>* PickRoute(const std::vector<ChannelRoute>& routes,
-                                          const Labels& labels, std::string_view severity) {
+const ChannelRoute* MatchRoute(const std::vector<ChannelRoute>& routes, const Labels& labels,
+                               std::string_view severity) {
   for (const ChannelRoute& route : routes) {
     bool matches = true;
     for (const auto& [name, value] : route.match) {
@@ -14,9 +14,15 @@ const std::vector<std::string>* PickRoute(const std::vector<ChannelRoute>& route
         break;
       }
     }
-    if (matches) return &route.channels;
+    if (matches) return &route;
   }
   return nullptr;
+}
+
+const std::vector<std::string>* PickRoute(const std::vector<ChannelRoute>& routes,
+                                          const Labels& labels, std::string_view severity) {
+  const ChannelRoute* route = MatchRoute(routes, labels, severity);
+  return route != nullptr ? &route->channels : nullptr;
 }
 
 bool RoutesReadSeverity(const std::vector<ChannelRoute>& routes) {

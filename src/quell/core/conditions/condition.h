@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "quell/core/conditions/channel_route.h"
+#include "quell/core/conditions/escalation.h"
 #include "quell/core/conditions/inhibition.h"
 #include "quell/core/engine/policy.h"
 #include "quell/core/text/time.h"
@@ -18,6 +19,8 @@ struct ConditionCommon {
   Policy policy;
   Duration interval = std::chrono::minutes{1};
   std::vector<std::string> channels = {"default"};
+  // `escalation:` tiers instead of `channels` (empty: the flat `channels:` apply).
+  std::vector<EscalationTier> escalation;
   // `route:`: per incident, the channels of the first matching route; `channels` when none
   // matches (or there are none).
   std::vector<ChannelRoute> routes;

@@ -93,10 +93,16 @@ class StoreTransaction {
   // A row older than a sent row of the same incident and channel is stored as superseded.
   virtual Status InsertOutbox(std::span<const OutboxRow> rows) = 0;
 
+  // Cancels the escalation opens (tier >= 1) still pending of the generations (key,
+  // generation) given, stamped `now`; returns how many. Run in an ack's or a resolve's
+  // transaction, so a tier not yet paged is never paged after it.
+  virtual Result<uint64_t> CancelTierOpens(
+      std::span<const std::pair<std::string, uint64_t>> generations, WallTime now) = 0;
+
   // Of the incident generations (key, generation) given, the channels on which every outbox
-  // row of that generation is a shadow, muted or inhibited row (so its open was never sent live
-  // there), in (key, channel) order. Read when a condition leaves shadow mode, a maintenance
-  // window closes or an inhibitor lets go, to announce those opens late.
+  // row of that generation is a shadow, muted, cancelled or inhibited row (so its open was never
+  // sent live there), in (key, channel) order. Read when a condition leaves shadow mode, a
+  // maintenance window closes or an inhibitor lets go, to announce those opens late.
   virtual Result<std::vector<GenerationChannel>> NeverLiveChannels(
       std::span<const std::pair<std::string, uint64_t>> generations) = 0;
 

@@ -7,9 +7,9 @@
 namespace quell::core {
 namespace {
 
-constexpr std::array<const char*, 12> kStatusNames = {
+constexpr std::array<const char*, 13> kStatusNames = {
     "pending", "in_flight", "sent",    "dead",    "shadow", "superseded",
-    "folded",  "silenced",  "dropped", "grouped", "muted",  "inhibited"};
+    "folded",  "silenced",  "dropped", "grouped", "muted",  "cancelled", "inhibited"};
 
 void AppendPart(std::string& out, std::string_view part) {
   // Length-prefixed, so no choice of key or channel can make two tuples encode alike.
@@ -32,7 +32,7 @@ Result<OutboxStatus> ParseOutboxStatus(std::string_view name) {
   return MakeError(ErrorCode::kInvalidArgument,
                    "unknown outbox status \"" + std::string(name) +
                        "\" (want pending, in_flight, sent, dead, shadow, superseded, folded, "
-                       "silenced, dropped, grouped, muted or inhibited)");
+                       "silenced, dropped, grouped, muted, cancelled or inhibited)");
 }
 
 Result<TransitionKind> ParseTransitionName(std::string_view name) {

@@ -22,8 +22,10 @@ namespace quell::core {
 // own, they wait (group_row empty) until their group's next message takes them in one
 // transaction with the group row, and are listed in it. muted rows were written while a
 // recurring maintenance window covered their incident: never sent; an incident still open when
-// the window ends has its open sent then (see app::PollApplier). inhibited rows were written
-// while an open incident of a condition named in `inhibited_by` held their incident
+// the window ends has its open sent then (see app::PollApplier). cancelled rows were never
+// wanted any more: an escalation tier's open whose incident was acked or resolved before it was
+// sent, or a follow-up (renotify, resolve) for a channel that never got the open. inhibited rows
+// were written while an open incident of a condition named in `inhibited_by` held their incident
 // (core/conditions/inhibition.h); last_error names it ("held behind KEY"). Never sent; an
 // incident still open when nothing holds it any more has its open sent then.
 enum class OutboxStatus : uint8_t {
@@ -38,6 +40,7 @@ enum class OutboxStatus : uint8_t {
   kDropped,
   kGrouped,
   kMuted,
+  kCancelled,
   kInhibited
 };
 
@@ -75,6 +78,9 @@ struct OutboxRow {
   // took them, that message's idempotency key. Read by the group queries only.
   std::string group_key;
   std::string group_row;
+  // The escalation tier the row belongs to (core::TierTarget): 0 for an ordinary row; k >= 1
+  // for the k-th tier of an escalation, whose open the dispatcher checks again before sending.
+  uint32_t tier = 0;
 };
 
 // "q1-" + 32 hex digits (128 bits) of SHA-256 over an unambiguous encoding of the four parts.

@@ -57,6 +57,14 @@ class OutboxStore {
   virtual Result<std::vector<OutboxRow>> ClaimDue(std::string_view owner, WallTime now,
                                                   Duration lease, size_t limit) = 0;
 
+  // Checks the escalation rows (tier >= 1) among `claimed` again, in one transaction, just
+  // before they are sent, and cancels (status cancelled, lease cleared) those `owner` still
+  // holds that are no longer wanted: an open whose incident is no longer open in that
+  // generation or was acked, a renotify or resolve whose channel never had that generation's
+  // open sent. Returns the idempotency keys cancelled; the rest are to be sent.
+  virtual Result<std::vector<std::string>> CancelUnwantedTierRows(
+      std::string_view owner, std::span<const OutboxRow> claimed, WallTime now) = 0;
+
   // Records what became of leased rows, all in one transaction (one commit for a whole batch
   // of sends): kSent as IncidentStore::MarkSent (remote id kept, older siblings superseded),
   // kReschedule back to pending at next_attempt_at keeping the error, kDead with the error

@@ -1,0 +1,145 @@
+// Escalation tiers through `quell run`: quell-sim in process, the daemon as a child process on a
+// real SQLite file, a loopback chat webhook (tier 1, at once) and a PagerDuty Events API stand-in
+// (tier 2, after 2s). Unacknowledged, the pager is paged and hears the resolve; acknowledged
+// from the command line before the delay, the pager hears nothing at all.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "child_process.h"
+#include "daemon_probe.h"
+#include "pagerduty_receiver.h"
+#include "quell/sim/scenario.h"
+#include "quell/sim/server.h"
+#include "run_process.h"
+#include "webhook_receiver.h"
+
+namespace quell {
+namespace {
+
+using nlohmann::json;
+using std::chrono::seconds;
+using testing::Child;
+using testing::SetEnv;
+using testing::WaitFor;
+
+constexpr const char* kHookSecret = "whsec-escalation-e2e-3a7c";
+constexpr const char* kPdKey = "R0UT1NGKEYESCALATIONE2E000000000";
+
+class RunEscalationTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("quell-escalation-" +
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    sim::SimOptions options;
+    options.scenario = json{{"groups", json::array({{{"id", "grp_1"},
+                                                     {"title", "Checkout failed"},
+                                                     {"tags", {{"tenant", "t1"}}},
+                                                     {"events", 3}}})}};
+    sim_ = std::make_unique<sim::SimServer>(std::move(options));
+    auto port = sim_->Start();
+    ASSERT_TRUE(port.ok()) << port.error().message;
+    SetEnv("INFRAI_BASE_URL", "http://127.0.0.1:" + std::to_string(*port));
+    SetEnv("INFRAI_API_KEY", "ifr_pk_proj_escalate_0123456789ab");
+    SetEnv("HOOK_SECRET", kHookSecret);
+    SetEnv("PD_KEY", kPdKey);
+    config_ = (dir_ / "quell.yaml").string();
+    log_ = dir_ / "run.log";
+  }
+  void TearDown() override {
+    if (sim_) sim_->Stop();
+    std::filesystem::remove_all(dir_);
+  }
+
+  void WriteConfig() {
+    std::ofstream(config_)
+        << "store: sqlite:" << (dir_ / "quell.db").string() << "\n"
+        << "infrai:\n  base_url: ${INFRAI_BASE_URL}\n  retry: {max_attempts: 1}\n"
+        << "defaults:\n  healthy_polls_to_close: 1\n  cooldown: 1h\n"
+        << "  escalation:\n    - {after: 0s, channels: [chat]}\n"
+        << "    - {after: 2s, channels: [pager]}\n"
+        << "conditions:\n"
+        << "  - {name: checkout-errors, type: error_groups, interval: 1s}\n"
+        << "channels:\n"
+        << "  - name: chat\n    type: webhook\n    url: \"" << hook_.Url() << "\"\n"
+        << "    secret_env: HOOK_SECRET\n"
+        << "  - name: pager\n    type: pagerduty\n    url: \"" << pagerduty_.BaseUrl() << "\"\n"
+        << "    routing_key_env: PD_KEY\n"
+        << "dispatch: {lease: 2s, idle_interval: 100ms}\n"
+        << "log: {format: json, level: info}\n"
+        << "http: {listen: \"127.0.0.1:0\"}\n";
+  }
+
+  // The chat's delivered transitions, in order.
+  std::vector<json> Chat() const {
+    std::vector<json> out;
+    for (const auto& request : hook_.Requests()) {
+      if (request.authorized) out.push_back(json::parse(request.body));
+    }
+    return out;
+  }
+  void ResolveUpstream() {
+    const std::lock_guard lock(sim_->state().mu);
+    ASSERT_TRUE(sim::ApplyAction(sim_->state(), json{{"op", "resolve"}, {"group", "grp_1"}}).ok());
+  }
+  size_t Cycles() const { return testing::Events(log_, "poll.cycle_end").size(); }
+
+  testing::WebhookReceiver hook_{kHookSecret};
+  testing::PagerDutyReceiver pagerduty_{kPdKey};
+  std::filesystem::path dir_;
+  std::string config_;
+  std::filesystem::path log_;
+  std::unique_ptr<sim::SimServer> sim_;
+};
+
+TEST_F(RunEscalationTest, AnUnacknowledgedOpenPagesTheSecondTierThenBothHearTheResolve) {
+  WriteConfig();
+  Child run({QUELL_BINARY, "run", "-c", config_}, log_);
+  ASSERT_TRUE(run.running());
+  ASSERT_TRUE(WaitFor([&] { return pagerduty_.Events().size() >= 1; }, seconds(30)))
+      << testing::ReadFile(log_);
+  ASSERT_EQ(Chat().size(), 1U);
+  EXPECT_EQ(Chat()[0]["transition"], "open");
+  EXPECT_EQ(pagerduty_.Events()[0].event_action, "trigger");
+  ResolveUpstream();
+  ASSERT_TRUE(
+      WaitFor([&] { return pagerduty_.Events().size() >= 2 && Chat().size() >= 2; }, seconds(30)))
+      << testing::ReadFile(log_);
+  EXPECT_EQ(run.Signal(SIGTERM), 0) << testing::ReadFile(log_);
+  EXPECT_EQ(Chat()[1]["transition"], "resolve");
+  EXPECT_EQ(pagerduty_.Events()[1].event_action, "resolve");
+}
+
+TEST_F(RunEscalationTest, AnAckBeforeTheDelayLeavesThePagerSilentThroughTheResolve) {
+  WriteConfig();
+  Child run({QUELL_BINARY, "run", "-c", config_}, log_);
+  ASSERT_TRUE(run.running());
+  ASSERT_TRUE(WaitFor([&] { return !Chat().empty(); }, seconds(30))) << testing::ReadFile(log_);
+  const std::string key = Chat()[0]["key"];
+  const testing::ProcessResult acked =
+      testing::RunProcess({QUELL_BINARY, "incidents", "ack", key, "--by", "ana", "-c", config_});
+  ASSERT_EQ(acked.exit_code, 0) << acked.err;
+  // Well past the pager's delay (1s polls), then the recovery.
+  const size_t cycles = Cycles();
+  ASSERT_TRUE(WaitFor([&] { return Cycles() >= cycles + 5; }, seconds(30)));
+  ResolveUpstream();
+  ASSERT_TRUE(WaitFor([&] { return Chat().size() >= 2; }, seconds(30))) << testing::ReadFile(log_);
+  const size_t after = Cycles();
+  ASSERT_TRUE(WaitFor([&] { return Cycles() >= after + 2; }, seconds(30)));
+  EXPECT_EQ(run.Signal(SIGTERM), 0) << testing::ReadFile(log_);
+  EXPECT_EQ(Chat()[1]["transition"], "resolve");
+  EXPECT_TRUE(pagerduty_.Events().empty()) << testing::ReadFile(log_);
+}
+
+}  // namespace
+}  // namespace quell
