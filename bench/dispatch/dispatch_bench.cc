@@ -101,6 +101,11 @@ class TimedStore : public core::OutboxStore {
     spent_.claim += Steady::now() - t0;
     return r;
   }
+  core::Result<std::vector<std::string>> CancelUnwantedTierRows(
+      std::string_view owner, std::span<const core::OutboxRow> claimed,
+      core::WallTime now) override {
+    return inner_.CancelUnwantedTierRows(owner, claimed, now);
+  }
   core::Result<std::vector<core::Status>> RecordOutcomes(
       std::string_view owner, std::span<const core::OutboxOutcome> outcomes,
       core::WallTime now) override {

@@ -8,8 +8,8 @@ namespace quell::core {
 namespace {
 
 constexpr std::array<const char*, 13> kStatusNames = {
-    "pending", "in_flight", "sent",    "dead",    "shadow", "superseded",
-    "folded",  "silenced",  "dropped", "grouped", "muted",  "cancelled", "inhibited"};
+    "pending",  "in_flight", "sent",    "dead",  "shadow",    "superseded", "folded",
+    "silenced", "dropped",   "grouped", "muted", "cancelled", "inhibited"};
 
 void AppendPart(std::string& out, std::string_view part) {
   // Length-prefixed, so no choice of key or channel can make two tuples encode alike.
