@@ -5,6 +5,7 @@
 #include <string>
 
 #include "quell/core/ports/incident_store.h"
+#include "quell/core/ports/lease_store.h"
 #include "quell/core/ports/operator_store.h"
 #include "quell/core/ports/outbox_store.h"
 #include "quell/core/ports/shadow_report_store.h"
@@ -24,7 +25,8 @@ namespace quell::postgres {
 class PgIncidentStore : public core::IncidentStore,
                         public core::OutboxStore,
                         public core::OperatorStore,
-                        public core::ShadowReportStore {
+                        public core::ShadowReportStore,
+                        public core::LeaseStore {
  public:
   // Connects to `url` (postgresql://...) and applies missing migrations under an advisory
   // lock, so workers starting together migrate once. kUnavailable names host and port (never
@@ -94,6 +96,15 @@ class PgIncidentStore : public core::IncidentStore,
                                                           size_t limit) override;
 
   class Connection;
+
+  core::Result<core::LeaseClaim> Acquire(std::string_view name, std::string_view holder,
+                                         core::WallTime now, core::Duration ttl) override;
+  core::Status Release(std::string_view name, std::string_view holder, uint64_t token,
+                       core::WallTime now) override;
+  core::Result<std::vector<core::Lease>> ListLeases() override;
+  core::Status SeeInstance(const core::InstanceSeen& instance,
+                           core::WallTime forget_before) override;
+  core::Result<std::vector<core::InstanceSeen>> ListInstances() override;
 
  private:
   explicit PgIncidentStore(std::unique_ptr<Connection> connection);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "quell/core/ports/incident_store.h"
+#include "quell/core/ports/lease_store.h"
 #include "quell/core/ports/operator_store.h"
 #include "quell/core/ports/outbox_store.h"
 #include "quell/core/ports/shadow_report_store.h"
@@ -32,7 +33,8 @@ struct SqliteOptions {
 class SqliteIncidentStore : public core::IncidentStore,
                             public core::OutboxStore,
                             public core::OperatorStore,
-                            public core::ShadowReportStore {
+                            public core::ShadowReportStore,
+                            public core::LeaseStore {
  public:
   // Opens `path` (creating it unless options.create is false) and applies any missing schema
   // migrations. Errors, each one line naming the path: kNotFound (no file, when not creating),
@@ -102,6 +104,14 @@ class SqliteIncidentStore : public core::IncidentStore,
   core::Result<std::vector<core::OutboxRow>> RecentOutbox(std::string_view key,
                                                           size_t limit) override;
 
+  core::Result<core::LeaseClaim> Acquire(std::string_view name, std::string_view holder,
+                                         core::WallTime now, core::Duration ttl) override;
+  core::Status Release(std::string_view name, std::string_view holder, uint64_t token,
+                       core::WallTime now) override;
+  core::Result<std::vector<core::Lease>> ListLeases() override;
+  core::Status SeeInstance(const core::InstanceSeen& instance,
+                           core::WallTime forget_before) override;
+  core::Result<std::vector<core::InstanceSeen>> ListInstances() override;
   struct Statements;        // prepared once, reused by every transaction
   struct OutboxStatements;  // the dispatcher's, in sqlite_outbox_store.cc
   struct OutboxStatementsDeleter {

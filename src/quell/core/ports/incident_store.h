@@ -147,6 +147,18 @@ class StoreTransaction {
   // outbox row of the poll is judged against the same set.
   virtual Result<std::vector<Silence>> LoadActiveSilences(WallTime now) = 0;
 
+  // The fence of a poll taken under a lease (core/ports/lease_store.h): ok when `lease` still
+  // has `token`, and then its polled_at becomes `at`, in this transaction; kConflict ("fenced")
+  // when another holder has taken the lease since, and the caller must roll back. The lease row
+  // stays locked until the transaction ends, so a takeover waits for this commit or this commit
+  // sees the takeover. A store without leases refuses every fenced poll.
+  virtual Status FencePoll(std::string_view lease, uint64_t token, WallTime at) {
+    (void)lease;
+    (void)token;
+    (void)at;
+    return MakeError(ErrorCode::kInternal, "this store keeps no poll leases");
+  }
+
   virtual Status Commit() = 0;
 };
 

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "quell/core/ports/incident_store.h"
+#include "quell/core/ports/lease_store.h"
 #include "quell/core/ports/operator_store.h"
 #include "quell/core/ports/outbox_store.h"
 #include "quell/core/ports/shadow_report_store.h"
@@ -14,9 +15,9 @@ namespace quell::core {
 // A backend that holds every store port on one connection (SqliteIncidentStore,
 // PgIncidentStore).
 template <typename Backend>
-concept StoreBackend =
-    std::derived_from<Backend, IncidentStore> && std::derived_from<Backend, OutboxStore> &&
-    std::derived_from<Backend, OperatorStore> && std::derived_from<Backend, ShadowReportStore>;
+concept StoreBackend = std::derived_from<Backend, IncidentStore> &&
+    std::derived_from<Backend, OutboxStore> && std::derived_from<Backend, OperatorStore> &&
+    std::derived_from<Backend, ShadowReportStore> && std::derived_from<Backend, LeaseStore>;
 
 // One opened store: a single connection that owns its backend and hands out each port by its
 // role, so a caller that needs the outbox asks for it instead of casting. Move-only; the
@@ -28,6 +29,7 @@ class Store {
       : outbox_(backend.get()),
         operators_(backend.get()),
         reports_(backend.get()),
+        leases_(backend.get()),
         incidents_(std::move(backend)) {}
 
   Store(Store&&) noexcept = default;
@@ -44,12 +46,15 @@ class Store {
   OperatorStore& operators() { return *operators_; }
   // The shadow report's reads.
   ShadowReportStore& reports() { return *reports_; }
+  // The lease keeper's port: poll leases and the instances seen.
+  LeaseStore& leases() { return *leases_; }
 
  private:
   // Views into the object incidents_ owns; declared first so they are set before it is moved.
   OutboxStore* outbox_;
   OperatorStore* operators_;
   ShadowReportStore* reports_;
+  LeaseStore* leases_;
   std::unique_ptr<IncidentStore> incidents_;
 };
 
