@@ -15,6 +15,7 @@
 #include "quell/cli/replay_command.h"
 #include "quell/cli/run_command.h"
 #include "quell/cli/shadow_report_command.h"
+#include "quell/cli/status_command.h"
 #include "quell/cli/store_commands.h"
 #include "quell/cli/version.h"
 #include "quell/demo/run_demo.h"
@@ -197,6 +198,20 @@ int main(int argc, char** argv) {
   shadow_cmd->add_option("--format", shadow.format, "table or json")->capture_default_str();
   shadow_cmd->add_option("--top", shadow.top, "Entries per list")->capture_default_str();
 
+  quell::cli::StatusCommandOptions status_options;
+  CLI::App* status_cmd = app.add_subcommand(
+      "status",
+      "Who polls what: each poll group's lease holder, fencing token and expiry, and every "
+      "instance seen on the store");
+  status_cmd->add_option("-c,--config,CONFIG", status_options.config_path,
+                         "A quell.yaml: its store and the poll groups it polls");
+  status_cmd->add_option("--store", status_options.store_url,
+                         "sqlite:PATH or postgresql://... (wins over -c; default: the config's, "
+                         "else sqlite:quell.db)");
+  status_cmd->add_option("--format", status_options.format, "table or json")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -260,6 +275,8 @@ int main(int argc, char** argv) {
   if (auto code = operator_cli.Run(clock, stdout, stderr)) return *code;
   if (run_cmd->parsed()) return quell::cli::RunDaemonCommand(run, clock, stderr);
   if (config_check_cmd->parsed()) return quell::cli::RunConfigCheck(check, clock, stdout);
+  if (status_cmd->parsed())
+    return quell::cli::RunStatus(status_options, clock.Now(), stdout, stderr);
   if (shadow_cmd->parsed()) {
     return quell::cli::RunShadowReport(shadow, clock.Now(), stdout, stderr);
   }

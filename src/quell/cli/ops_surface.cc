@@ -4,6 +4,8 @@
 
 #include "quell/adapters/http_server/callback_routes.h"
 #include "quell/adapters/http_server/operator_routes.h"
+#include "quell/adapters/http_server/status_routes.h"
+#include "quell/adapters/wiring/poll_lease_map.h"
 #include "quell/adapters/wiring/poll_wiring.h"
 #include "quell/adapters/wiring/route_lookup.h"
 #include "quell/adapters/wiring/store_url.h"
@@ -142,6 +144,15 @@ core::Result<int> OpsSurface::Serve() {
       http_server::MaintenanceRoutes(*maintenance_, zones::SystemZoneRules(), *clock_);
   routes.insert(routes.end(), std::make_move_iterator(maintenance.begin()),
                 std::make_move_iterator(maintenance.end()));
+  // The operator store's connection: every non-probe route runs on one worker lane.
+  std::vector<app::OpsRoute> status = http_server::StatusRoutes(
+      [this, expected = wiring::ExpectedPollLeases(config_)]() -> core::Result<app::ClusterStatus> {
+        auto read = app::ReadClusterStatus(operator_store_->leases(), expected, clock_->Now(),
+                                           std::chrono::seconds(15));
+        return read;
+      });
+  routes.insert(routes.end(), std::make_move_iterator(status.begin()),
+                std::make_move_iterator(status.end()));
   if (callback_commands_) {
     http_server::CallbackSettings settings;
     if (!config_.http.ack_link_secret.empty()) {

@@ -9,17 +9,6 @@
 
 namespace quell::http_server {
 
-void MaintenanceListing::Set(std::vector<core::MaintenanceWindow> windows) {
-  auto next = std::make_shared<const std::vector<core::MaintenanceWindow>>(std::move(windows));
-  const std::lock_guard<std::mutex> lock(mu_);
-  windows_ = std::move(next);
-}
-
-std::shared_ptr<const std::vector<core::MaintenanceWindow>> MaintenanceListing::Get() const {
-  const std::lock_guard<std::mutex> lock(mu_);
-  return windows_;
-}
-
 std::vector<app::OpsRoute> MaintenanceRoutes(const MaintenanceListing& listing,
                                              const core::ZoneRules& zones, core::Clock& clock) {
   app::OpsHandler list = [&listing, &zones, &clock](const app::OpsRequest&) {

@@ -1,9 +1,8 @@
 #pragma once
 
-#include <memory>
-#include <mutex>
 #include <vector>
 
+#include "quell/app/latest.h"
 #include "quell/app/ops_request.h"
 #include "quell/core/delivery/maintenance_window.h"
 #include "quell/core/ports/clock.h"
@@ -12,17 +11,8 @@
 namespace quell::http_server {
 
 // The windows GET /v1/maintenance lists: the running config's, replaced at each reload the
-// daemon accepts. Thread-safe.
-class MaintenanceListing {
- public:
-  void Set(std::vector<core::MaintenanceWindow> windows);
-  std::shared_ptr<const std::vector<core::MaintenanceWindow>> Get() const;
-
- private:
-  mutable std::mutex mu_;
-  std::shared_ptr<const std::vector<core::MaintenanceWindow>> windows_ =
-      std::make_shared<const std::vector<core::MaintenanceWindow>>();  // guarded by mu_
-};
+// daemon accepts.
+using MaintenanceListing = app::Latest<std::vector<core::MaintenanceWindow>>;
 
 // The operator's read of the maintenance windows, for the ops server (docs/http.md):
 //   GET /v1/maintenance   {"windows": [window...]}, each as `quell maintenance list` prints it

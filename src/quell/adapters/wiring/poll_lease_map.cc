@@ -1,0 +1,36 @@
+#include "quell/adapters/wiring/poll_lease_map.h"
+
+#include <algorithm>
+#include <string>
+
+#include "quell/app/poll_leases.h"
+
+namespace quell::wiring {
+namespace {
+
+void Add(std::vector<app::ExpectedLease>& out, std::string lease, const std::string& condition) {
+  auto it = std::find_if(out.begin(), out.end(),
+                         [&lease](const app::ExpectedLease& e) { return e.lease == lease; });
+  if (it == out.end()) it = out.insert(out.end(), app::ExpectedLease{std::move(lease), {}});
+  it->conditions.push_back(condition);
+}
+
+}  // namespace
+
+std::vector<app::ExpectedLease> ExpectedPollLeases(const config::Config& config) {
+  std::vector<app::ExpectedLease> out;
+  for (const auto& condition : config.error_conditions) {
+    const auto& common = condition.common;
+    Add(out, app::PollLeaseName(kInfraiErrorsSource, common.interval), common.name);
+  }
+  for (const auto& entry : config.metric_conditions) {
+    const auto& common = entry.condition.common;
+    const std::string_view source = entry.source == config::MetricSourceKind::kInfrai
+                                        ? kInfraiMetricsSource
+                                        : kPrometheusSource;
+    Add(out, app::PollLeaseName(source, common.interval), common.name);
+  }
+  return out;
+}
+
+}  // namespace quell::wiring
