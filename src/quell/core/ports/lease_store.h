@@ -58,8 +58,8 @@ class LeaseStore {
   // (expires_at <= now) or is already `holder`'s (a renewal: the token stays). A new holder gets
   // the stored token + 1. Otherwise held is false and the lease is the current holder's.
   // Atomic across processes: of two instances racing for one lease, one holds it.
-  virtual Result<LeaseClaim> Acquire(std::string_view name, std::string_view holder,
-                                     WallTime now, Duration ttl) = 0;
+  virtual Result<LeaseClaim> Acquire(std::string_view name, std::string_view holder, WallTime now,
+                                     Duration ttl) = 0;
 
   // Gives `name` up when `holder` still holds it with `token`: it expires at `now` and its holder
   // becomes empty (the token stays, so the next holder's is larger), and a standby takes it at
