@@ -64,7 +64,7 @@ core::Result<SqliteIncidentStore::LeaseStatements*> SqliteIncidentStore::LeaseSt
        " VALUES (?,?,?,?,?,?) ON CONFLICT (id) DO UPDATE SET host = excluded.host,"
        " pid = excluded.pid, version = excluded.version, started_at = excluded.started_at,"
        " last_seen_at = excluded.last_seen_at"},
-      {&s.forget, "DELETE FROM instances WHERE last_seen_at < ?"},
+      {&s.forget, "DELETE FROM instances WHERE last_seen_at < ?1 AND id <> ?2"},
       {&s.instances,
        "SELECT id, host, pid, version, started_at, last_seen_at FROM instances ORDER BY id"},
   };
@@ -154,6 +154,7 @@ Status SqliteIncidentStore::SeeInstance(const core::InstanceSeen& instance,
   s.see.BindInt(6, store::ToMicros(instance.last_seen_at));
   if (auto status = s.see.Run(); !status) return fail(status.error());
   s.forget.BindInt(1, store::ToMicros(forget_before));
+  s.forget.BindText(2, instance.id);
   if (auto status = s.forget.Run(); !status) return fail(status.error());
   if (auto status = s.commit.Run(); !status) return fail(status.error());
   return {};
