@@ -122,8 +122,8 @@ TEST_P(LeaseContractTest, ListsLeasesByName) {
   ASSERT_TRUE(leases.ok()) << leases.error().message;
   std::vector<std::string> names;
   for (const core::Lease& l : *leases) names.push_back(l.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"poll/a/1m0s", "poll/a/1m0s/x/shard-2-of-2",
-                                             "poll/b/1m0s"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"poll/a/1m0s", "poll/a/1m0s/x/shard-2-of-2", "poll/b/1m0s"}));
 }
 
 TEST_P(LeaseContractTest, SeesInstancesAndForgetsTheLongGone) {

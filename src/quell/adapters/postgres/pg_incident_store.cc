@@ -466,12 +466,12 @@ class PgTransaction : public core::StoreTransaction {
   Status FencePoll(std::string_view lease, uint64_t token, core::WallTime at) override {
     static const std::string sql =
         "UPDATE poll_leases SET polled_at = $3 WHERE name = $1 AND token = $2";
-    auto result = c_.Run(sql, {std::string(lease), std::to_string(token),
-                               std::to_string(store::ToMicros(at))});
+    auto result = c_.Run(
+        sql, {std::string(lease), std::to_string(token), std::to_string(store::ToMicros(at))});
     if (!result) return result.error();
     if (Affected(result->get()) == 1) return {};
-    auto exists = c_.Run(std::string("SELECT 1 FROM poll_leases WHERE name = $1"),
-                         {std::string(lease)});
+    auto exists =
+        c_.Run(std::string("SELECT 1 FROM poll_leases WHERE name = $1"), {std::string(lease)});
     if (!exists) return exists.error();
     return MakeError(ErrorCode::kConflict,
                      store::FencedMessage(lease, token, PQntuples(exists->get()) > 0));

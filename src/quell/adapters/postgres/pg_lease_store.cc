@@ -47,10 +47,11 @@ core::Result<core::LeaseClaim> AcquireIn(Connection& c, std::string_view name,
     static const std::string insert =
         "INSERT INTO poll_leases (name, holder, token, expires_at, acquired_at, renewed_at)"
         " VALUES ($1, $2, 1, $3, $4, $4) ON CONFLICT (name) DO NOTHING";
-    auto inserted = c.Run(insert, {std::string(name), std::string(holder),
-                                   Micros(now + ttl), Micros(now)});
+    auto inserted =
+        c.Run(insert, {std::string(name), std::string(holder), Micros(now + ttl), Micros(now)});
     if (!inserted) return inserted.error();
-    if (Affected(inserted->get()) == 1) return store::NextLease(std::nullopt, name, holder, now, ttl);
+    if (Affected(inserted->get()) == 1)
+      return store::NextLease(std::nullopt, name, holder, now, ttl);
     current = LockLease(c, name);
     if (!current) return current.error();
   }
@@ -70,8 +71,8 @@ core::Result<core::LeaseClaim> AcquireIn(Connection& c, std::string_view name,
 }  // namespace
 
 core::Result<core::LeaseClaim> PgIncidentStore::Acquire(std::string_view name,
-                                                        std::string_view holder,
-                                                        core::WallTime now, core::Duration ttl) {
+                                                        std::string_view holder, core::WallTime now,
+                                                        core::Duration ttl) {
   Connection& c = *connection_;
   if (auto begun = c.Run("BEGIN"); !begun) return begun.error();
   auto claim = AcquireIn(c, name, holder, now, ttl);

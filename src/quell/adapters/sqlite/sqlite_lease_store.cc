@@ -51,10 +51,11 @@ core::Result<SqliteIncidentStore::LeaseStatements*> SqliteIncidentStore::LeaseSt
       {&s.rollback, "ROLLBACK"},
       {&s.find, "SELECT " + cols + " FROM poll_leases WHERE name = ?"},
       // polled_at is the poll's to write (FencePoll), never the keeper's.
-      {&s.put, "INSERT INTO poll_leases (name, holder, token, expires_at, acquired_at, renewed_at)"
-               " VALUES (?,?,?,?,?,?) ON CONFLICT (name) DO UPDATE SET holder = excluded.holder,"
-               " token = excluded.token, expires_at = excluded.expires_at,"
-               " acquired_at = excluded.acquired_at, renewed_at = excluded.renewed_at"},
+      {&s.put,
+       "INSERT INTO poll_leases (name, holder, token, expires_at, acquired_at, renewed_at)"
+       " VALUES (?,?,?,?,?,?) ON CONFLICT (name) DO UPDATE SET holder = excluded.holder,"
+       " token = excluded.token, expires_at = excluded.expires_at,"
+       " acquired_at = excluded.acquired_at, renewed_at = excluded.renewed_at"},
       {&s.release,
        "UPDATE poll_leases SET holder = '', expires_at = ?4 WHERE name = ?1 AND holder = ?2"
        " AND token = ?3"},
@@ -109,8 +110,8 @@ core::Result<core::LeaseClaim> SqliteIncidentStore::Acquire(std::string_view nam
   return claim;
 }
 
-Status SqliteIncidentStore::Release(std::string_view name, std::string_view holder,
-                                    uint64_t token, core::WallTime now) {
+Status SqliteIncidentStore::Release(std::string_view name, std::string_view holder, uint64_t token,
+                                    core::WallTime now) {
   auto stmts = LeaseStmts();
   if (!stmts) return stmts.error();
   Stmt& s = (*stmts)->release;

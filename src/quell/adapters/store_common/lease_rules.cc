@@ -39,8 +39,8 @@ core::LeaseClaim NextLease(const std::optional<core::Lease>& current, std::strin
 
 std::string FencedMessage(std::string_view lease, uint64_t token, bool exists) {
   if (!exists) return "fenced: lease " + std::string(lease) + " is not held";
-  return "fenced: lease " + std::string(lease) + " was taken over (token " +
-         std::to_string(token) + " is no longer current); this poll commits nothing";
+  return "fenced: lease " + std::string(lease) + " was taken over (token " + std::to_string(token) +
+         " is no longer current); this poll commits nothing";
 }
 
 }  // namespace quell::store

@@ -153,14 +153,14 @@ namespace {
 // Poll leases (core/ports/lease_store.h): one row per poll group, its holder, expiry and the
 // fencing token a poll's commit checks; polled_at is the last poll committed under it, so a new
 // holder keeps the interval. instances is what each lease keeper last wrote of its process.
-#define QUELL_SCHEMA_V12(KEYED_TABLE)                                                      \
-  "CREATE TABLE poll_leases ("                                                             \
-  " name TEXT PRIMARY KEY, holder TEXT NOT NULL, token BIGINT NOT NULL,"                   \
-  " expires_at BIGINT NOT NULL, acquired_at BIGINT NOT NULL, renewed_at BIGINT NOT NULL,"  \
-  " polled_at BIGINT)" KEYED_TABLE                                                         \
-  ";"                                                                                      \
-  "CREATE TABLE instances ("                                                               \
-  " id TEXT PRIMARY KEY, host TEXT NOT NULL, pid BIGINT NOT NULL, version TEXT NOT NULL,"  \
+#define QUELL_SCHEMA_V12(KEYED_TABLE)                                                     \
+  "CREATE TABLE poll_leases ("                                                            \
+  " name TEXT PRIMARY KEY, holder TEXT NOT NULL, token BIGINT NOT NULL,"                  \
+  " expires_at BIGINT NOT NULL, acquired_at BIGINT NOT NULL, renewed_at BIGINT NOT NULL," \
+  " polled_at BIGINT)" KEYED_TABLE                                                        \
+  ";"                                                                                     \
+  "CREATE TABLE instances ("                                                              \
+  " id TEXT PRIMARY KEY, host TEXT NOT NULL, pid BIGINT NOT NULL, version TEXT NOT NULL," \
   " started_at BIGINT NOT NULL, last_seen_at BIGINT NOT NULL)" KEYED_TABLE ";"
 
 constexpr std::array<Migration, 12> kMigrations = {{
