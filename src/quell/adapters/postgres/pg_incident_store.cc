@@ -8,6 +8,7 @@
 
 #include "quell/adapters/postgres/pg_connection.h"
 #include "quell/adapters/store_common/incident_codec.h"
+#include "quell/adapters/store_common/lease_rules.h"
 #include "quell/adapters/store_common/schema.h"
 #include "quell/core/conditions/shadow_report.h"
 
@@ -458,6 +459,22 @@ class PgTransaction : public core::StoreTransaction {
 
   core::Result<std::vector<core::Silence>> LoadActiveSilences(core::WallTime now) override {
     return ReadSilences(c_, now);
+  }
+
+  // The UPDATE locks the lease row until this transaction ends: a takeover's Acquire waits for
+  // this commit, and a takeover committed first makes the token stale here.
+  Status FencePoll(std::string_view lease, uint64_t token, core::WallTime at) override {
+    static const std::string sql =
+        "UPDATE poll_leases SET polled_at = $3 WHERE name = $1 AND token = $2";
+    auto result = c_.Run(
+        sql, {std::string(lease), std::to_string(token), std::to_string(store::ToMicros(at))});
+    if (!result) return result.error();
+    if (Affected(result->get()) == 1) return {};
+    auto exists =
+        c_.Run(std::string("SELECT 1 FROM poll_leases WHERE name = $1"), {std::string(lease)});
+    if (!exists) return exists.error();
+    return MakeError(ErrorCode::kConflict,
+                     store::FencedMessage(lease, token, PQntuples(exists->get()) > 0));
   }
 
   Status Commit() override {

@@ -12,6 +12,7 @@
 
 #include "quell/adapters/sqlite/sqlite_statement.h"
 #include "quell/adapters/store_common/incident_codec.h"
+#include "quell/adapters/store_common/lease_rules.h"
 #include "quell/adapters/store_common/schema.h"
 #include "quell/core/conditions/shadow_report.h"
 
@@ -141,6 +142,7 @@ struct SqliteIncidentStore::Statements {
   Stmt find_outbox, mark_sent, supersede, get_mark;
   Stmt record_key_group, prune_key_groups, decisions_since, key_groups_since;
   Stmt never_live, inhibited_rows, open_of, cancel_tier_opens;
+  Stmt fence_poll, lease_exists;
 };
 
 // One BEGIN IMMEDIATE transaction: it holds the database's write lock from the start, so no
@@ -389,6 +391,21 @@ class SqliteTransaction : public core::StoreTransaction {
     return ReadSilences(store_.db_, store_.path_, now);
   }
 
+  // The write lock this transaction holds since BEGIN IMMEDIATE is the row lock PostgreSQL
+  // takes: an Acquire in another process waits for this commit.
+  Status FencePoll(std::string_view lease, uint64_t token, core::WallTime at) override {
+    s_.fence_poll.BindText(1, lease);
+    s_.fence_poll.BindUint(2, token);
+    s_.fence_poll.BindInt(3, store::ToMicros(at));
+    if (auto status = s_.fence_poll.Run(); !status) return status;
+    if (sqlite3_changes(store_.db_) == 1) return {};
+    s_.lease_exists.BindText(1, lease);
+    auto row = s_.lease_exists.Step();
+    s_.lease_exists.Reset();
+    if (!row) return row.error();
+    return MakeError(ErrorCode::kConflict, store::FencedMessage(lease, token, *row));
+  }
+
   Status Commit() override {
     if (auto status = s_.commit.Run(); !status) return status;
     done_ = true;
@@ -410,6 +427,7 @@ SqliteIncidentStore::SqliteIncidentStore(std::string path, sqlite3* db)
 SqliteIncidentStore::~SqliteIncidentStore() {
   statements_.reset();  // finalize before close
   outbox_.reset();
+  leases_.reset();
   sqlite3_close_v2(db_);
 }
 
@@ -510,6 +528,8 @@ core::Result<std::unique_ptr<SqliteIncidentStore>> SqliteIncidentStore::Open(
        " n_update_only, n_wait_for_health, n_resolve, n_ignore, n_unknown, n_stale)"
        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING"},
       {&s.prune, "DELETE FROM decisions WHERE at < ?"},
+      {&s.fence_poll, "UPDATE poll_leases SET polled_at = ?3 WHERE name = ?1 AND token = ?2"},
+      {&s.lease_exists, "SELECT 1 FROM poll_leases WHERE name = ?"},
       {&s.prune_key_groups, "DELETE FROM key_groups WHERE last_seen_at < ?"},
       {&s.put_mark,
        "INSERT INTO source_marks (name, value, updated_at) VALUES (?,?,?) ON CONFLICT (name)"

@@ -117,6 +117,10 @@ class SqliteIncidentStore : public core::IncidentStore,
   struct OutboxStatementsDeleter {
     void operator()(OutboxStatements* statements) const;
   };
+  struct LeaseStatements;  // the lease keeper's, in sqlite_lease_store.cc
+  struct LeaseStatementsDeleter {
+    void operator()(LeaseStatements* statements) const;
+  };
 
  private:
   friend class SqliteTransaction;
@@ -124,11 +128,13 @@ class SqliteIncidentStore : public core::IncidentStore,
   core::Status Migrate();
   core::Result<uint64_t> Count(const char* sql);
   core::Status PrepareOutbox();
+  core::Result<LeaseStatements*> LeaseStmts();  // prepared at first use
 
   std::string path_;
   sqlite3* db_;
   std::unique_ptr<Statements> statements_;
   std::unique_ptr<OutboxStatements, OutboxStatementsDeleter> outbox_;
+  std::unique_ptr<LeaseStatements, LeaseStatementsDeleter> leases_;
 };
 
 }  // namespace quell::sqlite

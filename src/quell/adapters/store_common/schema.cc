@@ -150,7 +150,20 @@ namespace {
 // an ordinary row. The cancel on ack finds a generation's rows by the unique index's key prefix.
 #define QUELL_SCHEMA_V11 "ALTER TABLE outbox ADD COLUMN tier BIGINT NOT NULL DEFAULT 0;"
 
-constexpr std::array<Migration, 11> kMigrations = {{
+// Poll leases (core/ports/lease_store.h): one row per poll group, its holder, expiry and the
+// fencing token a poll's commit checks; polled_at is the last poll committed under it, so a new
+// holder keeps the interval. instances is what each lease keeper last wrote of its process.
+#define QUELL_SCHEMA_V12(KEYED_TABLE)                                                     \
+  "CREATE TABLE poll_leases ("                                                            \
+  " name TEXT PRIMARY KEY, holder TEXT NOT NULL, token BIGINT NOT NULL,"                  \
+  " expires_at BIGINT NOT NULL, acquired_at BIGINT NOT NULL, renewed_at BIGINT NOT NULL," \
+  " polled_at BIGINT)" KEYED_TABLE                                                        \
+  ";"                                                                                     \
+  "CREATE TABLE instances ("                                                              \
+  " id TEXT PRIMARY KEY, host TEXT NOT NULL, pid BIGINT NOT NULL, version TEXT NOT NULL," \
+  " started_at BIGINT NOT NULL, last_seen_at BIGINT NOT NULL)" KEYED_TABLE ";"
+
+constexpr std::array<Migration, 12> kMigrations = {{
     {1, "incidents, decision log, polls and outbox", QUELL_SCHEMA_V1(" WITHOUT ROWID"),
      QUELL_SCHEMA_V1("")},
     {2, "open-incident index and source marks", QUELL_SCHEMA_V2(" WITHOUT ROWID", ""),
@@ -170,8 +183,10 @@ constexpr std::array<Migration, 11> kMigrations = {{
     {10, "grouped notifications", QUELL_SCHEMA_V10(" WITHOUT ROWID", ""),
      QUELL_SCHEMA_V10("", " COLLATE \"C\"")},
     {11, "escalation tiers", QUELL_SCHEMA_V11, QUELL_SCHEMA_V11},
+    {12, "poll leases", QUELL_SCHEMA_V12(" WITHOUT ROWID"), QUELL_SCHEMA_V12("")},
 }};
 
+#undef QUELL_SCHEMA_V12
 #undef QUELL_SCHEMA_V11
 #undef QUELL_SCHEMA_V10
 #undef QUELL_SCHEMA_V9
