@@ -58,7 +58,9 @@ void Print(const char* label, const Outcome& run) {
             << " requests, " << run.received.size() << " keys\n";
   for (const std::string& what : run.chaos) std::cout << "  chaos: " << what << "\n";
   for (double s : run.failovers) std::cout << "  failover after kill -9: " << s << " s\n";
-  for (double s : run.healthy_runs) std::cout << "  last failure -> resolve: " << s << " s\n";
+  for (const auto& [id, s] : run.healthy_runs) {
+    std::cout << "  last failure -> resolve: " << s << " s (" << id << ")\n";
+  }
 }
 
 TEST(MultiInstanceChaosTest, ThreeInstancesUnderChaosActLikeOne) {
@@ -119,9 +121,9 @@ TEST(MultiInstanceChaosTest, ThreeInstancesUnderChaosActLikeOne) {
             span / static_cast<double>(testing::kInterval.count()) + 2 +
                 static_cast<double>(fleet.chaos.size()));
   ASSERT_FALSE(fleet.healthy_runs.empty());
-  for (double s : fleet.healthy_runs) {
+  for (const auto& [id, s] : fleet.healthy_runs) {
     EXPECT_GE(s, 0.75 * testing::kHealthyPollsToClose * testing::kInterval.count())
-        << "resolved " << s << " s after the last failure";
+        << id << " resolved " << s << " s after its last failure";
   }
 
   // (d) After the polling instance is killed, another one polls within lease + interval.

@@ -18,14 +18,8 @@ namespace {
 using Conn = std::unique_ptr<PGconn, decltype(&PQfinish)>;
 using Result = std::unique_ptr<PGresult, decltype(&PQclear)>;
 
-Rows RunSql(const std::string& url, const std::string& sql) {
-  Conn conn(PQconnectdb(url.c_str()), &PQfinish);
-  if (PQstatus(conn.get()) != CONNECTION_OK) {
-    throw std::runtime_error(std::string("connect: ") + PQerrorMessage(conn.get()));
-  }
-  PQsetNoticeProcessor(
-      conn.get(), [](void*, const char*) {}, nullptr);
-  Result r(PQexec(conn.get(), sql.c_str()), &PQclear);
+Rows RunSql(PGconn* conn, const std::string& sql) {
+  Result r(PQexec(conn, sql.c_str()), &PQclear);
   const ExecStatusType status = PQresultStatus(r.get());
   if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
     throw std::runtime_error(sql + ": " + PQresultErrorMessage(r.get()));
@@ -36,6 +30,21 @@ Rows RunSql(const std::string& url, const std::string& sql) {
     for (int j = 0; j < PQnfields(r.get()); ++j) row.emplace_back(PQgetvalue(r.get(), i, j));
   }
   return rows;
+}
+
+Conn Connect(const std::string& url) {
+  Conn conn(PQconnectdb(url.c_str()), &PQfinish);
+  if (PQstatus(conn.get()) != CONNECTION_OK) {
+    throw std::runtime_error(std::string("connect: ") + PQerrorMessage(conn.get()));
+  }
+  PQsetNoticeProcessor(
+      conn.get(), [](void*, const char*) {}, nullptr);
+  return conn;
+}
+
+Rows RunSql(const std::string& url, const std::string& sql) {
+  Conn conn = Connect(url);
+  return RunSql(conn.get(), sql);
 }
 
 }  // namespace
@@ -54,11 +63,19 @@ PgSchema::~PgSchema() {
   }
 }
 
-Rows PgSchema::Query(const std::string& sql) const { return RunSql(url_, sql); }
+Rows PgSchema::Query(const std::string& sql) const {
+  if (!conn_) conn_ = std::shared_ptr<PGconn>(Connect(url_).release(), &PQfinish);
+  try {
+    return RunSql(conn_.get(), sql);
+  } catch (const std::exception&) {
+    conn_.reset();
+    throw;
+  }
+}
 
 long long PgSchema::Count(const std::string& sql) const {
   try {
-    const Rows rows = RunSql(url_, sql);
+    const Rows rows = Query(sql);
     return rows.empty() || rows[0].empty() ? -1 : std::stoll(rows[0][0]);
   } catch (const std::exception&) {
     return -1;

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -14,12 +15,15 @@
 
 #include "quell/sim/server.h"
 
+struct pg_conn;  // libpq's PGconn
+
 namespace quell::testing {
 
 using Rows = std::vector<std::vector<std::string>>;
 
 // A fresh schema on the server QUELL_TEST_PG_URL names, selected through the URL's
-// search_path; dropped on destruction.
+// search_path; dropped on destruction. Queries share one connection (the driver asks every
+// 10 ms), opened again after a failure; not thread-safe.
 class PgSchema {
  public:
   PgSchema(std::string base_url, const std::string& tag);
@@ -38,6 +42,7 @@ class PgSchema {
   std::string base_;
   std::string schema_;
   std::string url_;
+  mutable std::shared_ptr<pg_conn> conn_;
 };
 
 // One `quell run -c config` with stderr (its JSON log) to `<dir>/<name>.<n>.log`, a new file

@@ -208,7 +208,7 @@ void Snapshot(const PgSchema& db, Outcome& out) {
     out.decisions[id] = text;
   }
   for (const auto& [id, s] : span) {
-    if (s.second > 0) out.healthy_runs.push_back(static_cast<double>(s.second - s.first) / 1e6);
+    if (s.second > 0) out.healthy_runs[id] = static_cast<double>(s.second - s.first) / 1e6;
   }
   for (const auto& r : db.Query("SELECT key, generation, transition, status, idempotency_key "
                                 "FROM outbox ORDER BY key, generation, version")) {

@@ -36,8 +36,9 @@ struct Outcome {
   std::map<std::string, int> transitions;
   std::vector<std::string> unsent;  // outbox rows not sent when the run ended
   std::map<std::string, ReceivedTransition> received;
-  // For each resolved generation: seconds from its last failing observation to its resolve.
-  std::vector<double> healthy_runs;
+  // "key#generation" of each resolved generation -> seconds from its last failing
+  // observation to its resolve.
+  std::map<std::string, double> healthy_runs;
   std::vector<std::chrono::steady_clock::time_point> polls;  // the source's listing polls
   std::vector<double> failovers;   // kill -9 of the polling instance -> the next poll, seconds
   std::vector<std::string> chaos;  // what the loop did, in order
