@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -61,6 +62,7 @@ void Print(const char* label, const Outcome& run) {
   for (const auto& [id, s] : run.healthy_runs) {
     std::cout << "  last failure -> resolve: " << s << " s (" << id << ")\n";
   }
+  std::cout << std::flush;
 }
 
 TEST(MultiInstanceChaosTest, ThreeInstancesUnderChaosActLikeOne) {
@@ -75,10 +77,11 @@ TEST(MultiInstanceChaosTest, ThreeInstancesUnderChaosActLikeOne) {
       static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count()) % 1000000);
   const int cycles = static_cast<int>(EnvNumber("QUELL_CHAOS_CYCLES", 1));
   std::cout << "chaos seed " << seed << " (QUELL_CHAOS_SEED=" << seed << " repeats it), " << cycles
-            << " cycle(s)\n";
+            << " cycle(s)" << std::endl;
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / ("quell-chaos-" + std::to_string(getpid()));
   std::filesystem::remove_all(dir);
+  SCOPED_TRACE("seed " + std::to_string(seed) + "; the instances' logs are in " + dir.string());
 
   const Outcome single = RunScenario({"single", 1, false, seed, cycles, pg, dir});
   ASSERT_TRUE(single.error.empty()) << single.error;
@@ -89,7 +92,11 @@ TEST(MultiInstanceChaosTest, ThreeInstancesUnderChaosActLikeOne) {
 
   // (a) Each transition once in effect: one outbox row each, all sent, and one Idempotency-Key
   // each at the receiver, retried ones (it timed out after accepting) included.
-  EXPECT_GT(fleet.hung, 0) << "the receiver never made the sender retry";
+  EXPECT_GT(fleet.hung, 0) << "the receiver never timed out after accepting";
+  EXPECT_GT(std::count_if(fleet.received.begin(), fleet.received.end(),
+                          [](const auto& entry) { return entry.second.attempts > 1; }),
+            0)
+      << "no message was retried after the receiver's timeout";
   EXPECT_EQ(fleet.refused, 0);
   EXPECT_TRUE(fleet.unsent.empty()) << fleet.unsent.front();
   EXPECT_EQ(ReceivedTransitions(fleet), fleet.transitions);
