@@ -53,6 +53,7 @@ struct Outcome {
 inline constexpr std::chrono::seconds kInterval{1};
 inline constexpr std::chrono::seconds kLease{3};
 inline constexpr int kHealthyPollsToClose = 3;
+inline constexpr int kCyclePolls = 18;  // committed polls per repetition of the outage script
 
 Outcome RunScenario(const RunSpec& spec);
 
