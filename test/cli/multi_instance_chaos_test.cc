@@ -121,6 +121,7 @@ TEST(MultiInstanceChaosTest, ThreeInstancesUnderChaosActLikeOne) {
   // (c) About one listing per interval in total: three instances that each polled would fit
   // three times as many in a window. Every resolve came after three healthy polls that were
   // an interval apart, not three polls from three instances in one interval.
+  EXPECT_EQ(static_cast<int64_t>(fleet.polls.size()), fleet.listings_logged);  // none unseen
   EXPECT_LE(MostPollsIn(fleet, std::chrono::seconds(6)), 8U);
   const double span =
       std::chrono::duration<double>(fleet.polls.back() - fleet.polls.front()).count();

@@ -158,6 +158,11 @@ Outcome RunScenario(const RunSpec& spec) {
   }
   for (auto& instance : fleet) instance->Stop();
   out.polls = clock.Polls();
+  {
+    const std::lock_guard<std::mutex> lock(sim.state().mu);
+    out.listings_logged =
+        sim.state().log.ToJson()["counts"].value("GET /v1/errors/groups", int64_t{0});
+  }
   chaos.Failovers(out.polls);
   out.received = hook.Entries();
   out.hung = hook.hung();

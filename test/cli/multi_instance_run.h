@@ -40,6 +40,7 @@ struct Outcome {
   // observation to its resolve.
   std::map<std::string, double> healthy_runs;
   std::vector<std::chrono::steady_clock::time_point> polls;  // the source's listing polls
+  int64_t listings_logged = 0;     // GET /v1/errors/groups in quell-sim's request log
   std::vector<double> failovers;   // kill -9 of the polling instance -> the next poll, seconds
   std::vector<std::string> chaos;  // what the loop did, in order
   int hung = 0;
