@@ -32,7 +32,7 @@ class FakePollPlan : public PollPlan {
  public:
   explicit FakePollPlan(std::vector<core::Duration> intervals) : intervals_(std::move(intervals)) {}
   std::vector<core::Duration> Intervals() const override { return intervals_; }
-  CycleReport RunCycle(size_t group, DecisionSink& /*sink*/) override {
+  CycleReport RunCycle(size_t group, DecisionSink& /*sink*/, const HeldLeases* /*held*/) override {
     CycleReport report;
     ConditionOutcome outcome;
     outcome.condition = "group" + std::to_string(group);
