@@ -189,7 +189,9 @@ void DaemonRuntime::LeaseLoop() {
 std::optional<PollRole> DaemonRuntime::Role() const {
   if (!keeper_) return std::nullopt;
   const KeeperState state = keeper_->State(clock_.Monotonic());
-  return PollRole{.polling = state.holds_any, .reached_store = state.reached_store};
+  return PollRole{.polling = state.holds_any,
+                  .reached_store = state.reached_store,
+                  .polling_since = state.polling_since};
 }
 
 void DaemonRuntime::ReportFenced(const std::string& run_id, const CycleReport& report) {

@@ -20,6 +20,7 @@
 #include "quell/core/ports/clock.h"
 #include "quell/core/ports/event_log.h"
 #include "quell/core/ports/lease_store.h"
+#include "quell/core/ports/store.h"
 #include "quell/core/result.h"
 
 namespace quell::app {
@@ -31,6 +32,7 @@ struct RuntimeOptions {
   // The poll leases' store (its own connection, used by the lease keeper's thread only) and
   // this instance as the others see it. Null: no leases, every group polls (one instance).
   core::LeaseStore* leases = nullptr;
+  std::shared_ptr<core::Store> lease_connection = {};  // owns `leases` when set
   InstanceIdentity instance = {};
 };
 

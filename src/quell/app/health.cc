@@ -103,7 +103,11 @@ std::vector<OpsRoute> HealthRoutes(HealthSources sources) {
               return StandbyVerdict(age, s->policy);
             }
             const auto last = s->last_committed_cycle();
-            const core::MonoTime since = last ? last->mono : s->started_at;
+            core::MonoTime since = last ? last->mono : s->started_at;
+            // A standby that just took over has its first interval to commit, as at start-up.
+            if (role && role->polling_since && *role->polling_since > since) {
+              since = *role->polling_since;
+            }
             const core::Duration age = s->clock->Monotonic() - since;
             return LivenessVerdict(last ? std::optional(last->at) : std::nullopt, age, s->policy);
           },

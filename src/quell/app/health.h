@@ -32,6 +32,8 @@ OpsResponse LivenessVerdict(std::optional<core::WallTime> last_committed_cycle, 
 struct PollRole {
   bool polling = false;  // holds at least one poll lease
   std::optional<core::MonoTime> reached_store;  // the keeper's last turn that reached the store
+  // Polling: since when, unbroken (a standby that took over counts its cycles' age from here).
+  std::optional<core::MonoTime> polling_since = {};
 };
 
 // A standby polls nothing because other instances hold every lease: it is healthy (200,

@@ -182,8 +182,14 @@ HeldLeases LeaseKeeper::Held(core::MonoTime mono) const {
 
 KeeperState LeaseKeeper::State(core::MonoTime mono) const {
   KeeperState state;
-  state.holds_any = !Held(mono).empty();
   const std::lock_guard lock(mu_);
+  for (const auto& [name, entry] : entries_) {
+    if (!entry.holding || mono >= entry.held_until || mono < entry.poll_from) continue;
+    state.holds_any = true;
+    if (!state.polling_since || entry.poll_from < *state.polling_since) {
+      state.polling_since = entry.poll_from;
+    }
+  }
   state.reached_store = reached_store_;
   return state;
 }

@@ -40,6 +40,7 @@ struct LeaseSet {
 struct KeeperState {
   bool holds_any = false;  // at least one lease usable for polling now
   std::optional<core::MonoTime> reached_store;  // the last turn whose store calls all answered
+  std::optional<core::MonoTime> polling_since;  // holds_any: since when, unbroken
 };
 
 // Keeps this instance's poll leases (core/ports/lease_store.h) on its own store connection:
