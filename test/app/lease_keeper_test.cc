@@ -86,6 +86,13 @@ TEST_F(LeaseKeeperTest, AHolderThatCannotRenewStopsPollingBeforeItsLeaseEnds) {
   ASSERT_EQ(log_.Named("lease.lost").size(), 1U);
   EXPECT_NE(log_.Named("lease.lost")[0].at("why").find("not renewed"), std::string::npos);
   EXPECT_EQ(log_.Named("lease.lost")[0].at("token"), "1");
+  EXPECT_EQ(log_.Named("lease.store_error").size(), 1U) << "an outage is said once";
+  store_.FailNext(0);
+  Advance(seconds(5));
+  (void)a_.Tick(Wall(), Mono());
+  EXPECT_EQ(log_.Named("lease.store_recovered").size(), 1U);
+  EXPECT_EQ(a_.State(Mono()).reached_store, Mono());
+  EXPECT_EQ(a_.Held(Mono()), (HeldLeases{{kLease, 1}})) << "nobody took it: still its token";
 }
 
 TEST_F(LeaseKeeperTest, ATakeoverAfterExpiryWaitsForTheLastPollPlusTheInterval) {

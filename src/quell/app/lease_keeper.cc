@@ -65,18 +65,27 @@ core::MonoTime LeaseKeeper::Tick(core::WallTime now, core::MonoTime mono) {
     for (const PollLease& lease : set.leases) names.push_back(lease.name);
     for (RunListener* listener : listeners_) listener->OnLeasesWanted(names);
   }
-  bool reached = true;
-  for (const PollLease& want : set.leases) Acquire(want, set.length, now, mono, reached);
+  std::string store_error;  // the turn's first
+  for (const PollLease& want : set.leases) Acquire(want, set.length, now, mono, store_error);
   core::InstanceSeen seen{.id = self_.id,
                           .host = self_.host,
                           .pid = self_.pid,
                           .version = self_.version,
                           .started_at = self_.started_at,
                           .last_seen_at = now};
-  if (core::Status status = store_.SeeInstance(seen, now - kForgetInstancesAfter); !status) {
-    reached = false;
-    log_.Log(LogLevel::kWarn, "lease.store_error", {{"error", status.error().message}});
+  if (core::Status status = store_.SeeInstance(seen, now - kForgetInstancesAfter);
+      !status && store_error.empty()) {
+    store_error = status.error().message;
   }
+  // Said when it starts, changes and ends, not every turn.
+  if (!store_error.empty() && store_error != last_store_error_) {
+    log_.Log(LogLevel::kWarn, "lease.store_error",
+             {{"error", store_error}, {"retry", "every turn until the store answers"}});
+  } else if (store_error.empty() && !last_store_error_.empty()) {
+    log_.Log(LogLevel::kInfo, "lease.store_recovered", {});
+  }
+  last_store_error_ = store_error;
+  const bool reached = store_error.empty();
   // A holder that could not renew stops polling before its lease ends in the store.
   for (auto& [name, entry] : entries_) {
     if (entry.holding && mono >= entry.held_until) {
@@ -93,7 +102,7 @@ core::MonoTime LeaseKeeper::Tick(core::WallTime now, core::MonoTime mono) {
 }
 
 void LeaseKeeper::Acquire(const PollLease& want, core::Duration length, core::WallTime now,
-                          core::MonoTime mono, bool& reached) {
+                          core::MonoTime mono, std::string& store_error) {
   Entry* found = nullptr;
   {
     const std::lock_guard lock(mu_);  // Held iterates the map on other threads
@@ -103,7 +112,7 @@ void LeaseKeeper::Acquire(const PollLease& want, core::Duration length, core::Wa
   entry.interval = want.interval;
   auto claim = store_.Acquire(want.name, self_.id, now, length);
   if (!claim) {
-    reached = false;
+    if (store_error.empty()) store_error = claim.error().message;
     entry.last_error = claim.error().message;
     return;
   }

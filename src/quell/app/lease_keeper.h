@@ -83,8 +83,9 @@ class LeaseKeeper {
     std::string last_error;      // the last failed renewal, for lease.lost
   };
 
+  // `store_error` gets the store's error when it is the turn's first.
   void Acquire(const PollLease& want, core::Duration length, core::WallTime now,
-               core::MonoTime mono, bool& reached);
+               core::MonoTime mono, std::string& store_error);
   void Lose(const std::string& name, Entry& entry, const std::string& holder,
             const std::string& why);
   void Release(const std::string& name, Entry& entry, core::WallTime now);
@@ -93,6 +94,7 @@ class LeaseKeeper {
   core::EventLog& log_;
   const InstanceIdentity self_;
   const std::vector<RunListener*>& listeners_;
+  std::string last_store_error_;  // the Tick thread's
 
   mutable std::mutex mu_;
   LeaseSet set_;                  // guarded by mu_
