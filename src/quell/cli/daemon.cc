@@ -81,6 +81,15 @@ class ConfigFileLoader : public app::RuntimeConfigLoader {
       return core::MakeError(core::ErrorCode::kInvalidArgument, message);
     }
     const std::string url = options_.store_url.empty() ? config.store_url : options_.store_url;
+    // The poll leases live in the store the daemon started with (the lease keeper's
+    // connection): polls committed elsewhere would all be fenced.
+    if (started_url_.empty()) started_url_ = url;
+    if (url != started_url_) {
+      return core::MakeError(core::ErrorCode::kInvalidArgument,
+                             config.path +
+                                 ": store: a reload cannot move a running daemon to another store "
+                                 "(its poll leases are held in the first); restart to move it");
+    }
     app::RuntimeConfig out;
     out.path = config.path;
     out.channels = config.channels.size();
@@ -123,6 +132,7 @@ class ConfigFileLoader : public app::RuntimeConfigLoader {
  private:
   const DaemonOptions options_;
   core::Clock& clock_;
+  std::string started_url_;  // the store of the first load
 };
 
 }  // namespace
