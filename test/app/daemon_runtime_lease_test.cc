@@ -18,21 +18,21 @@ namespace {
 
 using std::chrono::seconds;
 
-constexpr core::WallTime kStart{std::chrono::sys_days{std::chrono::year{2026} /
-                                                      std::chrono::December / 4} +
-                                std::chrono::hours(9)};
+constexpr core::WallTime kStart{
+    std::chrono::sys_days{std::chrono::year{2026} / std::chrono::December / 4} +
+    std::chrono::hours(9)};
 const std::string kLease = "poll/infrai-error-groups/1m0s";
 
 // One group on one lease; a poll "commits" by fencing against the shared lease store, as the
 // poll's transaction does.
 class LeasedPlan : public PollPlan {
  public:
-  LeasedPlan(testing::FakeLeaseStore& leases, core::Clock& clock, std::vector<core::WallTime>& polls)
+  LeasedPlan(testing::FakeLeaseStore& leases, core::Clock& clock,
+             std::vector<core::WallTime>& polls)
       : leases_(leases), clock_(clock), polls_(polls) {}
   std::vector<core::Duration> Intervals() const override { return {seconds(60)}; }
   std::vector<std::string> Leases(size_t /*group*/) const override { return {kLease}; }
-  CycleReport RunCycle(size_t /*group*/, DecisionSink& /*sink*/,
-                       const HeldLeases* held) override {
+  CycleReport RunCycle(size_t /*group*/, DecisionSink& /*sink*/, const HeldLeases* held) override {
     CycleReport report;
     const auto it = held->find(kLease);
     if (it == held->end()) return report;
@@ -86,9 +86,8 @@ class DaemonRuntimeLeaseTest : public ::testing::Test {
     RuntimeOptions options{.config_path = "quell.yaml", .seed = 1, .jitter = 0};
     options.leases = &leases_;
     options.instance = InstanceIdentity{.id = id, .host = "h", .pid = 1, .version = "t"};
-    auto runtime =
-        DaemonRuntime::Create(std::make_unique<OneConfig>(std::move(plan)), clock_,
-                              instance.log, instance.control, std::move(options), {});
+    auto runtime = DaemonRuntime::Create(std::make_unique<OneConfig>(std::move(plan)), clock_,
+                                         instance.log, instance.control, std::move(options), {});
     ASSERT_TRUE(runtime.ok()) << runtime.error().message;
     instance.runtime = std::move(*runtime);
   }
@@ -114,8 +113,8 @@ TEST_F(DaemonRuntimeLeaseTest, OneInstancePollsAndTheOtherTakesOverOnlyAfterTheL
     Step(b_, b_due);
     clock_.SleepFor(seconds(1));
   }
-  EXPECT_EQ(a_.polls, (std::vector<core::WallTime>{kStart, kStart + seconds(60),
-                                                   kStart + seconds(120)}));
+  EXPECT_EQ(a_.polls,
+            (std::vector<core::WallTime>{kStart, kStart + seconds(60), kStart + seconds(120)}));
   EXPECT_TRUE(b_.polls.empty()) << "one poller per group";
   EXPECT_EQ(b_.runtime->Health().cycles, 0U) << "a standby's turns are no cycles";
   ASSERT_TRUE(b_.runtime->Role().has_value());

@@ -69,9 +69,8 @@ class FakeLeaseStore : public core::LeaseStore {
     const std::lock_guard lock(mu_);
     if (auto failed = Failure(); !failed) return failed;
     instances_[instance.id] = instance;
-    std::erase_if(instances_, [&](const auto& entry) {
-      return entry.second.last_seen_at < forget_before;
-    });
+    std::erase_if(instances_,
+                  [&](const auto& entry) { return entry.second.last_seen_at < forget_before; });
     return {};
   }
 

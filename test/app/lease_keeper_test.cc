@@ -137,8 +137,8 @@ TEST_F(LeaseKeeperTest, AReleaseAtStopHandsTheLeaseOverAtTheStandbysNextTurn) {
 
 TEST_F(LeaseKeeperTest, AReloadReleasesTheLeasesNoLongerPolledAndTakesTheNewOnes) {
   (void)a_.Tick(Wall(), Mono());
-  a_.Replace(LeaseSet{.leases = {PollLease{"poll/prometheus/30s", seconds(30)}},
-                      .length = seconds(15)});
+  a_.Replace(
+      LeaseSet{.leases = {PollLease{"poll/prometheus/30s", seconds(30)}}, .length = seconds(15)});
   Advance(seconds(1));
   (void)a_.Tick(Wall(), Mono());
   EXPECT_EQ(a_.Held(Mono()), (HeldLeases{{"poll/prometheus/30s", 1}}));

@@ -197,9 +197,9 @@ std::optional<PollRole> DaemonRuntime::Role() const {
 void DaemonRuntime::ReportFenced(const std::string& run_id, const CycleReport& report) {
   for (const ConditionOutcome& c : report.conditions) {
     if (!c.fenced) continue;
-    log_.Log(LogLevel::kWarn, "poll.fenced",
-             {{"poll_id", run_id}, {"condition", c.condition}, {"lease", c.lease},
-              {"token", c.token}});
+    log_.Log(
+        LogLevel::kWarn, "poll.fenced",
+        {{"poll_id", run_id}, {"condition", c.condition}, {"lease", c.lease}, {"token", c.token}});
     for (RunListener* listener : listeners_) listener->OnPollFenced(c.condition, c.lease, c.token);
   }
 }

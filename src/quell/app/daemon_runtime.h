@@ -140,7 +140,7 @@ class DaemonRuntime {
   std::unique_ptr<DispatchPlan> dispatch_;  // the dispatch thread's while Run runs
   Handover<DispatchPlan> next_dispatch_;    // a reload's new dispatch side, for that thread
   std::atomic<bool> dispatch_thread_ = false;
-  StoreOutage dispatch_outage_;  // the dispatch thread's
+  StoreOutage dispatch_outage_;          // the dispatch thread's
   std::unique_ptr<LeaseKeeper> keeper_;  // null without a lease store
 
   mutable std::mutex mu_;

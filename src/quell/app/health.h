@@ -30,7 +30,7 @@ OpsResponse LivenessVerdict(std::optional<core::WallTime> last_committed_cycle, 
 
 // Where this instance stands among several on one store (app::LeaseKeeper).
 struct PollRole {
-  bool polling = false;  // holds at least one poll lease
+  bool polling = false;                         // holds at least one poll lease
   std::optional<core::MonoTime> reached_store;  // the keeper's last turn that reached the store
   // Polling: since when, unbroken (a standby that took over counts its cycles' age from here).
   std::optional<core::MonoTime> polling_since = {};

@@ -38,7 +38,7 @@ struct LeaseSet {
 
 // What /healthz asks of the keeper.
 struct KeeperState {
-  bool holds_any = false;  // at least one lease usable for polling now
+  bool holds_any = false;                       // at least one lease usable for polling now
   std::optional<core::MonoTime> reached_store;  // the last turn whose store calls all answered
   std::optional<core::MonoTime> polling_since;  // holds_any: since when, unbroken
 };
@@ -97,8 +97,8 @@ class LeaseKeeper {
   std::string last_store_error_;  // the Tick thread's
 
   mutable std::mutex mu_;
-  LeaseSet set_;                  // guarded by mu_
-  bool set_changed_ = true;       // guarded by mu_
+  LeaseSet set_;                                       // guarded by mu_
+  bool set_changed_ = true;                            // guarded by mu_
   std::map<std::string, Entry, std::less<>> entries_;  // written under mu_ by the Tick thread
   std::optional<core::MonoTime> reached_store_;        // guarded by mu_
 };

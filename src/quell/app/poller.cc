@@ -99,9 +99,9 @@ std::vector<Poller::Part> Poller::PartsOf(const core::ConditionCommon& common,
   if (common.shards <= 1) return {Part{PollLeaseName(source_name, common.interval), 0, 1}};
   std::vector<Part> parts;
   for (uint32_t shard = 0; shard < common.shards; ++shard) {
-    parts.push_back(Part{
-        ShardLeaseName(source_name, common.interval, common.name, shard, common.shards), shard,
-        common.shards});
+    parts.push_back(
+        Part{ShardLeaseName(source_name, common.interval, common.name, shard, common.shards), shard,
+             common.shards});
   }
   return parts;
 }
@@ -332,7 +332,8 @@ void Poller::Apply(const core::ConditionCommon& common, const Part& part,
   PollApplier applier(store_, encoder_, std::move(apply));
   VectorObservationStream stream(observations);
   HeldDecisions held;
-  const std::string poll_id = "poll-" + core::FormatRfc3339(now) + "-" + common.name + part.Suffix();
+  const std::string poll_id =
+      "poll-" + core::FormatRfc3339(now) + "-" + common.name + part.Suffix();
   auto applied = applier.Apply(stream, poll_id, now, held);
   if (!applied) {
     outcome.apply_error = applied.error().message;

@@ -48,9 +48,9 @@ struct PollerOptions {
 struct ConditionOutcome {
   std::string condition;
   std::string source;
-  std::string lease;   // the poll lease it polled under (a shard's for a sharded condition)
-  uint64_t token = 0;  // the lease's fencing token; 0 when polled unfenced
-  bool fenced = false;  // the commit was refused: another instance took the lease over
+  std::string lease;         // the poll lease it polled under (a shard's for a sharded condition)
+  uint64_t token = 0;        // the lease's fencing token; 0 when polled unfenced
+  bool fenced = false;       // the commit was refused: another instance took the lease over
   bool source_ok = true;     // false: the poll failed or was partial; see source_error
   std::string source_error;  // why, with the remote's own words
   bool applied = false;      // the observations committed

@@ -53,7 +53,7 @@ struct RuntimeConfig {
   // logged at every start and reload so they stay visible.
   std::vector<std::string> warnings;
   std::unique_ptr<PollPlan> poll;
-  std::unique_ptr<DispatchPlan> dispatch;  // null when this daemon does not dispatch
+  std::unique_ptr<DispatchPlan> dispatch;                // null when this daemon does not dispatch
   core::Duration poll_lease = std::chrono::seconds(15);  // polling.lease
 };
 

@@ -319,11 +319,12 @@ TEST_F(ConfigLoaderTest, PollingLeaseAndConditionShardsHaveDefaultsAndLocatedLim
   EXPECT_EQ(defaults->polling.lease, std::chrono::seconds(15));
   EXPECT_EQ(defaults->error_conditions[0].common.shards, 1U);
 
-  auto config = LoadConfig(Write("shards.yaml", "polling:\n  lease: 30s\n"
-                                                "conditions:\n"
-                                                "  - name: checkout\n"
-                                                "    type: error_groups\n"
-                                                "    shards: 4\n"),
+  auto config = LoadConfig(Write("shards.yaml",
+                                 "polling:\n  lease: 30s\n"
+                                 "conditions:\n"
+                                 "  - name: checkout\n"
+                                 "    type: error_groups\n"
+                                 "    shards: 4\n"),
                            Env());
   ASSERT_TRUE(config.ok()) << config.error().message;
   EXPECT_EQ(config->polling.lease, std::chrono::seconds(30));
@@ -334,8 +335,7 @@ TEST_F(ConfigLoaderTest, PollingLeaseAndConditionShardsHaveDefaultsAndLocatedLim
   ExpectError(std::string(kMinimal) + "polling:\n  leese: 10s\n", {"polling.leese"});
   ExpectError("conditions:\n  - name: errs\n    type: error_groups\n    shards: 65\n",
               {"bad.yaml:4:", "shards"});
-  ExpectError("conditions:\n  - name: errs\n    type: error_groups\n    shards: 0\n",
-              {"shards"});
+  ExpectError("conditions:\n  - name: errs\n    type: error_groups\n    shards: 0\n", {"shards"});
   ExpectError(std::string(kMinimal) + "defaults:\n  shards: 2\n", {"defaults.shards"});
 }
 
