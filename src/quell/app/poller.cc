@@ -120,14 +120,14 @@ Poller::Poller(core::IncidentStore& store, const core::PayloadEncoder& encoder, 
     : store_(store), encoder_(encoder), clock_(clock), options_(std::move(options)) {}
 
 void Poller::Watch(const core::ErrorGroupCondition& condition, core::ErrorGroupSource& source,
-                   std::string source_name) {
+                   const std::string& source_name) {
   for (Part& part : PartsOf(condition.common, source_name)) {
     error_watches_.push_back(ErrorWatch{condition, &source, source_name, std::move(part)});
   }
 }
 
 void Poller::Watch(const core::MetricCondition& condition, core::MetricSource& source,
-                   std::string source_name) {
+                   const std::string& source_name) {
   for (Part& part : PartsOf(condition.common, source_name)) {
     metric_watches_.push_back(MetricWatch{condition, &source, source_name, std::move(part)});
   }

@@ -91,9 +91,9 @@ class Poller {
          PollerOptions options);
 
   void Watch(const core::ErrorGroupCondition& condition, core::ErrorGroupSource& source,
-             std::string source_name);
+             const std::string& source_name);
   void Watch(const core::MetricCondition& condition, core::MetricSource& source,
-             std::string source_name);
+             const std::string& source_name);
   // Renews `http`'s retry budget at the start of every cycle, with `deadline` for the
   // source's requests in that cycle (BudgetedHttpClient::StartPoll): the client a source sends
   // through. `http` must outlive the poller.
