@@ -131,6 +131,7 @@ core::Result<int> OpsSurface::Serve() {
                                        .poll_deadline = wiring::CyclePollDeadline(config_),
                                        .grace = config_.http.health_grace};
   sources.last_committed_cycle = [this] { return metrics_->LastCommitted(); };
+  sources.role = role_;
   probes_ = std::make_unique<app::OpsProbes>(health_store_->incidents(), store_health_, *metrics_,
                                              registry_);
   sources.ping_store = [this] { return probes_->PingStore(); };

@@ -1,7 +1,9 @@
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "quell/adapters/config/config.h"
@@ -10,6 +12,7 @@
 #include "quell/adapters/http_server/ops_http_server.h"
 #include "quell/adapters/jsonl/payload_encoder.h"
 #include "quell/adapters/wiring/upstream_wiring.h"
+#include "quell/app/health.h"
 #include "quell/app/heartbeat.h"
 #include "quell/app/metrics.h"
 #include "quell/app/operator_commands.h"
@@ -41,6 +44,9 @@ class OpsSurface {
   OpsSurface& operator=(const OpsSurface&) = delete;
 
   std::vector<app::RunListener*> listeners();
+  // Where the daemon stands among several instances (DaemonRuntime::Role), for /healthz. Before
+  // Serve; unset: every cycle polls.
+  void SetRole(std::function<std::optional<app::PollRole>()> role) { role_ = std::move(role); }
   // Binds the configured address and serves until destroyed; returns the bound port.
   core::Result<int> Serve();
 
@@ -52,6 +58,7 @@ class OpsSurface {
   core::EventLog* log_ = nullptr;
   const http_server::MaintenanceListing* maintenance_ = nullptr;
   core::MonoTime started_at_;
+  std::function<std::optional<app::PollRole>()> role_;
   app::MetricsRegistry registry_;
   std::unique_ptr<app::RunMetrics> metrics_;
   app::StoreHealth store_health_;  // whether the daemon's last writes went through, for /readyz

@@ -86,6 +86,8 @@ int RunDaemonCommand(const RunCommandOptions& options, core::Clock& clock, std::
     return kConfigError;
   }
   (*daemon)->AddListeners((*ops)->listeners());
+  app::DaemonRuntime* runtime = daemon->get();
+  (*ops)->SetRole([runtime] { return runtime->Role(); });
   auto port = (*ops)->Serve();
   if (!port) {
     std::fprintf(err, "quell run: http.listen %s: %s\n", config->http.listen.c_str(),

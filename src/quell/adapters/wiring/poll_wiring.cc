@@ -163,7 +163,9 @@ core::Result<std::unique_ptr<PollWiring>> PollWiring::Create(const config::Confi
   return w;
 }
 
-app::CycleReport PollWiring::RunCycle(app::DecisionSink& sink) { return poller_->RunOnce(sink); }
+app::CycleReport PollWiring::RunCycle(app::DecisionSink& sink, const app::HeldLeases* held) {
+  return poller_->RunOnce(sink, held);
+}
 
 infrai::ContractNeeds PollWiring::Needs() const {
   infrai::ContractNeeds needs;
