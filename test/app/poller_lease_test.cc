@@ -131,6 +131,57 @@ TEST(PollerLeaseTest, ShardsTogetherDecideExactlyAsTheWholeCondition) {
   EXPECT_EQ(sharded_store.fence_calls().size(), 12U * 4U);
 }
 
+class ScriptedMetrics : public core::MetricSource {
+ public:
+  core::MetricAnswer answer;
+  core::Result<core::MetricAnswer> Query(const core::MetricQuery&) override { return answer; }
+};
+
+// Metric conditions shard likewise: an open incident whose series left the answer follows the
+// no-data rule within its own shard only.
+TEST(PollerLeaseTest, AShardedMetricConditionDecidesAsTheWholeOne) {
+  testing::ManualClock clock(core::ParseRfc3339("2026-12-02T09:00:00Z").value());
+  testing::FakeIncidentStore whole_store;
+  testing::FakeIncidentStore sharded_store;
+  sharded_store.fence = [](std::string_view, uint64_t, core::WallTime) { return core::Status{}; };
+  StubEncoder encoder;
+  ScriptedMetrics source;
+  core::MetricCondition condition;
+  condition.common.name = "latency";
+  condition.common.channels = {"oncall"};
+  condition.key = core::KeyTemplate::Parse("{tenant}:latency").value();
+  condition.threshold.trigger = 100;
+  condition.no_data = core::NoDataRule::kHealthy;
+  Poller whole(whole_store, encoder, clock, {});
+  whole.Watch(condition, source, "prometheus");
+  condition.common.shards = 3;
+  Poller sharded(sharded_store, encoder, clock, {});
+  sharded.Watch(condition, source, "prometheus");
+  const HeldLeases held = AllOf(sharded, 5);
+  std::mt19937_64 random(7);
+  for (int poll = 0; poll < 10; ++poll) {
+    source.answer.series.clear();
+    for (int tenant = 0; tenant < 20; ++tenant) {
+      if (random() % 4 == 0) continue;  // absent: no data
+      core::MetricSeries series;
+      series.name = "latency_ms";
+      series.labels = {{"tenant", "t" + std::to_string(tenant)}};
+      series.points = {{clock.Now(), static_cast<double>(random() % 200)}};
+      source.answer.series.push_back(series);
+    }
+    Sink whole_sink;
+    Sink sharded_sink;
+    ASSERT_TRUE(whole.RunOnce(whole_sink).ok());
+    ASSERT_TRUE(sharded.RunOnce(sharded_sink, &held).ok());
+    std::sort(whole_sink.seen.begin(), whole_sink.seen.end());
+    std::sort(sharded_sink.seen.begin(), sharded_sink.seen.end());
+    EXPECT_EQ(sharded_sink.seen, whole_sink.seen) << "poll " << poll;
+    clock.Advance(std::chrono::minutes(1));
+  }
+  EXPECT_GT(whole_store.state().outbox.size(), 5U);
+  EXPECT_EQ(sharded_store.state().outbox.size(), whole_store.state().outbox.size());
+}
+
 TEST(PollerLeaseTest, AWatchNotHeldIsSkippedAndItsSourceNotAsked) {
   testing::ManualClock clock(core::ParseRfc3339("2026-12-02T09:00:00Z").value());
   testing::FakeIncidentStore store;

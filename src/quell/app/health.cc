@@ -56,9 +56,9 @@ OpsResponse LivenessVerdict(std::optional<core::WallTime> last_committed_cycle, 
   return Json(ok ? 200 : 503, std::move(body));
 }
 
-OpsResponse StandbyVerdict(std::optional<core::Duration> age, const LivenessPolicy& policy) {
+OpsResponse StandbyVerdict(core::Duration age, const LivenessPolicy& policy) {
   const core::Duration limit = LivenessLimit(policy);
-  const bool ok = age && *age <= limit;
+  const bool ok = age <= limit;
   std::string body = R"({"status":)";
   body.append(ok ? R"("ok")" : R"("stale")").append(R"(,"reason":)");
   core::AppendJsonString(body, ok ? "standby: other instances hold every poll lease, and this "
@@ -66,11 +66,7 @@ OpsResponse StandbyVerdict(std::optional<core::Duration> age, const LivenessPoli
                                   : "standby: the lease keeper has not reached the store for "
                                     "longer than the limit, so it cannot take over");
   body.append(R"(,"keeper_age_seconds":)");
-  if (age) {
-    AppendSeconds(body, *age);
-  } else {
-    body.append("null");
-  }
+  AppendSeconds(body, age);
   body.append(R"(,"limit_seconds":)");
   AppendSeconds(body, limit);
   body.append(R"(,"role":"standby"})");
@@ -98,9 +94,9 @@ std::vector<OpsRoute> HealthRoutes(HealthSources sources) {
           [s](const OpsRequest&) {
             const std::optional<PollRole> role = s->role ? s->role() : std::nullopt;
             if (role && !role->polling) {
-              std::optional<core::Duration> age;
-              if (role->reached_store) age = s->clock->Monotonic() - *role->reached_store;
-              return StandbyVerdict(age, s->policy);
+              // Before its keeper's first answer, the start-up is the baseline, as for cycles.
+              const core::MonoTime reached = role->reached_store.value_or(s->started_at);
+              return StandbyVerdict(s->clock->Monotonic() - reached, s->policy);
             }
             const auto last = s->last_committed_cycle();
             core::MonoTime since = last ? last->mono : s->started_at;

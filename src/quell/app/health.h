@@ -37,9 +37,9 @@ struct PollRole {
 };
 
 // A standby polls nothing because other instances hold every lease: it is healthy (200,
-// "role": "standby") while its lease keeper reached the store no longer than the policy's limit
-// ago (`age`; nullopt: never), so it can take over; else 503. Pure.
-OpsResponse StandbyVerdict(std::optional<core::Duration> age, const LivenessPolicy& policy);
+// "role": "standby") while its lease keeper reached the store (or, before it first did, the
+// start-up) no longer than the policy's limit ago (`age`), so it can take over; else 503. Pure.
+OpsResponse StandbyVerdict(core::Duration age, const LivenessPolicy& policy);
 
 // A committed cycle as a listener heard it: its wall time, shown, and the clock's monotonic
 // reading then, which its age is measured from.
