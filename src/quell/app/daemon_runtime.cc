@@ -13,6 +13,9 @@ namespace {
 
 using core::LogLevel;
 
+// How often a standby's poll thread looks whether its keeper has taken a lease.
+constexpr core::Duration kStandbyRecheck = std::chrono::milliseconds(100);
+
 // Logs the decisions that change what people see (opens, renotifies, resolves) at info and
 // the rest at debug, each with its incident key and the cycle's run id as the poll id.
 class LoggingSink : public DecisionSink {
@@ -214,8 +217,10 @@ void DaemonRuntime::RunGroup(size_t group) {
                                  [&](const std::string& name) { return held->contains(name); });
     if (!any) {
       // Another instance polls this group (or a takeover waits for its last poll + interval):
-      // a standby's turn, not a failed cycle; looked at again after the keeper's next turn.
-      poll_.scheduler->Defer(group, started_mono + keeper_->Period());
+      // a standby's turn, not a failed cycle. Looked at again soon (Held is a look at memory,
+      // no store call), so a lease the keeper takes is polled within 100 ms, not a keeper
+      // period later: failover stays within lease + one keeper period.
+      poll_.scheduler->Defer(group, started_mono + std::min(keeper_->Period(), kStandbyRecheck));
       return;
     }
   }
