@@ -48,8 +48,7 @@ void ChaosLoop::Tick(long long committed, long long end) {
     for (auto& i : fleet_) target = i->pid() == holder ? i.get() : target;
   }
   if (target == nullptr) target = fleet_[rng_() % fleet_.size()].get();
-  // Without a lease (a build that polls on every instance) each instance is a polling one.
-  const bool is_holder = holder > 0 ? target->pid() == holder : kill_holder;
+  const bool is_holder = holder > 0 && target->pid() == holder;
   if (kill_holder || rng_() % 2 == 0) {
     const auto at = steady_clock::now();
     target->Kill9();

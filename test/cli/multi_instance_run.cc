@@ -15,7 +15,6 @@
 #include "multi_instance_snapshot.h"
 #include "quell/sim/scenario.h"
 #include "quell/sim/server.h"
-#include "run_process.h"
 
 namespace quell::testing {
 namespace {
@@ -63,7 +62,7 @@ std::vector<Step> Script(int cycles) {
 }
 
 void WriteConfig(const std::string& path, const std::string& store, int sim_port,
-                 const std::string& hook, bool leases) {
+                 const std::string& hook) {
   std::ofstream(path) << "store: \"" << store << "\"\n"
                       << "infrai:\n  base_url: http://127.0.0.1:" << sim_port << "\n"
                       << "  retry: {max_attempts: 1}\n"
@@ -72,8 +71,7 @@ void WriteConfig(const std::string& path, const std::string& store, int sim_port
                       << "conditions:\n"
                       << "  - {name: agent-errors, type: error_groups, interval: "
                       << kInterval.count() << "s}\n"
-                      << (leases ? "polling: {lease: " + std::to_string(kLease.count()) + "s}\n"
-                                 : "")
+                      << "polling: {lease: " << kLease.count() << "s}\n"
                       << "channels:\n"
                       << "  - {name: hook, type: webhook, url: \"" << hook << "\","
                       << " secret_env: QUELL_CHAOS_HOOK_SECRET, timeout: 1s,"
@@ -101,15 +99,7 @@ Outcome RunScenario(const RunSpec& spec) {
   ChaosWebhookReceiver hook(kHookSecret, milliseconds(1500), 3);
   PgSchema db(spec.base_url, spec.label);
   const std::string config = (spec.dir / (spec.label + ".yaml")).string();
-  WriteConfig(config, db.url(), *sim_port, hook.Url(), true);
-  // A build without poll leases refuses `polling:`; it runs without, so the comparison shows
-  // what several unleased instances do.
-  const ProcessResult check = RunProcess({QUELL_BINARY, "config", "check", "-c", config});
-  if (check.exit_code != 0 &&
-      (check.err + check.out).find("polling: unknown setting") != std::string::npos) {
-    out.chaos.push_back("this build has no polling.lease: every instance polls");
-    WriteConfig(config, db.url(), *sim_port, hook.Url(), false);
-  }
+  WriteConfig(config, db.url(), *sim_port, hook.Url());
 
   PollClock clock(sim);
   std::vector<std::unique_ptr<Instance>> fleet;
