@@ -361,6 +361,39 @@ void RenewFlatOut(const Flags& f, size_t n, std::vector<Instance>& instances) {
       1e3 * Percentile(latencies, 0.99), f.shards, f.lease_s, needed);
 }
 
+// The fence alone: every instance runs FencePoll in a transaction of its own on its poll
+// connection, flat out for --renew-seconds: the statement's cost without a poll around it, so
+// its share of a poll can be estimated even where the applier does not fence.
+void FenceFlatOut(const Flags& f, size_t n, std::vector<Instance>& instances) {
+  std::mutex mu;
+  std::vector<double> fence_s, txn_s;
+  const double seconds = OnEveryInstance(instances, [&](Instance& in) {
+    std::vector<double> fences, txns;
+    const auto start = Steady::now();
+    for (size_t i = 0; Since(start) < f.renew_seconds; ++i) {
+      const uint32_t s = in.shards[i % in.shards.size()];
+      const auto t0 = Steady::now();
+      auto tx = in.poll->Begin();
+      if (!tx) Die(tx.error().message);
+      const auto t1 = Steady::now();
+      if (auto ok = (*tx)->FencePoll(LeaseOf(f, s), in.tokens.at(s), WallNow()); !ok) {
+        Die(ok.error().message);
+      }
+      fences.push_back(Since(t1));
+      if (auto ok = (*tx)->Commit(); !ok) Die(ok.error().message);
+      txns.push_back(Since(t0));
+    }
+    const std::lock_guard lock(mu);
+    fence_s.insert(fence_s.end(), fences.begin(), fences.end());
+    txn_s.insert(txn_s.end(), txns.begin(), txns.end());
+  });
+  std::printf(
+      "instances=%zu fence alone: %.0f fenced commits/s, FencePoll p50 %.2f ms p99 %.2f ms, "
+      "its transaction p50 %.2f ms p99 %.2f ms\n",
+      n, static_cast<double>(txn_s.size()) / seconds, 1e3 * Percentile(fence_s, 0.5),
+      1e3 * Percentile(fence_s, 0.99), 1e3 * Percentile(txn_s, 0.5), 1e3 * Percentile(txn_s, 0.99));
+}
+
 // Every instance claims and records (all sent, one outcome transaction per claim) until the
 // outbox is empty, as dispatchers on every instance do.
 void Dispatch(const Flags& f, size_t n, std::vector<Instance>& instances, const std::string& url,
@@ -444,7 +477,10 @@ void RunInstances(const Flags& f, size_t n,
     }
   }
   PrintPolls(f, n, phases, results, ceiling, fenced);
-  if (leases) RenewFlatOut(f, n, instances);
+  if (leases) {
+    RenewFlatOut(f, n, instances);
+    FenceFlatOut(f, n, instances);
+  }
 
   PgExec(url, "ANALYZE outbox");  // as autovacuum would have by now in a running deployment
   Dispatch(f, n, instances, url, work);
@@ -459,6 +495,7 @@ void RunInstances(const Flags& f, size_t n,
 
 int main(int argc, char** argv) {
   const Flags f = ParseFlags(argc, argv);
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each line as it is measured, also into a file
   std::vector<std::vector<std::string>> shard_keys(f.shards);
   for (size_t i = 0; i < f.keys; ++i) {
     std::string key = Key(i);
