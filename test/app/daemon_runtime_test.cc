@@ -13,6 +13,7 @@
 
 #include "fake_clock.h"
 #include "manual_clock.h"
+#include "recording_log.h"
 
 namespace quell::app {
 namespace {
@@ -31,7 +32,7 @@ class FakePollPlan : public PollPlan {
  public:
   explicit FakePollPlan(std::vector<core::Duration> intervals) : intervals_(std::move(intervals)) {}
   std::vector<core::Duration> Intervals() const override { return intervals_; }
-  CycleReport RunCycle(size_t group, DecisionSink& /*sink*/) override {
+  CycleReport RunCycle(size_t group, DecisionSink& /*sink*/, const HeldLeases* /*held*/) override {
     CycleReport report;
     ConditionOutcome outcome;
     outcome.condition = "group" + std::to_string(group);
@@ -139,28 +140,7 @@ class FakeLoader : public RuntimeConfigLoader {
   std::string error_;
 };
 
-class RecordingLog : public core::EventLog {
- public:
-  void Log(core::LogLevel /*level*/, std::string_view event,
-           std::initializer_list<core::LogField> fields) override {
-    std::map<std::string, std::string> line;
-    for (const core::LogField& f : fields) line[std::string(f.name)] = std::string(f.value);
-    const std::lock_guard lock(mu_);
-    events_.emplace_back(std::string(event), std::move(line));
-  }
-  std::vector<std::map<std::string, std::string>> Named(const std::string& name) {
-    const std::lock_guard lock(mu_);
-    std::vector<std::map<std::string, std::string>> found;
-    for (const auto& [event, fields] : events_) {
-      if (event == name) found.push_back(fields);
-    }
-    return found;
-  }
-
- private:
-  std::mutex mu_;
-  std::vector<std::pair<std::string, std::map<std::string, std::string>>> events_;
-};
+using testing::RecordingLog;
 
 // Remembers the wall time each cycle end was reported at.
 class EndListener : public RunListener {

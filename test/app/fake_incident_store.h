@@ -44,6 +44,16 @@ class FakeIncidentStore : public core::IncidentStore {
     commit_code_ = code;
   }
 
+  // What FencePoll answers (unset: the port's refusal, as a store without leases). Each call
+  // is recorded in fence_calls() with the source marks its transaction had written by then.
+  std::function<core::Status(std::string_view lease, uint64_t token, core::WallTime at)> fence;
+  struct FenceCall {
+    std::string lease;
+    uint64_t token = 0;
+    size_t marks_written_before = 0;
+  };
+  const std::vector<FenceCall>& fence_calls() const { return fence_calls_; }
+
   State& state() { return state_; }
   int begins() const { return begins_; }
   int puts() const { return puts_; }
@@ -267,6 +277,7 @@ class FakeIncidentStore : public core::IncidentStore {
     core::Status PutSourceMark(std::string_view name, std::string_view value,
                                core::WallTime now) override {
       work_.marks.insert_or_assign(std::string(name), Mark{std::string(value), now});
+      ++marks_written_;
       return {};
     }
     core::Result<std::vector<core::Silence>> LoadActiveSilences(core::WallTime now) override {
@@ -275,6 +286,11 @@ class FakeIncidentStore : public core::IncidentStore {
         if (core::IsActive(s, now)) out.push_back(s);
       }
       return out;
+    }
+    core::Status FencePoll(std::string_view lease, uint64_t token, core::WallTime at) override {
+      store_.fence_calls_.push_back({std::string(lease), token, marks_written_});
+      if (!store_.fence) return core::StoreTransaction::FencePoll(lease, token, at);
+      return store_.fence(lease, token, at);
     }
     core::Status Commit() override {
       if (store_.commit_failures_ > 0) {
@@ -289,6 +305,7 @@ class FakeIncidentStore : public core::IncidentStore {
     FakeIncidentStore& store_;
     State work_;
     State savepoint_;
+    size_t marks_written_ = 0;
   };
 
   State state_;
@@ -300,6 +317,7 @@ class FakeIncidentStore : public core::IncidentStore {
   int begins_ = 0;
   int puts_ = 0;
   int count_failures_ = 0;
+  std::vector<FenceCall> fence_calls_;
 };
 
 }  // namespace quell::testing

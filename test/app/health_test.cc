@@ -118,5 +118,35 @@ TEST(HealthRoutesTest, AWallClockStepMovesNoLivenessAge) {
   EXPECT_EQ(healthz.handler({}).status, 503) << healthz.handler({}).body;
 }
 
+// A standby commits no cycle (other instances poll); it stays healthy while its lease keeper
+// reaches the store, so a supervisor does not restart the instance that would take over.
+TEST(HealthRoutesTest, AStandbyIsHealthyWhileItsLeaseKeeperReachesTheStore) {
+  testing::FakeClock clock(kStart);
+  std::optional<PollRole> role = PollRole{.polling = false, .reached_store = clock.Monotonic()};
+  const std::vector<OpsRoute> routes =
+      HealthRoutes(HealthSources{.clock = &clock,
+                                 .started_at = clock.Monotonic(),
+                                 .policy = kPolicy,
+                                 .last_committed_cycle = [] { return std::nullopt; },
+                                 .role = [&] { return role; },
+                                 .ping_store = [] { return core::Status{}; },
+                                 .render_metrics = [] { return std::string(); }});
+  const OpsRoute& healthz = routes[0];
+  clock.SleepFor(seconds(1000));  // far past the cycle limit: no cycle ever committed here
+  role->reached_store = clock.Monotonic() - seconds(3);
+  OpsResponse r = healthz.handler({});
+  EXPECT_EQ(r.status, 200) << r.body;
+  EXPECT_NE(r.body.find(R"("role":"standby")"), std::string::npos) << r.body;
+  role->reached_store = clock.Monotonic() - seconds(191);
+  EXPECT_EQ(healthz.handler({}).status, 503) << healthz.handler({}).body;
+  role->reached_store.reset();
+  EXPECT_EQ(healthz.handler({}).status, 503) << "never reached, and start-up is long past";
+  // Holding a lease, it answers for its cycles as before.
+  role = PollRole{.polling = true, .reached_store = clock.Monotonic()};
+  r = healthz.handler({});
+  EXPECT_EQ(r.status, 503) << r.body;
+  EXPECT_NE(r.body.find(R"("role":"polling")"), std::string::npos) << r.body;
+}
+
 }  // namespace
 }  // namespace quell::app

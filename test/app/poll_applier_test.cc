@@ -302,6 +302,48 @@ TEST_F(PollApplierTest, ARetriedBatchWritesTheMarkWithTheAttemptThatCommits) {
   EXPECT_EQ(*store_.GetSourceMark("errors:listing"), std::optional<std::string>("new"));
 }
 
+TEST_F(PollApplierTest, AFencedPollChecksItsTokenBeforeTheMarksAndCommits) {
+  options_.source_marks = {{"errors:listing", "t1"}};
+  options_.fence = Fence{"poll/src/1m0s", 7};
+  std::vector<std::pair<std::string, uint64_t>> checked;
+  store_.fence = [&](std::string_view lease, uint64_t token, core::WallTime at) -> core::Status {
+    EXPECT_EQ(at, At(1000));
+    checked.emplace_back(std::string(lease), token);
+    return {};
+  };
+  ASSERT_TRUE(Apply({Obs(0, "a", Health::kUnhealthy)}).ok());
+  ASSERT_EQ(checked.size(), 1u);
+  EXPECT_EQ(checked[0], std::make_pair(std::string("poll/src/1m0s"), uint64_t{7}));
+  ASSERT_EQ(store_.fence_calls().size(), 1u);
+  EXPECT_EQ(store_.fence_calls()[0].marks_written_before, 0u) << "the fence comes first";
+  EXPECT_EQ(store_.state().marks.at("errors:listing").value, "t1");
+  EXPECT_EQ(store_.state().incidents.size(), 1u);
+}
+
+TEST_F(PollApplierTest, AFencedPollWhoseLeaseWasTakenCommitsNothingAndIsNotRetried) {
+  store_.state().marks["errors:listing"] = {"old", At(0)};
+  options_.source_marks = {{"errors:listing", "new"}};
+  options_.fence = Fence{"poll/src/1m0s", 7};
+  store_.fence = [](std::string_view, uint64_t, core::WallTime) -> core::Status {
+    return core::MakeError(core::ErrorCode::kConflict,
+                           "lease poll/src/1m0s was taken over (token 7 is no longer current)");
+  };
+  auto summary = Apply({Obs(0, "a", Health::kUnhealthy)});
+  ASSERT_FALSE(summary.ok());
+  EXPECT_EQ(summary.error().code, core::ErrorCode::kConflict);
+  EXPECT_TRUE(summary.error().message.starts_with("fenced: lease poll/src/1m0s"))
+      << summary.error().message;
+  EXPECT_EQ(store_.begins(), 1) << "a newer holder polls: no second attempt";
+  EXPECT_TRUE(store_.state().incidents.empty());
+  EXPECT_TRUE(store_.state().outbox.empty());
+  EXPECT_EQ(store_.state().marks.at("errors:listing").value, "old");
+}
+
+TEST_F(PollApplierTest, AnUnfencedPollNeverAsksTheLease) {
+  ASSERT_TRUE(Apply({Obs(0, "a", Health::kUnhealthy)}).ok());
+  EXPECT_TRUE(store_.fence_calls().empty());
+}
+
 TEST_F(PollApplierTest, RecordsKeyGroupsInSlicesWithThePollAndOnlyWhenItCommits) {
   options_.chunk_observations = 2;
   options_.key_groups = {{"a", "g1"}, {"a", "g2"}, {"b", "g3"}, {"c", "g1"}, {"d", "g4"}};

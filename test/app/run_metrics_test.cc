@@ -43,6 +43,35 @@ TEST(RunMetricsTest, ShowsHowManyPollsInARowAMetricConditionKeptNoSeries) {
       << text;
 }
 
+TEST(RunMetricsTest, FollowsThePollLeasesHeldLostTakenOverAndFencedPolls) {
+  MetricsRegistry registry;
+  testing::FakeClock clock(kAt);
+  RunMetrics metrics(registry, clock);
+  const std::string a = "poll/infrai-error-groups/1m0s";
+  const std::string b = "poll/prometheus/30s";
+  metrics.OnLeasesWanted({a, b});
+  metrics.OnLeaseAcquired(a, 3, /*takeover=*/true);
+  metrics.OnLeaseAcquired(b, 1, /*takeover=*/false);
+  metrics.OnLeaseLost(b, 1);
+  metrics.OnPollFenced("checkout", b, 1);
+  const std::string text = registry.Render();
+  for (const std::string& line : std::vector<std::string>{
+           "quell_poll_lease_held{lease=\"" + a + "\"} 1\n",
+           "quell_poll_lease_held{lease=\"" + b + "\"} 0\n",
+           "quell_poll_lease_acquired_total{lease=\"" + a + "\"} 1\n",
+           "quell_poll_lease_acquired_total{lease=\"" + b + "\"} 1\n",
+           "quell_poll_lease_takeovers_total{lease=\"" + a + "\"} 1\n",
+           "quell_poll_lease_takeovers_total{lease=\"" + b + "\"} 0\n",
+           "quell_poll_lease_lost_total{lease=\"" + b + "\"} 1\n",
+           std::string("quell_poll_fenced_total{condition=\"checkout\"} 1\n"),
+       }) {
+    EXPECT_NE(text.find(line), std::string::npos) << line << text;
+  }
+  metrics.OnLeaseReleased(a, 3);
+  EXPECT_NE(registry.Render().find("quell_poll_lease_held{lease=\"" + a + "\"} 0\n"),
+            std::string::npos);
+}
+
 TEST(RunMetricsTest, CountsPollsFailuresAndDecisions) {
   MetricsRegistry registry;
   testing::FakeClock clock(kAt);

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -127,9 +128,11 @@ class DaemonReloadTest : public ::testing::Test {
     return daemon.ok() ? std::move(*daemon) : nullptr;
   }
 
-  // The next cycle, then dispatch rounds until nothing is claimed.
+  // The next cycle (its lease renewed first, as the keeper's thread would), then dispatch
+  // rounds until nothing is claimed.
   void PollAndDeliver(app::DaemonRuntime& daemon) {
     clock_.SleepFor(std::chrono::seconds(10));
+    (void)daemon.KeepLeases();
     daemon.PollDue();
     for (int round = 0; round < 5 && daemon.DispatchRound().claimed > 0; ++round) {
     }
@@ -184,6 +187,28 @@ TEST_F(DaemonReloadTest, AReloadAddingAChannelWithAnUnsetSecretIsRejectedAndTheO
     EXPECT_EQ(row.channel, "hook");
     EXPECT_EQ(row.status, core::OutboxStatus::kSent) << row.channel << " " << row.key;
   }
+}
+
+// The poll leases live in the store the daemon started with: polls committed in another store
+// would all be fenced, so a reload may not move it.
+TEST_F(DaemonReloadTest, AReloadNamingAnotherStoreIsRefused) {
+  WriteConfig(/*bot=*/false);
+  auto daemon = Start();
+  ASSERT_NE(daemon, nullptr);
+  std::string text;
+  {
+    std::ifstream in(config_);
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  const std::string old_store = (dir_ / "quell.db").string();
+  text.replace(text.find(old_store), old_store.size(), (dir_ / "other.db").string());
+  std::ofstream(config_) << text;
+  const core::Status reloaded = daemon->Reload();
+  ASSERT_FALSE(reloaded.ok());
+  EXPECT_NE(reloaded.error().message.find("store: a reload cannot move a running daemon"),
+            std::string::npos)
+      << reloaded.error().message;
+  EXPECT_EQ(daemon->Health().failed_reloads, 1U);
 }
 
 TEST_F(DaemonReloadTest, AValidReloadSwitchesThePollerAndTheDispatcherTogether) {

@@ -13,6 +13,9 @@ namespace {
 
 using core::LogLevel;
 
+// How often a standby's poll thread looks whether its keeper has taken a lease.
+constexpr core::Duration kStandbyRecheck = std::chrono::milliseconds(100);
+
 // Logs the decisions that change what people see (opens, renotifies, resolves) at info and
 // the rest at debug, each with its incident key and the cycle's run id as the poll id.
 class LoggingSink : public DecisionSink {
@@ -86,6 +89,13 @@ core::Result<std::unique_ptr<DaemonRuntime>> DaemonRuntime::Create(
   if (!generation) return generation.error();
   runtime->poll_ = std::move(generation->poll);
   runtime->dispatch_ = std::move(generation->dispatch);
+  if (runtime->options_.leases != nullptr) {
+    InstanceIdentity self = runtime->options_.instance;
+    if (self.started_at == core::WallTime{}) self.started_at = clock.Now();
+    runtime->keeper_ =
+        std::make_unique<LeaseKeeper>(*runtime->options_.leases, log, std::move(self),
+                                      runtime->poll_.leases, runtime->listeners_);
+  }
   runtime->health_.smallest_interval = runtime->poll_.scheduler->SmallestInterval();
   return runtime;
 }
@@ -102,6 +112,13 @@ core::Result<DaemonRuntime::Generation> DaemonRuntime::Prepare() {
       generation.poll.plan->Intervals(), clock_.Monotonic(),
       SchedulerOptions{.jitter = options_.jitter, .seed = options_.seed ^ 0x5eedULL});
   generation.poll.channels = loaded->channels;
+  generation.poll.leases.length = loaded->poll_lease;
+  const std::vector<core::Duration> intervals = generation.poll.plan->Intervals();
+  for (size_t group = 0; group < intervals.size(); ++group) {
+    for (std::string& name : generation.poll.plan->Leases(group)) {
+      generation.poll.leases.leases.push_back(PollLease{std::move(name), intervals[group]});
+    }
+  }
   generation.dispatch = std::move(loaded->dispatch);
   return generation;
 }
@@ -117,6 +134,12 @@ int DaemonRuntime::Run() {
     dispatch_thread_ = true;
     dispatcher = std::thread([this] { DispatchLoop(); });
   }
+  std::thread keeper;
+  if (keeper_) {
+    // One turn before the first cycle, so a lone instance polls at once.
+    (void)KeepLeases();
+    keeper = std::thread([this] { LeaseLoop(); });
+  }
   while (!control_.stop_requested()) {
     if (control_.TakeReload()) (void)Reload();
     PollDue();
@@ -126,6 +149,9 @@ int DaemonRuntime::Run() {
   }
   log_.Log(LogLevel::kInfo, "run.stopping", {{"reason", "signal"}});
   if (dispatcher.joinable()) dispatcher.join();
+  if (keeper.joinable()) keeper.join();
+  // The poll thread has stopped: a standby may take over at its next turn.
+  ReleaseLeases();
   log_.Log(LogLevel::kInfo, "run.stopped", {});
   return 0;
 }
@@ -141,25 +167,81 @@ core::Duration DaemonRuntime::UntilNextDue() {
   return poll_.scheduler->NextDue() - clock_.Monotonic();
 }
 
+core::MonoTime DaemonRuntime::KeepLeases() {
+  if (!keeper_) return clock_.Monotonic() + std::chrono::hours(24);
+  const core::WallTime now = clock_.Now();
+  return keeper_->Tick(now, clock_.Monotonic());
+}
+
+void DaemonRuntime::ReleaseLeases() {
+  if (keeper_) keeper_->ReleaseAll(clock_.Now());
+}
+
+void DaemonRuntime::LeaseLoop() {
+  core::MonoTime due = keeper_->Tick(clock_.Now(), clock_.Monotonic());
+  while (!control_.stop_requested()) {
+    const core::Duration wait = due - clock_.Monotonic();
+    if (wait > core::Duration::zero()) {
+      control_.WaitFor(clock_, wait, /*on_reload=*/false);
+      continue;  // a Wake() (new outbox rows) is not this thread's turn
+    }
+    due = keeper_->Tick(clock_.Now(), clock_.Monotonic());
+  }
+}
+
+std::optional<PollRole> DaemonRuntime::Role() const {
+  if (!keeper_) return std::nullopt;
+  const KeeperState state = keeper_->State(clock_.Monotonic());
+  return PollRole{.polling = state.holds_any,
+                  .reached_store = state.reached_store,
+                  .polling_since = state.polling_since};
+}
+
+void DaemonRuntime::ReportFenced(const std::string& run_id, const CycleReport& report) {
+  for (const ConditionOutcome& c : report.conditions) {
+    if (!c.fenced) continue;
+    log_.Log(
+        LogLevel::kWarn, "poll.fenced",
+        {{"poll_id", run_id}, {"condition", c.condition}, {"lease", c.lease}, {"token", c.token}});
+    for (RunListener* listener : listeners_) listener->OnPollFenced(c.condition, c.lease, c.token);
+  }
+}
+
 void DaemonRuntime::RunGroup(size_t group) {
+  const core::MonoTime started_mono = clock_.Monotonic();
+  std::optional<HeldLeases> held;
+  const std::vector<std::string> leases = poll_.plan->Leases(group);
+  if (keeper_ && !leases.empty()) {
+    held = keeper_->Held(started_mono);
+    const bool any = std::any_of(leases.begin(), leases.end(),
+                                 [&](const std::string& name) { return held->contains(name); });
+    if (!any) {
+      // Another instance polls this group (or a takeover waits for its last poll + interval):
+      // a standby's turn, not a failed cycle. Looked at again soon (Held is a look at memory,
+      // no store call), so a lease the keeper takes is polled within 100 ms, not a keeper
+      // period later: failover stays within lease + one keeper period.
+      poll_.scheduler->Defer(group, started_mono + std::min(keeper_->Period(), kStandbyRecheck));
+      return;
+    }
+  }
   const std::string run_id = NewRunId(run_id_state_);
   const core::WallTime started = clock_.Now();
-  const core::MonoTime started_mono = clock_.Monotonic();
   const std::string interval = core::FormatDuration(poll_.scheduler->interval(group));
   for (RunListener* listener : listeners_) listener->OnCycleStart(run_id, started);
   log_.Log(LogLevel::kInfo, "poll.cycle_start", {{"poll_id", run_id}, {"interval", interval}});
 
   LoggingSink sink(log_, run_id);
-  const CycleReport report = poll_.plan->RunCycle(group, sink);
+  const CycleReport report = poll_.plan->RunCycle(group, sink, held ? &*held : nullptr);
   const core::WallTime finished = clock_.Now();
   const core::MonoTime finished_mono = clock_.Monotonic();
   for (const ConditionOutcome& c : report.conditions) LogCondition(log_, run_id, c);
+  ReportFenced(run_id, report);
   poll_.scheduler->Completed(group, started_mono, finished_mono);
   // A condition that did not commit failed in the store (its source's failures still commit
-  // as unknown observations).
+  // as unknown observations); a fenced one did not: another instance polls it now.
   core::Status writes;
   for (const ConditionOutcome& c : report.conditions) {
-    if (!c.applied) {
+    if (!c.applied && !c.fenced) {
       writes = core::MakeError(core::ErrorCode::kUnavailable, c.apply_error);
       break;
     }
@@ -207,6 +289,7 @@ core::Status DaemonRuntime::Reload() {
     dispatch_ = std::move(next->dispatch);
   }
   poll_ = std::move(next->poll);
+  if (keeper_) keeper_->Replace(poll_.leases);
   core::Duration smallest{};
   {
     const std::lock_guard lock(mu_);

@@ -10,6 +10,8 @@
 
 #include "quell/app/dispatcher.h"
 #include "quell/app/handover.h"
+#include "quell/app/health.h"
+#include "quell/app/lease_keeper.h"
 #include "quell/app/run_control.h"
 #include "quell/app/run_listener.h"
 #include "quell/app/runtime_config.h"
@@ -17,6 +19,8 @@
 #include "quell/app/store_health.h"
 #include "quell/core/ports/clock.h"
 #include "quell/core/ports/event_log.h"
+#include "quell/core/ports/lease_store.h"
+#include "quell/core/ports/store.h"
 #include "quell/core/result.h"
 
 namespace quell::app {
@@ -25,6 +29,11 @@ struct RuntimeOptions {
   std::string config_path;  // for the log only: the loader reads the file
   uint64_t seed = 0;        // poll jitter and run ids; seed it from an entropy source
   double jitter = 0.1;      // see SchedulerOptions
+  // The poll leases' store (its own connection, used by the lease keeper's thread only) and
+  // this instance as the others see it. Null: no leases, every group polls (one instance).
+  core::LeaseStore* leases = nullptr;
+  std::shared_ptr<core::Store> lease_connection = {};  // owns `leases` when set
+  InstanceIdentity instance = {};
 };
 
 // What the health checks need, read from any thread.
@@ -70,6 +79,8 @@ class DaemonRuntime {
   int Run();
 
   DaemonHealth Health() const;
+  // Polling or standing by, for /healthz; nullopt without a lease store. Thread-safe.
+  std::optional<PollRole> Role() const;
   // Adds listeners (the HTTP surface's, built after the runtime so that a config problem is
   // reported whole before anything binds). Before Run only.
   void AddListeners(const std::vector<RunListener*>& listeners) {
@@ -89,6 +100,11 @@ class DaemonRuntime {
   DispatchReport DispatchRound();
   // How long the dispatch thread waits after `report` before its next round.
   core::Duration DispatchWaitAfter(const DispatchReport& report);
+  // One lease keeper turn (renew, take, record the instance); returns when the next is due.
+  // Without a lease store: nothing, and a time far ahead.
+  core::MonoTime KeepLeases();
+  // Gives the leases up, as Run does after its poll thread stopped.
+  void ReleaseLeases();
 
  private:
   // The poll thread's share of one config.
@@ -96,6 +112,7 @@ class DaemonRuntime {
     std::unique_ptr<PollPlan> plan;
     std::unique_ptr<Scheduler> scheduler;
     size_t channels = 0;
+    LeaseSet leases;
   };
   struct Generation {
     PollSide poll;
@@ -108,6 +125,9 @@ class DaemonRuntime {
   core::Result<Generation> Prepare();
   void RunGroup(size_t group);
   void DispatchLoop();
+  void LeaseLoop();
+  // Logs and reports the polls refused at their commit.
+  void ReportFenced(const std::string& run_id, const CycleReport& report);
 
   std::unique_ptr<RuntimeConfigLoader> loader_;
   core::Clock& clock_;
@@ -120,7 +140,8 @@ class DaemonRuntime {
   std::unique_ptr<DispatchPlan> dispatch_;  // the dispatch thread's while Run runs
   Handover<DispatchPlan> next_dispatch_;    // a reload's new dispatch side, for that thread
   std::atomic<bool> dispatch_thread_ = false;
-  StoreOutage dispatch_outage_;  // the dispatch thread's
+  StoreOutage dispatch_outage_;          // the dispatch thread's
+  std::unique_ptr<LeaseKeeper> keeper_;  // null without a lease store
 
   mutable std::mutex mu_;
   DaemonHealth health_;  // guarded by mu_

@@ -52,7 +52,24 @@ OpsResponse LivenessVerdict(std::optional<core::WallTime> last_committed_cycle, 
   AppendSeconds(body, age);
   body.append(R"(,"limit_seconds":)");
   AppendSeconds(body, limit);
-  body.append("}");
+  body.append(R"(,"role":"polling"})");
+  return Json(ok ? 200 : 503, std::move(body));
+}
+
+OpsResponse StandbyVerdict(core::Duration age, const LivenessPolicy& policy) {
+  const core::Duration limit = LivenessLimit(policy);
+  const bool ok = age <= limit;
+  std::string body = R"({"status":)";
+  body.append(ok ? R"("ok")" : R"("stale")").append(R"(,"reason":)");
+  core::AppendJsonString(body, ok ? "standby: other instances hold every poll lease, and this "
+                                    "one's lease keeper reaches the store to take over"
+                                  : "standby: the lease keeper has not reached the store for "
+                                    "longer than the limit, so it cannot take over");
+  body.append(R"(,"keeper_age_seconds":)");
+  AppendSeconds(body, age);
+  body.append(R"(,"limit_seconds":)");
+  AppendSeconds(body, limit);
+  body.append(R"(,"role":"standby"})");
   return Json(ok ? 200 : 503, std::move(body));
 }
 
@@ -75,8 +92,18 @@ std::vector<OpsRoute> HealthRoutes(HealthSources sources) {
       .write = false,
       .handler =
           [s](const OpsRequest&) {
+            const std::optional<PollRole> role = s->role ? s->role() : std::nullopt;
+            if (role && !role->polling) {
+              // Before its keeper's first answer, the start-up is the baseline, as for cycles.
+              const core::MonoTime reached = role->reached_store.value_or(s->started_at);
+              return StandbyVerdict(s->clock->Monotonic() - reached, s->policy);
+            }
             const auto last = s->last_committed_cycle();
-            const core::MonoTime since = last ? last->mono : s->started_at;
+            core::MonoTime since = last ? last->mono : s->started_at;
+            // A standby that just took over has its first interval to commit, as at start-up.
+            if (role && role->polling_since && *role->polling_since > since) {
+              since = *role->polling_since;
+            }
             const core::Duration age = s->clock->Monotonic() - since;
             return LivenessVerdict(last ? std::optional(last->at) : std::nullopt, age, s->policy);
           },

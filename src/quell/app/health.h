@@ -24,9 +24,22 @@ struct LivenessPolicy {
 
 // 200 while the last committed cycle (or, before the first, the start-up) is no older than the
 // policy's limit (`age`, measured on the monotonic clock), else 503; the JSON body says which and
-// by how much, and shows the cycle's wall time. Pure.
+// by how much, shows the cycle's wall time and "role": "polling". Pure.
 OpsResponse LivenessVerdict(std::optional<core::WallTime> last_committed_cycle, core::Duration age,
                             const LivenessPolicy& policy);
+
+// Where this instance stands among several on one store (app::LeaseKeeper).
+struct PollRole {
+  bool polling = false;                         // holds at least one poll lease
+  std::optional<core::MonoTime> reached_store;  // the keeper's last turn that reached the store
+  // Polling: since when, unbroken (a standby that took over counts its cycles' age from here).
+  std::optional<core::MonoTime> polling_since = {};
+};
+
+// A standby polls nothing because other instances hold every lease: it is healthy (200,
+// "role": "standby") while its lease keeper reached the store (or, before it first did, the
+// start-up) no longer than the policy's limit ago (`age`), so it can take over; else 503. Pure.
+OpsResponse StandbyVerdict(core::Duration age, const LivenessPolicy& policy);
 
 // A committed cycle as a listener heard it: its wall time, shown, and the clock's monotonic
 // reading then, which its age is measured from.
@@ -49,6 +62,9 @@ struct HealthSources {
   LivenessPolicy policy;
   // The end of the last cycle in which every condition committed (RunMetrics::LastCommitted).
   std::function<std::optional<CommittedCycle>()> last_committed_cycle;
+  // Unset, or nullopt from it: no poll leases (every cycle polls); else /healthz of a standby
+  // follows its lease keeper (StandbyVerdict).
+  std::function<std::optional<PollRole>()> role = {};
   std::function<core::Status()> ping_store;
   std::function<std::string()> render_metrics;  // e.g. MetricsRegistry::Render
 };

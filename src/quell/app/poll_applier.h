@@ -38,6 +38,13 @@ class DecisionSink {
   virtual void Reset() = 0;
 };
 
+// The poll lease a poll commits under (core/ports/lease_store.h): the lease's name and the
+// fencing token this instance holds it with.
+struct Fence {
+  std::string lease;
+  uint64_t token = 0;
+};
+
 struct ApplyOptions {
   core::Policy policy;
   // Observations evaluated per chunk. A chunk's keys are loaded and written together, so this
@@ -106,6 +113,11 @@ struct ApplyOptions {
   // Deletes the pairs last seen before this, in the same transaction; nullopt leaves them. A
   // scan of the table, so the poller sets it about once an hour, not every poll.
   std::optional<core::WallTime> key_groups_cutoff;
+  // Set by `quell run`: every transaction checks the lease is still this token's
+  // (StoreTransaction::FencePoll, just before the source marks and the commit) and moves its
+  // polled_at; a newer holder makes the Apply fail with kConflict "fenced: ...", not retried.
+  // Unset (poll-once, apply, replay): unfenced, as before leases existed.
+  std::optional<Fence> fence;
 };
 
 struct ApplySummary {
@@ -135,7 +147,8 @@ class PollApplier {
 
   // `now` is read once by the caller and stamps rows and the retention cutoff. Errors: the
   // stream's kInvalidArgument, the store's codes, kConflict when every attempt lost its race.
-  // A transaction cut by kUnavailable after it began is run once more whole.
+  // A transaction cut by kUnavailable after it began is run once more whole. A fenced poll
+  // (options.fence no longer current) fails with kConflict, a message starting "fenced: ".
   core::Result<ApplySummary> Apply(core::ObservationStream& poll, std::string_view poll_id,
                                    core::WallTime now, DecisionSink& sink);
 

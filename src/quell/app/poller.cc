@@ -1,12 +1,14 @@
 #include "quell/app/poller.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <memory>
 #include <unordered_map>
 #include <utility>
 
 #include "quell/app/bounded_parallel.h"
+#include "quell/app/poll_leases.h"
 #include "quell/app/vector_observation_stream.h"
 #include "quell/core/engine/evaluate.h"
 
@@ -50,7 +52,59 @@ std::string MetricQueryKey(const core::MetricQuery& query) {
   return key;
 }
 
+// The token `held` gives `lease`: nullopt when the lease is not held; a zero token (unfenced)
+// when there is no `held` at all.
+std::optional<uint64_t> TokenOf(const HeldLeases* held, const std::string& lease) {
+  if (held == nullptr) return uint64_t{0};
+  const auto it = held->find(lease);
+  if (it == held->end()) return std::nullopt;
+  return it->second;
+}
+
+// Keeps the observations (with their groups) and key-group pairs of one shard's keys.
+void KeepShard(core::GroupObservations& observed,
+               const std::function<bool(std::string_view)>& keeps) {
+  size_t kept = 0;
+  for (size_t i = 0; i < observed.observations.size(); ++i) {
+    if (!keeps(observed.observations[i].key)) continue;
+    if (kept != i) {
+      observed.observations[kept] = std::move(observed.observations[i]);
+      observed.groups[kept] = observed.groups[i];
+    }
+    ++kept;
+  }
+  observed.observations.resize(kept);
+  observed.groups.resize(kept);
+  std::erase_if(observed.key_groups, [&](const core::KeyGroup& pair) { return !keeps(pair.key); });
+}
+
+void DropOtherShards(std::vector<core::Incident>& open,
+                     const std::function<bool(std::string_view)>& keeps) {
+  std::erase_if(open, [&](const core::Incident& incident) { return !keeps(incident.key); });
+}
+
 }  // namespace
+
+bool Poller::Part::Keeps(std::string_view key) const {
+  return shards <= 1 || ShardOf(key, shards) == shard;
+}
+
+std::string Poller::Part::Suffix() const {
+  if (shards <= 1) return "";
+  return "/shard-" + std::to_string(shard + 1) + "-of-" + std::to_string(shards);
+}
+
+std::vector<Poller::Part> Poller::PartsOf(const core::ConditionCommon& common,
+                                          const std::string& source_name) {
+  if (common.shards <= 1) return {Part{PollLeaseName(source_name, common.interval), 0, 1}};
+  std::vector<Part> parts;
+  for (uint32_t shard = 0; shard < common.shards; ++shard) {
+    parts.push_back(
+        Part{ShardLeaseName(source_name, common.interval, common.name, shard, common.shards), shard,
+             common.shards});
+  }
+  return parts;
+}
 
 bool CycleReport::ok() const {
   return std::all_of(conditions.begin(), conditions.end(),
@@ -66,20 +120,34 @@ Poller::Poller(core::IncidentStore& store, const core::PayloadEncoder& encoder, 
     : store_(store), encoder_(encoder), clock_(clock), options_(std::move(options)) {}
 
 void Poller::Watch(const core::ErrorGroupCondition& condition, core::ErrorGroupSource& source,
-                   std::string source_name) {
-  error_watches_.push_back(ErrorWatch{condition, &source, std::move(source_name)});
+                   const std::string& source_name) {
+  for (Part& part : PartsOf(condition.common, source_name)) {
+    error_watches_.push_back(ErrorWatch{condition, &source, source_name, std::move(part)});
+  }
 }
 
 void Poller::Watch(const core::MetricCondition& condition, core::MetricSource& source,
-                   std::string source_name) {
-  metric_watches_.push_back(MetricWatch{condition, &source, std::move(source_name)});
+                   const std::string& source_name) {
+  for (Part& part : PartsOf(condition.common, source_name)) {
+    metric_watches_.push_back(MetricWatch{condition, &source, source_name, std::move(part)});
+  }
+}
+
+std::vector<std::string> Poller::LeaseNames() const {
+  std::vector<std::string> names;
+  const auto add = [&names](const std::string& name) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  };
+  for (const ErrorWatch& watch : error_watches_) add(watch.part.lease);
+  for (const MetricWatch& watch : metric_watches_) add(watch.part.lease);
+  return names;
 }
 
 void Poller::RenewEachCycle(BudgetedHttpClient& http, std::optional<core::Duration> deadline) {
   budgets_.emplace_back(&http, deadline);
 }
 
-CycleReport Poller::RunOnce(DecisionSink& sink) {
+CycleReport Poller::RunOnce(DecisionSink& sink, const HeldLeases* held) {
   for (const auto& [http, deadline] : budgets_) http->StartPoll(deadline);
   CycleReport report;
   report.at = clock_.Now();
@@ -87,11 +155,15 @@ CycleReport Poller::RunOnce(DecisionSink& sink) {
 
   std::map<core::ErrorGroupSource*, core::GroupListing> listings;
   for (const ErrorWatch& watch : error_watches_) {
+    const std::optional<uint64_t> token = TokenOf(held, watch.part.lease);
+    if (!token) continue;  // another instance polls it
     auto [it, fresh] = listings.try_emplace(watch.source);
     if (fresh) it->second = watch.source->List();
     ConditionOutcome& outcome = report.conditions.emplace_back();
     outcome.condition = watch.condition.common.name;
     outcome.source = watch.source_name;
+    outcome.lease = watch.part.lease;
+    outcome.token = *token;
     PollErrors(watch, it->second, report.at, enrich_left, sink, outcome);
   }
 
@@ -99,6 +171,8 @@ CycleReport Poller::RunOnce(DecisionSink& sink) {
            std::unique_ptr<core::Result<core::MetricAnswer>>>
       answers;
   for (const MetricWatch& watch : metric_watches_) {
+    const std::optional<uint64_t> token = TokenOf(held, watch.part.lease);
+    if (!token) continue;
     auto& answer = answers[{watch.source, MetricQueryKey(watch.condition.query)}];
     if (!answer) {
       answer = std::make_unique<core::Result<core::MetricAnswer>>(
@@ -107,6 +181,8 @@ CycleReport Poller::RunOnce(DecisionSink& sink) {
     ConditionOutcome& outcome = report.conditions.emplace_back();
     outcome.condition = watch.condition.common.name;
     outcome.source = watch.source_name;
+    outcome.lease = watch.part.lease;
+    outcome.token = *token;
     PollMetric(watch, *answer, report.at, sink, outcome);
   }
   return report;
@@ -125,7 +201,10 @@ void Poller::PollErrors(const ErrorWatch& watch, const core::GroupListing& listi
     outcome.apply_error = open.error().message;
     return;
   }
-  const std::string mark_name = WatermarkMarkName(condition.common.name);
+  const Part& part = watch.part;
+  const auto keeps = [&part](std::string_view key) { return part.Keeps(key); };
+  DropOtherShards(*open, keeps);
+  const std::string mark_name = WatermarkMarkName(condition.common.name) + part.Suffix();
   auto mark = store_.GetSourceMark(mark_name);
   if (!mark) {
     outcome.apply_error = mark.error().message;
@@ -136,6 +215,7 @@ void Poller::PollErrors(const ErrorWatch& watch, const core::GroupListing& listi
   };
   core::GroupObservations observed =
       core::ObserveGroups(condition, listing, *open, ParseMark(*mark), now, summary_evidence);
+  if (part.shards > 1) KeepShard(observed, keeps);
 
   // Predict which keys transition (open, renotify, resolve) against the incidents as read;
   // only those are worth a detail request. A race with another worker can make the guess
@@ -176,7 +256,7 @@ void Poller::PollErrors(const ErrorWatch& watch, const core::GroupListing& listi
   if (listing.complete && observed.watermark) {
     marks.emplace_back(mark_name, FormatMark(*observed.watermark));
   }
-  Apply(condition.common, std::move(observed.observations), std::move(marks),
+  Apply(condition.common, part, std::move(observed.observations), std::move(marks),
         std::move(observed.key_groups), now, sink, outcome);
 }
 
@@ -188,7 +268,7 @@ void Poller::PollMetric(const MetricWatch& watch, const core::Result<core::Metri
   }
   // A query that answers but keeps no series (a typo'd metric or label) observes nothing, which
   // looks just like health; the count makes it visible. A failed query proves nothing either way.
-  uint32_t& empty = empty_polls_[watch.condition.common.name];
+  uint32_t& empty = empty_polls_[watch.condition.common.name + watch.part.Suffix()];
   if (answer) empty = core::CountSelectedSeries(watch.condition, *answer) == 0 ? empty + 1 : 0;
   const uint32_t warn_after = watch.condition.common.no_series_warn_after;
   outcome.empty_polls = empty;
@@ -199,11 +279,17 @@ void Poller::PollMetric(const MetricWatch& watch, const core::Result<core::Metri
     outcome.apply_error = open.error().message;
     return;
   }
-  Apply(watch.condition.common, core::ObserveMetric(watch.condition, answer, *open, now), {}, {},
-        now, sink, outcome);
+  const Part& part = watch.part;
+  const auto keeps = [&part](std::string_view key) { return part.Keeps(key); };
+  DropOtherShards(*open, keeps);
+  std::vector<core::Observation> observations =
+      core::ObserveMetric(watch.condition, answer, *open, now);
+  std::erase_if(observations, [&](const core::Observation& o) { return !keeps(o.key); });
+  Apply(watch.condition.common, part, std::move(observations), {}, {}, now, sink, outcome);
 }
 
-void Poller::Apply(const core::ConditionCommon& common, std::vector<core::Observation> observations,
+void Poller::Apply(const core::ConditionCommon& common, const Part& part,
+                   std::vector<core::Observation> observations,
                    std::vector<std::pair<std::string, std::string>> marks,
                    std::vector<core::KeyGroup> key_groups, core::WallTime now, DecisionSink& sink,
                    ConditionOutcome& outcome) {
@@ -225,7 +311,7 @@ void Poller::Apply(const core::ConditionCommon& common, std::vector<core::Observ
   // The mode of the condition's last committed poll: a poll that finds it was in shadow (or
   // cannot tell: a store from before the mark existed) announces the opens shadow kept quiet,
   // and moves the mark in its own transaction, so that happens exactly once per change.
-  const std::string shadow_mark = ShadowMarkName(common.name);
+  const std::string shadow_mark = ShadowMarkName(common.name) + part.Suffix();
   auto mode = store_.GetSourceMark(shadow_mark);
   if (!mode) {
     outcome.apply_error = mode.error().message;
@@ -242,13 +328,17 @@ void Poller::Apply(const core::ConditionCommon& common, std::vector<core::Observ
       options_.key_group_retention &&
       (!key_groups_pruned_at_ || now - *key_groups_pruned_at_ >= options_.key_group_prune_every);
   if (prune_due) apply.key_groups_cutoff = now - *options_.key_group_retention;
+  if (outcome.token != 0) apply.fence = Fence{part.lease, outcome.token};
   PollApplier applier(store_, encoder_, std::move(apply));
   VectorObservationStream stream(observations);
   HeldDecisions held;
-  const std::string poll_id = "poll-" + core::FormatRfc3339(now) + "-" + common.name;
+  const std::string poll_id =
+      "poll-" + core::FormatRfc3339(now) + "-" + common.name + part.Suffix();
   auto applied = applier.Apply(stream, poll_id, now, held);
   if (!applied) {
     outcome.apply_error = applied.error().message;
+    outcome.fenced = applied.error().code == core::ErrorCode::kConflict &&
+                     applied.error().message.starts_with("fenced: ");
     return;
   }
   outcome.applied = true;

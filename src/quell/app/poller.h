@@ -24,6 +24,9 @@ namespace quell::app {
 using GroupEvidenceBuilder =
     std::function<std::string(const core::ErrorGroup&, const core::GroupDetail*)>;
 
+// The poll leases an instance holds, by name (app/poll_leases.h), with their fencing tokens.
+using HeldLeases = std::map<std::string, uint64_t, std::less<>>;
+
 struct PollerOptions {
   uint32_t max_enrich = 20;         // detail requests per cycle, over all conditions
   uint32_t enrich_concurrency = 4;  // detail requests in flight at once
@@ -45,6 +48,9 @@ struct PollerOptions {
 struct ConditionOutcome {
   std::string condition;
   std::string source;
+  std::string lease;         // the poll lease it polled under (a shard's for a sharded condition)
+  uint64_t token = 0;        // the lease's fencing token; 0 when polled unfenced
+  bool fenced = false;       // the commit was refused: another instance took the lease over
   bool source_ok = true;     // false: the poll failed or was partial; see source_error
   std::string source_error;  // why, with the remote's own words
   bool applied = false;      // the observations committed
@@ -74,6 +80,10 @@ struct CycleReport {
 // concurrency), and apply each condition's observations durably with its own policy and
 // channels, its source mark moving in the same transaction. A failed source still applies:
 // its observations are unknown, which holds every open incident where it is.
+// Every watch polls under a lease: PollLeaseName(source name, interval), or for a condition
+// with `shards: N`, N watches under ShardLeaseName, each keeping only the keys whose ShardOf is
+// its shard (observations and the open incidents it reads alike, so "missing from the listing
+// means healthy" stays within the shard) with its own watermark and shadow marks.
 // Not thread-safe; sources must outlive the poller.
 class Poller {
  public:
@@ -81,35 +91,54 @@ class Poller {
          PollerOptions options);
 
   void Watch(const core::ErrorGroupCondition& condition, core::ErrorGroupSource& source,
-             std::string source_name);
+             const std::string& source_name);
   void Watch(const core::MetricCondition& condition, core::MetricSource& source,
-             std::string source_name);
+             const std::string& source_name);
   // Renews `http`'s retry budget at the start of every cycle, with `deadline` for the
   // source's requests in that cycle (BudgetedHttpClient::StartPoll): the client a source sends
   // through. `http` must outlive the poller.
   void RenewEachCycle(BudgetedHttpClient& http, std::optional<core::Duration> deadline);
 
   // Runs one cycle, with "now" read once from the clock. Decisions reach `sink` per condition
-  // after that condition committed.
-  CycleReport RunOnce(DecisionSink& sink);
+  // after that condition committed. With `held` (`quell run`), only the watches whose lease it
+  // names poll, each commit fenced by its token; without (poll-once), every watch polls
+  // unfenced. A source no polled watch needs is not asked.
+  CycleReport RunOnce(DecisionSink& sink, const HeldLeases* held = nullptr);
+
+  // The lease names of every watch, in watch order, each once.
+  std::vector<std::string> LeaseNames() const;
 
  private:
+  // Which part of a condition a watch polls, under which lease.
+  struct Part {
+    std::string lease;
+    uint32_t shard = 0;
+    uint32_t shards = 1;
+    bool Keeps(std::string_view key) const;
+    std::string Suffix() const;  // "" unsharded, else "/shard-2-of-4" for marks and poll ids
+  };
   struct ErrorWatch {
     core::ErrorGroupCondition condition;
     core::ErrorGroupSource* source;
     std::string source_name;
+    Part part;
   };
   struct MetricWatch {
     core::MetricCondition condition;
     core::MetricSource* source;
     std::string source_name;
+    Part part;
   };
+  // The parts of a condition: one, or one per shard.
+  static std::vector<Part> PartsOf(const core::ConditionCommon& common,
+                                   const std::string& source_name);
 
   void PollErrors(const ErrorWatch& watch, const core::GroupListing& listing, core::WallTime now,
                   uint32_t& enrich_left, DecisionSink& sink, ConditionOutcome& outcome);
   void PollMetric(const MetricWatch& watch, const core::Result<core::MetricAnswer>& answer,
                   core::WallTime now, DecisionSink& sink, ConditionOutcome& outcome);
-  void Apply(const core::ConditionCommon& common, std::vector<core::Observation> observations,
+  void Apply(const core::ConditionCommon& common, const Part& part,
+             std::vector<core::Observation> observations,
              std::vector<std::pair<std::string, std::string>> marks,
              std::vector<core::KeyGroup> key_groups, core::WallTime now, DecisionSink& sink,
              ConditionOutcome& outcome);

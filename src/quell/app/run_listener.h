@@ -1,7 +1,9 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "quell/app/dispatch_recorder.h"
 #include "quell/app/poller.h"
@@ -30,6 +32,33 @@ class RunListener {
   virtual void OnStoreWrites(std::string_view side, const core::Status& status) {
     (void)side;
     (void)status;
+  }
+
+  // The poll leases (app::LeaseKeeper, on its own thread): the names this instance tries to
+  // hold, at start and at each reload that changes them.
+  virtual void OnLeasesWanted(const std::vector<std::string>& leases) { (void)leases; }
+  // This instance holds `lease` now, with `token`; `takeover`: from a previous holder that had
+  // not released it.
+  virtual void OnLeaseAcquired(std::string_view lease, uint64_t token, bool takeover) {
+    (void)lease;
+    (void)token;
+    (void)takeover;
+  }
+  // It lost `lease`: taken by another instance, or not renewed in time.
+  virtual void OnLeaseLost(std::string_view lease, uint64_t token) {
+    (void)lease;
+    (void)token;
+  }
+  // It gave `lease` up (a stop, or a reload that no longer polls it).
+  virtual void OnLeaseReleased(std::string_view lease, uint64_t token) {
+    (void)lease;
+    (void)token;
+  }
+  // A poll of `condition` under `lease` was refused at its commit: a newer holder polls.
+  virtual void OnPollFenced(std::string_view condition, std::string_view lease, uint64_t token) {
+    (void)condition;
+    (void)lease;
+    (void)token;
   }
 };
 

@@ -69,6 +69,22 @@ RunMetrics::RunMetrics(MetricsRegistry& registry, core::Clock& clock)
       refresh_failures_(registry.AddCounter(
           "quell_store_refresh_failures_total",
           "Failed reads of the store gauges (quell_open_incidents, quell_outbox_rows).")),
+      lease_held_(registry.AddGauge(
+          "quell_poll_lease_held",
+          "1 while this instance holds the poll lease (and polls its group), else 0, by lease.")),
+      lease_acquired_(registry.AddCounter("quell_poll_lease_acquired_total",
+                                          "Poll leases this instance came to hold, by lease.")),
+      lease_takeovers_(registry.AddCounter(
+          "quell_poll_lease_takeovers_total",
+          "Poll leases taken from a previous holder that had not released them (it died, hung "
+          "or lost the store), by lease.")),
+      lease_lost_(registry.AddCounter(
+          "quell_poll_lease_lost_total",
+          "Poll leases this instance lost: taken over, or not renewed in time, by lease.")),
+      poll_fenced_(registry.AddCounter(
+          "quell_poll_fenced_total",
+          "Polls refused at their commit because another instance had taken the lease over, by "
+          "condition.")),
       clock_(clock) {
   // Series that exist from the start, so rate() and absent() see a zero, not a gap.
   cycles_.Add({{"result", "ok"}}, 0);
@@ -127,6 +143,38 @@ void RunMetrics::OnDispatch(const DispatchReport& report, core::WallTime /*at*/)
       delivery_latency_.Observe(labels, Seconds(latency));
     }
   }
+}
+
+void RunMetrics::OnLeasesWanted(const std::vector<std::string>& leases) {
+  for (const std::string& lease : leases) {
+    const MetricLabels labels = {{"lease", lease}};
+    lease_held_.Set(labels, 0);
+    lease_acquired_.Add(labels, 0);
+    lease_takeovers_.Add(labels, 0);
+    lease_lost_.Add(labels, 0);
+  }
+}
+
+void RunMetrics::OnLeaseAcquired(std::string_view lease, uint64_t /*token*/, bool takeover) {
+  const MetricLabels labels = {{"lease", std::string(lease)}};
+  lease_held_.Set(labels, 1);
+  lease_acquired_.Add(labels);
+  if (takeover) lease_takeovers_.Add(labels);
+}
+
+void RunMetrics::OnLeaseLost(std::string_view lease, uint64_t /*token*/) {
+  const MetricLabels labels = {{"lease", std::string(lease)}};
+  lease_held_.Set(labels, 0);
+  lease_lost_.Add(labels);
+}
+
+void RunMetrics::OnLeaseReleased(std::string_view lease, uint64_t /*token*/) {
+  lease_held_.Set({{"lease", std::string(lease)}}, 0);
+}
+
+void RunMetrics::OnPollFenced(std::string_view condition, std::string_view /*lease*/,
+                              uint64_t /*token*/) {
+  poll_fenced_.Add({{"condition", std::string(condition)}});
 }
 
 core::Status RunMetrics::RefreshStoreGauges(core::IncidentStore& store) {

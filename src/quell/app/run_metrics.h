@@ -5,6 +5,8 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "quell/app/health.h"
 #include "quell/app/metrics.h"
@@ -28,6 +30,11 @@ class RunMetrics : public RunListener {
   void OnCycleStart(const std::string& run_id, core::WallTime at) override;
   void OnCycleEnd(const std::string& run_id, const CycleReport& report, core::WallTime at) override;
   void OnDispatch(const DispatchReport& report, core::WallTime at) override;
+  void OnLeasesWanted(const std::vector<std::string>& leases) override;
+  void OnLeaseAcquired(std::string_view lease, uint64_t token, bool takeover) override;
+  void OnLeaseLost(std::string_view lease, uint64_t token) override;
+  void OnLeaseReleased(std::string_view lease, uint64_t token) override;
+  void OnPollFenced(std::string_view condition, std::string_view lease, uint64_t token) override;
 
   // Reads open incidents and outbox rows per status from `store` (two aggregate queries) into
   // their gauges; every status is set, absent ones to 0. On failure the gauges keep their last
@@ -59,6 +66,11 @@ class RunMetrics : public RunListener {
   MetricsRegistry::Gauge outbox_rows_;
   MetricsRegistry::Gauge empty_polls_;
   MetricsRegistry::Counter refresh_failures_;
+  MetricsRegistry::Gauge lease_held_;
+  MetricsRegistry::Counter lease_acquired_;
+  MetricsRegistry::Counter lease_takeovers_;
+  MetricsRegistry::Counter lease_lost_;
+  MetricsRegistry::Counter poll_fenced_;
   // Microseconds since the epoch of the last OnCycleEnd; kNever before it.
   static constexpr int64_t kNever = std::numeric_limits<int64_t>::min();
   std::atomic<int64_t> last_complete_us_{kNever};

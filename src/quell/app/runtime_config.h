@@ -22,8 +22,15 @@ class PollPlan {
   virtual ~PollPlan() = default;
   // The groups' intervals, one per group, distinct, positive and ascending.
   virtual std::vector<core::Duration> Intervals() const = 0;
-  // Polls every condition of `group` once on the calling thread, its decisions to `sink`.
-  virtual CycleReport RunCycle(size_t group, DecisionSink& sink) = 0;
+  // Polls every condition of `group` once on the calling thread, its decisions to `sink`: with
+  // `held`, only the watches whose poll lease it names, fenced by their tokens (Poller::RunOnce).
+  virtual CycleReport RunCycle(size_t group, DecisionSink& sink, const HeldLeases* held) = 0;
+  // The poll leases of `group`'s watches (app/poll_leases.h); none: the group is polled
+  // unfenced, whatever is held.
+  virtual std::vector<std::string> Leases(size_t group) const {
+    (void)group;
+    return {};
+  }
 };
 
 // One config's dispatch side. Used on the dispatch thread only.
@@ -46,7 +53,8 @@ struct RuntimeConfig {
   // logged at every start and reload so they stay visible.
   std::vector<std::string> warnings;
   std::unique_ptr<PollPlan> poll;
-  std::unique_ptr<DispatchPlan> dispatch;  // null when this daemon does not dispatch
+  std::unique_ptr<DispatchPlan> dispatch;                // null when this daemon does not dispatch
+  core::Duration poll_lease = std::chrono::seconds(15);  // polling.lease
 };
 
 // The config-reload port: reads the config (again) and builds a RuntimeConfig from it.

@@ -38,6 +38,9 @@ class Scheduler {
   core::Duration SmallestInterval() const;
   // A cycle of `group` ran from `started` to `finished`.
   void Completed(size_t group, core::MonoTime started, core::MonoTime finished);
+  // `group` was not polled (another instance holds its lease): due again at `at`, so a standby
+  // polls soon after it takes the lease over rather than an interval later.
+  void Defer(size_t group, core::MonoTime at) { groups_[group].next_due = at; }
 
  private:
   struct Group {

@@ -10,6 +10,7 @@
 #include "quell/adapters/wiring/poll_wiring.h"
 #include "quell/adapters/wiring/startup_check.h"
 #include "quell/adapters/wiring/store_url.h"
+#include "quell/cli/version.h"
 #include "quell/core/ports/store.h"
 
 namespace quell::cli {
@@ -37,8 +38,12 @@ std::vector<core::Duration> Intervals(const config::Config& config) {
 // One wiring::PollWiring per interval, on one store connection.
 struct WiredPollPlan : public app::PollPlan {
   std::vector<core::Duration> Intervals() const override { return intervals; }
-  app::CycleReport RunCycle(size_t group, app::DecisionSink& sink) override {
-    return groups[group]->RunCycle(sink);
+  app::CycleReport RunCycle(size_t group, app::DecisionSink& sink,
+                            const app::HeldLeases* held) override {
+    return groups[group]->RunCycle(sink, held);
+  }
+  std::vector<std::string> Leases(size_t group) const override {
+    return groups[group]->LeaseNames();
   }
 
   std::optional<core::Store> store;
@@ -76,9 +81,19 @@ class ConfigFileLoader : public app::RuntimeConfigLoader {
       return core::MakeError(core::ErrorCode::kInvalidArgument, message);
     }
     const std::string url = options_.store_url.empty() ? config.store_url : options_.store_url;
+    // The poll leases live in the store the daemon started with (the lease keeper's
+    // connection): polls committed elsewhere would all be fenced.
+    if (started_url_.empty()) started_url_ = url;
+    if (url != started_url_) {
+      return core::MakeError(core::ErrorCode::kInvalidArgument,
+                             config.path +
+                                 ": store: a reload cannot move a running daemon to another store "
+                                 "(its poll leases are held in the first); restart to move it");
+    }
     app::RuntimeConfig out;
     out.path = config.path;
     out.channels = config.channels.size();
+    out.poll_lease = config.polling.lease;
     auto poll = std::make_unique<WiredPollPlan>();
     auto store = wiring::OpenStore(url);
     if (!store) return store.error();
@@ -117,6 +132,7 @@ class ConfigFileLoader : public app::RuntimeConfigLoader {
  private:
   const DaemonOptions options_;
   core::Clock& clock_;
+  std::string started_url_;  // the store of the first load
 };
 
 }  // namespace
@@ -127,6 +143,22 @@ core::Result<std::unique_ptr<app::DaemonRuntime>> MakeDaemon(
   if (options.owner.empty()) options.owner = system::DefaultLeaseOwner();
   app::RuntimeOptions runtime{
       .config_path = options.config_path, .seed = options.seed, .jitter = options.jitter};
+  // The lease keeper's own connection (the third, after the poller's and the dispatcher's), so a
+  // renewal never waits behind a long poll transaction. The store named at start keeps the
+  // leases for the process's life: a reload that moves the store needs a restart anyway.
+  // A config that does not load is reported whole by the loader below, every problem located.
+  if (auto config = config::LoadConfig(options.config_path, config::ProcessEnv()); config) {
+    auto leases =
+        wiring::OpenStore(options.store_url.empty() ? config->store_url : options.store_url);
+    if (!leases) return leases.error();
+    runtime.lease_connection = std::make_shared<core::Store>(std::move(*leases));
+    runtime.leases = &runtime.lease_connection->leases();
+  }
+  runtime.instance = app::InstanceIdentity{.id = options.owner,
+                                           .host = system::HostName(),
+                                           .pid = system::ProcessId(),
+                                           .version = kVersion,
+                                           .started_at = clock.Now()};
   return app::DaemonRuntime::Create(std::make_unique<ConfigFileLoader>(std::move(options), clock),
                                     clock, log, control, std::move(runtime), std::move(listeners));
 }

@@ -131,6 +131,7 @@ core::Result<int> OpsSurface::Serve() {
                                        .poll_deadline = wiring::CyclePollDeadline(config_),
                                        .grace = config_.http.health_grace};
   sources.last_committed_cycle = [this] { return metrics_->LastCommitted(); };
+  sources.role = role_;
   probes_ = std::make_unique<app::OpsProbes>(health_store_->incidents(), store_health_, *metrics_,
                                              registry_);
   sources.ping_store = [this] { return probes_->PingStore(); };
@@ -146,9 +147,13 @@ core::Result<int> OpsSurface::Serve() {
                 std::make_move_iterator(maintenance.end()));
   // The operator store's connection: every non-probe route runs on one worker lane.
   std::vector<app::OpsRoute> status = http_server::StatusRoutes(
-      [this, expected = wiring::ExpectedPollLeases(config_)]() -> core::Result<app::ClusterStatus> {
-        auto read = app::ReadClusterStatus(operator_store_->leases(), expected, clock_->Now(),
-                                           std::chrono::seconds(15));
+      [this,
+       built_with = wiring::ExpectedPollLeases(config_)]() -> core::Result<app::ClusterStatus> {
+        const auto running = poll_groups_ != nullptr ? poll_groups_->Get() : nullptr;
+        auto read =
+            app::ReadClusterStatus(operator_store_->leases(), running ? *running : built_with,
+                                   clock_->Now(), config_.polling.lease);
+        if (read) read->instance = instance_;
         return read;
       });
   routes.insert(routes.end(), std::make_move_iterator(status.begin()),

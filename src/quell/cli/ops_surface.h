@@ -1,7 +1,9 @@
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "quell/adapters/config/config.h"
@@ -10,7 +12,10 @@
 #include "quell/adapters/http_server/ops_http_server.h"
 #include "quell/adapters/jsonl/payload_encoder.h"
 #include "quell/adapters/wiring/upstream_wiring.h"
+#include "quell/app/cluster_status.h"
+#include "quell/app/health.h"
 #include "quell/app/heartbeat.h"
+#include "quell/app/latest.h"
 #include "quell/app/metrics.h"
 #include "quell/app/operator_commands.h"
 #include "quell/app/operator_queries.h"
@@ -41,6 +46,17 @@ class OpsSurface {
   OpsSurface& operator=(const OpsSurface&) = delete;
 
   std::vector<app::RunListener*> listeners();
+  // Where the daemon stands among several instances (DaemonRuntime::Role), for /healthz. Before
+  // Serve; unset: every cycle polls.
+  void SetRole(std::function<std::optional<app::PollRole>()> role) { role_ = std::move(role); }
+  // What GET /v1/status names: this daemon's instance id, and the poll groups of the config it
+  // runs (kept current by the daemon's loads, reloads included; must outlive the surface).
+  // Before Serve; unset: no id, and the groups of the config the surface was built with.
+  void SetStatusSources(std::string instance,
+                        const app::Latest<std::vector<app::ExpectedLease>>* poll_groups) {
+    instance_ = std::move(instance);
+    poll_groups_ = poll_groups;
+  }
   // Binds the configured address and serves until destroyed; returns the bound port.
   core::Result<int> Serve();
 
@@ -52,6 +68,9 @@ class OpsSurface {
   core::EventLog* log_ = nullptr;
   const http_server::MaintenanceListing* maintenance_ = nullptr;
   core::MonoTime started_at_;
+  std::function<std::optional<app::PollRole>()> role_;
+  std::string instance_;
+  const app::Latest<std::vector<app::ExpectedLease>>* poll_groups_ = nullptr;
   app::MetricsRegistry registry_;
   std::unique_ptr<app::RunMetrics> metrics_;
   app::StoreHealth store_health_;  // whether the daemon's last writes went through, for /readyz

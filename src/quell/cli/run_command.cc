@@ -7,8 +7,11 @@
 
 #include "quell/adapters/config/config_loader.h"
 #include "quell/adapters/logging/spdlog_event_log.h"
+#include "quell/adapters/system/lease_owner.h"
 #include "quell/adapters/system/signal_thread.h"
+#include "quell/adapters/wiring/poll_lease_map.h"
 #include "quell/adapters/wiring/startup_check.h"
+#include "quell/app/latest.h"
 #include "quell/app/run_control.h"
 #include "quell/cli/daemon.h"
 #include "quell/cli/ops_surface.h"
@@ -57,15 +60,22 @@ int RunDaemonCommand(const RunCommandOptions& options, core::Clock& clock, std::
   std::random_device entropy;
   // The windows GET /v1/maintenance lists follow the config the daemon runs, reloads included.
   http_server::MaintenanceListing maintenance;
+  // And the poll groups GET /v1/status expects to see held.
+  app::Latest<std::vector<app::ExpectedLease>> poll_groups;
+  // This instance's id: its dispatcher's lease owner, its poll leases' holder, its name in status.
+  const std::string owner = options.owner.empty() ? system::DefaultLeaseOwner() : options.owner;
   DaemonOptions daemon_options{
       .config_path = options.config_path,
       .store_url = options.store_url,
-      .owner = options.owner,
+      .owner = owner,
       .dispatch = !options.no_dispatch,
       .seed = (static_cast<uint64_t>(entropy()) << 32U) | entropy(),
       .jitter = 0.1,
       .on_load =
-          [&maintenance](const config::Config& loaded) { maintenance.Set(loaded.maintenance); },
+          [&maintenance, &poll_groups](const config::Config& loaded) {
+            maintenance.Set(loaded.maintenance);
+            poll_groups.Set(wiring::ExpectedPollLeases(loaded));
+          },
   };
   // Every problem of the config, each on its own line, before anything binds or runs.
   auto daemon = MakeDaemon(std::move(daemon_options), clock, log, control, {});
@@ -86,6 +96,9 @@ int RunDaemonCommand(const RunCommandOptions& options, core::Clock& clock, std::
     return kConfigError;
   }
   (*daemon)->AddListeners((*ops)->listeners());
+  app::DaemonRuntime* runtime = daemon->get();
+  (*ops)->SetRole([runtime] { return runtime->Role(); });
+  (*ops)->SetStatusSources(owner, &poll_groups);
   auto port = (*ops)->Serve();
   if (!port) {
     std::fprintf(err, "quell run: http.listen %s: %s\n", config->http.listen.c_str(),

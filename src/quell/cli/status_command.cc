@@ -25,7 +25,7 @@ int RunStatus(const StatusCommandOptions& options, core::WallTime now, std::FILE
     return kUsage;
   }
   std::vector<app::ExpectedLease> expected;
-  core::Duration lease = std::chrono::seconds(15);  // the default polling.lease
+  core::Duration lease = config::PollingSettings{}.lease;
   if (!options.config_path.empty()) {
     // The config as `replay` reads it: a status needs no channel's secret.
     auto config = config::LoadConfigForReplay(options.config_path, config::ProcessEnv());
@@ -34,6 +34,7 @@ int RunStatus(const StatusCommandOptions& options, core::WallTime now, std::FILE
       return kUsage;
     }
     expected = wiring::ExpectedPollLeases(*config);
+    lease = config->polling.lease;
   }
   auto url = wiring::ChooseStoreUrl(options.store_url, options.config_path);
   if (!url) {

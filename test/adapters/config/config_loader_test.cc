@@ -313,6 +313,32 @@ TEST_F(ConfigLoaderTest, MissingFileIsAClearError) {
   EXPECT_NE(config.error().message.find("absent.yaml: cannot read"), std::string::npos);
 }
 
+TEST_F(ConfigLoaderTest, PollingLeaseAndConditionShardsHaveDefaultsAndLocatedLimits) {
+  auto defaults = LoadConfig(Write("quell.yaml", kMinimal), Env());
+  ASSERT_TRUE(defaults.ok()) << defaults.error().message;
+  EXPECT_EQ(defaults->polling.lease, std::chrono::seconds(15));
+  EXPECT_EQ(defaults->error_conditions[0].common.shards, 1U);
+
+  auto config = LoadConfig(Write("shards.yaml",
+                                 "polling:\n  lease: 30s\n"
+                                 "conditions:\n"
+                                 "  - name: checkout\n"
+                                 "    type: error_groups\n"
+                                 "    shards: 4\n"),
+                           Env());
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  EXPECT_EQ(config->polling.lease, std::chrono::seconds(30));
+  EXPECT_EQ(config->error_conditions[0].common.shards, 4U);
+
+  ExpectError(std::string(kMinimal) + "polling:\n  lease: 500ms\n",
+              {"bad.yaml:5:", "polling.lease", "at least 1s"});
+  ExpectError(std::string(kMinimal) + "polling:\n  leese: 10s\n", {"polling.leese"});
+  ExpectError("conditions:\n  - name: errs\n    type: error_groups\n    shards: 65\n",
+              {"bad.yaml:4:", "shards"});
+  ExpectError("conditions:\n  - name: errs\n    type: error_groups\n    shards: 0\n", {"shards"});
+  ExpectError(std::string(kMinimal) + "defaults:\n  shards: 2\n", {"defaults.shards"});
+}
+
 TEST_F(ConfigLoaderTest, DaemonSectionsHaveDefaultsAndReadTheTokenByReference) {
   auto defaults = LoadConfig(Write("quell.yaml", kMinimal), Env());
   ASSERT_TRUE(defaults.ok()) << defaults.error().message;

@@ -119,6 +119,13 @@ struct RetentionSettings {
   core::Duration outbox = std::chrono::hours(24 * 30);
 };
 
+// `polling:`: how several instances on one store share the polls (docs/operations.md).
+struct PollingSettings {
+  // A poll lease's length: renewed every lease/3, given up for polling at lease - lease/5
+  // without a renewal; failover within lease + interval.
+  core::Duration lease = std::chrono::seconds(15);
+};
+
 struct Config {
   // Bounds on observations quell is handed (apply, replay) or builds from a source.
   core::InputLimits limits;
@@ -147,6 +154,7 @@ struct Config {
   OpsHttpSettings http;
   HeartbeatSettings heartbeat;
   LogSettings log;
+  PollingSettings polling;
 };
 
 }  // namespace quell::config

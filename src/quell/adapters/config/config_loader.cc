@@ -319,6 +319,8 @@ void ReadConditions(MapReader& root, const core::ConditionCommon& defaults,
     common.name = name;
     InhibitionSites sites = default_sites;
     ReadCommon(item, common, sites);
+    // Per condition only: a shard count fits one huge listing, not every condition.
+    item.Read("shards", common.shards, 1, 64);
     inhibition_sites[name] = std::move(sites);
     // Unset, a message takes the source's level (fatal stays fatal), else "error".
     std::string severity;

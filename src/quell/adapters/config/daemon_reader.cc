@@ -104,12 +104,23 @@ void ReadLog(MapReader section, LogSettings& log) {
   section.Finish();
 }
 
+void ReadPolling(MapReader section, PollingSettings& polling) {
+  section.Read("lease", polling.lease);
+  // Renewed every lease/3 on a store round trip: shorter than a second only thrashes the store.
+  if (polling.lease < std::chrono::seconds(1)) {
+    section.Fail("lease", "must be at least 1s (renewed every lease/3), got " +
+                              core::FormatDuration(polling.lease));
+  }
+  section.Finish();
+}
+
 }  // namespace
 
 void ReadDaemonSections(MapReader& top, const std::filesystem::path& dir, Config& config) {
   ReadHttp(top.Child("http"), dir, config.http);
   ReadHeartbeat(top.Child("heartbeat"), config.heartbeat);
   ReadLog(top.Child("log"), config.log);
+  ReadPolling(top.Child("polling"), config.polling);
 }
 
 }  // namespace quell::config

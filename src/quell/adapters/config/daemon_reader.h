@@ -7,8 +7,8 @@
 
 namespace quell::config {
 
-// The sections only the daemon reads: `http:`, `heartbeat:` and `log:`. Absent sections keep
-// their defaults.
+// The sections only the daemon reads: `http:`, `heartbeat:`, `log:` and `polling:`. Absent sections
+// keep their defaults.
 void ReadDaemonSections(MapReader& top, const std::filesystem::path& dir, Config& config);
 
 }  // namespace quell::config

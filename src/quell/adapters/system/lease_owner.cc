@@ -6,11 +6,17 @@
 
 namespace quell::system {
 
-std::string DefaultLeaseOwner() {
+std::string HostName() {
   char host[256] = {};
   if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+  return host;
+}
+
+uint64_t ProcessId() { return static_cast<uint64_t>(getpid()); }
+
+std::string DefaultLeaseOwner() {
   std::random_device random;
-  return std::string(host) + ":" + std::to_string(getpid()) + ":" + std::to_string(random());
+  return HostName() + ":" + std::to_string(getpid()) + ":" + std::to_string(random());
 }
 
 }  // namespace quell::system

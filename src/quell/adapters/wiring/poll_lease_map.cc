@@ -8,11 +8,24 @@
 namespace quell::wiring {
 namespace {
 
-void Add(std::vector<app::ExpectedLease>& out, std::string lease, const std::string& condition) {
+void AddOne(std::vector<app::ExpectedLease>& out, std::string lease, const std::string& condition) {
   auto it = std::find_if(out.begin(), out.end(),
                          [&lease](const app::ExpectedLease& e) { return e.lease == lease; });
   if (it == out.end()) it = out.insert(out.end(), app::ExpectedLease{std::move(lease), {}});
   it->conditions.push_back(condition);
+}
+
+// The condition's lease, or one per shard of a sharded condition, as app::Poller names them.
+void Add(std::vector<app::ExpectedLease>& out, std::string_view source,
+         const core::ConditionCommon& common) {
+  if (common.shards <= 1) {
+    AddOne(out, app::PollLeaseName(source, common.interval), common.name);
+    return;
+  }
+  for (uint32_t shard = 0; shard < common.shards; ++shard) {
+    AddOne(out, app::ShardLeaseName(source, common.interval, common.name, shard, common.shards),
+           common.name);
+  }
 }
 
 }  // namespace
@@ -20,15 +33,14 @@ void Add(std::vector<app::ExpectedLease>& out, std::string lease, const std::str
 std::vector<app::ExpectedLease> ExpectedPollLeases(const config::Config& config) {
   std::vector<app::ExpectedLease> out;
   for (const auto& condition : config.error_conditions) {
-    const auto& common = condition.common;
-    Add(out, app::PollLeaseName(kInfraiErrorsSource, common.interval), common.name);
+    Add(out, kInfraiErrorsSource, condition.common);
   }
   for (const auto& entry : config.metric_conditions) {
     const auto& common = entry.condition.common;
     const std::string_view source = entry.source == config::MetricSourceKind::kInfrai
                                         ? kInfraiMetricsSource
                                         : kPrometheusSource;
-    Add(out, app::PollLeaseName(source, common.interval), common.name);
+    Add(out, source, common);
   }
   return out;
 }

@@ -4,6 +4,7 @@
 #include <random>
 
 #include "quell/adapters/infrai/field_drift.h"
+#include "quell/adapters/wiring/poll_lease_map.h"
 #include "quell/adapters/wiring/route_lookup.h"
 #include "quell/adapters/zones/date_zone_rules.h"
 #include "quell/app/group_evidence.h"
@@ -151,19 +152,21 @@ core::Result<std::unique_ptr<PollWiring>> PollWiring::Create(const config::Confi
                                SourcePollDeadline(config, config.prometheus.http));
   }
   for (const auto& condition : config.error_conditions) {
-    w->poller_->Watch(condition, *w->infrai_errors_, "infrai error groups");
+    w->poller_->Watch(condition, *w->infrai_errors_, std::string(kInfraiErrorsSource));
   }
   for (const auto& entry : config.metric_conditions) {
     if (entry.source == config::MetricSourceKind::kInfrai) {
-      w->poller_->Watch(entry.condition, *w->infrai_metrics_, "infrai metrics");
+      w->poller_->Watch(entry.condition, *w->infrai_metrics_, std::string(kInfraiMetricsSource));
     } else {
-      w->poller_->Watch(entry.condition, *w->prometheus_, "prometheus");
+      w->poller_->Watch(entry.condition, *w->prometheus_, std::string(kPrometheusSource));
     }
   }
   return w;
 }
 
-app::CycleReport PollWiring::RunCycle(app::DecisionSink& sink) { return poller_->RunOnce(sink); }
+app::CycleReport PollWiring::RunCycle(app::DecisionSink& sink, const app::HeldLeases* held) {
+  return poller_->RunOnce(sink, held);
+}
 
 infrai::ContractNeeds PollWiring::Needs() const {
   infrai::ContractNeeds needs;

@@ -30,8 +30,11 @@ class PollWiring {
                                                           core::IncidentStore& store,
                                                           core::Clock& clock);
 
-  // One Poller::RunOnce (which renews each source's retry budget).
-  app::CycleReport RunCycle(app::DecisionSink& sink);
+  // One Poller::RunOnce (which renews each source's retry budget): with `held`, only the
+  // watches under those leases, fenced.
+  app::CycleReport RunCycle(app::DecisionSink& sink, const app::HeldLeases* held = nullptr);
+  // The poll leases of the watches (Poller::LeaseNames).
+  std::vector<std::string> LeaseNames() const { return poller_->LeaseNames(); }
 
   // What the config needs of the live Infrai surface, for `schema check`.
   infrai::ContractNeeds Needs() const;

@@ -33,6 +33,9 @@ struct ConditionCommon {
   // Metric conditions: after this many consecutive answers in which the condition keeps no
   // series, the poll warns (a typo'd query or label observes nothing, silently). 0: never.
   uint32_t no_series_warn_after = 3;
+  // `shards:` (1..64): the keys are split by app::ShardOf over this many poll leases, so
+  // several instances share one huge listing; 1 polls the condition whole.
+  uint32_t shards = 1;
 };
 
 }  // namespace quell::core
