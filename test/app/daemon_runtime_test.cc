@@ -267,6 +267,7 @@ TEST_F(DaemonRuntimeTest, RunPollsDispatchesReloadsAndStopsOnEvents) {
 
   first_.poll->AwaitCycles(2);  // both groups at start
   first_.dispatch->AwaitRounds(1);
+  clock.AwaitWaiters(2);       // the poll and dispatch threads both wait for time to pass
   clock.Advance(seconds(10));  // the 10 s group is due again
   first_.poll->AwaitCycles(3);
 

@@ -39,6 +39,7 @@ class ManualClock : public core::Clock {
       deadline = mono_ + d;
       self = waiters_.insert(waiters_.end(), Waiter{lock.mutex(), &cv});
     }
+    parked_.notify_all();
     // The caller's mutex is held from each look at the time until cv.wait releases it, and
     // Advance takes that mutex to notify: no advance falls between the two.
     while (!done() && Monotonic() < deadline) cv.wait(lock);
@@ -47,6 +48,14 @@ class ManualClock : public core::Clock {
       waiters_.erase(self);
     }
     return done();
+  }
+
+  // Blocks until `n` threads wait in WaitFor. A test advances the clock only once the threads it
+  // means to wake are parked: a thread still between reading the time and starting its wait
+  // would count its wait from after the advance and sleep through it.
+  void AwaitWaiters(size_t n) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    parked_.wait(lock, [&] { return waiters_.size() >= n; });
   }
 
   // Moves both readings forward by `d` and wakes every waiter to look at the time again.
@@ -72,7 +81,8 @@ class ManualClock : public core::Clock {
   std::mutex mutex_;
   core::WallTime now_;
   core::MonoTime mono_{std::chrono::hours(1)};
-  std::list<Waiter> waiters_;  // guarded by mutex_
+  std::list<Waiter> waiters_;       // guarded by mutex_
+  std::condition_variable parked_;  // a waiter joined waiters_
 };
 
 }  // namespace quell::testing
