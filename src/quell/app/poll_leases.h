@@ -3,7 +3,9 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "quell/core/conditions/condition.h"
 #include "quell/core/text/time.h"
 
 namespace quell::app {
@@ -25,5 +27,20 @@ std::string ShardLeaseName(std::string_view source, core::Duration interval,
 // The shard (0-based) a dedupe key belongs to: FNV-1a (64 bit) of its bytes, modulo `shards`.
 // Fixed forever for the same reason as the names; `shards` must be at least 1.
 uint32_t ShardOf(std::string_view key, uint32_t shards);
+
+// One part of a condition's poll: the whole condition, or one shard of it, and its lease.
+struct PollPart {
+  std::string lease;
+  uint32_t shard = 0;  // 0-based
+  uint32_t shards = 1;
+  // Whether `key` is this part's: always for an unsharded condition.
+  bool Keeps(std::string_view key) const;
+  // What a shard adds to its condition's marks and poll ids ("/shard-1-of-4"); "" unsharded.
+  std::string Suffix() const;
+};
+
+// The parts of `common` read through `source` (the poller's source name): one, or one per
+// shard, each under its lease. The poller polls by these and `quell status` expects them.
+std::vector<PollPart> PollPartsOf(const core::ConditionCommon& common, std::string_view source);
 
 }  // namespace quell::app

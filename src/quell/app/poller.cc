@@ -85,27 +85,6 @@ void DropOtherShards(std::vector<core::Incident>& open,
 
 }  // namespace
 
-bool Poller::Part::Keeps(std::string_view key) const {
-  return shards <= 1 || ShardOf(key, shards) == shard;
-}
-
-std::string Poller::Part::Suffix() const {
-  if (shards <= 1) return "";
-  return "/shard-" + std::to_string(shard + 1) + "-of-" + std::to_string(shards);
-}
-
-std::vector<Poller::Part> Poller::PartsOf(const core::ConditionCommon& common,
-                                          const std::string& source_name) {
-  if (common.shards <= 1) return {Part{PollLeaseName(source_name, common.interval), 0, 1}};
-  std::vector<Part> parts;
-  for (uint32_t shard = 0; shard < common.shards; ++shard) {
-    parts.push_back(
-        Part{ShardLeaseName(source_name, common.interval, common.name, shard, common.shards), shard,
-             common.shards});
-  }
-  return parts;
-}
-
 bool CycleReport::ok() const {
   return std::all_of(conditions.begin(), conditions.end(),
                      [](const ConditionOutcome& c) { return c.source_ok && c.applied; });
@@ -121,14 +100,14 @@ Poller::Poller(core::IncidentStore& store, const core::PayloadEncoder& encoder, 
 
 void Poller::Watch(const core::ErrorGroupCondition& condition, core::ErrorGroupSource& source,
                    const std::string& source_name) {
-  for (Part& part : PartsOf(condition.common, source_name)) {
+  for (PollPart& part : PollPartsOf(condition.common, source_name)) {
     error_watches_.push_back(ErrorWatch{condition, &source, source_name, std::move(part)});
   }
 }
 
 void Poller::Watch(const core::MetricCondition& condition, core::MetricSource& source,
                    const std::string& source_name) {
-  for (Part& part : PartsOf(condition.common, source_name)) {
+  for (PollPart& part : PollPartsOf(condition.common, source_name)) {
     metric_watches_.push_back(MetricWatch{condition, &source, source_name, std::move(part)});
   }
 }
@@ -201,7 +180,7 @@ void Poller::PollErrors(const ErrorWatch& watch, const core::GroupListing& listi
     outcome.apply_error = open.error().message;
     return;
   }
-  const Part& part = watch.part;
+  const PollPart& part = watch.part;
   const auto keeps = [&part](std::string_view key) { return part.Keeps(key); };
   DropOtherShards(*open, keeps);
   const std::string mark_name = WatermarkMarkName(condition.common.name) + part.Suffix();
@@ -279,7 +258,7 @@ void Poller::PollMetric(const MetricWatch& watch, const core::Result<core::Metri
     outcome.apply_error = open.error().message;
     return;
   }
-  const Part& part = watch.part;
+  const PollPart& part = watch.part;
   const auto keeps = [&part](std::string_view key) { return part.Keeps(key); };
   DropOtherShards(*open, keeps);
   std::vector<core::Observation> observations =
@@ -288,7 +267,7 @@ void Poller::PollMetric(const MetricWatch& watch, const core::Result<core::Metri
   Apply(watch.condition.common, part, std::move(observations), {}, {}, now, sink, outcome);
 }
 
-void Poller::Apply(const core::ConditionCommon& common, const Part& part,
+void Poller::Apply(const core::ConditionCommon& common, const PollPart& part,
                    std::vector<core::Observation> observations,
                    std::vector<std::pair<std::string, std::string>> marks,
                    std::vector<core::KeyGroup> key_groups, core::WallTime now, DecisionSink& sink,

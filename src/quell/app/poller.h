@@ -10,6 +10,7 @@
 
 #include "quell/app/budgeted_http_client.h"
 #include "quell/app/poll_applier.h"
+#include "quell/app/poll_leases.h"
 #include "quell/core/conditions/error_group_condition.h"
 #include "quell/core/conditions/metric_condition.h"
 #include "quell/core/ports/clock.h"
@@ -110,34 +111,24 @@ class Poller {
 
  private:
   // Which part of a condition a watch polls, under which lease.
-  struct Part {
-    std::string lease;
-    uint32_t shard = 0;
-    uint32_t shards = 1;
-    bool Keeps(std::string_view key) const;
-    std::string Suffix() const;  // "" unsharded, else "/shard-2-of-4" for marks and poll ids
-  };
   struct ErrorWatch {
     core::ErrorGroupCondition condition;
     core::ErrorGroupSource* source;
     std::string source_name;
-    Part part;
+    PollPart part;
   };
   struct MetricWatch {
     core::MetricCondition condition;
     core::MetricSource* source;
     std::string source_name;
-    Part part;
+    PollPart part;
   };
-  // The parts of a condition: one, or one per shard.
-  static std::vector<Part> PartsOf(const core::ConditionCommon& common,
-                                   const std::string& source_name);
 
   void PollErrors(const ErrorWatch& watch, const core::GroupListing& listing, core::WallTime now,
                   uint32_t& enrich_left, DecisionSink& sink, ConditionOutcome& outcome);
   void PollMetric(const MetricWatch& watch, const core::Result<core::MetricAnswer>& answer,
                   core::WallTime now, DecisionSink& sink, ConditionOutcome& outcome);
-  void Apply(const core::ConditionCommon& common, const Part& part,
+  void Apply(const core::ConditionCommon& common, const PollPart& part,
              std::vector<core::Observation> observations,
              std::vector<std::pair<std::string, std::string>> marks,
              std::vector<core::KeyGroup> key_groups, core::WallTime now, DecisionSink& sink,

@@ -18,13 +18,8 @@ void AddOne(std::vector<app::ExpectedLease>& out, std::string lease, const std::
 // The condition's lease, or one per shard of a sharded condition, as app::Poller names them.
 void Add(std::vector<app::ExpectedLease>& out, std::string_view source,
          const core::ConditionCommon& common) {
-  if (common.shards <= 1) {
-    AddOne(out, app::PollLeaseName(source, common.interval), common.name);
-    return;
-  }
-  for (uint32_t shard = 0; shard < common.shards; ++shard) {
-    AddOne(out, app::ShardLeaseName(source, common.interval, common.name, shard, common.shards),
-           common.name);
+  for (app::PollPart& part : app::PollPartsOf(common, source)) {
+    AddOne(out, std::move(part.lease), common.name);
   }
 }
 
