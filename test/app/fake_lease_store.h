@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "quell/core/ports/incident_store.h"
 #include "quell/core/ports/lease_store.h"
 
 namespace quell::testing {
@@ -87,8 +88,9 @@ class FakeLeaseStore : public core::LeaseStore {
     auto it = leases_.find(std::string(name));
     if (it == leases_.end() || it->second.token != token) {
       return core::MakeError(core::ErrorCode::kConflict,
-                             "lease " + std::string(name) + " was taken over (token " +
-                                 std::to_string(token) + " is no longer current)");
+                             std::string(core::kFencedPrefix) + "lease " + std::string(name) +
+                                 " was taken over (token " + std::to_string(token) +
+                                 " is no longer current)");
     }
     it->second.polled_at = at;
     return {};

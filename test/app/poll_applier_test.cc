@@ -326,7 +326,8 @@ TEST_F(PollApplierTest, AFencedPollWhoseLeaseWasTakenCommitsNothingAndIsNotRetri
   options_.fence = Fence{"poll/src/1m0s", 7};
   store_.fence = [](std::string_view, uint64_t, core::WallTime) -> core::Status {
     return core::MakeError(core::ErrorCode::kConflict,
-                           "lease poll/src/1m0s was taken over (token 7 is no longer current)");
+                           "fenced: lease poll/src/1m0s was taken over (token 7 is no longer "
+                           "current)");
   };
   auto summary = Apply({Obs(0, "a", Health::kUnhealthy)});
   ASSERT_FALSE(summary.ok());

@@ -221,7 +221,7 @@ TEST(PollerLeaseTest, ACommitRefusedByTheFenceIsReportedFenced) {
   testing::ManualClock clock(core::ParseRfc3339("2026-12-02T09:00:00Z").value());
   testing::FakeIncidentStore store;
   store.fence = [](std::string_view, uint64_t, core::WallTime) {
-    return core::Status(core::MakeError(core::ErrorCode::kConflict, "taken over"));
+    return core::Status(core::MakeError(core::ErrorCode::kConflict, "fenced: lease taken over"));
   };
   StubEncoder encoder;
   ScriptedSource source;

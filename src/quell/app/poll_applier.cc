@@ -13,8 +13,6 @@ namespace {
 
 // An inhibited row's last_error: this, then the key of the incident that held it.
 constexpr const char* kHeldBehind = "held behind ";
-// How a fenced poll's error starts; such an error is final, not a race worth retrying.
-constexpr std::string_view kFenced = "fenced: ";
 
 }  // namespace
 
@@ -59,7 +57,7 @@ core::Result<ApplySummary> PollApplier::Apply(core::ObservationStream& poll,
     core::Status status = ApplyOnce(poll, poll_id, now, sink, summary, begun);
     if (status) return summary;
     // Another instance holds the lease now: it polls, this poll commits nothing.
-    if (status.error().message.starts_with(kFenced)) return status.error();
+    if (status.error().message.starts_with(core::kFencedPrefix)) return status.error();
     // A store lost after the transaction began (a PostgreSQL restart cut the connection, or
     // its COMMIT's outcome is unknown) is tried once more, whole, on a fresh Begin, which
     // reconnects. Running this transaction twice is harmless even if the first did commit:
@@ -155,11 +153,8 @@ core::Status PollApplier::ApplyOnce(core::ObservationStream& poll, std::string_v
   if (options_.fence) {
     // Last before the marks and the commit: on PostgreSQL its row lock holds until the commit,
     // so a takeover waits for this poll instead of racing it.
-    core::Status fenced = tx.FencePoll(options_.fence->lease, options_.fence->token, now);
-    if (!fenced) {
-      if (fenced.error().code != core::ErrorCode::kConflict) return fenced;
-      return core::MakeError(core::ErrorCode::kConflict,
-                             std::string(kFenced) + fenced.error().message);
+    if (auto fenced = tx.FencePoll(options_.fence->lease, options_.fence->token, now); !fenced) {
+      return fenced;
     }
   }
   for (const auto& [name, value] : options_.source_marks) {

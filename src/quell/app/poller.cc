@@ -317,7 +317,7 @@ void Poller::Apply(const core::ConditionCommon& common, const PollPart& part,
   if (!applied) {
     outcome.apply_error = applied.error().message;
     outcome.fenced = applied.error().code == core::ErrorCode::kConflict &&
-                     applied.error().message.starts_with("fenced: ");
+                     applied.error().message.starts_with(core::kFencedPrefix);
     return;
   }
   outcome.applied = true;

@@ -1,5 +1,7 @@
 #include "quell/adapters/store_common/lease_rules.h"
 
+#include "quell/core/ports/incident_store.h"
+
 namespace quell::store {
 
 core::LeaseClaim NextLease(const std::optional<core::Lease>& current, std::string_view name,
@@ -38,8 +40,9 @@ core::LeaseClaim NextLease(const std::optional<core::Lease>& current, std::strin
 }
 
 std::string FencedMessage(std::string_view lease, uint64_t token, bool exists) {
-  if (!exists) return "fenced: lease " + std::string(lease) + " is not held";
-  return "fenced: lease " + std::string(lease) + " was taken over (token " + std::to_string(token) +
+  const std::string head = std::string(core::kFencedPrefix) + "lease " + std::string(lease);
+  if (!exists) return head + " is not held";
+  return head + " was taken over (token " + std::to_string(token) +
          " is no longer current); this poll commits nothing";
 }
 

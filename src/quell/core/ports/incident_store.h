@@ -65,6 +65,9 @@ struct HeldChannel {
   std::string held_behind;
 };
 
+// How the error of a fenced poll (StoreTransaction::FencePoll) begins, wherever it is passed on.
+inline constexpr std::string_view kFencedPrefix = "fenced: ";
+
 // One unit of work against the store, open until Commit; destroying it uncommitted rolls back.
 // Not thread-safe; one per thread. Every method may fail with kUnavailable (store unreachable,
 // locked too long), kTimeout or kInternal; after any failure only destruction is valid, except
@@ -148,8 +151,9 @@ class StoreTransaction {
   virtual Result<std::vector<Silence>> LoadActiveSilences(WallTime now) = 0;
 
   // The fence of a poll taken under a lease (core/ports/lease_store.h): ok when `lease` still
-  // has `token`, and then its polled_at becomes `at`, in this transaction; kConflict ("fenced")
-  // when another holder has taken the lease since, and the caller must roll back. The lease row
+  // has `token`, and then its polled_at becomes `at`, in this transaction; kConflict with a
+  // message starting with kFencedPrefix when another holder has taken the lease since (the
+  // caller must roll back, and not retry: it is no race). The lease row
   // stays locked until the transaction ends, so a takeover waits for this commit or this commit
   // sees the takeover. A store without leases refuses every fenced poll.
   virtual Status FencePoll(std::string_view lease, uint64_t token, WallTime at) {
