@@ -3,6 +3,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace quell::app {
@@ -23,6 +24,8 @@ struct OpsResponse {
   int status = 200;
   std::string content_type = "application/json";
   std::string body;
+  // Extra response headers (name, value), e.g. the page's Content-Security-Policy and caching.
+  std::vector<std::pair<std::string, std::string>> headers;
 };
 
 using OpsHandler = std::function<OpsResponse(const OpsRequest&)>;

@@ -31,7 +31,7 @@ TEST(SchemaTest, BothDialectsCreateTheSameTablesAndIndexes) {
   for (const Migration& m : Migrations()) {
     EXPECT_EQ(Created(m.sqlite_sql), Created(m.postgres_sql)) << "migration " << m.version;
   }
-  ASSERT_EQ(Migrations().size(), 12u);
+  ASSERT_EQ(Migrations().size(), 13u);
   EXPECT_EQ(Created(Migrations()[0].sqlite_sql),
             (std::vector<std::string>{"TABLE incidents", "TABLE decisions", "INDEX decisions_at",
                                       "TABLE polls", "TABLE outbox", "INDEX outbox_due"}));
@@ -55,6 +55,11 @@ TEST(SchemaTest, BothDialectsCreateTheSameTablesAndIndexes) {
   EXPECT_TRUE(Created(Migrations()[10].sqlite_sql).empty());  // a column only
   EXPECT_EQ(Created(Migrations()[11].sqlite_sql),
             (std::vector<std::string>{"TABLE poll_leases", "TABLE instances"}));
+  EXPECT_EQ(Created(Migrations()[12].sqlite_sql),
+            (std::vector<std::string>{"TABLE observation_marks", "INDEX observation_marks_at",
+                                      "TABLE delivery_attempts", "INDEX delivery_attempts_key",
+                                      "INDEX delivery_attempts_at", "TABLE maintenance_windows",
+                                      "INDEX maintenance_windows_ends"}));
 }
 
 TEST(SchemaTest, TheOutboxIndexesSelectTheStatusesTheStoresWrite) {

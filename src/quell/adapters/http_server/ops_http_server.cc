@@ -204,6 +204,7 @@ void OpsHttpServer::Serve(const CompiledRoute& route, const httplib::Request& re
     return SendError(res, 500, "internal", "the handler failed");
   }
   res.status = response.status;
+  for (const auto& [name, value] : response.headers) res.set_header(name, value);
   res.set_content(response.body, response.content_type);
 }
 

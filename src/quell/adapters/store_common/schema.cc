@@ -163,7 +163,36 @@ namespace {
   " id TEXT PRIMARY KEY, host TEXT NOT NULL, pid BIGINT NOT NULL, version TEXT NOT NULL," \
   " started_at BIGINT NOT NULL, last_seen_at BIGINT NOT NULL)" KEYED_TABLE ";"
 
-constexpr std::array<Migration, 12> kMigrations = {{
+// The operator page's memory (docs/page.md). observation_marks keeps what the decision log
+// leaves out for a key that has an incident: the observations that changed nothing (a failed
+// or partial poll's unknown, a stale replay), so an incident's timeline shows every poll. One
+// row per (key, poll id), so a replayed poll adds nothing. delivery_attempts keeps each send
+// attempt's outcome (the outbox row keeps only the count and the last error), so a retried
+// send shows as two attempts under one idempotency key. maintenance_windows holds the one-off
+// windows operators add from the page or the API, beside the configured recurring ones; an
+// expired window stays (ends_at moved to the expiry) so the poll that finds it closed announces
+// the opens it muted. Each is pruned by its time column.
+#define QUELL_SCHEMA_V13(KEYED_TABLE, ID_COLUMN)                                               \
+  "CREATE TABLE observation_marks ("                                                           \
+  " key TEXT NOT NULL, poll_id TEXT NOT NULL, at BIGINT NOT NULL, generation BIGINT NOT NULL," \
+  " health TEXT NOT NULL, decision TEXT NOT NULL, PRIMARY KEY (key, poll_id))" KEYED_TABLE     \
+  ";"                                                                                          \
+  "CREATE INDEX observation_marks_at ON observation_marks (at);"                               \
+  "CREATE TABLE delivery_attempts ("                                                           \
+  " idempotency_key TEXT NOT NULL, attempt BIGINT NOT NULL, key TEXT NOT NULL,"                \
+  " channel TEXT NOT NULL, generation BIGINT NOT NULL, at BIGINT NOT NULL,"                    \
+  " outcome TEXT NOT NULL, detail TEXT NOT NULL, PRIMARY KEY (idempotency_key, "               \
+  "attempt))" KEYED_TABLE                                                                      \
+  ";"                                                                                          \
+  "CREATE INDEX delivery_attempts_key ON delivery_attempts (key, at);"                         \
+  "CREATE INDEX delivery_attempts_at ON delivery_attempts (at);"                               \
+  "CREATE TABLE maintenance_windows (" ID_COLUMN                                               \
+  ", name TEXT NOT NULL, keys TEXT NOT NULL, labels TEXT NOT NULL, starts_at BIGINT NOT NULL," \
+  " ends_at BIGINT NOT NULL, reason TEXT NOT NULL, created_by TEXT NOT NULL,"                  \
+  " created_at BIGINT NOT NULL);"                                                              \
+  "CREATE INDEX maintenance_windows_ends ON maintenance_windows (ends_at);"
+
+constexpr std::array<Migration, 13> kMigrations = {{
     {1, "incidents, decision log, polls and outbox", QUELL_SCHEMA_V1(" WITHOUT ROWID"),
      QUELL_SCHEMA_V1("")},
     {2, "open-incident index and source marks", QUELL_SCHEMA_V2(" WITHOUT ROWID", ""),
@@ -184,8 +213,12 @@ constexpr std::array<Migration, 12> kMigrations = {{
      QUELL_SCHEMA_V10("", " COLLATE \"C\"")},
     {11, "escalation tiers", QUELL_SCHEMA_V11, QUELL_SCHEMA_V11},
     {12, "poll leases", QUELL_SCHEMA_V12(" WITHOUT ROWID"), QUELL_SCHEMA_V12("")},
+    {13, "observation marks, delivery attempts and one-off maintenance windows",
+     QUELL_SCHEMA_V13(" WITHOUT ROWID", "id INTEGER PRIMARY KEY AUTOINCREMENT"),
+     QUELL_SCHEMA_V13("", "id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY")},
 }};
 
+#undef QUELL_SCHEMA_V13
 #undef QUELL_SCHEMA_V12
 #undef QUELL_SCHEMA_V11
 #undef QUELL_SCHEMA_V10
