@@ -371,7 +371,7 @@ TEST_F(ConfigLoaderTest, DaemonSectionsHaveDefaultsAndReadTheTokenByReference) {
   ExpectError(std::string(kMinimal) + "http: {listen: localhost}\n", {"http.listen", "host:port"});
 }
 
-// Messages link to public_url + "/v1/incidents/<key>": a URL people can open, so it is checked
+// Messages link to public_url + "/incidents/<key>": a URL people can open, so it is checked
 // where it is written, by `quell config check` and at start alike.
 TEST_F(ConfigLoaderTest, PublicUrlIsAnHttpUrlWithoutAQuery) {
   auto config =

@@ -224,7 +224,7 @@ TEST(MessageContentTest, AMetricSaysItsValueAgainstTheThresholdAndRecoveryInWord
 TEST(MessageContentTest, TheDetailsLinkIsTheIncidentResourceUnderPublicUrl) {
   const MustacheRenderer renderer(Options());
   const auto email = renderer.Render("email", Row(ErrorPayload("open")));
-  EXPECT_NE(email->body.find("Details:    https://quell.example.com/v1/incidents/"
+  EXPECT_NE(email->body.find("Details:    https://quell.example.com/incidents/"
                              "t1%2Fmodel-answer%2FTimeoutError\n"),
             std::string::npos)
       << email->body;

@@ -315,7 +315,7 @@ core::Result<IncidentView> IncidentViewOf(const nlohmann::json& doc, const ViewO
   if (!options.link_base_url.empty()) {
     view.link = options.link_base_url + core::UrlEncode(view.key);
   } else if (!options.public_url.empty()) {
-    view.link = options.public_url + "/v1/incidents/" + core::UrlEncode(view.key);
+    view.link = options.public_url + "/incidents/" + core::UrlEncode(view.key);
   }
   return view;
 }

@@ -76,8 +76,8 @@ struct IncidentView {
 
 struct ViewOptions {
   // The link is link_base_url + the percent-encoded key when set (dispatch.link_base, kept as
-  // it was); else public_url + "/v1/incidents/" + the percent-encoded key (http.public_url, the
-  // incident resource quell serves); no link without either.
+  // it was); else public_url + "/incidents/" + the percent-encoded key (http.public_url: the
+  // incident's page, which quell serves; docs/page.md); no link without either.
   std::string link_base_url;
   std::string public_url;
   std::string default_severity = "error";
