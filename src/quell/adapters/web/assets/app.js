@@ -93,8 +93,9 @@ function section(id, title, ...children) {
 }
 
 function field(id, label, input, hint) {
-  return h('div', {class: 'field'}, h('label', {for: id}, label), input,
-    hint ? h('span', {class: 'hint', id: id + '-hint'}, hint) : null);
+  // The hint between label and control keeps the controls of a row on one line.
+  return h('div', {class: 'field'}, h('label', {for: id}, label),
+    hint ? h('span', {class: 'hint', id: id + '-hint'}, hint) : null, input);
 }
 
 // ---- the API and the token -----------------------------------------------------------------
@@ -141,8 +142,8 @@ async function read(path) {
   } catch (e) {
     if (e.status === 401) {
       clearInterval(timer); // no refresh behind the form: it would ask again every 5 s
-      showTokenForm(storedToken() ? 'The token was refused; enter the API token again.'
-        : 'This quell needs its API token to show anything.');
+      showTokenForm(storedToken() ? 'The token was refused; enter it again.'
+        : 'This quell needs its token to show anything.');
       throw new NeedToken();
     }
     throw e;
@@ -154,7 +155,7 @@ async function read(path) {
 async function act(what, method, path, body, done) {
   if (!storedToken()) {
     pendingAction = () => act(what, method, path, body, done);
-    showTokenForm(what + ' needs the API token.');
+    showTokenForm(what + ' needs the token.');
     return;
   }
   let data;
@@ -177,7 +178,7 @@ function showTokenForm(message) {
   }
   const input = h('input', {id: 'token', name: 'token', type: 'password', autocomplete: 'off',
     spellcheck: 'false', required: true});
-  const form = h('form', {id: 'token-form', 'aria-labelledby': 'token-form-h'},
+  const form = h('form', {id: 'token-form'},
     h('p', {id: 'token-form-h'}, message),
     h('label', {for: 'token'}, 'API token'), input,
     h('button', {type: 'submit'}, 'Use token'),
@@ -273,10 +274,11 @@ window.addEventListener('popstate', () => render(true));
 const LIST_HEADERS = ['Key', 'Condition', 'Labels', 'Severity', 'Status', 'Open for',
   'Upstream events', 'Notifications sent', 'Healthy streak', 'Acked by'];
 
-function statusBadge(status) {
+// The sign repeats the word for the eye; `id` names the word alone (#incident-status).
+function statusBadge(status, id) {
   const sign = {open: '●', resolved: '✓'}[status] || '○';
   return h('span', {class: 'badge st-' + status}, h('span', {'aria-hidden': 'true'}, sign + ' '),
-    status);
+    h('span', {id}, status));
 }
 
 function openFor(inc) {
@@ -348,8 +350,7 @@ async function listPage(ctx) {
     type: 'search', autocomplete: 'off'}, extra));
   const search = input('f-q', 'q', f.q, {});
   const condition = input('f-condition', 'condition', f.condition, {});
-  const label = input('f-label', 'label', f.label,
-    {placeholder: 'name=value', 'aria-describedby': 'f-label-hint'});
+  const label = input('f-label', 'label', f.label, {'aria-describedby': 'f-label-hint'});
   const status = h('select', {id: 'f-status', name: 'status'},
     ['all', 'open', 'resolved'].map((s) => h('option', {value: s, selected: s === f.status}, s)));
   const summary = h('p', {id: 'list-summary', class: 'summary'});
@@ -506,9 +507,9 @@ async function fetchStory(key) {
 function summaryList(inc) {
   const row = (term, value, id) => [h('dt', {}, term), h('dd', {id}, value)];
   return h('dl', {class: 'facts'},
-    row('Status', statusBadge(inc.status), 'incident-status'),
-    row('Acked by', inc.acked_by ? [inc.acked_by, ' ', inc.acked_at ? ['(', when(inc.acked_at),
-      ')'] : ''] : '—', 'acked-by'),
+    row('Status', statusBadge(inc.status, 'incident-status')),
+    row('Acked by', [h('span', {id: 'acked-by'}, inc.acked_by || ''), inc.acked_by
+      ? [' (', when(inc.acked_at), ')'] : 'nobody']),
     row('Condition', inc.condition),
     row('Severity', inc.severity || '—'),
     row('Labels', labelsText(inc.labels) || '—'),
