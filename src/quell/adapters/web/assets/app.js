@@ -89,7 +89,8 @@ function emptyRow(span, text) {
 }
 
 function section(id, title, ...children) {
-  return h('section', {id, 'aria-labelledby': id + '-h'}, h('h2', {id: id + '-h'}, title), children);
+  return h('section', {id, 'aria-labelledby': id + '-h'}, h('h2', {id: id + '-h'}, title),
+    children);
 }
 
 function field(id, label, input, hint) {
@@ -319,7 +320,9 @@ async function fetchIncidents(f) {
       const list = data.incidents || [];
       return {list, total: data.total ?? null};
     } catch (e) {
-      if (!(e instanceof ApiError) || e.status !== 400 || !/param/i.test(e.message)) throw e;
+      const old = e instanceof ApiError && e.status === 400 &&
+        /unknown query parameter/i.test(e.message);
+      if (!old) throw e;
       legacyList = true;
     }
   }
@@ -575,7 +578,8 @@ async function incidentPage(ctx, encoded) {
   if (!ctx.alive()) return;
 
   const facts = h('div', {id: 'facts'});
-  const strip = h('ol', {id: 'timeline', 'aria-label': 'Observations and delivery attempts, oldest first'});
+  const strip = h('ol', {id: 'timeline',
+    'aria-label': 'Observations and delivery attempts, oldest first'});
   const stripNote = h('p', {class: 'hint'});
   const messages = h('div');
   const generations = h('div');
