@@ -352,7 +352,10 @@ async function listPage(ctx) {
   const input = (id, name, value, extra) => h('input', Object.assign({id, name, value,
     type: 'search', autocomplete: 'off'}, extra));
   const search = input('f-q', 'q', f.q, {});
-  const condition = input('f-condition', 'condition', f.condition, {});
+  // The condition filter is an exact name: offer the names seen so far.
+  const condition = input('f-condition', 'condition', f.condition, {list: 'f-conditions'});
+  const conditions = h('datalist', {id: 'f-conditions'});
+  const seen = new Set();
   const label = input('f-label', 'label', f.label, {'aria-describedby': 'f-label-hint'});
   const status = h('select', {id: 'f-status', name: 'status'},
     ['all', 'open', 'resolved'].map((s) => h('option', {value: s, selected: s === f.status}, s)));
@@ -365,7 +368,7 @@ async function listPage(ctx) {
   main.append(h('h1', {tabindex: -1}, 'Incidents'),
     h('form', {class: 'filters', role: 'search', 'aria-label': 'Filter incidents',
       onsubmit: (e) => e.preventDefault()},
-    field('f-q', 'Search', search), field('f-condition', 'Condition', condition),
+    field('f-q', 'Search', search), field('f-condition', 'Condition', condition), conditions,
     field('f-label', 'Label', label, 'name=value'), field('f-status', 'Status', status)),
     h('div', {class: 'pager'}, summary, prev, next), wrap);
 
@@ -382,6 +385,11 @@ async function listPage(ctx) {
       for (const tr of tbody.rows) if (tr.dataset.key === focused) tr.querySelector('a')?.focus();
     }
     tbl.dataset.refreshedAt = new Date().toISOString();
+    for (const inc of list) {
+      if (seen.has(inc.condition)) continue;
+      seen.add(inc.condition);
+      conditions.append(h('option', {value: inc.condition}));
+    }
     const first = list.length ? f.offset + 1 : 0;
     const last = f.offset + list.length;
     summary.textContent = total === null ? `${first}–${last}` : `${first}–${last} of ${total}`;
