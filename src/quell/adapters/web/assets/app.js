@@ -547,7 +547,7 @@ function messagesTable(outbox, attempts) {
   h('td', {class: 'wrap'}, r.remote_message_id || r.last_error || ''),
   h('td', {}, when(r.updated_at))));
   return table('messages-table', 'Messages', ['Idempotency key', 'Channel', 'Transition',
-    'Generation', 'Status', 'Attempts', 'Outcomes', 'Message id or error', 'Updated'],
+    'Generation', 'Status', 'Attempts', 'Outcomes', 'Message id or last error', 'Updated'],
   rows.length ? rows : [emptyRow(9, 'No messages.')]);
 }
 
@@ -559,9 +559,18 @@ function generationsTable(generations) {
     rows.length ? rows : [emptyRow(3, 'None recorded.')]);
 }
 
+// Newest first; a poll that saw the same thing again adds a count, not another copy.
 function evidenceList(items) {
   if (!items || !items.length) return h('p', {}, 'No evidence kept.');
-  return h('ol', {class: 'evidence'}, items.map((item) => h('li', {},
+  const groups = new Map();
+  for (const item of items.slice().reverse()) {
+    const text = JSON.stringify(item);
+    const g = groups.get(text) || {item, count: 0};
+    g.count += 1;
+    groups.set(text, g);
+  }
+  return h('ol', {class: 'evidence'}, [...groups.values()].map(({item, count}) => h('li', {},
+    count > 1 ? h('p', {class: 'hint'}, `kept ${count} times`) : null,
     h('dl', {class: 'facts'}, Object.entries(item || {}).map(([k, v]) => [h('dt', {}, k),
       h('dd', {class: 'wrap'}, typeof v === 'object' && v !== null ? JSON.stringify(v)
         : String(v))])))));
@@ -572,7 +581,7 @@ async function incidentPage(ctx, encoded) {
   try { key = decodeURIComponent(encoded); } catch { key = encoded; }
   document.title = key + ' · quell';
   const heading = h('h1', {tabindex: -1}, 'Incident ', h('code', {class: 'key'}, key));
-  main.append(h('p', {class: 'crumb'}, h('a', {href: '/'}, '← Incidents')), heading);
+  main.append(h('p', {class: 'crumb'}, h('a', {href: '/'}, '← Back to the list')), heading);
   let story;
   try {
     story = await fetchStory(key);
