@@ -294,7 +294,8 @@ function incidentRow(inc) {
   return h('tr', {'data-key': inc.key, 'data-status': inc.status},
     h('td', {class: 'key'}, h('a', {href: incidentHref(inc.key)}, inc.key)),
     h('td', {}, inc.condition),
-    h('td', {class: 'labels'}, labelsText(inc.labels)),
+    h('td', {class: 'labels'}, Object.entries(inc.labels || {}).map(([k, v], i) =>
+      [i ? ', ' : '', h('span', {class: 'label'}, k + '=' + v)])),
     h('td', {}, inc.severity || '—'),
     h('td', {}, statusBadge(inc.status)),
     h('td', {class: 'num'}, openFor(inc)),
@@ -530,7 +531,8 @@ function summaryList(inc) {
     row('Last seen', when(inc.last_seen_at)),
     row('Upstream events', inc.upstream_count ?? inc.event_count ?? '—'),
     row('Healthy streak', inc.healthy_streak ?? '—'),
-    inc.held ? row('Held until', when(inc.held_until)) : null);
+    // A manual resolve holds the key: no new incident until it is seen healthy (or the time).
+    inc.held ? row('Held until', inc.held_until ? when(inc.held_until) : 'seen healthy') : null);
 }
 
 function messagesTable(outbox, attempts) {
