@@ -212,12 +212,12 @@ function drawTokenArea() {
 // ---- routing -------------------------------------------------------------------------------
 
 const pages = [
-  [/^\/$/, listPage],
-  [/^\/incidents\/(.+)$/, incidentPage],
-  [/^\/outbox$/, outboxPage],
-  [/^\/silences$/, silencesPage],
-  [/^\/maintenance$/, maintenancePage],
-  [/^\/sources$/, sourcesPage],
+  [/^\/$/, listPage, 'Incidents'],
+  [/^\/incidents\/(.+)$/, incidentPage, 'Incident'],
+  [/^\/outbox$/, outboxPage, 'Outbox'],
+  [/^\/silences$/, silencesPage, 'Silences'],
+  [/^\/maintenance$/, maintenancePage, 'Maintenance'],
+  [/^\/sources$/, sourcesPage, 'Sources'],
 ];
 
 function every(ms, fn) {
@@ -244,6 +244,7 @@ async function render(focusHeading) {
   main.replaceChildren();
   try {
     const page = pages.find(([re]) => re.test(path));
+    document.title = (page ? page[2] : 'Not found') + ' · quell';
     if (!page) {
       main.append(h('h1', {tabindex: -1}, 'Not found'), h('p', {}, 'No page at ' + path + '.'));
     } else {
