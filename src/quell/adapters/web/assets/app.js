@@ -452,11 +452,21 @@ const HEALTH_WORD = {unhealthy: 'unhealthy', healthy: 'healthy', unknown: 'unkno
   stale: 'stale', none: 'operator'};
 const OUTCOME_SIGN = {sent: '✉', failed: '!', throttled: 'T', dead: '✝', deferred: '…'};
 
+function describeMark(o) {
+  const transition = transitionOf(o);
+  return `${HEALTH_WORD[o.health] || o.health} poll, ${o.decision}` +
+    (o.reason ? ' (' + o.reason + ')' : '') + (transition ? ', ' + transition : '') +
+    `, generation ${o.generation}`;
+}
+
+function describeAttempt(a) {
+  return `send ${a.outcome} to ${a.channel} (${a.transition}, attempt ${a.attempt})` +
+    (a.detail ? ': ' + a.detail : '');
+}
+
 function markItem(o) {
   const transition = transitionOf(o);
-  const what = `${HEALTH_WORD[o.health] || o.health} poll, ${o.decision}` +
-    (o.reason ? ' (' + o.reason + ')' : '') + (transition ? ', ' + transition : '') +
-    `, generation ${o.generation}, at ${o.at}`;
+  const what = describeMark(o) + `, at ${o.at}`;
   return h('li', {class: 'mark', 'data-health': o.health, 'data-decision': o.decision,
     'data-transition': transition, 'aria-label': what, title: what},
   h('span', {class: 'sign', 'aria-hidden': 'true'}, HEALTH_SIGN[o.health] || '·'),
@@ -464,8 +474,7 @@ function markItem(o) {
 }
 
 function attemptItem(a) {
-  const what = `send ${a.outcome} to ${a.channel} (${a.transition}, attempt ${a.attempt})` +
-    (a.detail ? ': ' + a.detail : '') + `, at ${a.at}`;
+  const what = describeAttempt(a) + `, at ${a.at}`;
   return h('li', {class: 'attempt', 'data-outcome': a.outcome, 'aria-label': what, title: what},
     h('span', {class: 'sign', 'aria-hidden': 'true'}, OUTCOME_SIGN[a.outcome] || '·'));
 }
@@ -601,6 +610,7 @@ async function incidentPage(ctx, encoded) {
   const strip = h('ol', {id: 'timeline',
     'aria-label': 'Observations and delivery attempts, oldest first'});
   const stripNote = h('p', {class: 'hint'});
+  const stripTable = h('div');
   const messages = h('div');
   const generations = h('div');
   const evidence = h('div');
@@ -619,10 +629,16 @@ async function incidentPage(ctx, encoded) {
     story = s;
     const inc = s.incident;
     facts.replaceChildren(summaryList(inc));
-    const items = [...s.timeline.observations.map((o) => ({at: o.at, el: () => markItem(o)})),
-      ...(s.timeline.attempts || []).map((a) => ({at: a.at, el: () => attemptItem(a)}))];
+    const items = [...s.timeline.observations.map((o) => ({at: o.at, el: () => markItem(o),
+      what: () => describeMark(o)})),
+    ...(s.timeline.attempts || []).map((a) => ({at: a.at, el: () => attemptItem(a),
+      what: () => describeAttempt(a)}))];
     items.sort(byTime); // stable: at one instant the decision comes before its sends
     strip.replaceChildren(...items.map((i) => i.el()));
+    // The same items as text, newest first, for whoever cannot hover the strip's titles.
+    stripTable.replaceChildren(table('timeline-table', 'Timeline, newest first', ['When', 'What'],
+      items.slice().reverse().map((i) => h('tr', {}, h('td', {}, when(i.at)),
+        h('td', {class: 'wrap'}, i.what())))));
     stripNote.textContent = s.timeline.fallback
       ? 'From the decision log only: this quell has no timeline route, so unknown and stale ' +
         'polls and send attempts are not shown.' : '';
@@ -665,7 +681,8 @@ async function incidentPage(ctx, encoded) {
   main.append(facts,
     h('section', {id: 'actions', 'aria-label': 'Actions'},
       h('div', {class: 'buttons'}, ack, resolve), silenceForm),
-    section('story', 'Timeline', strip, stripNote, timelineLegend()),
+    section('story', 'Timeline', strip, stripNote, timelineLegend(),
+      h('details', {}, h('summary', {}, 'The timeline as a table'), stripTable)),
     section('messages', 'Messages', messages),
     section('generations', 'Generations', generations),
     section('evidence', 'Evidence', evidence));
