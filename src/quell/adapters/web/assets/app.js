@@ -556,10 +556,11 @@ function messagesTable(outbox, attempts) {
   h('td', {class: 'mono'}, r.idempotency_key), h('td', {}, r.channel), h('td', {}, r.transition),
   h('td', {class: 'num'}, r.generation), h('td', {}, r.status), h('td', {class: 'num'}, r.attempts),
   h('td', {}, (byKey.get(r.idempotency_key) || []).join(' → ') || '—'),
-  h('td', {class: 'wrap'}, r.remote_message_id || r.last_error || ''),
+  // A sent row keeps the error of a failed attempt before; the outcomes column tells that.
+  h('td', {class: 'wrap'}, r.remote_message_id || (r.status === 'sent' ? '' : r.last_error)),
   h('td', {}, when(r.updated_at))));
   return table('messages-table', 'Messages', ['Idempotency key', 'Channel', 'Transition',
-    'Generation', 'Status', 'Attempts', 'Outcomes', 'Message id or last error', 'Updated'],
+    'Generation', 'Status', 'Attempts', 'Outcomes', 'Message id or error', 'Updated'],
   rows.length ? rows : [emptyRow(9, 'No messages.')]);
 }
 
