@@ -193,7 +193,7 @@ function showTokenForm(message) {
     drawTokenArea();
     const action = pendingAction;
     pendingAction = null;
-    if (action) action(); else render();
+    if (action) action(); else render(true);
   });
   tokenArea.replaceChildren(form);
   input.focus();
@@ -374,9 +374,11 @@ async function listPage(ctx) {
     field('f-label', 'Label', label, 'name=value'), field('f-status', 'Status', status)),
     h('div', {class: 'pager'}, summary, prev, next), wrap);
 
+  let asked = 0; // only the newest question's answer is drawn (a filter may outrun a refresh)
   async function refresh() {
-    const {list, total} = await fetchIncidents(f);
-    if (!ctx.alive()) return;
+    const mine = ++asked;
+    const {list, total} = await fetchIncidents({...f});
+    if (!ctx.alive() || mine !== asked) return;
     // The focused link survives the redraw: a keyboard user keeps their place.
     const focused = document.activeElement && tbl.contains(document.activeElement)
       ? document.activeElement.closest('tr')?.dataset.key : null;
