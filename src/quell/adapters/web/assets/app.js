@@ -737,9 +737,18 @@ async function outboxPage(ctx) {
         h('td', {}, when(r.next_attempt_at)), h('td', {class: 'wrap'}, r.last_error || ''),
         h('td', {class: 'buttons'}, buttons));
     });
+    // A focused Retry or Drop keeps its focus across the redraw.
+    const active = holder.contains(document.activeElement) ? document.activeElement : null;
+    const focusKey = active?.closest('tr')?.dataset.idempotencyKey;
+    const focusText = active?.textContent;
     holder.replaceChildren(table('outbox', 'Outbox rows', ['Idempotency key', 'Incident',
       'Channel', 'Transition', 'Generation', 'Status', 'Attempts', 'Next attempt', 'Last error',
       'Actions'], rows.length ? rows : [emptyRow(10, 'No rows.')]));
+    if (focusKey === undefined) return;
+    for (const tr of holder.querySelectorAll('tr[data-idempotency-key]')) {
+      if (tr.dataset.idempotencyKey !== focusKey) continue;
+      [...tr.querySelectorAll('a, button')].find((e) => e.textContent === focusText)?.focus();
+    }
   }
   select.addEventListener('change', () => {
     status = select.value;
@@ -747,6 +756,7 @@ async function outboxPage(ctx) {
     refresh().catch((e) => e instanceof NeedToken || say('Could not load: ' + e.message));
   });
   await refresh();
+  if (ctx.alive()) every(REFRESH_MS, () => refresh().catch(() => {}));
 }
 
 function rowId(s) {
