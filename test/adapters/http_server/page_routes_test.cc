@@ -178,6 +178,19 @@ TEST(PageRoutesTest, TheShellLoadsOnlyAssetsAndHasNoInlineCode) {
   EXPECT_FALSE(std::regex_search(shell, std::regex(R"(\son[a-z]+=)")));
 }
 
+TEST(PageRoutesTest, TheShellHasTheSectionsAndTheNotice) {
+  const std::string shell = Asset("index.html");
+  EXPECT_NE(shell.find(R"(<nav aria-label="Sections">)"), std::string::npos);
+  for (const char* link :
+       {R"(<a href="/">Incidents</a>)", R"(<a href="/outbox">Outbox</a>)",
+        R"(<a href="/silences">Silences</a>)", R"(<a href="/maintenance">Maintenance</a>)",
+        R"(<a href="/sources">Sources</a>)"}) {
+    EXPECT_NE(shell.find(link), std::string::npos) << link;
+  }
+  EXPECT_NE(shell.find(R"(<div role="status" id="notice" aria-live="polite">)"), std::string::npos);
+  EXPECT_NE(shell.find(R"(<main id="main")"), std::string::npos);
+}
+
 TEST(PageRoutesTest, TheScriptKeepsTheTokenOutOfCookies) {
   const std::string script = Asset("app.js");
   EXPECT_NE(script.find("sessionStorage"), std::string::npos);
