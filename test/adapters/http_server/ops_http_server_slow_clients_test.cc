@@ -36,8 +36,7 @@ std::vector<app::OpsRoute> Routes() {
                                        [](const app::OpsRequest&) {
                                          return app::OpsResponse{.status = 200,
                                                                  .content_type = "application/json",
-                                                                 .body = R"({"status":"ok"})",
-                                                                 .headers = {}};
+                                                                 .body = R"({"status":"ok"})"};
                                        },
                                    .is_public = true});
   }
@@ -214,14 +213,13 @@ TEST(OpsHttpServerSlowClientsTest, ABodySlowerThanItsTimeoutIsCut) {
   options.open_reads = true;
   options.body_timeout = milliseconds(500);
   std::vector<app::OpsRoute> routes = Routes();
-  routes.push_back(app::OpsRoute{
-      .method = "POST",
-      .pattern = "/echo",
-      .write = false,
-      .handler = [](const app::OpsRequest& r) {
-        return app::OpsResponse{
-            .status = 200, .content_type = "text/plain", .body = r.body, .headers = {}};
-      }});
+  routes.push_back(app::OpsRoute{.method = "POST",
+                                 .pattern = "/echo",
+                                 .write = false,
+                                 .handler = [](const app::OpsRequest& r) {
+                                   return app::OpsResponse{
+                                       .status = 200, .content_type = "text/plain", .body = r.body};
+                                 }});
   OpsHttpServer server(options, routes);
   auto port = server.Start();
   ASSERT_TRUE(port.ok()) << port.error().message;
@@ -274,8 +272,7 @@ TEST(OpsHttpServerSlowClientsTest, ReadinessProbesStuckOnTheStoreDoNotDelayLiven
     route.handler = [&](const app::OpsRequest&) {
       std::unique_lock<std::mutex> lock(mutex);
       released_cv.wait(lock, [&] { return released; });
-      return app::OpsResponse{
-          .status = 200, .content_type = "application/json", .body = "{}", .headers = {}};
+      return app::OpsResponse{.status = 200, .content_type = "application/json", .body = "{}"};
     };
   }
   OpsServerOptions options;

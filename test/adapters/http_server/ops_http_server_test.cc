@@ -26,8 +26,7 @@ std::vector<app::OpsRoute> Routes(std::atomic<int>& writes) {
                                  .handler = [](const app::OpsRequest&) {
                                    return app::OpsResponse{.status = 200,
                                                            .content_type = "application/json",
-                                                           .body = R"({"status":"ok"})",
-                                                           .headers = {}};
+                                                           .body = R"({"status":"ok"})"};
                                  }});
   routes.push_back(app::OpsRoute{
       .method = "POST",
@@ -38,8 +37,7 @@ std::vector<app::OpsRoute> Routes(std::atomic<int>& writes) {
         std::string body = r.method + " " + r.captures.at(0) + " " + r.body + " " + r.actor;
         auto it = r.query.find("by");
         if (it != r.query.end()) body += " by=" + it->second;
-        return app::OpsResponse{
-            .status = 202, .content_type = "text/plain", .body = body, .headers = {}};
+        return app::OpsResponse{.status = 202, .content_type = "text/plain", .body = body};
       }});
   routes.push_back(app::OpsRoute{.method = "GET",
                                  .pattern = "/livez",
@@ -48,8 +46,7 @@ std::vector<app::OpsRoute> Routes(std::atomic<int>& writes) {
                                      [](const app::OpsRequest&) {
                                        return app::OpsResponse{.status = 200,
                                                                .content_type = "application/json",
-                                                               .body = R"({"status":"ok"})",
-                                                               .headers = {}};
+                                                               .body = R"({"status":"ok"})"};
                                      },
                                  .is_public = true});
   routes.push_back(app::OpsRoute{.method = "GET",
