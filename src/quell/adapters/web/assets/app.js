@@ -903,6 +903,14 @@ function yesNo(v) {
 }
 
 async function sourcesPage(ctx) {
+  const body = h('div');
+  main.append(h('h1', {tabindex: -1}, 'Sources'), body);
+  await drawSources(ctx, body);
+  if (ctx.alive()) every(REFRESH_MS, () => drawSources(ctx, body).catch(() => {}));
+}
+
+// Everything but the heading, redrawn whole at each refresh (there is nothing to type here).
+async function drawSources(ctx, into) {
   const [sources, status, health] = await Promise.all([
     read('/v1/sources').catch((e) => {
       if (e instanceof ApiError && e.status === 404) return null;
@@ -914,23 +922,23 @@ async function sourcesPage(ctx) {
       .catch((e) => ({code: 0, body: {status: 'unreachable', reason: e.message}})),
   ]);
   if (!ctx.alive()) return;
-  main.append(h('h1', {tabindex: -1}, 'Sources'));
+  const out = h('div'); // drawn aside, then swapped in at once
 
   const hb = health.body || {};
-  main.append(section('health', 'Liveness (/healthz)', h('dl', {class: 'facts'},
+  out.append(section('health', 'Liveness (/healthz)', h('dl', {class: 'facts'},
     h('dt', {}, 'Answer'), h('dd', {id: 'healthz-status'}, `${health.code} ${hb.status || ''}`),
     h('dt', {}, 'Why'), h('dd', {}, hb.reason || '—'),
     h('dt', {}, 'Role'), h('dd', {}, hb.role || '—'),
     h('dt', {}, 'Last committed cycle'), h('dd', {}, when(hb.last_committed_cycle)))));
 
   if (!sources) {
-    main.append(h('p', {}, 'This quell does not list its sources (no GET /v1/sources).'));
+    out.append(h('p', {}, 'This quell does not list its sources (no GET /v1/sources).'));
   } else {
-    main.append(section('source-list', 'Sources', table('sources', 'Sources',
+    out.append(section('source-list', 'Sources', table('sources', 'Sources',
       ['Name', 'Type', 'Base URL', 'Conditions'], (sources.sources || []).map((s) =>
         h('tr', {'data-name': s.name}, h('td', {}, s.name), h('td', {}, s.type),
           h('td', {class: 'wrap'}, s.base_url), h('td', {}, (s.conditions || []).join(', ')))))));
-    main.append(section('conditions', 'Conditions', table('conditions-table', 'Conditions',
+    out.append(section('conditions', 'Conditions', table('conditions-table', 'Conditions',
       ['Name', 'Source', 'Interval', 'Shadow', 'Last cycle', 'Source ok', 'Applied',
         'Observations', 'Error'], (sources.conditions || []).map((c) => {
         const lc = c.last_cycle;
@@ -942,7 +950,7 @@ async function sourcesPage(ctx) {
           h('td', {class: 'wrap'}, lc ? lc.source_error || lc.apply_error || '' : ''));
       }))));
     const beat = sources.heartbeat || {};
-    main.append(section('heartbeat', 'Heartbeat', beat.configured === false
+    out.append(section('heartbeat', 'Heartbeat', beat.configured === false
       ? h('p', {}, 'No heartbeat is configured.')
       : h('dl', {class: 'facts'},
         h('dt', {}, 'Last ping'), h('dd', {}, when(beat.last_ping_at)),
@@ -951,19 +959,20 @@ async function sourcesPage(ctx) {
         h('dd', {}, `${beat.sent ?? 0}, ${beat.failed ?? 0}, ${beat.dropped ?? 0}`))));
   }
 
-  main.append(section('poll-groups', 'Poll groups', table('poll-groups-table', 'Poll groups',
+  out.append(section('poll-groups', 'Poll groups', table('poll-groups-table', 'Poll groups',
     ['Lease', 'Conditions', 'Held', 'Holder', 'Token', 'Expires', 'Last poll'],
     (status.poll_groups || []).map((g) => h('tr', {'data-lease': g.lease},
       h('td', {class: 'mono'}, g.lease), h('td', {}, (g.conditions || []).join(', ')),
       h('td', {}, yesNo(g.held)), h('td', {class: 'wrap'}, g.holder || '—'),
       h('td', {class: 'num'}, g.token), h('td', {}, when(g.expires_at)),
       h('td', {}, when(g.polled_at)))))));
-  main.append(section('instances', 'Instances', table('instances-table', 'Instances',
+  out.append(section('instances', 'Instances', table('instances-table', 'Instances',
     ['Id', 'Host', 'Version', 'Started', 'Last seen', 'Live'],
     (status.instances || []).map((i) => h('tr', {'data-id': i.id},
       h('td', {class: 'wrap'}, i.id + (i.id === status.instance ? ' (this one)' : '')),
       h('td', {}, i.host), h('td', {}, i.version), h('td', {}, when(i.started_at)),
       h('td', {}, when(i.last_seen_at)), h('td', {}, yesNo(i.live)))))));
+  into.replaceChildren(...out.childNodes);
 }
 
 // ---- start ---------------------------------------------------------------------------------
