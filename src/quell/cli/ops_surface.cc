@@ -4,6 +4,7 @@
 
 #include "quell/adapters/http_server/callback_routes.h"
 #include "quell/adapters/http_server/operator_routes.h"
+#include "quell/adapters/http_server/page_routes.h"
 #include "quell/adapters/http_server/status_routes.h"
 #include "quell/adapters/wiring/poll_lease_map.h"
 #include "quell/adapters/wiring/poll_wiring.h"
@@ -175,6 +176,10 @@ core::Result<int> OpsSurface::Serve() {
     routes.insert(routes.end(), std::make_move_iterator(callbacks.begin()),
                   std::make_move_iterator(callbacks.end()));
   }
+  // The operator page: public files that read the JSON routes above with the token.
+  std::vector<app::OpsRoute> page = http_server::PageRoutes();
+  routes.insert(routes.end(), std::make_move_iterator(page.begin()),
+                std::make_move_iterator(page.end()));
   server_ = std::make_unique<http_server::OpsHttpServer>(
       http_server::OpsServerOptions{.listen = config_.http.listen,
                                     .token = config_.http.token,
