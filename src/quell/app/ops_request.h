@@ -25,7 +25,7 @@ struct OpsResponse {
   std::string content_type = "application/json";
   std::string body;
   // Extra response headers (name, value), e.g. the page's Content-Security-Policy and caching.
-  std::vector<std::pair<std::string, std::string>> headers;
+  std::vector<std::pair<std::string, std::string>> headers{};  // {}: aggregates may omit it
 };
 
 using OpsHandler = std::function<OpsResponse(const OpsRequest&)>;
