@@ -59,9 +59,12 @@ TEST(IncidentTimelineTest, KeepsTheNewestEntriesOfEachList) {
   core::StoredTimeline stored;
   stored.decisions = {Line(0, 1, 1, "notify", "open"), Line(3, 1, 2, "update_only")};
   stored.marks = {Mark(1, "unknown", "unknown"), Mark(2, "unknown", "unknown")};
-  stored.attempts = {core::LoggedAttempt{.idempotency_key = "a", .attempt = 1},
-                     core::LoggedAttempt{.idempotency_key = "a", .attempt = 2},
-                     core::LoggedAttempt{.idempotency_key = "a", .attempt = 3}};
+  for (uint64_t attempt = 1; attempt <= 3; ++attempt) {
+    core::LoggedAttempt a;
+    a.idempotency_key = "a";
+    a.attempt = attempt;
+    stored.attempts.push_back(a);
+  }
   const IncidentTimeline timeline = BuildTimeline(OpenIncident(1, 0), stored, 2);
   EXPECT_EQ(Strip(timeline),
             (std::vector<std::string>{"m2:unknown:unknown", "d3:unhealthy:update_only"}));
