@@ -35,6 +35,9 @@ class TimedTransaction : public core::StoreTransaction {
                                std::span<const core::DecisionRecord> decisions) override {
     return inner_->AppendDecisions(poll_id, decisions);
   }
+  core::Status AddObservationMarks(std::span<const core::ObservationMark> marks) override {
+    return inner_->AddObservationMarks(marks);
+  }
   core::Status InsertOutbox(std::span<const core::OutboxRow> rows) override {
     return inner_->InsertOutbox(rows);
   }

@@ -23,6 +23,7 @@ class FakeIncidentStore : public core::IncidentStore {
   struct State {
     std::map<std::string, core::Incident> incidents;
     std::map<std::pair<std::string, uint64_t>, core::DecisionRecord> decisions;
+    std::map<std::pair<std::string, std::string>, core::ObservationMark> observation_marks;
     std::map<std::string, core::OutboxRow> outbox;
     std::map<std::string, core::PollRecord> polls;
     std::map<std::string, Mark, std::less<>> marks;
@@ -163,6 +164,10 @@ class FakeIncidentStore : public core::IncidentStore {
       for (const auto& d : decisions) work_.decisions.emplace(std::pair(d.key, d.version), d);
       return {};
     }
+    core::Status AddObservationMarks(std::span<const core::ObservationMark> marks) override {
+      for (const auto& m : marks) work_.observation_marks.emplace(std::pair(m.key, m.poll_id), m);
+      return {};
+    }
     core::Result<std::vector<core::GenerationChannel>> NeverLiveChannels(
         std::span<const std::pair<std::string, uint64_t>> generations) override {
       std::map<std::tuple<std::string, uint64_t, std::string>, bool> all_shadow;
@@ -252,6 +257,8 @@ class FakeIncidentStore : public core::IncidentStore {
           ++it;
         }
       }
+      std::erase_if(work_.observation_marks,
+                    [cutoff](const auto& mark) { return mark.second.at < cutoff; });
       return n;
     }
     core::Result<uint64_t> PruneKeyGroups(core::WallTime cutoff) override {

@@ -59,6 +59,9 @@ class FakeOperatorStore : public core::OperatorStore {
   core::Result<std::vector<core::OutboxRow>> RecentOutbox(std::string_view, size_t) override {
     return std::vector<core::OutboxRow>{};
   }
+  core::Result<core::StoredTimeline> ReadTimeline(std::string_view, size_t) override {
+    return core::StoredTimeline{};
+  }
 
   std::map<std::string, std::vector<core::ChannelUse>> uses;  // "key#generation"
   const std::vector<core::Silence>& silences() const { return silences_; }

@@ -90,6 +90,23 @@ TEST_F(PollApplierTest, WritesOneOutboxRowPerTransitionPerChannel) {
   EXPECT_EQ(summary->poll.by_decision[static_cast<size_t>(DecisionKind::kIgnore)], 1u);
 }
 
+TEST_F(PollApplierTest, MarksAnUnknownObservationOfAnOpenKeyAndNothingForHealthyKeys) {
+  auto summary = Apply({Obs(0, "a", Health::kUnhealthy), Obs(0, "b", Health::kHealthy),
+                        Obs(1, "a", Health::kUnknown), Obs(1, "b", Health::kUnknown),
+                        Obs(1, "c", Health::kUnknown)});
+  ASSERT_TRUE(summary.ok());
+  const auto& marks = store_.state().observation_marks;
+  ASSERT_EQ(marks.size(), 1u);
+  const core::ObservationMark& mark = marks.begin()->second;
+  EXPECT_EQ(mark.key, "a");
+  EXPECT_EQ(mark.poll_id, "p");
+  EXPECT_EQ(mark.at, At(1));
+  EXPECT_EQ(mark.generation, 1u);
+  EXPECT_EQ(mark.health, Health::kUnknown);
+  EXPECT_EQ(mark.decision, DecisionKind::kUnknown);
+  EXPECT_EQ(summary->poll.by_decision[static_cast<size_t>(DecisionKind::kUnknown)], 3u);
+}
+
 TEST_F(PollApplierTest, RoutesPickChannelsPerIncidentFirstMatchWinsElseTheConditionsChannels) {
   options_.channels = {"chat"};
   options_.routes = {{{{"severity", "critical"}}, {"pager"}, {}},

@@ -104,6 +104,13 @@ core::Result<size_t> HistoryLimitFrom(const QueryParams& query) {
   return limit->value_or(kDefaultHistory);
 }
 
+core::Result<size_t> TimelineLimitFrom(const QueryParams& query) {
+  if (auto known = OnlyKnown(query, {"limit"}); !known) return known.error();
+  auto limit = Limit(query);
+  if (!limit) return limit.error();
+  return limit->value_or(kDefaultTimeline);
+}
+
 OperatorQueries::OperatorQueries(core::IncidentStore& incidents, core::OperatorStore& operators)
     : incidents_(incidents), operators_(operators) {}
 
@@ -143,6 +150,18 @@ core::Result<IncidentDetail> OperatorQueries::Detail(std::string_view key, size_
   if (!outbox) return outbox.error();
   detail.outbox = std::move(*outbox);
   return detail;
+}
+
+core::Result<IncidentTimeline> OperatorQueries::Timeline(std::string_view key, size_t limit) {
+  auto found = incidents_.FindIncident(key);
+  if (!found) return found.error();
+  if (!*found) {
+    return core::MakeError(core::ErrorCode::kNotFound,
+                           "no incident with key \"" + std::string(key) + "\"");
+  }
+  auto stored = operators_.ReadTimeline(key, limit);
+  if (!stored) return stored.error();
+  return BuildTimeline(**found, std::move(*stored), limit);
 }
 
 core::Result<std::vector<core::OutboxRow>> OperatorQueries::ListOutbox(const OutboxFilter& filter) {

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "quell/app/incident_timeline.h"
 #include "quell/core/engine/incident.h"
 #include "quell/core/ports/incident_store.h"
 #include "quell/core/ports/operator_store.h"
@@ -36,8 +37,9 @@ struct IncidentDetail {
   std::vector<core::OutboxRow> outbox;
 };
 
-inline constexpr size_t kDefaultHistory = 20;  // decisions and outbox rows of a detail
-inline constexpr size_t kMaxLimit = 10000;     // the largest ?limit= a list accepts
+inline constexpr size_t kDefaultHistory = 20;    // decisions and outbox rows of a detail
+inline constexpr size_t kMaxLimit = 10000;       // the largest ?limit= a list accepts
+inline constexpr size_t kDefaultTimeline = 500;  // entries per list of a timeline
 
 // The filters of the HTTP list endpoints, from their decoded query parameters. Each rejects a
 // parameter it does not know and a bad value with kInvalidArgument naming the parameter:
@@ -45,11 +47,13 @@ inline constexpr size_t kMaxLimit = 10000;     // the largest ?limit= a list acc
 //   outbox:    status=<outbox status>, channel=NAME, limit=1..kMaxLimit
 //   dead rows: channel=NAME, limit=1..kMaxLimit (the status is dead)
 //   detail:    limit=1..kMaxLimit (decisions and outbox rows each; default kDefaultHistory)
+//   timeline:  limit=1..kMaxLimit (entries per list; default kDefaultTimeline)
 using QueryParams = std::map<std::string, std::string>;
 core::Result<IncidentFilter> IncidentFilterFrom(const QueryParams& query);
 core::Result<OutboxFilter> OutboxFilterFrom(const QueryParams& query);
 core::Result<OutboxFilter> DeadFilterFrom(const QueryParams& query);
 core::Result<size_t> HistoryLimitFrom(const QueryParams& query);
+core::Result<size_t> TimelineLimitFrom(const QueryParams& query);
 
 // The operator's reads, for the HTTP handlers. Errors are the store's, and kNotFound naming
 // an unknown key. Not thread-safe (the stores are one per thread).
@@ -61,6 +65,8 @@ class OperatorQueries {
   // The incident `key` with its newest `history` decision lines and outbox rows.
   core::Result<IncidentDetail> Detail(std::string_view key, size_t history);
   core::Result<std::vector<core::OutboxRow>> ListOutbox(const OutboxFilter& filter);
+  // The incident `key`'s timeline (app/incident_timeline.h), the newest `limit` per list.
+  core::Result<IncidentTimeline> Timeline(std::string_view key, size_t limit);
 
  private:
   core::IncidentStore& incidents_;

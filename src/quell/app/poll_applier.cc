@@ -14,6 +14,21 @@ namespace {
 // An inhibited row's last_error: this, then the key of the incident that held it.
 constexpr const char* kHeldBehind = "held behind ";
 
+// Whether an observation that changed nothing goes on its incident's timeline as a mark
+// (StoreTransaction::AddObservationMarks): an unknown or stale one of a key whose incident is
+// open, pending or held, so healthy keys cost nothing. A stale observation at the very time of
+// the last applied one repeats it (a poll run again): the decision log has it already.
+bool Marks(const core::Incident& incident, const core::Observation& observation,
+           const core::Decision& decision) {
+  if (decision.kind != core::DecisionKind::kUnknown &&
+      decision.kind != core::DecisionKind::kStale) {
+    return false;
+  }
+  if (!incident.is_open() && incident.unhealthy_streak == 0 && !incident.held) return false;
+  return decision.kind != core::DecisionKind::kStale || !incident.last_observed_at ||
+         observation.at < *incident.last_observed_at;
+}
+
 }  // namespace
 
 // One key's incident while its chunk is evaluated.
@@ -32,6 +47,7 @@ struct PollApplier::Chunk {
   std::vector<Slot> slots;
   std::vector<core::IncidentWrite> writes;
   std::vector<core::DecisionRecord> log;
+  std::vector<core::ObservationMark> marks;
   std::vector<core::OutboxRow> outbox;
   std::vector<core::Silence> silences;     // active at the poll's `now`, read once per transaction
   std::vector<core::Incident> inhibitors;  // open incidents of inhibited_by, read likewise
@@ -196,6 +212,7 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
     uint64_t muted = 0;
     chunk.decisions.assign(chunk.size, core::Decision{});
     chunk.log.clear();
+    chunk.marks.clear();
     chunk.outbox.clear();
     for (size_t i = 0; i < chunk.size; ++i) {
       const core::Observation& observation = chunk.observations[i];
@@ -203,7 +220,14 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
       const core::Decision decision = core::Evaluate(slot.incident, observation, options_.policy);
       chunk.decisions[i] = decision;
       ++counts.by_decision[static_cast<size_t>(decision.kind)];
-      if (!decision.changed) continue;
+      if (!decision.changed) {
+        if (Marks(slot.incident, observation, decision)) {
+          chunk.marks.push_back(core::ObservationMark{observation.key, std::string(poll_id),
+                                                      observation.at, slot.incident.generation,
+                                                      observation.health, decision.kind});
+        }
+        continue;
+      }
       slot.dirty = true;
       ++counts.changed;
       chunk.log.push_back(core::DecisionRecord{observation.key, decision.generation,
@@ -290,6 +314,9 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
     }
     if (!written) return written;
     if (auto status = tx.AppendDecisions(poll_id, chunk.log); !status) return status;
+    if (!chunk.marks.empty()) {
+      if (auto status = tx.AddObservationMarks(chunk.marks); !status) return status;
+    }
     if (auto cancelled = CancelUnwantedFollowUps(tx, chunk.outbox, now); !cancelled) {
       return cancelled.error();
     }

@@ -138,8 +138,10 @@ struct ApplySummary {
 // Applies one poll durably: in one store transaction, per chunk, it loads the chunk's
 // incidents, evaluates every observation in order, writes changed incidents with
 // compare-and-set, logs changed decisions and inserts one outbox row per transition per
-// channel. Keys whose decision changed nothing are only counted; the source marks are written
-// last, in the same transaction. Not thread-safe.
+// channel. Keys whose decision changed nothing are only counted, except an unknown or stale
+// observation of an open, pending or held incident, which is marked for its timeline
+// (StoreTransaction::AddObservationMarks); the source marks are written last, in the same
+// transaction. Not thread-safe.
 class PollApplier {
  public:
   PollApplier(core::IncidentStore& store, const core::PayloadEncoder& encoder,

@@ -305,6 +305,87 @@ TEST_F(OperatorRoutesTest, OneIncidentWithItsDecisionsAndOutboxRows) {
   EXPECT_EQ(Call("GET", "/v1/incidents/acme:db/primary", "", false, {{"limit", "0"}}).status, 400);
 }
 
+TEST_F(OperatorRoutesTest, TheTimelineShowsEveryPollAndEachSendAttempt) {
+  Open("acme:db/primary");
+  // A failed poll a minute later: unknown, marked on the open incident.
+  {
+    app::PollApplier applier(*store_, encoder_, app::ApplyOptions{});
+    core::Observation o;
+    o.key = "acme:db/primary";
+    o.at = clock_.now + minutes(1);
+    o.health = core::Health::kUnknown;
+    o.condition = "c";
+    const std::vector<core::Observation> poll = {o};
+    app::VectorObservationStream stream(poll);
+    NullSink sink;
+    ASSERT_TRUE(applier.Apply(stream, "p-unknown", o.at, sink).ok());
+  }
+  // The open fails once, then goes out.
+  auto claimed = store_->ClaimDue("d", clock_.now + seconds(5), minutes(1), 10);
+  ASSERT_TRUE(claimed.ok());
+  ASSERT_EQ(claimed->size(), 1u);
+  const std::string ik = (*claimed)[0].idempotency_key;
+  core::OutboxOutcome failed;
+  failed.kind = core::OutboxOutcome::Kind::kReschedule;
+  failed.idempotency_key = ik;
+  failed.error = "HTTP 500 from receiver";
+  failed.next_attempt_at = clock_.now + seconds(10);
+  ASSERT_TRUE(store_->RecordOutcomes("d", {&failed, 1}, clock_.now + seconds(5)).ok());
+  ASSERT_EQ(store_->ClaimDue("d", clock_.now + seconds(10), minutes(1), 10)->size(), 1u);
+  core::OutboxOutcome sent;
+  sent.kind = core::OutboxOutcome::Kind::kSent;
+  sent.idempotency_key = ik;
+  sent.remote_message_id = "msg-7";
+  ASSERT_TRUE(store_->RecordOutcomes("d", {&sent, 1}, clock_.now + seconds(10)).ok());
+
+  app::OpsResponse shown = Call("GET", "/v1/incidents/acme:db/primary/timeline");
+  ASSERT_EQ(shown.status, 200) << shown.body;
+  EXPECT_EQ(shown.content_type, "application/json");
+  EXPECT_EQ(shown.body.rfind(R"({"key":"acme:db/primary","observations":[{"at":)", 0), 0u)
+      << shown.body;
+  const json body = Body(shown);
+  EXPECT_EQ(body["observations"], (json::parse(R"([
+    {"at": "2026-12-02T09:00:00Z", "poll_id": "p-acme:db/primary-2026-12-02T09:00:00Z",
+     "generation": 1, "health": "unhealthy", "decision": "notify", "reason": "open",
+     "version": 1},
+    {"at": "2026-12-02T09:01:00Z", "poll_id": "p-unknown", "generation": 1,
+     "health": "unknown", "decision": "unknown", "reason": "", "version": null}])")));
+  json attempt = {{"at", "2026-12-02T09:00:05Z"}, {"idempotency_key", ik},
+                  {"channel", "webhook"},         {"generation", 1},
+                  {"transition", "open"},         {"attempt", 1},
+                  {"outcome", "failed"},          {"detail", "HTTP 500 from receiver"}};
+  ASSERT_EQ(body["attempts"].size(), 2u) << body;
+  EXPECT_EQ(body["attempts"][0], attempt);
+  attempt["at"] = "2026-12-02T09:00:10Z";
+  attempt["attempt"] = 2;
+  attempt["outcome"] = "sent";
+  attempt["detail"] = "msg-7";
+  EXPECT_EQ(body["attempts"][1], attempt);
+  EXPECT_EQ(body["generations"], (json::parse(R"([{"generation": 1,
+      "opened_at": "2026-12-02T09:00:00Z", "resolved_at": null}])")));
+
+  // The detail route still answers for the key itself.
+  EXPECT_EQ(Body(Call("GET", "/v1/incidents/acme:db/primary"))["incident"]["key"],
+            "acme:db/primary");
+  const json newest =
+      Body(Call("GET", "/v1/incidents/acme:db/primary/timeline", "", false, {{"limit", "1"}}));
+  ASSERT_EQ(newest["observations"].size(), 1u);
+  EXPECT_EQ(newest["observations"][0]["poll_id"], "p-unknown");
+  EXPECT_EQ(newest["attempts"][0]["outcome"], "sent");
+  for (const char* bad : {"0", "10001", "x"}) {
+    app::OpsResponse refused =
+        Call("GET", "/v1/incidents/acme:db/primary/timeline", "", false, {{"limit", bad}});
+    EXPECT_EQ(refused.status, 400) << bad;
+    EXPECT_EQ(Body(refused)["error"]["code"], "bad_request");
+  }
+  EXPECT_EQ(
+      Call("GET", "/v1/incidents/acme:db/primary/timeline", "", false, {{"since", "1"}}).status,
+      400);
+  app::OpsResponse unknown = Call("GET", "/v1/incidents/no:such/timeline");
+  EXPECT_EQ(unknown.status, 404);
+  EXPECT_EQ(Body(unknown)["error"]["code"], "not_found");
+}
+
 TEST_F(OperatorRoutesTest, IncidentListsFilterByStatusConditionAndLimit) {
   Open("a:1", "errors");
   Open("b:2", "errors");

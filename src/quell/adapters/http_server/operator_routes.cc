@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "quell/adapters/text_output/listing_json.h"
+#include "quell/adapters/text_output/timeline_json.h"
 
 namespace quell::http_server {
 namespace {
@@ -193,6 +194,18 @@ std::vector<app::OpsRoute> OperatorRoutes(app::OperatorCommands& commands,
     json list = json::array();
     for (const core::Incident& in : *incidents) list.push_back(json::parse(IncidentJson(in)));
     return Reply(200, json{{"incidents", std::move(list)}});
+  });
+
+  // Before the detail route, which would read ".../timeline" as part of a key; so, as with
+  // "/ack" below, a key that itself ends in "/timeline" has no detail route of its own.
+  add("GET", "^/v1/incidents/(.+)/timeline$", kRead, [reads](const app::OpsRequest& request) {
+    auto limit = app::TimelineLimitFrom(request.query);
+    if (!limit) return ErrorReply(limit.error());
+    auto timeline = reads->Timeline(Capture(request), *limit);
+    if (!timeline) return ErrorReply(timeline.error());
+    app::OpsResponse response;
+    response.body = text_output::TimelineJson(*timeline);
+    return response;
   });
 
   // Keys may hold '/', so this matches the action paths' text too; those are POST only, and a

@@ -14,6 +14,8 @@ namespace quell::http_server {
 // (docs/http.md is the contract):
 //   GET    /v1/incidents[?status=open|resolved|all&condition=C&limit=N]  {"incidents": [...]}
 //   GET    /v1/incidents/{key}[?limit=N]      {"incident", "decisions": [...], "outbox": [...]}
+//   GET    /v1/incidents/{key}/timeline[?limit=N]
+//                                            {"key", "observations", "attempts", "generations"}
 //   POST   /v1/incidents/{key}/ack           body {"by"?}   -> {"incident": ...}
 //   POST   /v1/incidents/{key}/resolve       body {"by"?, "for"?: "2h", "upstream"?: true}
 //                                            -> {"incident", "outbox": [...], "upstream_groups"}

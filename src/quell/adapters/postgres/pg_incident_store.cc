@@ -242,6 +242,29 @@ class PgTransaction : public core::StoreTransaction {
     return {};
   }
 
+  Status AddObservationMarks(std::span<const core::ObservationMark> marks) override {
+    if (marks.empty()) return {};
+    std::vector<ArrayBuilder> cols(6);
+    for (const core::ObservationMark& m : marks) {
+      cols[0].Text(m.key);
+      cols[1].Text(m.poll_id);
+      cols[2].Int(store::ToMicros(m.at));
+      cols[3].Uint(m.generation);
+      cols[4].Text(core::HealthName(m.health));
+      cols[5].Text(core::DecisionName(m.decision));
+    }
+    std::vector<std::string> params;
+    params.reserve(cols.size());
+    for (ArrayBuilder& c : cols) params.push_back(c.Finish());
+    static const std::string sql =
+        "INSERT INTO observation_marks (key, poll_id, at, generation, health, decision)"
+        " SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::text[],"
+        " $6::text[]) ON CONFLICT DO NOTHING";
+    auto result = c_.Run(sql, params);
+    if (!result) return result.error();
+    return {};
+  }
+
   core::Result<std::vector<core::GenerationChannel>> NeverLiveChannels(
       std::span<const std::pair<std::string, uint64_t>> generations) override {
     std::vector<core::GenerationChannel> out;
@@ -398,10 +421,15 @@ class PgTransaction : public core::StoreTransaction {
   }
 
   core::Result<uint64_t> PruneDecisions(core::WallTime cutoff) override {
-    auto result = c_.Run(std::string("DELETE FROM decisions WHERE at < $1"),
-                         {std::to_string(store::ToMicros(cutoff))});
+    const std::string at = std::to_string(store::ToMicros(cutoff));
+    auto result = c_.Run(std::string("DELETE FROM decisions WHERE at < $1"), {at});
     if (!result) return result.error();
-    return Affected(result->get());
+    const uint64_t pruned = Affected(result->get());
+    for (const char* rest : {"DELETE FROM observation_marks WHERE at < $1",
+                             "DELETE FROM delivery_attempts WHERE at < $1"}) {
+      if (auto done = c_.Run(std::string(rest), {at}); !done) return done.error();
+    }
+    return pruned;
   }
 
   core::Result<uint64_t> PruneKeyGroups(core::WallTime cutoff) override {

@@ -1,6 +1,8 @@
 // PgIncidentStore's OperatorStore side: silences, dead outbox rows and one key's history.
+#include <algorithm>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "quell/adapters/postgres/pg_connection.h"
 #include "quell/adapters/postgres/pg_incident_store.h"
@@ -178,6 +180,111 @@ core::Result<std::vector<core::OutboxRow>> PgIncidentStore::RecentOutbox(std::st
     if (!row) return row.error();
     out.push_back(std::move(*row));
   }
+  return out;
+}
+
+namespace {
+
+// The newest $2 of each list of key $1, read newest first (each through the key's index) and
+// handed back oldest first. A generation is every one > 0 the decision log or the outbox names.
+constexpr const char* kTimelineDecisionsSql =
+    "SELECT generation, version, poll_id, at, decision, reason FROM decisions WHERE key = $1"
+    " ORDER BY version DESC LIMIT $2";
+constexpr const char* kTimelineMarksSql =
+    "SELECT poll_id, at, generation, health, decision FROM observation_marks WHERE key = $1"
+    " ORDER BY at DESC, poll_id COLLATE \"C\" DESC LIMIT $2";
+constexpr const char* kTimelineAttemptsSql =
+    "SELECT a.idempotency_key, a.attempt, a.channel, a.generation,"
+    " coalesce(o.transition, ''), a.at, a.outcome, a.detail FROM delivery_attempts a"
+    " LEFT JOIN outbox o ON o.idempotency_key = a.idempotency_key WHERE a.key = $1"
+    " ORDER BY a.at DESC, a.idempotency_key COLLATE \"C\" DESC, a.attempt DESC LIMIT $2";
+constexpr const char* kTimelineGenerationsSql =
+    "SELECT generation, min(CASE WHEN decision = 'notify' THEN at END),"
+    " max(CASE WHEN decision = 'resolve' THEN at END) FROM (SELECT generation, decision, at"
+    " FROM decisions WHERE key = $1 AND generation > 0 UNION ALL SELECT DISTINCT generation,"
+    " '', NULL::bigint FROM outbox WHERE key = $1 AND generation > 0) AS g GROUP BY generation"
+    " ORDER BY generation DESC LIMIT $2";
+
+// Runs `sql` with (key, limit) and appends what `read` makes of each row, oldest first.
+template <typename T, typename Read>
+core::Status ReadNewest(Connection& c, const char* sql, std::string_view key, size_t limit,
+                        std::vector<T>& out, const Read& read) {
+  auto result = c.Run(std::string(sql), {std::string(key), std::to_string(limit)});
+  if (!result) return result.error();
+  const PGresult* r = result->get();
+  for (int i = PQntuples(r) - 1; i >= 0; --i) out.push_back(read(r, i));
+  return {};
+}
+
+core::Status ReadTimelineLists(Connection& c, std::string_view key, size_t limit,
+                               core::StoredTimeline& out) {
+  if (auto status = ReadNewest(c, kTimelineDecisionsSql, key, limit, out.decisions,
+                               [](const PGresult* r, int i) {
+                                 return core::LoggedDecision{
+                                     .generation = UintAt(r, i, 0),
+                                     .version = UintAt(r, i, 1),
+                                     .poll_id = TextAt(r, i, 2),
+                                     .at = store::FromMicros(ParseInt(PQgetvalue(r, i, 3))),
+                                     .decision = TextAt(r, i, 4),
+                                     .reason = TextAt(r, i, 5)};
+                               });
+      !status) {
+    return status;
+  }
+  if (auto status = ReadNewest(c, kTimelineMarksSql, key, limit, out.marks,
+                               [](const PGresult* r, int i) {
+                                 return core::LoggedMark{
+                                     .poll_id = TextAt(r, i, 0),
+                                     .at = store::FromMicros(ParseInt(PQgetvalue(r, i, 1))),
+                                     .generation = UintAt(r, i, 2),
+                                     .health = TextAt(r, i, 3),
+                                     .decision = TextAt(r, i, 4)};
+                               });
+      !status) {
+    return status;
+  }
+  if (auto status = ReadNewest(c, kTimelineAttemptsSql, key, limit, out.attempts,
+                               [](const PGresult* r, int i) {
+                                 return core::LoggedAttempt{
+                                     .idempotency_key = TextAt(r, i, 0),
+                                     .attempt = UintAt(r, i, 1),
+                                     .channel = TextAt(r, i, 2),
+                                     .generation = UintAt(r, i, 3),
+                                     .transition = TextAt(r, i, 4),
+                                     .at = store::FromMicros(ParseInt(PQgetvalue(r, i, 5))),
+                                     .outcome = TextAt(r, i, 6),
+                                     .detail = TextAt(r, i, 7)};
+                               });
+      !status) {
+    return status;
+  }
+  return ReadNewest(c, kTimelineGenerationsSql, key, limit, out.generations,
+                    [](const PGresult* r, int i) {
+                      return core::GenerationSpan{.generation = UintAt(r, i, 0),
+                                                  .opened_at = TimeAt(r, i, 1),
+                                                  .resolved_at = TimeAt(r, i, 2)};
+                    });
+}
+
+}  // namespace
+
+core::Result<core::StoredTimeline> PgIncidentStore::ReadTimeline(std::string_view key,
+                                                                 size_t limit) {
+  Connection& c = *connection_;
+  // One snapshot for the four lists.
+  if (auto begun = c.Run("BEGIN"); !begun) return begun.error();
+  core::StoredTimeline out;
+  core::Status status = [&]() -> core::Status {
+    if (auto set = c.Run("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY"); !set) {
+      return set.error();
+    }
+    return ReadTimelineLists(c, key, limit, out);
+  }();
+  if (!status) {
+    (void)c.Run("ROLLBACK");
+    return status.error();
+  }
+  if (auto committed = c.Run("COMMIT"); !committed) return committed.error();
   return out;
 }
 

@@ -43,11 +43,12 @@ constexpr const char* kClaimSql =
 // only while `owner` ($2) still holds the row's lease; a sent row supersedes its older pending
 // siblings, as MarkSent does. The keys returned are the outcomes that applied. `counted` is
 // the attempt an outcome counts (0 or 1), `throttle` what becomes of throttled_since (see
-// store::ThrottleMark).
+// store::ThrottleMark). Each applied outcome is one attempt of its row's timeline, numbered
+// by the row's claims: one outcome applies per claim (the lease ends with it).
 constexpr const char* kOutcomesSql =
     "WITH u AS (SELECT * FROM unnest($3::text[], $4::text[], $5::text[], $6::text[],"
-    " $7::bigint[], $8::bigint[], $9::bigint[]) AS u(idempotency_key, status, remote_id, error,"
-    " next_at, counted, throttle)),"
+    " $7::bigint[], $8::bigint[], $9::bigint[], $10::text[], $11::text[]) AS u(idempotency_key,"
+    " status, remote_id, error, next_at, counted, throttle, outcome, detail)),"
     " done AS (UPDATE outbox o SET status = u.status,"
     " remote_message_id = CASE WHEN u.status = 'sent' THEN u.remote_id"
     " ELSE o.remote_message_id END,"
@@ -59,7 +60,10 @@ constexpr const char* kOutcomesSql =
     " lease_owner = '', lease_expires_at = NULL, updated_at = $1 FROM u"
     " WHERE o.idempotency_key = u.idempotency_key AND o.lease_owner = $2 AND"
     " o.status = 'in_flight' RETURNING o.idempotency_key, o.key, o.channel, o.generation,"
-    " o.version, o.status),"
+    " o.version, o.status, o.claims, u.outcome, u.detail),"
+    " attempts AS (INSERT INTO delivery_attempts (idempotency_key, attempt, key, channel,"
+    " generation, at, outcome, detail) SELECT idempotency_key, claims, key, channel, generation,"
+    " $1, outcome, detail FROM done ON CONFLICT DO NOTHING RETURNING 1),"
     " superseded AS (UPDATE outbox p SET status = 'superseded', updated_at = $1 FROM done s"
     " WHERE s.status = 'sent' AND p.key = s.key AND p.channel = s.channel AND"
     " p.status = 'pending' AND (p.generation < s.generation OR"
@@ -173,7 +177,7 @@ core::Result<std::vector<Status>> PgIncidentStore::RecordOutcomes(
   std::vector<Status> statuses;
   statuses.reserve(outcomes.size());
   if (outcomes.empty()) return statuses;
-  std::vector<ArrayBuilder> cols(7);
+  std::vector<ArrayBuilder> cols(9);
   for (const core::OutboxOutcome& o : outcomes) {
     cols[0].Text(o.idempotency_key);
     cols[1].Text(store::OutcomeStatus(o.kind));
@@ -182,6 +186,8 @@ core::Result<std::vector<Status>> PgIncidentStore::RecordOutcomes(
     cols[4].Int(store::ToMicros(o.next_attempt_at));
     cols[5].Int(store::CountedAttempt(o));
     cols[6].Int(store::ThrottleMark(o));
+    cols[7].Text(store::AttemptOutcome(o));
+    cols[8].Text(store::AttemptDetail(o));
   }
   std::vector<std::string> params = {std::to_string(store::ToMicros(now)), std::string(owner)};
   for (ArrayBuilder& c : cols) params.push_back(c.Finish());

@@ -138,6 +138,7 @@ struct SqliteIncidentStore::Statements {
   Stmt begin, commit, rollback, savepoint, release, rollback_to;
   Stmt load, insert_incident, update_incident;
   Stmt insert_decision, newer_sent, insert_outbox, insert_poll, prune, put_mark, admit;
+  Stmt insert_observation_mark, prune_observation_marks, prune_attempts;
   Stmt list_incidents, find_incident, list_open, list_outbox, list_outbox_status;
   Stmt find_outbox, mark_sent, supersede, get_mark;
   Stmt record_key_group, prune_key_groups, decisions_since, key_groups_since;
@@ -216,6 +217,20 @@ class SqliteTransaction : public core::StoreTransaction {
       s.BindInt(5, store::ToMicros(d.at));
       s.BindText(6, core::DecisionName(d.kind));
       s.BindText(7, core::ReasonName(d.reason));
+      if (auto status = s.Run(); !status) return status;
+    }
+    return {};
+  }
+
+  Status AddObservationMarks(std::span<const core::ObservationMark> marks) override {
+    for (const core::ObservationMark& m : marks) {
+      Stmt& s = s_.insert_observation_mark;
+      s.BindText(1, m.key);
+      s.BindText(2, m.poll_id);
+      s.BindInt(3, store::ToMicros(m.at));
+      s.BindUint(4, m.generation);
+      s.BindText(5, core::HealthName(m.health));
+      s.BindText(6, core::DecisionName(m.decision));
       if (auto status = s.Run(); !status) return status;
     }
     return {};
@@ -346,7 +361,12 @@ class SqliteTransaction : public core::StoreTransaction {
   core::Result<uint64_t> PruneDecisions(core::WallTime cutoff) override {
     s_.prune.BindInt(1, store::ToMicros(cutoff));
     if (auto status = s_.prune.Run(); !status) return status.error();
-    return static_cast<uint64_t>(sqlite3_changes64(store_.db_));
+    const auto pruned = static_cast<uint64_t>(sqlite3_changes64(store_.db_));
+    for (Stmt* rest : {&s_.prune_observation_marks, &s_.prune_attempts}) {
+      rest->BindInt(1, store::ToMicros(cutoff));
+      if (auto status = rest->Run(); !status) return status.error();
+    }
+    return pruned;
   }
 
   core::Result<uint64_t> PruneKeyGroups(core::WallTime cutoff) override {
@@ -528,6 +548,11 @@ core::Result<std::unique_ptr<SqliteIncidentStore>> SqliteIncidentStore::Open(
        " n_update_only, n_wait_for_health, n_resolve, n_ignore, n_unknown, n_stale)"
        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING"},
       {&s.prune, "DELETE FROM decisions WHERE at < ?"},
+      {&s.insert_observation_mark,
+       "INSERT INTO observation_marks (key, poll_id, at, generation, health, decision)"
+       " VALUES (?,?,?,?,?,?) ON CONFLICT DO NOTHING"},
+      {&s.prune_observation_marks, "DELETE FROM observation_marks WHERE at < ?"},
+      {&s.prune_attempts, "DELETE FROM delivery_attempts WHERE at < ?"},
       {&s.fence_poll, "UPDATE poll_leases SET polled_at = ?3 WHERE name = ?1 AND token = ?2"},
       {&s.lease_exists, "SELECT 1 FROM poll_leases WHERE name = ?"},
       {&s.prune_key_groups, "DELETE FROM key_groups WHERE last_seen_at < ?"},

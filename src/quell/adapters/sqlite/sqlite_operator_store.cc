@@ -1,6 +1,8 @@
 // SqliteIncidentStore's OperatorStore side: silences, dead outbox rows and one key's history. These
 // run seldom, so each prepares its statement when called instead of keeping it prepared.
+#include <algorithm>
 #include <utility>
+#include <vector>
 
 #include "quell/adapters/sqlite/sqlite_incident_store.h"
 #include "quell/adapters/sqlite/sqlite_statement.h"
@@ -235,6 +237,109 @@ core::Result<std::vector<core::OutboxRow>> SqliteIncidentStore::RecentOutbox(std
     if (!parsed) return parsed.error();
     out.push_back(std::move(*parsed));
   }
+  return out;
+}
+
+}  // namespace quell::sqlite
+
+namespace quell::sqlite {
+namespace {
+
+// The newest ?2 of each list of key ?1, read newest first (each through the key's index) and
+// handed back oldest first. A generation is every one > 0 the decision log or the outbox names.
+constexpr const char* kTimelineDecisionsSql =
+    "SELECT generation, version, poll_id, at, decision, reason FROM decisions WHERE key = ?1"
+    " ORDER BY version DESC LIMIT ?2";
+constexpr const char* kTimelineMarksSql =
+    "SELECT poll_id, at, generation, health, decision FROM observation_marks WHERE key = ?1"
+    " ORDER BY at DESC, poll_id DESC LIMIT ?2";
+constexpr const char* kTimelineAttemptsSql =
+    "SELECT a.idempotency_key, a.attempt, a.channel, a.generation,"
+    " coalesce(o.transition, ''), a.at, a.outcome, a.detail FROM delivery_attempts a"
+    " LEFT JOIN outbox o ON o.idempotency_key = a.idempotency_key WHERE a.key = ?1"
+    " ORDER BY a.at DESC, a.idempotency_key DESC, a.attempt DESC LIMIT ?2";
+constexpr const char* kTimelineGenerationsSql =
+    "SELECT generation, min(CASE WHEN decision = 'notify' THEN at END),"
+    " max(CASE WHEN decision = 'resolve' THEN at END) FROM (SELECT generation, decision, at"
+    " FROM decisions WHERE key = ?1 AND generation > 0 UNION ALL SELECT DISTINCT generation,"
+    " '', NULL FROM outbox WHERE key = ?1 AND generation > 0) GROUP BY generation"
+    " ORDER BY generation DESC LIMIT ?2";
+
+// Steps `sql` bound to (key, limit) and appends what `read` makes of each row.
+template <typename T, typename Read>
+Status ReadNewest(sqlite3* db, const std::string& path, const char* sql, std::string_view key,
+                  size_t limit, std::vector<T>& out, const Read& read) {
+  Stmt s;
+  if (auto status = s.Prepare(db, sql, path); !status) return status;
+  s.BindText(1, key);
+  s.BindUint(2, limit);
+  for (;;) {
+    auto row = s.Step();
+    if (!row) return row.error();
+    if (!*row) break;
+    out.push_back(read(s));
+  }
+  std::reverse(out.begin(), out.end());
+  return {};
+}
+
+}  // namespace
+
+core::Result<core::StoredTimeline> SqliteIncidentStore::ReadTimeline(std::string_view key,
+                                                                     size_t limit) {
+  // A deferred BEGIN: one read snapshot for the four lists, without the write lock.
+  if (auto status = Exec(db_, "BEGIN", path_); !status) return status.error();
+  core::StoredTimeline out;
+  auto read = [&]() -> Status {
+    if (auto status = ReadNewest(db_, path_, kTimelineDecisionsSql, key, limit, out.decisions,
+                                 [](const Stmt& s) {
+                                   return core::LoggedDecision{.generation = s.Uint(0),
+                                                               .version = s.Uint(1),
+                                                               .poll_id = s.Text(2),
+                                                               .at = store::FromMicros(s.Int(3)),
+                                                               .decision = s.Text(4),
+                                                               .reason = s.Text(5)};
+                                 });
+        !status) {
+      return status;
+    }
+    if (auto status = ReadNewest(db_, path_, kTimelineMarksSql, key, limit, out.marks,
+                                 [](const Stmt& s) {
+                                   return core::LoggedMark{.poll_id = s.Text(0),
+                                                           .at = store::FromMicros(s.Int(1)),
+                                                           .generation = s.Uint(2),
+                                                           .health = s.Text(3),
+                                                           .decision = s.Text(4)};
+                                 });
+        !status) {
+      return status;
+    }
+    if (auto status = ReadNewest(db_, path_, kTimelineAttemptsSql, key, limit, out.attempts,
+                                 [](const Stmt& s) {
+                                   return core::LoggedAttempt{.idempotency_key = s.Text(0),
+                                                              .attempt = s.Uint(1),
+                                                              .channel = s.Text(2),
+                                                              .generation = s.Uint(3),
+                                                              .transition = s.Text(4),
+                                                              .at = store::FromMicros(s.Int(5)),
+                                                              .outcome = s.Text(6),
+                                                              .detail = s.Text(7)};
+                                 });
+        !status) {
+      return status;
+    }
+    return ReadNewest(
+        db_, path_, kTimelineGenerationsSql, key, limit, out.generations, [](const Stmt& s) {
+          return core::GenerationSpan{
+              .generation = s.Uint(0), .opened_at = s.Time(1), .resolved_at = s.Time(2)};
+        });
+  };
+  Status status = read();
+  if (!status) {
+    (void)Exec(db_, "ROLLBACK", path_);
+    return status.error();
+  }
+  if (auto committed = Exec(db_, "COMMIT", path_); !committed) return committed.error();
   return out;
 }
 

@@ -63,7 +63,14 @@ constexpr const char* kOutcomeSql =
     " coalesce(throttled_since, ?7) WHEN 0 THEN NULL ELSE throttled_since END,"
     " lease_owner = '', lease_expires_at = NULL, updated_at = ?7"
     " WHERE idempotency_key = ?1 AND lease_owner = ?2 AND status = 'in_flight'"
-    " RETURNING key, channel, generation, version";
+    " RETURNING key, channel, generation, version, claims";
+
+// Each applied outcome is one attempt of its row's timeline. The row's claims number it: one
+// outcome applies per claim (the lease ends with it), so the pair is new unless the same
+// transaction is replayed.
+constexpr const char* kInsertAttemptSql =
+    "INSERT INTO delivery_attempts (idempotency_key, attempt, key, channel, generation, at,"
+    " outcome, detail) VALUES (?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING";
 
 // Finished rows past the cutoff, oldest first through outbox_done (its predicate repeated
 // first, so SQLite may use it), a batch per statement (its own short transaction, so writers
@@ -158,7 +165,7 @@ struct SqliteIncidentStore::OutboxStatements {
   Stmt begin, commit, rollback, claim, outcome, supersede, sent_times, thread, folded;
   Stmt insert_notice, dead_rows, trim;
   Stmt waiting_groups, group_waiting, group_state, group_mark, group_open, group_upsert;
-  Stmt group_members, cancel_tier_row;
+  Stmt group_members, cancel_tier_row, insert_attempt;
 };
 
 void SqliteIncidentStore::OutboxStatementsDeleter::operator()(OutboxStatements* s) const {
@@ -175,6 +182,7 @@ Status SqliteIncidentStore::PrepareOutbox() {
       {&s.claim, std::string(kClaimSql) + kOutboxColumns + kClaimExtraColumns},
       {&s.trim, kTrimSql},
       {&s.outcome, kOutcomeSql},
+      {&s.insert_attempt, kInsertAttemptSql},
       {&s.supersede, kSupersedeSql},
       {&s.sent_times,
        "SELECT updated_at FROM outbox INDEXED BY outbox_sent WHERE channel = ?1 AND"
@@ -281,7 +289,18 @@ core::Result<std::vector<Status>> SqliteIncidentStore::RecordOutcomes(
     const std::string channel = u.Text(1);
     const int64_t generation = u.Int(2);
     const int64_t version = u.Int(3);
+    const int64_t claims = u.Int(4);
     u.Reset();
+    Stmt& a = s.insert_attempt;
+    a.BindText(1, o.idempotency_key);
+    a.BindInt(2, claims);
+    a.BindText(3, key);
+    a.BindText(4, channel);
+    a.BindInt(5, generation);
+    a.BindInt(6, now_us);
+    a.BindText(7, store::AttemptOutcome(o));
+    a.BindText(8, store::AttemptDetail(o));
+    if (auto status = a.Run(); !status) return fail(status.error());
     if (o.kind == core::OutboxOutcome::Kind::kDead && o.notice) {
       if (auto status = InsertNotice(s.insert_notice, *o.notice); !status) {
         return fail(status.error());

@@ -14,6 +14,7 @@
 #include "quell/core/conditions/key_group.h"
 #include "quell/core/engine/decision.h"
 #include "quell/core/engine/incident.h"
+#include "quell/core/engine/observation.h"
 #include "quell/core/engine/silence.h"
 #include "quell/core/ports/outbox_row.h"
 #include "quell/core/result.h"
@@ -37,6 +38,18 @@ struct DecisionRecord {
   WallTime at;
   DecisionKind kind = DecisionKind::kUnknown;
   Reason reason = Reason::kNone;
+};
+
+// An observation the decision log leaves out, kept for an incident's timeline: a failed or
+// partial poll's unknown, or a stale observation, of a key whose incident is open, pending or
+// held. One per (key, poll id).
+struct ObservationMark {
+  std::string key;
+  std::string poll_id;
+  WallTime at;              // the observation's
+  uint64_t generation = 0;  // the incident's
+  Health health = Health::kUnknown;
+  DecisionKind decision = DecisionKind::kUnknown;  // kUnknown or kStale
 };
 
 // Per-poll counts, one row per poll id.
@@ -92,6 +105,10 @@ class StoreTransaction {
   virtual Status AppendDecisions(std::string_view poll_id,
                                  std::span<const DecisionRecord> decisions) = 0;
 
+  // Appends observation marks; a (key, poll id) already marked is left as it is, so a replayed
+  // poll adds nothing.
+  virtual Status AddObservationMarks(std::span<const ObservationMark> marks) = 0;
+
   // Inserts outbox rows; a row whose idempotency key exists already is skipped, never doubled.
   // A row older than a sent row of the same incident and channel is stored as superseded.
   virtual Status InsertOutbox(std::span<const OutboxRow> rows) = 0;
@@ -124,7 +141,9 @@ class StoreTransaction {
   // Records the poll's counts; false (and no change) when the poll id was recorded before.
   virtual Result<bool> RecordPoll(const PollRecord& poll) = 0;
 
-  // Deletes decision log lines observed before `cutoff`; returns how many.
+  // Deletes decision log lines observed before `cutoff`, and the observation marks and delivery
+  // attempts (OutboxStore::RecordOutcomes) from before it with them: the rest of a timeline.
+  // Returns how many decision lines.
   virtual Result<uint64_t> PruneDecisions(WallTime cutoff) = 0;
 
   // Deletes the (key, group id) pairs last seen failing before `cutoff`; returns how many. A

@@ -31,6 +31,44 @@ struct LoggedDecision {
   std::string reason;    // ReasonName; empty when the decision had none
 };
 
+// An observation mark (StoreTransaction::AddObservationMarks), as stored.
+struct LoggedMark {
+  std::string poll_id;
+  WallTime at;
+  uint64_t generation = 0;
+  std::string health;    // HealthName
+  std::string decision;  // DecisionName: unknown or stale
+};
+
+// One recorded send outcome of an outbox row (OutboxStore::RecordOutcomes).
+struct LoggedAttempt {
+  std::string idempotency_key;
+  uint64_t attempt = 0;  // a sequence per idempotency key: the row's claims at the outcome
+  std::string channel;
+  uint64_t generation = 0;
+  std::string transition;  // the outbox row's; empty once the row was trimmed
+  WallTime at;
+  std::string outcome;  // sent, failed, throttled, dead or deferred
+  std::string detail;   // the remote message id when sent, else the error
+};
+
+// When a generation of a key opened (its first notify) and resolved, by its decision log;
+// nullopt where the log has no such line (not yet, or pruned).
+struct GenerationSpan {
+  uint64_t generation = 0;
+  std::optional<WallTime> opened_at;
+  std::optional<WallTime> resolved_at;
+};
+
+// What a key's timeline is drawn from: each list the newest `limit` (see ReadTimeline), oldest
+// first.
+struct StoredTimeline {
+  std::vector<LoggedDecision> decisions;    // by version
+  std::vector<LoggedMark> marks;            // by (at, poll id)
+  std::vector<LoggedAttempt> attempts;      // by (at, idempotency key, attempt)
+  std::vector<GenerationSpan> generations;  // every generation > 0 of the decision log or outbox
+};
+
 // The operator's side of the store: silences and dead outbox rows. Each method is one short
 // transaction; implementations are safe to use from several processes at once (one instance
 // per thread). Every method may fail with kUnavailable, kTimeout or kInternal.
@@ -71,6 +109,10 @@ class OperatorStore {
   // The newest `limit` outbox rows of `key`, by generation and version descending, then by
   // channel. Empty for a key with none.
   virtual Result<std::vector<OutboxRow>> RecentOutbox(std::string_view key, size_t limit) = 0;
+
+  // The newest `limit` decision lines, observation marks, delivery attempts and generations of
+  // `key`, each list oldest first, read in one snapshot. Empty lists for a key with none.
+  virtual Result<StoredTimeline> ReadTimeline(std::string_view key, size_t limit) = 0;
 };
 
 }  // namespace quell::core
