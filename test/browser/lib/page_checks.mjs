@@ -40,8 +40,8 @@ export async function unnamedControls(page) {
 }
 
 // Runs in the page: for body text and each visible button, link, label and table cell with
-// text, the contrast ratio of its colour over the background it is drawn on (ancestors'
-// backgrounds composited, the page white under all). Returns the failures of WCAG AA: 4.5:1,
+// text, the contrast ratio of its colour over the background it is drawn on (the backgrounds of
+// the ancestors under its centre composited, the page white under all). Returns the failures of WCAG AA: 4.5:1,
 // 3:1 for large text (24 px, or 18.66 px bold).
 export async function contrastFailures(page) {
   return page.evaluate(() => {
@@ -55,9 +55,17 @@ export async function contrastFailures(page) {
       r: top.r * top.a + under.r * (1 - top.a),
       g: top.g * top.a + under.g * (1 - top.a),
       b: top.b * top.a + under.b * (1 - top.a), a: 1});
+    // The backgrounds under the element's centre: an ancestor counts only where its box holds
+    // that point (a label positioned outside its parent is drawn on what is under it).
     const background = (el) => {
+      const r = el.getBoundingClientRect();
+      const x = r.left + r.width / 2;
+      const y = r.top + r.height / 2;
       const layers = [];
       for (let e = el; e; e = e.parentElement) {
+        const b = e.getBoundingClientRect();
+        if (e !== document.documentElement &&
+            (x < b.left || x > b.right || y < b.top || y > b.bottom)) continue;
         const c = parse(getComputedStyle(e).backgroundColor);
         if (c && c.a > 0) layers.push(c);
         if (c && c.a >= 1) break;
