@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The ctest entry browser_page_test: checks that node, chromium and test/browser/node_modules
-# (scripts/install-deps runs npm ci) are there, then runs page_test.mjs. Without them it skips
+# run.sh [SCRIPT]: the ctest entries browser_*: checks that node, chromium and
+# test/browser/node_modules (scripts/install-deps runs npm ci) are there, then runs SCRIPT
+# (default page_test.mjs) from this folder with node. Without them it skips
 # (exit 77, ctest's SKIP_RETURN_CODE) naming what is missing, except in CI (CI=true), where a
 # skipped browser test would hide that the page was never tested: there it fails.
 set -euo pipefail
@@ -23,4 +24,4 @@ if [ "${#missing[@]}" -gt 0 ]; then
 fi
 # Never a downloaded browser: playwright-core only drives the one named above.
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 QUELL_CHROMIUM="$chromium"
-exec "$node" "$here/page_test.mjs"
+exec "$node" "$here/${1:-page_test.mjs}"
