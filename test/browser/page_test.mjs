@@ -115,9 +115,11 @@ function watch(page) {
   return page;
 }
 
-async function shot(page, name) {
+// The whole page; `viewport` only what a 1280 x 900 window shows (the doc-*.png that
+// scripts/page-screenshots copies to docs/images/).
+async function shot(page, name, {viewport = false} = {}) {
   fs.mkdirSync(ARTIFACTS, {recursive: true});
-  await page.screenshot({path: path.join(ARTIFACTS, `${name}.png`), fullPage: true});
+  await page.screenshot({path: path.join(ARTIFACTS, `${name}.png`), fullPage: !viewport});
 }
 
 // The checks of every page, at the desktop size and at 360 px (where it screenshots `narrow`).
@@ -298,6 +300,7 @@ async function main() {
         await page.locator(ready).first().waitFor();
         await page.waitForLoadState('networkidle');
         await checkPage(page, name, narrow);
+        if (name === 'list') await shot(page, 'doc-list', {viewport: true});
       }
     });
 
@@ -311,6 +314,7 @@ async function main() {
       await page.locator('#timeline li.mark[data-transition="resolve"]').first().waitFor();
       await page.waitForLoadState('networkidle');
       await shot(page, 'incident-resolved');
+      await shot(page, 'doc-incident', {viewport: true});
     });
 
     await stop(quell.proc);
