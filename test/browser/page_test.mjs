@@ -171,7 +171,7 @@ async function main() {
     await step('the story through the API: failing, one healthy poll, failing again', async () => {
       await waitFor('a healthy decision between failures of ' + STORY, async () => {
         const seq = (await incident(base, STORY)).decisions.slice()
-          .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0)).map(healthOf);
+          .sort((a, b) => a.version - b.version).map(healthOf);
         return inOrder(seq, 'unhealthy', 'healthy', 'unhealthy');
       }, 60000);
       const {incident: inc, decisions} = await incident(base, STORY);
@@ -229,10 +229,9 @@ async function main() {
       await page.goto(base + '/');
       await page.getByLabel('API token').fill(FORGED);
       await page.getByRole('button', {name: 'Use token'}).click();
-      await page.locator('#token-form').waitFor();
-      await sleep(500);
+      await waitFor('the token form to say the token was refused', async () =>
+        /refused/i.test(await page.locator('#token-form').innerText({timeout: 1000})), 10000);
       assert.equal(await page.locator('tr[data-key]').count(), 0);
-      assert.match(await page.locator('#token-form').innerText(), /refused/i);
       const {incident: inc} = await incident(base, STORY);
       assert.ok(!inc.acked_by);
     });

@@ -81,9 +81,12 @@ export function events(proc, event) {
   return out;
 }
 
-export function logTail(proc, lines = 40) {
+// The last lines of a `quell run` log, without the per-cycle lines that would fill it.
+export function logTail(proc, lines = 30) {
   try {
-    return fs.readFileSync(proc.err, 'utf8').split('\n').slice(-lines).join('\n');
+    return fs.readFileSync(proc.err, 'utf8').split('\n')
+      .filter((l) => !/"event":"poll\.(cycle_start|cycle_end|condition)"/.test(l))
+      .slice(-lines).join('\n');
   } catch {
     return '';
   }
