@@ -43,6 +43,9 @@ class FakeOperatorStore : public core::OperatorStore {
   core::Result<RetriedRows> RetryAllDead(std::optional<std::string_view>, core::WallTime) override {
     return RetriedRows{};
   }
+  core::Result<core::IncidentPage> ListIncidentPage(const core::IncidentPageQuery&) override {
+    return core::IncidentPage{};  // the contract tests cover the list on real stores
+  }
   core::Status DropDead(std::string_view key, core::WallTime) override {
     return core::MakeError(core::ErrorCode::kNotFound, "no outbox row " + std::string(key));
   }

@@ -91,8 +91,8 @@ core::Result<std::unique_ptr<OpsSurface>> OpsSurface::Create(
   core::Store& store = *ops->operator_store_;
   ops->operator_commands_ = std::make_unique<app::OperatorCommands>(
       store.incidents(), store.operators(), ops->encoder_, wiring::RoutesFromConfig(config));
-  ops->operator_queries_ =
-      std::make_unique<app::OperatorQueries>(store.incidents(), store.operators());
+  ops->operator_queries_ = std::make_unique<app::OperatorQueries>(
+      store.incidents(), store.operators(), config.condition_severity);
   if (!config.http.ack_link_secret_unresolved.empty()) {
     return core::MakeError(core::ErrorCode::kInvalidArgument,
                            "http: " + config.http.ack_link_secret_unresolved);

@@ -94,6 +94,7 @@ class PgIncidentStore : public core::IncidentStore,
                                                                   size_t limit) override;
   core::Result<std::vector<core::OutboxRow>> RecentOutbox(std::string_view key,
                                                           size_t limit) override;
+  core::Result<core::IncidentPage> ListIncidentPage(const core::IncidentPageQuery& query) override;
 
   class Connection;
 

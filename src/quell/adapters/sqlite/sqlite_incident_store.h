@@ -103,6 +103,7 @@ class SqliteIncidentStore : public core::IncidentStore,
                                                                   size_t limit) override;
   core::Result<std::vector<core::OutboxRow>> RecentOutbox(std::string_view key,
                                                           size_t limit) override;
+  core::Result<core::IncidentPage> ListIncidentPage(const core::IncidentPageQuery& query) override;
 
   core::Result<core::LeaseClaim> Acquire(std::string_view name, std::string_view holder,
                                          core::WallTime now, core::Duration ttl) override;

@@ -4,6 +4,7 @@
 
 #include "quell/adapters/sqlite/sqlite_incident_store.h"
 #include "quell/adapters/sqlite/sqlite_statement.h"
+#include "quell/adapters/store_common/incident_page_sql.h"
 #include "quell/adapters/store_common/outbox_common.h"
 
 namespace quell::sqlite {
@@ -236,6 +237,45 @@ core::Result<std::vector<core::OutboxRow>> SqliteIncidentStore::RecentOutbox(std
     out.push_back(std::move(*parsed));
   }
   return out;
+}
+
+core::Result<core::IncidentPage> SqliteIncidentStore::ListIncidentPage(
+    const core::IncidentPageQuery& query) {
+  const store::IncidentPageSql sql =
+      store::BuildIncidentPageSql(query, store::SqlDialect::kSqlite, kIncidentColumns);
+  auto bind = [&sql](Stmt& s) {
+    for (size_t i = 0; i < sql.params.size(); ++i) {
+      s.BindText(static_cast<int>(i + 1), sql.params[i]);
+    }
+  };
+  // One read transaction, so the total and the page see the same rows.
+  if (auto begun = Exec(db_, "BEGIN", path_); !begun) return begun.error();
+  auto read = [&]() -> core::Result<core::IncidentPage> {
+    core::IncidentPage page;
+    Stmt count;
+    if (auto status = count.Prepare(db_, sql.count, path_); !status) return status.error();
+    bind(count);
+    auto counted = count.Step();
+    if (!counted) return counted.error();
+    page.total = *counted ? count.Uint(0) : 0;
+    Stmt s;
+    if (auto status = s.Prepare(db_, sql.page, path_); !status) return status.error();
+    bind(s);
+    const int columns = 27;
+    for (;;) {
+      auto row = s.Step();
+      if (!row) return row.error();
+      if (!*row) break;
+      auto incident = ReadIncident(s);
+      if (!incident) return incident.error();
+      page.incidents.push_back(
+          core::ListedIncident{std::move(*incident), s.Text(columns), s.Uint(columns + 1)});
+    }
+    return page;
+  };
+  auto page = read();
+  if (auto ended = Exec(db_, "COMMIT", path_); !ended && page) return ended.error();
+  return page;
 }
 
 }  // namespace quell::sqlite

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "quell/core/engine/silence.h"
+#include "quell/core/ports/incident_page.h"
 #include "quell/core/ports/outbox_row.h"
 #include "quell/core/result.h"
 #include "quell/core/text/time.h"
@@ -71,6 +72,11 @@ class OperatorStore {
   // The newest `limit` outbox rows of `key`, by generation and version descending, then by
   // channel. Empty for a key with none.
   virtual Result<std::vector<OutboxRow>> RecentOutbox(std::string_view key, size_t limit) = 0;
+
+  // One page of the incident list: filtered, ordered and windowed by the store (its indexes),
+  // with the total matching before the window. Read outside any poll transaction; the total
+  // and the page are two reads, so a write between them can make them differ by that write.
+  virtual Result<IncidentPage> ListIncidentPage(const IncidentPageQuery& query) = 0;
 };
 
 }  // namespace quell::core
