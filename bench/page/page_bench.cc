@@ -6,7 +6,7 @@
 // least a 50-row page can cost.
 //
 //   page_bench --backend sqlite|postgres [--url URL] [--dir DIR] [--incidents 100000]
-//              [--reps 30] [--assets DIR] [--without-triage-index]
+//              [--reps 30] [--assets DIR] [--without-triage-index] [--keep]
 //
 // The store holds --incidents incidents over 20 conditions, 5% open and the rest resolved, each
 // with two labels (tenant: 1 of 50, team: 1 of 7), one evidence item and one sent outbox row.
@@ -16,6 +16,7 @@
 // --reps calls, answer bytes, and the ratio of the median to the ceiling's median.
 #include <libpq-fe.h>
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -56,14 +57,15 @@ struct Flags {
   size_t reps = 30;
   std::string assets;
   bool without_index = false;
+  bool keep = false;  // leave the store behind, to look at the plans
 };
 
 Flags ParseFlags(int argc, char** argv) {
   Flags f;
   for (int i = 1; i < argc; ++i) {
     const std::string name = argv[i];
-    if (name == "--without-triage-index") {
-      f.without_index = true;
+    if (name == "--without-triage-index" || name == "--keep") {
+      (name == "--keep" ? f.keep : f.without_index) = true;
       continue;
     }
     if (i + 1 >= argc) Die("flag " + name + " needs a value");
@@ -115,6 +117,7 @@ void RawExec(const Flags& f, const std::string& where, const std::string& sql) {
 struct Opened {
   std::optional<core::Store> store;
   std::string where;  // the file, or the URL with the schema's search_path
+  std::string schema;
 };
 
 Opened OpenStore(const Flags& f) {
@@ -126,9 +129,11 @@ Opened OpenStore(const Flags& f) {
     if (!opened) Die(opened.error().message);
     o.store.emplace(std::move(*opened));
   } else {
-    RawExec(f, f.url, "DROP SCHEMA IF EXISTS page_bench CASCADE; CREATE SCHEMA page_bench");
+    // One schema per process, so a smoke run beside a measured one leaves it alone.
+    o.schema = "page_bench_" + std::to_string(getpid());
+    RawExec(f, f.url, "DROP SCHEMA IF EXISTS " + o.schema + " CASCADE; CREATE SCHEMA " + o.schema);
     o.where = f.url + (f.url.find('?') == std::string::npos ? "?" : "&") +
-              "options=-csearch_path%3Dpage_bench";
+              "options=-csearch_path%3D" + o.schema;
     auto opened = quell::postgres::PgIncidentStore::Open(o.where);
     if (!opened) Die(opened.error().message);
     o.store.emplace(std::move(*opened));
@@ -315,10 +320,11 @@ int main(int argc, char** argv) {
     std::printf("assets:%s; total %ju bytes\n", listed.c_str(), total);
   }
   opened.store.reset();
+  if (f.keep) return 0;
   if (f.backend == "sqlite") {
     for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(opened.where + suffix);
   } else {
-    RawExec(f, f.url, "DROP SCHEMA page_bench CASCADE");
+    RawExec(f, f.url, "DROP SCHEMA " + opened.schema + " CASCADE");
   }
   return 0;
 }

@@ -125,6 +125,16 @@ TEST_P(IncidentPageContractTest, TextMatchesKeyConditionOrALabelInAnyCase) {
   query.text = "%";  // no LIKE wildcard: a plain character nobody has
   EXPECT_EQ(Keys(query, &total), (std::vector<std::string>{}));
   EXPECT_EQ(total, 0u);
+  // A label the JSON text escapes is still found, and '=' inside a value too.
+  core::Incident quoted = Incident("q:1", "cache", core::IncidentStatus::kOpen);
+  quoted.labels = {{"note", "say \"hi\" a=b"}};
+  Put({quoted});
+  query.text = "note=say \"hi\" a=b";
+  EXPECT_EQ(Keys(query), (std::vector<std::string>{"q:1"}));
+  query.text = "e=say";
+  EXPECT_EQ(Keys(query), (std::vector<std::string>{"q:1"}));
+  query.text = "hi\" a=";
+  EXPECT_EQ(Keys(query), (std::vector<std::string>{"q:1"}));
 }
 
 TEST_P(IncidentPageContractTest, LabelStatusAndConditionFiltersCombine) {

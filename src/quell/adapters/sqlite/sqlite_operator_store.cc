@@ -278,4 +278,108 @@ core::Result<core::IncidentPage> SqliteIncidentStore::ListIncidentPage(
   return page;
 }
 
+namespace {
+
+constexpr const char* kWindowColumns =
+    "id, name, keys, labels, starts_at, ends_at, reason, created_by, created_at";
+
+core::Result<core::OneOffWindow> ReadWindow(const Stmt& s) {
+  core::OneOffWindow w;
+  w.id = s.Uint(0);
+  w.name = s.Text(1);
+  w.keys = s.Text(2);
+  auto labels = store::DecodeLabels(s.Text(3));
+  if (!labels) return labels.error();
+  w.labels = std::move(*labels);
+  w.starts_at = store::FromMicros(s.Int(4));
+  w.ends_at = store::FromMicros(s.Int(5));
+  w.reason = s.Text(6);
+  w.created_by = s.Text(7);
+  w.created_at = store::FromMicros(s.Int(8));
+  return w;
+}
+
+}  // namespace
+
+core::Result<uint64_t> SqliteIncidentStore::AddOneOffWindow(const core::OneOffWindow& window) {
+  Stmt s;
+  if (auto status = s.Prepare(db_,
+                              "INSERT INTO maintenance_windows (name, keys, labels, starts_at,"
+                              " ends_at, reason, created_by, created_at) VALUES (?, ?, ?, ?, ?,"
+                              " ?, ?, ?) RETURNING id",
+                              path_);
+      !status) {
+    return status.error();
+  }
+  const std::string labels = store::EncodeLabels(window.labels);
+  s.BindText(1, window.name);
+  s.BindText(2, window.keys);
+  s.BindText(3, labels);
+  s.BindInt(4, store::ToMicros(window.starts_at));
+  s.BindInt(5, store::ToMicros(window.ends_at));
+  s.BindText(6, window.reason);
+  s.BindText(7, window.created_by);
+  s.BindInt(8, store::ToMicros(window.created_at));
+  auto row = s.Step();
+  if (!row) return row.error();
+  if (!*row) return MakeError(ErrorCode::kInternal, "maintenance_windows: no id returned");
+  const uint64_t id = s.Uint(0);
+  s.Reset();
+  return id;
+}
+
+core::Result<std::vector<core::OneOffWindow>> SqliteIncidentStore::ListOneOffWindows(
+    core::WallTime ends_after) {
+  Stmt s;
+  const std::string sql = std::string("SELECT ") + kWindowColumns +
+                          " FROM maintenance_windows WHERE ends_at > ?"
+                          " ORDER BY starts_at DESC, id DESC";
+  if (auto status = s.Prepare(db_, sql, path_); !status) return status.error();
+  s.BindInt(1, store::ToMicros(ends_after));
+  std::vector<core::OneOffWindow> out;
+  for (;;) {
+    auto row = s.Step();
+    if (!row) return row.error();
+    if (!*row) break;
+    auto window = ReadWindow(s);
+    if (!window) return window.error();
+    out.push_back(std::move(*window));
+  }
+  return out;
+}
+
+core::Result<core::OneOffWindow> SqliteIncidentStore::ExpireOneOffWindow(uint64_t id,
+                                                                         core::WallTime now) {
+  Stmt s;
+  const std::string sql =
+      std::string(
+          "UPDATE maintenance_windows SET ends_at = ?2 WHERE id = ?1 AND ends_at > ?2"
+          " RETURNING ") +
+      kWindowColumns;
+  if (auto status = s.Prepare(db_, sql, path_); !status) return status.error();
+  s.BindUint(1, id);
+  s.BindInt(2, store::ToMicros(now));
+  auto row = s.Step();
+  if (!row) return row.error();
+  if (*row) {
+    auto window = ReadWindow(s);
+    s.Reset();
+    return window;
+  }
+  s.Reset();
+  Stmt exists;
+  if (auto status = exists.Prepare(db_, "SELECT 1 FROM maintenance_windows WHERE id = ?", path_);
+      !status) {
+    return status.error();
+  }
+  exists.BindUint(1, id);
+  auto found = exists.Step();
+  if (!found) return found.error();
+  if (!*found) {
+    return MakeError(ErrorCode::kNotFound, "no maintenance window " + std::to_string(id));
+  }
+  return MakeError(ErrorCode::kConflict,
+                   "maintenance window " + std::to_string(id) + " has ended already");
+}
+
 }  // namespace quell::sqlite
