@@ -141,8 +141,9 @@ core::Result<int> OpsSurface::Serve() {
       http_server::OperatorRoutes(*operator_commands_, *operator_queries_, *clock_, *log_);
   routes.insert(routes.end(), std::make_move_iterator(operator_routes.begin()),
                 std::make_move_iterator(operator_routes.end()));
-  std::vector<app::OpsRoute> maintenance =
-      http_server::MaintenanceRoutes(*maintenance_, zones::SystemZoneRules(), *clock_);
+  one_off_ = std::make_unique<app::OneOffMaintenance>(operator_store_->operators());
+  std::vector<app::OpsRoute> maintenance = http_server::MaintenanceRoutes(
+      *maintenance_, zones::SystemZoneRules(), *clock_, one_off_.get(), log_);
   routes.insert(routes.end(), std::make_move_iterator(maintenance.begin()),
                 std::make_move_iterator(maintenance.end()));
   // The operator store's connection: every non-probe route runs on one worker lane.
