@@ -7,6 +7,10 @@
 #include <vector>
 
 #include "outbox_test_support.h"
+#include "quell/adapters/jsonl/payload_encoder.h"
+#include "quell/app/one_off_maintenance.h"
+#include "quell/app/poll_applier.h"
+#include "quell/app/vector_observation_stream.h"
 #include "store_fixture.h"
 #include "test_support.h"
 
@@ -79,6 +83,49 @@ TEST_P(OneOffWindowContractTest, ExpiringEndsAWindowNowOnceAndUnknownIdsAreNotFo
   ASSERT_TRUE(listed.ok());
   ASSERT_EQ(listed->size(), 1u);  // kept, with the expiry as its end
   EXPECT_EQ((*listed)[0].ends_at, t0_ + minutes(30));
+}
+
+// As the poller applies them: the store's windows beside the configured ones at every poll.
+TEST_P(OneOffWindowContractTest, AnOpenMutedByAWindowIsSentAtThePollAfterItIsExpired) {
+  jsonl::JsonPayloadEncoder encoder;
+  auto poll = [&](core::WallTime at) {
+    app::ApplyOptions options;
+    options.channels = {"webhook"};
+    auto windows = store_->operators().ListOneOffWindows(at - app::kOneOffListedFor);
+    EXPECT_TRUE(windows.ok());
+    for (const core::OneOffWindow& w : *windows) {
+      options.maintenance.push_back(app::AsMaintenanceWindow(w));
+    }
+    app::PollApplier applier(store_->incidents(), encoder, options);
+    core::Observation o;
+    o.key = "acme:db";
+    o.at = at;
+    o.health = core::Health::kUnhealthy;
+    o.condition = "c";
+    o.labels = {{"tenant", "acme"}};
+    const std::vector<core::Observation> observations = {o};
+    app::VectorObservationStream stream(observations);
+    NullSink sink;
+    auto applied = applier.Apply(stream, "poll-" + core::FormatRfc3339(at), at, sink);
+    EXPECT_TRUE(applied.ok()) << applied.error().message;
+    return applied.ok() ? *applied : app::ApplySummary{};
+  };
+  auto id = store_->operators().AddOneOffWindow(Window("db", t0_, t0_ + hours(2)));
+  ASSERT_TRUE(id.ok());
+
+  const app::ApplySummary opened = poll(t0_ + minutes(1));
+  EXPECT_EQ(opened.outbox_muted, 1u);
+  EXPECT_EQ(store_->incidents().ListOutbox(core::OutboxStatus::kPending)->size(), 0u);
+  EXPECT_EQ(poll(t0_ + minutes(2)).maintenance_opens, 0u);  // still inside: nothing yet
+
+  ASSERT_TRUE(store_->operators().ExpireOneOffWindow(*id, t0_ + minutes(3)).ok());
+  const app::ApplySummary after = poll(t0_ + minutes(4));
+  EXPECT_EQ(after.maintenance_opens, 1u);
+  auto pending = store_->incidents().ListOutbox(core::OutboxStatus::kPending);
+  ASSERT_TRUE(pending.ok());
+  ASSERT_EQ(pending->size(), 1u);  // the late open, once
+  EXPECT_EQ((*pending)[0].key, "acme:db");
+  EXPECT_EQ(poll(t0_ + minutes(5)).maintenance_opens, 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Sqlite, OneOffWindowContractTest, ::testing::Values(Backend::kSqlite));

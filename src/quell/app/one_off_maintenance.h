@@ -5,11 +5,22 @@
 #include <string>
 #include <vector>
 
+#include "quell/core/delivery/maintenance_window.h"
 #include "quell/core/ports/operator_store.h"
 #include "quell/core/result.h"
 #include "quell/core/text/time.h"
 
 namespace quell::app {
+
+// The window as the poller applies it beside the configured ones: open during its span only.
+inline core::MaintenanceWindow AsMaintenanceWindow(const core::OneOffWindow& window) {
+  core::MaintenanceWindow out;
+  out.name = window.name;
+  out.keys = window.keys;
+  out.labels = window.labels;
+  out.span = core::WindowSpan{window.starts_at, window.ends_at};
+  return out;
+}
 
 // What an operator asks for when adding a one-off maintenance window (POST /v1/maintenance).
 struct OneOffRequest {
