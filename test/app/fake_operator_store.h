@@ -43,6 +43,33 @@ class FakeOperatorStore : public core::OperatorStore {
   core::Result<RetriedRows> RetryAllDead(std::optional<std::string_view>, core::WallTime) override {
     return RetriedRows{};
   }
+  core::Result<core::IncidentPage> ListIncidentPage(const core::IncidentPageQuery&) override {
+    return core::IncidentPage{};  // the contract tests cover the list on real stores
+  }
+  core::Result<uint64_t> AddOneOffWindow(const core::OneOffWindow& window) override {
+    core::OneOffWindow stored = window;
+    stored.id = ++last_id_;
+    windows.push_back(stored);
+    return stored.id;
+  }
+  core::Result<std::vector<core::OneOffWindow>> ListOneOffWindows(
+      core::WallTime ends_after) override {
+    std::vector<core::OneOffWindow> out;
+    for (const auto& w : windows) {
+      if (w.ends_at > ends_after) out.push_back(w);
+    }
+    return out;
+  }
+  core::Result<core::OneOffWindow> ExpireOneOffWindow(uint64_t id, core::WallTime now) override {
+    for (auto& w : windows) {
+      if (w.id != id) continue;
+      if (w.ends_at <= now) return core::MakeError(core::ErrorCode::kConflict, "ended");
+      w.ends_at = now;
+      return w;
+    }
+    return core::MakeError(core::ErrorCode::kNotFound, "no window " + std::to_string(id));
+  }
+  std::vector<core::OneOffWindow> windows;
   core::Status DropDead(std::string_view key, core::WallTime) override {
     return core::MakeError(core::ErrorCode::kNotFound, "no outbox row " + std::string(key));
   }

@@ -56,7 +56,9 @@ void Truncate(std::vector<T>& items, std::optional<size_t> limit) {
 }  // namespace
 
 core::Result<IncidentFilter> IncidentFilterFrom(const QueryParams& query) {
-  if (auto known = OnlyKnown(query, {"status", "condition", "limit"}); !known) {
+  if (auto known =
+          OnlyKnown(query, {"status", "condition", "q", "label", "order", "offset", "limit"});
+      !known) {
     return known.error();
   }
   IncidentFilter filter;
@@ -69,6 +71,30 @@ core::Result<IncidentFilter> IncidentFilterFrom(const QueryParams& query) {
     return Bad("status: want open, resolved or all, got \"" + status + "\"");
   }
   filter.condition = Param(query, "condition");
+  // ASCII only, as both stores' lower() fold it.
+  for (char c : Param(query, "q")) {
+    filter.text += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+  }
+  if (auto it = query.find("label"); it != query.end()) {
+    const size_t eq = it->second.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return Bad("label: want name=value, got \"" + it->second + "\"");
+    }
+    filter.label.emplace(it->second.substr(0, eq), it->second.substr(eq + 1));
+  }
+  const std::string order = Param(query, "order");
+  if (order == "triage") {
+    filter.order = core::IncidentOrder::kTriage;
+  } else if (!order.empty() && order != "key") {
+    return Bad("order: want key or triage, got \"" + order + "\"");
+  }
+  if (auto it = query.find("offset"); it != query.end()) {
+    const std::string& text = it->second;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), filter.offset);
+    if (text.empty() || ec != std::errc() || end != text.data() + text.size()) {
+      return Bad("offset: want a number from 0, got \"" + text + "\"");
+    }
+  }
   auto limit = Limit(query);
   if (!limit) return limit.error();
   filter.limit = *limit;
@@ -111,27 +137,24 @@ core::Result<size_t> TimelineLimitFrom(const QueryParams& query) {
   return limit->value_or(kDefaultTimeline);
 }
 
-OperatorQueries::OperatorQueries(core::IncidentStore& incidents, core::OperatorStore& operators)
-    : incidents_(incidents), operators_(operators) {}
+OperatorQueries::OperatorQueries(core::IncidentStore& incidents, core::OperatorStore& operators,
+                                 ConditionSeverities severities)
+    : incidents_(incidents), operators_(operators), severities_(std::move(severities)) {}
 
-core::Result<std::vector<core::Incident>> OperatorQueries::ListIncidents(
-    const IncidentFilter& filter) {
-  auto all = filter.status == IncidentStatusFilter::kOpen && !filter.condition.empty()
-                 ? incidents_.ListOpenIncidents(filter.condition)
-                 : incidents_.ListIncidents();
-  if (!all) return all;
-  std::vector<core::Incident> out;
-  for (core::Incident& incident : *all) {
-    if (filter.limit && out.size() == *filter.limit) break;
-    if (!filter.condition.empty() && incident.condition != filter.condition) continue;
-    if (filter.status == IncidentStatusFilter::kOpen && !incident.is_open()) continue;
-    if (filter.status == IncidentStatusFilter::kResolved &&
-        incident.status != core::IncidentStatus::kResolved) {
-      continue;
-    }
-    out.push_back(std::move(incident));
+core::Result<IncidentList> OperatorQueries::ListIncidents(const IncidentFilter& filter) {
+  auto page = operators_.ListIncidentPage(filter);
+  if (!page) return page.error();
+  IncidentList list;
+  list.total = page->total;
+  list.incidents.reserve(page->incidents.size());
+  for (core::ListedIncident& listed : page->incidents) {
+    auto configured = severities_.find(listed.incident.condition);
+    std::string severity =
+        configured != severities_.end() ? configured->second : std::move(listed.newest_level);
+    list.incidents.push_back(IncidentListItem{std::move(listed.incident), std::move(severity),
+                                              listed.notifications_sent});
   }
-  return out;
+  return list;
 }
 
 core::Result<IncidentDetail> OperatorQueries::Detail(std::string_view key, size_t history) {

@@ -16,13 +16,26 @@
 
 namespace quell::app {
 
-enum class IncidentStatusFilter : uint8_t { kAll, kOpen, kResolved };
+using core::IncidentStatusFilter;
 
-struct IncidentFilter {
-  IncidentStatusFilter status = IncidentStatusFilter::kAll;
-  std::string condition;        // empty: every condition
-  std::optional<size_t> limit;  // the first N in key order; none: all
+// The list's filters, order and window, as the store reads them (core/ports/incident_page.h).
+using IncidentFilter = core::IncidentPageQuery;
+
+// One incident of the list with what the page shows beside it.
+struct IncidentListItem {
+  core::Incident incident;
+  // The condition's configured severity, else the newest evidence item's level, else "".
+  std::string severity;
+  uint64_t notifications_sent = 0;  // sent outbox rows of the current generation
 };
+
+struct IncidentList {
+  uint64_t total = 0;  // matching the filters, before offset and limit
+  std::vector<IncidentListItem> incidents;
+};
+
+// A condition's configured `severity:` by condition name (config::Config::condition_severity).
+using ConditionSeverities = std::map<std::string, std::string, std::less<>>;
 
 struct OutboxFilter {
   std::optional<core::OutboxStatus> status;
@@ -43,7 +56,8 @@ inline constexpr size_t kDefaultTimeline = 500;  // entries per list of a timeli
 
 // The filters of the HTTP list endpoints, from their decoded query parameters. Each rejects a
 // parameter it does not know and a bad value with kInvalidArgument naming the parameter:
-//   incidents: status=open|resolved|all (default all), condition=NAME, limit=1..kMaxLimit
+//   incidents: status=open|resolved|all (default all), condition=NAME, q=TEXT (any case),
+//              label=NAME=VALUE, order=key|triage (default key), offset=0.., limit=1..kMaxLimit
 //   outbox:    status=<outbox status>, channel=NAME, limit=1..kMaxLimit
 //   dead rows: channel=NAME, limit=1..kMaxLimit (the status is dead)
 //   detail:    limit=1..kMaxLimit (decisions and outbox rows each; default kDefaultHistory)
@@ -59,9 +73,11 @@ core::Result<size_t> TimelineLimitFrom(const QueryParams& query);
 // an unknown key. Not thread-safe (the stores are one per thread).
 class OperatorQueries {
  public:
-  OperatorQueries(core::IncidentStore& incidents, core::OperatorStore& operators);
+  OperatorQueries(core::IncidentStore& incidents, core::OperatorStore& operators,
+                  ConditionSeverities severities = {});
 
-  core::Result<std::vector<core::Incident>> ListIncidents(const IncidentFilter& filter);
+  // One page of the list, filtered, ordered and windowed by the store.
+  core::Result<IncidentList> ListIncidents(const IncidentFilter& filter);
   // The incident `key` with its newest `history` decision lines and outbox rows.
   core::Result<IncidentDetail> Detail(std::string_view key, size_t history);
   core::Result<std::vector<core::OutboxRow>> ListOutbox(const OutboxFilter& filter);
@@ -71,6 +87,7 @@ class OperatorQueries {
  private:
   core::IncidentStore& incidents_;
   core::OperatorStore& operators_;
+  ConditionSeverities severities_;
 };
 
 }  // namespace quell::app

@@ -357,7 +357,15 @@ void PollApplier::JoinGroup(core::OutboxRow& row, const core::Incident& incident
 
 core::Result<const core::MaintenanceWindow*> PollApplier::MutingWindow(
     const core::Incident& incident, core::WallTime now) const {
-  if (options_.maintenance.empty() || options_.zones == nullptr) {
+  if (options_.maintenance.empty()) return static_cast<const core::MaintenanceWindow*>(nullptr);
+  if (options_.zones == nullptr) {
+    // Without zones only one-off windows (a span, no zone to read) can be open.
+    for (const core::MaintenanceWindow& window : options_.maintenance) {
+      if (window.span && core::WindowCovers(window, incident.key, incident.labels) &&
+          window.span->start <= now && now < window.span->end) {
+        return &window;
+      }
+    }
     return static_cast<const core::MaintenanceWindow*>(nullptr);
   }
   return core::ActiveWindowFor(options_.maintenance, *options_.zones, incident.key, incident.labels,

@@ -131,6 +131,12 @@ CycleReport Poller::RunOnce(DecisionSink& sink, const HeldLeases* held) {
   CycleReport report;
   report.at = clock_.Now();
   uint32_t enrich_left = options_.max_enrich;
+  cycle_maintenance_ = options_.maintenance;
+  if (options_.one_off_maintenance) {
+    auto one_off = options_.one_off_maintenance(report.at);
+    if (one_off)
+      cycle_maintenance_.insert(cycle_maintenance_.end(), one_off->begin(), one_off->end());
+  }
 
   std::map<core::ErrorGroupSource*, core::GroupListing> listings;
   for (const ErrorWatch& watch : error_watches_) {
@@ -283,7 +289,7 @@ void Poller::Apply(const core::ConditionCommon& common, const PollPart& part,
   apply.shadow = common.shadow;
   apply.tenant_budget_per_hour = options_.tenant_budget_per_hour;
   apply.grouping = options_.grouping;
-  apply.maintenance = options_.maintenance;
+  apply.maintenance = cycle_maintenance_;
   apply.zones = options_.zones;
   apply.chunk_observations = options_.chunk_observations;
   apply.decision_retention = options_.decision_retention;

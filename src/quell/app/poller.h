@@ -43,6 +43,11 @@ struct PollerOptions {
   std::function<std::string(std::string_view payload)> severity_of;  // see ApplyOptions
   std::vector<core::MaintenanceWindow> maintenance;                  // see ApplyOptions
   const core::ZoneRules* zones = nullptr;
+  // The operators' one-off windows, read once at the start of every cycle and applied beside
+  // `maintenance` (so a window added or expired takes effect at the next cycle). A failed read
+  // leaves the cycle with the configured windows only. Unset: none.
+  std::function<core::Result<std::vector<core::MaintenanceWindow>>(core::WallTime now)>
+      one_off_maintenance;
 };
 
 // What one cycle did for one condition.
@@ -138,6 +143,7 @@ class Poller {
   const core::PayloadEncoder& encoder_;
   core::Clock& clock_;
   PollerOptions options_;
+  std::vector<core::MaintenanceWindow> cycle_maintenance_;    // this cycle's: configured + one-off
   std::optional<core::WallTime> key_groups_pruned_at_;        // the last committed prune
   std::map<std::string, uint32_t, std::less<>> empty_polls_;  // by metric condition
   std::vector<ErrorWatch> error_watches_;

@@ -100,8 +100,9 @@ class ConfigFileLoader : public app::RuntimeConfigLoader {
     poll->store.emplace(std::move(*store));
     poll->intervals = Intervals(config);
     for (const core::Duration interval : poll->intervals) {
-      auto wiring = wiring::PollWiring::Create(OnlyInterval(config, interval),
-                                               poll->store->incidents(), clock_);
+      auto wiring =
+          wiring::PollWiring::Create(OnlyInterval(config, interval), poll->store->incidents(),
+                                     clock_, &poll->store->operators());
       if (!wiring) return wiring.error();
       poll->groups.push_back(std::move(*wiring));
     }

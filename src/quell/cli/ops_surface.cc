@@ -92,8 +92,8 @@ core::Result<std::unique_ptr<OpsSurface>> OpsSurface::Create(
   core::Store& store = *ops->operator_store_;
   ops->operator_commands_ = std::make_unique<app::OperatorCommands>(
       store.incidents(), store.operators(), ops->encoder_, wiring::RoutesFromConfig(config));
-  ops->operator_queries_ =
-      std::make_unique<app::OperatorQueries>(store.incidents(), store.operators());
+  ops->operator_queries_ = std::make_unique<app::OperatorQueries>(
+      store.incidents(), store.operators(), config.condition_severity);
   if (!config.http.ack_link_secret_unresolved.empty()) {
     return core::MakeError(core::ErrorCode::kInvalidArgument,
                            "http: " + config.http.ack_link_secret_unresolved);
@@ -142,8 +142,9 @@ core::Result<int> OpsSurface::Serve() {
       http_server::OperatorRoutes(*operator_commands_, *operator_queries_, *clock_, *log_);
   routes.insert(routes.end(), std::make_move_iterator(operator_routes.begin()),
                 std::make_move_iterator(operator_routes.end()));
-  std::vector<app::OpsRoute> maintenance =
-      http_server::MaintenanceRoutes(*maintenance_, zones::SystemZoneRules(), *clock_);
+  one_off_ = std::make_unique<app::OneOffMaintenance>(operator_store_->operators());
+  std::vector<app::OpsRoute> maintenance = http_server::MaintenanceRoutes(
+      *maintenance_, zones::SystemZoneRules(), *clock_, one_off_.get(), log_);
   routes.insert(routes.end(), std::make_move_iterator(maintenance.begin()),
                 std::make_move_iterator(maintenance.end()));
   // The operator store's connection: every non-probe route runs on one worker lane.

@@ -83,6 +83,7 @@ class OpsSurface {
   std::unique_ptr<wiring::UpstreamWiring> upstream_;  // before the commands that use it
   std::unique_ptr<app::OperatorCommands> operator_commands_;
   std::unique_ptr<app::OperatorQueries> operator_queries_;
+  std::unique_ptr<app::OneOffMaintenance> one_off_;  // on the operator store's connection
   // The callback routes' own store handle and commands (ack links, chat buttons, pagers).
   std::optional<core::Store> callback_store_;
   std::unique_ptr<app::OperatorCommands> callback_commands_;

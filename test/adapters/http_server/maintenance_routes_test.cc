@@ -5,12 +5,14 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "quell/adapters/http_server/ops_http_server.h"
+#include "quell/adapters/sqlite/sqlite_incident_store.h"
 #include "quell/adapters/text_output/maintenance_json.h"
 
 namespace quell::http_server {
@@ -177,6 +179,90 @@ TEST_F(MaintenanceRoutesTest, AZoneTheRulesDoNotKnowIsA500NamingTheWindow) {
   const json body = json::parse(answer->body);
   EXPECT_EQ(body["error"]["code"], "internal");
   EXPECT_NE(body["error"]["message"].get<std::string>().find("atlantis"), std::string::npos);
+}
+
+class RecordingLog : public core::EventLog {
+ public:
+  void Log(core::LogLevel, std::string_view event,
+           std::initializer_list<core::LogField> fields) override {
+    std::string line(event);
+    for (const core::LogField& f : fields)
+      line += " " + std::string(f.name) + "=" + std::string(f.value);
+    lines.push_back(line);
+  }
+  std::vector<std::string> lines;
+};
+
+// POST /v1/maintenance and its expiry on a real SQLite store, through the server on loopback.
+TEST_F(MaintenanceRoutesTest, OneOffWindowsAreAddedListedAndExpiredOverHttp) {
+  char pattern[] = "/tmp/quell-maintenance-routes-XXXXXX";
+  ASSERT_NE(mkdtemp(pattern), nullptr);
+  const std::string dir = pattern;
+  auto store = sqlite::SqliteIncidentStore::Open(dir + "/quell.db");
+  ASSERT_TRUE(store.ok()) << store.error().message;
+  app::OneOffMaintenance one_off(**store);
+  RecordingLog log;
+  OpsServerOptions options;
+  options.token = kToken;
+  listing_.Set({});
+  server_ = std::make_unique<OpsHttpServer>(
+      options, MaintenanceRoutes(listing_, zones_, clock_, &one_off, &log));
+  auto port = server_->Start();
+  ASSERT_TRUE(port.ok()) << port.error().message;
+  client_ = std::make_unique<httplib::Client>("127.0.0.1", *port);
+  httplib::Headers auth = {{"Authorization", std::string("Bearer ") + kToken}};
+
+  auto added = client_->Post("/v1/maintenance", auth,
+                             R"({"keys":"acme:*","labels":{"tier":"db"},"for":"2h",)"
+                             R"("reason":"db upgrade","by":"alice"})",
+                             "application/json");
+  ASSERT_TRUE(added);
+  ASSERT_EQ(added->status, 201) << added->body;
+  const json window = json::parse(added->body)["window"];
+  EXPECT_EQ(window["keys"], "acme:*");
+  EXPECT_EQ(window["labels"], json({{"tier", "db"}}));
+  EXPECT_EQ(window["starts_at"], "2026-03-31T07:30:00Z");
+  EXPECT_EQ(window["ends_at"], "2026-03-31T09:30:00Z");
+  EXPECT_EQ(window["created_by"], "alice");
+  EXPECT_EQ(window["active"], true);
+  const std::string id = std::to_string(window["id"].get<uint64_t>());
+
+  auto listed = Get();
+  ASSERT_TRUE(listed);
+  const json body = json::parse(listed->body);
+  EXPECT_EQ(body["windows"], json::array());
+  ASSERT_EQ(body["one_off"].size(), 1u);
+  EXPECT_EQ(body["one_off"][0]["reason"], "db upgrade");
+
+  clock_.now += std::chrono::minutes(10);
+  auto expired = client_->Post("/v1/maintenance/" + id + "/expire", auth, "", "application/json");
+  ASSERT_TRUE(expired);
+  ASSERT_EQ(expired->status, 200) << expired->body;
+  EXPECT_EQ(json::parse(expired->body)["window"]["ends_at"], "2026-03-31T07:40:00Z");
+  EXPECT_EQ(json::parse(expired->body)["window"]["active"], false);
+  auto again = client_->Post("/v1/maintenance/" + id + "/expire", auth, "", "application/json");
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->status, 409);
+  auto unknown = client_->Post("/v1/maintenance/999/expire", auth, "", "application/json");
+  ASSERT_TRUE(unknown);
+  EXPECT_EQ(unknown->status, 404);
+
+  auto bad =
+      client_->Post("/v1/maintenance", auth, R"({"keys":"x","reason":"r"})", "application/json");
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->status, 400);
+  EXPECT_NE(bad->body.find("ends_at, for"), std::string::npos) << bad->body;
+  auto no_token = client_->Post("/v1/maintenance", R"({"keys":"x","reason":"r","for":"1h"})",
+                                "application/json");
+  ASSERT_TRUE(no_token);
+  EXPECT_EQ(no_token->status, 401);
+
+  ASSERT_GE(log.lines.size(), 3u);
+  EXPECT_NE(log.lines[0].find("action=maintenance.add"), std::string::npos) << log.lines[0];
+  EXPECT_NE(log.lines[0].find("key=acme:*"), std::string::npos) << log.lines[0];
+  EXPECT_NE(log.lines[1].find("action=maintenance.expire"), std::string::npos);
+  server_->Stop();
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -415,6 +415,60 @@ TEST_F(OperatorRoutesTest, IncidentListsFilterByStatusConditionAndLimit) {
   EXPECT_EQ(keys({{"stauts", "open"}}), (Keys{"400"}));  // a typo is not "no filter"
 }
 
+TEST_F(OperatorRoutesTest, IncidentListPagesInTriageOrderWithTotalSeverityAndSends) {
+  Open("a:1", "errors");
+  clock_.SleepFor(minutes(1));
+  Open("b:2", "errors");
+  clock_.SleepFor(minutes(1));
+  Open("c:3", "latency");
+  ASSERT_EQ(Call("POST", "/v1/incidents/b:2/resolve", "", true).status, 200);
+  ASSERT_TRUE(
+      store_->MarkSent(core::OutboxIdempotencyKey("a:1", 1, 1, "webhook"), "m1", clock_.now).ok());
+  // Severity from the config for "errors"; "latency" has none and no evidence: "".
+  queries_ = std::make_unique<app::OperatorQueries>(
+      *store_, *store_, app::ConditionSeverities{{"errors", "critical"}});
+  routes_ = OperatorRoutes(*commands_, *queries_, clock_, log_);
+
+  app::OpsResponse first =
+      Call("GET", "/v1/incidents", "", false, {{"order", "triage"}, {"limit", "2"}});
+  ASSERT_EQ(first.status, 200) << first.body;
+  json body = Body(first);
+  EXPECT_EQ(body["total"], 3);
+  ASSERT_EQ(body["incidents"].size(), 2u);
+  EXPECT_EQ(body["incidents"][0]["key"], "c:3");  // open, newest first
+  EXPECT_EQ(body["incidents"][1]["key"], "a:1");
+  EXPECT_EQ(body["incidents"][1]["severity"], "critical");
+  EXPECT_EQ(body["incidents"][1]["notifications_sent"], 1);
+  EXPECT_EQ(body["incidents"][0]["severity"], "");
+  EXPECT_EQ(body["incidents"][0]["notifications_sent"], 0);
+  // The two new fields come after every existing one, in that order.
+  const std::string& text = first.body;
+  EXPECT_LT(text.find("\"recent_evidence\""), text.find("\"severity\""));
+  EXPECT_LT(text.find("\"severity\""), text.find("\"notifications_sent\""));
+
+  body = Body(Call("GET", "/v1/incidents", "", false,
+                   {{"order", "triage"}, {"limit", "2"}, {"offset", "2"}}));
+  ASSERT_EQ(body["incidents"].size(), 1u);
+  EXPECT_EQ(body["incidents"][0]["key"], "b:2");
+  EXPECT_EQ(body["total"], 3);
+
+  body = Body(Call("GET", "/v1/incidents", "", false, {{"q", "B:"}}));
+  ASSERT_EQ(body["incidents"].size(), 1u);
+  EXPECT_EQ(body["incidents"][0]["key"], "b:2");
+  body = Body(Call("GET", "/v1/incidents", "", false, {{"label", "tenant=acme"}}));
+  EXPECT_EQ(body["total"], 3);
+  body = Body(Call("GET", "/v1/incidents", "", false, {{"label", "tenant=beta"}}));
+  EXPECT_EQ(body["total"], 0);
+  EXPECT_EQ(body["incidents"], json::array());
+
+  EXPECT_EQ(Call("GET", "/v1/incidents", "", false, {{"order", "newest"}}).status, 400);
+  EXPECT_EQ(Call("GET", "/v1/incidents", "", false, {{"offset", "-1"}}).status, 400);
+  EXPECT_EQ(Call("GET", "/v1/incidents", "", false, {{"label", "tenant"}}).status, 400);
+  app::OpsResponse bad = Call("GET", "/v1/incidents", "", false, {{"label", "=acme"}});
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_NE(bad.body.find("label"), std::string::npos);
+}
+
 TEST_F(OperatorRoutesTest, OutboxListsFilterByStatusAndChannel) {
   Open("a:1");
   Open("b:2");

@@ -31,7 +31,7 @@ TEST(SchemaTest, BothDialectsCreateTheSameTablesAndIndexes) {
   for (const Migration& m : Migrations()) {
     EXPECT_EQ(Created(m.sqlite_sql), Created(m.postgres_sql)) << "migration " << m.version;
   }
-  ASSERT_EQ(Migrations().size(), 13u);
+  ASSERT_EQ(Migrations().size(), 14u);
   EXPECT_EQ(Created(Migrations()[0].sqlite_sql),
             (std::vector<std::string>{"TABLE incidents", "TABLE decisions", "INDEX decisions_at",
                                       "TABLE polls", "TABLE outbox", "INDEX outbox_due"}));
@@ -60,6 +60,8 @@ TEST(SchemaTest, BothDialectsCreateTheSameTablesAndIndexes) {
                                       "TABLE delivery_attempts", "INDEX delivery_attempts_key",
                                       "INDEX delivery_attempts_at", "TABLE maintenance_windows",
                                       "INDEX maintenance_windows_ends"}));
+  EXPECT_EQ(Created(Migrations()[13].sqlite_sql),
+            (std::vector<std::string>{"INDEX incidents_triage"}));
 }
 
 TEST(SchemaTest, TheOutboxIndexesSelectTheStatusesTheStoresWrite) {

@@ -3,9 +3,11 @@
 #include <vector>
 
 #include "quell/app/latest.h"
+#include "quell/app/one_off_maintenance.h"
 #include "quell/app/ops_request.h"
 #include "quell/core/delivery/maintenance_window.h"
 #include "quell/core/ports/clock.h"
+#include "quell/core/ports/event_log.h"
 #include "quell/core/ports/zone_rules.h"
 
 namespace quell::http_server {
@@ -21,7 +23,20 @@ using MaintenanceListing = app::Latest<std::vector<core::MaintenanceWindow>>;
 // naming the window (the config loader refuses such a file before anything serves).
 // `listing`, `zones` and `clock` must outlive the routes; the route is safe on several server
 // threads.
+//
+// With `one_off` (and `log` for the audit lines), the operator's one-off windows too:
+//   GET  /v1/maintenance                gains "one_off": [window...]
+//   (text_output::OneOffWindowJson),
+//                                       those ending after now - 24h, newest start first
+//   POST /v1/maintenance                body {"name"?, "keys", "labels"?: {}, "starts_at"?,
+//                                       "ends_at"? | "for"?, "reason", "by"?} -> 201 {"window"}
+//   POST /v1/maintenance/{id}/expire    -> {"window"} ending now; 404 unknown, 409 ended
+// Each write is one http.write line (maintenance.add, maintenance.expire). `one_off` runs on
+// the operator store's connection: the server must call these routes from one thread at a time
+// (its worker lane does).
 std::vector<app::OpsRoute> MaintenanceRoutes(const MaintenanceListing& listing,
-                                             const core::ZoneRules& zones, core::Clock& clock);
+                                             const core::ZoneRules& zones, core::Clock& clock,
+                                             app::OneOffMaintenance* one_off = nullptr,
+                                             core::EventLog* log = nullptr);
 
 }  // namespace quell::http_server

@@ -8,6 +8,7 @@
 
 #include "quell/adapters/postgres/pg_connection.h"
 #include "quell/adapters/store_common/incident_codec.h"
+#include "quell/adapters/store_common/incident_page_sql.h"
 #include "quell/adapters/store_common/lease_rules.h"
 #include "quell/adapters/store_common/schema.h"
 #include "quell/core/conditions/shadow_report.h"
@@ -767,6 +768,27 @@ core::Result<std::vector<core::KeyGroupRow>> PgIncidentStore::KeyGroupsSince(cor
         store::FromMicros(ParseInt(PQgetvalue(r, i, 3))), UintAt(r, i, 4)});
   }
   return rows;
+}
+
+core::Result<core::IncidentPage> PgIncidentStore::ListIncidentPage(
+    const core::IncidentPageQuery& query) {
+  const store::IncidentPageSql sql =
+      store::BuildIncidentPageSql(query, store::SqlDialect::kPostgres, kIncidentColumns);
+  core::IncidentPage page;
+  auto counted = connection_->Run(sql.count, sql.params);
+  if (!counted) return counted.error();
+  page.total = UintAt(counted->get(), 0, 0);
+  auto result = connection_->Run(sql.page, sql.params);
+  if (!result) return result.error();
+  const PGresult* r = result->get();
+  const int columns = 27;
+  for (int i = 0; i < PQntuples(r); ++i) {
+    auto incident = ReadIncident(r, i);
+    if (!incident) return incident.error();
+    page.incidents.push_back(core::ListedIncident{std::move(*incident), TextAt(r, i, columns),
+                                                  UintAt(r, i, columns + 1)});
+  }
+  return page;
 }
 
 }  // namespace quell::postgres

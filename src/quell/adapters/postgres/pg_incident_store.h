@@ -95,6 +95,11 @@ class PgIncidentStore : public core::IncidentStore,
   core::Result<std::vector<core::OutboxRow>> RecentOutbox(std::string_view key,
                                                           size_t limit) override;
   core::Result<core::StoredTimeline> ReadTimeline(std::string_view key, size_t limit) override;
+  core::Result<core::IncidentPage> ListIncidentPage(const core::IncidentPageQuery& query) override;
+  core::Result<uint64_t> AddOneOffWindow(const core::OneOffWindow& window) override;
+  core::Result<std::vector<core::OneOffWindow>> ListOneOffWindows(
+      core::WallTime ends_after) override;
+  core::Result<core::OneOffWindow> ExpireOneOffWindow(uint64_t id, core::WallTime now) override;
 
   class Connection;
 

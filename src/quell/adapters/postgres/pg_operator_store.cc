@@ -6,6 +6,7 @@
 
 #include "quell/adapters/postgres/pg_connection.h"
 #include "quell/adapters/postgres/pg_incident_store.h"
+#include "quell/adapters/store_common/incident_codec.h"
 #include "quell/adapters/store_common/outbox_common.h"
 
 namespace quell::postgres {
@@ -266,6 +267,25 @@ core::Status ReadTimelineLists(Connection& c, std::string_view key, size_t limit
                     });
 }
 
+constexpr const char* kWindowColumns =
+    "id, name, keys, labels, starts_at, ends_at, reason, created_by, created_at";
+
+core::Result<core::OneOffWindow> ReadWindow(const PGresult* r, int i) {
+  core::OneOffWindow w;
+  w.id = UintAt(r, i, 0);
+  w.name = TextAt(r, i, 1);
+  w.keys = TextAt(r, i, 2);
+  auto labels = store::DecodeLabels(TextAt(r, i, 3));
+  if (!labels) return labels.error();
+  w.labels = std::move(*labels);
+  w.starts_at = store::FromMicros(ParseInt(PQgetvalue(r, i, 4)));
+  w.ends_at = store::FromMicros(ParseInt(PQgetvalue(r, i, 5)));
+  w.reason = TextAt(r, i, 6);
+  w.created_by = TextAt(r, i, 7);
+  w.created_at = store::FromMicros(ParseInt(PQgetvalue(r, i, 8)));
+  return w;
+}
+
 }  // namespace
 
 core::Result<core::StoredTimeline> PgIncidentStore::ReadTimeline(std::string_view key,
@@ -286,6 +306,54 @@ core::Result<core::StoredTimeline> PgIncidentStore::ReadTimeline(std::string_vie
   }
   if (auto committed = c.Run("COMMIT"); !committed) return committed.error();
   return out;
+}
+
+core::Result<uint64_t> PgIncidentStore::AddOneOffWindow(const core::OneOffWindow& window) {
+  auto result = connection_->Run(
+      std::string("INSERT INTO maintenance_windows (name, keys, labels, starts_at, ends_at,"
+                  " reason, created_by, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
+                  " RETURNING id"),
+      {window.name, window.keys, store::EncodeLabels(window.labels),
+       std::to_string(store::ToMicros(window.starts_at)),
+       std::to_string(store::ToMicros(window.ends_at)), window.reason, window.created_by,
+       std::to_string(store::ToMicros(window.created_at))});
+  if (!result) return result.error();
+  return UintAt(result->get(), 0, 0);
+}
+
+core::Result<std::vector<core::OneOffWindow>> PgIncidentStore::ListOneOffWindows(
+    core::WallTime ends_after) {
+  auto result = connection_->Run(std::string("SELECT ") + kWindowColumns +
+                                     " FROM maintenance_windows WHERE ends_at > $1"
+                                     " ORDER BY starts_at DESC, id DESC",
+                                 {std::to_string(store::ToMicros(ends_after))});
+  if (!result) return result.error();
+  std::vector<core::OneOffWindow> out;
+  for (int i = 0; i < PQntuples(result->get()); ++i) {
+    auto window = ReadWindow(result->get(), i);
+    if (!window) return window.error();
+    out.push_back(std::move(*window));
+  }
+  return out;
+}
+
+core::Result<core::OneOffWindow> PgIncidentStore::ExpireOneOffWindow(uint64_t id,
+                                                                     core::WallTime now) {
+  auto result = connection_->Run(
+      std::string("UPDATE maintenance_windows SET ends_at = $2 WHERE id = $1 AND ends_at > $2"
+                  " RETURNING ") +
+          kWindowColumns,
+      {std::to_string(id), std::to_string(store::ToMicros(now))});
+  if (!result) return result.error();
+  if (PQntuples(result->get()) == 1) return ReadWindow(result->get(), 0);
+  auto exists = connection_->Run(std::string("SELECT 1 FROM maintenance_windows WHERE id = $1"),
+                                 {std::to_string(id)});
+  if (!exists) return exists.error();
+  if (PQntuples(exists->get()) == 0) {
+    return MakeError(ErrorCode::kNotFound, "no maintenance window " + std::to_string(id));
+  }
+  return MakeError(ErrorCode::kConflict,
+                   "maintenance window " + std::to_string(id) + " has ended already");
 }
 
 }  // namespace quell::postgres

@@ -23,13 +23,6 @@ using core::ErrorCode;
 using core::MakeError;
 using core::Status;
 
-constexpr const char* kIncidentColumns =
-    "key, condition, generation, status, version, opened_at, first_seen_at, last_seen_at,"
-    " last_observed_at, last_notified_at, resolved_at, healthy_streak, event_count,"
-    " renotify_count, flap_bits, flap_count, flapping, acked_at, acked_by, recent_evidence, held,"
-    " held_until, labels, unhealthy_streak, upstream_count, upstream_count_at_message,"
-    " upstream_count_since_message";
-
 std::optional<uint64_t> OptionalUint(const Stmt& s, int col) {
   const std::optional<core::WallTime> raw = s.Time(col);  // NULL or a BIGINT, read as micros
   if (!raw) return std::nullopt;
@@ -40,6 +33,8 @@ void BindOptionalUint(Stmt& s, int i, std::optional<uint64_t> v) {
   s.BindTime(i, v ? std::optional<core::WallTime>(store::FromMicros(static_cast<int64_t>(*v)))
                   : std::nullopt);
 }
+
+}  // namespace
 
 core::Result<core::Incident> ReadIncident(const Stmt& s) {
   core::Incident in;
@@ -78,6 +73,8 @@ core::Result<core::Incident> ReadIncident(const Stmt& s) {
   in.upstream_count_since_previous_message = OptionalUint(s, 26);
   return in;
 }
+
+namespace {
 
 // Every incident row `s` (bound already) returns, in its order; resets `s`.
 core::Result<std::vector<core::Incident>> ReadAll(Stmt& s) {

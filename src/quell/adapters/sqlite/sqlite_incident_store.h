@@ -104,6 +104,11 @@ class SqliteIncidentStore : public core::IncidentStore,
   core::Result<std::vector<core::OutboxRow>> RecentOutbox(std::string_view key,
                                                           size_t limit) override;
   core::Result<core::StoredTimeline> ReadTimeline(std::string_view key, size_t limit) override;
+  core::Result<core::IncidentPage> ListIncidentPage(const core::IncidentPageQuery& query) override;
+  core::Result<uint64_t> AddOneOffWindow(const core::OneOffWindow& window) override;
+  core::Result<std::vector<core::OneOffWindow>> ListOneOffWindows(
+      core::WallTime ends_after) override;
+  core::Result<core::OneOffWindow> ExpireOneOffWindow(uint64_t id, core::WallTime now) override;
 
   core::Result<core::LeaseClaim> Acquire(std::string_view name, std::string_view holder,
                                          core::WallTime now, core::Duration ttl) override;

@@ -6,6 +6,7 @@
 
 #include "quell/adapters/sqlite/sqlite_incident_store.h"
 #include "quell/adapters/sqlite/sqlite_statement.h"
+#include "quell/adapters/store_common/incident_page_sql.h"
 #include "quell/adapters/store_common/outbox_common.h"
 
 namespace quell::sqlite {
@@ -238,6 +239,149 @@ core::Result<std::vector<core::OutboxRow>> SqliteIncidentStore::RecentOutbox(std
     out.push_back(std::move(*parsed));
   }
   return out;
+}
+
+core::Result<core::IncidentPage> SqliteIncidentStore::ListIncidentPage(
+    const core::IncidentPageQuery& query) {
+  const store::IncidentPageSql sql =
+      store::BuildIncidentPageSql(query, store::SqlDialect::kSqlite, kIncidentColumns);
+  auto bind = [&sql](Stmt& s) {
+    for (size_t i = 0; i < sql.params.size(); ++i) {
+      s.BindText(static_cast<int>(i + 1), sql.params[i]);
+    }
+  };
+  // One read transaction, so the total and the page see the same rows.
+  if (auto begun = Exec(db_, "BEGIN", path_); !begun) return begun.error();
+  auto read = [&]() -> core::Result<core::IncidentPage> {
+    core::IncidentPage page;
+    Stmt count;
+    if (auto status = count.Prepare(db_, sql.count, path_); !status) return status.error();
+    bind(count);
+    auto counted = count.Step();
+    if (!counted) return counted.error();
+    page.total = *counted ? count.Uint(0) : 0;
+    Stmt s;
+    if (auto status = s.Prepare(db_, sql.page, path_); !status) return status.error();
+    bind(s);
+    const int columns = 27;
+    for (;;) {
+      auto row = s.Step();
+      if (!row) return row.error();
+      if (!*row) break;
+      auto incident = ReadIncident(s);
+      if (!incident) return incident.error();
+      page.incidents.push_back(
+          core::ListedIncident{std::move(*incident), s.Text(columns), s.Uint(columns + 1)});
+    }
+    return page;
+  };
+  auto page = read();
+  if (auto ended = Exec(db_, "COMMIT", path_); !ended && page) return ended.error();
+  return page;
+}
+
+namespace {
+
+constexpr const char* kWindowColumns =
+    "id, name, keys, labels, starts_at, ends_at, reason, created_by, created_at";
+
+core::Result<core::OneOffWindow> ReadWindow(const Stmt& s) {
+  core::OneOffWindow w;
+  w.id = s.Uint(0);
+  w.name = s.Text(1);
+  w.keys = s.Text(2);
+  auto labels = store::DecodeLabels(s.Text(3));
+  if (!labels) return labels.error();
+  w.labels = std::move(*labels);
+  w.starts_at = store::FromMicros(s.Int(4));
+  w.ends_at = store::FromMicros(s.Int(5));
+  w.reason = s.Text(6);
+  w.created_by = s.Text(7);
+  w.created_at = store::FromMicros(s.Int(8));
+  return w;
+}
+
+}  // namespace
+
+core::Result<uint64_t> SqliteIncidentStore::AddOneOffWindow(const core::OneOffWindow& window) {
+  Stmt s;
+  if (auto status = s.Prepare(db_,
+                              "INSERT INTO maintenance_windows (name, keys, labels, starts_at,"
+                              " ends_at, reason, created_by, created_at) VALUES (?, ?, ?, ?, ?,"
+                              " ?, ?, ?) RETURNING id",
+                              path_);
+      !status) {
+    return status.error();
+  }
+  const std::string labels = store::EncodeLabels(window.labels);
+  s.BindText(1, window.name);
+  s.BindText(2, window.keys);
+  s.BindText(3, labels);
+  s.BindInt(4, store::ToMicros(window.starts_at));
+  s.BindInt(5, store::ToMicros(window.ends_at));
+  s.BindText(6, window.reason);
+  s.BindText(7, window.created_by);
+  s.BindInt(8, store::ToMicros(window.created_at));
+  auto row = s.Step();
+  if (!row) return row.error();
+  if (!*row) return MakeError(ErrorCode::kInternal, "maintenance_windows: no id returned");
+  const uint64_t id = s.Uint(0);
+  s.Reset();
+  return id;
+}
+
+core::Result<std::vector<core::OneOffWindow>> SqliteIncidentStore::ListOneOffWindows(
+    core::WallTime ends_after) {
+  Stmt s;
+  const std::string sql = std::string("SELECT ") + kWindowColumns +
+                          " FROM maintenance_windows WHERE ends_at > ?"
+                          " ORDER BY starts_at DESC, id DESC";
+  if (auto status = s.Prepare(db_, sql, path_); !status) return status.error();
+  s.BindInt(1, store::ToMicros(ends_after));
+  std::vector<core::OneOffWindow> out;
+  for (;;) {
+    auto row = s.Step();
+    if (!row) return row.error();
+    if (!*row) break;
+    auto window = ReadWindow(s);
+    if (!window) return window.error();
+    out.push_back(std::move(*window));
+  }
+  return out;
+}
+
+core::Result<core::OneOffWindow> SqliteIncidentStore::ExpireOneOffWindow(uint64_t id,
+                                                                         core::WallTime now) {
+  Stmt s;
+  const std::string sql =
+      std::string(
+          "UPDATE maintenance_windows SET ends_at = ?2 WHERE id = ?1 AND ends_at > ?2"
+          " RETURNING ") +
+      kWindowColumns;
+  if (auto status = s.Prepare(db_, sql, path_); !status) return status.error();
+  s.BindUint(1, id);
+  s.BindInt(2, store::ToMicros(now));
+  auto row = s.Step();
+  if (!row) return row.error();
+  if (*row) {
+    auto window = ReadWindow(s);
+    s.Reset();
+    return window;
+  }
+  s.Reset();
+  Stmt exists;
+  if (auto status = exists.Prepare(db_, "SELECT 1 FROM maintenance_windows WHERE id = ?", path_);
+      !status) {
+    return status.error();
+  }
+  exists.BindUint(1, id);
+  auto found = exists.Step();
+  if (!found) return found.error();
+  if (!*found) {
+    return MakeError(ErrorCode::kNotFound, "no maintenance window " + std::to_string(id));
+  }
+  return MakeError(ErrorCode::kConflict,
+                   "maintenance window " + std::to_string(id) + " has ended already");
 }
 
 }  // namespace quell::sqlite

@@ -110,6 +110,18 @@ inline constexpr const char* kOutboxColumns =
 // The row `s` stands on, selected as kOutboxColumns. kCorrupt for an unknown status.
 core::Result<core::OutboxRow> ReadOutboxRow(const Stmt& s);
 
+// The incident columns, in the order ReadIncident reads them.
+inline constexpr const char* kIncidentColumns =
+    "key, condition, generation, status, version, opened_at, first_seen_at, last_seen_at,"
+    " last_observed_at, last_notified_at, resolved_at, healthy_streak, event_count,"
+    " renotify_count, flap_bits, flap_count, flapping, acked_at, acked_by, recent_evidence, held,"
+    " held_until, labels, unhealthy_streak, upstream_count, upstream_count_at_message,"
+    " upstream_count_since_message";
+
+// The row `s` stands on, selected as kIncidentColumns from column 0. kCorrupt for a row that
+// does not decode (sqlite_incident_store.cc).
+core::Result<core::Incident> ReadIncident(const Stmt& s);
+
 // The silences by id, only those active at `active_at` when given (sqlite_operator_store.cc).
 core::Result<std::vector<core::Silence>> ReadSilences(sqlite3* db, const std::string& path,
                                                       std::optional<core::WallTime> active_at);

@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "quell/adapters/store_common/incident_page_sql.h"
+
 namespace quell::store {
 namespace {
 
@@ -192,7 +194,14 @@ namespace {
   " created_at BIGINT NOT NULL);"                                                              \
   "CREATE INDEX maintenance_windows_ends ON maintenance_windows (ends_at);"
 
-constexpr std::array<Migration, 13> kMigrations = {{
+// The operator page's list (GET /v1/incidents?order=triage) reads incidents_triage in order and
+// stops after its page, instead of sorting every incident (bench/page: docs/benchmarks.md).
+// Its terms are the list's ORDER BY (store_common/incident_page_sql.h) verbatim.
+#define QUELL_SCHEMA_V14(BYTE_ORDER)                                                    \
+  "CREATE INDEX incidents_triage ON incidents (" QUELL_TRIAGE_RANK ", " QUELL_TRIAGE_AT \
+  " DESC, key" BYTE_ORDER ");"
+
+constexpr std::array<Migration, 14> kMigrations = {{
     {1, "incidents, decision log, polls and outbox", QUELL_SCHEMA_V1(" WITHOUT ROWID"),
      QUELL_SCHEMA_V1("")},
     {2, "open-incident index and source marks", QUELL_SCHEMA_V2(" WITHOUT ROWID", ""),
@@ -216,7 +225,11 @@ constexpr std::array<Migration, 13> kMigrations = {{
     {13, "observation marks, delivery attempts and one-off maintenance windows",
      QUELL_SCHEMA_V13(" WITHOUT ROWID", "id INTEGER PRIMARY KEY AUTOINCREMENT"),
      QUELL_SCHEMA_V13("", "id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY")},
+    {14, "the incident list's triage order", QUELL_SCHEMA_V14(""),
+     QUELL_SCHEMA_V14(" COLLATE \"C\"")},
 }};
+
+#undef QUELL_SCHEMA_V14
 
 #undef QUELL_SCHEMA_V13
 #undef QUELL_SCHEMA_V12

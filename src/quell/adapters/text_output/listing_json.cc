@@ -36,7 +36,10 @@ void Time(std::string& out, const char* name, const std::optional<core::WallTime
 
 }  // namespace
 
-std::string IncidentJson(const core::Incident& in) {
+namespace {
+
+// The incident's fields, without the closing brace.
+std::string IncidentFields(const core::Incident& in) {
   std::string out = "{";
   Str(out, "key", in.key);
   Str(out, "condition", in.condition);
@@ -70,7 +73,20 @@ std::string IncidentJson(const core::Incident& in) {
     if (i > 0) out += ',';
     out += in.recent_evidence[i];
   }
-  out += "]}";
+  out += ']';
+  return out;
+}
+
+}  // namespace
+
+std::string IncidentJson(const core::Incident& incident) { return IncidentFields(incident) + '}'; }
+
+std::string ListedIncidentJson(const core::Incident& incident, const std::string& severity,
+                               uint64_t notifications_sent) {
+  std::string out = IncidentFields(incident);
+  Str(out, "severity", severity);
+  Num(out, "notifications_sent", notifications_sent);
+  out += '}';
   return out;
 }
 

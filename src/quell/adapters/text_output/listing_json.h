@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "quell/core/engine/incident.h"
@@ -10,6 +11,9 @@ namespace quell::text_output {
 
 // One JSON object per line; times are RFC 3339 or null. Field names are a stable contract.
 std::string IncidentJson(const core::Incident& incident);
+// IncidentJson with the list's two fields after the others: severity, notifications_sent.
+std::string ListedIncidentJson(const core::Incident& incident, const std::string& severity,
+                               uint64_t notifications_sent);
 std::string OutboxJson(const core::OutboxRow& row);
 std::string SilenceJson(const core::Silence& silence);
 

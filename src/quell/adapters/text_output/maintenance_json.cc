@@ -62,4 +62,19 @@ core::Result<std::string> MaintenanceWindowJson(const core::MaintenanceWindow& w
   return out;
 }
 
+std::string OneOffWindowJson(const core::OneOffWindow& window, core::WallTime at) {
+  std::string out = "{\"id\":" + std::to_string(window.id);
+  Member(out, "name", window.name);
+  Member(out, "keys", window.keys);
+  out += ",\"labels\":";
+  core::AppendLabelsJson(out, window.labels);
+  Member(out, "starts_at", core::FormatRfc3339(window.starts_at));
+  Member(out, "ends_at", core::FormatRfc3339(window.ends_at));
+  Member(out, "reason", window.reason);
+  Member(out, "created_by", window.created_by);
+  Member(out, "created_at", core::FormatRfc3339(window.created_at));
+  out += window.ActiveAt(at) ? ",\"active\":true}" : ",\"active\":false}";
+  return out;
+}
+
 }  // namespace quell::text_output

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "quell/core/delivery/maintenance_window.h"
+#include "quell/core/ports/one_off_window.h"
 #include "quell/core/ports/zone_rules.h"
 #include "quell/core/result.h"
 #include "quell/core/text/time.h"
@@ -16,5 +17,10 @@ namespace quell::text_output {
 // has no occurrence. kNotFound when `zones` does not know the window's zone.
 core::Result<std::string> MaintenanceWindowJson(const core::MaintenanceWindow& window,
                                                 const core::ZoneRules& zones, core::WallTime at);
+
+// One operator-added window as GET /v1/maintenance lists it under "one_off" and its POST routes
+// answer it, seen at `at`: id, name, keys, labels, starts_at, ends_at, reason, created_by,
+// created_at (RFC 3339 UTC) and active.
+std::string OneOffWindowJson(const core::OneOffWindow& window, core::WallTime at);
 
 }  // namespace quell::text_output

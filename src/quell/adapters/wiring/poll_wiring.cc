@@ -8,6 +8,7 @@
 #include "quell/adapters/wiring/route_lookup.h"
 #include "quell/adapters/zones/date_zone_rules.h"
 #include "quell/app/group_evidence.h"
+#include "quell/app/one_off_maintenance.h"
 
 namespace quell::wiring {
 namespace {
@@ -73,7 +74,8 @@ core::Duration CyclePollDeadline(const config::Config& config) {
 
 core::Result<std::unique_ptr<PollWiring>> PollWiring::Create(const config::Config& config,
                                                              core::IncidentStore& store,
-                                                             core::Clock& clock) {
+                                                             core::Clock& clock,
+                                                             core::OperatorStore* operators) {
   std::unique_ptr<PollWiring> w(new PollWiring());
   w->config_ = config;
   const bool uses_infrai = UsesInfrai(config);
@@ -129,6 +131,18 @@ core::Result<std::unique_ptr<PollWiring>> PollWiring::Create(const config::Confi
   poller.severity_of = SeverityFromConfig(config);
   poller.maintenance = config.maintenance;
   poller.zones = &zones::SystemZoneRules();
+  if (operators != nullptr) {
+    poller.one_off_maintenance =
+        [operators](core::WallTime now) -> core::Result<std::vector<core::MaintenanceWindow>> {
+      auto windows = operators->ListOneOffWindows(now - app::kOneOffListedFor);
+      if (!windows) return windows.error();
+      std::vector<core::MaintenanceWindow> out;
+      for (const core::OneOffWindow& window : *windows) {
+        out.push_back(app::AsMaintenanceWindow(window));
+      }
+      return out;
+    };
+  }
   for (const config::ChannelConfig& channel : config.channels) {
     if (channel.delivery.grouping) {
       poller.grouping.emplace(channel.name, *channel.delivery.grouping);

@@ -17,6 +17,7 @@
 #include "quell/app/poller.h"
 #include "quell/core/ports/clock.h"
 #include "quell/core/ports/incident_store.h"
+#include "quell/core/ports/operator_store.h"
 
 namespace quell::wiring {
 
@@ -26,9 +27,12 @@ namespace quell::wiring {
 class PollWiring {
  public:
   // kInvalidArgument when the config cannot run as written (an Infrai condition and no key).
+  // With `operators` (the same connection's), every cycle also applies the operators' one-off
+  // maintenance windows.
   static core::Result<std::unique_ptr<PollWiring>> Create(const config::Config& config,
                                                           core::IncidentStore& store,
-                                                          core::Clock& clock);
+                                                          core::Clock& clock,
+                                                          core::OperatorStore* operators = nullptr);
 
   // One Poller::RunOnce (which renews each source's retry budget): with `held`, only the
   // watches under those leases, fenced.

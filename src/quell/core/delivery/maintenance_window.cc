@@ -76,6 +76,7 @@ bool WindowCovers(const MaintenanceWindow& window, std::string_view key, const L
 }
 
 Result<bool> WindowActiveAt(const MaintenanceWindow& window, const ZoneRules& zones, WallTime at) {
+  if (window.span) return window.span->start <= at && at < window.span->end;
   auto local = zones.ToLocal(window.time_zone, at);
   if (!local) return local.error();
   const auto day = std::chrono::floor<std::chrono::days>(*local);
@@ -110,6 +111,9 @@ Result<const MaintenanceWindow*> ActiveWindowFor(std::span<const MaintenanceWind
 
 Result<std::optional<WindowSpan>> CurrentOrNextSpan(const MaintenanceWindow& window,
                                                     const ZoneRules& zones, WallTime at) {
+  if (window.span) {
+    return window.span->end > at ? window.span : std::optional<WindowSpan>();
+  }
   auto local = zones.ToLocal(window.time_zone, at);
   if (!local) return local.error();
   const auto today = std::chrono::floor<std::chrono::days>(*local);

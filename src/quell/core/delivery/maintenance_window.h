@@ -21,6 +21,12 @@ struct TimeRange {
   int end_minute = 0;
 };
 
+// One occurrence of a window: [start, end) as instants.
+struct WindowSpan {
+  WallTime start;
+  WallTime end;
+};
+
 // A recurring window in which transitions of matching incidents are recorded as muted instead
 // of sent ("deploys on Tuesdays 09:00-10:00 Berlin time"). Read in the window's own zone, so it
 // keeps its local hours across daylight-saving changes.
@@ -31,6 +37,9 @@ struct MaintenanceWindow {
   std::string time_zone;           // IANA name
   std::array<bool, 7> weekdays{};  // by std::chrono::weekday::c_encoding(): 0 is Sunday
   std::vector<TimeRange> times;
+  // A one-off window an operator added (core/ports/one_off_window.h): open during this span
+  // only; time_zone, weekdays and times are not read.
+  std::optional<WindowSpan> span;
 };
 
 // "HH:MM-HH:MM" (an end of "24:00" is midnight, so "00:00-24:00" is the whole day);
@@ -53,12 +62,6 @@ Result<bool> WindowActiveAt(const MaintenanceWindow& window, const ZoneRules& zo
 Result<const MaintenanceWindow*> ActiveWindowFor(std::span<const MaintenanceWindow> windows,
                                                  const ZoneRules& zones, std::string_view key,
                                                  const Labels& labels, WallTime at);
-
-// One occurrence of a window: [start, end) as instants.
-struct WindowSpan {
-  WallTime start;
-  WallTime end;
-};
 
 // The occurrence containing `at`, else the next one to start after it (looking up to 8 days
 // ahead); nullopt when the window has no weekday or time. kNotFound for an unknown zone.

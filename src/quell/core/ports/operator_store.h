@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "quell/core/engine/silence.h"
+#include "quell/core/ports/incident_page.h"
+#include "quell/core/ports/one_off_window.h"
 #include "quell/core/ports/outbox_row.h"
 #include "quell/core/result.h"
 #include "quell/core/text/time.h"
@@ -113,6 +115,19 @@ class OperatorStore {
   // The newest `limit` decision lines, observation marks, delivery attempts and generations of
   // `key`, each list oldest first, read in one snapshot. Empty lists for a key with none.
   virtual Result<StoredTimeline> ReadTimeline(std::string_view key, size_t limit) = 0;
+
+  // One page of the incident list: filtered, ordered and windowed by the store (its indexes),
+  // with the total matching before the window. Read outside any poll transaction; the total
+  // and the page are two reads, so a write between them can make them differ by that write.
+  virtual Result<IncidentPage> ListIncidentPage(const IncidentPageQuery& query) = 0;
+
+  // Stores `window` (its id is ignored) and returns the id it was given; ids are not reused.
+  virtual Result<uint64_t> AddOneOffWindow(const OneOffWindow& window) = 0;
+  // The one-off windows whose ends_at is after `ends_after`, newest starts_at first (then id).
+  virtual Result<std::vector<OneOffWindow>> ListOneOffWindows(WallTime ends_after) = 0;
+  // Ends window `id` at `now` and returns it so; kNotFound for an unknown id, kConflict when it
+  // had ended already (ends_at <= now).
+  virtual Result<OneOffWindow> ExpireOneOffWindow(uint64_t id, WallTime now) = 0;
 };
 
 }  // namespace quell::core
