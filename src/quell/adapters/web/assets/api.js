@@ -119,6 +119,7 @@ export function drawTokenArea() {
   if (!storedToken()) return;
   tokenArea.append(h('button', {type: 'button', id: 'forget-token', onclick: () => {
     sessionStorage.removeItem(TOKEN_KEY);
+    drawTokenArea(); // the button goes with the token
     say('The token is forgotten.');
     redraw(false);
   }}, 'Forget token'));
