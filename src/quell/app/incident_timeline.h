@@ -39,7 +39,8 @@ struct IncidentTimeline {
 const char* HealthOfDecision(const std::string& decision, const std::string& reason);
 
 // Merges what the store keeps of `incident` (ReadTimeline with the same `limit`) into its
-// timeline: decisions and marks by time (a decision first on a tie), the newest `limit` of them.
+// timeline: decisions and marks oldest first (a decision before a mark at the same instant),
+// the newest `limit` of them.
 // The incident's current generation is listed even when its log lines were pruned, with the
 // incident's own opened_at and resolved_at where the log has none.
 IncidentTimeline BuildTimeline(const core::Incident& incident, core::StoredTimeline stored,
