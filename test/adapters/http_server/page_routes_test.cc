@@ -1,11 +1,13 @@
 // The operator page's routes: which paths answer which built-in file, the security and caching
-// headers, 304 on a matching If-None-Match, and that the shell loads nothing but /assets/...;
+// headers, 304 on a matching If-None-Match, that every built-in file is served and every module
+// the script imports is built in, and that the shell loads nothing but /assets/...;
 // then the same through the ops server on loopback, without a token.
 #include "quell/adapters/http_server/page_routes.h"
 
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <regex>
@@ -53,6 +55,35 @@ std::string Asset(const char* name) {
   return asset == nullptr ? "" : std::string(asset->body);
 }
 
+// The content type a file of this name must be served with.
+std::string TypeOf(std::string_view name) {
+  if (name.ends_with(".html")) return "text/html; charset=utf-8";
+  if (name.ends_with(".js")) return "text/javascript; charset=utf-8";
+  if (name.ends_with(".css")) return "text/css; charset=utf-8";
+  if (name.ends_with(".svg")) return "image/svg+xml";
+  return "";
+}
+
+// Every built-in file but the shell: what /assets/ serves.
+std::vector<std::string> AssetNames() {
+  std::vector<std::string> names;
+  for (const web::PageAsset& asset : web::PageAssets()) {
+    if (asset.name != "index.html") names.emplace_back(asset.name);
+  }
+  return names;
+}
+
+// The modules `script` imports, by their relative specifiers ('./api.js' -> "api.js").
+std::vector<std::string> Imports(const std::string& script) {
+  const std::regex import(R"re(\b(?:from|import)\s*'\./([^'/]+)')re");
+  std::vector<std::string> names;
+  for (auto it = std::sregex_iterator(script.begin(), script.end(), import);
+       it != std::sregex_iterator(); ++it) {
+    names.push_back((*it)[1].str());
+  }
+  return names;
+}
+
 TEST(PageRoutesTest, EveryPagePathAnswersTheHtmlShell) {
   const std::vector<app::OpsRoute> routes = PageRoutes();
   const std::string shell = Asset("index.html");
@@ -67,19 +98,48 @@ TEST(PageRoutesTest, EveryPagePathAnswersTheHtmlShell) {
   }
 }
 
-TEST(PageRoutesTest, AssetsAnswerTheirFileWithItsType) {
+TEST(PageRoutesTest, ThePageIsBuiltFromItsModules) {
+  // The router, the shared modules and one module per page (docs/page.md).
+  for (const char* name : {"index.html", "app.js", "dom.js", "time.js", "refresh.js", "api.js",
+                           "incidents.js", "incident.js", "outbox.js", "silences.js",
+                           "maintenance.js", "sources.js", "app.css", "favicon.svg"}) {
+    EXPECT_NE(web::FindPageAsset(name), nullptr) << name << " is not in the CMake list";
+  }
+}
+
+// Every file CMakeLists.txt builds in is served: one listed there but not routed fails here.
+TEST(PageRoutesTest, EveryBuiltInFileIsServedWithItsType) {
   const std::vector<app::OpsRoute> routes = PageRoutes();
-  const std::pair<const char*, const char*> assets[] = {
-      {"app.js", "text/javascript; charset=utf-8"},
-      {"app.css", "text/css; charset=utf-8"},
-      {"favicon.svg", "image/svg+xml"},
-  };
-  for (const auto& [name, type] : assets) {
-    const app::OpsResponse response = Get(routes, std::string("/assets/") + name);
+  const std::vector<std::string> names = AssetNames();
+  EXPECT_GE(names.size(), 13u);
+  for (const std::string& name : names) {
+    const app::OpsResponse response = Get(routes, "/assets/" + name);
     EXPECT_EQ(response.status, 200) << name;
-    EXPECT_EQ(response.content_type, type) << name;
-    EXPECT_EQ(response.body, Asset(name)) << name;
+    ASSERT_FALSE(TypeOf(name).empty()) << name;
+    EXPECT_EQ(response.content_type, TypeOf(name)) << name;
+    EXPECT_EQ(response.body, Asset(name.c_str())) << name;
     EXPECT_FALSE(response.body.empty()) << name;
+  }
+}
+
+// A module imported but not built in would fail only in a browser; here it fails the build's
+// tests. And every module is reached from app.js, so none is dead weight.
+TEST(PageRoutesTest, EveryImportedModuleIsBuiltInAndEveryModuleIsImported) {
+  std::vector<std::string> reached = {"app.js"};
+  for (size_t i = 0; i < reached.size(); ++i) {
+    const std::string script = Asset(reached[i].c_str());
+    ASSERT_FALSE(script.empty()) << reached[i] << " is imported but not built in";
+    for (const std::string& name : Imports(script)) {
+      if (std::find(reached.begin(), reached.end(), name) == reached.end()) {
+        reached.push_back(name);
+      }
+    }
+  }
+  EXPECT_GE(reached.size(), 11u);
+  for (const std::string& name : AssetNames()) {
+    if (!name.ends_with(".js")) continue;
+    EXPECT_NE(std::find(reached.begin(), reached.end(), name), reached.end())
+        << name << " is built in but no module imports it";
   }
 }
 
@@ -87,7 +147,8 @@ TEST(PageRoutesTest, OtherPathsHaveNoPageRoute) {
   const std::vector<app::OpsRoute> routes = PageRoutes();
   for (const char* path :
        {"/incidents/", "/incidents", "/outboxes", "/assets/index.html", "/assets/app.jsx",
-        "/assets/appxjs", "/v1/incidents", "/index.html", "/assets/../app.js"}) {
+        "/assets/appxjs", "/assets/apixjs", "/assets/api.js.map", "/assets/", "/assets/app",
+        "/v1/incidents", "/index.html", "/assets/../app.js", "/api.js", "/assets/x/api.js"}) {
     EXPECT_EQ(Find(routes, path), nullptr) << path;
   }
 }
@@ -102,8 +163,9 @@ TEST(PageRoutesTest, RoutesArePublicReads) {
 
 TEST(PageRoutesTest, EveryAnswerCarriesTheSecurityAndCachingHeaders) {
   const std::vector<app::OpsRoute> routes = PageRoutes();
-  for (const char* path :
-       {"/", "/incidents/k", "/assets/app.js", "/assets/app.css", "/assets/favicon.svg"}) {
+  std::vector<std::string> paths = {"/", "/incidents/k"};
+  for (const std::string& name : AssetNames()) paths.push_back("/assets/" + name);
+  for (const std::string& path : paths) {
     const app::OpsResponse response = Get(routes, path);
     EXPECT_EQ(Header(response, "Content-Security-Policy"),
               "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -192,12 +254,20 @@ TEST(PageRoutesTest, TheShellHasTheSectionsAndTheNotice) {
 }
 
 TEST(PageRoutesTest, TheScriptKeepsTheTokenOutOfCookies) {
-  const std::string script = Asset("app.js");
-  EXPECT_NE(script.find("sessionStorage"), std::string::npos);
-  EXPECT_NE(script.find("'quell.token'"), std::string::npos);
-  EXPECT_NE(script.find("'Bearer '"), std::string::npos);
-  EXPECT_EQ(script.find("document.cookie"), std::string::npos);
-  EXPECT_EQ(script.find("localStorage"), std::string::npos);
+  const std::string api = Asset("api.js");
+  EXPECT_NE(api.find("sessionStorage"), std::string::npos);
+  EXPECT_NE(api.find("'quell.token'"), std::string::npos);
+  EXPECT_NE(api.find("'Bearer '"), std::string::npos);
+  for (const std::string& name : AssetNames()) {
+    if (!name.ends_with(".js")) continue;
+    const std::string script = Asset(name.c_str());
+    EXPECT_EQ(script.find("document.cookie"), std::string::npos) << name;
+    EXPECT_EQ(script.find("localStorage"), std::string::npos) << name;
+    // Only api.js holds or sends the token.
+    if (name != "api.js") {
+      EXPECT_EQ(script.find("sessionStorage"), std::string::npos) << name;
+    }
+  }
 }
 
 class PageServerTest : public ::testing::Test {
@@ -223,6 +293,17 @@ TEST_F(PageServerTest, ServesTheShellForAnEncodedKeyWithoutAToken) {
   EXPECT_EQ(answer->get_header_value("Content-Type"), "text/html; charset=utf-8");
   EXPECT_EQ(answer->get_header_value("X-Content-Type-Options"), "nosniff");
   EXPECT_EQ(answer->get_header_value("Content-Security-Policy"), std::string(kPageCsp));
+}
+
+TEST_F(PageServerTest, ServesEveryBuiltInFileWithoutAToken) {
+  for (const std::string& name : AssetNames()) {
+    auto answer = client_->Get("/assets/" + name);
+    ASSERT_TRUE(answer) << name;
+    EXPECT_EQ(answer->status, 200) << name;
+    EXPECT_EQ(answer->get_header_value("Content-Type"), TypeOf(name)) << name;
+    EXPECT_EQ(answer->body, Asset(name.c_str())) << name;
+    EXPECT_EQ(answer->get_header_value("ETag"), web::FindPageAsset(name)->etag) << name;
+  }
 }
 
 TEST_F(PageServerTest, RevalidatesWithTheEtag) {

@@ -28,6 +28,16 @@ bool Matches(std::string_view if_none_match, std::string_view etag) {
   return false;
 }
 
+// `text` matching itself only in a regex (a file name's '.', say).
+std::string RegexLiteral(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    if (std::string_view(R"(\^$.|?*+()[]{})").find(c) != std::string_view::npos) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
 app::OpsResponse Serve(const web::PageAsset& asset, const app::OpsRequest& request) {
   app::OpsResponse response;
   response.content_type = std::string(asset.content_type);
@@ -65,15 +75,11 @@ std::vector<app::OpsRoute> PageRoutes() {
   if (const web::PageAsset* shell = web::FindPageAsset("index.html")) {
     routes.push_back(Route("^/(?:|incidents/.+|outbox|silences|maintenance|sources)$", *shell));
   }
-  const std::pair<const char*, const char*> assets[] = {
-      {"app.js", R"(^/assets/app\.js$)"},
-      {"app.css", R"(^/assets/app\.css$)"},
-      {"favicon.svg", R"(^/assets/favicon\.svg$)"},
-  };
-  for (const auto& [name, pattern] : assets) {
-    if (const web::PageAsset* asset = web::FindPageAsset(name)) {
-      routes.push_back(Route(pattern, *asset));
-    }
+  // Every other file at /assets/<name>, so a module added to CMakeLists.txt is served with no
+  // second list to keep in step; the shell itself only at the page paths.
+  for (const web::PageAsset& asset : web::PageAssets()) {
+    if (asset.name == "index.html") continue;
+    routes.push_back(Route("^/assets/" + RegexLiteral(asset.name) + "$", asset));
   }
   return routes;
 }

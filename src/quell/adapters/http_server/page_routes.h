@@ -15,7 +15,7 @@ inline constexpr std::string_view kPageCsp =
 
 // The operator page (docs/page.md), from the files built into the binary (web::PageAssets):
 //   GET /, /incidents/{key}, /outbox, /silences, /maintenance, /sources   the HTML shell
-//   GET /assets/app.js, /assets/app.css, /assets/favicon.svg              the assets
+//   GET /assets/<name>   every other built-in file: app.js and its modules, app.css, favicon.svg
 // Public routes: they carry no data (the script reads the JSON API with the token). Each answer
 // has the CSP above, nosniff, no-referrer, `Cache-Control: no-cache` and the file's ETag; a
 // request whose If-None-Match names that tag (or `*`) is a 304 without a body. Safe on several

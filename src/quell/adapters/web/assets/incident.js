@@ -1,0 +1,241 @@
+// /incidents/{key}: one incident's story: its facts, the actions, the timeline strip
+// (GET /v1/incidents/{key}/timeline), its messages, generations and evidence.
+
+import {ApiError, act, read} from './api.js';
+import {emptyRow, enc, field, h, labelsText, main, say, section, statusBadge, table}
+  from './dom.js';
+import {REFRESH_MS, every} from './refresh.js';
+import {byTime, when} from './time.js';
+
+// ---- the timeline strip --------------------------------------------------------------------
+
+function transitionOf(o) {
+  if (o.decision === 'notify' && o.reason === 'open') return 'open';
+  if (o.decision === 'notify' && o.reason === 'cooldown_elapsed') return 'renotify';
+  if (o.decision === 'resolve') return 'resolve';
+  return null;
+}
+
+const HEALTH_SIGN = {unhealthy: '✕', healthy: '✓', unknown: '?', stale: 'S', none: 'M'};
+const HEALTH_WORD = {unhealthy: 'unhealthy', healthy: 'healthy', unknown: 'unknown',
+  stale: 'stale', none: 'operator'};
+const OUTCOME_SIGN = {sent: '✉', failed: '!', throttled: 'T', dead: '✝', deferred: '…'};
+
+function describeMark(o) {
+  const transition = transitionOf(o);
+  return `${HEALTH_WORD[o.health] || o.health} poll, ${o.decision}` +
+    (o.reason ? ' (' + o.reason + ')' : '') + (transition ? ', ' + transition : '') +
+    `, generation ${o.generation}`;
+}
+
+function describeAttempt(a) {
+  return `send ${a.outcome} to ${a.channel} (${a.transition}, attempt ${a.attempt})` +
+    (a.detail ? ': ' + a.detail : '');
+}
+
+function markItem(o) {
+  const transition = transitionOf(o);
+  const what = describeMark(o) + `, at ${o.at}`;
+  return h('li', {class: 'mark', 'data-health': o.health, 'data-decision': o.decision,
+    'data-transition': transition, 'aria-label': what, title: what},
+  h('span', {class: 'sign', 'aria-hidden': 'true'}, HEALTH_SIGN[o.health] || '·'),
+  transition ? h('span', {class: 'tr', 'aria-hidden': 'true'}, transition) : null);
+}
+
+function attemptItem(a) {
+  const what = describeAttempt(a) + `, at ${a.at}`;
+  return h('li', {class: 'attempt', 'data-outcome': a.outcome, 'aria-label': what, title: what},
+    h('span', {class: 'sign', 'aria-hidden': 'true'}, OUTCOME_SIGN[a.outcome] || '·'));
+}
+
+function timelineLegend() {
+  const entry = (cls, attr, value, sign, text) => h('li', {},
+    h('span', {class: cls + ' legend-sign', [attr]: value, 'aria-hidden': 'true'},
+      h('span', {class: 'sign'}, sign)), ' ' + text);
+  return h('ul', {class: 'legend', 'aria-label': 'Timeline legend'},
+    entry('mark', 'data-health', 'unhealthy', HEALTH_SIGN.unhealthy, 'unhealthy poll'),
+    entry('mark', 'data-health', 'healthy', HEALTH_SIGN.healthy, 'healthy poll'),
+    entry('mark', 'data-health', 'unknown', HEALTH_SIGN.unknown, 'unknown (source failed)'),
+    entry('mark', 'data-health', 'stale', HEALTH_SIGN.stale, 'stale'),
+    entry('mark', 'data-health', 'none', HEALTH_SIGN.none, 'operator'),
+    entry('attempt', 'data-outcome', 'sent', OUTCOME_SIGN.sent, 'message sent'),
+    entry('attempt', 'data-outcome', 'failed', OUTCOME_SIGN.failed, 'send failed, retried'),
+    entry('attempt', 'data-outcome', 'dead', OUTCOME_SIGN.dead, 'send gave up'),
+    h('li', {}, h('span', {class: 'tr-sample', 'aria-hidden': 'true'}, 'open'),
+      ' a transition (open, renotify, resolve) under its poll'));
+}
+
+// Observations and attempts in one time order, each as a strip item and as a line of text.
+function timelineItems(timeline) {
+  const items = [...timeline.observations.map((o) => ({at: o.at, el: () => markItem(o),
+    what: () => describeMark(o)})),
+  ...timeline.attempts.map((a) => ({at: a.at, el: () => attemptItem(a),
+    what: () => describeAttempt(a)}))];
+  items.sort(byTime); // stable: at one instant the decision comes before its sends
+  return items;
+}
+
+// ---- the rest of the story -----------------------------------------------------------------
+
+async function fetchStory(key) {
+  const one = await read('/v1/incidents/' + enc(key) + '?limit=200');
+  const timeline = await read('/v1/incidents/' + enc(key) + '/timeline');
+  return {incident: one.incident, outbox: one.outbox || [], timeline};
+}
+
+function summaryList(inc) {
+  const row = (term, value, id) => [h('dt', {}, term), h('dd', {id}, value)];
+  return h('dl', {class: 'facts'},
+    row('Status', statusBadge(inc.status, 'incident-status')),
+    row('Acked by', [h('span', {id: 'acked-by'}, inc.acked_by || ''), inc.acked_by
+      ? [' (', when(inc.acked_at), ')'] : 'nobody']),
+    row('Condition', inc.condition),
+    row('Severity', inc.severity || '—'),
+    row('Labels', labelsText(inc.labels) || '—'),
+    row('Generation', inc.generation),
+    row('Opened', when(inc.opened_at)),
+    row('Resolved', when(inc.resolved_at)),
+    row('Last seen', when(inc.last_seen_at)),
+    row('Upstream events', inc.upstream_count ?? inc.event_count ?? '—'),
+    row('Healthy streak', inc.healthy_streak ?? '—'),
+    // A manual resolve holds the key: no new incident until it is seen healthy (or the time).
+    inc.held ? row('Held until', inc.held_until ? when(inc.held_until) : 'seen healthy') : null);
+}
+
+function messagesTable(outbox, attempts) {
+  const byKey = new Map();
+  for (const a of attempts) {
+    if (!byKey.has(a.idempotency_key)) byKey.set(a.idempotency_key, []);
+    byKey.get(a.idempotency_key).push(a.outcome);
+  }
+  const rows = outbox.map((r) => h('tr', {'data-idempotency-key': r.idempotency_key,
+    'data-status': r.status},
+  h('td', {class: 'mono'}, r.idempotency_key), h('td', {}, r.channel), h('td', {}, r.transition),
+  h('td', {class: 'num'}, r.generation), h('td', {}, r.status), h('td', {class: 'num'}, r.attempts),
+  h('td', {}, (byKey.get(r.idempotency_key) || []).join(' → ') || '—'),
+  // A sent row keeps the error of a failed attempt before; the outcomes column tells that.
+  h('td', {class: 'wrap'}, r.remote_message_id || (r.status === 'sent' ? '' : r.last_error)),
+  h('td', {}, when(r.updated_at))));
+  return table('messages-table', 'Messages', ['Idempotency key', 'Channel', 'Transition',
+    'Generation', 'Status', 'Attempts', 'Outcomes', 'Message id or error', 'Updated'],
+  rows.length ? rows : [emptyRow(9, 'No messages.')]);
+}
+
+function generationsTable(generations) {
+  const rows = generations.map((g) => h('tr', {'data-generation': g.generation},
+    h('td', {class: 'num'}, g.generation), h('td', {}, when(g.opened_at)),
+    h('td', {}, g.resolved_at ? when(g.resolved_at) : 'still open')));
+  return table('generations-table', 'Generations', ['Generation', 'Opened', 'Resolved'],
+    rows.length ? rows : [emptyRow(3, 'None recorded.')]);
+}
+
+// Newest first; a poll that saw the same thing again adds a count, not another copy.
+function evidenceList(items) {
+  if (!items || !items.length) return h('p', {}, 'No evidence kept.');
+  const groups = new Map();
+  for (const item of items.slice().reverse()) {
+    const text = JSON.stringify(item);
+    const g = groups.get(text) || {item, count: 0};
+    g.count += 1;
+    groups.set(text, g);
+  }
+  return h('ol', {class: 'evidence'}, [...groups.values()].map(({item, count}) => h('li', {},
+    count > 1 ? h('p', {class: 'hint'}, `kept ${count} times`) : null,
+    h('dl', {class: 'facts'}, Object.entries(item || {}).map(([k, v]) => [h('dt', {}, k),
+      h('dd', {class: 'wrap'}, typeof v === 'object' && v !== null ? JSON.stringify(v)
+        : String(v))])))));
+}
+
+export async function incidentPage(ctx, encoded) {
+  let key;
+  try { key = decodeURIComponent(encoded); } catch { key = encoded; }
+  document.title = key + ' · quell';
+  const heading = h('h1', {tabindex: -1}, 'Incident ', h('code', {class: 'key'}, key));
+  main.append(h('p', {class: 'crumb'}, h('a', {href: '/'}, '← Back to the list')), heading);
+  let story;
+  try {
+    story = await fetchStory(key);
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 404) {
+      main.append(h('p', {}, 'quell has no incident with this key.'));
+      return;
+    }
+    throw e;
+  }
+  if (!ctx.alive()) return;
+
+  const facts = h('div', {id: 'facts'});
+  const strip = h('ol', {id: 'timeline',
+    'aria-label': 'Observations and delivery attempts, oldest first'});
+  const stripTable = h('div');
+  const messages = h('div');
+  const generations = h('div');
+  const evidence = h('div');
+
+  const ack = h('button', {type: 'button'}, 'Acknowledge');
+  const resolve = h('button', {type: 'button'}, 'Resolve');
+  const duration = h('input', {id: 'silence-for', name: 'for', value: '1h', size: 6,
+    autocomplete: 'off', 'aria-describedby': 'silence-for-hint'});
+  const reason = h('input', {id: 'silence-reason', name: 'reason', autocomplete: 'off'});
+  const silenceForm = h('form', {class: 'inline', 'aria-label': 'Silence this incident'},
+    field('silence-for', 'Duration', duration, 'e.g. 30m, 1h, 2h'),
+    field('silence-reason', 'Reason', reason),
+    h('button', {type: 'submit'}, 'Silence'));
+
+  function draw(s) {
+    story = s;
+    const inc = s.incident;
+    facts.replaceChildren(summaryList(inc));
+    const items = timelineItems(s.timeline);
+    strip.replaceChildren(...items.map((i) => i.el()));
+    // The same items as text, newest first, for whoever cannot hover the strip's titles.
+    stripTable.replaceChildren(table('timeline-table', 'Timeline, newest first', ['When', 'What'],
+      items.slice().reverse().map((i) => h('tr', {}, h('td', {}, when(i.at)),
+        h('td', {class: 'wrap'}, i.what())))));
+    messages.replaceChildren(messagesTable(s.outbox, s.timeline.attempts));
+    generations.replaceChildren(generationsTable(s.timeline.generations));
+    evidence.replaceChildren(evidenceList(inc.recent_evidence));
+    ack.disabled = inc.status !== 'open';
+    resolve.disabled = inc.status !== 'open';
+  }
+  async function reload() {
+    const s = await fetchStory(key);
+    if (ctx.alive()) draw(s);
+  }
+
+  ack.addEventListener('click', () => act('Acknowledge', 'POST',
+    '/v1/incidents/' + enc(key) + '/ack', {}, async (data) => {
+      say('Acknowledged by ' + (data.incident?.acked_by || 'you') + '.');
+      await reload();
+    }));
+  resolve.addEventListener('click', () => act('Resolve', 'POST',
+    '/v1/incidents/' + enc(key) + '/resolve', {}, async () => {
+      say('Resolved.');
+      await reload();
+    }));
+  silenceForm.addEventListener('submit', (e) => {
+    e.preventDefault();
+    if (!reason.value.trim()) {
+      say('Silence: give a reason.');
+      reason.focus();
+      return;
+    }
+    act('Silence', 'POST', '/v1/silences',
+      {pattern: key, for: duration.value.trim() || '1h', reason: reason.value.trim()},
+      async (data) => {
+        say('Silenced until ' + (data.silence?.expires_at || '?') + '.');
+        reason.value = '';
+      });
+  });
+
+  main.append(facts,
+    h('section', {id: 'actions', 'aria-label': 'Actions'},
+      h('div', {class: 'buttons'}, ack, resolve), silenceForm),
+    section('story', 'Timeline', strip, timelineLegend(),
+      h('details', {}, h('summary', {}, 'The timeline as a table'), stripTable)),
+    section('messages', 'Messages', messages),
+    section('generations', 'Generations', generations),
+    section('evidence', 'Evidence', evidence));
+  draw(story);
+  every(REFRESH_MS, () => reload().catch(() => {}));
+}
