@@ -177,10 +177,14 @@ void Heartbeat::Send(const Ping& ping) {
       const std::lock_guard<std::mutex> lock(mutex_);
       if (ok) {
         ++stats_.sent;
+        stats_.last_at = clock_.Now();
+        stats_.last_ok = true;
         return;
       }
       if (!retryable || attempt >= attempts || stopping_) {
         ++stats_.failed;
+        stats_.last_at = clock_.Now();
+        stats_.last_ok = false;
         return;
       }
       ++stats_.retries;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <deque>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -30,6 +31,9 @@ struct HeartbeatStats {
   uint64_t failed = 0;   // pings given up after their attempts, or refused with a 4xx
   uint64_t retries = 0;  // attempts after the first
   uint64_t dropped = 0;  // pings pushed out of a full queue, or left queued at destruction
+  // The last ping that was sent or given up: when it ended, and whether it was answered 2xx.
+  std::optional<core::WallTime> last_at;
+  std::optional<bool> last_ok;
 };
 
 // The dead-man switch: a Healthchecks.io-compatible pinger driven by the run's cycles.

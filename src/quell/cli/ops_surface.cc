@@ -5,10 +5,12 @@
 #include "quell/adapters/http_server/callback_routes.h"
 #include "quell/adapters/http_server/operator_routes.h"
 #include "quell/adapters/http_server/page_routes.h"
+#include "quell/adapters/http_server/sources_routes.h"
 #include "quell/adapters/http_server/status_routes.h"
 #include "quell/adapters/wiring/poll_lease_map.h"
 #include "quell/adapters/wiring/poll_wiring.h"
 #include "quell/adapters/wiring/route_lookup.h"
+#include "quell/adapters/wiring/source_catalog_of.h"
 #include "quell/adapters/wiring/store_url.h"
 #include "quell/adapters/zones/date_zone_rules.h"
 #include "quell/app/health.h"
@@ -116,7 +118,7 @@ core::Result<std::unique_ptr<OpsSurface>> OpsSurface::Create(
 }
 
 std::vector<app::RunListener*> OpsSurface::listeners() {
-  std::vector<app::RunListener*> out{metrics_.get(), &store_health_};
+  std::vector<app::RunListener*> out{metrics_.get(), &store_health_, &last_cycles_};
   if (heartbeat_) out.push_back(heartbeat_.get());
   return out;
 }
@@ -160,6 +162,20 @@ core::Result<int> OpsSurface::Serve() {
       });
   routes.insert(routes.end(), std::make_move_iterator(status.begin()),
                 std::make_move_iterator(status.end()));
+  std::vector<app::OpsRoute> sources_route =
+      http_server::SourcesRoutes([this, built_with = wiring::SourceCatalogOf(config_)] {
+        text_output::SourcesAnswer answer;
+        answer.now = clock_->Now();
+        answer.instance = instance_;
+        const auto running = catalog_ != nullptr ? catalog_->Get() : nullptr;
+        answer.catalog = running ? *running : built_with;
+        answer.last_cycles = last_cycles_.Snapshot();
+        answer.heartbeat_configured = heartbeat_ != nullptr;
+        if (heartbeat_) answer.heartbeat = heartbeat_->Stats();
+        return answer;
+      });
+  routes.insert(routes.end(), std::make_move_iterator(sources_route.begin()),
+                std::make_move_iterator(sources_route.end()));
   if (callback_commands_) {
     http_server::CallbackSettings settings;
     if (!config_.http.ack_link_secret.empty()) {

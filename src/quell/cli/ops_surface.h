@@ -22,6 +22,7 @@
 #include "quell/app/ops_probes.h"
 #include "quell/app/run_listener.h"
 #include "quell/app/run_metrics.h"
+#include "quell/app/source_catalog.h"
 #include "quell/app/store_health.h"
 #include "quell/core/ports/clock.h"
 #include "quell/core/ports/event_log.h"
@@ -57,6 +58,9 @@ class OpsSurface {
     instance_ = std::move(instance);
     poll_groups_ = poll_groups;
   }
+  // What GET /v1/sources lists: the running config's sources and conditions (kept current by
+  // the daemon's loads; must outlive the surface). Before Serve; unset: the config's at Create.
+  void SetSourceCatalog(const app::Latest<app::SourceCatalog>* catalog) { catalog_ = catalog; }
   // Binds the configured address and serves until destroyed; returns the bound port.
   core::Result<int> Serve();
 
@@ -71,6 +75,8 @@ class OpsSurface {
   std::function<std::optional<app::PollRole>()> role_;
   std::string instance_;
   const app::Latest<std::vector<app::ExpectedLease>>* poll_groups_ = nullptr;
+  const app::Latest<app::SourceCatalog>* catalog_ = nullptr;
+  app::LastCycles last_cycles_;  // each condition's last cycle here, for GET /v1/sources
   app::MetricsRegistry registry_;
   std::unique_ptr<app::RunMetrics> metrics_;
   app::StoreHealth store_health_;  // whether the daemon's last writes went through, for /readyz

@@ -10,6 +10,7 @@
 #include "quell/adapters/system/lease_owner.h"
 #include "quell/adapters/system/signal_thread.h"
 #include "quell/adapters/wiring/poll_lease_map.h"
+#include "quell/adapters/wiring/source_catalog_of.h"
 #include "quell/adapters/wiring/startup_check.h"
 #include "quell/app/latest.h"
 #include "quell/app/run_control.h"
@@ -62,6 +63,8 @@ int RunDaemonCommand(const RunCommandOptions& options, core::Clock& clock, std::
   http_server::MaintenanceListing maintenance;
   // And the poll groups GET /v1/status expects to see held.
   app::Latest<std::vector<app::ExpectedLease>> poll_groups;
+  // And the sources and conditions GET /v1/sources lists.
+  app::Latest<app::SourceCatalog> sources;
   // This instance's id: its dispatcher's lease owner, its poll leases' holder, its name in status.
   const std::string owner = options.owner.empty() ? system::DefaultLeaseOwner() : options.owner;
   DaemonOptions daemon_options{
@@ -72,9 +75,10 @@ int RunDaemonCommand(const RunCommandOptions& options, core::Clock& clock, std::
       .seed = (static_cast<uint64_t>(entropy()) << 32U) | entropy(),
       .jitter = 0.1,
       .on_load =
-          [&maintenance, &poll_groups](const config::Config& loaded) {
+          [&maintenance, &poll_groups, &sources](const config::Config& loaded) {
             maintenance.Set(loaded.maintenance);
             poll_groups.Set(wiring::ExpectedPollLeases(loaded));
+            sources.Set(wiring::SourceCatalogOf(loaded));
           },
   };
   // Every problem of the config, each on its own line, before anything binds or runs.
@@ -99,6 +103,7 @@ int RunDaemonCommand(const RunCommandOptions& options, core::Clock& clock, std::
   app::DaemonRuntime* runtime = daemon->get();
   (*ops)->SetRole([runtime] { return runtime->Role(); });
   (*ops)->SetStatusSources(owner, &poll_groups);
+  (*ops)->SetSourceCatalog(&sources);
   auto port = (*ops)->Serve();
   if (!port) {
     std::fprintf(err, "quell run: http.listen %s: %s\n", config->http.listen.c_str(),
