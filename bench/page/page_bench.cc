@@ -6,13 +6,13 @@
 // least a 50-row page can cost.
 //
 //   page_bench --backend sqlite|postgres [--url URL] [--dir DIR] [--incidents 100000]
-//              [--reps 30] [--assets DIR] [--without-triage-index] [--keep]
+//              [--reps 30] [--without-triage-index] [--keep]
 //
 // The store holds --incidents incidents over 20 conditions, 5% open and the rest resolved, each
 // with two labels (tenant: 1 of 50, team: 1 of 7), one evidence item and one sent outbox row.
 // --without-triage-index drops migration 14's index first, for the before/after figure.
-// --assets DIR: the page's files (src/quell/adapters/web/assets); their bytes are printed, or
-// "assets: none" when the directory is absent. Prints one line per case: median and p95 of
+// The page's built-in files (web::PageAssets) are counted with the first page's JSON: what a
+// browser opening the list downloads. Prints one line per case: median and p95 of
 // --reps calls, answer bytes, and the ratio of the median to the ceiling's median.
 #include <libpq-fe.h>
 #include <sqlite3.h>
@@ -35,12 +35,14 @@
 #include "quell/adapters/sqlite/sqlite_incident_store.h"
 #include "quell/adapters/system/system_clock.h"
 #include "quell/adapters/text_output/listing_json.h"
+#include "quell/adapters/web/page_assets.h"
 #include "quell/core/ports/store.h"
 
 namespace {
 
 namespace core = quell::core;
 namespace app = quell::app;
+namespace web = quell::web;
 using Steady = std::chrono::steady_clock;
 
 [[noreturn]] void Die(const std::string& message) {
@@ -55,7 +57,6 @@ struct Flags {
   std::string dir = "/tmp";
   size_t incidents = 100000;
   size_t reps = 30;
-  std::string assets;
   bool without_index = false;
   bool keep = false;  // leave the store behind, to look at the plans
 };
@@ -80,8 +81,6 @@ Flags ParseFlags(int argc, char** argv) {
       f.incidents = std::stoul(value);
     } else if (name == "--reps") {
       f.reps = std::stoul(value);
-    } else if (name == "--assets") {
-      f.assets = value;
     } else {
       Die("unknown flag " + name);
     }
@@ -223,17 +222,6 @@ class NullLog : public core::EventLog {
   void Log(core::LogLevel, std::string_view, std::initializer_list<core::LogField>) override {}
 };
 
-// The page's files: name and bytes, or nothing when `dir` is absent (the hook for the page's
-// assets before they are built in).
-std::map<std::string, uintmax_t> AssetBytes(const std::string& dir) {
-  std::map<std::string, uintmax_t> out;
-  if (dir.empty() || !std::filesystem::is_directory(dir)) return out;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    if (entry.is_regular_file()) out[entry.path().filename().string()] = entry.file_size();
-  }
-  return out;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -292,6 +280,7 @@ int main(int argc, char** argv) {
       {"page 101 order=triage offset=5000 limit=50",
        {{"order", "triage"}, {"offset", "5000"}, {"limit", "50"}}},
   };
+  size_t first_page_bytes = 0;
   for (const auto& [name, query] : cases) {
     app::OpsRequest request;
     request.method = "GET";
@@ -305,20 +294,20 @@ int main(int argc, char** argv) {
     });
     std::printf("%-44s median %8.3f ms  p95 %8.3f ms  %8zu bytes  x%.1f ceiling\n", name.c_str(),
                 t.median_ms, t.p95_ms, t.bytes, t.median_ms / ceiling.median_ms);
+    if (first_page_bytes == 0) first_page_bytes = t.bytes;  // the first case: the list's opening
   }
 
-  const auto assets = AssetBytes(f.assets);
-  if (assets.empty()) {
-    std::printf("assets: none (no directory %s)\n", f.assets.empty() ? "given" : f.assets.c_str());
-  } else {
-    uintmax_t total = 0;
-    std::string listed;
-    for (const auto& [name, bytes] : assets) {
-      total += bytes;
-      listed += " " + name + " " + std::to_string(bytes);
-    }
-    std::printf("assets:%s; total %ju bytes\n", listed.c_str(), total);
+  // What a browser opening the list downloads: the shell, every built-in file, and the first
+  // page's JSON (uncompressed: the ops server sends no Content-Encoding).
+  size_t asset_total = 0;
+  std::string listed;
+  for (const web::PageAsset& asset : web::PageAssets()) {
+    asset_total += asset.body.size();
+    listed += " " + std::string(asset.name) + " " + std::to_string(asset.body.size());
   }
+  std::printf("assets:%s; total %zu bytes\n", listed.c_str(), asset_total);
+  std::printf("page transfer (assets + first triage page): %zu bytes\n",
+              asset_total + first_page_bytes);
   opened.store.reset();
   if (f.keep) return 0;
   if (f.backend == "sqlite") {
