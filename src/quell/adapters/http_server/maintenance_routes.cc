@@ -61,7 +61,7 @@ core::Result<app::OneOffRequest> RequestFrom(const json& body, const std::string
   };
   std::string for_text;
   r.by = actor;
-  for (auto s :
+  for (const auto& s :
        {text("name", r.name), text("keys", r.keys), text("reason", r.reason), text("by", r.by),
         text("for", for_text), time("starts_at", r.starts_at), time("ends_at", r.ends_at)}) {
     if (!s) return s.error();
