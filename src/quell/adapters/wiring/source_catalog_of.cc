@@ -4,21 +4,16 @@
 #include <string>
 #include <string_view>
 
+#include "quell/adapters/curl/curl_errors.h"
 #include "quell/adapters/wiring/poll_lease_map.h"
 
 namespace quell::wiring {
 namespace {
 
-// `url` without "user:password@", a query or a fragment: a base URL may carry a credential in
-// either, and the page shows it to anyone who may read.
+// `url` without "user:password@" (curl::RedactedUrl, as in every error message), a query or a
+// fragment: a base URL may carry a credential in either, and the page shows it to any reader.
 std::string ShownUrl(std::string_view url) {
-  url = url.substr(0, std::min(url.find('?'), url.find('#')));
-  const size_t scheme = url.find("://");
-  const size_t host = scheme == std::string_view::npos ? 0 : scheme + 3;
-  const size_t path = url.find('/', host);
-  const size_t at = url.substr(0, path).rfind('@');
-  if (at == std::string_view::npos || at < host) return std::string(url);
-  return std::string(url.substr(0, host)) + std::string(url.substr(at + 1));
+  return curl::RedactedUrl(url.substr(0, std::min(url.find('?'), url.find('#'))));
 }
 
 void See(app::SourceCatalog& catalog, std::string_view source, std::string_view type,
