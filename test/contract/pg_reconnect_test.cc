@@ -30,7 +30,9 @@ core::Observation Unhealthy(const std::string& key, int64_t seconds) {
                            .condition = "c",
                            .evidence = "{}",
                            .labels = {},
-                           .upstream_count = {}};
+                           .upstream_count = {},
+                           .first_seen_at = {},
+                           .expire = false};
 }
 
 class PgReconnectTest : public ::testing::Test {

@@ -86,8 +86,9 @@ TEST(EvaluatePropertyTest, DefaultPolicyAgreesWithTheReferenceOnRandomTraces) {
     std::map<std::string, Incident> ours;
     std::map<std::string, ReferenceIncident> reference;
     for (const Step& step : RandomTrace(rng, 300, /*strict=*/true)) {
-      const Decision d = Evaluate(
-          ours[step.key], Observation{step.key, step.at, step.health, "", "", {}, {}}, policy);
+      const Decision d =
+          Evaluate(ours[step.key],
+                   Observation{step.key, step.at, step.health, "", "", {}, {}, {}, false}, policy);
       if (step.health == Health::kUnknown) {
         ASSERT_EQ(d.kind, DecisionKind::kUnknown);  // the reference has no such input
         continue;
@@ -118,8 +119,8 @@ TEST(EvaluatePropertyTest, InvariantsHoldUnderEveryPolicy) {
     for (const Step& step : RandomTrace(rng, 300, /*strict=*/false)) {
       Incident& incident = incidents[step.key];
       const Incident before = incident;
-      const Decision d =
-          Evaluate(incident, Observation{step.key, step.at, step.health, "", "", {}, {}}, policy);
+      const Decision d = Evaluate(
+          incident, Observation{step.key, step.at, step.health, "", "", {}, {}, {}, false}, policy);
 
       if (before.last_observed_at && step.at <= *before.last_observed_at) {
         ASSERT_EQ(d.kind, DecisionKind::kStale);
@@ -202,8 +203,8 @@ TEST(EvaluatePropertyTest, AManualResolveHoldsUntilHealthyOrItsBound) {
         }
       }
       const Incident before = incident;
-      const Decision d =
-          Evaluate(incident, Observation{step.key, step.at, step.health, "", "", {}, {}}, policy);
+      const Decision d = Evaluate(
+          incident, Observation{step.key, step.at, step.health, "", "", {}, {}, {}, false}, policy);
       const auto hold = holds.find(step.key);
       if (hold == holds.end()) continue;
       const bool bound_passed = hold->second && step.at >= *hold->second;

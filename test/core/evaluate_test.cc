@@ -14,7 +14,7 @@ const WallTime kNine = WallTime{std::chrono::hours{24 * 20789 + 9}};  // 2026-12
 
 Observation Obs(Health health, WallTime at, std::string evidence = "") {
   return Observation{
-      "tenant-42:model-answer:grp-7", at, health, "errors", std::move(evidence), {}, {}};
+      "tenant-42:model-answer:grp-7", at, health, "errors", std::move(evidence), {}, {}, {}, false};
 }
 
 class IncidentMachineTest : public ::testing::Test {

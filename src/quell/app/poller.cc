@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "quell/app/apply_options_for.h"
 #include "quell/app/bounded_parallel.h"
 #include "quell/app/poll_leases.h"
 #include "quell/app/vector_observation_stream.h"
@@ -279,20 +280,7 @@ void Poller::Apply(const core::ConditionCommon& common, const PollPart& part,
                    std::vector<core::KeyGroup> key_groups, core::WallTime now, DecisionSink& sink,
                    ConditionOutcome& outcome) {
   outcome.observations = observations.size();
-  ApplyOptions apply;
-  apply.policy = common.policy;
-  apply.channels = common.channels;
-  apply.escalation = common.escalation;
-  apply.routes = common.routes;
-  apply.inhibited_by = common.inhibited_by;
-  apply.severity_of = options_.severity_of;
-  apply.shadow = common.shadow;
-  apply.tenant_budget_per_hour = options_.tenant_budget_per_hour;
-  apply.grouping = options_.grouping;
-  apply.maintenance = cycle_maintenance_;
-  apply.zones = options_.zones;
-  apply.chunk_observations = options_.chunk_observations;
-  apply.decision_retention = options_.decision_retention;
+  ApplyOptions apply = ApplyOptionsFor(common, options_, cycle_maintenance_);
   // The mode of the condition's last committed poll: a poll that finds it was in shadow (or
   // cannot tell: a store from before the mark existed) announces the opens shadow kept quiet,
   // and moves the mark in its own transaction, so that happens exactly once per change.

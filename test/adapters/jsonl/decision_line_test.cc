@@ -20,7 +20,9 @@ TEST(DecisionLineTest, WritesTheContractLine) {
                                 "",
                                 "",
                                 {},
-                                {}};
+                                {},
+                                {},
+                                false};
   core::Decision decision;
   decision.kind = core::DecisionKind::kNotify;
   decision.reason = core::Reason::kOpen;
@@ -35,8 +37,15 @@ TEST(DecisionLineTest, WritesTheContractLine) {
 }
 
 TEST(DecisionLineTest, OmitsAnEmptyReason) {
-  core::Observation observation{
-      "k", *core::ParseRfc3339("2026-12-02T09:01:00Z"), core::Health::kUnhealthy, "", "", {}, {}};
+  core::Observation observation{"k",
+                                *core::ParseRfc3339("2026-12-02T09:01:00Z"),
+                                core::Health::kUnhealthy,
+                                "",
+                                "",
+                                {},
+                                {},
+                                {},
+                                false};
   core::Decision decision;
   decision.kind = core::DecisionKind::kUpdateOnly;
   decision.generation = 1;

@@ -11,6 +11,7 @@
 #include "quell/adapters/infrai/infrai_fields.h"
 #include "quell/core/conditions/error_group_condition.h"
 #include "quell/core/conditions/metric_condition.h"
+#include "quell/core/conditions/push_condition.h"
 #include "quell/core/delivery/maintenance_window.h"
 #include "quell/core/engine/input_limits.h"
 #include "quell/core/text/time.h"
@@ -135,6 +136,9 @@ struct Config {
   PrometheusSettings prometheus;
   std::vector<core::ErrorGroupCondition> error_conditions;
   std::vector<MetricConditionConfig> metric_conditions;
+  // `type: push`: fed by POST /v1/inputs/alertmanager and POST /v1/observations, swept for
+  // staleness by the poller; they need no source section.
+  std::vector<core::PushCondition> push_conditions;
   // The `defaults:` section as read (the top-level shadow applied): what an observation of a
   // condition the config does not name gets in `quell replay --messages`.
   core::ConditionCommon defaults;

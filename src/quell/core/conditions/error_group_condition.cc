@@ -90,6 +90,8 @@ GroupObservations ObserveGroups(const ErrorGroupCondition& condition, const Grou
           .evidence = unhealthy && evidence ? evidence(group) : std::string(),
           .labels = unhealthy ? condition.key.LabelsOf(lookup) : Labels{},
           .upstream_count = unhealthy ? std::optional<uint64_t>(group.count) : std::nullopt,
+          .first_seen_at = std::nullopt,
+          .expire = false,
       });
       result.groups.push_back(index);
     } else if (unhealthy && result.observations[it->second].health != Health::kUnhealthy) {
@@ -119,6 +121,8 @@ GroupObservations ObserveGroups(const ErrorGroupCondition& condition, const Grou
         .evidence = {},
         .labels = {},
         .upstream_count = std::nullopt,
+        .first_seen_at = std::nullopt,
+        .expire = false,
     });
     result.groups.push_back(GroupObservations::kNoGroup);
   }

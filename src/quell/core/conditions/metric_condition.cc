@@ -165,7 +165,9 @@ std::vector<Observation> ObserveMetric(const MetricCondition& condition,
                               .condition = condition.common.name,
                               .evidence = std::move(evidence),
                               .labels = std::move(labels),
-                              .upstream_count = std::nullopt});
+                              .upstream_count = std::nullopt,
+                              .first_seen_at = std::nullopt,
+                              .expire = false});
   };
 
   std::map<std::string, Group> groups;  // by rendered key

@@ -26,6 +26,13 @@ struct Observation {
   // The source's own event count behind an unhealthy observation (an error group's count);
   // nullopt when the source states none (a metric).
   std::optional<uint64_t> upstream_count;
+  // When the source says the failure began (a pushed alert's startsAt), if before `at`: an
+  // unhealthy observation of a key never seen failing takes it as the key's first-seen time.
+  std::optional<WallTime> first_seen_at;
+  // Set only by a push condition's sweep (ObserveStalePushes) past its expire_after: an open
+  // incident resolves at once (Reason::kExpired), whatever its healthy streak; otherwise the
+  // observation is the unknown it carries.
+  bool expire = false;
 };
 
 }  // namespace quell::core
