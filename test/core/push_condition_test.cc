@@ -237,6 +237,7 @@ TEST_F(PushEngineTest, ExpireOnAnythingButAnOpenIncidentIsTheUnknownItCarries) {
   EXPECT_FALSE(none.changed);
   EXPECT_EQ(incident_.status, IncidentStatus::kNone);
 
+  policy_.healthy_polls_to_close = 1;
   Evaluate(incident_, Pushed(Health::kUnhealthy, kNow), policy_);
   Evaluate(incident_, Pushed(Health::kHealthy, kNow + minutes(1)), policy_);
   ASSERT_EQ(incident_.status, IncidentStatus::kResolved);

@@ -323,14 +323,16 @@ void ReadPushCondition(MapReader& item, core::ConditionCommon common, Config& co
     }
     condition.key = std::move(*key);
   }
-  if (!item.Has("stale_after")) {
+  const bool has_stale_after = item.Has("stale_after");
+  if (!has_stale_after) {
     item.Fail("",
               "a push condition needs stale_after, e.g. stale_after: 15m (a key nobody "
               "pushes again within it is unknown)");
   }
   item.Read("stale_after", condition.stale_after);
   item.Read("expire_after", condition.expire_after);
-  if (auto valid = core::Validate(condition); !valid) {
+  // Without stale_after, expire_after has nothing to be longer than: one error is enough.
+  if (auto valid = core::Validate(condition); has_stale_after && !valid) {
     const std::string& message = valid.error().message;
     const std::string field = message.starts_with("expire_after") ? "expire_after" : "stale_after";
     item.Fail(field, message.substr(message.find(':') + 2));
