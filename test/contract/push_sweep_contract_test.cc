@@ -233,6 +233,9 @@ TEST_P(PushSweepContractTest, AShardedSweepKeepsItsOwnKeys) {
   const app::CycleReport report = poller.RunOnce(sink, &held);
   ASSERT_EQ(report.conditions.size(), 1u);
   ASSERT_TRUE(report.ok()) << report.conditions[0].apply_error;
+  // FNV-1a puts globex in shard 0 of 2, the other three in shard 1.
+  EXPECT_EQ(OpenKeys(),
+            (std::vector<std::string>{"acme:DiskFull", "initech:DiskFull", "umbrella:DiskFull"}));
   for (const std::string& key : OpenKeys()) EXPECT_EQ(app::ShardOf(key, 2), 1u) << key;
   EXPECT_EQ(report.conditions[0].summary.poll.outbox_rows, 4u - OpenKeys().size());
 }
