@@ -1,6 +1,7 @@
 #include "opsgenie_receiver.h"
 
 #include <cstdio>
+#include <exception>
 #include <nlohmann/json.hpp>
 
 namespace quell::testing {
@@ -84,6 +85,15 @@ OpsgenieReceiver::OpsgenieReceiver(std::string api_key) : api_key_(std::move(api
   // handler the decoded path, so an alias holding '/' still matches here.
   server().Post(R"(/v2/alerts/(.+)/close)",
                 [this](const httplib::Request& req, httplib::Response& res) { Close(req, res); });
+  // A handler that throws is a bug in this stand-in: say which, instead of a bare 500.
+  server().set_exception_handler(
+      [](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
+        try {
+          std::rethrow_exception(ep);
+        } catch (const std::exception& e) {
+          Refuse(res, 500, std::string("stand-in bug: ") + e.what());
+        }
+      });
   Start();
 }
 
@@ -121,7 +131,8 @@ void OpsgenieReceiver::Create(const httplib::Request& req, httplib::Response& re
       alert.source = StringField(body, "source");
       for (const json& tag : body.value("tags", json::array()))
         alert.tags.push_back(tag.get<std::string>());
-      for (const auto& [name, value] : body.value("details", json::object()).items()) {
+      const json details = body.value("details", json::object());
+      for (const auto& [name, value] : details.items()) {
         alert.details[name] = value.get<std::string>();
       }
       request_id = Accept({"Create", true, "Created alert", alert.alias});
