@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <exception>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 namespace quell::testing {
 namespace {
@@ -89,7 +90,7 @@ OpsgenieReceiver::OpsgenieReceiver(std::string api_key) : api_key_(std::move(api
   server().set_exception_handler(
       [](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
         try {
-          std::rethrow_exception(ep);
+          std::rethrow_exception(std::move(ep));
         } catch (const std::exception& e) {
           Refuse(res, 500, std::string("stand-in bug: ") + e.what());
         }

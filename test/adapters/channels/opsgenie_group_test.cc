@@ -15,7 +15,7 @@ namespace {
 
 using nlohmann::json;
 
-const core::WallTime kNow{std::chrono::seconds(1'796'000'000)};
+core::WallTime Now() { return core::WallTime{std::chrono::seconds(1'796'000'000)}; }
 
 std::string Member(int n) {
   const std::string tenant = "t" + std::to_string(n);
@@ -70,7 +70,7 @@ size_t Chars(const std::string& s) {
 
 TEST(OpsgenieGroupTest, AGroupIsOneAlertListingTwentyMembersWithinTheLimits) {
   const auto channel = Channel();
-  const auto open = channel->Encode(Rendered(GroupRow(200, 200)), kNow);
+  const auto open = channel->Encode(Rendered(GroupRow(200, 200)), Now());
   ASSERT_TRUE(open.ok()) << open.error().message;
   EXPECT_EQ(open->url, "https://api.opsgenie.com/v2/alerts");
   const json create = json::parse(open->body);
@@ -88,7 +88,7 @@ TEST(OpsgenieGroupTest, AGroupIsOneAlertListingTwentyMembersWithinTheLimits) {
   core::OutboxRow last = GroupRow(3, 0);
   last.generation = 5;
   last.transition = core::TransitionKind::kResolve;
-  const auto close = channel->Encode(Rendered(last), kNow);
+  const auto close = channel->Encode(Rendered(last), Now());
   ASSERT_TRUE(close.ok());
   EXPECT_EQ(close->url,
             "https://api.opsgenie.com/v2/alerts/"
@@ -96,7 +96,7 @@ TEST(OpsgenieGroupTest, AGroupIsOneAlertListingTwentyMembersWithinTheLimits) {
   // A later message while members still fail creates again: it counts on the same alert.
   core::OutboxRow still = GroupRow(3, 1);
   still.transition = core::TransitionKind::kResolve;
-  EXPECT_EQ(channel->Encode(Rendered(still), kNow)->url, "https://api.opsgenie.com/v2/alerts");
+  EXPECT_EQ(channel->Encode(Rendered(still), Now())->url, "https://api.opsgenie.com/v2/alerts");
 }
 
 TEST(OpsgenieGroupTest, ASingleTransitionWithTheDefaultTemplatesFitsOpsgenie) {
@@ -105,7 +105,7 @@ TEST(OpsgenieGroupTest, ASingleTransitionWithTheDefaultTemplatesFitsOpsgenie) {
   row.payload = Member(1);
   row.payload.replace(row.payload.find("t1/model-answer/TimeoutError"), 28, row.key);
   const core::Delivery delivery = Rendered(row);
-  const auto request = Channel()->Encode(delivery, kNow);
+  const auto request = Channel()->Encode(delivery, Now());
   ASSERT_TRUE(request.ok());
   const json create = json::parse(request->body);
   EXPECT_LE(Chars(create["message"]), 130U);

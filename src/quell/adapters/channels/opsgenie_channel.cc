@@ -66,7 +66,7 @@ json Details(const core::OutboxRow& row, const json& payload, bool group) {
   size_t used = 0;
   const core::MessageKind kind = core::MessageKindOf(row);
   AddDetail(details, used, "quell_kind", group ? "group" : core::MessageKindName(kind));
-  AddDetail(details, used, "quell_key", std::string(Truncate(row.key, 1000)));
+  AddDetail(details, used, "quell_key", Truncate(row.key, 1000));
   AddDetail(details, used, "quell_generation", std::to_string(row.generation));
   AddDetail(details, used, "quell_transition", core::TransitionName(row.transition));
   AddDetail(details, used, "quell_idempotency_key", row.idempotency_key);
