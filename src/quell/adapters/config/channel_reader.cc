@@ -245,6 +245,18 @@ void ReadPagerDuty(MapReader& item, const std::filesystem::path& dir, PagerDutyS
   if (out.source.empty()) item.Fail("source", "must not be empty (default \"quell\")");
 }
 
+// Opsgenie's Alert API: the key is a credential, so only by reference.
+void ReadOpsgenie(MapReader& item, const std::filesystem::path& dir, OpsgenieSettings& out,
+                  std::vector<std::string>& unresolved) {
+  item.Read("api_url", out.api_url);
+  RequireUrl(item, "api_url", out.api_url, {"http://", "https://"});
+  out.api_key = Secret(item, "api_key", dir, true, unresolved);
+  item.Read("source", out.source);
+  if (out.source.empty() || out.source.size() > 100) {
+    item.Fail("source", "expected 1 to 100 characters (default \"quell\")");
+  }
+}
+
 }  // namespace
 
 bool IsConfigName(const std::string& name) {
@@ -274,6 +286,8 @@ const char* ChannelTypeName(ChannelType type) {
       return "sms";
     case ChannelType::kPagerDuty:
       return "pagerduty";
+    case ChannelType::kOpsgenie:
+      return "opsgenie";
   }
   return "webhook";
 }
@@ -308,8 +322,12 @@ void ReadChannels(MapReader& top, const std::filesystem::path& dir, Config& conf
     } else if (type == "pagerduty") {
       channel.type = ChannelType::kPagerDuty;
       ReadPagerDuty(item, dir, channel.pagerduty, channel.unresolved_secrets);
+    } else if (type == "opsgenie") {
+      channel.type = ChannelType::kOpsgenie;
+      ReadOpsgenie(item, dir, channel.opsgenie, channel.unresolved_secrets);
     } else {
-      item.Fail("type", "expected webhook, slack, email, sms or pagerduty, got \"" + type + "\"");
+      item.Fail("type",
+                "expected webhook, slack, email, sms, pagerduty or opsgenie, got \"" + type + "\"");
     }
     item.Finish();
     config.channels.push_back(std::move(channel));

@@ -22,7 +22,7 @@ struct ChannelDelivery {
   core::Duration timeout = std::chrono::seconds(10);
   std::string ca_file;  // empty: the system's CA bundle
   // Members a group message lists before "… and N more"; 0: the type's default (webhook 1000,
-  // email 50, Slack 20, PagerDuty 5, SMS 3). Counts always cover every member.
+  // email 50, Slack 20, Opsgenie 20, PagerDuty 5, SMS 3). Counts always cover every member.
   uint32_t group_limit = 0;
   std::map<std::string, std::string> templates;  // part ("subject", "body", ...) -> mustache text
   // part -> "file:line:column: channels[i].templates.part", for template errors
@@ -94,7 +94,14 @@ struct PagerDutySettings {
   std::string webhook_secret;
 };
 
-enum class ChannelType : uint8_t { kWebhook, kSlack, kEmail, kSms, kPagerDuty };
+// Opsgenie's Alert API (type: opsgenie).
+struct OpsgenieSettings {
+  std::string api_url = "https://api.opsgenie.com";  // EU accounts: https://api.eu.opsgenie.com
+  std::string api_key;           // from api_key_env / api_key_file, never inline
+  std::string source = "quell";  // the alert's source field
+};
+
+enum class ChannelType : uint8_t { kWebhook, kSlack, kEmail, kSms, kPagerDuty, kOpsgenie };
 
 const char* ChannelTypeName(ChannelType type);
 
@@ -108,6 +115,7 @@ struct ChannelConfig {
   EmailSettings email;
   SmsSettings sms;
   PagerDutySettings pagerduty;
+  OpsgenieSettings opsgenie;
   // Located messages for secrets whose variable is unset or whose file cannot be read: the
   // poller routes to the channel without them; `quell dispatch` refuses to start.
   std::vector<std::string> unresolved_secrets;

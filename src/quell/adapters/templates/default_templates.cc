@@ -114,6 +114,9 @@ std::optional<TemplatePair> DefaultTemplates(std::string_view channel_type) {
   if (channel_type == "sms") return TemplatePair{kSummary, kSmsBody};
   if (channel_type == "pagerduty") return TemplatePair{kPagerDutySummary, kPagerDutyBody};
   if (channel_type == "webhook") return TemplatePair{kSummary, kWebhookBody};
+  // Opsgenie: the one-line summary is the alert's message, the e-mail's plain text its
+  // description (both cut to Opsgenie's limits by the renderer).
+  if (channel_type == "opsgenie") return TemplatePair{kSummary, kEmailBody};
   return std::nullopt;
 }
 

@@ -242,6 +242,7 @@ size_t DefaultGroupLimit(std::string_view channel_type) {
   if (channel_type == "pagerduty") return 5;
   if (channel_type == "slack") return 20;
   if (channel_type == "email") return 50;
+  if (channel_type == "opsgenie") return 20;  // an alert's description, read in Opsgenie's UI
   return 1000;  // webhook: a program reads it, and the config allows no more
 }
 

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "quell/adapters/channels/ack_link.h"
+#include "quell/adapters/channels/opsgenie_channel.h"
 #include "quell/adapters/channels/pagerduty_channel.h"
 #include "quell/adapters/channels/slack_channel.h"
 #include "quell/adapters/channels/twilio_sms_channel.h"
@@ -110,6 +111,11 @@ core::Result<std::unique_ptr<core::HttpChannel>> MakeHttpChannel(
                                                        .source = channel.pagerduty.source,
                                                        .timeouts = TimeoutsOf(channel.delivery),
                                                        .group_limit = GroupLimit(channel, 5)}));
+    case config::ChannelType::kOpsgenie:
+      return erase(channels::OpsgenieChannel::Create({.api_url = channel.opsgenie.api_url,
+                                                      .api_key = channel.opsgenie.api_key,
+                                                      .source = channel.opsgenie.source,
+                                                      .timeouts = TimeoutsOf(channel.delivery)}));
     case config::ChannelType::kEmail:
       break;
   }
