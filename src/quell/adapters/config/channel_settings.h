@@ -94,7 +94,32 @@ struct PagerDutySettings {
   std::string webhook_secret;
 };
 
-enum class ChannelType : uint8_t { kWebhook, kSlack, kEmail, kSms, kPagerDuty };
+// Google Chat, ntfy and Telegram (issue 20, helper B).
+struct GoogleChatSettings {
+  std::string url;  // the space's incoming-webhook URL (its key and token are credentials)
+};
+
+struct NtfySettings {
+  std::string url;    // the topic URL, e.g. https://ntfy.sh/mytopic
+  std::string token;  // optional access token (`token_env` / `token_file`)
+};
+
+struct TelegramSettings {
+  std::string api_url = "https://api.telegram.org";
+  std::string chat_id;  // "123", "-100123..." or "@channelname"
+  std::string token;    // the bot token (`token_env` / `token_file`), required
+};
+
+enum class ChannelType : uint8_t {
+  kWebhook,
+  kSlack,
+  kEmail,
+  kSms,
+  kPagerDuty,
+  kGoogleChat,
+  kNtfy,
+  kTelegram,
+};
 
 const char* ChannelTypeName(ChannelType type);
 
@@ -108,6 +133,9 @@ struct ChannelConfig {
   EmailSettings email;
   SmsSettings sms;
   PagerDutySettings pagerduty;
+  GoogleChatSettings google_chat;
+  NtfySettings ntfy;
+  TelegramSettings telegram;
   // Located messages for secrets whose variable is unset or whose file cannot be read: the
   // poller routes to the channel without them; `quell dispatch` refuses to start.
   std::vector<std::string> unresolved_secrets;
