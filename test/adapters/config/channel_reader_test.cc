@@ -425,6 +425,8 @@ conditions:
     type: telegram
     chat_id: "42"
     token_env: TG_TOKEN
+conditions:
+  - {name: errs, type: error_groups, channels: [tg]}
 )");
   ASSERT_TRUE(config.ok()) << config.error().message;
   ASSERT_EQ(config->channels[0].unresolved_secrets.size(), 1U);
@@ -460,7 +462,7 @@ TEST_F(ChannelConfigTest, BadGoogleChatNtfyAndTelegramSettingsNameTheirLine) {
     url: "https://ntfy.sh/ops"
     token: tk_inline_secret
 )",
-              {"quell.yaml:5:", "channels[0].token", "token_env or token_file"});
+              {"quell.yaml:5:", "channels[0].token", "secrets do not belong", "token_env"});
   ExpectError(R"(channels:
   - name: tg
     type: telegram
@@ -485,10 +487,11 @@ TEST_F(ChannelConfigTest, BadGoogleChatNtfyAndTelegramSettingsNameTheirLine) {
   ExpectError(R"(channels:
   - name: tg
     type: telegram
+    chat_id: "42"
     chat: "42"
     token_env: HOOK_SECRET
 )",
-              {"quell.yaml:4:5: channels[0].chat", "unknown setting"});
+              {"quell.yaml:5:5: channels[0].chat", "unknown setting"});
 }
 
 }  // namespace
