@@ -91,7 +91,7 @@ TEST_F(OpsgenieConfigTest, RefusesAnInlineKeyAMissingKeyAndABadUrl) {
   ExpectError("  - {name: og, type: opsgenie, api_key_env: OPSGENIE_API_KEY, url: x}\n",
               {"channels[0].url"});
   ExpectError("  - {name: og, type: opsgeni}\n",
-              {"expected webhook, slack, email, sms, pagerduty or opsgenie"});
+              {"expected webhook, slack, email, sms, pagerduty, opsgenie"});
 }
 
 // The poller routes without the key; `quell dispatch` refuses to start, naming the line.

@@ -101,7 +101,33 @@ struct OpsgenieSettings {
   std::string source = "quell";  // the alert's source field
 };
 
-enum class ChannelType : uint8_t { kWebhook, kSlack, kEmail, kSms, kPagerDuty, kOpsgenie };
+// Google Chat, ntfy and Telegram.
+struct GoogleChatSettings {
+  std::string url;  // the space's incoming-webhook URL (its key and token are credentials)
+};
+
+struct NtfySettings {
+  std::string url;    // the topic URL, e.g. https://ntfy.sh/mytopic
+  std::string token;  // optional access token (`token_env` / `token_file`)
+};
+
+struct TelegramSettings {
+  std::string api_url = "https://api.telegram.org";
+  std::string chat_id;  // "123", "-100123..." or "@channelname"
+  std::string token;    // the bot token (`token_env` / `token_file`), required
+};
+
+enum class ChannelType : uint8_t {
+  kWebhook,
+  kSlack,
+  kEmail,
+  kSms,
+  kPagerDuty,
+  kOpsgenie,
+  kGoogleChat,
+  kNtfy,
+  kTelegram,
+};
 
 const char* ChannelTypeName(ChannelType type);
 
@@ -116,6 +142,9 @@ struct ChannelConfig {
   SmsSettings sms;
   PagerDutySettings pagerduty;
   OpsgenieSettings opsgenie;
+  GoogleChatSettings google_chat;
+  NtfySettings ntfy;
+  TelegramSettings telegram;
   // Located messages for secrets whose variable is unset or whose file cannot be read: the
   // poller routes to the channel without them; `quell dispatch` refuses to start.
   std::vector<std::string> unresolved_secrets;
