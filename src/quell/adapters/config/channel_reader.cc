@@ -245,6 +245,68 @@ void ReadPagerDuty(MapReader& item, const std::filesystem::path& dir, PagerDutyS
   if (out.source.empty()) item.Fail("source", "must not be empty (default \"quell\")");
 }
 
+// The URL of a chat webhook that is itself the credential: exactly one of `url` (inline; the
+// docs recommend "${VAR}"), `url_env` or `url_file`. The value is checked to be http(s) without
+// ever being quoted.
+std::string ReadCredentialUrl(MapReader& item, const std::filesystem::path& dir,
+                              std::vector<std::string>& unresolved) {
+  const int given =
+      (item.Has("url") ? 1 : 0) + (item.Has("url_env") ? 1 : 0) + (item.Has("url_file") ? 1 : 0);
+  if (given != 1) {
+    item.Fail(given == 0 ? "" : "url", "give exactly one of url, url_env or url_file");
+    std::string unused;  // read, so Finish() does not report them a second time
+    item.Read("url", unused);
+    item.Read("url_env", unused);
+    item.Read("url_file", unused);
+    return {};
+  }
+  std::string url;
+  if (item.Has("url")) {
+    item.Read("url", url);
+    RequireUrl(item, "url", url, {"http://", "https://"});
+    return url;
+  }
+  const bool from_file = item.Has("url_file");
+  url = Secret(item, "url", dir, true, unresolved);
+  if (!url.empty() && !url.starts_with("http://") && !url.starts_with("https://")) {
+    item.Fail(from_file ? "url_file" : "url_env",
+              "the URL it holds must start with http:// or https://");
+  }
+  return url;
+}
+
+void ReadTeams(MapReader& item, const std::filesystem::path& dir, TeamsSettings& out,
+               std::vector<std::string>& unresolved) {
+  out.url = ReadCredentialUrl(item, dir, unresolved);
+}
+
+void ReadDiscord(MapReader& item, const std::filesystem::path& dir, DiscordSettings& out,
+                 std::vector<std::string>& unresolved) {
+  out.url = ReadCredentialUrl(item, dir, unresolved);
+  item.Read("username", out.username);
+  item.Read("avatar_url", out.avatar_url);
+  if (!out.avatar_url.empty()) {
+    RequireUrl(item, "avatar_url", out.avatar_url, {"http://", "https://"});
+  }
+  if (out.url.find('#') != std::string::npos) {
+    item.Fail(item.Has("url") ? "url" : "", "a Discord webhook URL has no fragment (#...)");
+  }
+  const size_t query = out.url.find('?');
+  if (query != std::string::npos &&
+      ("&" + out.url.substr(query + 1)).find("&wait=") != std::string::npos) {
+    item.Fail(item.Has("url") ? "url" : "",
+              "must not set wait: quell adds wait=true to learn the message id");
+  }
+}
+
+void ReadMattermost(MapReader& item, const std::filesystem::path& dir, MattermostSettings& out,
+                    std::vector<std::string>& unresolved) {
+  out.url = ReadCredentialUrl(item, dir, unresolved);
+  item.Read("username", out.username);
+  item.Read("icon_url", out.icon_url);
+  if (!out.icon_url.empty()) RequireUrl(item, "icon_url", out.icon_url, {"http://", "https://"});
+}
+
 }  // namespace
 
 bool IsConfigName(const std::string& name) {
@@ -274,6 +336,12 @@ const char* ChannelTypeName(ChannelType type) {
       return "sms";
     case ChannelType::kPagerDuty:
       return "pagerduty";
+    case ChannelType::kTeams:
+      return "teams";
+    case ChannelType::kDiscord:
+      return "discord";
+    case ChannelType::kMattermost:
+      return "mattermost";
   }
   return "webhook";
 }
@@ -308,8 +376,20 @@ void ReadChannels(MapReader& top, const std::filesystem::path& dir, Config& conf
     } else if (type == "pagerduty") {
       channel.type = ChannelType::kPagerDuty;
       ReadPagerDuty(item, dir, channel.pagerduty, channel.unresolved_secrets);
+    } else if (type == "teams") {
+      channel.type = ChannelType::kTeams;
+      ReadTeams(item, dir, channel.teams, channel.unresolved_secrets);
+    } else if (type == "discord") {
+      channel.type = ChannelType::kDiscord;
+      ReadDiscord(item, dir, channel.discord, channel.unresolved_secrets);
+    } else if (type == "mattermost") {
+      channel.type = ChannelType::kMattermost;
+      ReadMattermost(item, dir, channel.mattermost, channel.unresolved_secrets);
     } else {
-      item.Fail("type", "expected webhook, slack, email, sms or pagerduty, got \"" + type + "\"");
+      item.Fail("type",
+                "expected webhook, slack, email, sms, pagerduty, teams, discord or mattermost, "
+                "got \"" +
+                    type + "\"");
     }
     item.Finish();
     config.channels.push_back(std::move(channel));

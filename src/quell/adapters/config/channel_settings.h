@@ -22,7 +22,8 @@ struct ChannelDelivery {
   core::Duration timeout = std::chrono::seconds(10);
   std::string ca_file;  // empty: the system's CA bundle
   // Members a group message lists before "… and N more"; 0: the type's default (webhook 1000,
-  // email 50, Slack 20, PagerDuty 5, SMS 3). Counts always cover every member.
+  // email 50, Slack 20, PagerDuty 5, SMS 3, Teams 20, Discord 10, Mattermost 50). Counts always
+  // cover every member.
   uint32_t group_limit = 0;
   std::map<std::string, std::string> templates;  // part ("subject", "body", ...) -> mustache text
   // part -> "file:line:column: channels[i].templates.part", for template errors
@@ -94,7 +95,34 @@ struct PagerDutySettings {
   std::string webhook_secret;
 };
 
-enum class ChannelType : uint8_t { kWebhook, kSlack, kEmail, kSms, kPagerDuty };
+// Chat webhooks whose URL is the credential (issue 20, helper A): `url` (inline, usually
+// "${VAR}"), `url_env` or `url_file`, exactly one.
+struct TeamsSettings {
+  std::string url;  // the Workflows trigger URL, signature (sig=) in its query
+};
+
+struct DiscordSettings {
+  std::string url;  // https://discord.com/api/webhooks/<id>/<token>[?thread_id=...]
+  std::string username;
+  std::string avatar_url;
+};
+
+struct MattermostSettings {
+  std::string url;  // https://<server>/hooks/<key>
+  std::string username;
+  std::string icon_url;
+};
+
+enum class ChannelType : uint8_t {
+  kWebhook,
+  kSlack,
+  kEmail,
+  kSms,
+  kPagerDuty,
+  kTeams,
+  kDiscord,
+  kMattermost,
+};
 
 const char* ChannelTypeName(ChannelType type);
 
@@ -108,6 +136,9 @@ struct ChannelConfig {
   EmailSettings email;
   SmsSettings sms;
   PagerDutySettings pagerduty;
+  TeamsSettings teams;
+  DiscordSettings discord;
+  MattermostSettings mattermost;
   // Located messages for secrets whose variable is unset or whose file cannot be read: the
   // poller routes to the channel without them; `quell dispatch` refuses to start.
   std::vector<std::string> unresolved_secrets;

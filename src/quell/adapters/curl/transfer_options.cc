@@ -56,7 +56,8 @@ core::Status CheckMethod(const core::HttpRequest& request) {
   if (token) return {};
   return core::MakeError(
       ErrorCode::kInvalidArgument,
-      "bad HTTP method (letters, '-' and '_' only) for " + RedactedUrl(request.url));
+      "bad HTTP method (letters, '-' and '_' only) for " +
+          (request.url_for_errors.empty() ? RedactedUrl(request.url) : request.url_for_errors));
 }
 
 CURLcode Configure(CURL* h, const core::HttpRequest& request, const CurlOptions& options,
@@ -97,7 +98,9 @@ CURLcode Configure(CURL* h, const core::HttpRequest& request, const CurlOptions&
 }
 
 std::string WithLabel(const core::HttpRequest& request, std::string_view what) {
-  std::string message = RequestLabel(request.method, request.url);
+  std::string message = request.url_for_errors.empty()
+                            ? RequestLabel(request.method, request.url)
+                            : request.method + " " + request.url_for_errors;
   message += ": ";
   message += what;
   return message;

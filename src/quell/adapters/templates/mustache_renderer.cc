@@ -212,8 +212,9 @@ std::vector<std::string> TemplateProblems(const RendererOptions& options) {
         channel.empty() ? "default " + type + " templates" : "channel \"" + channel + "\"";
     const std::optional<TemplatePair> pair = TemplatesFor(options, type, channel);
     if (!pair) {
-      problems.push_back(named + ": unknown channel type \"" + type +
-                         "\" (webhook, slack, email, sms or pagerduty)");
+      problems.push_back(
+          named + ": unknown channel type \"" + type +
+          "\" (webhook, slack, email, sms, pagerduty, teams, discord or mattermost)");
       return;
     }
     // A configured template's problem is said at its line in the config; a default's by name.
@@ -249,6 +250,7 @@ std::vector<std::string> TemplateProblems(const RendererOptions& options) {
   for (const char* type : {"webhook", "slack", "email", "sms", "pagerduty"}) {
     check("", false, type);
   }
+  for (const char* type : {"teams", "discord", "mattermost"}) check("", false, type);
   for (const auto& [name, templates] : options.channels) check(name, true, templates.type);
   return problems;
 }

@@ -22,6 +22,9 @@ struct HttpRequest {
   std::string body;
   Duration connect_timeout = std::chrono::seconds(5);
   Duration total_timeout = std::chrono::seconds(30);
+  // What error messages name instead of `url` when the URL is itself a credential (a chat
+  // webhook's token in its path or query); empty: `url` without its userinfo.
+  std::string url_for_errors{};  // {}: aggregate initializers may leave it out
 };
 
 struct HttpResponse {
