@@ -45,7 +45,7 @@ std::vector<std::string> Split(const std::string& text) {
 
 }  // namespace
 
-MattermostReceiver::MattermostReceiver(std::string key) : key_(std::move(key)) {
+MattermostReceiver::MattermostReceiver(std::string hook_key) : key_(std::move(hook_key)) {
   server().Post(
       R"(/hooks/([a-z0-9]+))", [this](const httplib::Request& req, httplib::Response& res) {
         const bool authorized = req.matches[1].str() == key_;
