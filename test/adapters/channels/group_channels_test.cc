@@ -231,11 +231,29 @@ TEST(GroupChannelsTest, TwilioSendsTwoHundredMembersWithinTheSegments) {
   EXPECT_NE(text.find("and 197 more"), std::string::npos) << text;
 }
 
+TeamsSettings Teams() {
+  TeamsSettings settings;
+  settings.url = "https://example.logic.azure.com/workflows/1";
+  return settings;
+}
+
+DiscordSettings Discord() {
+  DiscordSettings settings;
+  settings.url = "https://discord.com/api/webhooks/1/t";
+  return settings;
+}
+
+MattermostSettings Mattermost() {
+  MattermostSettings settings;
+  settings.url = "https://chat.example.com/hooks/k";
+  return settings;
+}
+
 // Teams, Discord, Mattermost (issue 20): the rendered group text in each provider's shape, within
 // its documented limits: a Teams message 28 KB, Discord content 2000 and an embed's description
 // 4096 characters, a Mattermost post 16383 (a longer one would be split into several posts).
 TEST(GroupChannelsTest, TeamsKeepsTheCardUnder28KilobytesAndListsItsDefaultTwenty) {
-  auto channel = TeamsChannel::Create({.url = "https://example.logic.azure.com/workflows/1"});
+  auto channel = TeamsChannel::Create(Teams());
   ASSERT_TRUE(channel.ok());
   templates::RendererOptions many;
   many.group_limits["ops"] = 1000;
@@ -263,7 +281,7 @@ TEST(GroupChannelsTest, TeamsKeepsTheCardUnder28KilobytesAndListsItsDefaultTwent
 }
 
 TEST(GroupChannelsTest, DiscordKeepsContentAndDescriptionWithinTheirLimits) {
-  auto channel = DiscordChannel::Create({.url = "https://discord.com/api/webhooks/1/t"});
+  auto channel = DiscordChannel::Create(Discord());
   ASSERT_TRUE(channel.ok());
   templates::RendererOptions many;
   many.group_limits["ops"] = 1000;
@@ -282,7 +300,7 @@ TEST(GroupChannelsTest, DiscordKeepsContentAndDescriptionWithinTheirLimits) {
 }
 
 TEST(GroupChannelsTest, MattermostIsOnePostOfAtMost16383Characters) {
-  auto channel = MattermostChannel::Create({.url = "https://chat.example.com/hooks/k"});
+  auto channel = MattermostChannel::Create(Mattermost());
   ASSERT_TRUE(channel.ok());
   templates::RendererOptions many;
   many.group_limits["ops"] = 1000;
@@ -309,10 +327,10 @@ TEST(GroupChannelsTest, SingleTransitionsUseTheMarkdownTemplate) {
   EXPECT_NE(delivery.message.body.find("[Open in quell](https://quell.example.com/"),
             std::string::npos)
       << delivery.message.body;
-  auto teams = TeamsChannel::Create({.url = "https://example.logic.azure.com/workflows/1"});
+  auto teams = TeamsChannel::Create(Teams());
   const json card = json::parse((*teams)->Encode(Rendered(row, "teams"), kNow)->body);
   EXPECT_EQ(card["attachments"][0]["content"]["body"][0]["text"], delivery.message.subject);
-  auto discord = DiscordChannel::Create({.url = "https://discord.com/api/webhooks/1/t"});
+  auto discord = DiscordChannel::Create(Discord());
   EXPECT_EQ(json::parse((*discord)->Encode(Rendered(row, "discord"), kNow)->body)["content"],
             delivery.message.subject);
 }

@@ -419,10 +419,10 @@ conditions:
 )");
   ASSERT_TRUE(config.ok()) << config.error().message;
   ASSERT_EQ(config->channels[0].unresolved_secrets.size(), 1U);
-  EXPECT_NE(config->channels[0].unresolved_secrets[0].find(
-                "quell.yaml:2:38: channels[0].url_env: DISCORD_WEBHOOK_URL is not set"),
+  const std::string& unresolved = config->channels[0].unresolved_secrets[0];
+  EXPECT_NE(unresolved.find("quell.yaml:2:40: channels[0].url_env: DISCORD_WEBHOOK_URL is not set"),
             std::string::npos)
-      << config->channels[0].unresolved_secrets[0];
+      << unresolved;
 }
 
 TEST_F(ChannelConfigTest, BadChatWebhookSettingsNameTheirLineAndColumn) {
@@ -435,7 +435,7 @@ TEST_F(ChannelConfigTest, BadChatWebhookSettingsNameTheirLineAndColumn) {
           route,
       {"quell.yaml:2:", "channels[0].url", "exactly one of url, url_env or url_file"});
   ExpectError("channels:\n  - {name: x, type: teams, url: \"ftp://a/b\"}\n" + route,
-              {"quell.yaml:2:34: channels[0].url", "http:// or https://"});
+              {"quell.yaml:2:33: channels[0].url", "http:// or https://"});
   ExpectError(
       "channels:\n  - {name: x, type: discord,\n     url: "
       "\"https://d/api/webhooks/1/t?wait=false\"}\n" +
