@@ -281,7 +281,9 @@ TEST_F(DispatchTest, TeamsDiscordAndMattermostGetTheOpenThenTheResolve) {
   EXPECT_EQ(mattermost.Posts()[0].props.at("quell_key"), kKey);
   EXPECT_EQ(mattermost.Posts()[0].props.at("quell_transition"), "open");
   for (const json& row : Outbox()) {
-    if (row["channel"] == "dc") EXPECT_EQ(row["remote_message_id"], open_id);
+    if (row["channel"] == "dc") {
+      EXPECT_EQ(row["remote_message_id"], open_id);
+    }
   }
 
   ResolveGroup();
