@@ -288,14 +288,15 @@ void ReadDiscord(MapReader& item, const std::filesystem::path& dir, DiscordSetti
   if (!out.avatar_url.empty()) {
     RequireUrl(item, "avatar_url", out.avatar_url, {"http://", "https://"});
   }
+  // Where the URL was given, for the two checks of its value below.
+  const char* given = item.Has("url") ? "url" : item.Has("url_env") ? "url_env" : "url_file";
   if (out.url.find('#') != std::string::npos) {
-    item.Fail(item.Has("url") ? "url" : "", "a Discord webhook URL has no fragment (#...)");
+    item.Fail(given, "a Discord webhook URL has no fragment (#...)");
   }
   const size_t query = out.url.find('?');
   if (query != std::string::npos &&
       ("&" + out.url.substr(query + 1)).find("&wait=") != std::string::npos) {
-    item.Fail(item.Has("url") ? "url" : "",
-              "must not set wait: quell adds wait=true to learn the message id");
+    item.Fail(given, "must not set wait: quell adds wait=true to learn the message id");
   }
 }
 
