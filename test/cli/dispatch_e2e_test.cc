@@ -21,13 +21,16 @@
 #include <vector>
 
 #include "child_process.h"
+#include "discord_receiver.h"
 #include "google_chat_receiver.h"
+#include "mattermost_receiver.h"
 #include "ntfy_receiver.h"
 #include "pagerduty_receiver.h"
 #include "quell/sim/server.h"
 #include "run_process.h"
 #include "slack_receiver.h"
 #include "smtp_sink.h"
+#include "teams_receiver.h"
 #include "telegram_receiver.h"
 #include "twilio_receiver.h"
 #include "webhook_receiver.h"
@@ -246,6 +249,90 @@ TEST_F(DispatchTest, EveryChannelTypeGetsTheOpenThenTheResolve) {
   r = DispatchOnce();
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(hook.Requests().size(), 2U);
+}
+
+// Teams, Discord and Mattermost (issue 20): the open with the key, then the resolve after it,
+// through `quell dispatch` against each provider's stand-in; the URLs (the credentials) by
+// url_env, inline "${VAR}" and url_file, and never in an outbox column.
+constexpr const char* kTeamsSig = "e2eTeamsSignature0123456789";
+constexpr const char* kDiscordToken = "e2eDiscordToken_0123456789abcdefghij";
+constexpr const char* kMattermostKey = "e2emattermostkey0123456789";
+
+TEST_F(DispatchTest, TeamsDiscordAndMattermostGetTheOpenThenTheResolve) {
+  testing::TeamsReceiver teams(kTeamsSig);
+  testing::DiscordReceiver discord("1111111111111111111", kDiscordToken);
+  testing::MattermostReceiver mattermost(kMattermostKey);
+  SetEnv("TEAMS_URL", teams.Url());
+  SetEnv("DISCORD_URL", discord.WebhookUrl());
+  std::ofstream(dir_ / "mm.url") << mattermost.HookUrl() << "\n";
+  const std::string timing = "timeout: 1s, initial_backoff: 100ms, max_backoff: 200ms";
+  WriteConfig("  - {name: ms, type: teams, url_env: TEAMS_URL, " + timing + "}\n" +
+                  "  - {name: dc, type: discord, url: \"${DISCORD_URL}\", " + timing + "}\n" +
+                  "  - {name: mm, type: mattermost, url_file: mm.url, " + timing + "}\n",
+              "ms, dc, mm");
+  Poll("notify");
+  auto r = DispatchOnce();
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("3 sent"), std::string::npos) << r.err;
+  ASSERT_EQ(teams.Cards().size(), 1U);
+  EXPECT_EQ(teams.Cards()[0].facts.at("Key"), kKey);
+  EXPECT_EQ(teams.Cards()[0].facts.at("Transition"), "open");
+  ASSERT_EQ(discord.Messages().size(), 1U);
+  EXPECT_NE(discord.Messages()[0].content.find(kKey), std::string::npos);
+  const std::string open_id = discord.Messages()[0].id;
+  ASSERT_EQ(mattermost.Posts().size(), 1U);
+  EXPECT_EQ(mattermost.Posts()[0].props.at("quell_key"), kKey);
+  EXPECT_EQ(mattermost.Posts()[0].props.at("quell_transition"), "open");
+  for (const json& row : Outbox()) {
+    if (row["channel"] == "dc") {
+      EXPECT_EQ(row["remote_message_id"], open_id);
+    }
+  }
+
+  ResolveGroup();
+  Poll("resolve");
+  r = DispatchOnce();
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("3 sent"), std::string::npos) << r.err;
+  for (const char* channel : {"ms", "dc", "mm"}) {
+    EXPECT_EQ(RowStatus(channel, "resolve"), "sent") << channel;
+  }
+  ASSERT_EQ(teams.Cards().size(), 2U);
+  EXPECT_EQ(teams.Cards()[1].facts.at("Transition"), "resolve");
+  ASSERT_EQ(discord.Messages().size(), 2U);
+  EXPECT_NE(discord.Messages()[1].footer.find("follows message " + open_id), std::string::npos)
+      << discord.Messages()[1].footer;
+  ASSERT_EQ(mattermost.Posts().size(), 2U);
+  EXPECT_EQ(mattermost.Posts()[1].props.at("quell_transition"), "resolve");
+  EXPECT_TRUE(teams.FailedRuns().empty());
+}
+
+// A hung Discord request is retried: Discord has no idempotency key, so that is a second
+// message (said plainly in docs/channels.md); the token reaches no output and no outbox column.
+TEST_F(DispatchTest, AHungDiscordRequestIsRetriedAsASecondMessageWithoutLeakingTheToken) {
+  testing::DiscordReceiver discord("1111111111111111111", kDiscordToken);
+  SetEnv("DISCORD_URL", discord.WebhookUrl());
+  WriteConfig(
+      "  - {name: dc, type: discord, url_env: DISCORD_URL, timeout: 1s, "
+      "initial_backoff: 100ms, max_backoff: 200ms}\n",
+      "dc");
+  discord.FailNext(Fault::kHang);
+  Poll("notify");
+  const auto runs =
+      DispatchUntil([&] { return RowStatus("dc") == "sent"; }, std::chrono::seconds(10));
+  EXPECT_EQ(RowStatus("dc"), "sent");
+  EXPECT_NE(runs[0].err.find("1 retried"), std::string::npos) << runs[0].err;
+  for (const auto& run : runs) {
+    EXPECT_EQ(run.err.find(kDiscordToken), std::string::npos) << run.err;
+    EXPECT_EQ(run.out.find(kDiscordToken), std::string::npos) << run.out;
+  }
+  ASSERT_EQ(discord.Messages().size(), 2U);
+  EXPECT_EQ(discord.Messages()[0].footer, discord.Messages()[1].footer);
+  const std::vector<json> rows = Outbox();
+  ASSERT_EQ(rows.size(), 1U);
+  EXPECT_EQ(rows[0]["remote_message_id"], discord.Messages()[1].id);
+  EXPECT_EQ(rows[0].dump().find(kDiscordToken), std::string::npos) << rows[0].dump();
+  discord.ReleaseHung();
 }
 
 TEST_F(DispatchTest, AHungWebhookIsRetriedWithTheSameKeyAndDeliveredOnce) {

@@ -12,7 +12,8 @@ namespace quell::templates {
 namespace {
 
 constexpr const char* kKey = "t1/model-answer/TimeoutError";
-constexpr const char* kTypes[] = {"email", "slack", "sms", "pagerduty", "webhook"};
+constexpr const char* kTypes[] = {"email",   "slack", "sms",     "pagerduty",
+                                  "webhook", "teams", "discord", "mattermost"};
 
 // Three evidence objects of one error group, oldest first, the two newest alike: what
 // GroupEvidence writes (every value a string), already redacted.

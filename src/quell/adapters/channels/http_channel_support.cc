@@ -130,4 +130,16 @@ core::SendOutcome FailureOutcome(const core::HttpResponse& response, std::string
   return core::SendOutcome::Retry(std::move(error), RetryAfterOf(response));
 }
 
+std::string CredentialUrlLabel(std::string_view url) {
+  const size_t scheme_end = url.find("://");
+  if (scheme_end == std::string_view::npos) return "[redacted]";
+  const size_t authority = scheme_end + 3;
+  std::string_view host = url.substr(authority, url.find_first_of("/?#", authority) - authority);
+  if (const size_t at = host.rfind('@'); at != std::string_view::npos) host.remove_prefix(at + 1);
+  std::string label(url.substr(0, authority));
+  label += host;
+  label += "/[redacted]";
+  return label;
+}
+
 }  // namespace quell::channels

@@ -53,4 +53,10 @@ std::string BodyExcerpt(std::string_view body);
 // response's Retry-After. For 2xx the caller decides (it needs the remote id).
 core::SendOutcome FailureOutcome(const core::HttpResponse& response, std::string error);
 
+// For chat webhooks whose URL is the credential (teams, discord, mattermost): the URL's scheme
+// and host followed by "/[redacted]", for HttpRequest::label_url, so a timeout's message
+// (which lands in the outbox) names where, never the token in the path or the signature in the
+// query.
+std::string CredentialUrlLabel(std::string_view url);
+
 }  // namespace quell::channels

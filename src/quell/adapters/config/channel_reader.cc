@@ -350,6 +350,69 @@ void ReadTelegram(MapReader& item, const std::filesystem::path& dir, TelegramSet
 
 // --- end Google Chat, ntfy, Telegram ---
 
+// The URL of a chat webhook that is itself the credential: exactly one of `url` (inline; the
+// docs recommend "${VAR}"), `url_env` or `url_file`. The value is checked to be http(s) without
+// ever being quoted.
+std::string ReadCredentialUrl(MapReader& item, const std::filesystem::path& dir,
+                              std::vector<std::string>& unresolved) {
+  const int given =
+      (item.Has("url") ? 1 : 0) + (item.Has("url_env") ? 1 : 0) + (item.Has("url_file") ? 1 : 0);
+  if (given != 1) {
+    item.Fail(given == 0 ? "" : "url", "give exactly one of url, url_env or url_file");
+    std::string unused;  // read, so Finish() does not report them a second time
+    item.Read("url", unused);
+    item.Read("url_env", unused);
+    item.Read("url_file", unused);
+    return {};
+  }
+  std::string url;
+  if (item.Has("url")) {
+    item.Read("url", url);
+    RequireUrl(item, "url", url, {"http://", "https://"});
+    return url;
+  }
+  const bool from_file = item.Has("url_file");
+  url = Secret(item, "url", dir, true, unresolved);
+  if (!url.empty() && !url.starts_with("http://") && !url.starts_with("https://")) {
+    item.Fail(from_file ? "url_file" : "url_env",
+              "the URL it holds must start with http:// or https://");
+  }
+  return url;
+}
+
+void ReadTeams(MapReader& item, const std::filesystem::path& dir, TeamsSettings& out,
+               std::vector<std::string>& unresolved) {
+  out.url = ReadCredentialUrl(item, dir, unresolved);
+}
+
+void ReadDiscord(MapReader& item, const std::filesystem::path& dir, DiscordSettings& out,
+                 std::vector<std::string>& unresolved) {
+  out.url = ReadCredentialUrl(item, dir, unresolved);
+  item.Read("username", out.username);
+  item.Read("avatar_url", out.avatar_url);
+  if (!out.avatar_url.empty()) {
+    RequireUrl(item, "avatar_url", out.avatar_url, {"http://", "https://"});
+  }
+  // Where the URL was given, for the two checks of its value below.
+  const char* given = item.Has("url") ? "url" : item.Has("url_env") ? "url_env" : "url_file";
+  if (out.url.find('#') != std::string::npos) {
+    item.Fail(given, "a Discord webhook URL has no fragment (#...)");
+  }
+  const size_t query = out.url.find('?');
+  if (query != std::string::npos &&
+      ("&" + out.url.substr(query + 1)).find("&wait=") != std::string::npos) {
+    item.Fail(given, "must not set wait: quell adds wait=true to learn the message id");
+  }
+}
+
+void ReadMattermost(MapReader& item, const std::filesystem::path& dir, MattermostSettings& out,
+                    std::vector<std::string>& unresolved) {
+  out.url = ReadCredentialUrl(item, dir, unresolved);
+  item.Read("username", out.username);
+  item.Read("icon_url", out.icon_url);
+  if (!out.icon_url.empty()) RequireUrl(item, "icon_url", out.icon_url, {"http://", "https://"});
+}
+
 }  // namespace
 
 bool IsConfigName(const std::string& name) {
@@ -387,6 +450,12 @@ const char* ChannelTypeName(ChannelType type) {
       return "ntfy";
     case ChannelType::kTelegram:
       return "telegram";
+    case ChannelType::kTeams:
+      return "teams";
+    case ChannelType::kDiscord:
+      return "discord";
+    case ChannelType::kMattermost:
+      return "mattermost";
   }
   return "webhook";
 }
@@ -433,10 +502,19 @@ void ReadChannels(MapReader& top, const std::filesystem::path& dir, Config& conf
     } else if (type == "telegram") {
       channel.type = ChannelType::kTelegram;
       ReadTelegram(item, dir, channel.telegram, channel.unresolved_secrets);
+    } else if (type == "teams") {
+      channel.type = ChannelType::kTeams;
+      ReadTeams(item, dir, channel.teams, channel.unresolved_secrets);
+    } else if (type == "discord") {
+      channel.type = ChannelType::kDiscord;
+      ReadDiscord(item, dir, channel.discord, channel.unresolved_secrets);
+    } else if (type == "mattermost") {
+      channel.type = ChannelType::kMattermost;
+      ReadMattermost(item, dir, channel.mattermost, channel.unresolved_secrets);
     } else {
       item.Fail("type",
-                "expected webhook, slack, email, sms, pagerduty, opsgenie, google_chat, ntfy or "
-                "telegram, got \"" +
+                "expected webhook, slack, email, sms, pagerduty, opsgenie, google_chat, ntfy, "
+                "telegram, teams, discord or mattermost, got \"" +
                     type + "\"");
     }
     item.Finish();

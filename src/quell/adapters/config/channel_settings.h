@@ -22,7 +22,8 @@ struct ChannelDelivery {
   core::Duration timeout = std::chrono::seconds(10);
   std::string ca_file;  // empty: the system's CA bundle
   // Members a group message lists before "… and N more"; 0: the type's default (webhook 1000,
-  // email 50, Slack 20, Opsgenie 20, PagerDuty 5, SMS 3). Counts always cover every member.
+  // email 50, Slack 20, Opsgenie 20, PagerDuty 5, SMS 3, Teams 20, Discord 10, Mattermost 50,
+  // Google Chat 20, Telegram 10, ntfy 5). Counts always cover every member.
   uint32_t group_limit = 0;
   std::map<std::string, std::string> templates;  // part ("subject", "body", ...) -> mustache text
   // part -> "file:line:column: channels[i].templates.part", for template errors
@@ -117,6 +118,24 @@ struct TelegramSettings {
   std::string token;    // the bot token (`token_env` / `token_file`), required
 };
 
+// Chat webhooks whose URL is the credential: `url` (inline, usually
+// "${VAR}"), `url_env` or `url_file`, exactly one.
+struct TeamsSettings {
+  std::string url;  // the Workflows trigger URL, signature (sig=) in its query
+};
+
+struct DiscordSettings {
+  std::string url;  // https://discord.com/api/webhooks/<id>/<token>[?thread_id=...]
+  std::string username;
+  std::string avatar_url;
+};
+
+struct MattermostSettings {
+  std::string url;  // https://<server>/hooks/<key>
+  std::string username;
+  std::string icon_url;
+};
+
 enum class ChannelType : uint8_t {
   kWebhook,
   kSlack,
@@ -127,6 +146,9 @@ enum class ChannelType : uint8_t {
   kGoogleChat,
   kNtfy,
   kTelegram,
+  kTeams,
+  kDiscord,
+  kMattermost,
 };
 
 const char* ChannelTypeName(ChannelType type);
@@ -145,6 +167,9 @@ struct ChannelConfig {
   GoogleChatSettings google_chat;
   NtfySettings ntfy;
   TelegramSettings telegram;
+  TeamsSettings teams;
+  DiscordSettings discord;
+  MattermostSettings mattermost;
   // Located messages for secrets whose variable is unset or whose file cannot be read: the
   // poller routes to the channel without them; `quell dispatch` refuses to start.
   std::vector<std::string> unresolved_secrets;

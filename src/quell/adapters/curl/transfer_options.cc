@@ -56,7 +56,8 @@ core::Status CheckMethod(const core::HttpRequest& request) {
   if (token) return {};
   return core::MakeError(
       ErrorCode::kInvalidArgument,
-      "bad HTTP method (letters, '-' and '_' only) for " + RedactedUrl(request.url));
+      "bad HTTP method (letters, '-' and '_' only) for " +
+          (request.label_url.empty() ? RedactedUrl(request.url) : request.label_url));
 }
 
 CURLcode Configure(CURL* h, const core::HttpRequest& request, const CurlOptions& options,

@@ -152,6 +152,26 @@ constexpr const char* kTelegramBody =
     "{{#has_examples}}{{#examples}}> {{text}}\n{{/examples}}{{/has_examples}}"
     "Next step: {{next_step}}"
     "{{#link}}\n{{link}}{{/link}}";
+// Teams (Adaptive Card TextBlocks), Discord (an embed's description) and Mattermost all read
+// CommonMark-style Markdown: **bold**, `code`, > quotes, [text](link). The channel puts the
+// subject in its own place (the card's title, the message content, a bold first line).
+constexpr const char* kMarkdownBody =
+    "{{#is_resolve}}\xE2\x9C\x85{{/is_resolve}}{{^is_resolve}}\xF0\x9F\x9A\xA8{{/is_resolve}}"
+    " **{{condition}}** {{transition_label}}: `{{key}}`\n"
+    "**{{what}}**\n"
+    "**Where:** {{where}}\n"
+    "**Severity:** {{severity}} \xC2\xB7 **Events:** {{event_count}} ({{count_text}}) \xC2\xB7 "
+    "**Last seen:** {{last_seen_at}}{{#resolved_at}} \xC2\xB7 **Resolved:** {{resolved_at}}"
+    "{{/resolved_at}}\n"
+    "**Failing since** {{since}} ({{failing_for}})\n"
+    "{{#opened_in_shadow}}_Open since {{open_since}} ({{open_for}}); opened while the condition "
+    "was in shadow mode_\n{{/opened_in_shadow}}"
+    "{{#held_behind}}_Held behind `{{held_behind}}` since {{open_since}} ({{open_for}}); sent now "
+    "that it has resolved_\n{{/held_behind}}"
+    "{{#has_changes}}**Changed:** {{changes}}\n{{/has_changes}}"
+    "{{#has_examples}}{{#examples}}> {{text}}\n{{/examples}}{{/has_examples}}"
+    "**Next step:** {{next_step}}\n"
+    "{{#link}}[Open in quell]({{link}}){{/link}}";
 
 }  // namespace
 
@@ -167,6 +187,9 @@ std::optional<TemplatePair> DefaultTemplates(std::string_view channel_type) {
   if (channel_type == "google_chat") return TemplatePair{kSummary, kGoogleChatBody};
   if (channel_type == "ntfy") return TemplatePair{kSummary, kNtfyBody};
   if (channel_type == "telegram") return TemplatePair{kSummary, kTelegramBody};
+  if (channel_type == "teams" || channel_type == "discord" || channel_type == "mattermost") {
+    return TemplatePair{kSummary, kMarkdownBody};
+  }
   return std::nullopt;
 }
 

@@ -246,6 +246,11 @@ size_t DefaultGroupLimit(std::string_view channel_type) {
   if (channel_type == "ntfy") return 5;          // a phone notification of 4,096 bytes
   if (channel_type == "telegram") return 10;     // 4,096 characters
   if (channel_type == "google_chat") return 20;  // read in a thread, like Slack
+  // A Teams card stays under 28 KB, a Discord embed's description under 4096 characters (a
+  // member's line is up to 400); Mattermost posts take 16383.
+  if (channel_type == "teams") return 20;
+  if (channel_type == "discord") return 10;
+  if (channel_type == "mattermost") return 50;
   return 1000;  // webhook: a program reads it, and the config allows no more
 }
 

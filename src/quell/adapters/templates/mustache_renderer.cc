@@ -221,7 +221,7 @@ std::vector<std::string> TemplateProblems(const RendererOptions& options) {
     if (!pair) {
       problems.push_back(named + ": unknown channel type \"" + type +
                          "\" (webhook, slack, email, sms, pagerduty, opsgenie, google_chat, "
-                         "ntfy or telegram)");
+                         "ntfy, telegram, teams, discord or mattermost)");
       return;
     }
     // A configured template's problem is said at its line in the config; a default's by name.
@@ -258,6 +258,7 @@ std::vector<std::string> TemplateProblems(const RendererOptions& options) {
                            "google_chat", "ntfy", "telegram"}) {
     check("", false, type);
   }
+  for (const char* type : {"teams", "discord", "mattermost"}) check("", false, type);
   for (const auto& [name, templates] : options.channels) check(name, true, templates.type);
   return problems;
 }

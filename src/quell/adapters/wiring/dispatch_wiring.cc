@@ -4,11 +4,14 @@
 #include <utility>
 
 #include "quell/adapters/channels/ack_link.h"
+#include "quell/adapters/channels/discord_channel.h"
 #include "quell/adapters/channels/google_chat_channel.h"
+#include "quell/adapters/channels/mattermost_channel.h"
 #include "quell/adapters/channels/ntfy_channel.h"
 #include "quell/adapters/channels/opsgenie_channel.h"
 #include "quell/adapters/channels/pagerduty_channel.h"
 #include "quell/adapters/channels/slack_channel.h"
+#include "quell/adapters/channels/teams_channel.h"
 #include "quell/adapters/channels/telegram_channel.h"
 #include "quell/adapters/channels/twilio_sms_channel.h"
 #include "quell/adapters/channels/webhook_channel.h"
@@ -140,6 +143,19 @@ core::Result<std::unique_ptr<core::HttpChannel>> MakeHttpChannel(
                                                       .token = channel.telegram.token,
                                                       .chat_id = channel.telegram.chat_id,
                                                       .timeouts = TimeoutsOf(channel.delivery)}));
+    case config::ChannelType::kTeams:
+      return erase(channels::TeamsChannel::Create(
+          {.url = channel.teams.url, .timeouts = TimeoutsOf(channel.delivery)}));
+    case config::ChannelType::kDiscord:
+      return erase(channels::DiscordChannel::Create({.url = channel.discord.url,
+                                                     .username = channel.discord.username,
+                                                     .avatar_url = channel.discord.avatar_url,
+                                                     .timeouts = TimeoutsOf(channel.delivery)}));
+    case config::ChannelType::kMattermost:
+      return erase(channels::MattermostChannel::Create({.url = channel.mattermost.url,
+                                                        .username = channel.mattermost.username,
+                                                        .icon_url = channel.mattermost.icon_url,
+                                                        .timeouts = TimeoutsOf(channel.delivery)}));
     case config::ChannelType::kEmail:
       break;
   }
