@@ -17,9 +17,15 @@
 
 #include "child_process.h"
 #include "daemon_probe.h"
+#include "discord_receiver.h"
+#include "google_chat_receiver.h"
+#include "mattermost_receiver.h"
+#include "ntfy_receiver.h"
 #include "opsgenie_receiver.h"
 #include "quell/sim/scenario.h"
 #include "quell/sim/server.h"
+#include "teams_receiver.h"
+#include "telegram_receiver.h"
 #include "webhook_receiver.h"
 
 namespace quell {
@@ -107,6 +113,137 @@ class OpsgenieStandIn : public StandIn {
   testing::OpsgenieReceiver receiver_{kKey};
 };
 
+// The chat stand-ins keep text, not transitions: the subject every default template starts
+// with says "<condition> resolved: <key>" for a resolve, "opened" for an open.
+Received Classify(std::string text) {
+  const Received::Kind kind =
+      text.find(" resolved: ") != std::string::npos ? Received::Kind::kResolve
+      : text.find(" opened: ") != std::string::npos ? Received::Kind::kOpen
+                                                    : Received::Kind::kOther;
+  return {kind, std::move(text)};
+}
+
+class TeamsStandIn : public StandIn {
+ public:
+  std::string ChannelYaml() const override {
+    return "type: teams, url: \"" + receiver_.Url() + "\"";
+  }
+  std::vector<Received> Messages() const override {
+    std::vector<Received> out;
+    for (const testing::TeamsCard& card : receiver_.Cards()) {
+      std::string text = card.title;
+      for (const std::string& line : card.lines) text += "\n" + line;
+      out.push_back(Classify(text));
+    }
+    return out;
+  }
+
+ private:
+  testing::TeamsReceiver receiver_{"sig-e2e-teams-4b1f0c"};
+};
+
+class DiscordStandIn : public StandIn {
+ public:
+  std::string ChannelYaml() const override {
+    return "type: discord, url: \"" + receiver_.WebhookUrl() + "\"";
+  }
+  std::vector<Received> Messages() const override {
+    std::vector<Received> out;
+    for (const testing::DiscordMessage& m : receiver_.Messages()) {
+      out.push_back(Classify(m.content + "\n" + m.description));
+    }
+    return out;
+  }
+  // Webhooks cannot reply: the resolve names the open's message id in its footer.
+  void ExpectResolved(const std::string& /*key*/) const override {
+    const auto messages = receiver_.Messages();
+    ASSERT_EQ(messages.size(), 2U);
+    EXPECT_NE(messages[1].footer.find(messages[0].id), std::string::npos) << messages[1].footer;
+  }
+
+ private:
+  testing::DiscordReceiver receiver_{"1300000000000000042", "e2e-discord-token-9f2a"};
+};
+
+class MattermostStandIn : public StandIn {
+ public:
+  std::string ChannelYaml() const override {
+    return "type: mattermost, url: \"" + receiver_.HookUrl() + "\"";
+  }
+  std::vector<Received> Messages() const override {
+    std::vector<Received> out;
+    for (const testing::MattermostPost& post : receiver_.Posts())
+      out.push_back(Classify(post.text));
+    return out;
+  }
+
+ private:
+  testing::MattermostReceiver receiver_{"e2ehookkey7c1d9a0b3f"};
+};
+
+class GoogleChatStandIn : public StandIn {
+ public:
+  std::string ChannelYaml() const override {
+    return "type: google_chat, url: \"" + receiver_.WebhookUrl() + "\"";
+  }
+  std::vector<Received> Messages() const override {
+    std::vector<Received> out;
+    for (const testing::GoogleChatMessage& m : receiver_.Messages())
+      out.push_back(Classify(m.text));
+    return out;
+  }
+  // One thread per incident: the resolve replies in the open's thread.
+  void ExpectResolved(const std::string& /*key*/) const override {
+    const auto messages = receiver_.Messages();
+    ASSERT_EQ(messages.size(), 2U);
+    EXPECT_EQ(messages[1].thread_name, messages[0].thread_name);
+  }
+
+ private:
+  testing::GoogleChatReceiver receiver_{"e2e-chat-key", "e2e-chat-token"};
+};
+
+class NtfyStandIn : public StandIn {
+ public:
+  std::string ChannelYaml() const override {
+    return "type: ntfy, url: \"" + receiver_.TopicUrl() + "\"";
+  }
+  std::vector<Received> Messages() const override {
+    std::vector<Received> out;
+    for (const testing::NtfyMessage& m : receiver_.Messages()) {
+      out.push_back(Classify(m.title + "\n" + m.message));
+    }
+    return out;
+  }
+
+ private:
+  testing::NtfyReceiver receiver_;
+};
+
+class TelegramStandIn : public StandIn {
+ public:
+  TelegramStandIn() { SetEnv("E2E_TELEGRAM_TOKEN", kToken); }
+  std::string ChannelYaml() const override {
+    return "type: telegram, api_url: \"" + receiver_.ApiUrl() +
+           "\", chat_id: \"-1001234567890\", token_env: E2E_TELEGRAM_TOKEN";
+  }
+  std::vector<Received> Messages() const override {
+    std::vector<Received> out;
+    for (const testing::TelegramMessage& m : receiver_.Messages()) out.push_back(Classify(m.text));
+    return out;
+  }
+  // The resolve replies to the open's message.
+  void ExpectResolved(const std::string& /*key*/) const override {
+    const auto messages = receiver_.Messages();
+    ASSERT_EQ(messages.size(), 2U);
+    EXPECT_EQ(messages[1].reply_to, messages[0].message_id);
+  }
+
+ private:
+  static constexpr const char* kToken = "7000000042:AAE2eTelegramToken";
+  testing::TelegramReceiver receiver_{kToken, "-1001234567890"};
+};
+
 struct ChannelCase {
   const char* type;
   std::function<std::unique_ptr<StandIn>()> make;
@@ -120,6 +257,12 @@ std::unique_ptr<StandIn> Make() {
 const ChannelCase kChannels[] = {
     {"webhook", Make<WebhookStandIn>},
     {"opsgenie", Make<OpsgenieStandIn>},
+    {"teams", Make<TeamsStandIn>},
+    {"discord", Make<DiscordStandIn>},
+    {"google_chat", Make<GoogleChatStandIn>},
+    {"mattermost", Make<MattermostStandIn>},
+    {"ntfy", Make<NtfyStandIn>},
+    {"telegram", Make<TelegramStandIn>},
 };
 
 class RunChannelsTest : public ::testing::Test {
