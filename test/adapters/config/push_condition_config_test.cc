@@ -158,7 +158,8 @@ TEST_F(PushConditionConfigTest, TopLevelShadowAndTheKeyBoundReachPushConditions)
   const core::PushCondition& push = config->push_conditions[0];
   EXPECT_TRUE(push.common.shadow);
   const std::string long_value(200, 'x');
-  const std::string key = push.key.Render([&](std::string_view) { return long_value; });
+  const std::string key = push.key.Render(
+      [&](std::string_view) { return std::optional<std::string_view>(long_value); });
   EXPECT_LE(key.size(), 40u);
 }
 
