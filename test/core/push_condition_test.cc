@@ -13,7 +13,7 @@ namespace {
 using std::chrono::hours;
 using std::chrono::minutes;
 
-const WallTime kNow = WallTime{std::chrono::hours{24 * 20789 + 9}};  // 2026-12-02T09:00:00Z
+constexpr WallTime kNow{std::chrono::hours{24 * 20789 + 9}};  // 2026-12-02T09:00:00Z
 
 PushCondition Alerts() {
   PushCondition c;
