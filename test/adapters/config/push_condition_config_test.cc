@@ -130,8 +130,11 @@ TEST_F(PushConditionConfigTest, TheTypeErrorListsPush) {
 TEST_F(PushConditionConfigTest, RoutesAndInhibitionsOfPushConditionsAreChecked) {
   const std::string head =
       "conditions:\n  - {name: p, type: push, key: '{labels.a}', stale_after: 5m";
-  ExpectError(head + ", channels: [pager]}\n", {"\"p\"", "\"pager\"", "not in `channels`"});
-  ExpectError(head + ", route: [{match: {a: b}, channels: [sms]}]}\n",
+  const std::string channels =
+      "channels:\n  - {name: c, type: webhook, url: 'https://h.example.com', signing: off}\n";
+  ExpectError(head + ", channels: [pager]}\n" + channels,
+              {"\"p\"", "\"pager\"", "not in `channels`"});
+  ExpectError(head + ", channels: [c], route: [{match: {a: b}, channels: [sms]}]}\n" + channels,
               {"route[0]", "\"sms\"", "not in `channels`"});
   ExpectError(head + ", inhibited_by: [{condition: nope}]}\n",
               {"push.yaml:2:", "\"nope\"", "not a configured condition"});
@@ -140,8 +143,7 @@ TEST_F(PushConditionConfigTest, RoutesAndInhibitionsOfPushConditionsAreChecked) 
   auto config = LoadConfig(
       Write(head + ", channels: [c], inhibited_by: [{condition: q}]}\n" +
             "  - {name: q, type: push, key: '{labels.b}', stale_after: 5m, channels: [c]}\n" +
-            "channels:\n  - {name: c, type: webhook, url: 'https://h.example.com', signing: "
-            "off}\n"),
+            channels),
       NoEnv);
   ASSERT_TRUE(config.ok()) << config.error().message;
   ASSERT_EQ(config->push_conditions[0].common.inhibited_by.size(), 1u);
@@ -156,7 +158,8 @@ TEST_F(PushConditionConfigTest, TopLevelShadowAndTheKeyBoundReachPushConditions)
   const core::PushCondition& push = config->push_conditions[0];
   EXPECT_TRUE(push.common.shadow);
   const std::string long_value(200, 'x');
-  const std::string key = push.key.Render([&](std::string_view) { return long_value; });
+  const std::string key = push.key.Render(
+      [&](std::string_view) { return std::optional<std::string_view>(long_value); });
   EXPECT_LE(key.size(), 40u);
 }
 
