@@ -1,6 +1,7 @@
 #include "quell/cli/ops_surface.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <random>
 
 #include "quell/adapters/http_server/callback_routes.h"
