@@ -185,12 +185,12 @@ TEST_F(PushInputE2eTest, AlertmanagerPushesOpenAndResolveAndNeedTheToken) {
   auto first = Post("/v1/inputs/alertmanager", AlertmanagerPayload("resolved"));
   ASSERT_TRUE(first);
   ASSERT_EQ(first->status, 200) << first->body;
-  EXPECT_NE(json::parse(first->body)["decisions"][0]["reason"], "resolved") << first->body;
+  EXPECT_EQ(json::parse(first->body)["decisions"][0]["decision"], "wait_for_health") << first->body;
   std::this_thread::sleep_for(std::chrono::milliseconds(20));  // a later `now`
   auto second = Post("/v1/inputs/alertmanager", AlertmanagerPayload("resolved"));
   ASSERT_TRUE(second);
   ASSERT_EQ(second->status, 200) << second->body;
-  EXPECT_EQ(json::parse(second->body)["decisions"][0]["reason"], "resolved") << second->body;
+  EXPECT_EQ(json::parse(second->body)["decisions"][0]["decision"], "resolve") << second->body;
   ASSERT_TRUE(
       WaitFor([&] { return Delivered(hook, "acme:DiskFull", "resolve") == 1; }, seconds(20)))
       << testing::ReadFile(log_);

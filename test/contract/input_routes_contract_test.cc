@@ -76,9 +76,10 @@ class InputRoutesTest : public StoreTest {
         push_store_->incidents(), push_store_->operators(), encoder_, clock_, settings_,
         app::PushInputOptions{.unique_suffix = [this] { return std::to_string(++suffix_); },
                               .after_commit = {}});
+    http_server::OpsServerOptions options;
+    options.token = kToken;
     server_ = std::make_unique<http_server::OpsHttpServer>(
-        http_server::OpsServerOptions{.listen = "127.0.0.1:0", .token = kToken},
-        http_server::InputRoutes(*input_, settings_, clock_));
+        std::move(options), http_server::InputRoutes(*input_, settings_, clock_));
     auto port = server_->Start();
     ASSERT_TRUE(port.ok()) << port.error().message;
     client_ = std::make_unique<httplib::Client>("127.0.0.1", *port);
@@ -142,11 +143,12 @@ TEST_P(InputRoutesTest, AlertmanagerFiringOpensByLabelsAndResolvedTwiceResolves)
   auto first = Post("/v1/inputs/alertmanager", Payload({{"acme", "DiskFull", "resolved"}}));
   ASSERT_TRUE(first);
   ASSERT_EQ(first->status, 200) << first->body;
+  EXPECT_EQ(json::parse(first->body)["decisions"][0]["decision"], "wait_for_health");
   EXPECT_EQ(Find("acme:DiskFull")->status, core::IncidentStatus::kOpen);  // one healthy of two
   auto second = Post("/v1/inputs/alertmanager", Payload({{"acme", "DiskFull", "resolved"}}));
   ASSERT_TRUE(second);
   ASSERT_EQ(second->status, 200) << second->body;
-  EXPECT_EQ(json::parse(second->body)["decisions"][0]["reason"], "resolved");
+  EXPECT_EQ(json::parse(second->body)["decisions"][0]["decision"], "resolve");
   EXPECT_EQ(Find("acme:DiskFull")->status, core::IncidentStatus::kResolved);
   EXPECT_EQ(Count("outbox"), "2");  // the open and the resolve
 }
