@@ -12,6 +12,7 @@
 #include "quell/adapters/http_server/status_routes.h"
 #include "quell/adapters/wiring/poll_lease_map.h"
 #include "quell/adapters/wiring/poll_wiring.h"
+#include "quell/adapters/wiring/poller_options_for.h"
 #include "quell/adapters/wiring/route_lookup.h"
 #include "quell/adapters/wiring/source_catalog_of.h"
 #include "quell/adapters/wiring/store_url.h"

@@ -72,43 +72,6 @@ core::Duration CyclePollDeadline(const config::Config& config) {
   return total;
 }
 
-app::PollerOptions PollerOptionsFor(const config::Config& config, core::OperatorStore* operators) {
-  app::PollerOptions poller;
-  poller.max_enrich = config.infrai.max_enrich;
-  poller.enrich_concurrency = config.infrai.enrich_concurrency;
-  poller.tenant_budget_per_hour = config.dispatch.budget.per_hour;
-  poller.severity_of = SeverityFromConfig(config);
-  poller.maintenance = config.maintenance;
-  poller.zones = &zones::SystemZoneRules();
-  if (operators != nullptr) {
-    poller.one_off_maintenance =
-        [operators](core::WallTime now) -> core::Result<std::vector<core::MaintenanceWindow>> {
-      auto windows = operators->ListOneOffWindows(now - app::kOneOffListedFor);
-      if (!windows) return windows.error();
-      std::vector<core::MaintenanceWindow> out;
-      for (const core::OneOffWindow& window : *windows) {
-        out.push_back(app::AsMaintenanceWindow(window));
-      }
-      return out;
-    };
-  }
-  for (const config::ChannelConfig& channel : config.channels) {
-    if (channel.delivery.grouping) {
-      poller.grouping.emplace(channel.name, *channel.delivery.grouping);
-    }
-  }
-  if (config.retention.decisions.count() > 0) {
-    poller.decision_retention = config.retention.decisions;
-  }
-  if (config.retention.key_groups.count() > 0) {
-    poller.key_group_retention = config.retention.key_groups;
-  }
-  poller.group_evidence = [](const core::ErrorGroup& group, const core::GroupDetail* detail) {
-    return app::GroupEvidence(group, detail, core::RedactOptions{});
-  };
-  return poller;
-}
-
 core::Result<std::unique_ptr<PollWiring>> PollWiring::Create(const config::Config& config,
                                                              core::IncidentStore& store,
                                                              core::Clock& clock,
@@ -161,7 +124,39 @@ core::Result<std::unique_ptr<PollWiring>> PollWiring::Create(const config::Confi
         std::make_unique<prometheus::PrometheusSource>(*w->prometheus_http_, std::move(options));
   }
 
-  app::PollerOptions poller = PollerOptionsFor(config, operators);
+  app::PollerOptions poller;
+  poller.max_enrich = config.infrai.max_enrich;
+  poller.enrich_concurrency = config.infrai.enrich_concurrency;
+  poller.tenant_budget_per_hour = config.dispatch.budget.per_hour;
+  poller.severity_of = SeverityFromConfig(config);
+  poller.maintenance = config.maintenance;
+  poller.zones = &zones::SystemZoneRules();
+  if (operators != nullptr) {
+    poller.one_off_maintenance =
+        [operators](core::WallTime now) -> core::Result<std::vector<core::MaintenanceWindow>> {
+      auto windows = operators->ListOneOffWindows(now - app::kOneOffListedFor);
+      if (!windows) return windows.error();
+      std::vector<core::MaintenanceWindow> out;
+      for (const core::OneOffWindow& window : *windows) {
+        out.push_back(app::AsMaintenanceWindow(window));
+      }
+      return out;
+    };
+  }
+  for (const config::ChannelConfig& channel : config.channels) {
+    if (channel.delivery.grouping) {
+      poller.grouping.emplace(channel.name, *channel.delivery.grouping);
+    }
+  }
+  if (config.retention.decisions.count() > 0) {
+    poller.decision_retention = config.retention.decisions;
+  }
+  if (config.retention.key_groups.count() > 0) {
+    poller.key_group_retention = config.retention.key_groups;
+  }
+  poller.group_evidence = [](const core::ErrorGroup& group, const core::GroupDetail* detail) {
+    return app::GroupEvidence(group, detail, core::RedactOptions{});
+  };
   w->poller_ = std::make_unique<app::Poller>(store, w->encoder_, clock, std::move(poller));
   if (w->infrai_http_) {
     w->poller_->RenewEachCycle(*w->infrai_http_, SourcePollDeadline(config, config.infrai.http));

@@ -64,12 +64,6 @@ class PollWiring {
   std::unique_ptr<app::Poller> poller_;
 };
 
-// The config-wide settings every condition's observations are applied with (what PollWiring's
-// Poller runs with): budgets, grouping, severities, maintenance windows, retention; with
-// `operators`, the operators' one-off windows are read from it (its connection's thread only).
-app::PollerOptions PollerOptionsFor(const config::Config& config,
-                                    core::OperatorStore* operators = nullptr);
-
 // How long one poll may spend on a source (requests, retries and waits): its poll_deadline, or
 // when absent the longest interval of the config's conditions.
 core::Duration SourcePollDeadline(const config::Config& config, const config::HttpSettings& http);
