@@ -2,6 +2,7 @@
 // on a real loopback port, with the bearer token, applied on SQLite and PostgreSQL.
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <sqlite3.h>
 
 #include <chrono>
 #include <memory>
@@ -13,6 +14,7 @@
 #include "quell/adapters/http_server/input_routes.h"
 #include "quell/adapters/http_server/ops_http_server.h"
 #include "quell/adapters/jsonl/payload_encoder.h"
+#include "quell/adapters/sqlite/sqlite_incident_store.h"
 #include "quell/app/push_input.h"
 #include "store_fixture.h"
 #include "test_support.h"
@@ -68,7 +70,15 @@ std::string Payload(const std::vector<std::vector<std::string>>& alerts) {
 class InputRoutesTest : public StoreTest {
  protected:
   void SetUpStore() override {
-    Connect(push_store_);
+    if (GetParam() == Backend::kSqlite) {
+      // A short busy timeout, so a store locked by another process answers 503 quickly.
+      auto store = sqlite::SqliteIncidentStore::Open(
+          test_store_->url().substr(7), {.busy_timeout = std::chrono::milliseconds(300)});
+      ASSERT_TRUE(store.ok()) << store.error().message;
+      push_store_.emplace(std::move(*store));
+    } else {
+      Connect(push_store_);
+    }
     app::PushSettings settings;
     settings.conditions = {Push("prom-alerts", 2)};
     settings_.Set(settings);
@@ -303,8 +313,31 @@ TEST_P(InputRoutesTest, ARetriedPostWithItsPollIdChangesNothing) {
       json::parse(bad_id->body)["error"]["message"].get<std::string>().starts_with("poll_id:"));
 }
 
+// SQLite only: another process's write lock stands in for any store that cannot take a write.
+class InputRoutesSqliteTest : public InputRoutesTest {};
+
+TEST_P(InputRoutesSqliteTest, AStoreThatCannotTakeTheWriteIs503WithRetryAfterAndNothingApplied) {
+  sqlite3* holder = nullptr;
+  ASSERT_EQ(sqlite3_open(test_store_->url().substr(7).c_str(), &holder), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(holder, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+  auto locked = Post("/v1/inputs/alertmanager", Payload({{"acme", "DiskFull", "firing"}}));
+  sqlite3_exec(holder, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_close(holder);
+  ASSERT_TRUE(locked);
+  EXPECT_EQ(locked->status, 503) << locked->body;
+  EXPECT_EQ(locked->get_header_value("Retry-After"), "5");
+  EXPECT_EQ(json::parse(locked->body)["error"]["code"], "unavailable");
+  EXPECT_EQ(Count("incidents"), "0");
+  EXPECT_EQ(Count("polls"), "0");
+  auto retried = Post("/v1/inputs/alertmanager", Payload({{"acme", "DiskFull", "firing"}}));
+  ASSERT_TRUE(retried);
+  EXPECT_EQ(retried->status, 200) << retried->body;
+  EXPECT_EQ(Find("acme:DiskFull")->status, core::IncidentStatus::kOpen);
+}
+
 INSTANTIATE_TEST_SUITE_P(Sqlite, InputRoutesTest, ::testing::Values(Backend::kSqlite));
 INSTANTIATE_TEST_SUITE_P(Postgres, InputRoutesTest, ::testing::Values(Backend::kPostgres));
+INSTANTIATE_TEST_SUITE_P(Sqlite, InputRoutesSqliteTest, ::testing::Values(Backend::kSqlite));
 
 }  // namespace
 }  // namespace quell::testing
