@@ -100,6 +100,7 @@ TEST(IncidentTimelineTest, HealthOfEachLoggedDecision) {
   EXPECT_STREQ(HealthOfDecision("wait_for_health", ""), "healthy");
   EXPECT_STREQ(HealthOfDecision("resolve", ""), "healthy");
   EXPECT_STREQ(HealthOfDecision("resolve", "manual"), "none");
+  EXPECT_STREQ(HealthOfDecision("resolve", "expired"), "unknown");
   EXPECT_STREQ(HealthOfDecision("ignore", "hold_released"), "healthy");
 }
 

@@ -21,11 +21,14 @@
 #include <vector>
 
 #include "child_process.h"
+#include "google_chat_receiver.h"
+#include "ntfy_receiver.h"
 #include "pagerduty_receiver.h"
 #include "quell/sim/server.h"
 #include "run_process.h"
 #include "slack_receiver.h"
 #include "smtp_sink.h"
+#include "telegram_receiver.h"
 #include "twilio_receiver.h"
 #include "webhook_receiver.h"
 
@@ -525,6 +528,78 @@ TEST_F(DispatchTest, BadChannelConfigExitsTwoWithWhereAndWhatAndNoSecret) {
   EXPECT_NE(r.err.find("HOOK_SECRET is not set"), std::string::npos) << r.err;
   EXPECT_EQ(RowStatus("hook"), "pending");
   EXPECT_TRUE(hook.Requests().empty());
+}
+
+// Google Chat, ntfy and Telegram (issue 20): the open and then the resolve reach each
+// stand-in through `quell dispatch`, threaded where the provider threads; a hang on Google Chat
+// is retried with the same requestId and stays one message; a hang on Telegram is retried
+// (a second message, Telegram has no idempotency) and its token reaches neither the outbox
+// nor quell's output.
+TEST_F(DispatchTest, GoogleChatNtfyAndTelegramGetTheOpenThenTheResolve) {
+  const std::string chat_key = "AIzaSyE2e-chat-key";
+  const std::string chat_token = "e2e-chat-token-93";
+  const std::string ntfy_token = "tk_e2e_ntfy_token_0001";
+  const std::string tg_token = "7000000002:AAE2eTelegramTokenXyz";
+  testing::GoogleChatReceiver chat(chat_key, chat_token);
+  testing::NtfyReceiver ntfy(ntfy_token);
+  testing::TelegramReceiver telegram(tg_token, "-1001234567890");
+  SetEnv("GCHAT_URL", chat.WebhookUrl());
+  SetEnv("NTFY_TOKEN", ntfy_token);
+  SetEnv("TG_TOKEN", tg_token);
+  const std::string timing = "timeout: 1s, initial_backoff: 100ms, max_backoff: 200ms";
+  WriteConfig("  - {name: chat, type: google_chat, url_env: GCHAT_URL, " + timing + "}\n" +
+                  "  - {name: phone, type: ntfy, url: \"" + ntfy.TopicUrl() +
+                  "\", token_env: NTFY_TOKEN, " + timing + "}\n" +
+                  "  - {name: tg, type: telegram, api_url: \"" + telegram.ApiUrl() +
+                  "\", chat_id: \"-1001234567890\", token_env: TG_TOKEN, " + timing + "}\n",
+              "chat, phone, tg");
+  chat.FailNext(Fault::kHang);
+  telegram.FailNext(Fault::kHang);
+  Poll("notify");
+  const auto runs = DispatchUntil(
+      [&] {
+        return RowStatus("chat") == "sent" && RowStatus("phone") == "sent" &&
+               RowStatus("tg") == "sent";
+      },
+      std::chrono::seconds(15));
+  for (const char* channel : {"chat", "phone", "tg"}) EXPECT_EQ(RowStatus(channel), "sent");
+  for (const auto& run : runs) {
+    for (const std::string& secret : {chat_key, chat_token, ntfy_token, tg_token}) {
+      EXPECT_EQ(run.err.find(secret), std::string::npos) << run.err;
+      EXPECT_EQ(run.out.find(secret), std::string::npos) << run.out;
+    }
+  }
+  ASSERT_EQ(chat.Messages().size(), 1U);  // the hang's retry returned the same message
+  EXPECT_EQ(chat.Requests().size(), 2U);
+  EXPECT_NE(chat.Messages()[0].text.find(kKey), std::string::npos) << chat.Messages()[0].text;
+  ASSERT_EQ(ntfy.Messages().size(), 1U);
+  EXPECT_NE(ntfy.Messages()[0].title.find(kKey), std::string::npos) << ntfy.Messages()[0].title;
+  ASSERT_EQ(telegram.Messages().size(), 2U);  // the hang's retry is a second message
+  EXPECT_NE(telegram.Messages()[0].text.find(kKey), std::string::npos);
+  chat.ReleaseHung();
+  telegram.ReleaseHung();
+
+  ResolveGroup();
+  Poll("resolve");
+  DispatchUntil(
+      [&] {
+        return RowStatus("chat", "resolve") == "sent" && RowStatus("phone", "resolve") == "sent" &&
+               RowStatus("tg", "resolve") == "sent";
+      },
+      std::chrono::seconds(10));
+  ASSERT_EQ(chat.Messages().size(), 2U);
+  EXPECT_EQ(chat.Messages()[1].thread_name, chat.Messages()[0].thread_name);
+  ASSERT_EQ(ntfy.Messages().size(), 2U);
+  EXPECT_EQ(ntfy.Messages()[1].tags.at(0), "white_check_mark");
+  ASSERT_EQ(telegram.Messages().size(), 3U);
+  // The resolve replies to the message whose answer reached quell (the retry's).
+  EXPECT_EQ(telegram.Messages()[2].reply_to, telegram.Messages()[1].message_id);
+  for (const json& row : Outbox()) {
+    const std::string text = row.dump();
+    for (const std::string& secret : {chat_key, chat_token, ntfy_token, tg_token}) {
+      EXPECT_EQ(text.find(secret), std::string::npos) << text;
+    }
+  }
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "free_port.h"
 #include "quell/core/text/url.h"
 
 namespace quell::testing {
@@ -34,22 +35,6 @@ constexpr auto kStartDeadline = std::chrono::seconds(30);
 constexpr auto kStopDeadline = std::chrono::seconds(10);
 constexpr auto kPoll = std::chrono::milliseconds(50);
 constexpr int kLaunchAttempts = 3;
-
-// The kernel's pick for port 0, released again for Prometheus to bind. Another process may take
-// it in between; Start() sees "address already in use" in the log and tries another.
-core::Result<int> FreeLoopbackPort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return MakeError(ErrorCode::kUnavailable, "socket() failed");
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t size = sizeof addr;
-  const bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-                  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &size) == 0;
-  ::close(fd);
-  if (!ok) return MakeError(ErrorCode::kUnavailable, "cannot bind 127.0.0.1:0");
-  return static_cast<int>(ntohs(addr.sin_port));
-}
 
 std::string MakeTempDir() {
   std::string pattern = (std::filesystem::temp_directory_path() / "quell-prom-XXXXXX").string();

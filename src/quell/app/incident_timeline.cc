@@ -19,6 +19,8 @@ void KeepNewest(std::vector<T>& items, size_t limit) {
 const char* HealthOfDecision(const std::string& decision, const std::string& reason) {
   if (decision == "notify" || decision == "update_only") return "unhealthy";
   if (decision == "resolve" && reason == "manual") return "none";
+  // A pushed key resolved for want of pushes (reason expired): nobody saw it healthy.
+  if (decision == "resolve" && reason == "expired") return "unknown";
   if (decision == "wait_for_health" || decision == "resolve" || decision == "ignore") {
     return "healthy";
   }

@@ -19,8 +19,9 @@ struct TimelineObservation {
   std::string poll_id;
   uint64_t generation = 0;
   // What the page draws: unhealthy (notify, update_only), healthy (wait_for_health, resolve,
-  // ignore), none (a manual resolve: an operator, not a poll), and for a mark the observation's
-  // own health (unknown for decision unknown).
+  // ignore), none (a manual resolve: an operator, not a poll), unknown (a pushed key's resolve
+  // for want of pushes, reason expired), and for a mark the observation's own health (unknown
+  // for decision unknown).
   std::string health;
   std::string decision;             // DecisionName
   std::string reason;               // ReasonName; empty when none

@@ -19,6 +19,10 @@ namespace quell::app {
 // source and an interval share one listing per cycle, so they share one lease.
 std::string PollLeaseName(std::string_view source, core::Duration interval);
 
+// The source name of push conditions' stale sweeps (Poller::Watch(PushCondition)): they ask no
+// remote, only the store, yet hold a lease like any poll so that one instance sweeps.
+inline constexpr std::string_view kPushSource = "push";
+
 // The lease of shard `shard` (0-based) of `shards` of a sharded condition:
 // "poll/infrai-error-groups/1m0s/checkout/shard-1-of-4" (1-based in the name, as people count).
 std::string ShardLeaseName(std::string_view source, core::Duration interval,

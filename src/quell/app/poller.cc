@@ -113,6 +113,12 @@ void Poller::Watch(const core::MetricCondition& condition, core::MetricSource& s
   }
 }
 
+void Poller::Watch(const core::PushCondition& condition) {
+  for (PollPart& part : PollPartsOf(condition.common, kPushSource)) {
+    push_watches_.push_back(PushWatch{condition, std::move(part)});
+  }
+}
+
 std::vector<std::string> Poller::LeaseNames() const {
   std::vector<std::string> names;
   const auto add = [&names](const std::string& name) {
@@ -120,6 +126,7 @@ std::vector<std::string> Poller::LeaseNames() const {
   };
   for (const ErrorWatch& watch : error_watches_) add(watch.part.lease);
   for (const MetricWatch& watch : metric_watches_) add(watch.part.lease);
+  for (const PushWatch& watch : push_watches_) add(watch.part.lease);
   return names;
 }
 
@@ -170,6 +177,17 @@ CycleReport Poller::RunOnce(DecisionSink& sink, const HeldLeases* held) {
     outcome.lease = watch.part.lease;
     outcome.token = *token;
     PollMetric(watch, *answer, report.at, sink, outcome);
+  }
+
+  for (const PushWatch& watch : push_watches_) {
+    const std::optional<uint64_t> token = TokenOf(held, watch.part.lease);
+    if (!token) continue;
+    ConditionOutcome& outcome = report.conditions.emplace_back();
+    outcome.condition = watch.condition.common.name;
+    outcome.source = std::string(kPushSource);
+    outcome.lease = watch.part.lease;
+    outcome.token = *token;
+    SweepPushes(watch, report.at, sink, outcome);
   }
   return report;
 }
@@ -272,6 +290,21 @@ void Poller::PollMetric(const MetricWatch& watch, const core::Result<core::Metri
       core::ObserveMetric(watch.condition, answer, *open, now);
   std::erase_if(observations, [&](const core::Observation& o) { return !keeps(o.key); });
   Apply(watch.condition.common, part, std::move(observations), {}, {}, now, sink, outcome);
+}
+
+void Poller::SweepPushes(const PushWatch& watch, core::WallTime now, DecisionSink& sink,
+                         ConditionOutcome& outcome) {
+  auto open = store_.ListOpenIncidents(watch.condition.common.name);
+  if (!open) {
+    outcome.apply_error = open.error().message;
+    return;
+  }
+  const PollPart& part = watch.part;
+  DropOtherShards(*open, [&part](std::string_view key) { return part.Keeps(key); });
+  // Applied even when nothing is stale: the commit moves the shadow mark and proves the lease,
+  // and an empty poll writes nothing else.
+  Apply(watch.condition.common, part, core::ObserveStalePushes(watch.condition, *open, now), {}, {},
+        now, sink, outcome);
 }
 
 void Poller::Apply(const core::ConditionCommon& common, const PollPart& part,

@@ -13,6 +13,7 @@
 #include "quell/app/poll_leases.h"
 #include "quell/core/conditions/error_group_condition.h"
 #include "quell/core/conditions/metric_condition.h"
+#include "quell/core/conditions/push_condition.h"
 #include "quell/core/ports/clock.h"
 #include "quell/core/ports/incident_store.h"
 #include "quell/core/ports/payload_encoder.h"
@@ -100,6 +101,10 @@ class Poller {
              const std::string& source_name);
   void Watch(const core::MetricCondition& condition, core::MetricSource& source,
              const std::string& source_name);
+  // A push condition's stale sweep (core::ObserveStalePushes over its open incidents), under
+  // PollLeaseName(kPushSource, interval): alerts arrive over HTTP, not in the cycle, so the
+  // cycle only notices keys nobody refreshed. Its outcome names source kPushSource.
+  void Watch(const core::PushCondition& condition);
   // Renews `http`'s retry budget at the start of every cycle, with `deadline` for the
   // source's requests in that cycle (BudgetedHttpClient::StartPoll): the client a source sends
   // through. `http` must outlive the poller.
@@ -128,11 +133,17 @@ class Poller {
     std::string source_name;
     PollPart part;
   };
+  struct PushWatch {
+    core::PushCondition condition;
+    PollPart part;
+  };
 
   void PollErrors(const ErrorWatch& watch, const core::GroupListing& listing, core::WallTime now,
                   uint32_t& enrich_left, DecisionSink& sink, ConditionOutcome& outcome);
   void PollMetric(const MetricWatch& watch, const core::Result<core::MetricAnswer>& answer,
                   core::WallTime now, DecisionSink& sink, ConditionOutcome& outcome);
+  void SweepPushes(const PushWatch& watch, core::WallTime now, DecisionSink& sink,
+                   ConditionOutcome& outcome);
   void Apply(const core::ConditionCommon& common, const PollPart& part,
              std::vector<core::Observation> observations,
              std::vector<std::pair<std::string, std::string>> marks,
@@ -148,6 +159,7 @@ class Poller {
   std::map<std::string, uint32_t, std::less<>> empty_polls_;  // by metric condition
   std::vector<ErrorWatch> error_watches_;
   std::vector<MetricWatch> metric_watches_;
+  std::vector<PushWatch> push_watches_;
   std::vector<std::pair<BudgetedHttpClient*, std::optional<core::Duration>>> budgets_;
 };
 

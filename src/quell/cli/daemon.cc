@@ -23,6 +23,8 @@ config::Config OnlyInterval(const config::Config& config, core::Duration interva
                 [interval](const auto& c) { return c.common.interval != interval; });
   std::erase_if(part.metric_conditions,
                 [interval](const auto& m) { return m.condition.common.interval != interval; });
+  std::erase_if(part.push_conditions,
+                [interval](const auto& c) { return c.common.interval != interval; });
   return part;
 }
 
@@ -30,6 +32,7 @@ std::vector<core::Duration> Intervals(const config::Config& config) {
   std::vector<core::Duration> intervals;
   for (const auto& c : config.error_conditions) intervals.push_back(c.common.interval);
   for (const auto& m : config.metric_conditions) intervals.push_back(m.condition.common.interval);
+  for (const auto& c : config.push_conditions) intervals.push_back(c.common.interval);
   std::sort(intervals.begin(), intervals.end());
   intervals.erase(std::unique(intervals.begin(), intervals.end()), intervals.end());
   return intervals;

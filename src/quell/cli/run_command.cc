@@ -159,10 +159,11 @@ int RunConfigCheck(const ConfigCheckOptions& options, core::Clock& clock, std::F
     std::fprintf(out, "warning: %s\n", warning.c_str());
   }
   std::fprintf(out,
-               "config check: %s ok: %zu error-group and %zu metric conditions, %zu channels, "
-               "store %s%s\n",
+               "config check: %s ok: %zu error-group, %zu metric and %zu push conditions, %zu "
+               "channels, store %s%s\n",
                path.c_str(), config.error_conditions.size(), config.metric_conditions.size(),
-               config.channels.size(), core::MaskUrlPassword(config.store_url).c_str(),
+               config.push_conditions.size(), config.channels.size(),
+               core::MaskUrlPassword(config.store_url).c_str(),
                options.offline ? " (offline: no query sent to Prometheus)" : "");
   return 0;
 }

@@ -7,8 +7,11 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "quell/adapters/channels/google_chat_channel.h"
+#include "quell/adapters/channels/ntfy_channel.h"
 #include "quell/adapters/channels/pagerduty_channel.h"
 #include "quell/adapters/channels/slack_channel.h"
+#include "quell/adapters/channels/telegram_channel.h"
 #include "quell/adapters/channels/twilio_sms_channel.h"
 #include "quell/adapters/channels/webhook_channel.h"
 #include "quell/adapters/templates/mustache_renderer.h"
@@ -226,6 +229,63 @@ TEST(GroupChannelsTest, TwilioSendsTwoHundredMembersWithinTheSegments) {
   EXPECT_LE(core::CountSms(text).segments, 2U) << text;
   EXPECT_NE(text.find("200 opened"), std::string::npos) << text;
   EXPECT_NE(text.find("and 197 more"), std::string::npos) << text;
+}
+
+// Google Chat, ntfy, Telegram (issue 20): a group of 200 within each provider's limit, its
+// counts and "… and N more" kept, one thread (Chat) per group key.
+TEST(GroupChannelsTest, GoogleChatThreadsAGroupByItsKeyWithinTheMessageLimit) {
+  GoogleChatSettings settings;
+  settings.url = "https://chat.example/v1/spaces/S/messages";
+  auto channel = GoogleChatChannel::Create(settings);
+  ASSERT_TRUE(channel.ok());
+  const core::Delivery delivery = Rendered(GroupRow(200, 200), "google_chat");
+  const auto request = (*channel)->Encode(delivery, kNow);
+  ASSERT_TRUE(request.ok()) << request.error().message;
+  EXPECT_LE(request->body.size(), 32000U);
+  const json body = json::parse(request->body);
+  EXPECT_EQ(body["thread"]["threadKey"], "{group}:condition=model-answer");
+  const std::string text = body["text"];
+  EXPECT_NE(text.find("200 opened"), std::string::npos) << text;
+  EXPECT_NE(text.find("t20/model-answer/TimeoutError"), std::string::npos);  // limit 20
+  EXPECT_EQ(text.find("t21/model-answer/TimeoutError"), std::string::npos);
+  EXPECT_NE(text.find("and 180 more"), std::string::npos);
+  EXPECT_NE(request->url.find("messageReplyOption=REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD"),
+            std::string::npos);
+  EXPECT_NE(request->url.find("requestId=" + GoogleChatRequestId(delivery.row.idempotency_key)),
+            std::string::npos);
+}
+
+TEST(GroupChannelsTest, NtfyKeepsAGroupWithinOneNotification) {
+  NtfySettings settings;
+  settings.url = "https://ntfy.sh/ops";
+  auto channel = NtfyChannel::Create(settings);
+  ASSERT_TRUE(channel.ok());
+  const auto request = (*channel)->Encode(Rendered(GroupRow(200, 200), "ntfy"), kNow);
+  ASSERT_TRUE(request.ok());
+  EXPECT_EQ(request->url, "https://ntfy.sh/");
+  const json body = json::parse(request->body);
+  EXPECT_EQ(body["topic"], "ops");
+  EXPECT_LE(body["message"].get<std::string>().size(), 4096U);
+  EXPECT_LE(body["title"].get<std::string>().size(), 1024U);
+  EXPECT_NE(body["title"].get<std::string>().find("200 opened"), std::string::npos);
+  EXPECT_NE(body["message"].get<std::string>().find("and 195 more"), std::string::npos);
+  EXPECT_EQ(body["priority"], 4);  // the gravest member's error
+  EXPECT_FALSE(body.contains("click"));
+}
+
+TEST(GroupChannelsTest, TelegramKeepsAGroupWithin4096Characters) {
+  TelegramSettings settings;
+  settings.token = "1:abc";
+  settings.chat_id = "42";
+  auto channel = TelegramChannel::Create(settings);
+  ASSERT_TRUE(channel.ok());
+  const auto request = (*channel)->Encode(Rendered(GroupRow(200, 200), "telegram"), kNow);
+  ASSERT_TRUE(request.ok());
+  EXPECT_EQ(request->url, "https://api.telegram.org/bot1:abc/sendMessage");
+  const std::string text = json::parse(request->body)["text"];
+  EXPECT_LE(Chars(text), 4096U);
+  EXPECT_NE(text.find("t10/model-answer/TimeoutError"), std::string::npos);  // limit 10
+  EXPECT_NE(text.find("and 190 more"), std::string::npos) << text;
 }
 
 }  // namespace

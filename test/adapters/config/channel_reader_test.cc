@@ -377,5 +377,122 @@ TEST_F(ChannelConfigTest, ATypoListsTheOptionalSettingsItCouldMean) {
       {"quell.yaml:2:3: defaults.renotify_limitt", "flap", "renotify_limit,"});
 }
 
+// Google Chat, ntfy and Telegram (issue 20): secrets by reference, the webhook URL inline or
+// by reference, and each bad setting named at its line and column.
+TEST_F(ChannelConfigTest, ReadsGoogleChatNtfyAndTelegram) {
+  env_["GCHAT_URL"] = "https://chat.googleapis.com/v1/spaces/AAA/messages?key=k&token=t";
+  env_["NTFY_TOKEN"] = "tk_0123456789";
+  env_["TG_TOKEN"] = "7000000001:AAH";
+  std::ofstream(dir_ / "chat.url") << "https://chat.googleapis.com/v1/spaces/BBB/messages?key=k\n";
+  auto config = Load(R"(channels:
+  - {name: chat, type: google_chat, url_env: GCHAT_URL}
+  - {name: chat2, type: google_chat, url_file: chat.url, group_by: [condition]}
+  - {name: chat3, type: google_chat, url: "https://chat.googleapis.com/v1/spaces/C/messages"}
+  - {name: phone, type: ntfy, url: "https://ntfy.sh/quell-ops", token_env: NTFY_TOKEN}
+  - {name: phone2, type: ntfy, url: "https://ntfy.example.com/alerts_1"}
+  - {name: tg, type: telegram, chat_id: "-1001234567890", token_env: TG_TOKEN, max_attempts: 4}
+  - {name: tg2, type: telegram, chat_id: "@quell_alerts", token_env: TG_TOKEN,
+     api_url: "http://127.0.0.1:8081"}
+conditions:
+  - {name: errs, type: error_groups, channels: [chat, chat2, chat3, phone, phone2, tg, tg2]}
+)");
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  const auto& c = config->channels;
+  ASSERT_EQ(c.size(), 7U);
+  EXPECT_EQ(c[0].type, ChannelType::kGoogleChat);
+  EXPECT_STREQ(ChannelTypeName(c[0].type), "google_chat");
+  EXPECT_EQ(c[0].google_chat.url, env_["GCHAT_URL"]);
+  EXPECT_EQ(c[1].google_chat.url, "https://chat.googleapis.com/v1/spaces/BBB/messages?key=k");
+  EXPECT_TRUE(c[1].delivery.grouping.has_value());
+  EXPECT_EQ(c[2].google_chat.url, "https://chat.googleapis.com/v1/spaces/C/messages");
+  EXPECT_STREQ(ChannelTypeName(c[3].type), "ntfy");
+  EXPECT_EQ(c[3].ntfy.url, "https://ntfy.sh/quell-ops");
+  EXPECT_EQ(c[3].ntfy.token, "tk_0123456789");
+  EXPECT_EQ(c[4].ntfy.token, "");
+  EXPECT_STREQ(ChannelTypeName(c[5].type), "telegram");
+  EXPECT_EQ(c[5].telegram.chat_id, "-1001234567890");
+  EXPECT_EQ(c[5].telegram.token, "7000000001:AAH");
+  EXPECT_EQ(c[5].telegram.api_url, "https://api.telegram.org");
+  EXPECT_EQ(c[5].delivery.max_attempts, 4U);
+  EXPECT_EQ(c[6].telegram.chat_id, "@quell_alerts");
+  EXPECT_EQ(c[6].telegram.api_url, "http://127.0.0.1:8081");
+  for (const auto& channel : c) EXPECT_TRUE(channel.unresolved_secrets.empty()) << channel.name;
+
+  // An unset variable loads (the poller runs without it) and is recorded with its line.
+  env_.erase("TG_TOKEN");
+  config = Load(R"(channels:
+  - name: tg
+    type: telegram
+    chat_id: "42"
+    token_env: TG_TOKEN
+conditions:
+  - {name: errs, type: error_groups, channels: [tg]}
+)");
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  ASSERT_EQ(config->channels[0].unresolved_secrets.size(), 1U);
+  EXPECT_NE(config->channels[0].unresolved_secrets[0].find("quell.yaml:5:"), std::string::npos)
+      << config->channels[0].unresolved_secrets[0];
+}
+
+TEST_F(ChannelConfigTest, BadGoogleChatNtfyAndTelegramSettingsNameTheirLine) {
+  ExpectError("channels:\n  - name: chat\n    type: google_chat\n",
+              {"quell.yaml:2:5: channels[0]", "exactly one of url, url_env or url_file"});
+  ExpectError(R"(channels:
+  - name: chat
+    type: google_chat
+    url: "https://chat.googleapis.com/v1/spaces/C/messages"
+    url_env: GCHAT_URL
+)",
+              {"quell.yaml:4:", "channels[0].url", "exactly one of url, url_env or url_file"});
+  ExpectError(R"(channels:
+  - name: chat
+    type: google_chat
+    url: "chat.googleapis.com/v1/spaces/C/messages"
+)",
+              {"quell.yaml:4:10: channels[0].url", "https://"});
+  ExpectError(R"(channels:
+  - name: phone
+    type: ntfy
+    url: "https://ntfy.sh/"
+)",
+              {"quell.yaml:4:10: channels[0].url", "topic URL"});
+  ExpectError(R"(channels:
+  - name: phone
+    type: ntfy
+    url: "https://ntfy.sh/ops"
+    token: tk_inline_secret
+)",
+              {"quell.yaml:5:", "channels[0].token", "secrets do not belong", "token_env"});
+  ExpectError(R"(channels:
+  - name: tg
+    type: telegram
+    chat_id: "my group"
+    token_env: HOOK_SECRET
+)",
+              {"quell.yaml:4:14: channels[0].chat_id", "@channelname"});
+  ExpectError(R"(channels:
+  - name: tg
+    type: telegram
+    chat_id: "42"
+)",
+              {"quell.yaml:2:5: channels[0]", "needs token_env or token_file"});
+  ExpectError(R"(channels:
+  - name: tg
+    type: telegram
+    chat_id: "42"
+    token_env: HOOK_SECRET
+    api_url: api.telegram.org
+)",
+              {"quell.yaml:6:14: channels[0].api_url", "http"});
+  ExpectError(R"(channels:
+  - name: tg
+    type: telegram
+    chat_id: "42"
+    chat: "42"
+    token_env: HOOK_SECRET
+)",
+              {"quell.yaml:5:5: channels[0].chat", "unknown setting"});
+}
+
 }  // namespace
 }  // namespace quell::config

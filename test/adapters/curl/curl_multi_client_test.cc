@@ -207,6 +207,20 @@ TEST_F(MultiClientTest, AClosedPortIsUnavailable) {
   ASSERT_TRUE(results[1].ok());
 }
 
+// A URL that is itself a credential (a Telegram bot token in the path, a Google Chat key in the
+// query) is shown in errors as the channel's label_url says, never as sent.
+TEST_F(MultiClientTest, AnErrorNamesTheLabelUrlInsteadOfACredentialUrl) {
+  core::HttpExchange exchange;
+  exchange.request.method = "POST";
+  exchange.request.url = "http://127.0.0.1:1/bot123:SECRETTOKEN/sendMessage?key=SECRETKEY";
+  exchange.request.label_url = "http://127.0.0.1:1/bot[redacted]/sendMessage";
+  const auto results = Run({exchange}, {1});
+  ASSERT_FALSE(results[0].ok());
+  const std::string& message = results[0].error().message;
+  EXPECT_EQ(message.rfind("POST http://127.0.0.1:1/bot[redacted]/sendMessage: ", 0), 0U) << message;
+  EXPECT_EQ(message.find("SECRET"), std::string::npos) << message;
+}
+
 TEST_F(MultiClientTest, RejectsBodiesOverTheLimit) {
   CurlOptions options;
   options.max_body_bytes = 3;

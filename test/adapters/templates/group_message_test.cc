@@ -156,6 +156,9 @@ TEST(GroupMessageTest, AChannelsGroupLimitOverridesItsTypesDefault) {
   EXPECT_NE(m->body.find("and 3 more"), std::string::npos);
   EXPECT_EQ(DefaultGroupLimit("sms"), 3U);
   EXPECT_EQ(DefaultGroupLimit("pagerduty"), 5U);
+  EXPECT_EQ(DefaultGroupLimit("google_chat"), 20U);
+  EXPECT_EQ(DefaultGroupLimit("ntfy"), 5U);
+  EXPECT_EQ(DefaultGroupLimit("telegram"), 10U);
 }
 
 // Replayed observations often carry no evidence: the members then differ only by key, and the

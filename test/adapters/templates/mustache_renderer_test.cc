@@ -119,6 +119,30 @@ TEST(MustacheRendererTest, SlackGetsMrkdwnWithSlackEscaping) {
   EXPECT_EQ(resolved->body.rfind(":white_check_mark:", 0), 0U);
 }
 
+// Google Chat, ntfy and Telegram (issue 20): each has default templates, plain text (no
+// Slack escaping), a one-line subject, and the link where the reader can follow it.
+TEST(MustacheRendererTest, GoogleChatNtfyAndTelegramGetTheirDefaultsUnescaped) {
+  const MustacheRenderer renderer(Options());
+  for (const char* type : {"google_chat", "ntfy", "telegram"}) {
+    const auto m = renderer.Render(type, Row("open"));
+    ASSERT_TRUE(m.ok()) << type << ": " << m.error().message;
+    EXPECT_EQ(m->subject.find('\n'), std::string::npos) << type;
+    EXPECT_NE(m->subject.find("new_errors opened"), std::string::npos) << type << m->subject;
+    EXPECT_EQ(m->severity, "critical") << type;
+    EXPECT_NE(m->body.find("Next step:"), std::string::npos) << type << m->body;
+    EXPECT_EQ(m->body.find("&lt;"), std::string::npos) << type << m->body;
+  }
+  const auto chat = renderer.Render("google_chat", Row("open"));
+  EXPECT_EQ(chat->body.rfind("\U0001F6A8 new_errors opened: `checkout/", 0), 0U) << chat->body;
+  EXPECT_NE(chat->body.find("> TypeError <in> & out\n"), std::string::npos) << chat->body;
+  EXPECT_NE(chat->body.find("<https://quell.example.com/incidents/checkout%2F"), std::string::npos);
+  EXPECT_EQ(renderer.Render("google_chat", Row("resolve"))->body.rfind("\u2705", 0), 0U);
+  const auto tg = renderer.Render("telegram", Row("resolve"));
+  EXPECT_NE(tg->body.find("resolved 2026-12-02T09:30:00Z"), std::string::npos) << tg->body;
+  EXPECT_NE(tg->body.find("\nhttps://quell.example.com/incidents/checkout%2F"), std::string::npos);
+  EXPECT_EQ(renderer.Render("ntfy", Row("open"))->body.rfind("TypeError", 0), 0U);
+}
+
 TEST(MustacheRendererTest, SmsIsShortGsm7AndCutToTheSegmentLimit) {
   RendererOptions options = Options();
   const MustacheRenderer renderer(options);
@@ -169,7 +193,7 @@ TEST(MustacheRendererTest, OverridesApplyByChannelNameOnly) {
 
 TEST(MustacheRendererTest, RejectsUnknownTypesAndPayloadsThatAreNoSnapshot) {
   const MustacheRenderer renderer(Options());
-  EXPECT_FALSE(renderer.Render("telegram", Row("open")).ok());
+  EXPECT_FALSE(renderer.Render("carrier-pigeon", Row("open")).ok());
   core::OutboxRow row = Row("open");
   row.payload = "[1,2]";
   const auto bad = renderer.Render("email", row);

@@ -245,6 +245,111 @@ void ReadPagerDuty(MapReader& item, const std::filesystem::path& dir, PagerDutyS
   if (out.source.empty()) item.Fail("source", "must not be empty (default \"quell\")");
 }
 
+// Opsgenie's Alert API: the key is a credential, so only by reference.
+void ReadOpsgenie(MapReader& item, const std::filesystem::path& dir, OpsgenieSettings& out,
+                  std::vector<std::string>& unresolved) {
+  item.Read("api_url", out.api_url);
+  RequireUrl(item, "api_url", out.api_url, {"http://", "https://"});
+  out.api_key = Secret(item, "api_key", dir, true, unresolved);
+  item.Read("source", out.source);
+  if (out.source.empty() || out.source.size() > 100) {
+    item.Fail("source", "expected 1 to 100 characters (default \"quell\")");
+  }
+}
+
+// --- Google Chat, ntfy, Telegram (issue 20) ---
+
+// Google Chat's webhook URL carries the space's key and token, so it may come by reference
+// (url_env / url_file) like a secret, or inline (usually "${VAR}"): exactly one of the three.
+std::string GoogleChatUrl(MapReader& item, const std::filesystem::path& dir,
+                          std::vector<std::string>& unresolved) {
+  const int given =
+      (item.Has("url") ? 1 : 0) + (item.Has("url_env") ? 1 : 0) + (item.Has("url_file") ? 1 : 0);
+  std::string url;
+  if (given != 1) {
+    item.Fail(given == 0 ? "" : "url", "give exactly one of url, url_env or url_file");
+    for (const char* key : {"url", "url_env", "url_file"}) item.Read(key, url);
+    return {};
+  }
+  if (item.Has("url")) {
+    item.Read("url", url);
+    RequireUrl(item, "url", url, {"https://", "http://"});
+    return url;
+  }
+  SecretRef ref = ReadSecret(item, "url", dir, true);
+  if (!ref.unresolved.empty()) unresolved.push_back(std::move(ref.unresolved));
+  return std::move(ref.value);
+}
+
+void ReadGoogleChat(MapReader& item, const std::filesystem::path& dir, GoogleChatSettings& out,
+                    std::vector<std::string>& unresolved) {
+  out.url = GoogleChatUrl(item, dir, unresolved);
+}
+
+// The topic URL's last path segment: ntfy's topic names are 1-64 letters, digits, '-' or '_'.
+bool IsNtfyTopicUrl(const std::string& url) {
+  const size_t authority = url.find("://");
+  if (authority == std::string::npos || url.find_first_of("?# ") != std::string::npos) {
+    return false;
+  }
+  const size_t slash = url.rfind('/');
+  if (slash < authority + 3) return false;
+  const std::string topic = url.substr(slash + 1);
+  if (topic.empty() || topic.size() > 64) return false;
+  for (const char c : topic) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') return false;
+  }
+  return true;
+}
+
+void ReadNtfy(MapReader& item, const std::filesystem::path& dir, NtfySettings& out,
+              std::vector<std::string>& unresolved) {
+  item.Read("url", out.url);
+  RequireUrl(item, "url", out.url, {"https://", "http://"});
+  if (!out.url.empty() && (out.url.starts_with("https://") || out.url.starts_with("http://")) &&
+      !IsNtfyTopicUrl(out.url)) {
+    item.Fail("url",
+              "expected a topic URL such as https://ntfy.sh/mytopic (a topic of 1-64 letters, "
+              "digits, '-' or '_', no query)");
+  }
+  out.token = Secret(item, "token", dir, false, unresolved);
+}
+
+// A user's or group's numeric id ("-100..." for supergroups and channels) or "@channelname".
+bool IsTelegramChatId(const std::string& id) {
+  if (id.empty()) return false;
+  if (id[0] == '@') {
+    if (id.size() < 6 || id.size() > 33) return false;
+    for (size_t i = 1; i < id.size(); ++i) {
+      if (!std::isalnum(static_cast<unsigned char>(id[i])) && id[i] != '_') return false;
+    }
+    return true;
+  }
+  const size_t digits = id[0] == '-' ? 1 : 0;
+  if (digits >= id.size() || id.size() > 20) return false;
+  for (size_t i = digits; i < id.size(); ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(id[i]))) return false;
+  }
+  return true;
+}
+
+void ReadTelegram(MapReader& item, const std::filesystem::path& dir, TelegramSettings& out,
+                  std::vector<std::string>& unresolved) {
+  item.Read("api_url", out.api_url);
+  RequireUrl(item, "api_url", out.api_url, {"https://", "http://"});
+  item.Read("chat_id", out.chat_id);
+  if (!IsTelegramChatId(out.chat_id)) {
+    item.Fail("chat_id", out.chat_id.empty()
+                             ? "the chat to post to is required (a numeric id, e.g. "
+                               "\"-1001234567890\", or \"@channelname\")"
+                             : "expected a numeric chat id (e.g. \"-1001234567890\") or "
+                               "\"@channelname\"");
+  }
+  out.token = Secret(item, "token", dir, true, unresolved);
+}
+
+// --- end Google Chat, ntfy, Telegram ---
+
 }  // namespace
 
 bool IsConfigName(const std::string& name) {
@@ -274,6 +379,14 @@ const char* ChannelTypeName(ChannelType type) {
       return "sms";
     case ChannelType::kPagerDuty:
       return "pagerduty";
+    case ChannelType::kOpsgenie:
+      return "opsgenie";
+    case ChannelType::kGoogleChat:
+      return "google_chat";
+    case ChannelType::kNtfy:
+      return "ntfy";
+    case ChannelType::kTelegram:
+      return "telegram";
   }
   return "webhook";
 }
@@ -308,8 +421,23 @@ void ReadChannels(MapReader& top, const std::filesystem::path& dir, Config& conf
     } else if (type == "pagerduty") {
       channel.type = ChannelType::kPagerDuty;
       ReadPagerDuty(item, dir, channel.pagerduty, channel.unresolved_secrets);
+    } else if (type == "opsgenie") {
+      channel.type = ChannelType::kOpsgenie;
+      ReadOpsgenie(item, dir, channel.opsgenie, channel.unresolved_secrets);
+    } else if (type == "google_chat") {
+      channel.type = ChannelType::kGoogleChat;
+      ReadGoogleChat(item, dir, channel.google_chat, channel.unresolved_secrets);
+    } else if (type == "ntfy") {
+      channel.type = ChannelType::kNtfy;
+      ReadNtfy(item, dir, channel.ntfy, channel.unresolved_secrets);
+    } else if (type == "telegram") {
+      channel.type = ChannelType::kTelegram;
+      ReadTelegram(item, dir, channel.telegram, channel.unresolved_secrets);
     } else {
-      item.Fail("type", "expected webhook, slack, email, sms or pagerduty, got \"" + type + "\"");
+      item.Fail("type",
+                "expected webhook, slack, email, sms, pagerduty, opsgenie, google_chat, ntfy or "
+                "telegram, got \"" +
+                    type + "\"");
     }
     item.Finish();
     config.channels.push_back(std::move(channel));
@@ -395,6 +523,7 @@ void CheckRoutes(MapReader& top, Config& config) {
   };
   for (const auto& condition : config.error_conditions) check(condition.common);
   for (const auto& condition : config.metric_conditions) check(condition.condition.common);
+  for (const auto& condition : config.push_conditions) check(condition.common);
   if (!config.dispatch.dead_letter.empty() && !names.contains(config.dispatch.dead_letter)) {
     top.Fail("dispatch", "dead_letter names channel \"" + config.dispatch.dead_letter +
                              "\", which is not in `channels`");

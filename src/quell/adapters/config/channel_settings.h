@@ -22,7 +22,7 @@ struct ChannelDelivery {
   core::Duration timeout = std::chrono::seconds(10);
   std::string ca_file;  // empty: the system's CA bundle
   // Members a group message lists before "… and N more"; 0: the type's default (webhook 1000,
-  // email 50, Slack 20, PagerDuty 5, SMS 3). Counts always cover every member.
+  // email 50, Slack 20, Opsgenie 20, PagerDuty 5, SMS 3). Counts always cover every member.
   uint32_t group_limit = 0;
   std::map<std::string, std::string> templates;  // part ("subject", "body", ...) -> mustache text
   // part -> "file:line:column: channels[i].templates.part", for template errors
@@ -94,7 +94,40 @@ struct PagerDutySettings {
   std::string webhook_secret;
 };
 
-enum class ChannelType : uint8_t { kWebhook, kSlack, kEmail, kSms, kPagerDuty };
+// Opsgenie's Alert API (type: opsgenie).
+struct OpsgenieSettings {
+  std::string api_url = "https://api.opsgenie.com";  // EU accounts: https://api.eu.opsgenie.com
+  std::string api_key;           // from api_key_env / api_key_file, never inline
+  std::string source = "quell";  // the alert's source field
+};
+
+// Google Chat, ntfy and Telegram.
+struct GoogleChatSettings {
+  std::string url;  // the space's incoming-webhook URL (its key and token are credentials)
+};
+
+struct NtfySettings {
+  std::string url;    // the topic URL, e.g. https://ntfy.sh/mytopic
+  std::string token;  // optional access token (`token_env` / `token_file`)
+};
+
+struct TelegramSettings {
+  std::string api_url = "https://api.telegram.org";
+  std::string chat_id;  // "123", "-100123..." or "@channelname"
+  std::string token;    // the bot token (`token_env` / `token_file`), required
+};
+
+enum class ChannelType : uint8_t {
+  kWebhook,
+  kSlack,
+  kEmail,
+  kSms,
+  kPagerDuty,
+  kOpsgenie,
+  kGoogleChat,
+  kNtfy,
+  kTelegram,
+};
 
 const char* ChannelTypeName(ChannelType type);
 
@@ -108,6 +141,10 @@ struct ChannelConfig {
   EmailSettings email;
   SmsSettings sms;
   PagerDutySettings pagerduty;
+  OpsgenieSettings opsgenie;
+  GoogleChatSettings google_chat;
+  NtfySettings ntfy;
+  TelegramSettings telegram;
   // Located messages for secrets whose variable is unset or whose file cannot be read: the
   // poller routes to the channel without them; `quell dispatch` refuses to start.
   std::vector<std::string> unresolved_secrets;

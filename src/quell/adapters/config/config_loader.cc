@@ -303,6 +303,43 @@ void ReadMetricCondition(MapReader& item, core::ConditionCommon common, MetricSo
   config.metric_conditions.push_back(std::move(entry));
 }
 
+// `type: push`: keys over what a pushed alert carries, its labels and annotations.
+void ReadPushCondition(MapReader& item, core::ConditionCommon common, Config& config) {
+  core::PushCondition condition;
+  condition.common = std::move(common);
+  if (item.Has("no_series_warn_after")) {
+    item.Fail("no_series_warn_after", "only metric conditions answer with series");
+  }
+  if (auto key = ReadKey(item, nullptr)) {
+    for (const std::string& field : key->Fields()) {
+      const bool label = field.starts_with("labels.") && field.size() > 7;
+      const bool annotation = field.starts_with("annotations.") && field.size() > 12;
+      if (!label && !annotation) {
+        item.Fail("key", "{" + field +
+                             "}: a push condition's key reads labels.<name> or "
+                             "annotations.<name>, e.g. \"{labels.tenant}:{labels.alertname}\"");
+        break;
+      }
+    }
+    condition.key = std::move(*key);
+  }
+  const bool has_stale_after = item.Has("stale_after");
+  if (!has_stale_after) {
+    item.Fail("",
+              "a push condition needs stale_after, e.g. stale_after: 15m (a key nobody "
+              "pushes again within it is unknown)");
+  }
+  item.Read("stale_after", condition.stale_after);
+  item.Read("expire_after", condition.expire_after);
+  // Without stale_after, expire_after has nothing to be longer than: one error is enough.
+  if (auto valid = core::Validate(condition); has_stale_after && !valid) {
+    const std::string& message = valid.error().message;
+    const std::string field = message.starts_with("expire_after") ? "expire_after" : "stale_after";
+    item.Fail(field, message.substr(message.find(':') + 2));
+  }
+  config.push_conditions.push_back(std::move(condition));
+}
+
 void ReadConditions(MapReader& root, const core::ConditionCommon& defaults,
                     const InhibitionSites& default_sites, Config& config) {
   std::map<std::string, InhibitionSites> inhibition_sites;
@@ -341,8 +378,11 @@ void ReadConditions(MapReader& root, const core::ConditionCommon& defaults,
       ReadMetricCondition(item, std::move(common), MetricSourceKind::kInfrai, config);
     } else if (type == "prometheus") {
       ReadMetricCondition(item, std::move(common), MetricSourceKind::kPrometheus, config);
+    } else if (type == "push") {
+      ReadPushCondition(item, std::move(common), config);
     } else {
-      item.Fail("type", "expected error_groups, infrai_metric or prometheus, got \"" + type + "\"");
+      item.Fail("type",
+                "expected error_groups, infrai_metric, prometheus or push, got \"" + type + "\"");
     }
     item.Finish();
   }
@@ -452,6 +492,7 @@ void ReadConfigFile(const std::string& path, const EnvLookup& env, YamlContext& 
     config.defaults.shadow = true;
     for (auto& condition : config.error_conditions) condition.common.shadow = true;
     for (auto& condition : config.metric_conditions) condition.condition.common.shadow = true;
+    for (auto& condition : config.push_conditions) condition.common.shadow = true;
   }
   ReadChannels(top, dir, config);
   ReadDispatch(top.Child("dispatch"), config);
@@ -464,11 +505,14 @@ void ReadConfigFile(const std::string& path, const EnvLookup& env, YamlContext& 
   for (auto& entry : config.metric_conditions) {
     entry.condition.key.set_max_bytes(config.limits.max_key_bytes);
   }
+  for (auto& condition : config.push_conditions) {
+    condition.key.set_max_bytes(config.limits.max_key_bytes);
+  }
   CheckRoutes(top, config);
   ReadDaemonSections(top, dir, config);
   top.Finish();
   if (need_conditions && !context.error && config.error_conditions.empty() &&
-      config.metric_conditions.empty()) {
+      config.metric_conditions.empty() && config.push_conditions.empty()) {
     context.Fail(root.Mark(), "conditions", "no conditions: there is nothing to poll");
   }
 }

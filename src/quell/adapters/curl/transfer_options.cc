@@ -97,7 +97,8 @@ CURLcode Configure(CURL* h, const core::HttpRequest& request, const CurlOptions&
 }
 
 std::string WithLabel(const core::HttpRequest& request, std::string_view what) {
-  std::string message = RequestLabel(request.method, request.url);
+  std::string message =
+      RequestLabel(request.method, request.label_url.empty() ? request.url : request.label_url);
   message += ": ";
   message += what;
   return message;

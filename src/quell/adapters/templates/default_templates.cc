@@ -106,6 +106,53 @@ constexpr const char* kWebhookBody =
     "{{#has_examples}}; recent:{{#examples}} [{{text}}]{{/examples}}{{/has_examples}}"
     ". Next step: {{next_step}}.{{#link}} {{link}}{{/link}}";
 
+// Google Chat (issue 20): its own light markup, *bold* and `code`, and <url|text> links.
+constexpr const char* kGoogleChatBody =
+    "{{#is_resolve}}\u2705{{/is_resolve}}{{^is_resolve}}\U0001F6A8{{/is_resolve}} "
+    "{{condition}} {{transition_label}}: `{{key}}`\n"
+    "*{{what}}*\n"
+    "Where: {{where}}\n"
+    "Severity: {{severity}}   Events: {{event_count}} ({{count_text}})   Last seen: "
+    "{{last_seen_at}}{{#resolved_at}}   Resolved: {{resolved_at}}{{/resolved_at}}\n"
+    "Failing since {{since}} ({{failing_for}})\n"
+    "{{#opened_in_shadow}}_Open since {{open_since}} ({{open_for}}); opened while the condition "
+    "was in shadow mode_\n{{/opened_in_shadow}}"
+    "{{#held_behind}}_Held behind `{{held_behind}}` since {{open_since}} ({{open_for}}); sent "
+    "now that it has resolved_\n{{/held_behind}}"
+    "{{#has_changes}}Changed: {{changes}}\n{{/has_changes}}"
+    "{{#has_examples}}{{#examples}}> {{text}}\n{{/examples}}{{/has_examples}}"
+    "Next step: {{next_step}}"
+    "{{#link}}\n<{{link}}|Open in quell>{{/link}}";
+
+// ntfy: the subject is the notification's title, so the body starts with what fails; a phone
+// shows the first lines.
+constexpr const char* kNtfyBody =
+    "{{what}} ({{where}})\n"
+    "{{count_text}}, failing since {{since}} ({{failing_for}}), last seen {{last_seen_at}}"
+    "{{#resolved_at}}, resolved {{resolved_at}}{{/resolved_at}}\n"
+    "{{#opened_in_shadow}}Open since {{open_since}} ({{open_for}}), opened in shadow mode\n"
+    "{{/opened_in_shadow}}"
+    "{{#held_behind}}Held behind {{held_behind}} since {{open_since}} ({{open_for}})\n"
+    "{{/held_behind}}"
+    "{{#has_changes}}Changed: {{changes}}\n{{/has_changes}}"
+    "Next step: {{next_step}}";
+
+// Telegram, sent as plain text (no parse_mode): nothing needs escaping.
+constexpr const char* kTelegramBody =
+    "{{what}}\n"
+    "Where: {{where}}\n"
+    "Severity: {{severity}}, {{event_count}} events ({{count_text}}), last seen {{last_seen_at}}"
+    "{{#resolved_at}}, resolved {{resolved_at}}{{/resolved_at}}\n"
+    "Failing since {{since}} ({{failing_for}})\n"
+    "{{#opened_in_shadow}}Open since {{open_since}} ({{open_for}}); opened while the condition "
+    "was in shadow mode\n{{/opened_in_shadow}}"
+    "{{#held_behind}}Held behind {{held_behind}} since {{open_since}} ({{open_for}}); sent now "
+    "that it has resolved\n{{/held_behind}}"
+    "{{#has_changes}}Changed: {{changes}}\n{{/has_changes}}"
+    "{{#has_examples}}{{#examples}}> {{text}}\n{{/examples}}{{/has_examples}}"
+    "Next step: {{next_step}}"
+    "{{#link}}\n{{link}}{{/link}}";
+
 }  // namespace
 
 std::optional<TemplatePair> DefaultTemplates(std::string_view channel_type) {
@@ -114,6 +161,12 @@ std::optional<TemplatePair> DefaultTemplates(std::string_view channel_type) {
   if (channel_type == "sms") return TemplatePair{kSummary, kSmsBody};
   if (channel_type == "pagerduty") return TemplatePair{kPagerDutySummary, kPagerDutyBody};
   if (channel_type == "webhook") return TemplatePair{kSummary, kWebhookBody};
+  // Opsgenie: the one-line summary is the alert's message, the e-mail's plain text its
+  // description (both cut to Opsgenie's limits by the renderer).
+  if (channel_type == "opsgenie") return TemplatePair{kSummary, kEmailBody};
+  if (channel_type == "google_chat") return TemplatePair{kSummary, kGoogleChatBody};
+  if (channel_type == "ntfy") return TemplatePair{kSummary, kNtfyBody};
+  if (channel_type == "telegram") return TemplatePair{kSummary, kTelegramBody};
   return std::nullopt;
 }
 

@@ -13,8 +13,8 @@ struct TemplatePair {
   std::string body;
 };
 
-// The built-in templates for "webhook", "slack", "email", "sms" or "pagerduty"; nullopt for
-// another type. docs/templates.md shows them.
+// The built-in templates for "webhook", "slack", "email", "sms", "pagerduty" or "opsgenie"; nullopt
+// for another type. docs/templates.md shows them.
 std::optional<TemplatePair> DefaultTemplates(std::string_view channel_type);
 
 }  // namespace quell::templates

@@ -242,6 +242,10 @@ size_t DefaultGroupLimit(std::string_view channel_type) {
   if (channel_type == "pagerduty") return 5;
   if (channel_type == "slack") return 20;
   if (channel_type == "email") return 50;
+  if (channel_type == "opsgenie") return 20;     // an alert's description, read in Opsgenie's UI
+  if (channel_type == "ntfy") return 5;          // a phone notification of 4,096 bytes
+  if (channel_type == "telegram") return 10;     // 4,096 characters
+  if (channel_type == "google_chat") return 20;  // read in a thread, like Slack
   return 1000;  // webhook: a program reads it, and the config allows no more
 }
 

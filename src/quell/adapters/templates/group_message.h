@@ -43,9 +43,9 @@ core::Result<GroupView> ParseGroupView(std::string_view payload, const ViewOptio
 // a text message, longer where a reader scrolls.
 size_t DefaultGroupLimit(std::string_view channel_type);
 
-// The group's message for `channel_type` ("webhook", "slack", "email", "sms", "pagerduty"):
-// subject, body and severity as the type's single-transition message has them. Slack's body is
-// mrkdwn with Slack's escaping, one line per member, for the channel to cut into blocks.
+// The group's message for `channel_type` ("webhook", "slack", "email", "sms", "pagerduty",
+// "opsgenie"): subject, body and severity as the type's single-transition message has them. Slack's
+// body is mrkdwn with Slack's escaping, one line per member, for the channel to cut into blocks.
 core::RenderedMessage RenderGroup(std::string_view channel_type, const GroupView& group,
                                   const ViewOptions& options);
 

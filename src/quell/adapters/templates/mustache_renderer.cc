@@ -131,6 +131,13 @@ void ApplyLimits(std::string_view channel_type, size_t sms_segments, bool group,
     if (!group) m.body = core::CutToChars(m.body, core::kSlackTextMaxChars);
   } else if (channel_type == "pagerduty") {
     m.subject = core::CutToChars(core::OneLine(m.subject), core::kPagerDutySummaryMaxChars);
+  } else if (channel_type == "opsgenie") {
+    m.subject = core::CutToChars(core::OneLine(m.subject), core::kOpsgenieMessageMaxChars);
+    m.body = core::CutToChars(m.body, core::kOpsgenieDescriptionMaxChars);
+  } else if (channel_type == "google_chat" || channel_type == "ntfy" ||
+             channel_type == "telegram") {
+    // A title (ntfy) or a first line (Chat, Telegram); each channel cuts the text to its limit.
+    m.subject = core::CutToChars(core::OneLine(m.subject), 250);
   } else if (channel_type == "sms") {
     m.subject = core::OneLine(m.subject);
     m.body = core::FitSms(m.body, sms_segments);
@@ -213,7 +220,8 @@ std::vector<std::string> TemplateProblems(const RendererOptions& options) {
     const std::optional<TemplatePair> pair = TemplatesFor(options, type, channel);
     if (!pair) {
       problems.push_back(named + ": unknown channel type \"" + type +
-                         "\" (webhook, slack, email, sms or pagerduty)");
+                         "\" (webhook, slack, email, sms, pagerduty, opsgenie, google_chat, "
+                         "ntfy or telegram)");
       return;
     }
     // A configured template's problem is said at its line in the config; a default's by name.
@@ -246,7 +254,8 @@ std::vector<std::string> TemplateProblems(const RendererOptions& options) {
       }
     }
   };
-  for (const char* type : {"webhook", "slack", "email", "sms", "pagerduty"}) {
+  for (const char* type : {"webhook", "slack", "email", "sms", "pagerduty", "opsgenie",
+                           "google_chat", "ntfy", "telegram"}) {
     check("", false, type);
   }
   for (const auto& [name, templates] : options.channels) check(name, true, templates.type);

@@ -12,7 +12,7 @@ namespace quell::templates {
 
 // One configured channel's templates; an empty string keeps the type's default.
 struct ChannelTemplates {
-  std::string type;  // "webhook", "slack", "email", "sms" or "pagerduty"
+  std::string type;  // "webhook", "slack", "email", "sms", "pagerduty" or "opsgenie"
   std::string subject;
   std::string body;
 };

@@ -4,8 +4,12 @@
 #include <utility>
 
 #include "quell/adapters/channels/ack_link.h"
+#include "quell/adapters/channels/google_chat_channel.h"
+#include "quell/adapters/channels/ntfy_channel.h"
+#include "quell/adapters/channels/opsgenie_channel.h"
 #include "quell/adapters/channels/pagerduty_channel.h"
 #include "quell/adapters/channels/slack_channel.h"
+#include "quell/adapters/channels/telegram_channel.h"
 #include "quell/adapters/channels/twilio_sms_channel.h"
 #include "quell/adapters/channels/webhook_channel.h"
 #include "quell/adapters/email/email_channel.h"
@@ -66,8 +70,16 @@ size_t GroupLimit(const config::ChannelConfig& channel, size_t type_default) {
   return channel.delivery.group_limit > 0 ? channel.delivery.group_limit : type_default;
 }
 
+// Where a message's incident link starts, as the renderer makes it (link_base wins over
+// public_url); ntfy's Click action. Empty: no link.
+std::string LinkPrefix(const config::Config& config) {
+  if (!config.dispatch.link_base.empty()) return config.dispatch.link_base;
+  if (!config.http.public_url.empty()) return config.http.public_url + "/incidents/";
+  return {};
+}
+
 core::Result<std::unique_ptr<core::HttpChannel>> MakeHttpChannel(
-    const config::ChannelConfig& channel) {
+    const config::ChannelConfig& channel, const std::string& link_prefix) {
   auto erase = [](auto result) -> core::Result<std::unique_ptr<core::HttpChannel>> {
     if (!result) return result.error();
     return std::unique_ptr<core::HttpChannel>(std::move(*result));
@@ -110,6 +122,24 @@ core::Result<std::unique_ptr<core::HttpChannel>> MakeHttpChannel(
                                                        .source = channel.pagerduty.source,
                                                        .timeouts = TimeoutsOf(channel.delivery),
                                                        .group_limit = GroupLimit(channel, 5)}));
+    case config::ChannelType::kOpsgenie:
+      return erase(channels::OpsgenieChannel::Create({.api_url = channel.opsgenie.api_url,
+                                                      .api_key = channel.opsgenie.api_key,
+                                                      .source = channel.opsgenie.source,
+                                                      .timeouts = TimeoutsOf(channel.delivery)}));
+    case config::ChannelType::kGoogleChat:
+      return erase(channels::GoogleChatChannel::Create(
+          {.url = channel.google_chat.url, .timeouts = TimeoutsOf(channel.delivery)}));
+    case config::ChannelType::kNtfy:
+      return erase(channels::NtfyChannel::Create({.url = channel.ntfy.url,
+                                                  .token = channel.ntfy.token,
+                                                  .link_prefix = link_prefix,
+                                                  .timeouts = TimeoutsOf(channel.delivery)}));
+    case config::ChannelType::kTelegram:
+      return erase(channels::TelegramChannel::Create({.api_url = channel.telegram.api_url,
+                                                      .token = channel.telegram.token,
+                                                      .chat_id = channel.telegram.chat_id,
+                                                      .timeouts = TimeoutsOf(channel.delivery)}));
     case config::ChannelType::kEmail:
       break;
   }
@@ -194,7 +224,7 @@ std::vector<std::string> ChannelProblems(const config::Config& config, core::Clo
       auto made = email::EmailChannel::Create(std::move(settings), clock);
       if (!made) built = made.error();
     } else {
-      auto made = MakeHttpChannel(channel);
+      auto made = MakeHttpChannel(channel, LinkPrefix(config));
       if (!made) built = made.error();
     }
     if (!built) problems.push_back(channel.where + ": " + Fail(channel, built.error()).message);
@@ -263,7 +293,7 @@ core::Result<std::unique_ptr<DispatchWiring>> DispatchWiring::Create(
       wiring->channels_.push_back(std::move(*made));
       continue;
     }
-    auto made = MakeHttpChannel(channel);
+    auto made = MakeHttpChannel(channel, LinkPrefix(config));
     if (!made) return Fail(channel, made.error());
     wiring->dispatcher_->AddHttpChannel(channel.name, type, **made,
                                         ChannelLimitsFor(channel, config));

@@ -103,6 +103,9 @@ core::Status RunMessageReplay(const config::Config& config, app::ReplayInput& in
   for (const config::MetricConditionConfig& entry : config.metric_conditions) {
     options.conditions.emplace(entry.condition.common.name, entry.condition.common);
   }
+  for (const core::PushCondition& condition : config.push_conditions) {
+    options.conditions.emplace(condition.common.name, condition.common);
+  }
   jsonl::JsonPayloadEncoder encoder;
   app::OperatorCommands operators(store->incidents(), store->operators(), encoder,
                                   RoutesFromConfig(config));

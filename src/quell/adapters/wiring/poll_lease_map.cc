@@ -37,6 +37,7 @@ std::vector<app::ExpectedLease> ExpectedPollLeases(const config::Config& config)
                                         : kPrometheusSource;
     Add(out, source, common);
   }
+  for (const auto& condition : config.push_conditions) Add(out, kPushSource, condition.common);
   return out;
 }
 

@@ -5,6 +5,7 @@
 
 #include "quell/adapters/config/config.h"
 #include "quell/app/cluster_status.h"
+#include "quell/app/poll_leases.h"
 
 namespace quell::wiring {
 
@@ -12,6 +13,8 @@ namespace quell::wiring {
 inline constexpr std::string_view kInfraiErrorsSource = "infrai error groups";
 inline constexpr std::string_view kInfraiMetricsSource = "infrai metrics";
 inline constexpr std::string_view kPrometheusSource = "prometheus";
+// A push condition's stale sweep: no remote, the store's open incidents only.
+inline constexpr std::string_view kPushSource = app::kPushSource;
 
 // The poll leases `config` polls under, each with its conditions, in the order of the config's
 // conditions: what `quell status` expects to see held.

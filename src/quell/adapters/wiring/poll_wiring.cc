@@ -5,10 +5,7 @@
 
 #include "quell/adapters/infrai/field_drift.h"
 #include "quell/adapters/wiring/poll_lease_map.h"
-#include "quell/adapters/wiring/route_lookup.h"
-#include "quell/adapters/zones/date_zone_rules.h"
-#include "quell/app/group_evidence.h"
-#include "quell/app/one_off_maintenance.h"
+#include "quell/adapters/wiring/poller_options_for.h"
 
 namespace quell::wiring {
 namespace {
@@ -62,6 +59,7 @@ core::Duration SourcePollDeadline(const config::Config& config, const config::Ht
   for (const auto& m : config.metric_conditions) {
     longest = std::max(longest, m.condition.common.interval);
   }
+  for (const auto& c : config.push_conditions) longest = std::max(longest, c.common.interval);
   return longest;
 }
 
@@ -124,40 +122,8 @@ core::Result<std::unique_ptr<PollWiring>> PollWiring::Create(const config::Confi
         std::make_unique<prometheus::PrometheusSource>(*w->prometheus_http_, std::move(options));
   }
 
-  app::PollerOptions poller;
-  poller.max_enrich = config.infrai.max_enrich;
-  poller.enrich_concurrency = config.infrai.enrich_concurrency;
-  poller.tenant_budget_per_hour = config.dispatch.budget.per_hour;
-  poller.severity_of = SeverityFromConfig(config);
-  poller.maintenance = config.maintenance;
-  poller.zones = &zones::SystemZoneRules();
-  if (operators != nullptr) {
-    poller.one_off_maintenance =
-        [operators](core::WallTime now) -> core::Result<std::vector<core::MaintenanceWindow>> {
-      auto windows = operators->ListOneOffWindows(now - app::kOneOffListedFor);
-      if (!windows) return windows.error();
-      std::vector<core::MaintenanceWindow> out;
-      for (const core::OneOffWindow& window : *windows) {
-        out.push_back(app::AsMaintenanceWindow(window));
-      }
-      return out;
-    };
-  }
-  for (const config::ChannelConfig& channel : config.channels) {
-    if (channel.delivery.grouping) {
-      poller.grouping.emplace(channel.name, *channel.delivery.grouping);
-    }
-  }
-  if (config.retention.decisions.count() > 0) {
-    poller.decision_retention = config.retention.decisions;
-  }
-  if (config.retention.key_groups.count() > 0) {
-    poller.key_group_retention = config.retention.key_groups;
-  }
-  poller.group_evidence = [](const core::ErrorGroup& group, const core::GroupDetail* detail) {
-    return app::GroupEvidence(group, detail, core::RedactOptions{});
-  };
-  w->poller_ = std::make_unique<app::Poller>(store, w->encoder_, clock, std::move(poller));
+  w->poller_ =
+      std::make_unique<app::Poller>(store, w->encoder_, clock, PollerOptionsFor(config, operators));
   if (w->infrai_http_) {
     w->poller_->RenewEachCycle(*w->infrai_http_, SourcePollDeadline(config, config.infrai.http));
   }
@@ -175,6 +141,7 @@ core::Result<std::unique_ptr<PollWiring>> PollWiring::Create(const config::Confi
       w->poller_->Watch(entry.condition, *w->prometheus_, std::string(kPrometheusSource));
     }
   }
+  for (const auto& condition : config.push_conditions) w->poller_->Watch(condition);
   return w;
 }
 

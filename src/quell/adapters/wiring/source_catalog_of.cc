@@ -44,9 +44,16 @@ app::SourceCatalog SourceCatalogOf(const config::Config& config) {
       See(catalog, kPrometheusSource, "prometheus", config.prometheus.url, entry.condition.common);
     }
   }
+  // Pushed to quell: no URL to show; the source's cycles are the stale sweep's.
+  for (const auto& condition : config.push_conditions) {
+    See(catalog, kPushSource, "push", "", condition.common);
+  }
   // Sources in a fixed order whatever the conditions' order, so the page does not reshuffle.
   const auto rank = [](const app::SourceEntry& s) {
-    return s.name == kInfraiErrorsSource ? 0 : s.name == kInfraiMetricsSource ? 1 : 2;
+    return s.name == kInfraiErrorsSource    ? 0
+           : s.name == kInfraiMetricsSource ? 1
+           : s.name == kPrometheusSource    ? 2
+                                            : 3;
   };
   std::stable_sort(catalog.sources.begin(), catalog.sources.end(),
                    [&](const auto& a, const auto& b) { return rank(a) < rank(b); });

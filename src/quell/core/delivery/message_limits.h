@@ -12,6 +12,10 @@ inline constexpr size_t kPagerDutySummaryMaxChars = 1024;
 inline constexpr size_t kSlackTextMaxChars = 3000;
 inline constexpr size_t kEmailSubjectMaxChars = 200;
 inline constexpr size_t kDefaultSmsMaxSegments = 2;
+// Opsgenie's Alert API: an alert's message and description
+// (https://docs.opsgenie.com/docs/alert-api).
+inline constexpr size_t kOpsgenieMessageMaxChars = 130;
+inline constexpr size_t kOpsgenieDescriptionMaxChars = 15000;
 
 enum class SmsEncoding { kGsm7, kUcs2 };
 

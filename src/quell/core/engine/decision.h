@@ -30,6 +30,7 @@ enum class Reason : uint8_t {
   kManuallyResolved,  // update_only: still failing, but held resolved by a manual resolve
   kHoldReleased,      // ignore: seen healthy, which ends a manual resolve's hold
   kPending,           // update_only: failing, but fewer times in a row than it takes to open
+  kExpired,           // resolve: a pushed key went unrefreshed past its expire_after
 };
 
 // What the store must commit to the outbox, beside the incident row, in the same transaction.

@@ -47,9 +47,17 @@ void AppendEvidence(Incident& incident, const Observation& observation, const Po
   ring.push_back(observation.evidence);
 }
 
+// When a key never seen failing began to fail: the source's own start (a pushed alert's
+// startsAt) when it says one earlier than the observation, else the observation's time.
+WallTime FirstSeen(const Observation& observation) {
+  return observation.first_seen_at && *observation.first_seen_at < observation.at
+             ? *observation.first_seen_at
+             : observation.at;
+}
+
 void RecordSighting(Incident& incident, const Observation& observation, const Policy& policy) {
   incident.last_seen_at = observation.at;
-  if (!incident.first_seen_at) incident.first_seen_at = observation.at;
+  if (!incident.first_seen_at) incident.first_seen_at = FirstSeen(observation);
   ++incident.event_count;
   incident.healthy_streak = 0;
   if (!observation.labels.empty()) incident.labels = observation.labels;
@@ -79,7 +87,7 @@ bool StillPending(Incident& incident, const Observation& observation, const Poli
   ++incident.unhealthy_streak;
   if (incident.unhealthy_streak >= policy.unhealthy_polls_to_open) return false;
   incident.last_seen_at = observation.at;
-  if (!incident.first_seen_at) incident.first_seen_at = observation.at;
+  if (!incident.first_seen_at) incident.first_seen_at = FirstSeen(observation);
   if (!observation.labels.empty()) incident.labels = observation.labels;
   return true;
 }
@@ -199,11 +207,27 @@ Decision OnHealthy(Incident& incident, const Observation& observation, const Pol
   return Changed(incident, at, DecisionKind::kResolve, Reason::kNone, TransitionKind::kResolve);
 }
 
+// A pushed key nobody refreshed within its condition's expire_after: whoever pushed it has gone
+// (a receiver removed, an alert rule deleted), and an incident open forever helps nobody. It
+// resolves at once, whatever its healthy streak and min_open, since no health was seen at all.
+Decision OnExpired(Incident& incident, const Observation& observation) {
+  const WallTime at = observation.at;
+  incident.status = IncidentStatus::kResolved;
+  incident.resolved_at = at;
+  RecordMessage(incident);
+  return Changed(incident, at, DecisionKind::kResolve, Reason::kExpired, TransitionKind::kResolve);
+}
+
 }  // namespace
 
 Decision Evaluate(Incident& incident, const Observation& observation, const Policy& policy) {
   if (incident.last_observed_at && observation.at <= *incident.last_observed_at) {
     return Unchanged(incident, DecisionKind::kStale);
+  }
+  if (observation.expire) {
+    // Only an open incident expires; otherwise the sweep's observation is the unknown it is.
+    if (incident.is_open()) return OnExpired(incident, observation);
+    return Unchanged(incident, DecisionKind::kUnknown);
   }
   switch (observation.health) {
     case Health::kUnhealthy:

@@ -73,6 +73,8 @@ const char* ReasonName(Reason reason) {
       return "hold_released";
     case Reason::kPending:
       return "pending";
+    case Reason::kExpired:
+      return "expired";
   }
   return "";
 }

@@ -18,6 +18,9 @@ std::string_view FindHeader(const HttpHeaders& headers, std::string_view name);
 struct HttpRequest {
   std::string method = "GET";
   std::string url;  // absolute, with the query string already encoded
+  // What error messages show instead of `url` when the URL itself is a credential (a bot
+  // token in its path, a webhook's key in its query); empty: `url` without its userinfo.
+  std::string label_url{};
   HttpHeaders headers;
   std::string body;
   Duration connect_timeout = std::chrono::seconds(5);
