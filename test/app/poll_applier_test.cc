@@ -285,6 +285,25 @@ TEST_F(PollApplierTest, PrunesTheDecisionLogByRetention) {
   EXPECT_EQ(store_.state().decisions.size(), 1u);
 }
 
+TEST_F(PollApplierTest, AChosenPollIdRecordedBeforeRollsTheWholeApplyBack) {
+  options_.record_unchanged_poll = true;
+  options_.roll_back_recorded_poll = true;
+  auto first = Apply({Obs(0, "a", Health::kUnhealthy)});
+  ASSERT_TRUE(first.ok());
+  EXPECT_FALSE(first->duplicate);
+  EXPECT_EQ(store_.state().outbox.size(), 1u);
+  // The same poll id again, other observations: nothing of it stays, marks included.
+  options_.source_marks = {{"push:mark", "x"}};
+  auto again = Apply({Obs(1, "b", Health::kUnhealthy), Obs(1, "a", Health::kHealthy)});
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE(again->duplicate);
+  EXPECT_EQ(store_.state().outbox.size(), 1u);
+  EXPECT_EQ(store_.state().incidents.count("b"), 0u);
+  EXPECT_EQ(store_.state().incidents.at("a").healthy_streak, 0u);
+  EXPECT_EQ(store_.state().marks.count("push:mark"), 0u);
+  EXPECT_EQ(store_.state().polls.size(), 1u);
+}
+
 TEST_F(PollApplierTest, WritesTheSourceMarksWhenThePollCommits) {
   options_.source_marks = {{"errors:listing", "t1"}, {"errors:cursor", "c9"}};
   // A poll that changes nothing, even an empty one, still moves its marks: it was complete.

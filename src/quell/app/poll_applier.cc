@@ -149,6 +149,11 @@ core::Status PollApplier::ApplyOnce(core::ObservationStream& poll, std::string_v
     auto recorded = tx.RecordPoll(summary.poll);
     if (!recorded) return recorded.error();
     summary.poll_recorded = *recorded;
+    if (!*recorded && options_.roll_back_recorded_poll) {
+      // Destroying the transaction uncommitted rolls this application back whole.
+      summary.duplicate = true;
+      return {};
+    }
   }
   if (options_.decision_retention) {
     auto pruned = tx.PruneDecisions(now - *options_.decision_retention);

@@ -103,6 +103,11 @@ struct ApplyOptions {
   std::optional<core::Duration> decision_retention;  // nullopt keeps the log forever
   // Record the poll row even when the poll changed nothing; set for an explicit poll id.
   bool record_unchanged_poll = false;
+  // Set for a poll id a sender chose (a pushed request's poll_id, with record_unchanged_poll):
+  // when the id was recorded before, the transaction is rolled back whole, so a retried request
+  // changes nothing, and the summary says `duplicate`. The poll row is written last, and its
+  // unique key makes a concurrent twin wait for the first and then see it.
+  bool roll_back_recorded_poll = false;
   // Source marks (name, value) written in the apply transaction just before it commits, e.g.
   // a listing watermark: they advance exactly when this poll's incidents and outbox do, so a
   // failed apply leaves the previous marks and the next poll looks again from there.
@@ -123,6 +128,8 @@ struct ApplyOptions {
 struct ApplySummary {
   core::PollRecord poll;
   bool poll_recorded = false;  // false: unchanged and not recorded, or recorded before
+  // The poll id was recorded before and everything was rolled back (roll_back_recorded_poll).
+  bool duplicate = false;
   uint32_t batch_attempts = 0;
   uint64_t chunk_retries = 0;  // chunks re-evaluated after losing a race
   uint64_t decisions_pruned = 0;

@@ -1,14 +1,18 @@
 #include "quell/cli/ops_surface.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <random>
 
 #include "quell/adapters/http_server/callback_routes.h"
+#include "quell/adapters/http_server/input_routes.h"
 #include "quell/adapters/http_server/operator_routes.h"
 #include "quell/adapters/http_server/page_routes.h"
 #include "quell/adapters/http_server/sources_routes.h"
 #include "quell/adapters/http_server/status_routes.h"
 #include "quell/adapters/wiring/poll_lease_map.h"
 #include "quell/adapters/wiring/poll_wiring.h"
+#include "quell/adapters/wiring/poller_options_for.h"
 #include "quell/adapters/wiring/route_lookup.h"
 #include "quell/adapters/wiring/source_catalog_of.h"
 #include "quell/adapters/wiring/store_url.h"
@@ -57,6 +61,14 @@ std::vector<std::string> SlackSecrets(const config::Config& config) {
 }
 
 }  // namespace
+
+app::PushSettings PushSettingsOf(const config::Config& config) {
+  app::PushSettings settings;
+  settings.conditions = config.push_conditions;
+  settings.poller = wiring::PollerOptionsFor(config, nullptr);
+  settings.limits = config.limits;
+  return settings;
+}
 
 OpsSurface::~OpsSurface() {
   if (server_) server_->Stop();
@@ -110,6 +122,10 @@ core::Result<std::unique_ptr<OpsSurface>> OpsSurface::Create(
         ops->callback_store_->incidents(), ops->callback_store_->operators(), ops->encoder_,
         wiring::RoutesFromConfig(config));
   }
+  auto push_store = wiring::OpenStore(store_url);
+  if (!push_store) return push_store.error();
+  ops->push_store_.emplace(std::move(*push_store));
+  ops->built_push_settings_.Set(PushSettingsOf(config));
   // A resolve with "upstream": true reaches Infrai; without a key that is refused at the call.
   if (auto upstream = wiring::UpstreamWiring::Create(config, clock); upstream) {
     ops->upstream_ = std::move(*upstream);
@@ -194,6 +210,23 @@ core::Result<int> OpsSurface::Serve() {
     routes.insert(routes.end(), std::make_move_iterator(callbacks.begin()),
                   std::make_move_iterator(callbacks.end()));
   }
+  // The push inputs, on a connection of their own: an Alertmanager flush waits for no operator.
+  app::PushInputOptions push_options;
+  push_options.unique_suffix = [random = std::mt19937_64(std::random_device{}())]() mutable {
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(random()));
+    return std::string(hex);
+  };
+  push_options.after_commit = after_push_commit_;
+  const app::Latest<app::PushSettings>& push_settings =
+      push_settings_ != nullptr ? *push_settings_ : built_push_settings_;
+  push_input_ =
+      std::make_unique<app::PushInput>(push_store_->incidents(), push_store_->operators(), encoder_,
+                                       *clock_, push_settings, std::move(push_options));
+  std::vector<app::OpsRoute> inputs =
+      http_server::InputRoutes(*push_input_, push_settings, *clock_);
+  routes.insert(routes.end(), std::make_move_iterator(inputs.begin()),
+                std::make_move_iterator(inputs.end()));
   // The operator page: public files that read the JSON routes above with the token.
   std::vector<app::OpsRoute> page = http_server::PageRoutes();
   routes.insert(routes.end(), std::make_move_iterator(page.begin()),

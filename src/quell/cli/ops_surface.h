@@ -20,6 +20,7 @@
 #include "quell/app/operator_commands.h"
 #include "quell/app/operator_queries.h"
 #include "quell/app/ops_probes.h"
+#include "quell/app/push_input.h"
 #include "quell/app/run_listener.h"
 #include "quell/app/run_metrics.h"
 #include "quell/app/source_catalog.h"
@@ -34,6 +35,10 @@ namespace quell::cli {
 // What `quell run` shows of itself: the metrics and the dead-man heartbeat (both hear the
 // daemon as RunListeners), and the HTTP surface serving /healthz, /readyz, /metrics and the
 // operator endpoints, each on store connections of its own (stores are one per thread).
+// What the push inputs need of `config`: its push conditions, the config-wide apply settings
+// and the input limits.
+app::PushSettings PushSettingsOf(const config::Config& config);
+
 class OpsSurface {
  public:
   // Opens the connections and builds the listeners; the server starts with Serve.
@@ -61,6 +66,15 @@ class OpsSurface {
   // What GET /v1/sources lists: the running config's sources and conditions (kept current by
   // the daemon's loads; must outlive the surface). Before Serve; unset: the config's at Create.
   void SetSourceCatalog(const app::Latest<app::SourceCatalog>* catalog) { catalog_ = catalog; }
+  // What the push inputs (POST /v1/inputs/alertmanager, /v1/observations) apply with: the
+  // running config's push conditions (kept current by the daemon's loads; must outlive the
+  // surface), and `after_commit`, called between a push's commit and its answer (the kill -9
+  // tests pause there). Before Serve; unset: the config's at Create, nothing.
+  void SetPushInputs(const app::Latest<app::PushSettings>* settings,
+                     std::function<void()> after_commit) {
+    push_settings_ = settings;
+    after_push_commit_ = std::move(after_commit);
+  }
   // Binds the configured address and serves until destroyed; returns the bound port.
   core::Result<int> Serve();
 
@@ -93,7 +107,13 @@ class OpsSurface {
   // The callback routes' own store handle and commands (ack links, chat buttons, pagers).
   std::optional<core::Store> callback_store_;
   std::unique_ptr<app::OperatorCommands> callback_commands_;
-  std::unique_ptr<curl::CurlHttpClient> slack_http_;  // answers to Slack clicks' response_url
+  std::unique_ptr<curl::CurlHttpClient> slack_http_;
+  // The push inputs' own store connection, their settings and the input itself.
+  std::optional<core::Store> push_store_;
+  app::Latest<app::PushSettings> built_push_settings_;
+  const app::Latest<app::PushSettings>* push_settings_ = nullptr;
+  std::function<void()> after_push_commit_;
+  std::unique_ptr<app::PushInput> push_input_;  // answers to Slack clicks' response_url
   std::unique_ptr<http_server::OpsHttpServer> server_;
 };
 

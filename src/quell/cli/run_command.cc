@@ -1,8 +1,12 @@
 #include "quell/cli/run_command.h"
 
+#include <chrono>
+#include <cstdlib>
+#include <functional>
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "quell/adapters/config/config_loader.h"
@@ -37,6 +41,17 @@ core::LogLevel ToLevel(config::LogLevelSetting level) {
   return core::LogLevel::kInfo;
 }
 
+// For tests only: QUELL_TEST_PAUSE_AFTER_COMMIT_MS makes every push input wait that long
+// between its commit and its answer, so a test can kill -9 the daemon in between and prove a
+// retried request changes nothing. Unset (always, outside tests): no pause.
+std::function<void()> PauseAfterCommit() {
+  const char* text = std::getenv("QUELL_TEST_PAUSE_AFTER_COMMIT_MS");
+  if (text == nullptr || *text == '\0') return {};
+  const long ms = std::strtol(text, nullptr, 10);
+  if (ms <= 0) return {};
+  return [ms] { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); };
+}
+
 }  // namespace
 
 int RunDaemonCommand(const RunCommandOptions& options, core::Clock& clock, std::FILE* err) {
@@ -65,6 +80,8 @@ int RunDaemonCommand(const RunCommandOptions& options, core::Clock& clock, std::
   app::Latest<std::vector<app::ExpectedLease>> poll_groups;
   // And the sources and conditions GET /v1/sources lists.
   app::Latest<app::SourceCatalog> sources;
+  // And the push conditions the push inputs apply.
+  app::Latest<app::PushSettings> push_settings;
   // This instance's id: its dispatcher's lease owner, its poll leases' holder, its name in status.
   const std::string owner = options.owner.empty() ? system::DefaultLeaseOwner() : options.owner;
   DaemonOptions daemon_options{
@@ -75,10 +92,11 @@ int RunDaemonCommand(const RunCommandOptions& options, core::Clock& clock, std::
       .seed = (static_cast<uint64_t>(entropy()) << 32U) | entropy(),
       .jitter = 0.1,
       .on_load =
-          [&maintenance, &poll_groups, &sources](const config::Config& loaded) {
+          [&maintenance, &poll_groups, &sources, &push_settings](const config::Config& loaded) {
             maintenance.Set(loaded.maintenance);
             poll_groups.Set(wiring::ExpectedPollLeases(loaded));
             sources.Set(wiring::SourceCatalogOf(loaded));
+            push_settings.Set(PushSettingsOf(loaded));
           },
   };
   // Every problem of the config, each on its own line, before anything binds or runs.
@@ -104,6 +122,7 @@ int RunDaemonCommand(const RunCommandOptions& options, core::Clock& clock, std::
   (*ops)->SetRole([runtime] { return runtime->Role(); });
   (*ops)->SetStatusSources(owner, &poll_groups);
   (*ops)->SetSourceCatalog(&sources);
+  (*ops)->SetPushInputs(&push_settings, PauseAfterCommit());
   auto port = (*ops)->Serve();
   if (!port) {
     std::fprintf(err, "quell run: http.listen %s: %s\n", config->http.listen.c_str(),

@@ -137,6 +137,7 @@ core::Status ObservationParser::Parse(std::string_view record, size_t capacity,
     return {};
   };
   const ObservationParserOptions& options = impl_->options;
+  out.key.clear();
   out.condition.clear();
   out.evidence.clear();
   out.labels.clear();
@@ -200,7 +201,7 @@ core::Status ObservationParser::Parse(std::string_view record, size_t capacity,
     }
   }
   if ((seen & kAt) == 0) return Invalid("missing field \"at\"");
-  if ((seen & kKey) == 0) return Invalid("missing field \"key\"");
+  if ((seen & kKey) == 0 && options.require_key) return Invalid("missing field \"key\"");
   if ((seen & kUnhealthy) == 0) return Invalid("missing field \"unhealthy\" (true, false or null)");
   return {};
 }

@@ -29,6 +29,9 @@ struct ObservationParserOptions {
   // it no line is too far ahead.
   std::optional<core::WallTime> now;
   core::RedactOptions redact;
+  // Unset for pushed observations, whose condition's key template can render a missing `key`
+  // from the labels: a record without one is then read with `key` empty.
+  bool require_key = true;
 };
 
 class ObservationParser {
