@@ -110,8 +110,12 @@ core::Status AlertmanagerServer::PostAlerts(const std::string& alerts_json) cons
 std::string AlertmanagerServer::LogTail(size_t lines) const {
   const std::string log = ReadFile(dir_ / "alertmanager.log");
   size_t start = log.size();
-  for (size_t n = 0; n <= lines && start > 0; ++n) start = log.rfind('\n', start - 1);
-  return start == std::string::npos ? log : log.substr(start + 1);
+  for (size_t n = 0; n <= lines && start > 0; ++n) {
+    const size_t newline = log.rfind('\n', start - 1);
+    if (newline == std::string::npos) return log;
+    start = newline;
+  }
+  return start < log.size() ? log.substr(start + 1) : log;
 }
 
 }  // namespace quell::testing
