@@ -251,7 +251,7 @@ TEST_F(DispatchTest, EveryChannelTypeGetsTheOpenThenTheResolve) {
   EXPECT_EQ(hook.Requests().size(), 2U);
 }
 
-// Teams, Discord and Mattermost (issue 20): the open with the key, then the resolve after it,
+// Teams, Discord and Mattermost: the open with the key, then the resolve after it,
 // through `quell dispatch` against each provider's stand-in; the URLs (the credentials) by
 // url_env, inline "${VAR}" and url_file, and never in an outbox column.
 constexpr const char* kTeamsSig = "e2eTeamsSignature0123456789";
@@ -617,7 +617,7 @@ TEST_F(DispatchTest, BadChannelConfigExitsTwoWithWhereAndWhatAndNoSecret) {
   EXPECT_TRUE(hook.Requests().empty());
 }
 
-// Google Chat, ntfy and Telegram (issue 20): the open and then the resolve reach each
+// Google Chat, ntfy and Telegram: the open and then the resolve reach each
 // stand-in through `quell dispatch`, threaded where the provider threads; a hang on Google Chat
 // is retried with the same requestId and stays one message; a hang on Telegram is retried
 // (a second message, Telegram has no idempotency) and its token reaches neither the outbox

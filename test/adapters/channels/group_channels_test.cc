@@ -234,7 +234,7 @@ TEST(GroupChannelsTest, TwilioSendsTwoHundredMembersWithinTheSegments) {
   EXPECT_NE(text.find("and 197 more"), std::string::npos) << text;
 }
 
-// Google Chat, ntfy, Telegram (issue 20): a group of 200 within each provider's limit, its
+// Google Chat, ntfy, Telegram: a group of 200 within each provider's limit, its
 // counts and "… and N more" kept, one thread (Chat) per group key.
 TEST(GroupChannelsTest, GoogleChatThreadsAGroupByItsKeyWithinTheMessageLimit) {
   GoogleChatSettings settings;
@@ -289,111 +289,111 @@ TEST(GroupChannelsTest, TelegramKeepsAGroupWithin4096Characters) {
   EXPECT_LE(Chars(text), 4096U);
   EXPECT_NE(text.find("t10/model-answer/TimeoutError"), std::string::npos);  // limit 10
   EXPECT_NE(text.find("and 190 more"), std::string::npos) << text;
-  TeamsSettings Teams() {
-    TeamsSettings settings;
-    settings.url = "https://example.logic.azure.com/workflows/1";
-    return settings;
-  }
+}
 
-  DiscordSettings Discord() {
-    DiscordSettings settings;
-    settings.url = "https://discord.com/api/webhooks/1/t";
-    return settings;
-  }
+TeamsSettings Teams() {
+  TeamsSettings settings;
+  settings.url = "https://example.logic.azure.com/workflows/1";
+  return settings;
+}
 
-  MattermostSettings Mattermost() {
-    MattermostSettings settings;
-    settings.url = "https://chat.example.com/hooks/k";
-    return settings;
-  }
+DiscordSettings Discord() {
+  DiscordSettings settings;
+  settings.url = "https://discord.com/api/webhooks/1/t";
+  return settings;
+}
 
-  // Teams, Discord, Mattermost (issue 20): the rendered group text in each provider's shape, within
-  // its documented limits: a Teams message 28 KB, Discord content 2000 and an embed's description
-  // 4096 characters, a Mattermost post 16383 (a longer one would be split into several posts).
-  TEST(GroupChannelsTest, TeamsKeepsTheCardUnder28KilobytesAndListsItsDefaultTwenty) {
-    auto channel = TeamsChannel::Create(Teams());
-    ASSERT_TRUE(channel.ok());
-    templates::RendererOptions many;
-    many.group_limits["ops"] = 1000;
-    for (const auto& options : {templates::RendererOptions{}, many}) {
-      const core::Delivery delivery = Rendered(GroupRow(200, 200), "teams", options);
-      const auto request = (*channel)->Encode(delivery, kNow);
-      ASSERT_TRUE(request.ok());
-      EXPECT_LE(request->body.size(), 28U * 1024U);
-      const json card = json::parse(request->body)["attachments"][0]["content"];
-      std::string all;
-      for (const json& block : card["body"]) {
-        if (block["type"] == "TextBlock") all += block["text"].get<std::string>() + "\n";
-      }
-      EXPECT_NE(all.find("t1/model-answer/TimeoutError"), std::string::npos);
-      EXPECT_NE(all.find("TimeoutError <upstream> & co"), std::string::npos);
-      if (options.group_limits.empty()) {
-        EXPECT_NE(all.find("t20/model-answer/TimeoutError"), std::string::npos);
-        EXPECT_EQ(all.find("t21/model-answer/TimeoutError"), std::string::npos);
-        EXPECT_NE(all.find("and 180 more"), std::string::npos) << all;
-      } else {
-        EXPECT_NE(all.find("\xE2\x80\xA6\n"), std::string::npos) << "cut, and says so";
-      }
-      EXPECT_EQ(card["body"].back()["type"], "FactSet");
+MattermostSettings Mattermost() {
+  MattermostSettings settings;
+  settings.url = "https://chat.example.com/hooks/k";
+  return settings;
+}
+
+// Teams, Discord, Mattermost: the rendered group text in each provider's shape, within
+// its documented limits: a Teams message 28 KB, Discord content 2000 and an embed's description
+// 4096 characters, a Mattermost post 16383 (a longer one would be split into several posts).
+TEST(GroupChannelsTest, TeamsKeepsTheCardUnder28KilobytesAndListsItsDefaultTwenty) {
+  auto channel = TeamsChannel::Create(Teams());
+  ASSERT_TRUE(channel.ok());
+  templates::RendererOptions many;
+  many.group_limits["ops"] = 1000;
+  for (const auto& options : {templates::RendererOptions{}, many}) {
+    const core::Delivery delivery = Rendered(GroupRow(200, 200), "teams", options);
+    const auto request = (*channel)->Encode(delivery, kNow);
+    ASSERT_TRUE(request.ok());
+    EXPECT_LE(request->body.size(), 28U * 1024U);
+    const json card = json::parse(request->body)["attachments"][0]["content"];
+    std::string all;
+    for (const json& block : card["body"]) {
+      if (block["type"] == "TextBlock") all += block["text"].get<std::string>() + "\n";
     }
-  }
-
-  TEST(GroupChannelsTest, DiscordKeepsContentAndDescriptionWithinTheirLimits) {
-    auto channel = DiscordChannel::Create(Discord());
-    ASSERT_TRUE(channel.ok());
-    templates::RendererOptions many;
-    many.group_limits["ops"] = 1000;
-    for (const auto& options : {templates::RendererOptions{}, many}) {
-      const auto request =
-          (*channel)->Encode(Rendered(GroupRow(200, 200), "discord", options), kNow);
-      ASSERT_TRUE(request.ok());
-      const json body = json::parse(request->body);
-      EXPECT_LE(Chars(body["content"]), 2000U);
-      const std::string description = body["embeds"][0]["description"];
-      EXPECT_LE(Chars(description), 4096U);
-      EXPECT_NE(description.find("t1/model-answer/TimeoutError"), std::string::npos);
-      if (options.group_limits.empty()) {
-        EXPECT_NE(description.find("and 190 more"), std::string::npos) << description;
-      }
+    EXPECT_NE(all.find("t1/model-answer/TimeoutError"), std::string::npos);
+    EXPECT_NE(all.find("TimeoutError <upstream> & co"), std::string::npos);
+    if (options.group_limits.empty()) {
+      EXPECT_NE(all.find("t20/model-answer/TimeoutError"), std::string::npos);
+      EXPECT_EQ(all.find("t21/model-answer/TimeoutError"), std::string::npos);
+      EXPECT_NE(all.find("and 180 more"), std::string::npos) << all;
+    } else {
+      EXPECT_NE(all.find("\xE2\x80\xA6\n"), std::string::npos) << "cut, and says so";
     }
+    EXPECT_EQ(card["body"].back()["type"], "FactSet");
   }
+}
 
-  TEST(GroupChannelsTest, MattermostIsOnePostOfAtMost16383Characters) {
-    auto channel = MattermostChannel::Create(Mattermost());
-    ASSERT_TRUE(channel.ok());
-    templates::RendererOptions many;
-    many.group_limits["ops"] = 1000;
-    const auto request =
-        (*channel)->Encode(Rendered(GroupRow(1000, 1000), "mattermost", many), kNow);
+TEST(GroupChannelsTest, DiscordKeepsContentAndDescriptionWithinTheirLimits) {
+  auto channel = DiscordChannel::Create(Discord());
+  ASSERT_TRUE(channel.ok());
+  templates::RendererOptions many;
+  many.group_limits["ops"] = 1000;
+  for (const auto& options : {templates::RendererOptions{}, many}) {
+    const auto request = (*channel)->Encode(Rendered(GroupRow(200, 200), "discord", options), kNow);
     ASSERT_TRUE(request.ok());
     const json body = json::parse(request->body);
-    EXPECT_LE(Chars(body["text"]), 16383U);
-    EXPECT_EQ(body["props"]["quell_key"], "{group}:condition=model-answer");
-    const std::string fifty = json::parse(
-        (*channel)->Encode(Rendered(GroupRow(200, 200), "mattermost"), kNow)->body)["text"];
-    EXPECT_NE(fifty.find("and 150 more"), std::string::npos);
+    EXPECT_LE(Chars(body["content"]), 2000U);
+    const std::string description = body["embeds"][0]["description"];
+    EXPECT_LE(Chars(description), 4096U);
+    EXPECT_NE(description.find("t1/model-answer/TimeoutError"), std::string::npos);
+    if (options.group_limits.empty()) {
+      EXPECT_NE(description.find("and 190 more"), std::string::npos) << description;
+    }
   }
+}
 
-  // A single transition in each: the default Markdown template, the subject where each provider
-  // shows a title.
-  TEST(GroupChannelsTest, SingleTransitionsUseTheMarkdownTemplate) {
-    core::OutboxRow row = GroupRow(1, 1);
-    row.key = "t1/model-answer/TimeoutError";
-    row.payload = Member(1, "open");
-    const core::Delivery delivery = Rendered(row, "mattermost");
-    EXPECT_NE(delivery.message.body.find("**model-answer** opened: `t1/model-answer/TimeoutError`"),
-              std::string::npos)
-        << delivery.message.body;
-    EXPECT_NE(delivery.message.body.find("[Open in quell](https://quell.example.com/"),
-              std::string::npos)
-        << delivery.message.body;
-    auto teams = TeamsChannel::Create(Teams());
-    const json card = json::parse((*teams)->Encode(Rendered(row, "teams"), kNow)->body);
-    EXPECT_EQ(card["attachments"][0]["content"]["body"][0]["text"], delivery.message.subject);
-    auto discord = DiscordChannel::Create(Discord());
-    EXPECT_EQ(json::parse((*discord)->Encode(Rendered(row, "discord"), kNow)->body)["content"],
-              delivery.message.subject);
-  }
+TEST(GroupChannelsTest, MattermostIsOnePostOfAtMost16383Characters) {
+  auto channel = MattermostChannel::Create(Mattermost());
+  ASSERT_TRUE(channel.ok());
+  templates::RendererOptions many;
+  many.group_limits["ops"] = 1000;
+  const auto request = (*channel)->Encode(Rendered(GroupRow(1000, 1000), "mattermost", many), kNow);
+  ASSERT_TRUE(request.ok());
+  const json body = json::parse(request->body);
+  EXPECT_LE(Chars(body["text"]), 16383U);
+  EXPECT_EQ(body["props"]["quell_key"], "{group}:condition=model-answer");
+  const std::string fifty = json::parse(
+      (*channel)->Encode(Rendered(GroupRow(200, 200), "mattermost"), kNow)->body)["text"];
+  EXPECT_NE(fifty.find("and 150 more"), std::string::npos);
+}
+
+// A single transition in each: the default Markdown template, the subject where each provider
+// shows a title.
+TEST(GroupChannelsTest, SingleTransitionsUseTheMarkdownTemplate) {
+  core::OutboxRow row = GroupRow(1, 1);
+  row.key = "t1/model-answer/TimeoutError";
+  row.payload = Member(1, "open");
+  const core::Delivery delivery = Rendered(row, "mattermost");
+  EXPECT_NE(delivery.message.body.find("**model-answer** opened: `t1/model-answer/TimeoutError`"),
+            std::string::npos)
+      << delivery.message.body;
+  EXPECT_NE(delivery.message.body.find("[Open in quell](https://quell.example.com/"),
+            std::string::npos)
+      << delivery.message.body;
+  auto teams = TeamsChannel::Create(Teams());
+  const json card = json::parse((*teams)->Encode(Rendered(row, "teams"), kNow)->body);
+  EXPECT_EQ(card["attachments"][0]["content"]["body"][0]["text"], delivery.message.subject);
+  auto discord = DiscordChannel::Create(Discord());
+  EXPECT_EQ(json::parse((*discord)->Encode(Rendered(row, "discord"), kNow)->body)["content"],
+            delivery.message.subject);
+}
 
 }  // namespace
 }  // namespace quell::channels

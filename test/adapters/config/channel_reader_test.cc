@@ -377,7 +377,7 @@ TEST_F(ChannelConfigTest, ATypoListsTheOptionalSettingsItCouldMean) {
       {"quell.yaml:2:3: defaults.renotify_limitt", "flap", "renotify_limit,"});
 }
 
-// Google Chat, ntfy and Telegram (issue 20): secrets by reference, the webhook URL inline or
+// Google Chat, ntfy and Telegram: secrets by reference, the webhook URL inline or
 // by reference, and each bad setting named at its line and column.
 TEST_F(ChannelConfigTest, ReadsGoogleChatNtfyAndTelegram) {
   env_["GCHAT_URL"] = "https://chat.googleapis.com/v1/spaces/AAA/messages?key=k&token=t";
@@ -492,14 +492,16 @@ TEST_F(ChannelConfigTest, BadGoogleChatNtfyAndTelegramSettingsNameTheirLine) {
     token_env: HOOK_SECRET
 )",
               {"quell.yaml:5:5: channels[0].chat", "unknown setting"});
-  // Teams, Discord and Mattermost (issue 20): a webhook URL that is itself the credential, given
-  // inline (usually "${VAR}"), by url_env or by url_file, exactly one.
-  TEST_F(ChannelConfigTest, ReadsTheChatWebhooksByUrlUrlEnvOrUrlFile) {
-    env_["TEAMS_URL"] =
-        "https://prod-01.westeurope.logic.azure.com/workflows/1/triggers/manual/"
-        "paths/invoke?api-version=2016-06-01&sig=abc";
-    std::ofstream(dir_ / "mm.url") << "https://chat.example.com/hooks/k3y\n";
-    auto config = Load(R"(channels:
+}
+
+// Teams, Discord and Mattermost: a webhook URL that is itself the credential, given
+// inline (usually "${VAR}"), by url_env or by url_file, exactly one.
+TEST_F(ChannelConfigTest, ReadsTheChatWebhooksByUrlUrlEnvOrUrlFile) {
+  env_["TEAMS_URL"] =
+      "https://prod-01.westeurope.logic.azure.com/workflows/1/triggers/manual/"
+      "paths/invoke?api-version=2016-06-01&sig=abc";
+  std::ofstream(dir_ / "mm.url") << "https://chat.example.com/hooks/k3y\n";
+  auto config = Load(R"(channels:
   - {name: ms, type: teams, url_env: TEAMS_URL, timeout: 5s}
   - {name: dc, type: discord, url: "https://discord.com/api/webhooks/1/t0k?thread_id=9",
      username: quell, avatar_url: "https://quell.example.com/a.png", group_by: [condition]}
@@ -508,71 +510,69 @@ TEST_F(ChannelConfigTest, BadGoogleChatNtfyAndTelegramSettingsNameTheirLine) {
 conditions:
   - {name: errs, type: error_groups, channels: [ms, dc, mm]}
 )");
-    ASSERT_TRUE(config.ok()) << config.error().message;
-    ASSERT_EQ(config->channels.size(), 3U);
-    EXPECT_EQ(config->channels[0].type, ChannelType::kTeams);
-    EXPECT_EQ(config->channels[0].teams.url, env_["TEAMS_URL"]);
-    EXPECT_EQ(config->channels[0].delivery.timeout, std::chrono::seconds(5));
-    EXPECT_EQ(config->channels[1].type, ChannelType::kDiscord);
-    EXPECT_EQ(config->channels[1].discord.url,
-              "https://discord.com/api/webhooks/1/t0k?thread_id=9");
-    EXPECT_EQ(config->channels[1].discord.username, "quell");
-    EXPECT_TRUE(config->channels[1].delivery.grouping.has_value());
-    EXPECT_EQ(config->channels[2].type, ChannelType::kMattermost);
-    EXPECT_EQ(config->channels[2].mattermost.url, "https://chat.example.com/hooks/k3y");
-    EXPECT_EQ(config->channels[2].mattermost.icon_url, "https://quell.example.com/i.png");
-    EXPECT_STREQ(ChannelTypeName(ChannelType::kTeams), "teams");
-    EXPECT_STREQ(ChannelTypeName(ChannelType::kDiscord), "discord");
-    EXPECT_STREQ(ChannelTypeName(ChannelType::kMattermost), "mattermost");
-    for (const auto& channel : config->channels) EXPECT_TRUE(channel.unresolved_secrets.empty());
-  }
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  ASSERT_EQ(config->channels.size(), 3U);
+  EXPECT_EQ(config->channels[0].type, ChannelType::kTeams);
+  EXPECT_EQ(config->channels[0].teams.url, env_["TEAMS_URL"]);
+  EXPECT_EQ(config->channels[0].delivery.timeout, std::chrono::seconds(5));
+  EXPECT_EQ(config->channels[1].type, ChannelType::kDiscord);
+  EXPECT_EQ(config->channels[1].discord.url, "https://discord.com/api/webhooks/1/t0k?thread_id=9");
+  EXPECT_EQ(config->channels[1].discord.username, "quell");
+  EXPECT_TRUE(config->channels[1].delivery.grouping.has_value());
+  EXPECT_EQ(config->channels[2].type, ChannelType::kMattermost);
+  EXPECT_EQ(config->channels[2].mattermost.url, "https://chat.example.com/hooks/k3y");
+  EXPECT_EQ(config->channels[2].mattermost.icon_url, "https://quell.example.com/i.png");
+  EXPECT_STREQ(ChannelTypeName(ChannelType::kTeams), "teams");
+  EXPECT_STREQ(ChannelTypeName(ChannelType::kDiscord), "discord");
+  EXPECT_STREQ(ChannelTypeName(ChannelType::kMattermost), "mattermost");
+  for (const auto& channel : config->channels) EXPECT_TRUE(channel.unresolved_secrets.empty());
+}
 
-  TEST_F(ChannelConfigTest, AnUnsetChatWebhookVariableIsRecordedNotPrinted) {
-    auto config = Load(R"(channels:
+TEST_F(ChannelConfigTest, AnUnsetChatWebhookVariableIsRecordedNotPrinted) {
+  auto config = Load(R"(channels:
   - {name: dc, type: discord, url_env: DISCORD_WEBHOOK_URL}
 conditions:
   - {name: errs, type: error_groups, channels: [dc]}
 )");
-    ASSERT_TRUE(config.ok()) << config.error().message;
-    ASSERT_EQ(config->channels[0].unresolved_secrets.size(), 1U);
-    const std::string& unresolved = config->channels[0].unresolved_secrets[0];
-    EXPECT_NE(
-        unresolved.find("quell.yaml:2:40: channels[0].url_env: DISCORD_WEBHOOK_URL is not set"),
-        std::string::npos)
-        << unresolved;
-  }
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  ASSERT_EQ(config->channels[0].unresolved_secrets.size(), 1U);
+  const std::string& unresolved = config->channels[0].unresolved_secrets[0];
+  EXPECT_NE(unresolved.find("quell.yaml:2:40: channels[0].url_env: DISCORD_WEBHOOK_URL is not set"),
+            std::string::npos)
+      << unresolved;
+}
 
-  TEST_F(ChannelConfigTest, BadChatWebhookSettingsNameTheirLineAndColumn) {
-    const std::string route = "conditions:\n  - {name: errs, type: error_groups, channels: [x]}\n";
-    ExpectError("channels:\n  - {name: x, type: teams}\n" + route,
-                {"quell.yaml:2:5: channels[0]", "give exactly one of url, url_env or url_file"});
-    ExpectError(
-        "channels:\n  - {name: x, type: mattermost, url: \"https://a/hooks/k\", "
-        "url_env: MM_URL}\n" +
-            route,
-        {"quell.yaml:2:", "channels[0].url", "exactly one of url, url_env or url_file"});
-    ExpectError("channels:\n  - {name: x, type: teams, url: \"ftp://a/b\"}\n" + route,
-                {"quell.yaml:2:33: channels[0].url", "http:// or https://"});
-    ExpectError(
-        "channels:\n  - {name: x, type: discord,\n     url: "
-        "\"https://d/api/webhooks/1/t?wait=false\"}\n" +
-            route,
-        {"quell.yaml:3:11: channels[0].url", "must not set wait"});
-    ExpectError(
-        "channels:\n  - {name: x, type: mattermost, url: \"https://a/hooks/k\",\n"
-        "     icon_url: icon.png}\n" +
-            route,
-        {"quell.yaml:3:16: channels[0].icon_url", "http:// or https://"});
-    ExpectError(
-        "channels:\n  - {name: x, type: discord, url: \"https://d/x\", channel: C1}\n" + route,
-        {"quell.yaml:2:", "channels[0].channel: unknown setting"});
-    // A variable holding something that is no URL is refused without being quoted.
-    env_["NOT_A_URL"] = "s3cret-value-9";
-    ExpectError("channels:\n  - {name: x, type: teams, url_env: NOT_A_URL}\n" + route,
-                {"quell.yaml:2:", "channels[0].url_env", "must start with http:// or https://"});
-    ExpectError("channels:\n  - {name: x, type: telegraph}\n" + route,
-                {"quell.yaml:2:", "teams, discord or mattermost", "\"telegraph\""});
-  }
+TEST_F(ChannelConfigTest, BadChatWebhookSettingsNameTheirLineAndColumn) {
+  const std::string route = "conditions:\n  - {name: errs, type: error_groups, channels: [x]}\n";
+  ExpectError("channels:\n  - {name: x, type: teams}\n" + route,
+              {"quell.yaml:2:5: channels[0]", "give exactly one of url, url_env or url_file"});
+  ExpectError(
+      "channels:\n  - {name: x, type: mattermost, url: \"https://a/hooks/k\", "
+      "url_env: MM_URL}\n" +
+          route,
+      {"quell.yaml:2:", "channels[0].url", "exactly one of url, url_env or url_file"});
+  ExpectError("channels:\n  - {name: x, type: teams, url: \"ftp://a/b\"}\n" + route,
+              {"quell.yaml:2:33: channels[0].url", "http:// or https://"});
+  ExpectError(
+      "channels:\n  - {name: x, type: discord,\n     url: "
+      "\"https://d/api/webhooks/1/t?wait=false\"}\n" +
+          route,
+      {"quell.yaml:3:11: channels[0].url", "must not set wait"});
+  ExpectError(
+      "channels:\n  - {name: x, type: mattermost, url: \"https://a/hooks/k\",\n"
+      "     icon_url: icon.png}\n" +
+          route,
+      {"quell.yaml:3:16: channels[0].icon_url", "http:// or https://"});
+  ExpectError(
+      "channels:\n  - {name: x, type: discord, url: \"https://d/x\", channel: C1}\n" + route,
+      {"quell.yaml:2:", "channels[0].channel: unknown setting"});
+  // A variable holding something that is no URL is refused without being quoted.
+  env_["NOT_A_URL"] = "s3cret-value-9";
+  ExpectError("channels:\n  - {name: x, type: teams, url_env: NOT_A_URL}\n" + route,
+              {"quell.yaml:2:", "channels[0].url_env", "must start with http:// or https://"});
+  ExpectError("channels:\n  - {name: x, type: telegraph}\n" + route,
+              {"quell.yaml:2:", "teams, discord or mattermost", "\"telegraph\""});
+}
 
 }  // namespace
 }  // namespace quell::config

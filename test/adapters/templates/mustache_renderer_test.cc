@@ -119,7 +119,7 @@ TEST(MustacheRendererTest, SlackGetsMrkdwnWithSlackEscaping) {
   EXPECT_EQ(resolved->body.rfind(":white_check_mark:", 0), 0U);
 }
 
-// Google Chat, ntfy and Telegram (issue 20): each has default templates, plain text (no
+// Google Chat, ntfy and Telegram: each has default templates, plain text (no
 // Slack escaping), a one-line subject, and the link where the reader can follow it.
 TEST(MustacheRendererTest, GoogleChatNtfyAndTelegramGetTheirDefaultsUnescaped) {
   const MustacheRenderer renderer(Options());

@@ -257,8 +257,6 @@ void ReadOpsgenie(MapReader& item, const std::filesystem::path& dir, OpsgenieSet
   }
 }
 
-// --- Google Chat, ntfy, Telegram (issue 20) ---
-
 // Google Chat's webhook URL carries the space's key and token, so it may come by reference
 // (url_env / url_file) like a secret, or inline (usually "${VAR}"): exactly one of the three.
 std::string GoogleChatUrl(MapReader& item, const std::filesystem::path& dir,
@@ -347,8 +345,6 @@ void ReadTelegram(MapReader& item, const std::filesystem::path& dir, TelegramSet
   }
   out.token = Secret(item, "token", dir, true, unresolved);
 }
-
-// --- end Google Chat, ntfy, Telegram ---
 
 // The URL of a chat webhook that is itself the credential: exactly one of `url` (inline; the
 // docs recommend "${VAR}"), `url_env` or `url_file`. The value is checked to be http(s) without

@@ -106,7 +106,7 @@ constexpr const char* kWebhookBody =
     "{{#has_examples}}; recent:{{#examples}} [{{text}}]{{/examples}}{{/has_examples}}"
     ". Next step: {{next_step}}.{{#link}} {{link}}{{/link}}";
 
-// Google Chat (issue 20): its own light markup, *bold* and `code`, and <url|text> links.
+// Google Chat: its own light markup, *bold* and `code`, and <url|text> links.
 constexpr const char* kGoogleChatBody =
     "{{#is_resolve}}\u2705{{/is_resolve}}{{^is_resolve}}\U0001F6A8{{/is_resolve}} "
     "{{condition}} {{transition_label}}: `{{key}}`\n"
