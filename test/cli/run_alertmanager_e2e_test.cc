@@ -38,13 +38,14 @@ std::string Rfc3339(std::chrono::system_clock::time_point at) {
   return core::FormatRfc3339(std::chrono::time_point_cast<core::Duration>(at));
 }
 
-// What `GET /v1/incidents/{key}` answers for kKey: the incident object, null when none.
+// What `GET /v1/incidents/{key}` answers for kKey: the incident object, empty when none.
 json Incident(int port) {
   httplib::Client client("127.0.0.1", port);
   auto answer = client.Get("/v1/incidents/acme%3AHighErrorRate",
                            {{"Authorization", std::string("Bearer ") + kToken}});
-  if (!answer || answer->status != 200) return nullptr;
-  return json::parse(answer->body, nullptr, false).value("incident", json());
+  if (!answer || answer->status != 200) return json::object();
+  const json body = json::parse(answer->body, nullptr, false);
+  return body.is_object() && body.contains("incident") ? body["incident"] : json::object();
 }
 
 // The transitions the webhook received for kKey, in order ("open", "resolve").

@@ -224,7 +224,7 @@ core::Result<int> OpsSurface::Serve() {
       std::make_unique<app::PushInput>(push_store_->incidents(), push_store_->operators(), encoder_,
                                        *clock_, push_settings, std::move(push_options));
   std::vector<app::OpsRoute> inputs =
-      http_server::InputRoutes(*push_input_, push_settings, *clock_);
+      http_server::InputRoutes(*push_input_, push_settings, *clock_, log_);
   routes.insert(routes.end(), std::make_move_iterator(inputs.begin()),
                 std::make_move_iterator(inputs.end()));
   // The operator page: public files that read the JSON routes above with the token.

@@ -56,6 +56,31 @@ app::OpsResponse Answer(const app::PushSummary& summary) {
   return response;
 }
 
+// One line per push: what it changed when applied, why not when refused (a sender retrying a
+// payload quell refuses is otherwise invisible until someone misses the incident).
+app::OpsResponse Logged(core::EventLog* log, const char* route, const app::OpsRequest& request,
+                        const core::Result<app::PushSummary>& applied, app::OpsResponse response) {
+  if (log == nullptr) return response;
+  if (applied) {
+    log->Log(core::LogLevel::kInfo, "input.applied",
+             {{"route", route},
+              {"condition", applied->condition},
+              {"poll_id", applied->poll_id},
+              {"observations", applied->observations},
+              {"changed", applied->changed},
+              {"outbox_rows", applied->outbox_rows},
+              {"duplicate", applied->duplicate},
+              {"who", request.actor}});
+  } else {
+    log->Log(core::LogLevel::kWarn, "input.refused",
+             {{"route", route},
+              {"status", response.status},
+              {"error", applied.error().message},
+              {"who", request.actor}});
+  }
+  return response;
+}
+
 std::string QueryValue(const app::OpsRequest& request, const char* name) {
   const auto it = request.query.find(name);
   return it == request.query.end() ? std::string() : it->second;
@@ -65,26 +90,32 @@ std::string QueryValue(const app::OpsRequest& request, const char* name) {
 
 std::vector<app::OpsRoute> InputRoutes(app::PushInput& input,
                                        const app::Latest<app::PushSettings>& settings,
-                                       core::Clock& clock) {
-  app::OpsHandler alertmanager = [&input, &settings](const app::OpsRequest& request) {
+                                       core::Clock& clock, core::EventLog* log) {
+  app::OpsHandler alertmanager = [&input, &settings, log](const app::OpsRequest& request) {
+    constexpr const char* kRoute = "alertmanager";
     inputs::AlertPayloadOptions options;
     options.limits = settings.Get()->limits;
     auto alerts = inputs::ParseAlertmanagerPayload(request.body, options);
-    if (!alerts) return ErrorOf(alerts.error());
+    if (!alerts) {
+      return Logged(log, kRoute, request, alerts.error(), ErrorOf(alerts.error()));
+    }
     auto applied = input.ApplyAlerts(QueryValue(request, "condition"), *alerts);
-    if (!applied) return ErrorOf(applied.error());
-    return Answer(*applied);
+    return Logged(log, kRoute, request, applied,
+                  applied ? Answer(*applied) : ErrorOf(applied.error()));
   };
-  app::OpsHandler observations = [&input, &settings, &clock](const app::OpsRequest& request) {
+  app::OpsHandler observations = [&input, &settings, &clock, log](const app::OpsRequest& request) {
+    constexpr const char* kRoute = "observations";
     inputs::ObservationBodyOptions options;
     options.parser.limits = settings.Get()->limits;
     options.parser.require_key = false;
     options.parser.now = clock.Now();
     auto parsed = inputs::ParseObservationBody(request.body, options);
-    if (!parsed) return ErrorOf(parsed.error());
+    if (!parsed) {
+      return Logged(log, kRoute, request, parsed.error(), ErrorOf(parsed.error()));
+    }
     auto applied = input.ApplyObservations(std::move(*parsed), QueryValue(request, "poll_id"));
-    if (!applied) return ErrorOf(applied.error());
-    return Answer(*applied);
+    return Logged(log, kRoute, request, applied,
+                  applied ? Answer(*applied) : ErrorOf(applied.error()));
   };
   std::vector<app::OpsRoute> routes;
   routes.push_back(
