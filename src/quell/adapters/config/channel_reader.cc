@@ -257,31 +257,39 @@ void ReadOpsgenie(MapReader& item, const std::filesystem::path& dir, OpsgenieSet
   }
 }
 
-// Google Chat's webhook URL carries the space's key and token, so it may come by reference
-// (url_env / url_file) like a secret, or inline (usually "${VAR}"): exactly one of the three.
-std::string GoogleChatUrl(MapReader& item, const std::filesystem::path& dir,
-                          std::vector<std::string>& unresolved) {
+// The URL of a chat webhook that is itself the credential: exactly one of `url` (inline; the
+// docs recommend "${VAR}"), `url_env` or `url_file`. The value is checked to be http(s) without
+// ever being quoted.
+std::string ReadCredentialUrl(MapReader& item, const std::filesystem::path& dir,
+                              std::vector<std::string>& unresolved) {
   const int given =
       (item.Has("url") ? 1 : 0) + (item.Has("url_env") ? 1 : 0) + (item.Has("url_file") ? 1 : 0);
-  std::string url;
   if (given != 1) {
     item.Fail(given == 0 ? "" : "url", "give exactly one of url, url_env or url_file");
-    for (const char* key : {"url", "url_env", "url_file"}) item.Read(key, url);
+    std::string unused;  // read, so Finish() does not report them a second time
+    item.Read("url", unused);
+    item.Read("url_env", unused);
+    item.Read("url_file", unused);
     return {};
   }
+  std::string url;
   if (item.Has("url")) {
     item.Read("url", url);
-    RequireUrl(item, "url", url, {"https://", "http://"});
+    RequireUrl(item, "url", url, {"http://", "https://"});
     return url;
   }
-  SecretRef ref = ReadSecret(item, "url", dir, true);
-  if (!ref.unresolved.empty()) unresolved.push_back(std::move(ref.unresolved));
-  return std::move(ref.value);
+  const bool from_file = item.Has("url_file");
+  url = Secret(item, "url", dir, true, unresolved);
+  if (!url.empty() && !url.starts_with("http://") && !url.starts_with("https://")) {
+    item.Fail(from_file ? "url_file" : "url_env",
+              "the URL it holds must start with http:// or https://");
+  }
+  return url;
 }
 
 void ReadGoogleChat(MapReader& item, const std::filesystem::path& dir, GoogleChatSettings& out,
                     std::vector<std::string>& unresolved) {
-  out.url = GoogleChatUrl(item, dir, unresolved);
+  out.url = ReadCredentialUrl(item, dir, unresolved);
 }
 
 // The topic URL's last path segment: ntfy's topic names are 1-64 letters, digits, '-' or '_'.
@@ -344,36 +352,6 @@ void ReadTelegram(MapReader& item, const std::filesystem::path& dir, TelegramSet
                                "\"@channelname\"");
   }
   out.token = Secret(item, "token", dir, true, unresolved);
-}
-
-// The URL of a chat webhook that is itself the credential: exactly one of `url` (inline; the
-// docs recommend "${VAR}"), `url_env` or `url_file`. The value is checked to be http(s) without
-// ever being quoted.
-std::string ReadCredentialUrl(MapReader& item, const std::filesystem::path& dir,
-                              std::vector<std::string>& unresolved) {
-  const int given =
-      (item.Has("url") ? 1 : 0) + (item.Has("url_env") ? 1 : 0) + (item.Has("url_file") ? 1 : 0);
-  if (given != 1) {
-    item.Fail(given == 0 ? "" : "url", "give exactly one of url, url_env or url_file");
-    std::string unused;  // read, so Finish() does not report them a second time
-    item.Read("url", unused);
-    item.Read("url_env", unused);
-    item.Read("url_file", unused);
-    return {};
-  }
-  std::string url;
-  if (item.Has("url")) {
-    item.Read("url", url);
-    RequireUrl(item, "url", url, {"http://", "https://"});
-    return url;
-  }
-  const bool from_file = item.Has("url_file");
-  url = Secret(item, "url", dir, true, unresolved);
-  if (!url.empty() && !url.starts_with("http://") && !url.starts_with("https://")) {
-    item.Fail(from_file ? "url_file" : "url_env",
-              "the URL it holds must start with http:// or https://");
-  }
-  return url;
 }
 
 void ReadTeams(MapReader& item, const std::filesystem::path& dir, TeamsSettings& out,
