@@ -45,7 +45,9 @@ core::LogLevel ToLevel(config::LogLevelSetting level) {
 // between its commit and its answer, so a test can kill -9 the daemon in between and prove a
 // retried request changes nothing. Unset (always, outside tests): no pause.
 std::function<void()> PauseAfterCommit() {
-  const char* text = std::getenv("QUELL_TEST_PAUSE_AFTER_COMMIT_MS");
+  // Read once, before the HTTP server's threads start; nothing sets the environment later.
+  const char* text =
+      std::getenv("QUELL_TEST_PAUSE_AFTER_COMMIT_MS");  // NOLINT(concurrency-mt-unsafe)
   if (text == nullptr || *text == '\0') return {};
   const long ms = std::strtol(text, nullptr, 10);
   if (ms <= 0) return {};

@@ -53,9 +53,15 @@ std::string FirstFieldError(const json& errors, const std::string& path) {
   if (!errors.is_object()) return {};
   for (const auto& [name, value] : errors.items()) {
     if (name == "_errors" && value.is_array() && !value.empty() && value[0].is_object()) {
-      return path + ": " + value[0].value("message", "");
+      std::string text = path;
+      text += ": ";
+      text += value[0].value("message", "");
+      return text;
     }
-    const std::string found = FirstFieldError(value, path.empty() ? name : path + "." + name);
+    std::string nested = path;
+    if (!nested.empty()) nested += '.';
+    nested += name;
+    std::string found = FirstFieldError(value, nested);
     if (!found.empty()) return found;
   }
   return {};

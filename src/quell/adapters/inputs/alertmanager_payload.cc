@@ -24,7 +24,7 @@ namespace {
 // Go's zero time.Time: Alertmanager's "not set" for startsAt and endsAt.
 constexpr std::string_view kZeroTime = "0001-01-01T00:00:00Z";
 
-core::Error Invalid(std::string field, std::string_view problem) {
+core::Error Invalid(const std::string& field, std::string_view problem) {
   return core::MakeError(core::ErrorCode::kInvalidArgument, field + ": " + std::string(problem));
 }
 
