@@ -19,6 +19,7 @@
 #include "child_process.h"
 #include "daemon_probe.h"
 #include "quell/core/text/time.h"
+#include "run_process.h"
 #include "webhook_receiver.h"
 
 namespace quell {
@@ -148,6 +149,25 @@ TEST(RunAlertmanagerE2eTest, AlertmanagersNotificationsOpenAndResolveOneIncident
   EXPECT_EQ(HookTransitions(hook), (std::vector<std::string>{"open", "resolve"}));
   EXPECT_EQ(run->Signal(SIGTERM), 0) << testing::ReadFile(log);
   std::filesystem::remove_all(dir);
+}
+
+// The examples a user starts from: quell's push-only config passes `config check`, and the
+// Alertmanager receiver next to it passes Alertmanager's own check.
+TEST(RunAlertmanagerE2eTest, TheExamplesPassQuellsAndAlertmanagersChecks) {
+  if (std::string why = testing::AlertmanagerServer::Unavailable(); !why.empty()) {
+    if (std::getenv("CI") != nullptr) FAIL() << "CI=true but " << why;
+    GTEST_SKIP() << why;
+  }
+  const std::string examples = std::string(QUELL_SOURCE_DIR) + "/examples/";
+  SetEnv("QUELL_HTTP_TOKEN", kToken);
+  const testing::ProcessResult quell =
+      testing::RunProcess({QUELL_BINARY, "config", "check", "-c", examples + "alertmanager.yaml"});
+  EXPECT_EQ(quell.exit_code, 0) << quell.out << quell.err;
+  EXPECT_NE(quell.out.find("1 push conditions"), std::string::npos) << quell.out;
+  const testing::ProcessResult amtool = testing::RunProcess(
+      {"/usr/bin/amtool", "check-config", examples + "alertmanager-receiver.yml"});
+  EXPECT_EQ(amtool.exit_code, 0) << amtool.out << amtool.err;
+  EXPECT_NE(amtool.out.find("SUCCESS"), std::string::npos) << amtool.out;
 }
 
 }  // namespace
