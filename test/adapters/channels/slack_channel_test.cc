@@ -161,6 +161,21 @@ TEST_F(SlackChannelTest, AHangIsATimeoutRetry) {
   EXPECT_EQ(outcome.error.find(kToken), std::string::npos);
 }
 
+// An incoming webhook's URL is its credential: a hung hook's timeout names only its host.
+TEST_F(SlackChannelTest, AHungIncomingWebhookNeverNamesItsUrl) {
+  SlackSettings settings;
+  settings.webhook_url = receiver_.WebhookUrl();
+  settings.timeouts.connect = std::chrono::milliseconds(300);
+  settings.timeouts.total = std::chrono::milliseconds(300);
+  const auto channel = SlackChannel::Create(settings);
+  ASSERT_TRUE(channel.ok());
+  receiver_.FailNext(Fault::kHang);
+  const SendOutcome outcome = SendOnce(**channel, client_, MakeDelivery());
+  EXPECT_EQ(outcome.kind, Kind::kRetry);
+  EXPECT_EQ(outcome.error.find("/services/T0/B0/hook"), std::string::npos) << outcome.error;
+  EXPECT_NE(outcome.error.find("[redacted]"), std::string::npos) << outcome.error;
+}
+
 TEST_F(SlackChannelTest, AnIncomingWebhookPostsTextAndBlocks) {
   const auto channel = Hook();
   const SendOutcome outcome = SendOnce(*channel, client_, MakeDelivery());

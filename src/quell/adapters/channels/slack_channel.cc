@@ -136,8 +136,11 @@ core::Result<core::HttpRequest> SlackChannel::Encode(const core::Delivery& deliv
   if (settings_.mode == SlackSettings::Mode::kIncomingWebhook) {
     const json body = {{"text", Fallback(message)},
                        {"blocks", BlocksOf(delivery, settings_.ack_button)}};
-    return PostRequest(settings_.webhook_url, "application/json; charset=utf-8", Dump(body),
-                       settings_.timeouts);
+    core::HttpRequest request = PostRequest(
+        settings_.webhook_url, "application/json; charset=utf-8", Dump(body), settings_.timeouts);
+    // The hook's URL is its credential: a timeout names only its scheme and host.
+    request.label_url = CredentialUrlLabel(settings_.webhook_url);
+    return request;
   }
   const core::OutboxRow& row = delivery.row;
   json body = {{"channel", settings_.channel},
