@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <random>
 
+#include "quell/adapters/http_server/allowed_hosts.h"
 #include "quell/adapters/http_server/callback_routes.h"
 #include "quell/adapters/http_server/input_routes.h"
 #include "quell/adapters/http_server/operator_routes.h"
@@ -231,12 +232,19 @@ core::Result<int> OpsSurface::Serve() {
   std::vector<app::OpsRoute> page = http_server::PageRoutes();
   routes.insert(routes.end(), std::make_move_iterator(page.begin()),
                 std::make_move_iterator(page.end()));
+  // With open reads, the names a request without the token may give as its Host: the
+  // configured ones and the public URL's (ack links and provider callbacks arrive by it).
+  std::vector<std::string> allowed_hosts = config_.http.allowed_hosts;
+  if (std::string host = http_server::UrlHost(config_.http.public_url); !host.empty()) {
+    allowed_hosts.push_back(std::move(host));
+  }
   server_ = std::make_unique<http_server::OpsHttpServer>(
       http_server::OpsServerOptions{.listen = config_.http.listen,
                                     .token = config_.http.token,
                                     .token_name = config_.http.token_name,
                                     .open_reads = config_.http.open_reads,
-                                    .threads = 4},
+                                    .threads = 4,
+                                    .allowed_hosts = std::move(allowed_hosts)},
       std::move(routes));
   return server_->Start();
 }

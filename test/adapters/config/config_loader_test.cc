@@ -371,6 +371,24 @@ TEST_F(ConfigLoaderTest, DaemonSectionsHaveDefaultsAndReadTheTokenByReference) {
   ExpectError(std::string(kMinimal) + "http: {listen: localhost}\n", {"http.listen", "host:port"});
 }
 
+// With open reads the server answers a request without the token only for its own names
+// (DNS rebinding): http.allowed_hosts adds names, bare ones.
+TEST_F(ConfigLoaderTest, AllowedHostsAreBareHostNames) {
+  auto config = LoadConfig(
+      Write("hosts.yaml", std::string(kMinimal) +
+                              "http: {open_reads: true, allowed_hosts: [quell.internal, "
+                              "metrics.example.com]}\n"),
+      Env());
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  EXPECT_EQ(config->http.allowed_hosts,
+            (std::vector<std::string>{"quell.internal", "metrics.example.com"}));
+  EXPECT_TRUE(LoadConfig(Write("none.yaml", kMinimal), Env())->http.allowed_hosts.empty());
+  for (const char* bad : {"quell.internal:8787", "https://quell.internal", "[::1]"}) {
+    ExpectError(std::string(kMinimal) + "http:\n  allowed_hosts: ['" + bad + "']\n",
+                {"bad.yaml:5:", "http.allowed_hosts", "without a scheme or port"});
+  }
+}
+
 // Messages link to public_url + "/incidents/<key>": a URL people can open, so it is checked
 // where it is written, by `quell config check` and at start alike.
 TEST_F(ConfigLoaderTest, PublicUrlIsAnHttpUrlWithoutAQuery) {

@@ -83,6 +83,9 @@ struct OpsHttpSettings {
   // empty). A name, not a secret: it is logged.
   std::string token_name;
   bool open_reads = false;  // read endpoints without the token
+  // With open_reads, the host names (besides IP addresses, localhost, the listen host and
+  // public_url's host) a request without the token may name in its Host header.
+  std::vector<std::string> allowed_hosts;
   // Where people reach this API ("https://quell.example.com", no query, no trailing slash):
   // messages link to public_url + "/v1/incidents/<key>" and name the ack route under it.
   // Empty: messages carry no such link (unless dispatch.link_base is set).

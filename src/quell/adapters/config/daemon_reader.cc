@@ -39,6 +39,13 @@ void ReadHttp(MapReader section, const std::filesystem::path& dir, OpsHttpSettin
     section.Fail("token_name", "want a short name without spaces or quotes, e.g. ops-oncall");
   }
   section.Read("open_reads", http.open_reads);
+  section.ReadNameList("allowed_hosts", http.allowed_hosts);
+  for (const std::string& host : http.allowed_hosts) {
+    if (host.find_first_of(":/[] \t@") != std::string::npos) {
+      section.Fail("allowed_hosts", "want host names without a scheme or port, e.g. "
+                                    "quell.internal (got \"" + host + "\")");
+    }
+  }
   section.Read("public_url", http.public_url);
   while (http.public_url.ends_with('/')) http.public_url.pop_back();
   if (!http.public_url.empty() && !IsPublicUrl(http.public_url)) {
