@@ -117,8 +117,8 @@ core::Status MessageReplay::ApplyAction(const OperatorAction& action) {
                                 " is not after the replay's time " + core::FormatRfc3339(now));
         break;
       }
-      auto added =
-          operators_.AddSilence(action.key, action.until - now, action.reason, action.by, now);
+      auto added = operators_.AddSilence(action.match, action.key, action.until - now,
+                                         action.reason, action.by, now);
       if (!added) applied = added.error();
       break;
     }

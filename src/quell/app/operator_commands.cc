@@ -235,11 +235,13 @@ core::Result<ResolveResult> OperatorCommands::Resolve(std::string_view key, std:
   }
 }
 
-core::Result<core::Silence> OperatorCommands::AddSilence(std::string pattern,
+core::Result<core::Silence> OperatorCommands::AddSilence(core::SilenceMatch match,
+                                                         std::string pattern,
                                                          core::Duration duration,
                                                          std::string reason, std::string by,
                                                          core::WallTime now) {
   core::Silence silence;
+  silence.match = match;
   silence.pattern = std::move(pattern);
   silence.expires_at = now + duration;
   silence.reason = std::move(reason);

@@ -83,9 +83,11 @@ class OperatorCommands {
   core::Result<ResolveResult> Resolve(std::string_view key, std::string_view by, core::WallTime now,
                                       const ResolveOptions& options = {});
 
-  // Adds a silence of `pattern` until now + `duration`; returns it with its id.
-  core::Result<core::Silence> AddSilence(std::string pattern, core::Duration duration,
-                                         std::string reason, std::string by, core::WallTime now);
+  // Adds a silence of `pattern` (the key itself when `match` is kExact, a key glob when kGlob)
+  // until now + `duration`; returns it with its id.
+  core::Result<core::Silence> AddSilence(core::SilenceMatch match, std::string pattern,
+                                         core::Duration duration, std::string reason,
+                                         std::string by, core::WallTime now);
   // The silences still active at `now`, by id; expired ones are left out.
   core::Result<std::vector<core::Silence>> ListSilences(core::WallTime now);
   core::Status RemoveSilence(uint64_t id);

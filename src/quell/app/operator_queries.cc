@@ -137,6 +137,24 @@ core::Result<size_t> TimelineLimitFrom(const QueryParams& query) {
   return limit->value_or(kDefaultTimeline);
 }
 
+core::Result<SilencePreviewQuery> SilencePreviewFrom(const QueryParams& query) {
+  if (auto known = OnlyKnown(query, {"pattern", "key", "limit"}); !known) return known.error();
+  const bool glob = query.contains("pattern");
+  if (glob == query.contains("key")) {
+    return Bad("give pattern=GLOB (keys matching a glob) or key=KEY (that key only), one of them");
+  }
+  SilencePreviewQuery preview;
+  preview.match = glob ? core::SilenceMatch::kGlob : core::SilenceMatch::kExact;
+  preview.pattern = Param(query, glob ? "pattern" : "key");
+  if (auto valid = core::ValidateSilencePattern(preview.match, preview.pattern); !valid) {
+    return Bad(std::string(glob ? "pattern: " : "key: ") + valid.error().message);
+  }
+  auto limit = Limit(query);
+  if (!limit) return limit.error();
+  preview.limit = limit->value_or(kDefaultPreview);
+  return preview;
+}
+
 OperatorQueries::OperatorQueries(core::IncidentStore& incidents, core::OperatorStore& operators,
                                  ConditionSeverities severities)
     : incidents_(incidents), operators_(operators), severities_(std::move(severities)) {}
@@ -199,6 +217,23 @@ core::Result<std::vector<core::OutboxRow>> OperatorQueries::ListOutbox(const Out
     if (row.channel == filter.channel) out.push_back(std::move(row));
   }
   return out;
+}
+
+core::Result<SilencePreview> OperatorQueries::PreviewSilence(const SilencePreviewQuery& query) {
+  core::IncidentPageQuery open;
+  open.status = IncidentStatusFilter::kOpen;
+  auto page = operators_.ListIncidentPage(open);
+  if (!page) return page.error();
+  core::Silence silence;
+  silence.match = query.match;
+  silence.pattern = query.pattern;
+  SilencePreview preview;
+  for (core::ListedIncident& listed : page->incidents) {
+    if (!core::Matches(silence, listed.incident.key)) continue;
+    ++preview.matched;
+    if (preview.keys.size() < query.limit) preview.keys.push_back(std::move(listed.incident.key));
+  }
+  return preview;
 }
 
 }  // namespace quell::app

@@ -9,6 +9,7 @@
 
 #include "quell/app/incident_timeline.h"
 #include "quell/core/engine/incident.h"
+#include "quell/core/engine/silence.h"
 #include "quell/core/ports/incident_store.h"
 #include "quell/core/ports/operator_store.h"
 #include "quell/core/ports/outbox_row.h"
@@ -50,6 +51,19 @@ struct IncidentDetail {
   std::vector<core::OutboxRow> outbox;
 };
 
+// A silence not yet saved, and what it would select now: the open incidents it matches, so the
+// page shows what a glob silences before the operator saves it.
+struct SilencePreviewQuery {
+  core::SilenceMatch match = core::SilenceMatch::kGlob;
+  std::string pattern;  // the key (kExact) or the glob (kGlob)
+  size_t limit = 0;     // keys listed at most
+};
+struct SilencePreview {
+  uint64_t matched = 0;           // open incidents it matches
+  std::vector<std::string> keys;  // the first `limit` of them, in key order
+};
+
+inline constexpr size_t kDefaultPreview = 20;    // keys a silence preview lists
 inline constexpr size_t kDefaultHistory = 20;    // decisions and outbox rows of a detail
 inline constexpr size_t kMaxLimit = 10000;       // the largest ?limit= a list accepts
 inline constexpr size_t kDefaultTimeline = 500;  // entries per list of a timeline
@@ -62,12 +76,15 @@ inline constexpr size_t kDefaultTimeline = 500;  // entries per list of a timeli
 //   dead rows: channel=NAME, limit=1..kMaxLimit (the status is dead)
 //   detail:    limit=1..kMaxLimit (decisions and outbox rows each; default kDefaultHistory)
 //   timeline:  limit=1..kMaxLimit (entries per list; default kDefaultTimeline)
+//   silence preview: pattern=GLOB or key=KEY (exactly one), limit=1..kMaxLimit (keys listed;
+//              default kDefaultPreview); the text is checked as a silence's would be
 using QueryParams = std::map<std::string, std::string>;
 core::Result<IncidentFilter> IncidentFilterFrom(const QueryParams& query);
 core::Result<OutboxFilter> OutboxFilterFrom(const QueryParams& query);
 core::Result<OutboxFilter> DeadFilterFrom(const QueryParams& query);
 core::Result<size_t> HistoryLimitFrom(const QueryParams& query);
 core::Result<size_t> TimelineLimitFrom(const QueryParams& query);
+core::Result<SilencePreviewQuery> SilencePreviewFrom(const QueryParams& query);
 
 // The operator's reads, for the HTTP handlers. Errors are the store's, and kNotFound naming
 // an unknown key. Not thread-safe (the stores are one per thread).
@@ -83,6 +100,8 @@ class OperatorQueries {
   core::Result<std::vector<core::OutboxRow>> ListOutbox(const OutboxFilter& filter);
   // The incident `key`'s timeline (app/incident_timeline.h), the newest `limit` per list.
   core::Result<IncidentTimeline> Timeline(std::string_view key, size_t limit);
+  // The open incidents the silence `query` describes would match now (core::Matches).
+  core::Result<SilencePreview> PreviewSilence(const SilencePreviewQuery& query);
 
  private:
   core::IncidentStore& incidents_;

@@ -210,6 +210,92 @@ TEST_F(OperatorRoutesTest, SilencesAreAddedListedAndRemoved) {
   EXPECT_EQ(Call("DELETE", "/v1/silences/abc", "", true).status, 400);
 }
 
+// A pushed alert labelled `*` has the key `*:*`. Silenced by its key, as the page's "Silence
+// this incident" does, that incident alone is silenced.
+TEST_F(OperatorRoutesTest, AnExactSilenceOfAKeyHoldingAStarSilencesThatIncidentOnly) {
+  Open("*:*");
+  Open("acme:db");
+  app::OpsResponse added = Call("POST", "/v1/silences",
+                                R"({"key":"*:*","for":"1h","reason":"noisy alert"})", true);
+  ASSERT_EQ(added.status, 201) << added.body;
+  const json silence = Body(added)["silence"];
+  EXPECT_EQ(silence["match"], "exact");
+  EXPECT_EQ(silence["key"], "*:*");
+  EXPECT_FALSE(silence.contains("pattern")) << silence;
+  EXPECT_EQ(Body(Call("GET", "/v1/silences"))["silences"][0]["match"], "exact");
+
+  app::OpsResponse star = Call("POST", "/v1/incidents/*:*/resolve", "", true);
+  ASSERT_EQ(star.status, 200) << star.body;
+  ASSERT_EQ(Body(star)["outbox"].size(), 1u);
+  EXPECT_EQ(Body(star)["outbox"][0]["status"], "silenced");
+  app::OpsResponse other = Call("POST", "/v1/incidents/acme:db/resolve", "", true);
+  ASSERT_EQ(other.status, 200) << other.body;
+  ASSERT_EQ(Body(other)["outbox"].size(), 1u);
+  EXPECT_EQ(Body(other)["outbox"][0]["status"], "pending");
+  EXPECT_EQ(log_.lines.front().fields.at("key"), "*:*");
+}
+
+// "pattern" keeps what it always meant for API clients: a glob.
+TEST_F(OperatorRoutesTest, ASilenceTakesAKeyOrAPatternAndAPatternIsAGlob) {
+  Open("acme:db");
+  app::OpsResponse added =
+      Call("POST", "/v1/silences",
+           R"({"pattern":"*:*","match":"glob","for":"1h","reason":"everything"})", true);
+  ASSERT_EQ(added.status, 201) << added.body;
+  EXPECT_EQ(Body(added)["silence"]["match"], "glob");
+  EXPECT_EQ(Body(added)["silence"]["pattern"], "*:*");
+  app::OpsResponse resolved = Call("POST", "/v1/incidents/acme:db/resolve", "", true);
+  ASSERT_EQ(resolved.status, 200) << resolved.body;
+  EXPECT_EQ(Body(resolved)["outbox"][0]["status"], "silenced");
+
+  for (const char* body :
+       {R"({"key":"a","pattern":"a","for":"1h","reason":"r"})", R"({"for":"1h","reason":"r"})",
+        R"({"key":"a","match":"glob","for":"1h","reason":"r"})",
+        R"({"pattern":"a*","match":"exact","for":"1h","reason":"r"})",
+        R"({"key":7,"for":"1h","reason":"r"})", R"({"key":"","for":"1h","reason":"r"})"}) {
+    app::OpsResponse refused = Call("POST", "/v1/silences", body, true);
+    EXPECT_EQ(refused.status, 400) << body << " -> " << refused.body;
+  }
+  const json neither = Body(Call("POST", "/v1/silences", R"({"for":"1h","reason":"r"})", true));
+  EXPECT_NE(neither["error"]["message"].get<std::string>().find("\"key\""), std::string::npos)
+      << neither;
+  EXPECT_EQ(Body(Call("GET", "/v1/silences"))["silences"].size(), 1u);
+}
+
+TEST_F(OperatorRoutesTest, ThePreviewListsTheOpenIncidentsASilenceWouldMatchAndSavesNothing) {
+  for (const char* key : {"acme:web", "acme:db", "beta:db", "*:*", "acme:old"}) Open(key);
+  ASSERT_EQ(Call("POST", "/v1/incidents/acme:old/resolve", "", true).status, 200);
+
+  app::OpsResponse acme = Call("GET", "/v1/silences/preview", "", false, {{"pattern", "acme:*"}});
+  ASSERT_EQ(acme.status, 200) << acme.body;
+  EXPECT_EQ(Body(acme)["match"], "glob");
+  EXPECT_EQ(Body(acme)["pattern"], "acme:*");
+  EXPECT_EQ(Body(acme)["matched"], 2);  // open ones only, in key order
+  EXPECT_EQ(Body(acme)["keys"], (json{"acme:db", "acme:web"}));
+
+  app::OpsResponse all =
+      Call("GET", "/v1/silences/preview", "", false, {{"pattern", "*:*"}, {"limit", "2"}});
+  ASSERT_EQ(all.status, 200) << all.body;
+  EXPECT_EQ(Body(all)["matched"], 4);
+  EXPECT_EQ(Body(all)["keys"], (json{"*:*", "acme:db"}));
+
+  app::OpsResponse one = Call("GET", "/v1/silences/preview", "", false, {{"key", "*:*"}});
+  ASSERT_EQ(one.status, 200) << one.body;
+  EXPECT_EQ(Body(one)["match"], "exact");
+  EXPECT_EQ(Body(one)["matched"], 1);
+  EXPECT_EQ(Body(one)["keys"], (json{"*:*"}));
+
+  const std::vector<std::map<std::string, std::string>> bad = {
+      {}, {{"pattern", "a*"}, {"key", "a"}}, {{"pattern", ""}}, {{"pattern", "a*"}, {"limit", "0"}},
+      {{"pattern", "a*"}, {"q", "x"}}};
+  for (const auto& query : bad) {
+    app::OpsResponse refused = Call("GET", "/v1/silences/preview", "", false, query);
+    EXPECT_EQ(refused.status, 400) << refused.body;
+    EXPECT_EQ(Body(refused)["error"]["code"], "bad_request");
+  }
+  EXPECT_TRUE(Body(Call("GET", "/v1/silences"))["silences"].empty());
+}
+
 TEST_F(OperatorRoutesTest, DeadRowsAreListedRetriedAndDropped) {
   Open("acme:db");
   Open("beta:db");

@@ -8,6 +8,7 @@
 #include "quell/adapters/postgres/pg_incident_store.h"
 #include "quell/adapters/store_common/incident_codec.h"
 #include "quell/adapters/store_common/outbox_common.h"
+#include "quell/adapters/store_common/silence_codec.h"
 
 namespace quell::postgres {
 namespace {
@@ -46,7 +47,8 @@ core::Error NotDead(Connection& c, std::string_view key) {
 
 core::Result<std::vector<core::Silence>> ReadSilences(Connection& c,
                                                       std::optional<core::WallTime> active_at) {
-  std::string sql = "SELECT id, pattern, expires_at, reason, created_by, created_at FROM silences";
+  std::string sql =
+      "SELECT id, pattern, expires_at, reason, created_by, created_at, match_kind FROM silences";
   std::vector<std::string> params;
   if (active_at) {
     sql += " WHERE expires_at > $1";
@@ -65,6 +67,9 @@ core::Result<std::vector<core::Silence>> ReadSilences(Connection& c,
     silence.reason = TextAt(r, i, 3);
     silence.created_by = TextAt(r, i, 4);
     silence.created_at = store::FromMicros(ParseInt(PQgetvalue(r, i, 5)));
+    auto match = store::SilenceMatchFromColumn(silence.id, TextAt(r, i, 6));
+    if (!match) return match.error();
+    silence.match = *match;
     out.push_back(std::move(silence));
   }
   return out;
@@ -72,10 +77,11 @@ core::Result<std::vector<core::Silence>> ReadSilences(Connection& c,
 
 core::Result<uint64_t> PgIncidentStore::AddSilence(const core::Silence& silence) {
   auto result = connection_->Run(
-      std::string("INSERT INTO silences (pattern, expires_at, reason, created_by, created_at)"
-                  " VALUES ($1, $2, $3, $4, $5) RETURNING id"),
+      std::string("INSERT INTO silences (pattern, expires_at, reason, created_by, created_at,"
+                  " match_kind) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id"),
       {silence.pattern, std::to_string(store::ToMicros(silence.expires_at)), silence.reason,
-       silence.created_by, std::to_string(store::ToMicros(silence.created_at))});
+       silence.created_by, std::to_string(store::ToMicros(silence.created_at)),
+       std::string(core::SilenceMatchName(silence.match))});
   if (!result) return result.error();
   if (PQntuples(result->get()) != 1) {
     return MakeError(ErrorCode::kInternal, "silence insert returned no id");

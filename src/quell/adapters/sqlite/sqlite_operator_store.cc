@@ -8,6 +8,7 @@
 #include "quell/adapters/sqlite/sqlite_statement.h"
 #include "quell/adapters/store_common/incident_page_sql.h"
 #include "quell/adapters/store_common/outbox_common.h"
+#include "quell/adapters/store_common/silence_codec.h"
 
 namespace quell::sqlite {
 namespace {
@@ -39,8 +40,8 @@ core::Result<std::vector<core::Silence>> ReadSilences(sqlite3* db, const std::st
                                                       std::optional<core::WallTime> active_at) {
   Stmt s;
   const std::string sql = std::string(
-                              "SELECT id, pattern, expires_at, reason, created_by, created_at"
-                              " FROM silences") +
+                              "SELECT id, pattern, expires_at, reason, created_by, created_at,"
+                              " match_kind FROM silences") +
                           (active_at ? " WHERE expires_at > ?" : "") + " ORDER BY id";
   if (auto status = s.Prepare(db, sql, path); !status) return status.error();
   if (active_at) s.BindInt(1, store::ToMicros(*active_at));
@@ -56,6 +57,9 @@ core::Result<std::vector<core::Silence>> ReadSilences(sqlite3* db, const std::st
     silence.reason = s.Text(3);
     silence.created_by = s.Text(4);
     silence.created_at = store::FromMicros(s.Int(5));
+    auto match = store::SilenceMatchFromColumn(silence.id, s.Text(6));
+    if (!match) return match.error();
+    silence.match = *match;
     out.push_back(std::move(silence));
   }
   return out;
@@ -65,7 +69,7 @@ core::Result<uint64_t> SqliteIncidentStore::AddSilence(const core::Silence& sile
   Stmt s;
   if (auto status = s.Prepare(db_,
                               "INSERT INTO silences (pattern, expires_at, reason, created_by,"
-                              " created_at) VALUES (?, ?, ?, ?, ?) RETURNING id",
+                              " created_at, match_kind) VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
                               path_);
       !status) {
     return status.error();
@@ -75,6 +79,7 @@ core::Result<uint64_t> SqliteIncidentStore::AddSilence(const core::Silence& sile
   s.BindText(3, silence.reason);
   s.BindText(4, silence.created_by);
   s.BindInt(5, store::ToMicros(silence.created_at));
+  s.BindText(6, core::SilenceMatchName(silence.match));  // a literal: outlives the step
   auto row = s.Step();
   if (!row) return row.error();
   if (!*row) return MakeError(ErrorCode::kInternal, "silence insert returned no id");

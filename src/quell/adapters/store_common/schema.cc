@@ -201,7 +201,13 @@ namespace {
   "CREATE INDEX incidents_triage ON incidents (" QUELL_TRIAGE_RANK ", " QUELL_TRIAGE_AT \
   " DESC, key" BYTE_ORDER ");"
 
-constexpr std::array<Migration, 14> kMigrations = {{
+// What a silence's text is (core::SilenceMatch): one exact key, or a key glob. Every silence
+// stored before was a glob, and stays one.
+#define QUELL_SCHEMA_V15                                                                  \
+  "ALTER TABLE silences ADD COLUMN match_kind TEXT NOT NULL DEFAULT 'glob'"               \
+  " CHECK (match_kind IN ('glob', 'exact'));"
+
+constexpr std::array<Migration, 15> kMigrations = {{
     {1, "incidents, decision log, polls and outbox", QUELL_SCHEMA_V1(" WITHOUT ROWID"),
      QUELL_SCHEMA_V1("")},
     {2, "open-incident index and source marks", QUELL_SCHEMA_V2(" WITHOUT ROWID", ""),
@@ -227,8 +233,10 @@ constexpr std::array<Migration, 14> kMigrations = {{
      QUELL_SCHEMA_V13("", "id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY")},
     {14, "the incident list's triage order", QUELL_SCHEMA_V14(""),
      QUELL_SCHEMA_V14(" COLLATE \"C\"")},
+    {15, "exact-key silences", QUELL_SCHEMA_V15, QUELL_SCHEMA_V15},
 }};
 
+#undef QUELL_SCHEMA_V15
 #undef QUELL_SCHEMA_V14
 
 #undef QUELL_SCHEMA_V13

@@ -187,7 +187,9 @@ void FillChanges(const std::vector<IncidentView::Example>& newest_two, IncidentV
 void FillNextStep(const ViewOptions& options, IncidentView& view) {
   const std::string key = ShellQuote(view.key);
   view.ack_command = "quell incidents ack " + key;
-  view.silence_command = "quell silence add " + key + " --for 1h --reason " + ShellQuote("on it");
+  // --key: the key exactly; as a PATTERN a key holding `*` would silence other keys too.
+  view.silence_command =
+      "quell silence add --key " + key + " --for 1h --reason " + ShellQuote("on it");
   if (!options.public_url.empty()) {
     view.ack_url =
         "POST " + options.public_url + "/v1/incidents/" + core::UrlEncode(view.key) + "/ack";

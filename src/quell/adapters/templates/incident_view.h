@@ -52,7 +52,7 @@ struct IncidentView {
   // The next step, for a person: the commands that ack and silence this key, and the HTTP
   // route when a public URL is configured.
   std::string ack_command;      // quell incidents ack 'KEY'
-  std::string silence_command;  // quell silence add 'KEY' --for 1h --reason '...'
+  std::string silence_command;  // quell silence add --key 'KEY' --for 1h --reason '...'
   std::string ack_url;          // POST <public_url>/v1/incidents/<key>/ack, or empty
   // A signed link that acks this generation in one click (GET asks, POST acks), when ack links
   // are configured; empty on a resolve and without a transition time to date it from.

@@ -95,9 +95,10 @@ void PrintDeadRows(std::FILE* out, const std::vector<core::OutboxRow>& rows, Lis
 void PrintSilences(std::FILE* out, const std::vector<core::Silence>& silences, ListFormat format) {
   if (format == ListFormat::kJsonl) return PrintLines(out, silences, SilenceJson);
   std::vector<std::vector<std::string>> rows = {
-      {"ID", "PATTERN", "EXPIRES_AT", "CREATED_BY", "CREATED_AT", "REASON"}};
+      {"ID", "MATCH", "KEY_OR_PATTERN", "EXPIRES_AT", "CREATED_BY", "CREATED_AT", "REASON"}};
   for (const core::Silence& s : silences) {
-    rows.push_back({std::to_string(s.id), s.pattern, core::FormatRfc3339(s.expires_at),
+    rows.push_back({std::to_string(s.id), std::string(core::SilenceMatchName(s.match)), s.pattern,
+                    core::FormatRfc3339(s.expires_at),
                     s.created_by, core::FormatRfc3339(s.created_at), s.reason});
   }
   PrintTable(out, rows);

@@ -220,8 +220,10 @@ export async function incidentPage(ctx, encoded) {
       reason.focus();
       return;
     }
+    // `key`: this incident's key exactly. Keys are outsiders' text and may hold `*`; sent as a
+    // pattern, `*:*` would silence every incident.
     act('Silence', 'POST', '/v1/silences',
-      {pattern: key, for: duration.value.trim() || '1h', reason: reason.value.trim()},
+      {key, for: duration.value.trim() || '1h', reason: reason.value.trim()},
       async (data) => {
         say('Silenced until ' + (data.silence?.expires_at || '?') + '.');
         reason.value = '';
