@@ -118,7 +118,8 @@ TEST_F(RunRedactionTest, PushedLabelsAndAWebhooksQueryKeyAreKeptAndShownRedacted
         "\", secret_env: HOOK_SECRET}\n"
         "  - {name: down, type: webhook, url: \"" +
         dead_url +
-        "\", timeout: 1s, initial_backoff: 100ms, max_backoff: 200ms}\n");
+        "\", secret_env: HOOK_SECRET, timeout: 1s, initial_backoff: 100ms, "
+        "max_backoff: 200ms}\n");
   ASSERT_FALSE(HasFatalFailure());
 
   const json payload = {
@@ -204,7 +205,7 @@ TEST_F(RunRedactionTest, AnUpstreamErrorQuotingAKeyAndAnEmailIsShownRedacted) {
       [&] {
         size_t failed = 0;
         for (const json& line : Events(log_, "poll.condition")) {
-          failed += line.value("source_error", "").empty() ? 0 : 1;
+          if (!line.value("source_error", "").empty()) ++failed;
         }
         return failed >= 3;
       },

@@ -97,12 +97,11 @@ TEST(KeyTemplateTest, CredentialsNeverReachTheKeyOrTheLabels) {
       {"labels.dsn", "postgresql://app:s3cret@db/app"}};
   EXPECT_EQ(key->Render(From(fields)), "DbDown:[secret]:postgresql://app:[secret]@db/app");
   const Labels labels = key->LabelsOf(From(fields));
-  EXPECT_EQ(labels, (Labels{{"alertname", "DbDown"},
-                            {"api_key", "[secret]"},
-                            {"dsn", "postgresql://app:[secret]@db/app"}}));
+  EXPECT_EQ(labels, (Labels{{"labels.alertname", "DbDown"},
+                            {"labels.api_key", "[secret]"},
+                            {"labels.dsn", "postgresql://app:[secret]@db/app"}}));
   // Labels redacted once (as a push redacts them) render the same key again.
-  std::map<std::string, std::string> redacted;
-  for (const auto& [name, value] : labels) redacted["labels." + name] = value;
+  const std::map<std::string, std::string> redacted(labels.begin(), labels.end());
   EXPECT_EQ(key->Render(From(redacted)), key->Render(From(fields)));
 }
 

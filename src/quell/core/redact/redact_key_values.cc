@@ -147,8 +147,9 @@ size_t MatchKeyValue(std::string_view s, size_t i, size_t key_end, std::string& 
   const KeyStyle style = StyleOf(key);
   const Value v = ReadValue(s, p, style);
   std::string_view content = s.substr(v.begin, v.end - v.begin);
-  if (IsNothingToHide(content) || IsPlaceholder(s, v.begin)) return 0;
+  if (IsNothingToHide(content)) return 0;
   const size_t keep = style == KeyStyle::kAuthorization ? SchemeLength(content) : 0;
+  if (IsPlaceholder(s, v.begin + keep)) return 0;
   out.append(s.substr(i, v.begin + keep - i));
   out.append(kSecret);
   out.append(s.substr(v.end, v.after - v.end));
