@@ -86,6 +86,25 @@ TEST(KeyTemplateTest, PersonalDataInAValueBecomesAStablePseudonym) {
   EXPECT_EQ(key->Render(From(card)).find("4111"), std::string::npos);
 }
 
+// A key is in every subject, log line, row and URL: a field named like a credential, or a
+// secret inside a value, never reaches it; both stay deterministic.
+TEST(KeyTemplateTest, CredentialsNeverReachTheKeyOrTheLabels) {
+  auto key = KeyTemplate::Parse("{labels.alertname}:{labels.api_key}:{labels.dsn}");
+  ASSERT_TRUE(key.ok());
+  const std::map<std::string, std::string> fields = {
+      {"labels.alertname", "DbDown"},
+      {"labels.api_key", "k3y-value"},
+      {"labels.dsn", "postgresql://app:s3cret@db/app"}};
+  EXPECT_EQ(key->Render(From(fields)), "DbDown:[secret]:postgresql://app:[secret]@db/app");
+  const Labels labels = key->LabelsOf(From(fields));
+  EXPECT_EQ(labels, (Labels{{"labels.alertname", "DbDown"},
+                            {"labels.api_key", "[secret]"},
+                            {"labels.dsn", "postgresql://app:[secret]@db/app"}}));
+  // Labels redacted once (as a push redacts them) render the same key again.
+  const std::map<std::string, std::string> redacted(labels.begin(), labels.end());
+  EXPECT_EQ(key->Render(From(redacted)), key->Render(From(fields)));
+}
+
 TEST(KeyTemplateTest, OrdinaryValuesAndNumericGroupIdsStayReadable) {
   auto key = KeyTemplate::Parse("{tags.tenant}:{tags.release}:{error_group_id}");
   ASSERT_TRUE(key.ok());
