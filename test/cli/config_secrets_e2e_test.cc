@@ -5,6 +5,7 @@
 // without dispatch), and a channel credential named but unset. An unset http.token_env with
 // nothing that needs it stays a warning, as does a webhook's `signing: when_set`.
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -20,11 +21,9 @@ namespace {
 class ConfigSecretsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("quell-secrets-" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
+    std::string pattern = (std::filesystem::temp_directory_path() / "quell-secrets-XXXXXX");
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
     for (const char* name : {"QUELL_SECRETS_TOKEN", "QUELL_SECRETS_ACK", "QUELL_SECRETS_SIGNING",
                              "QUELL_SECRETS_PD_WEBHOOK", "QUELL_SECRETS_SMTP",
                              "QUELL_SECRETS_NTFY", "INFRAI_API_KEY", "INFRAI_BASE_URL"}) {
