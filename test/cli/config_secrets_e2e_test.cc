@@ -25,8 +25,8 @@ class ConfigSecretsTest : public ::testing::Test {
     ASSERT_NE(mkdtemp(pattern.data()), nullptr);
     dir_ = pattern;
     for (const char* name : {"QUELL_SECRETS_TOKEN", "QUELL_SECRETS_ACK", "QUELL_SECRETS_SIGNING",
-                             "QUELL_SECRETS_PD_WEBHOOK", "QUELL_SECRETS_SMTP",
-                             "QUELL_SECRETS_NTFY", "INFRAI_API_KEY", "INFRAI_BASE_URL"}) {
+                             "QUELL_SECRETS_PD_WEBHOOK", "QUELL_SECRETS_SMTP", "QUELL_SECRETS_NTFY",
+                             "INFRAI_API_KEY", "INFRAI_BASE_URL"}) {
       unsetenv(name);  // NOLINT(concurrency-mt-unsafe)
     }
     setenv("QUELL_SECRETS_SLACK_HOOK", "https://hooks.slack.invalid/T/B/x", 1);  // NOLINT
@@ -63,7 +63,8 @@ class ConfigSecretsTest : public ::testing::Test {
   std::string config_;
 };
 
-constexpr const char* kTokenLine = "http: {listen: \"127.0.0.1:0\", token_env: QUELL_SECRETS_TOKEN}\n";
+constexpr const char* kTokenLine =
+    "http: {listen: \"127.0.0.1:0\", token_env: QUELL_SECRETS_TOKEN}\n";
 
 TEST_F(ConfigSecretsTest, APushConditionWhoseTokenVariableIsUnsetStopsCheckAndRun) {
   Write(kTokenLine);  // line 7; the variable's name at column 42
@@ -88,8 +89,8 @@ TEST_F(ConfigSecretsTest, APushConditionWithNoTokenAtAllIsAnErrorAtTheCondition)
   Write("http: {listen: \"127.0.0.1:0\", open_reads: true}\n");
   const auto check = Check();
   EXPECT_EQ(check.exit_code, 2) << check.out;
-  EXPECT_TRUE(Says(check.out,
-                   "4:11: conditions[0].type: push condition \"alerts\" needs the API token"))
+  EXPECT_TRUE(
+      Says(check.out, "4:11: conditions[0].type: push condition \"alerts\" needs the API token"))
       << check.out;
   EXPECT_NE(check.out.find("set http.token_env or http.token_file"), std::string::npos)
       << check.out;
@@ -117,11 +118,11 @@ TEST_F(ConfigSecretsTest, AnUnsetTokenWithNothingThatNeedsItIsAWarning) {
 TEST_F(ConfigSecretsTest, AckLinksWhoseSecretIsUnsetStopCheckAndRun) {
   setenv("QUELL_SECRETS_TOKEN", "secrets-test-token-77", 1);  // NOLINT(concurrency-mt-unsafe)
   Write(
-      "http:\n"                                          // 7
-      "  listen: \"127.0.0.1:0\"\n"                      // 8
-      "  token_env: QUELL_SECRETS_TOKEN\n"               // 9
-      "  public_url: https://quell.example.com\n"        // 10
-      "  ack_link_secret_env: QUELL_SECRETS_ACK\n");     // 11
+      "http:\n"                                       // 7
+      "  listen: \"127.0.0.1:0\"\n"                   // 8
+      "  token_env: QUELL_SECRETS_TOKEN\n"            // 9
+      "  public_url: https://quell.example.com\n"     // 10
+      "  ack_link_secret_env: QUELL_SECRETS_ACK\n");  // 11
   const auto check = Check();
   EXPECT_EQ(check.exit_code, 2) << check.out;
   const std::string said =
@@ -138,24 +139,24 @@ TEST_F(ConfigSecretsTest, AckLinksWhoseSecretIsUnsetStopCheckAndRun) {
 
 TEST_F(ConfigSecretsTest, CallbackSecretsThatAreUnsetStopCheckAndRunEvenWithoutDispatch) {
   setenv("QUELL_SECRETS_TOKEN", "secrets-test-token-77", 1);  // NOLINT(concurrency-mt-unsafe)
-  Write(std::string(kTokenLine) +                                         // 7
-        "channels:\n"                                                      // 8
-        "  - name: chat\n"                                                 // 9
-        "    type: slack\n"                                                // 10
-        "    webhook_url_env: QUELL_SECRETS_SLACK_HOOK\n"                  // 11
-        "    signing_secret_env: QUELL_SECRETS_SIGNING\n"                  // 12
-        "  - name: pager\n"                                                // 13
-        "    type: pagerduty\n"                                            // 14
-        "    routing_key_env: QUELL_SECRETS_PD_KEY\n"                      // 15
-        "    webhook_secret_env: QUELL_SECRETS_PD_WEBHOOK\n"               // 16
+  Write(std::string(kTokenLine) +                             // 7
+        "channels:\n"                                         // 8
+        "  - name: chat\n"                                    // 9
+        "    type: slack\n"                                   // 10
+        "    webhook_url_env: QUELL_SECRETS_SLACK_HOOK\n"     // 11
+        "    signing_secret_env: QUELL_SECRETS_SIGNING\n"     // 12
+        "  - name: pager\n"                                   // 13
+        "    type: pagerduty\n"                               // 14
+        "    routing_key_env: QUELL_SECRETS_PD_KEY\n"         // 15
+        "    webhook_secret_env: QUELL_SECRETS_PD_WEBHOOK\n"  // 16
         "defaults: {channels: [chat, pager]}\n");
   const auto check = Check();
   EXPECT_EQ(check.exit_code, 2) << check.out;
-  EXPECT_TRUE(Says(check.out,
-                   "12:25: channels[0].signing_secret_env: QUELL_SECRETS_SIGNING is not set"))
+  EXPECT_TRUE(
+      Says(check.out, "12:25: channels[0].signing_secret_env: QUELL_SECRETS_SIGNING is not set"))
       << check.out;
-  EXPECT_TRUE(Says(check.out,
-                   "16:25: channels[1].webhook_secret_env: QUELL_SECRETS_PD_WEBHOOK is not set"))
+  EXPECT_TRUE(
+      Says(check.out, "16:25: channels[1].webhook_secret_env: QUELL_SECRETS_PD_WEBHOOK is not set"))
       << check.out;
   // A `run` that sends nothing still serves the callbacks: it needs them too.
   for (const std::vector<std::string>& flags :
@@ -169,19 +170,19 @@ TEST_F(ConfigSecretsTest, CallbackSecretsThatAreUnsetStopCheckAndRunEvenWithoutD
 
 TEST_F(ConfigSecretsTest, AnOptionalChannelCredentialThatIsNamedMustBeSet) {
   setenv("QUELL_SECRETS_TOKEN", "secrets-test-token-77", 1);  // NOLINT(concurrency-mt-unsafe)
-  Write(std::string(kTokenLine) +                                      // 7
-        "channels:\n"                                                   // 8
-        "  - name: mail\n"                                              // 9
-        "    type: email\n"                                             // 10
-        "    url: smtp://127.0.0.1:2525\n"                              // 11
-        "    username: quell\n"                                         // 12
-        "    password_env: QUELL_SECRETS_SMTP\n"                        // 13
-        "    from: quell@example.com\n"                                 // 14
-        "    to: [ops@example.com]\n"                                   // 15
-        "  - name: phone\n"                                             // 16
-        "    type: ntfy\n"                                              // 17
-        "    url: https://ntfy.sh/quell-secrets\n"                      // 18
-        "    token_env: QUELL_SECRETS_NTFY\n"                           // 19
+  Write(std::string(kTokenLine) +                             // 7
+        "channels:\n"                                         // 8
+        "  - name: mail\n"                                    // 9
+        "    type: email\n"                                   // 10
+        "    url: smtp://127.0.0.1:2525\n"                    // 11
+        "    username: quell\n"                               // 12
+        "    password_env: QUELL_SECRETS_SMTP\n"              // 13
+        "    from: quell@example.com\n"                       // 14
+        "    to: [ops@example.com]\n"                         // 15
+        "  - name: phone\n"                                   // 16
+        "    type: ntfy\n"                                    // 17
+        "    url: https://ntfy.sh/quell-secrets\n"            // 18
+        "    token_env: QUELL_SECRETS_NTFY\n"                 // 19
         "defaults: {channels: [mail, phone]}\n");
   const auto check = Check();
   EXPECT_EQ(check.exit_code, 2) << check.out;

@@ -1,7 +1,8 @@
 // A config of push conditions only, through the real binary: `quell config check` passes with
-// no source section and no Infrai key (the API token they need given), and `quell run` starts with it, answers /healthz, and
-// runs the stale sweep every interval (its cycle shows in GET /v1/sources under source
-// "push"); an incident left unrefreshed past expire_after resolves with reason "expired".
+// no source section and no Infrai key (the API token they need given), and `quell run` starts with
+// it, answers /healthz, and runs the stale sweep every interval (its cycle shows in GET /v1/sources
+// under source "push"); an incident left unrefreshed past expire_after resolves with reason
+// "expired".
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 

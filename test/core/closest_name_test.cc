@@ -8,9 +8,9 @@
 namespace quell::core {
 namespace {
 
-const std::vector<std::string> kCommands = {"replay",   "apply",  "incidents", "outbox",
+const std::vector<std::string> kCommands = {"replay",    "apply",  "incidents", "outbox",
                                             "poll-once", "schema", "dispatch",  "demo",
-                                            "run",      "config", "silence",   "status"};
+                                            "run",       "config", "silence",   "status"};
 
 TEST(ClosestNameTest, SwappedNeighboursCountAsOneSlip) {
   EXPECT_EQ(ClosestName("incidnets", kCommands), "incidents");

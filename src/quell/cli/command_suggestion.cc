@@ -30,7 +30,8 @@ std::optional<std::string> UnknownCommandLine(const CLI::App& app, int argc,
       continue;
     }
     std::string line = path + ": unknown command \"" + std::string(word) + "\"";
-    if (auto guess = core::ClosestName(word, names)) return line + "; did you mean \"" + *guess + "\"?";
+    if (auto guess = core::ClosestName(word, names))
+      return line + "; did you mean \"" + *guess + "\"?";
     line += "; the commands are:";
     for (size_t n = 0; n < names.size(); ++n) line += (n == 0 ? " " : ", ") + names[n];
     return line;

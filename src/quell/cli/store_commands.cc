@@ -32,10 +32,9 @@ int RunIncidentsList(const StoreQueryOptions& options, const IncidentListFlags& 
                      std::FILE* out, std::FILE* err) {
   // The API's own reading of its query, so a filter means one thing in both.
   app::QueryParams query;
-  for (const auto& [name, value] : {std::pair{"status", &flags.status},
-                                    std::pair{"condition", &flags.condition},
-                                    std::pair{"label", &flags.label},
-                                    std::pair{"limit", &flags.limit}}) {
+  for (const auto& [name, value] :
+       {std::pair{"status", &flags.status}, std::pair{"condition", &flags.condition},
+        std::pair{"label", &flags.label}, std::pair{"limit", &flags.limit}}) {
     if (!value->empty()) query.emplace(name, *value);
   }
   auto filter = app::IncidentFilterFrom(query);

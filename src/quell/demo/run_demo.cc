@@ -27,7 +27,7 @@ namespace {
 constexpr int kFailed = 1;
 constexpr int kCannotStart = 2;
 constexpr int kInterrupted = 130;  // 128 + SIGINT, as a shell reports it
-constexpr uint64_t kPolls = 9;  // 09:00 to 09:08: the outage, its recovery and two quiet polls
+constexpr uint64_t kPolls = 9;     // 09:00 to 09:08: the outage, its recovery and two quiet polls
 constexpr auto kDemoStart = core::WallTime{std::chrono::seconds(1796202000)};  // 09:00Z
 // The receiver answers its first request after this (wall time): past the webhook's 2s.
 constexpr auto kHold = std::chrono::milliseconds(3500);
@@ -179,8 +179,7 @@ int RunDemo(std::FILE* out, std::FILE* err, bool keep) {
                polls, story.seen(), opens, resolves, renotifies, duplicates,
                duplicates == 1 ? "" : "s");
   if (keep) {
-    std::fprintf(out, "Kept %s; its store: %s\n", env.dir.string().c_str(),
-                 env.store_url.c_str());
+    std::fprintf(out, "Kept %s; its store: %s\n", env.dir.string().c_str(), env.store_url.c_str());
   } else {
     std::fprintf(out, "Its directory is removed (--keep keeps the config and the store).\n");
   }

@@ -468,9 +468,10 @@ TEST_F(ConfigLoaderTest, PushConditionsWantTheApiToken) {
 )";
   auto none = LoadConfig(Write("none.yaml", push), Env());
   ASSERT_TRUE(none.ok()) << none.error().message;
-  EXPECT_NE(none->http.token_unresolved.find(
-                "none.yaml:2:26: conditions[0].type: push condition \"alerts\" needs the API token"),
-            std::string::npos)
+  EXPECT_NE(
+      none->http.token_unresolved.find(
+          "none.yaml:2:26: conditions[0].type: push condition \"alerts\" needs the API token"),
+      std::string::npos)
       << none->http.token_unresolved;
 
   auto unset = LoadConfig(Write("unset.yaml", push + "http: {token_env: OPS_TOKEN}\n"), Env());
@@ -486,9 +487,8 @@ TEST_F(ConfigLoaderTest, PushConditionsWantTheApiToken) {
   EXPECT_TRUE(set->http.token_unresolved.empty()) << set->http.token_unresolved;
 
   env_.clear();
-  auto polled =
-      LoadConfig(Write("polled.yaml", std::string(kMinimal) + "http: {token_env: OPS_TOKEN}\n"),
-                 Env());
+  auto polled = LoadConfig(
+      Write("polled.yaml", std::string(kMinimal) + "http: {token_env: OPS_TOKEN}\n"), Env());
   ASSERT_TRUE(polled.ok()) << polled.error().message;
   EXPECT_TRUE(polled->http.token_unresolved.empty()) << polled->http.token_unresolved;
   ASSERT_EQ(polled->warnings.size(), 1U);

@@ -51,8 +51,8 @@ std::string Secret(MapReader& item, std::string_view name, const std::filesystem
 
 // A callback's signing secret: unresolved, it is also kept in `callbacks`, since the HTTP
 // surface that checks the callbacks needs it even where this process sends nothing.
-std::string CallbackSecret(MapReader& item, std::string_view name,
-                           const std::filesystem::path& dir, std::vector<std::string>& unresolved,
+std::string CallbackSecret(MapReader& item, std::string_view name, const std::filesystem::path& dir,
+                           std::vector<std::string>& unresolved,
                            std::vector<std::string>& callbacks) {
   const size_t before = unresolved.size();
   std::string value = Secret(item, name, dir, false, unresolved);
@@ -465,8 +465,7 @@ void ReadChannels(MapReader& top, const std::filesystem::path& dir, Config& conf
                   config.warnings);
     } else if (type == "slack") {
       channel.type = ChannelType::kSlack;
-      ReadSlack(item, dir, channel.slack, channel.unresolved_secrets,
-                channel.unresolved_callbacks);
+      ReadSlack(item, dir, channel.slack, channel.unresolved_secrets, channel.unresolved_callbacks);
     } else if (type == "email") {
       channel.type = ChannelType::kEmail;
       ReadEmail(item, dir, channel.email, channel.unresolved_secrets);

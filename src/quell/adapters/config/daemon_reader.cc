@@ -87,10 +87,9 @@ void CheckToken(const std::string& token_unset, Config& config) {
     const std::string need = "push condition \"" + config.push_conditions.front().common.name +
                              "\" needs the API token: without it every push is refused (403, "
                              "which Alertmanager does not retry)";
-    http.token_unresolved =
-        token_unset.empty()
-            ? config.push_where + ": " + need + "; set http.token_env or http.token_file"
-            : token_unset + "; " + need;
+    http.token_unresolved = token_unset.empty() ? config.push_where + ": " + need +
+                                                      "; set http.token_env or http.token_file"
+                                                : token_unset + "; " + need;
   } else if (!token_unset.empty()) {
     config.warnings.push_back(token_unset +
                               ": the HTTP API refuses every request that needs the token (403) "

@@ -58,9 +58,10 @@ class TempDir {
 
 }  // namespace
 
-core::Result<std::optional<core::WallTime>> RunMessageReplay(
-    const config::Config& config, app::ReplayInput& input, app::ReplayedMessageSink& sink,
-    std::optional<core::WallTime> until) {
+core::Result<std::optional<core::WallTime>> RunMessageReplay(const config::Config& config,
+                                                             app::ReplayInput& input,
+                                                             app::ReplayedMessageSink& sink,
+                                                             std::optional<core::WallTime> until) {
   templates::RendererOptions renderer_options = RendererOptionsFor(config);
   if (auto checked = templates::CheckTemplates(renderer_options); !checked) {
     return checked.error();
