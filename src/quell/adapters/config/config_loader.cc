@@ -379,6 +379,7 @@ void ReadConditions(MapReader& root, const core::ConditionCommon& defaults,
     } else if (type == "prometheus") {
       ReadMetricCondition(item, std::move(common), MetricSourceKind::kPrometheus, config);
     } else if (type == "push") {
+      if (config.push_where.empty()) config.push_where = item.Locate("type");
       ReadPushCondition(item, std::move(common), config);
     } else {
       item.Fail("type",

@@ -16,10 +16,10 @@ struct ReplayOptions {
 
 // `quell replay`: reads observation JSON Lines from `in_fd`, decides them in memory
 // (app::MemoryIncidents) and writes one decision line per observation to `out`, in order.
-// `now` bounds the observations' times (a line from the future is refused). Returns the exit
-// code: 0, or 1 when input was malformed (the message on `err` names the line and the problem;
-// every decision before it has been written) or a read or write failed.
-int ReplayLines(const ReplayOptions& options, core::WallTime now, int in_fd, std::FILE* out,
-                std::FILE* err);
+// The input's times are its clock: a trace recorded last year or dated next year replays alike
+// (no line is "from the future"). Returns the exit code: 0, or 1 when input was malformed (the
+// message on `err` names the line and the problem; every decision before it has been written)
+// or a read or write failed.
+int ReplayLines(const ReplayOptions& options, int in_fd, std::FILE* out, std::FILE* err);
 
 }  // namespace quell::jsonl
