@@ -28,7 +28,10 @@ class TempRoot {
     std::string pattern = "/tmp/quell-demo-e2e-XXXXXX";
     if (mkdtemp(pattern.data()) != nullptr) path_ = pattern;
   }
-  ~TempRoot() { std::filesystem::remove_all(path_); }
+  ~TempRoot() {
+    std::filesystem::remove_all(path_);
+    std::filesystem::remove(path_ + ".log");  // a child's log, kept beside it
+  }
   TempRoot(const TempRoot&) = delete;
   TempRoot& operator=(const TempRoot&) = delete;
   const std::string& path() const { return path_; }
@@ -129,7 +132,6 @@ TEST(DemoE2eTest, ASigintStopsTheDemoAndItsDirectoryGoesWithIt) {
   EXPECT_EQ(WEXITSTATUS(status), 130);
   EXPECT_EQ(root.Entries(), std::vector<std::string>{}) << quell::testing::ReadFile(log);
   EXPECT_NE(quell::testing::ReadFile(log).find("interrupted"), std::string::npos);
-  std::filesystem::remove(log);
 }
 
 }  // namespace
