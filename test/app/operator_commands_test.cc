@@ -135,14 +135,17 @@ TEST_F(OperatorCommandsTest, AckStoresWhoAndWhenAndKeepsTheFirstAck) {
 }
 
 TEST_F(OperatorCommandsTest, SilencesAreValidatedAndListedWhileActive) {
-  auto bad = ops_.AddSilence(core::SilenceMatch::kGlob, "acme:*", minutes(0), "maint", "alice", At(0));
+  auto bad =
+      ops_.AddSilence(core::SilenceMatch::kGlob, "acme:*", minutes(0), "maint", "alice", At(0));
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().code, core::ErrorCode::kInvalidArgument);
-  auto no_reason = ops_.AddSilence(core::SilenceMatch::kGlob, "acme:*", hours(1), "", "alice", At(0));
+  auto no_reason =
+      ops_.AddSilence(core::SilenceMatch::kGlob, "acme:*", hours(1), "", "alice", At(0));
   EXPECT_FALSE(no_reason.ok());
   EXPECT_TRUE(ops_store_.silences().empty());
 
-  auto added = ops_.AddSilence(core::SilenceMatch::kGlob, "acme:*", hours(1), "maint", "alice", At(0));
+  auto added =
+      ops_.AddSilence(core::SilenceMatch::kGlob, "acme:*", hours(1), "maint", "alice", At(0));
   ASSERT_TRUE(added.ok());
   EXPECT_EQ(added->expires_at, At(60));
   EXPECT_EQ(ops_.ListSilences(At(59))->size(), 1u);

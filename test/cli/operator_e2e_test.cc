@@ -126,9 +126,9 @@ TEST_F(OperatorE2eTest, AckSilenceAndDeadRetryFromTheCommandLine) {
 // A key may hold `*` (a pushed alert labelled `*` has the key `*:*`): --key silences that key
 // alone, where the same text as PATTERN (or --pattern) is a glob over every key.
 TEST_F(OperatorE2eTest, SilenceAddKeySilencesThatKeyOnly) {
-  ProcessResult r = Quell({"apply"}, Obs("2026-12-02T09:00:00Z", "*:*") +
-                                         Obs("2026-12-02T09:00:00Z", "acme:db") +
-                                         Obs("2026-12-02T09:00:00Z", "beta:db"));
+  ProcessResult r =
+      Quell({"apply"}, Obs("2026-12-02T09:00:00Z", "*:*") + Obs("2026-12-02T09:00:00Z", "acme:db") +
+                           Obs("2026-12-02T09:00:00Z", "beta:db"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
 
   // Neither or both of --key and PATTERN: exit 2, nothing stored.

@@ -117,8 +117,10 @@ TEST_P(SilenceMatchContractTest, SilencesStoredBeforeKindsExistedStayGlobs) {
   ASSERT_TRUE(found);
   const std::string t = std::to_string(t0_.time_since_epoch().count());
   const std::string later = std::to_string((t0_ + hours(2)).time_since_epoch().count());
-  sql += "INSERT INTO silences (pattern, expires_at, reason, created_by, created_at) VALUES"
-         " ('acme:*', " + later + ", 'old', 'alice', " + t + ");";
+  sql +=
+      "INSERT INTO silences (pattern, expires_at, reason, created_by, created_at) VALUES"
+      " ('acme:*', " +
+      later + ", 'old', 'alice', " + t + ");";
   old.Query(sql);
 
   auto opened = old.Open();
@@ -132,8 +134,7 @@ TEST_P(SilenceMatchContractTest, SilencesStoredBeforeKindsExistedStayGlobs) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Sqlite, SilenceMatchContractTest, ::testing::Values(Backend::kSqlite));
-INSTANTIATE_TEST_SUITE_P(Postgres, SilenceMatchContractTest,
-                         ::testing::Values(Backend::kPostgres));
+INSTANTIATE_TEST_SUITE_P(Postgres, SilenceMatchContractTest, ::testing::Values(Backend::kPostgres));
 
 }  // namespace
 }  // namespace quell::testing

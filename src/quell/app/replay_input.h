@@ -21,8 +21,9 @@ struct OperatorAction {
   std::optional<core::Duration> hold_for;  // resolve: bounds the hold (ResolveOptions)
   core::WallTime until;                    // silence: when it expires, later than `at`
   std::string reason;                      // silence
-  core::SilenceMatch match = core::SilenceMatch::kGlob;  // silence
   std::string where;                       // where the input held it ("stdin:7"), for errors
+  // silence: the key alone (kExact), or a glob (a silence line without "match")
+  core::SilenceMatch match = core::SilenceMatch::kGlob;
 };
 
 // One record of a replay's input: an observation or, when `is_action`, an operator action.

@@ -61,14 +61,16 @@ OperatorCli::OperatorCli(CLI::App& app, CLI::App& incidents, CLI::App& outbox) {
                      "metric conditions)");
 
   CLI::App* silence = app.add_subcommand(
-      "silence", "Suppress sends for a key or keys matching a pattern (decisions are still recorded)");
+      "silence",
+      "Suppress sends for a key or keys matching a pattern (decisions are still recorded)");
   silence->require_subcommand(1);
-  silence_add_ = Add(*silence, "add", "Silence one key (--key) or keys matching PATTERN for a while",
-                     nullptr, nullptr, false);
+  silence_add_ =
+      Add(*silence, "add", "Silence one key (--key) or keys matching PATTERN for a while", nullptr,
+          nullptr, false);
   // PATTERN keeps its meaning (a glob) for existing scripts; a key taken from an incident goes
   // in --key, since keys may hold `*` themselves.
-  CLI::Option* pattern = silence_add_->add_option(
-      "PATTERN,--pattern", flags_.target, "A key glob; * matches any run of characters");
+  CLI::Option* pattern = silence_add_->add_option("PATTERN,--pattern", flags_.target,
+                                                  "A key glob; * matches any run of characters");
   silence_add_->add_option("--key", flags_.key, "Exactly this key (a * in it is just a *)")
       ->excludes(pattern);
   silence_add_->add_option("--for", flags_.duration, "How long (Go duration: 90m, 2h)")->required();

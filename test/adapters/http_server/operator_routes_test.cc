@@ -215,8 +215,8 @@ TEST_F(OperatorRoutesTest, SilencesAreAddedListedAndRemoved) {
 TEST_F(OperatorRoutesTest, AnExactSilenceOfAKeyHoldingAStarSilencesThatIncidentOnly) {
   Open("*:*");
   Open("acme:db");
-  app::OpsResponse added = Call("POST", "/v1/silences",
-                                R"({"key":"*:*","for":"1h","reason":"noisy alert"})", true);
+  app::OpsResponse added =
+      Call("POST", "/v1/silences", R"({"key":"*:*","for":"1h","reason":"noisy alert"})", true);
   ASSERT_EQ(added.status, 201) << added.body;
   const json silence = Body(added)["silence"];
   EXPECT_EQ(silence["match"], "exact");
@@ -285,9 +285,11 @@ TEST_F(OperatorRoutesTest, ThePreviewListsTheOpenIncidentsASilenceWouldMatchAndS
   EXPECT_EQ(Body(one)["matched"], 1);
   EXPECT_EQ(Body(one)["keys"], (json{"*:*"}));
 
-  const std::vector<std::map<std::string, std::string>> bad = {
-      {}, {{"pattern", "a*"}, {"key", "a"}}, {{"pattern", ""}}, {{"pattern", "a*"}, {"limit", "0"}},
-      {{"pattern", "a*"}, {"q", "x"}}};
+  const std::vector<std::map<std::string, std::string>> bad = {{},
+                                                               {{"pattern", "a*"}, {"key", "a"}},
+                                                               {{"pattern", ""}},
+                                                               {{"pattern", "a*"}, {"limit", "0"}},
+                                                               {{"pattern", "a*"}, {"q", "x"}}};
   for (const auto& query : bad) {
     app::OpsResponse refused = Call("GET", "/v1/silences/preview", "", false, query);
     EXPECT_EQ(refused.status, 400) << refused.body;

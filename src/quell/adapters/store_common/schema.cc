@@ -203,8 +203,8 @@ namespace {
 
 // What a silence's text is (core::SilenceMatch): one exact key, or a key glob. Every silence
 // stored before was a glob, and stays one.
-#define QUELL_SCHEMA_V15                                                                  \
-  "ALTER TABLE silences ADD COLUMN match_kind TEXT NOT NULL DEFAULT 'glob'"               \
+#define QUELL_SCHEMA_V15                                                    \
+  "ALTER TABLE silences ADD COLUMN match_kind TEXT NOT NULL DEFAULT 'glob'" \
   " CHECK (match_kind IN ('glob', 'exact'));"
 
 constexpr std::array<Migration, 15> kMigrations = {{

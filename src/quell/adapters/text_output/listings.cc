@@ -102,8 +102,8 @@ void PrintSilences(std::FILE* out, const std::vector<core::Silence>& silences, L
       {"ID", "MATCH", "KEY_OR_PATTERN", "EXPIRES_AT", "CREATED_BY", "CREATED_AT", "REASON"}};
   for (const core::Silence& s : silences) {
     rows.push_back({std::to_string(s.id), std::string(core::SilenceMatchName(s.match)), s.pattern,
-                    core::FormatRfc3339(s.expires_at),
-                    s.created_by, core::FormatRfc3339(s.created_at), s.reason});
+                    core::FormatRfc3339(s.expires_at), s.created_by,
+                    core::FormatRfc3339(s.created_at), s.reason});
   }
   PrintTable(out, rows);
 }
