@@ -175,33 +175,31 @@ int RunConfigCheck(const ConfigCheckOptions& options, core::Clock& clock, std::F
                core::MaskUrlPassword(config.store_url).c_str(),
                options.offline ? " (offline: no query sent to Prometheus)" : "");
   const auto joined = [](const std::vector<std::string>& names) {
-    std::string out;
-    for (const std::string& name : names) out += (out.empty() ? "" : ", ") + name;
-    return out;
+    std::string text;
+    for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
+    return text;
   };
   if (options.running_path.empty()) {
-    std::fprintf(out, "config check: a reload (SIGHUP) applies every setting but these, which need "
+    std::fprintf(out,
+                 "config check: a reload (SIGHUP) applies every setting but these, which need "
                  "a restart: %s\n",
                  joined(wiring::RestartOnlySettings()).c_str());
     return 0;
   }
   auto running = config::LoadConfig(options.running_path, config::ProcessEnv());
   if (!running) {
-    std::fprintf(out, "config check: --running: %s
-", running.error().message.c_str());
+    std::fprintf(out, "config check: --running: %s\n", running.error().message.c_str());
     return kConfigError;
   }
   const std::vector<std::string> restart =
       wiring::SettingsNeedingRestart(*running, config, /*store_override=*/false);
   if (restart.empty()) {
-    std::fprintf(out, "config check: a reload (SIGHUP) applies every change from %s
-",
+    std::fprintf(out, "config check: a reload (SIGHUP) applies every change from %s\n",
                  options.running_path.c_str());
   } else {
     std::fprintf(out,
                  "config check: a reload (SIGHUP) keeps %s as %s has them: restart to apply "
-                 "them (the other changes apply at a reload)
-",
+                 "them (the other changes apply at a reload)\n",
                  joined(restart).c_str(), options.running_path.c_str());
   }
   return 0;
