@@ -219,6 +219,36 @@ TEST_F(RunReloadTest, AReloadRotatesCallbackSecretsReroutesResolvesAndNamesWhatN
   }
 }
 
+// `config check --running` says before the reload what the reload's log would: which changes
+// only a restart applies.
+TEST_F(RunReloadTest, ConfigCheckAgainstTheRunningFileNamesTheChangesThatNeedARestart) {
+  testing::WebhookReceiver hook(kHookSecret);
+  const Secrets secrets{.slack = "slack-signing-0a1b2c3d",
+                        .pagerduty = "pd-webhook-4e5f6a7b",
+                        .ack = "ack-link-secret-8c9d0e1f"};
+  WriteConfig("hook", hook, secrets, "127.0.0.1:8787");
+  const std::string running = (dir_ / "running.yaml").string();
+  std::filesystem::copy_file(config_, running);
+  auto r = testing::RunProcess(
+      {QUELL_BINARY, "config", "check", "-c", config_, "--running", running, "--offline"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("config check: a reload (SIGHUP) applies every change from " + running),
+            std::string::npos)
+      << r.out;
+
+  // A new channel name, a new secret and a new address: only the address needs the restart.
+  WriteConfig("hook2", hook, {.slack = "slack-signing-rotated-99", .pagerduty = secrets.pagerduty,
+                              .ack = secrets.ack},
+              "127.0.0.1:8788");
+  r = testing::RunProcess(
+      {QUELL_BINARY, "config", "check", "-c", config_, "--running", running, "--offline"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("config check: a reload (SIGHUP) keeps http.listen as " + running +
+                       " has them: restart to apply them"),
+            std::string::npos)
+      << r.out;
+}
+
 // Two instances on one SQLite file. The holder's poll fails while another process holds the
 // write lock; it is paused while the lock goes, the other instance takes its lease, and it
 // comes back as a standby. A standby never writes a poll, so only something else can show it
