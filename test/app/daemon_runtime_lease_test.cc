@@ -93,9 +93,9 @@ class DaemonRuntimeLeaseTest : public ::testing::Test {
     RuntimeOptions options{.config_path = "quell.yaml", .seed = 1, .jitter = 0};
     options.leases = &leases_;
     options.instance = InstanceIdentity{.id = id, .host = "h", .pid = 1, .version = "t"};
-    auto runtime = DaemonRuntime::Create(std::make_unique<OneConfig>(std::move(plan)), clock_,
-                                         instance.log, instance.control, std::move(options),
-                                         {&instance.writes});
+    auto runtime =
+        DaemonRuntime::Create(std::make_unique<OneConfig>(std::move(plan)), clock_, instance.log,
+                              instance.control, std::move(options), {&instance.writes});
     ASSERT_TRUE(runtime.ok()) << runtime.error().message;
     instance.runtime = std::move(*runtime);
   }
@@ -202,8 +202,7 @@ TEST_F(DaemonRuntimeLeaseTest, AStandbyWhosePollFailedBeforeItStoodByIsReadyOnce
   a_.plan->store_down = true;
   a_.runtime->PollDue();
   ASSERT_FALSE(a_.writes.Status().ok()) << "the failed poll write is seen";
-  EXPECT_NE(a_.writes.Status().error().message.find("poll: database is locked"),
-            std::string::npos);
+  EXPECT_NE(a_.writes.Status().error().message.find("poll: database is locked"), std::string::npos);
   (void)a_.runtime->KeepLeases();
   EXPECT_FALSE(a_.writes.Status().ok()) << "a holder's keeper turn says nothing of its polls";
   // The outage outlasts a's lease: a cannot renew, b takes over once the store answers.

@@ -129,11 +129,10 @@ class RunReloadTest : public ::testing::Test {
     const std::string ts = std::to_string(
         std::chrono::duration_cast<seconds>(std::chrono::system_clock::now().time_since_epoch())
             .count());
-    auto r = client_->Post(
-        "/v1/slack/interactivity",
-        {{"X-Slack-Request-Timestamp", ts},
-         {"X-Slack-Signature", "v0=" + Hmac(secret, "v0:" + ts + ":" + body)}},
-        body, "application/x-www-form-urlencoded");
+    auto r = client_->Post("/v1/slack/interactivity",
+                           {{"X-Slack-Request-Timestamp", ts},
+                            {"X-Slack-Signature", "v0=" + Hmac(secret, "v0:" + ts + ":" + body)}},
+                           body, "application/x-www-form-urlencoded");
     return r ? r->status : -1;
   }
   // GET of an ack link for the incident's first generation, signed with `secret`.
@@ -237,9 +236,10 @@ TEST_F(RunReloadTest, ConfigCheckAgainstTheRunningFileNamesTheChangesThatNeedARe
       << r.out;
 
   // A new channel name, a new secret and a new address: only the address needs the restart.
-  WriteConfig("hook2", hook, {.slack = "slack-signing-rotated-99", .pagerduty = secrets.pagerduty,
-                              .ack = secrets.ack},
-              "127.0.0.1:8788");
+  WriteConfig(
+      "hook2", hook,
+      {.slack = "slack-signing-rotated-99", .pagerduty = secrets.pagerduty, .ack = secrets.ack},
+      "127.0.0.1:8788");
   r = testing::RunProcess(
       {QUELL_BINARY, "config", "check", "-c", config_, "--running", running, "--offline"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;

@@ -311,8 +311,9 @@ core::Status DaemonRuntime::Reload() {
     log_.Log(LogLevel::kWarn, "config.restart_needed",
              {{"config", options_.config_path},
               {"settings", settings},
-              {"kept", "the values the daemon started with, until it restarts; every other "
-                       "setting of the file is applied"}});
+              {"kept",
+               "the values the daemon started with, until it restarts; every other "
+               "setting of the file is applied"}});
   }
   return {};
 }

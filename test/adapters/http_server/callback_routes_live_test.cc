@@ -61,8 +61,7 @@ class LiveCallbackRoutesTest : public ::testing::Test {
     ASSERT_TRUE(store.ok()) << store.error().message;
     store_ = std::move(*store);
     commands_ = std::make_unique<app::OperatorCommands>(*store_, *store_, encoder_);
-    routes_ = CallbackRoutes(*commands_, clock_, log_,
-                             [this] { return settings_.Get(); });
+    routes_ = CallbackRoutes(*commands_, clock_, log_, [this] { return settings_.Get(); });
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 

@@ -386,9 +386,9 @@ std::vector<app::OpsRoute> CallbackRoutes(app::OperatorCommands& commands, core:
   const Kinds kinds{.ack_links = settings.ack_links != nullptr,
                     .pagerduty = !settings.pagerduty_secrets.empty(),
                     .slack = !settings.slack_signing_secrets.empty()};
-  return Routes(commands, clock, log,
-                [fixed = std::make_shared<const CallbackSettings>(settings)] { return fixed; },
-                kinds);
+  return Routes(
+      commands, clock, log,
+      [fixed = std::make_shared<const CallbackSettings>(settings)] { return fixed; }, kinds);
 }
 
 std::vector<app::OpsRoute> CallbackRoutes(app::OperatorCommands& commands, core::Clock& clock,

@@ -12,7 +12,8 @@ struct RestartOnly {
 
 // The store is compared apart: --store overrides it.
 constexpr RestartOnly kRestartOnly[] = {
-    {"http.listen", [](const Config& a, const Config& b) { return a.http.listen != b.http.listen; }},
+    {"http.listen",
+     [](const Config& a, const Config& b) { return a.http.listen != b.http.listen; }},
     // The token read through token_env or token_file: a new value there counts too.
     {"http.token", [](const Config& a, const Config& b) { return a.http.token != b.http.token; }},
     {"http.token_name",
