@@ -160,8 +160,8 @@ core::Result<IncidentList> OperatorQueries::ListIncidents(const IncidentFilter& 
   const std::shared_ptr<const ConditionSeverities> severities = severities_();
   for (core::ListedIncident& listed : page->incidents) {
     auto configured = severities->find(listed.incident.condition);
-    std::string severity =
-        configured != severities->end() ? configured->second : std::move(listed.newest_level);
+    std::string severity = configured != severities->end() ? std::string(configured->second)
+                                                           : std::move(listed.newest_level);
     list.incidents.push_back(IncidentListItem{std::move(listed.incident), std::move(severity),
                                               listed.notifications_sent});
   }

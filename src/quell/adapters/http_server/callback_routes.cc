@@ -294,7 +294,8 @@ app::OpsResponse NotConfigured(const char* what) {
 }
 
 std::vector<app::OpsRoute> Routes(app::OperatorCommands& commands, core::Clock& clock,
-                                  core::EventLog& log, CallbackSettingsSource source, Kinds kinds) {
+                                  core::EventLog& log, const CallbackSettingsSource& source,
+                                  Kinds kinds) {
   auto lock = std::make_shared<std::mutex>();
   std::vector<app::OpsRoute> routes;
   const auto add = [&](const char* method, const char* pattern, app::OpsHandler handler) {
@@ -392,8 +393,9 @@ std::vector<app::OpsRoute> CallbackRoutes(app::OperatorCommands& commands, core:
 }
 
 std::vector<app::OpsRoute> CallbackRoutes(app::OperatorCommands& commands, core::Clock& clock,
-                                          core::EventLog& log, CallbackSettingsSource settings) {
-  return Routes(commands, clock, log, std::move(settings),
+                                          core::EventLog& log,
+                                          const CallbackSettingsSource& settings) {
+  return Routes(commands, clock, log, settings,
                 Kinds{.ack_links = true, .pagerduty = true, .slack = true});
 }
 

@@ -61,6 +61,7 @@ using CallbackSettingsSource = std::function<std::shared_ptr<const CallbackSetti
 // and one whose settings are empty at a request answers 404 (not configured), so a reload can
 // add, rotate or remove each kind of callback.
 std::vector<app::OpsRoute> CallbackRoutes(app::OperatorCommands& commands, core::Clock& clock,
-                                          core::EventLog& log, CallbackSettingsSource settings);
+                                          core::EventLog& log,
+                                          const CallbackSettingsSource& settings);
 
 }  // namespace quell::http_server
