@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <initializer_list>
+#include <memory>
 #include <utility>
 
 namespace quell::app {
@@ -157,6 +158,15 @@ core::Result<SilencePreviewQuery> SilencePreviewFrom(const QueryParams& query) {
 
 OperatorQueries::OperatorQueries(core::IncidentStore& incidents, core::OperatorStore& operators,
                                  ConditionSeverities severities)
+    : incidents_(incidents),
+      operators_(operators),
+      severities_([fixed = std::make_shared<const ConditionSeverities>(std::move(severities))] {
+        return fixed;
+      }) {}
+
+OperatorQueries::OperatorQueries(
+    core::IncidentStore& incidents, core::OperatorStore& operators,
+    std::function<std::shared_ptr<const ConditionSeverities>()> severities)
     : incidents_(incidents), operators_(operators), severities_(std::move(severities)) {}
 
 core::Result<IncidentList> OperatorQueries::ListIncidents(const IncidentFilter& filter) {
@@ -165,10 +175,11 @@ core::Result<IncidentList> OperatorQueries::ListIncidents(const IncidentFilter& 
   IncidentList list;
   list.total = page->total;
   list.incidents.reserve(page->incidents.size());
+  const std::shared_ptr<const ConditionSeverities> severities = severities_();
   for (core::ListedIncident& listed : page->incidents) {
-    auto configured = severities_.find(listed.incident.condition);
-    std::string severity =
-        configured != severities_.end() ? configured->second : std::move(listed.newest_level);
+    auto configured = severities->find(listed.incident.condition);
+    std::string severity = configured != severities->end() ? std::string(configured->second)
+                                                           : std::move(listed.newest_level);
     list.incidents.push_back(IncidentListItem{std::move(listed.incident), std::move(severity),
                                               listed.notifications_sent});
   }

@@ -1,7 +1,9 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -92,6 +94,10 @@ class OperatorQueries {
  public:
   OperatorQueries(core::IncidentStore& incidents, core::OperatorStore& operators,
                   ConditionSeverities severities = {});
+  // With the severities read afresh at each list (the running config's, which a reload
+  // replaces); `severities` must be thread-safe and never answer null.
+  OperatorQueries(core::IncidentStore& incidents, core::OperatorStore& operators,
+                  std::function<std::shared_ptr<const ConditionSeverities>()> severities);
 
   // One page of the list, filtered, ordered and windowed by the store.
   core::Result<IncidentList> ListIncidents(const IncidentFilter& filter);
@@ -106,7 +112,7 @@ class OperatorQueries {
  private:
   core::IncidentStore& incidents_;
   core::OperatorStore& operators_;
-  ConditionSeverities severities_;
+  std::function<std::shared_ptr<const ConditionSeverities>()> severities_;
 };
 
 }  // namespace quell::app

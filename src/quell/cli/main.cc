@@ -191,6 +191,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   config_check_cmd->add_flag("--offline", check.offline,
                              "Send nothing over the network (the PromQL queries go unchecked)");
+  config_check_cmd->add_option("--running", check.running_path,
+                               "The config the daemon runs now: name the changes a reload "
+                               "(SIGHUP) cannot apply, which need a restart");
   quell::cli::MaintenanceListOptions maintenance;
   CLI::App* maintenance_cmd =
       app.add_subcommand("maintenance", "The config's recurring maintenance windows");
