@@ -32,10 +32,10 @@ TEST(ParseRequestTargetTest, SplitsAndDecodesThePathAndTheQuery) {
 TEST(ParseRequestTargetTest, RefusesTargetsThatAreNotUtf8OrNotEncodedProperly) {
   for (const char* target :
        {"/v1/incidents/%FF", "/v1/incidents/\xFF", "/x?condition=%FF", "/x?%FF=1",
-        "/x/%C0%AF",       // overlong '/'
-        "/x/%ED%A0%80",    // a surrogate
-        "/x?q=%E2%82",     // truncated
-        "/x/%F4%90%80%80", // past U+10FFFF
+        "/x/%C0%AF",        // overlong '/'
+        "/x/%ED%A0%80",     // a surrogate
+        "/x?q=%E2%82",      // truncated
+        "/x/%F4%90%80%80",  // past U+10FFFF
         "/x/%", "/x/%4", "/x/%G0", "/x?q=50%", "/x?q=%zz", "", "x/y", "http://h/x", "*"}) {
     auto t = ParseRequestTarget(target);
     ASSERT_FALSE(t.ok()) << target;

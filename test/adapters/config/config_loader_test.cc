@@ -378,11 +378,11 @@ TEST_F(ConfigLoaderTest, DaemonSectionsHaveDefaultsAndReadTheTokenByReference) {
 // With open reads the server answers a request without the token only for its own names
 // (DNS rebinding): http.allowed_hosts adds names, bare ones.
 TEST_F(ConfigLoaderTest, AllowedHostsAreBareHostNames) {
-  auto config = LoadConfig(
-      Write("hosts.yaml", std::string(kMinimal) +
-                              "http: {open_reads: true, allowed_hosts: [quell.internal, "
-                              "metrics.example.com]}\n"),
-      Env());
+  auto config =
+      LoadConfig(Write("hosts.yaml", std::string(kMinimal) +
+                                         "http: {open_reads: true, allowed_hosts: [quell.internal, "
+                                         "metrics.example.com]}\n"),
+                 Env());
   ASSERT_TRUE(config.ok()) << config.error().message;
   EXPECT_EQ(config->http.allowed_hosts,
             (std::vector<std::string>{"quell.internal", "metrics.example.com"}));

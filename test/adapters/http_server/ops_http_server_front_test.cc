@@ -13,10 +13,12 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "quell/adapters/http_server/ops_http_server.h"
@@ -31,7 +33,8 @@ using Steady = std::chrono::steady_clock;
 constexpr const char* kToken = "front-test-token-0123456789";
 
 app::OpsResponse Ok(std::string body) {
-  return app::OpsResponse{.status = 200, .content_type = "application/json", .body = body};
+  return app::OpsResponse{
+      .status = 200, .content_type = "application/json", .body = std::move(body)};
 }
 
 // The shape of the daemon's table: probes, a read that needs the token, a public callback
@@ -51,15 +54,14 @@ struct Table {
     routes.push_back(app::OpsRoute{.method = "GET",
                                    .pattern = "/v1/incidents(?:/(.+))?",
                                    .write = false,
-                                   .handler =
-                                       [this](const app::OpsRequest& r) {
-                                         ++calls;
-                                         std::string body = "path=" + r.path;
-                                         for (const auto& [name, value] : r.query) {
-                                           body += " " + name + "=" + value;
-                                         }
-                                         return Ok(body);
-                                       }});
+                                   .handler = [this](const app::OpsRequest& r) {
+                                     ++calls;
+                                     std::string body = "path=" + r.path;
+                                     for (const auto& [name, value] : r.query) {
+                                       body.append(" ").append(name).append("=").append(value);
+                                     }
+                                     return Ok(body);
+                                   }});
     routes.push_back(app::OpsRoute{.method = "POST",
                                    .pattern = "/v1/ack/(.+)",
                                    .write = false,
@@ -206,7 +208,7 @@ class OpsHttpServerFrontTest : public ::testing::Test {
 // Issue 30: four such clients held the operator API for 28 s; 256 of them failed the probes.
 TEST_F(OpsHttpServerFrontTest, SixtyFourSlowBodiesDelayNeitherProbesNorTokenHolders) {
   StartServer({});
-  SlowBodies slow(port_, 64, "/v1/ack/x", 100 * 1000);
+  SlowBodies slow(port_, 64, "/v1/ack/x", size_t{100} * 1000);
   ASSERT_EQ(slow.fds().size(), 64U);
   std::this_thread::sleep_for(milliseconds(300));  // every head read, every body under way
   for (int round = 0; round < 3; ++round) {
@@ -225,41 +227,71 @@ TEST_F(OpsHttpServerFrontTest, SixtyFourSlowBodiesDelayNeitherProbesNorTokenHold
   for (const int fd : slow.fds()) EXPECT_FALSE(Listen(fd, milliseconds(1)).closed);
 }
 
-// Unauthenticated handlers stuck (a public route's handler waiting on the store, say) leave
-// the workers of the token holders and the probes free.
-TEST_F(OpsHttpServerFrontTest, StuckUnauthenticatedHandlersDelayNeitherProbesNorTokenHolders) {
-  std::mutex mutex;
-  std::condition_variable released_cv;
-  bool released = false;
-  for (app::OpsRoute& route : table_.routes) {
-    if (route.pattern != "/page") continue;
-    route.handler = [&](const app::OpsRequest&) {
-      std::unique_lock<std::mutex> lock(mutex);
-      released_cv.wait(lock, [&] { return released; });
-      return Ok("{}");
-    };
-  }
+// More slow clients than connections may be open (256): the oldest unauthenticated requests
+// make room, and the probes and token holders still get in.
+TEST_F(OpsHttpServerFrontTest, ThreeHundredSlowBodiesStillLeaveRoomForProbesAndTokenHolders) {
   StartServer({});
-  std::vector<int> stuck;
-  for (int i = 0; i < 16; ++i) {
-    const int fd = Connect(port_);
-    ASSERT_GE(fd, 0);
-    ASSERT_TRUE(SendAll(fd, "GET /page HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"));
-    stuck.push_back(fd);
-  }
-  std::this_thread::sleep_for(milliseconds(200));
+  SlowBodies slow(port_, 300, "/v1/ack/x", size_t{100} * 1000);
+  ASSERT_EQ(slow.fds().size(), 300U);
+  std::this_thread::sleep_for(milliseconds(300));
   const auto healthz = TimedGet(port_, "/healthz");
   ASSERT_TRUE(healthz.has_value());
   EXPECT_LT(*healthz, seconds(1));
   const auto incidents = TimedGet(port_, "/v1/incidents", Bearer());
   ASSERT_TRUE(incidents.has_value());
   EXPECT_LT(*incidents, seconds(2));
-  {
-    const std::lock_guard<std::mutex> lock(mutex);
-    released = true;
+  // The first were dropped to make room, the last are still waiting.
+  const Heard first = Listen(slow.fds().front(), seconds(1));
+  EXPECT_TRUE(first.closed);
+  EXPECT_EQ(first.bytes.rfind("HTTP/1.1 503", 0), 0U) << first.bytes;
+  EXPECT_FALSE(Listen(slow.fds().back(), milliseconds(1)).closed);
+}
+
+// Unauthenticated handlers stuck (a public route's handler waiting on the store, say) leave
+// the workers of the token holders and the probes free.
+TEST_F(OpsHttpServerFrontTest, StuckUnauthenticatedHandlersDelayNeitherProbesNorTokenHolders) {
+  // Released however the test ends, before the server stops (it waits for its handlers).
+  struct Gate {
+    std::mutex mutex;
+    std::condition_variable cv;
+    bool open = false;
+    void Open() {
+      {
+        const std::lock_guard<std::mutex> lock(mutex);
+        open = true;
+      }
+      cv.notify_all();
+    }
+  };
+  auto gate = std::make_shared<Gate>();
+  for (app::OpsRoute& route : table_.routes) {
+    if (route.pattern != "/page") continue;
+    route.handler = [gate](const app::OpsRequest&) {
+      std::unique_lock<std::mutex> lock(gate->mutex);
+      gate->cv.wait(lock, [&] { return gate->open; });
+      return Ok("{}");
+    };
   }
-  released_cv.notify_all();
-  for (const int fd : stuck) ::close(fd);
+  StartServer({});
+  std::vector<int> stuck;
+  const auto release = [&] {
+    gate->Open();
+    for (const int fd : stuck) ::close(fd);
+  };
+  for (int i = 0; i < 16; ++i) {
+    const int fd = Connect(port_);
+    if (fd >= 0) stuck.push_back(fd);
+    if (fd >= 0) (void)SendAll(fd, "GET /page HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+  }
+  std::this_thread::sleep_for(milliseconds(200));
+  const auto healthz = TimedGet(port_, "/healthz");
+  const auto incidents = TimedGet(port_, "/v1/incidents", Bearer());
+  release();
+  EXPECT_EQ(stuck.size(), 16U);
+  ASSERT_TRUE(healthz.has_value());
+  EXPECT_LT(*healthz, seconds(1));
+  ASSERT_TRUE(incidents.has_value());
+  EXPECT_LT(*incidents, seconds(2));
 }
 
 // Past max_unauthenticated the oldest unauthenticated request still reading its body is
@@ -364,7 +396,7 @@ TEST_F(OpsHttpServerFrontTest, ABodyOverItsRoutesLimitIs413BeforeItIsRead) {
 TEST_F(OpsHttpServerFrontTest, AFormBodyOverEightKiBReachesItsHandler) {
   StartServer({});
   auto client = ClientFor(port_);
-  const std::string form = "payload=" + std::string(40 * 1024, 'p');
+  const std::string form = "payload=" + std::string(size_t{40} * 1024, 'p');
   auto r = client->Post("/v1/ack/x", form, "application/x-www-form-urlencoded");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 200) << r->body;
@@ -396,21 +428,23 @@ TEST_F(OpsHttpServerFrontTest, BytesThatAreNotUtf8AreRefusedBeforeAnyHandler) {
   for (const std::string target :
        {"/v1/incidents/%FF", "/v1/incidents?condition=%FF", "/v1/incidents?%C0%AF=x",
         "/v1/incidents/\xFF", "/v1/incidents/%ED%A0%80", "/v1/incidents?q=%E2%82"}) {
-    const std::string answer = Exchange(
-        port_, "GET " + target + " HTTP/1.1\r\nHost: q\r\n" + auth + "Connection: close\r\n\r\n");
+    std::string request = "GET " + target;
+    request.append(" HTTP/1.1\r\nHost: q\r\n").append(auth).append("Connection: close\r\n\r\n");
+    const std::string answer = Exchange(port_, request);
     EXPECT_EQ(answer.rfind("HTTP/1.1 400", 0), 0U) << target << "\n" << answer;
     EXPECT_NE(answer.find(R"({"error":{"code":"bad_request","message":"the request target )"),
               std::string::npos)
         << target << "\n"
         << answer;
   }
-  const std::string header = Exchange(
-      port_, "GET /v1/incidents HTTP/1.1\r\nHost: q\r\n" + auth +
-                 "X-Slack-Signature: v0=\xFF\xFE\r\nConnection: close\r\n\r\n");
+  const std::string header =
+      Exchange(port_, "GET /v1/incidents HTTP/1.1\r\nHost: q\r\n" + auth +
+                          "X-Slack-Signature: v0=\xFF\xFE\r\nConnection: close\r\n\r\n");
   EXPECT_EQ(header.rfind("HTTP/1.1 400", 0), 0U) << header;
   EXPECT_NE(header.find("the x-slack-signature header is not UTF-8"), std::string::npos) << header;
-  const std::string broken_escape = Exchange(
-      port_, "GET /v1/incidents?q=50% HTTP/1.1\r\nHost: q\r\n" + auth + "Connection: close\r\n\r\n");
+  const std::string broken_escape =
+      Exchange(port_, "GET /v1/incidents?q=50% HTTP/1.1\r\nHost: q\r\n" + auth +
+                          "Connection: close\r\n\r\n");
   EXPECT_EQ(broken_escape.rfind("HTTP/1.1 400", 0), 0U) << broken_escape;
   EXPECT_EQ(table_.calls, 0);
 
@@ -442,7 +476,7 @@ TEST_F(OpsHttpServerFrontTest, WithOpenReadsTheHostMustBeOneOfOurs) {
   EXPECT_EQ(table_.calls, 0);
   for (const std::string& host : std::vector<std::string>{
            "127.0.0.1:" + std::to_string(port_), "localhost:" + std::to_string(port_), "[::1]:80",
-        "Quell.Example.COM", "quell.example.com.:443", "10.1.2.3:8787"}) {
+           "Quell.Example.COM", "quell.example.com.:443", "10.1.2.3:8787"}) {
     EXPECT_EQ(get("/v1/incidents", host).rfind("HTTP/1.1 200", 0), 0U) << host;
   }
   // The token proves the caller is no rebinding page; the probes say nothing.

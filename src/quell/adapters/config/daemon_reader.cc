@@ -49,8 +49,10 @@ std::string ReadHttp(MapReader section, const std::filesystem::path& dir, OpsHtt
   section.ReadNameList("allowed_hosts", http.allowed_hosts);
   for (const std::string& host : http.allowed_hosts) {
     if (host.find_first_of(":/[] \t@") != std::string::npos) {
-      section.Fail("allowed_hosts", "want host names without a scheme or port, e.g. "
-                                    "quell.internal (got \"" + host + "\")");
+      section.Fail("allowed_hosts",
+                   "want host names without a scheme or port, e.g. "
+                   "quell.internal (got \"" +
+                       host + "\")");
     }
   }
   section.Read("public_url", http.public_url);

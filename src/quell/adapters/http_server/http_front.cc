@@ -53,7 +53,9 @@ std::string Serialize(HttpAnswer answer) {
   const beast::string_view reason = http::obsolete_reason(static_cast<http::status>(answer.status));
   text.append(reason.data(), reason.size());
   text.append("\r\nContent-Type: ").append(answer.content_type);
-  for (const auto& [name, value] : answer.headers) text.append("\r\n" + name + ": " + value);
+  for (const auto& [name, value] : answer.headers) {
+    text.append("\r\n").append(name).append(": ").append(value);
+  }
   text.append("\r\nConnection: close\r\nContent-Length: ")
       .append(std::to_string(answer.body.size()))
       .append("\r\n\r\n")
@@ -192,8 +194,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
     Write(std::move(answer), !keep_alive_ || front_.stopping(), /*linger=*/false);
   }
 
-  std::list<Connection*>::iterator entry;        // in the front's connections
-  std::list<Connection*>::iterator counted_at;   // in the front's unauthenticated, if counted_
+  std::list<Connection*>::iterator entry;       // in the front's connections
+  std::list<Connection*>::iterator counted_at;  // in the front's unauthenticated, if counted_
   bool counted_ = false;
 
  private:
@@ -219,10 +221,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void OnDeadline() {
     switch (stage_) {
       case Stage::kHead:
-        return Refuse(ErrorAnswer(
-            408, "request_timeout",
-            "the request head did not arrive within " +
-                std::to_string(front_.options().header_timeout.count()) + " ms"));
+        return Refuse(ErrorAnswer(408, "request_timeout",
+                                  "the request head did not arrive within " +
+                                      std::to_string(front_.options().header_timeout.count()) +
+                                      " ms"));
       case Stage::kBody:
         return Refuse(ErrorAnswer(408, "request_timeout",
                                   "the body did not arrive in time (at least " +
@@ -248,21 +250,20 @@ class Connection : public std::enable_shared_from_this<Connection> {
     // compares the declared length with the optional, and anything is larger than none.)
     head_->body_limit(std::numeric_limits<uint64_t>::max());
     Arm(deadline);
-    http::async_read_header(socket_, buffer_, *head_,
-                            [self = shared_from_this()](const error_code& ec, size_t) {
-                              self->OnHead(ec);
-                            });
+    http::async_read_header(
+        socket_, buffer_, *head_,
+        [self = shared_from_this()](const error_code& ec, size_t) { self->OnHead(ec); });
   }
 
   void OnHead(const error_code& ec) {
     if (stage_ != Stage::kHead) return;
     if (ec) {
       if (ec == http::error::header_limit) {
-        return Write(ErrorAnswer(431, "bad_request",
-                                 "the request head is larger than " +
-                                     std::to_string(front_.options().max_head_bytes / 1024) +
-                                     " KiB"),
-                     /*close=*/true, /*linger=*/true);
+        return Write(
+            ErrorAnswer(431, "bad_request",
+                        "the request head is larger than " +
+                            std::to_string(front_.options().max_head_bytes / 1024) + " KiB"),
+            /*close=*/true, /*linger=*/true);
       }
       if (IsParseError(ec)) {
         return Write(ErrorAnswer(400, "bad_request",
@@ -318,8 +319,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
     const uint64_t size = declared.value_or(max_body_);
     const auto at_min_rate = std::chrono::milliseconds(
         size * 1000 / std::max<uint64_t>(front_.options().min_body_rate, 1));
-    Arm(Steady::now() + std::max(std::chrono::milliseconds(front_.options().body_timeout),
-                                 at_min_rate));
+    Arm(Steady::now() +
+        std::max(std::chrono::milliseconds(front_.options().body_timeout), at_min_rate));
     if (!expects_continue) return ReadBody();
     asio::async_write(socket_, asio::buffer(kContinue.data(), kContinue.size()),
                       [self = shared_from_this()](const error_code& write_ec, size_t) {
@@ -330,10 +331,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
   void ReadBody() {
-    http::async_read(socket_, buffer_, *body_,
-                     [self = shared_from_this()](const error_code& ec, size_t) {
-                       self->OnBody(ec);
-                     });
+    http::async_read(
+        socket_, buffer_, *body_,
+        [self = shared_from_this()](const error_code& ec, size_t) { self->OnBody(ec); });
   }
 
   void OnBody(const error_code& ec) {
@@ -498,7 +498,8 @@ core::Result<int> HttpFront::Impl::Listen(const std::string& host, int port,
 }
 
 void HttpFront::Impl::Start() {
-  for (const size_t threads : options_.lanes) lanes_.push_back(std::make_unique<WorkerLane>(threads));
+  for (const size_t threads : options_.lanes)
+    lanes_.push_back(std::make_unique<WorkerLane>(threads));
   if (lanes_.empty()) lanes_.push_back(std::make_unique<WorkerLane>(1));
   started_ = true;
   Accept();
@@ -550,8 +551,9 @@ void HttpFront::Impl::Unregister(Connection& connection) { connections_.erase(co
 
 bool HttpFront::Impl::ReserveUnauthenticated(Connection& connection) {
   if (unauthenticated_.size() >= std::max<size_t>(options_.max_unauthenticated, 1)) {
-    const auto oldest = std::find_if(unauthenticated_.begin(), unauthenticated_.end(),
-                                     [](const Connection* c) { return c->EvictableUnauthenticated(); });
+    const auto oldest =
+        std::find_if(unauthenticated_.begin(), unauthenticated_.end(),
+                     [](const Connection* c) { return c->EvictableUnauthenticated(); });
     if (oldest == unauthenticated_.end()) return false;
     (*oldest)->Evict();
   }
@@ -571,9 +573,8 @@ void HttpFront::Impl::Queue(size_t lane, WorkerLane::Job job) {
 }
 
 void HttpFront::Impl::Accept() {
-  acceptor_.async_accept([this](const error_code& ec, tcp::socket socket) {
-    OnAccept(ec, std::move(socket));
-  });
+  acceptor_.async_accept(
+      [this](const error_code& ec, tcp::socket socket) { OnAccept(ec, std::move(socket)); });
 }
 
 void HttpFront::Impl::OnAccept(const error_code& ec, tcp::socket socket) {
@@ -602,8 +603,9 @@ bool HttpFront::Impl::MakeRoom() {
     if (c->Waiting() && (oldest == nullptr || c->since() < oldest->since())) oldest = c;
   }
   if (oldest == nullptr) {
-    const auto first = std::find_if(unauthenticated_.begin(), unauthenticated_.end(),
-                                    [](const Connection* c) { return c->EvictableUnauthenticated(); });
+    const auto first =
+        std::find_if(unauthenticated_.begin(), unauthenticated_.end(),
+                     [](const Connection* c) { return c->EvictableUnauthenticated(); });
     if (first != unauthenticated_.end()) oldest = *first;
   }
   if (oldest == nullptr) return false;

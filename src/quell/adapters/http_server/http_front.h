@@ -57,7 +57,7 @@ struct FrontOptions {
   // The body must arrive within max(body_timeout, its size / min_body_rate) of its head (a
   // chunked body: its route's limit / min_body_rate): 408.
   std::chrono::milliseconds body_timeout = std::chrono::seconds(30);
-  uint64_t min_body_rate = 16 * 1024;  // bytes per second
+  uint64_t min_body_rate = uint64_t{16} * 1024;  // bytes per second
   // An answer must be taken by the client within this, or the connection is closed.
   std::chrono::milliseconds write_timeout = std::chrono::seconds(5);
   // Connections open at once. Past it the one that has waited longest for a head makes room,

@@ -158,8 +158,10 @@ Admission OpsHttpServer::Admit(RequestHead head) const {
   request.method = std::move(head.method);
   request.path = target->path;
   for (size_t i = 1; i < match.size(); ++i) request.captures.push_back(match[i].str());
-  for (auto& [name, value] : target->query) request.query.emplace(std::move(name), std::move(value));
-  for (auto& [name, value] : head.headers) request.headers.emplace(std::move(name), std::move(value));
+  for (auto& [name, value] : target->query)
+    request.query.emplace(std::move(name), std::move(value));
+  for (auto& [name, value] : head.headers)
+    request.headers.emplace(std::move(name), std::move(value));
   request.actor = options_.token_name.empty() ? "http" : options_.token_name;
 
   const size_t probes = options_.probe_paths.size();

@@ -47,7 +47,7 @@ struct OpsServerOptions {
   // Requests without the token in flight at once (body, queue, handler, answer); past it the
   // oldest one not yet at a worker is dropped with a 503.
   int max_unauthenticated = 64;
-  uint64_t min_body_rate = 16 * 1024;  // bytes per second, see body_timeout
+  uint64_t min_body_rate = uint64_t{16} * 1024;  // bytes per second, see body_timeout
   std::chrono::milliseconds write_timeout = std::chrono::seconds(5);
   // With open_reads, a request without the token (probes aside) must name in its Host header
   // an IP address, localhost, the listen address's host or one of these names (the host of

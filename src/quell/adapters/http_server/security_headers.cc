@@ -23,7 +23,8 @@ void AddIfAbsent(HttpAnswer& answer, std::string_view name, std::string_view val
 
 bool IsHtml(std::string_view content_type) {
   constexpr std::string_view kHtml = "text/html";
-  return content_type.size() >= kHtml.size() && SameName(content_type.substr(0, kHtml.size()), kHtml);
+  return content_type.size() >= kHtml.size() &&
+         SameName(content_type.substr(0, kHtml.size()), kHtml);
 }
 
 }  // namespace

@@ -68,8 +68,9 @@ Result<RequestTarget> ParseRequestTarget(std::string_view target) {
     if (pair.empty()) continue;
     const size_t equals = pair.find('=');
     if (!PercentDecode(pair.substr(0, equals), /*plus_is_space=*/true, name) ||
-        !PercentDecode(equals == std::string_view::npos ? std::string_view() : pair.substr(equals + 1),
-                       /*plus_is_space=*/true, value)) {
+        !PercentDecode(
+            equals == std::string_view::npos ? std::string_view() : pair.substr(equals + 1),
+            /*plus_is_space=*/true, value)) {
       return bad("has a '%' in its query that is not followed by two hex digits");
     }
     if (!IsUtf8(name) || !IsUtf8(value)) {
