@@ -24,9 +24,12 @@ using IncidentFilter = core::IncidentPageQuery;
 // One incident of the list with what the page shows beside it.
 struct IncidentListItem {
   core::Incident incident;
-  // The condition's configured severity, else the newest evidence item's level, else "".
+  // The condition's configured severity, else the newest evidence item's level, else the
+  // "severity" label (a pushed alert's), else "".
   std::string severity;
-  uint64_t notifications_sent = 0;  // sent outbox rows of the current generation
+  // Outbox rows of the current generation that went out: sent, or grouped into a group message
+  // that was sent.
+  uint64_t notifications_sent = 0;
 };
 
 struct IncidentList {
@@ -46,8 +49,12 @@ struct OutboxFilter {
 // One incident with its recent history, newest first.
 struct IncidentDetail {
   core::Incident incident;
+  std::string severity;             // as IncidentListItem's
+  uint64_t notifications_sent = 0;  // as IncidentListItem's
   std::vector<core::LoggedDecision> decisions;
-  std::vector<core::OutboxRow> outbox;
+  std::vector<core::OutboxRow> outbox;  // with group_row: the group message that took a row
+  // The group messages that took its grouped rows (OperatorStore::GroupMessagesOf).
+  std::vector<core::OutboxRow> group_messages;
 };
 
 inline constexpr size_t kDefaultHistory = 20;    // decisions and outbox rows of a detail
@@ -78,13 +85,17 @@ class OperatorQueries {
 
   // One page of the list, filtered, ordered and windowed by the store.
   core::Result<IncidentList> ListIncidents(const IncidentFilter& filter);
-  // The incident `key` with its newest `history` decision lines and outbox rows.
+  // The incident `key` with its severity and sends as the list has them, and its newest
+  // `history` decision lines, outbox rows and group messages.
   core::Result<IncidentDetail> Detail(std::string_view key, size_t history);
   core::Result<std::vector<core::OutboxRow>> ListOutbox(const OutboxFilter& filter);
   // The incident `key`'s timeline (app/incident_timeline.h), the newest `limit` per list.
   core::Result<IncidentTimeline> Timeline(std::string_view key, size_t limit);
 
  private:
+  // The severity the list and the detail show of `listed` (IncidentListItem::severity).
+  std::string SeverityOf(core::ListedIncident& listed) const;
+
   core::IncidentStore& incidents_;
   core::OperatorStore& operators_;
   ConditionSeverities severities_;
