@@ -33,6 +33,17 @@ TEST(KeyTemplateTest, MissingFieldsRenderTheirFallback) {
   EXPECT_EQ(key->Render(From(fields)), "no-tenant:model-answer:-");
 }
 
+TEST(KeyTemplateTest, MissingFieldNamesTheFirstFieldWithoutAFallbackThatIsAbsentOrEmpty) {
+  auto key = KeyTemplate::Parse("{tenant|no-tenant}:{stage}:{name}");
+  ASSERT_TRUE(key.ok());
+  EXPECT_EQ(key->MissingField(From({{"stage", "prod"}, {"name", "up"}})), std::nullopt);
+  EXPECT_EQ(key->MissingField(From({{"stage", ""}, {"name", "up"}})), "stage");
+  EXPECT_EQ(key->MissingField(From({{"tenant", "t1"}, {"stage", "prod"}})), "name");
+  EXPECT_EQ(key->MissingField(From({})), "stage");
+  // A fallback written as "-" is still a fallback the operator chose.
+  EXPECT_EQ(KeyTemplate::Parse("{stage|-}")->MissingField(From({})), std::nullopt);
+}
+
 TEST(KeyTemplateTest, ValuesCannotInjectTemplateSyntaxOrControlCharacters) {
   auto key = KeyTemplate::Parse("{a}:{b}");
   ASSERT_TRUE(key.ok());

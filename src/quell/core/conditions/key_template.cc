@@ -99,15 +99,19 @@ Result<KeyTemplate> KeyTemplate::Parse(std::string_view text) {
     if (body.find('{') != std::string_view::npos) {
       return TemplateError(text, i, "placeholders cannot nest");
     }
-    Part field{.is_field = true, .text = {}, .fallback = std::string(kDefaultFallback)};
+    Part field{.is_field = true,
+               .text = {},
+               .fallback = std::string(kDefaultFallback),
+               .has_fallback = false};
     if (const size_t bar = body.find('|'); bar != std::string_view::npos) {
       field.fallback = std::string(body.substr(bar + 1));
+      field.has_fallback = true;
       body = body.substr(0, bar);
     }
     if (body.empty()) return TemplateError(text, i, "empty placeholder");
     field.text = std::string(body);
     if (!literal.empty()) {
-      parsed.parts_.push_back(Part{.is_field = false, .text = std::move(literal), .fallback = {}});
+      parsed.parts_.push_back(Part{.is_field = false, .text = std::move(literal), .fallback = {}, .has_fallback = false});
       literal.clear();
     }
     parsed.parts_.push_back(std::move(field));
@@ -115,7 +119,7 @@ Result<KeyTemplate> KeyTemplate::Parse(std::string_view text) {
     i = close + 1;
   }
   if (!literal.empty()) {
-    parsed.parts_.push_back(Part{.is_field = false, .text = std::move(literal), .fallback = {}});
+    parsed.parts_.push_back(Part{.is_field = false, .text = std::move(literal), .fallback = {}, .has_fallback = false});
   }
   if (!has_field) {
     return TemplateError(text, 0, "has no {field}: every item would share one key");
@@ -165,6 +169,15 @@ std::string KeyTemplate::Render(const Lookup& lookup) const {
   std::string out;
   AppendTo(out, lookup);
   return out;
+}
+
+std::optional<std::string> KeyTemplate::MissingField(const Lookup& lookup) const {
+  for (const Part& part : parts_) {
+    if (!part.is_field || part.has_fallback) continue;
+    const std::optional<std::string_view> value = lookup(part.text);
+    if (!value || value->empty()) return part.text;
+  }
+  return std::nullopt;
 }
 
 std::vector<std::string> KeyTemplate::Fields() const {

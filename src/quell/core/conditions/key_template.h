@@ -45,6 +45,11 @@ class KeyTemplate {
   // name; the first of two placeholders with one name wins.
   Labels LabelsOf(const Lookup& lookup) const;
 
+  // The field of the first placeholder written without a fallback ("{labels.tenant}", not
+  // "{labels.tenant|none}") that `lookup` lacks or finds empty; nullopt when there is none. A
+  // push input refuses such an alert rather than file it under a key that reads "-".
+  std::optional<std::string> MissingField(const Lookup& lookup) const;
+
   // The fields the placeholders name, in order, e.g. {"tags.tenant", "error_group_id"}.
   std::vector<std::string> Fields() const;
   const std::string& text() const { return text_; }
@@ -54,6 +59,7 @@ class KeyTemplate {
     bool is_field = false;
     std::string text;      // the literal, or the field name
     std::string fallback;  // for a field
+    bool has_fallback = false;  // written "{field|fallback}"
   };
 
   std::string text_;
