@@ -1,7 +1,8 @@
 // Observation JSON Lines read from a descriptor (docs/operations.md, "Fuzzing"): `quell apply`'s
 // stream, `quell replay --messages`'s observations and operator actions, and `quell replay`
-// whole (every line decided in memory and written as a decision line). Input: a mode byte (the
-// reader; bit 7: skip invalid lines instead of stopping), then the lines.
+// whole (every line decided in memory and written as a decision line). Input: a mode byte (bits
+// 0-1: the reader; bits 2-5: how many bytes a read takes, 1 to 16384, so lines cross reads;
+// bit 7: skip invalid lines instead of stopping), then the lines.
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -44,14 +45,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   quell::fuzz::FuzzInput input(data, size);
   const uint8_t mode = input.Byte();
   const bool skip_invalid = (mode & 0x80) != 0;
+  const unsigned shift = (mode >> 2) & 0x0f;
+  const size_t read_bytes = shift == 0 ? 4096 : size_t{1} << (shift - 1);
   const int fd = FileOf(input.Rest());
 
   quell::jsonl::ObservationParserOptions parsing;
   parsing.limits.max_evidence_bytes = 4096;
   parsing.now = kNow;
-  switch ((mode & 0x7f) % 3) {
+  switch ((mode & 0x03) % 3) {
     case 0: {  // quell apply
-      quell::jsonl::FdObservationStream stream(fd, skip_invalid, parsing, DevNull());
+      quell::jsonl::FdObservationStream stream(fd, skip_invalid, parsing, DevNull(), read_bytes);
       quell::core::Observation observation;
       uint64_t lines = 0;
       while (true) {
@@ -73,7 +76,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     }
     case 1: {  // quell replay --messages
-      quell::jsonl::FdObservationStream stream(fd, skip_invalid, parsing, DevNull());
+      quell::jsonl::FdObservationStream stream(fd, skip_invalid, parsing, DevNull(), read_bytes);
       quell::app::ReplayItem item;
       while (true) {
         auto more = stream.Next(item);
@@ -85,6 +88,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       quell::jsonl::ReplayOptions options;
       options.skip_invalid = skip_invalid;
       options.limits = parsing.limits;
+      options.read_bytes = read_bytes;
       const int code = quell::jsonl::ReplayLines(options, kNow, fd, DevNull(), DevNull());
       quell::fuzz::Require(code == 0 || code == 1, "replay exit code other than 0 or 1");
       break;

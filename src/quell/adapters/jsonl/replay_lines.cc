@@ -32,7 +32,7 @@ int ReplayLines(const ReplayOptions& options, core::WallTime now, int in_fd, std
                 std::FILE* err) {
   ObservationParser parser(
       ObservationParserOptions{.limits = options.limits, .now = now, .redact = {}});
-  LineReader reader(in_fd, ObservationParser::kPadding);
+  LineReader reader(in_fd, ObservationParser::kPadding, options.read_bytes);
   // Actions are refused: the in-memory replay decides observations only, with no store to ack
   // in and no outbox for a resolve or a silence to act on (replay --messages applies them).
   ActionParser actions(options.limits, now);
