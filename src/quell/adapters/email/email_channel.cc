@@ -155,8 +155,10 @@ std::string EmailChannel::BuildMessage(const core::Delivery& delivery, core::Wal
 std::string EmailChannel::Scrub(std::string text) const {
   const std::string& secret = settings_.password;
   if (secret.empty()) return text;
-  for (size_t at = text.find(secret); at != std::string::npos; at = text.find(secret, at)) {
-    text.replace(at, secret.size(), "[redacted]");
+  constexpr std::string_view kMark = "[redacted]";  // searched past: it may hold the secret
+  for (size_t at = text.find(secret); at != std::string::npos;
+       at = text.find(secret, at + kMark.size())) {
+    text.replace(at, secret.size(), kMark);
   }
   return text;
 }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdio>
 
 #include "quell/core/engine/input_limits.h"
@@ -10,8 +11,9 @@ namespace quell::jsonl {
 
 struct ReplayOptions {
   core::Policy policy;
-  bool skip_invalid = false;  // report and count malformed lines instead of stopping
-  core::InputLimits limits;   // the defaults: replay reads no config
+  bool skip_invalid = false;            // report and count malformed lines instead of stopping
+  core::InputLimits limits;             // the defaults: replay reads no config
+  size_t read_bytes = size_t{1} << 20;  // read from in_fd at once; small in the fuzzer
 };
 
 // `quell replay`: reads observation JSON Lines from `in_fd`, decides them in memory
