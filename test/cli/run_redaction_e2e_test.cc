@@ -65,8 +65,8 @@ class RunRedactionTest : public ::testing::Test {
                            << config << "log: {format: json, level: info}\n"
                            << "http:\n  listen: \"127.0.0.1:0\"\n  token_env: QUELL_OPS_TOKEN\n"
                            << "  open_reads: true\n";
-    run_ = std::make_unique<Child>(std::vector<std::string>{QUELL_BINARY, "run", "-c", config_},
-                                   log_);
+    run_ =
+        std::make_unique<Child>(std::vector<std::string>{QUELL_BINARY, "run", "-c", config_}, log_);
     ASSERT_TRUE(run_->running());
     ASSERT_TRUE(WaitFor([&] { return !Events(log_, "http.listening").empty(); }, seconds(30)))
         << ReadFile(log_);
@@ -105,35 +105,35 @@ TEST_F(RunRedactionTest, PushedLabelsAndAWebhooksQueryKeyAreKeptAndShownRedacted
   ASSERT_TRUE(closed.ok());
   const std::string dead_url =
       "http://127.0.0.1:" + std::to_string(*closed) + "/hook?apikey=" + kUrlKey + "&team=ops";
-  Start("conditions:\n"
-        "  - name: prom-alerts\n"
-        "    type: push\n"
-        "    key: \"{labels.tenant}:{labels.alertname}\"\n"
-        "    stale_after: 10m\n"
-        "    interval: 1s\n"
-        "    channels: [hook, down]\n"
-        "channels:\n"
-        "  - {name: hook, type: webhook, url: \"" +
-        hook.Url() +
-        "\", secret_env: HOOK_SECRET}\n"
-        "  - {name: down, type: webhook, url: \"" +
-        dead_url +
-        "\", secret_env: HOOK_SECRET, timeout: 1s, initial_backoff: 100ms, "
-        "max_backoff: 200ms}\n");
+  Start(
+      "conditions:\n"
+      "  - name: prom-alerts\n"
+      "    type: push\n"
+      "    key: \"{labels.tenant}:{labels.alertname}\"\n"
+      "    stale_after: 10m\n"
+      "    interval: 1s\n"
+      "    channels: [hook, down]\n"
+      "channels:\n"
+      "  - {name: hook, type: webhook, url: \"" +
+      hook.Url() +
+      "\", secret_env: HOOK_SECRET}\n"
+      "  - {name: down, type: webhook, url: \"" +
+      dead_url +
+      "\", secret_env: HOOK_SECRET, timeout: 1s, initial_backoff: 100ms, "
+      "max_backoff: 200ms}\n");
   ASSERT_FALSE(HasFatalFailure());
 
   const json payload = {
       {"version", "4"},
       {"status", "firing"},
-      {"alerts",
-       json::array({{{"status", "firing"},
-                     {"labels",
-                      {{"alertname", "LoginFailures"},
-                       {"tenant", "acme"},
-                       {"password", kPushed[0]},
-                       {"user", kPushed[1]},
-                       {"phone", kPushed[2]}}},
-                     {"annotations", {{"summary", "logins failing"}}}}})}};
+      {"alerts", json::array({{{"status", "firing"},
+                               {"labels",
+                                {{"alertname", "LoginFailures"},
+                                 {"tenant", "acme"},
+                                 {"password", kPushed[0]},
+                                 {"user", kPushed[1]},
+                                 {"phone", kPushed[2]}}},
+                               {"annotations", {{"summary", "logins failing"}}}}})}};
   httplib::Client client("127.0.0.1", port_);
   auto pushed = client.Post("/v1/inputs/alertmanager?condition=prom-alerts",
                             {{"Authorization", std::string("Bearer ") + kToken}}, payload.dump(),
@@ -197,8 +197,9 @@ TEST_F(RunRedactionTest, AnUpstreamErrorQuotingAKeyAndAnEmailIsShownRedacted) {
   ASSERT_TRUE(sim_port.ok()) << sim_port.error().message;
   SetEnv("INFRAI_BASE_URL", "http://127.0.0.1:" + std::to_string(*sim_port));
   SetEnv("INFRAI_API_KEY", "ifr_pk_proj_redaction_e2e_0123456789");
-  Start("infrai:\n  base_url: ${INFRAI_BASE_URL}\n  retry: {max_attempts: 1}\n"
-        "conditions:\n  - {name: agent-errors, type: error_groups, interval: 1s}\n");
+  Start(
+      "infrai:\n  base_url: ${INFRAI_BASE_URL}\n  retry: {max_attempts: 1}\n"
+      "conditions:\n  - {name: agent-errors, type: error_groups, interval: 1s}\n");
   ASSERT_FALSE(HasFatalFailure());
 
   ASSERT_TRUE(WaitFor(

@@ -116,12 +116,12 @@ TEST(RedactLabelsTest, CredentialsAndPersonalDataNeverStayInALabel) {
 
 TEST(RedactLabelsTest, RedactingTwiceIsRedactingOnceSoKeysStayAsTheyWere) {
   const RedactOptions options;
-  for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
-           {"owner", "alice@example.com"},
-           {"tenant", "+44 20 7946 0958"},
-           {"password", "x"},
-           {"dsn", "postgresql://app:s3cret@db/app"},
-           {"team", "payments"}}) {
+  for (const auto& [name, value] :
+       std::vector<std::pair<std::string, std::string>>{{"owner", "alice@example.com"},
+                                                        {"tenant", "+44 20 7946 0958"},
+                                                        {"password", "x"},
+                                                        {"dsn", "postgresql://app:s3cret@db/app"},
+                                                        {"team", "payments"}}) {
     const std::string once = RedactLabelValue(name, value, options);
     EXPECT_EQ(RedactLabelValue(name, once, options), once) << name << "=" << value;
   }

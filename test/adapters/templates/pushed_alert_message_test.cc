@@ -100,9 +100,9 @@ core::RenderedMessage Render(const std::string& type, const std::string& payload
 
 std::string Text(const core::RenderedMessage& m) { return m.subject + "\n" + m.body; }
 
-constexpr const char* kAllTypes[] = {"email",      "slack",   "sms",        "pagerduty",
-                                     "webhook",    "opsgenie", "google_chat", "ntfy",
-                                     "telegram",   "teams",   "discord",    "mattermost"};
+constexpr const char* kAllTypes[] = {"email",    "slack",    "sms",         "pagerduty",
+                                     "webhook",  "opsgenie", "google_chat", "ntfy",
+                                     "telegram", "teams",    "discord",     "mattermost"};
 
 TEST(PushedAlertMessageTest, TheViewReadsTheAnnotationsAndCountsFromStartsAt) {
   const Snapshots s = Applied();
@@ -148,8 +148,7 @@ TEST(PushedAlertMessageTest, TheDescriptionIsTextAndTheRunbookALinkInEachChannel
     EXPECT_NE(text.find(description), std::string::npos) << type << text;
   }
   const std::string email = Render("email", s.open).body;
-  EXPECT_NE(email.find(std::string("Runbook:    ") + kRunbook + "\n"), std::string::npos)
-      << email;
+  EXPECT_NE(email.find(std::string("Runbook:    ") + kRunbook + "\n"), std::string::npos) << email;
   EXPECT_NE(email.find("Firing:     since 2026-12-02 08:55 UTC, for 5m\n"), std::string::npos)
       << email;
   // Slack's mrkdwn link, its "&" escaped as Slack asks.

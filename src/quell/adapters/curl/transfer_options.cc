@@ -7,8 +7,8 @@
 #include <mutex>
 #include <utility>
 
-#include "quell/core/redact/redact_url.h"
 #include "quell/adapters/curl/curl_errors.h"
+#include "quell/core/redact/redact_url.h"
 
 namespace quell::curl {
 namespace {

@@ -8,12 +8,12 @@
 #include <mutex>
 #include <string_view>
 
-#include "quell/core/redact/redact_url.h"
 #include "quell/adapters/curl/curl_errors.h"
 #include "quell/adapters/email/message_id.h"
 #include "quell/adapters/email/mime_message.h"
 #include "quell/adapters/email/smtp_outcome.h"
 #include "quell/core/delivery/dead_letter.h"
+#include "quell/core/redact/redact_url.h"
 
 namespace quell::email {
 namespace {

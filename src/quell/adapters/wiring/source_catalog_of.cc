@@ -4,8 +4,8 @@
 #include <string>
 #include <string_view>
 
-#include "quell/core/redact/redact_url.h"
 #include "quell/adapters/wiring/poll_lease_map.h"
+#include "quell/core/redact/redact_url.h"
 
 namespace quell::wiring {
 namespace {

@@ -2,14 +2,16 @@
 
 #include <algorithm>
 
+#include "quell/core/text/url.h"
+
 namespace quell::core {
 namespace {
 
 constexpr std::string_view kRedacted = "[redacted]";
 
 bool IsSchemeChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-         c == '+' || c == '-' || c == '.';
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '+' ||
+         c == '-' || c == '.';
 }
 
 bool IsLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
@@ -29,23 +31,6 @@ bool IsTrailingPunctuation(char c) {
 }
 
 }  // namespace
-
-void AppendRedactedQuery(std::string& out, std::string_view query) {
-  size_t begin = 0;
-  while (true) {
-    const size_t end = std::min(query.find('&', begin), query.size());
-    const std::string_view part = query.substr(begin, end - begin);
-    if (const size_t eq = part.find('='); eq != std::string_view::npos) {
-      out.append(part.substr(0, eq + 1));
-      if (eq + 1 < part.size()) out.append(kRedacted);
-    } else if (!part.empty()) {
-      out.append(kRedacted);
-    }
-    if (end == query.size()) break;
-    out.push_back('&');
-    begin = end + 1;
-  }
-}
 
 std::string RedactUrl(std::string_view url) {
   std::string out;

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "quell/core/redact/redact_url.h"
-
 namespace quell::core {
 namespace {
 
@@ -53,6 +51,23 @@ std::string MaskUrlPassword(std::string_view url) {
   }
   if (hash < url.size()) out += "#[redacted]";
   return out;
+}
+
+void AppendRedactedQuery(std::string& out, std::string_view query) {
+  size_t begin = 0;
+  while (true) {
+    const size_t end = std::min(query.find('&', begin), query.size());
+    const std::string_view part = query.substr(begin, end - begin);
+    if (const size_t eq = part.find('='); eq != std::string_view::npos) {
+      out.append(part.substr(0, eq + 1));
+      if (eq + 1 < part.size()) out.append("[redacted]");
+    } else if (!part.empty()) {
+      out.append("[redacted]");
+    }
+    if (end == query.size()) break;
+    out.push_back('&');
+    begin = end + 1;
+  }
 }
 
 }  // namespace quell::core

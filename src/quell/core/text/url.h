@@ -16,4 +16,8 @@ std::string UrlEncode(std::string_view text);
 // sees which database was meant.
 std::string MaskUrlPassword(std::string_view url);
 
+// Appends `query` (what follows '?', without the fragment) with each parameter's value replaced
+// by "[redacted]" and its name kept, as every shown URL has it (core/redact's RedactUrl).
+void AppendRedactedQuery(std::string& out, std::string_view query);
+
 }  // namespace quell::core
