@@ -42,7 +42,7 @@ std::string AlertmanagerBody(const std::string& status) {
          R"("fingerprint":"c6eadffa33fcdf37"}]})";
 }
 
-const core::WallTime kReceived = *core::ParseRfc3339("2026-12-02T09:00:00Z");
+constexpr core::WallTime kReceived{std::chrono::hours{24 * 20789 + 9}};  // 2026-12-02T09:00:00Z
 
 // The outbox payload the open of that push writes at 09:00 (received 5 minutes after it began
 // firing), and the resolve's at 09:30.
@@ -100,9 +100,9 @@ core::RenderedMessage Render(const std::string& type, const std::string& payload
 
 std::string Text(const core::RenderedMessage& m) { return m.subject + "\n" + m.body; }
 
-constexpr const char* kAllTypes[] = {"email",      "slack",   "sms",        "pagerduty",
-                                     "webhook",    "opsgenie", "google_chat", "ntfy",
-                                     "telegram",   "teams",   "discord",    "mattermost"};
+constexpr const char* kAllTypes[] = {"email",    "slack",    "sms",         "pagerduty",
+                                     "webhook",  "opsgenie", "google_chat", "ntfy",
+                                     "telegram", "teams",    "discord",     "mattermost"};
 
 TEST(PushedAlertMessageTest, TheViewReadsTheAnnotationsAndCountsFromStartsAt) {
   const Snapshots s = Applied();
@@ -148,8 +148,7 @@ TEST(PushedAlertMessageTest, TheDescriptionIsTextAndTheRunbookALinkInEachChannel
     EXPECT_NE(text.find(description), std::string::npos) << type << text;
   }
   const std::string email = Render("email", s.open).body;
-  EXPECT_NE(email.find(std::string("Runbook:    ") + kRunbook + "\n"), std::string::npos)
-      << email;
+  EXPECT_NE(email.find(std::string("Runbook:    ") + kRunbook + "\n"), std::string::npos) << email;
   EXPECT_NE(email.find("Firing:     since 2026-12-02 08:55 UTC, for 5m\n"), std::string::npos)
       << email;
   // Slack's mrkdwn link, its "&" escaped as Slack asks.

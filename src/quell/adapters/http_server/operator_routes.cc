@@ -253,9 +253,9 @@ std::vector<app::OpsRoute> OperatorRoutes(app::OperatorCommands& commands,
     if (!detail) return ErrorReply(detail.error());
     json decisions = json::array();
     for (const core::LoggedDecision& d : detail->decisions) decisions.push_back(DecisionJson(d));
-    return Reply(200, json{{"incident", json::parse(text_output::ListedIncidentJson(
-                                            detail->incident, detail->severity,
-                                            detail->notifications_sent))},
+    return Reply(200, json{{"incident",
+                            json::parse(text_output::ListedIncidentJson(
+                                detail->incident, detail->severity, detail->notifications_sent))},
                            {"decisions", std::move(decisions)},
                            {"outbox", DetailOutboxList(detail->outbox)},
                            {"group_messages", GroupMessageList(detail->group_messages)}});

@@ -110,9 +110,8 @@ IncidentPageSql BuildIncidentPageSql(const core::IncidentPageQuery& query, SqlDi
       " i.generation AND (" +
       sent_status +
       " = 'sent' OR (o.group_row IS NOT NULL AND EXISTS (SELECT 1 FROM outbox g WHERE"
-      " g.idempotency_key = o.group_row AND g.status = 'sent')))) FROM (SELECT key, "
-      QUELL_TRIAGE_RANK " AS triage_rank, " QUELL_TRIAGE_AT
-      " AS triage_at FROM incidents" +
+      " g.idempotency_key = o.group_row AND g.status = 'sent')))) FROM (SELECT "
+      "key, " QUELL_TRIAGE_RANK " AS triage_rank, " QUELL_TRIAGE_AT " AS triage_at FROM incidents" +
       where + order + window + ") AS page JOIN incidents i ON i.key = page.key ORDER BY " +
       (query.order == core::IncidentOrder::kTriage ? "page.triage_rank, page.triage_at DESC, "
                                                    : "") +

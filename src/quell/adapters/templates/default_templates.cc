@@ -4,7 +4,8 @@ namespace quell::templates {
 namespace {
 
 constexpr const char* kSummary =
-    "[{{severity}}] {{condition}} {{transition_label}}: {{key}}{{#summary}}: {{summary}}{{/summary}}"
+    "[{{severity}}] {{condition}} {{transition_label}}: {{key}}{{#summary}}: "
+    "{{summary}}{{/summary}}"
     "{{#opened_in_shadow}} (open {{open_for}}){{/opened_in_shadow}}"
     "{{#held_behind}} (held behind {{held_behind}} for {{open_for}}){{/held_behind}}";
 

@@ -208,11 +208,11 @@ void FillCounts(const json& doc, const json* newest, IncidentView& view) {
     // A push is no poll of quell's: what on-call wants is since when it has been firing.
     const std::string since = MinuteText(view.starts_at);
     if (since.empty()) {
-      view.count_text = "pushed " + std::to_string(view.polls) +
-                        (view.polls == 1 ? " time" : " times");
+      view.count_text =
+          "pushed " + std::to_string(view.polls) + (view.polls == 1 ? " time" : " times");
     } else {
-      view.count_text = (view.transition == "resolve" ? "was firing since " : "firing since ") +
-                        since;
+      view.count_text =
+          (view.transition == "resolve" ? "was firing since " : "firing since ") + since;
     }
     return;
   }
@@ -299,7 +299,8 @@ std::string LinkableUrl(std::string_view url) {
   out.reserve(url.size());
   for (const char c : url) {
     const auto u = static_cast<unsigned char>(c);
-    if (u <= 0x20 || u >= 0x7f || std::string_view("\"<>|()[]{}\\^`").find(c) != std::string_view::npos) {
+    if (u <= 0x20 || u >= 0x7f ||
+        std::string_view("\"<>|()[]{}\\^`").find(c) != std::string_view::npos) {
       out += '%';
       out += kHex[u >> 4];
       out += kHex[u & 0xf];
@@ -419,10 +420,9 @@ core::Result<IncidentView> IncidentViewOf(const nlohmann::json& doc, const ViewO
   std::string start = view.opened_at.empty() ? view.first_seen_at : view.opened_at;
   if (view.pushed && !view.starts_at.empty()) start = view.starts_at;
   view.since = MinuteText(start);
-  view.failing_for =
-      SecondsBetween(start, view.transition == "resolve" && !view.resolved_at.empty()
-                                ? view.resolved_at
-                                : view.polled_at);
+  view.failing_for = SecondsBetween(start, view.transition == "resolve" && !view.resolved_at.empty()
+                                               ? view.resolved_at
+                                               : view.polled_at);
   FillNextStep(options, view);
   if (!options.link_base_url.empty()) {
     view.link = options.link_base_url + core::UrlEncode(view.key);

@@ -95,7 +95,8 @@ Result<KeyTemplate> KeyTemplate::Parse(std::string_view text) {
     if (body.empty()) return TemplateError(text, i, "empty placeholder");
     field.text = std::string(body);
     if (!literal.empty()) {
-      parsed.parts_.push_back(Part{.is_field = false, .text = std::move(literal), .fallback = {}, .has_fallback = false});
+      parsed.parts_.push_back(Part{
+          .is_field = false, .text = std::move(literal), .fallback = {}, .has_fallback = false});
       literal.clear();
     }
     parsed.parts_.push_back(std::move(field));
@@ -103,7 +104,8 @@ Result<KeyTemplate> KeyTemplate::Parse(std::string_view text) {
     i = close + 1;
   }
   if (!literal.empty()) {
-    parsed.parts_.push_back(Part{.is_field = false, .text = std::move(literal), .fallback = {}, .has_fallback = false});
+    parsed.parts_.push_back(
+        Part{.is_field = false, .text = std::move(literal), .fallback = {}, .has_fallback = false});
   }
   if (!has_field) {
     return TemplateError(text, 0, "has no {field}: every item would share one key");

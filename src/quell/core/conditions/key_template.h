@@ -55,8 +55,8 @@ class KeyTemplate {
  private:
   struct Part {
     bool is_field = false;
-    std::string text;      // the literal, or the field name
-    std::string fallback;  // for a field
+    std::string text;           // the literal, or the field name
+    std::string fallback;       // for a field
     bool has_fallback = false;  // written "{field|fallback}"
   };
 

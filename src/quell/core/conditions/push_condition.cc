@@ -36,8 +36,7 @@ Status CheckKeyFields(const PushCondition& condition, std::span<const PushedAler
     if (const auto missing = condition.key.MissingField(LookupIn(alerts[i]))) {
       return MakeError(ErrorCode::kInvalidArgument,
                        "alerts[" + std::to_string(i) + "]." + *missing +
-                           ": missing, the key template \"" + condition.key.text() +
-                           "\" needs it");
+                           ": missing, the key template \"" + condition.key.text() + "\" needs it");
     }
   }
   return {};
