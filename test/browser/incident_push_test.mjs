@@ -31,6 +31,7 @@ conditions:
   - name: prom-alerts
     type: push
     key: "{labels.tenant}:{labels.alertname}"
+    stale_after: 15m
     healthy_polls_to_close: 1
     interval: 1s
     channels: [ops-hook]

@@ -42,7 +42,7 @@ std::string AlertmanagerBody(const std::string& status) {
          R"("fingerprint":"c6eadffa33fcdf37"}]})";
 }
 
-const core::WallTime kReceived = *core::ParseRfc3339("2026-12-02T09:00:00Z");
+constexpr core::WallTime kReceived{std::chrono::hours{24 * 20789 + 9}};  // 2026-12-02T09:00:00Z
 
 // The outbox payload the open of that push writes at 09:00 (received 5 minutes after it began
 // firing), and the resolve's at 09:30.

@@ -172,15 +172,17 @@ function messagesTable(outbox, attempts, groups) {
 
 // The group messages that carried this incident, each the target of its members' links.
 function groupMessagesTable(groups) {
-  if (!groups.length) return null;
+  if (!groups.length) return [];
   const rows = groups.map((g) => h('tr', {id: 'gm-' + g.idempotency_key, tabindex: -1,
     'data-idempotency-key': g.idempotency_key, 'data-status': g.status},
   h('td', {class: 'mono'}, g.idempotency_key), h('td', {}, g.channel),
   h('td', {class: 'wrap'}, g.key.replace(/^\{group\}:/, '')), h('td', {}, g.transition),
   h('td', {}, g.status), h('td', {class: 'num'}, g.attempts), h('td', {}, when(g.sent_at)),
   h('td', {class: 'wrap'}, g.remote_message_id || (g.status === 'sent' ? '' : g.last_error))));
-  return table('group-messages-table', 'Group messages that carried it', ['Idempotency key',
-    'Channel', 'Group', 'Transition', 'Status', 'Attempts', 'Sent', 'Message id or error'], rows);
+  return [h('h3', {id: 'group-messages-h'}, 'Group messages that carried it'),
+    table('group-messages-table', 'Group messages that carried it', ['Idempotency key',
+      'Channel', 'Group', 'Transition', 'Status', 'Attempts', 'Sent', 'Message id or error'],
+    rows)];
 }
 
 function generationsTable(generations) {
@@ -264,7 +266,7 @@ export async function incidentPage(ctx, encoded) {
       items.slice().reverse().map((i) => h('tr', {}, h('td', {}, when(i.at)),
         h('td', {class: 'wrap'}, i.what())))));
     messages.replaceChildren(messagesTable(s.outbox, s.timeline.attempts, s.groups),
-      ...[groupMessagesTable(s.groups)].filter(Boolean));
+      ...groupMessagesTable(s.groups));
     generations.replaceChildren(generationsTable(s.timeline.generations));
     evidence.replaceChildren(evidenceList(inc.recent_evidence));
     ack.disabled = inc.status !== 'open';
