@@ -201,7 +201,20 @@ namespace {
   "CREATE INDEX incidents_triage ON incidents (" QUELL_TRIAGE_RANK ", " QUELL_TRIAGE_AT \
   " DESC, key" BYTE_ORDER ");"
 
-constexpr std::array<Migration, 14> kMigrations = {{
+// Callbacks bound to what they name (core/delivery/callback_key.h, docs/http.md). episode is
+// a group's current episode on its channel (core::StoredEpisode): NULL for a group last
+// messaged before this step, whose alert keeps its old key until it ends. callback_events
+// remembers each provider's event ids until the provider stops retrying them, so a duplicate
+// delivery changes nothing; rows are deleted once expired, by the next callback.
+#define QUELL_SCHEMA_V15(KEYED_TABLE)                                                       \
+  "ALTER TABLE outbox_groups ADD COLUMN episode BIGINT;"                                    \
+  "CREATE TABLE callback_events ("                                                          \
+  " provider TEXT NOT NULL, event_id TEXT NOT NULL, expires_at BIGINT NOT NULL,"            \
+  " PRIMARY KEY (provider, event_id))" KEYED_TABLE                                          \
+  ";"                                                                                       \
+  "CREATE INDEX callback_events_expiry ON callback_events (expires_at);"
+
+constexpr std::array<Migration, 15> kMigrations = {{
     {1, "incidents, decision log, polls and outbox", QUELL_SCHEMA_V1(" WITHOUT ROWID"),
      QUELL_SCHEMA_V1("")},
     {2, "open-incident index and source marks", QUELL_SCHEMA_V2(" WITHOUT ROWID", ""),
@@ -227,7 +240,11 @@ constexpr std::array<Migration, 14> kMigrations = {{
      QUELL_SCHEMA_V13("", "id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY")},
     {14, "the incident list's triage order", QUELL_SCHEMA_V14(""),
      QUELL_SCHEMA_V14(" COLLATE \"C\"")},
+    {15, "group episodes and remembered callback events", QUELL_SCHEMA_V15(" WITHOUT ROWID"),
+     QUELL_SCHEMA_V15("")},
 }};
+
+#undef QUELL_SCHEMA_V15
 
 #undef QUELL_SCHEMA_V14
 
