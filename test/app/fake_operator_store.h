@@ -83,8 +83,10 @@ class FakeOperatorStore : public core::OperatorStore {
       std::string_view) override {
     return std::vector<core::IncidentGeneration>{};
   }
-  core::Result<std::vector<core::IncidentGeneration>> OpenMembersOfGroup(
-      std::string_view, std::string_view, std::optional<uint64_t>, core::WallTime) override {
+  core::Result<std::vector<core::IncidentGeneration>> OpenMembersOfGroup(std::string_view,
+                                                                         std::string_view,
+                                                                         std::optional<uint64_t>,
+                                                                         core::WallTime) override {
     return std::vector<core::IncidentGeneration>{};
   }
   core::Result<std::vector<core::LoggedDecision>> RecentDecisions(std::string_view,

@@ -89,9 +89,10 @@ class CallbackStoreTest : public StoreTest {
   }
 
   std::string StoredEpisode(const std::string& channel = "pd") {
-    return test_store_->Query("SELECT coalesce(CAST(episode AS TEXT), 'NULL') FROM outbox_groups"
-                              " WHERE channel = '" +
-                              channel + "'");
+    return test_store_->Query(
+        "SELECT coalesce(CAST(episode AS TEXT), 'NULL') FROM outbox_groups"
+        " WHERE channel = '" +
+        channel + "'");
   }
 };
 
@@ -175,10 +176,10 @@ TEST_P(CallbackStoreTest, AGroupMessagedBeforeEpisodesKeepsItsOldKeyUntilItsAler
 
 TEST_P(CallbackStoreTest, AMessagesOpenMembersAreTheGenerationsItCarriedThatAreStillOpen) {
   const core::WallTime t0 = OutboxEpoch();
-  PutIncident("a", 2, true, t0);    // reopened since the message carried generation 1
-  PutIncident("b", 1, true, t0);    // still open
-  PutIncident("c", 1, false, t0);   // resolved since
-  PutIncident("d", 1, true, t0);    // open, in a later message
+  PutIncident("a", 2, true, t0);   // reopened since the message carried generation 1
+  PutIncident("b", 1, true, t0);   // still open
+  PutIncident("c", 1, false, t0);  // resolved since
+  PutIncident("d", 1, true, t0);   // open, in a later message
   Join("a", 1, 1, TransitionKind::kOpen, t0);
   Join("b", 1, 1, TransitionKind::kOpen, t0);
   Join("c", 1, 1, TransitionKind::kOpen, t0);

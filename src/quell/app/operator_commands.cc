@@ -35,8 +35,8 @@ core::Result<core::Incident> LoadOne(core::StoreTransaction& tx, std::string_vie
 // Writes an ack of `incident` (Acknowledge applied, loaded in `tx` at `expected`). The ack
 // stops the climb: escalation tiers not yet paged never are (in this transaction, so no tier
 // can slip out between the ack and the cancel).
-core::Status WriteAck(core::StoreTransaction& tx, const core::Incident& incident,
-                      uint64_t expected, core::WallTime now) {
+core::Status WriteAck(core::StoreTransaction& tx, const core::Incident& incident, uint64_t expected,
+                      core::WallTime now) {
   const core::IncidentWrite writes[] = {{incident, expected}};
   if (auto status = tx.PutIncidents(writes); !status) return status;
   const std::pair<std::string, uint64_t> generation_of[] = {{incident.key, incident.generation}};
@@ -176,8 +176,8 @@ core::Status OperatorCommands::ResolveOnce(std::string_view key, std::string_vie
   if (incident->generation != (*snapshot)->generation) {
     return core::MakeError(core::ErrorCode::kConflict, "incident reopened meanwhile");
   }
-  if (auto status = WriteResolve(tx, *incident, incident->version, by, now, options, *channels,
-                                 result);
+  if (auto status =
+          WriteResolve(tx, *incident, incident->version, by, now, options, *channels, result);
       !status) {
     return status;
   }
@@ -274,8 +274,7 @@ core::Result<CallbackOutcome> OperatorCommands::ApplyCallback(const CallbackActi
 
 core::Status OperatorCommands::ApplyCallbackOnce(
     const CallbackAction& action, core::WallTime now,
-    const std::map<std::string, std::vector<core::ChannelUse>>& routes,
-    CallbackOutcome& outcome) {
+    const std::map<std::string, std::vector<core::ChannelUse>>& routes, CallbackOutcome& outcome) {
   auto begun = incidents_.Begin();
   if (!begun) return begun.error();
   core::StoreTransaction& tx = **begun;

@@ -111,7 +111,7 @@ class OperatorCommands {
   // carried at or before `carried_by`), by key. A legacy group key names the members of every
   // channel's group of that key.
   core::Result<std::vector<core::IncidentGeneration>> CallbackTargets(const core::CallbackKey& key,
-                                                                     core::WallTime carried_by);
+                                                                      core::WallTime carried_by);
 
   // In one transaction: remembers the provider's event (when it was already, changes nothing
   // and says so), then acks or resolves, as Ack and Resolve do, each target open at its
@@ -141,9 +141,8 @@ class OperatorCommands {
                            const ResolveOptions& options, ResolveResult& result);
   core::Status ResolveUpstream(std::string_view key, ResolveResult& result);
   // Writes a manual resolve of `incident` (loaded in `tx` at `expected`) to `channels`.
-  core::Status WriteResolve(core::StoreTransaction& tx, core::Incident& incident,
-                            uint64_t expected, std::string_view by, core::WallTime now,
-                            const ResolveOptions& options,
+  core::Status WriteResolve(core::StoreTransaction& tx, core::Incident& incident, uint64_t expected,
+                            std::string_view by, core::WallTime now, const ResolveOptions& options,
                             const std::vector<core::ChannelUse>& channels, ResolveResult& result);
   core::Status ApplyCallbackOnce(const CallbackAction& action, core::WallTime now,
                                  const std::map<std::string, std::vector<core::ChannelUse>>& routes,

@@ -405,9 +405,8 @@ TEST(GroupChannelsTest, PagerDutyKeysEachEpisodeOfAGroupApart) {
     row.payload.insert(row.payload.find(at), R"("episode":)" + std::to_string(episode) + ",");
     return row;
   };
-  const json open =
-      json::parse((*channel)->Encode(Rendered(in_episode(GroupRow(2, 2), 4), "pagerduty"), kNow)
-                      ->body);
+  const json open = json::parse(
+      (*channel)->Encode(Rendered(in_episode(GroupRow(2, 2), 4), "pagerduty"), kNow)->body);
   EXPECT_EQ(open["dedup_key"], "{group:ops:4}:condition=model-answer");
   EXPECT_EQ(open["payload"]["custom_details"]["episode"], 4);
   core::OutboxRow last = in_episode(GroupRow(2, 0), 4);

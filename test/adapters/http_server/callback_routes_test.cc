@@ -67,7 +67,8 @@ std::string SlackBody(const std::string& value, const std::string& response_url,
       message_ts +
       R"(","channel_id":"C0CA5","is_ephemeral":false},)"
       R"("trigger_id":")" +
-      trigger_id + R"(","team":{"id":"T0CAG","domain":"acme-creamery"},)"
+      trigger_id +
+      R"(","team":{"id":"T0CAG","domain":"acme-creamery"},)"
       R"("enterprise":null,"is_enterprise_install":false,"state":{"values":{}},)"
       R"("response_url":")" +
       response_url +
@@ -240,8 +241,8 @@ class AckLinkRoutesTest : public ::testing::Test {
 
   // The group's next message on `channel`, due now, as the dispatcher hands it to the channel.
   core::Delivery GroupMessage(const std::string& channel, core::Duration interval = hours(0)) {
-    auto row = store_->AssembleGroup(channel, "condition=errs", std::chrono::seconds(30),
-                                     interval, clock_.now);
+    auto row = store_->AssembleGroup(channel, "condition=errs", std::chrono::seconds(30), interval,
+                                     clock_.now);
     EXPECT_TRUE(row.ok() && row->has_value()) << "no group message was due";
     core::Delivery delivery;
     if (!row.ok() || !row->has_value()) return delivery;
@@ -279,8 +280,7 @@ class AckLinkRoutesTest : public ::testing::Test {
 
   // A PagerDuty event that occurred now, with an id of its own.
   std::string PagerDutyEventNow(const std::string& event_type, const std::string& incident_key) {
-    return PagerDutyBody(event_type, incident_key, "evt-" + std::to_string(++events_),
-                         clock_.now);
+    return PagerDutyBody(event_type, incident_key, "evt-" + std::to_string(++events_), clock_.now);
   }
 
   // A Slack click with a trigger id of its own, on a message posted at `posted`.
@@ -484,7 +484,8 @@ TEST_F(PagerDutyWebhookTest, AnAckInPagerDutyAcksTheIncidentItsDedupKeyNames) {
 
 TEST_F(PagerDutyWebhookTest, AResolveInPagerDutyResolvesTheIncident) {
   Observe("acme:db", true);
-  auto answer = PostPagerDuty(PagerDutyEventNow("incident.resolved", "acme:db:1"), kPagerDutySecret);
+  auto answer =
+      PostPagerDuty(PagerDutyEventNow("incident.resolved", "acme:db:1"), kPagerDutySecret);
   ASSERT_TRUE(answer);
   EXPECT_EQ(answer->status, 200) << answer->body;
   EXPECT_EQ(Load("acme:db").status, core::IncidentStatus::kResolved);

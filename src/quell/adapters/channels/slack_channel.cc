@@ -92,10 +92,10 @@ json BlocksOf(const core::Delivery& delivery, bool ack_button) {
   json blocks = Blocks(delivery.message);
   // What the click acks: the message's incident generation, or exactly the members (and
   // generations) this group message carried, by its row (core/delivery/callback_key.h).
-  const std::string value = core::IsGroupKey(delivery.row.key)
-                                ? delivery.row.idempotency_key
-                                : core::IncidentCallbackKey(delivery.row.key,
-                                                            delivery.row.generation);
+  const std::string value =
+      core::IsGroupKey(delivery.row.key)
+          ? delivery.row.idempotency_key
+          : core::IncidentCallbackKey(delivery.row.key, delivery.row.generation);
   if (!ack_button || delivery.row.transition == core::TransitionKind::kResolve ||
       blocks.size() >= kMaxBlocks || value.size() > kMaxButtonValueBytes) {
     return blocks;

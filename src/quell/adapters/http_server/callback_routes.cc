@@ -186,8 +186,8 @@ app::OpsResponse PagerDutyEvent(app::OperatorCommands& commands, core::WallTime 
              {"dedup_key", dedup_key},
              {"event_id", id},
              {"status", "stale"},
-             {"error", "occurred at " + core::FormatRfc3339(*occurred_at) +
-                           ", past PagerDuty's retries"}});
+             {"error",
+              "occurred at " + core::FormatRfc3339(*occurred_at) + ", past PagerDuty's retries"}});
     return Json(200, {{"ignored", "stale"}});
   }
   const std::string agent = StringAt(event->value("agent", nlohmann::json()), "summary");
@@ -214,8 +214,8 @@ app::OpsResponse PagerDutyEvent(app::OperatorCommands& commands, core::WallTime 
              {"error", done.error().message}});
     return JsonError(StatusOf(done.error().code), "unavailable", done.error().message);
   }
-  const char* status = done->duplicate      ? "duplicate"
-                       : done->keys.empty() ? "unknown"
+  const char* status = done->duplicate                    ? "duplicate"
+                       : done->keys.empty()               ? "unknown"
                        : action == app::PagerAction::kAck ? "acked"
                                                           : "resolved";
   log.Log(core::LogLevel::kInfo, "http.pagerduty",

@@ -148,8 +148,7 @@ core::Result<std::vector<core::ChannelUse>> PgIncidentStore::GenerationChannels(
 
 namespace {
 
-core::Result<std::vector<core::IncidentGeneration>> ReadGenerations(
-    core::Result<PgResult> result) {
+core::Result<std::vector<core::IncidentGeneration>> ReadGenerations(core::Result<PgResult> result) {
   if (!result) return result.error();
   const int rows = PQntuples(result->get());
   std::vector<core::IncidentGeneration> out;
@@ -189,11 +188,12 @@ core::Result<std::vector<core::IncidentGeneration>> PgIncidentStore::OpenMembers
       std::string(kOpenMemberSql) +
       "($1 = '' OR m.channel = $1) AND m.group_key = $2 AND m.updated_at <= $3 AND ($4 = '' OR"
       " EXISTS (SELECT 1 FROM outbox_groups g WHERE g.channel = $1 AND g.group_key = $2 AND"
-      " g.episode = NULLIF($4, '')::bigint))" + kOpenMemberOrderSql;
+      " g.episode = NULLIF($4, '')::bigint))" +
+      kOpenMemberOrderSql;
   return ReadGenerations(connection_->Run(
-      sql, {std::string(channel), std::string(group_key),
-            std::to_string(store::ToMicros(carried_by)),
-            episode ? std::to_string(*episode) : std::string()}));
+      sql,
+      {std::string(channel), std::string(group_key), std::to_string(store::ToMicros(carried_by)),
+       episode ? std::to_string(*episode) : std::string()}));
 }
 
 core::Result<std::vector<core::LoggedDecision>> PgIncidentStore::RecentDecisions(

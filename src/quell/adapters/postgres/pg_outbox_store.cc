@@ -419,9 +419,9 @@ core::Result<std::optional<core::OutboxRow>> PgIncidentStore::AssembleGroup(
       " UPDATE SET last_sequence = excluded.last_sequence,"
       " last_message_at = excluded.last_message_at, episode = excluded.episode";
   const core::StoredEpisode after = core::GroupEpisodeAfter(episode, open_after);
-  if (auto up = c.Run(upsert_sql, {ch, gk, std::to_string(sequence),
-                                   std::to_string(store::ToMicros(due)),
-                                   after ? std::to_string(*after) : std::string()});
+  if (auto up =
+          c.Run(upsert_sql, {ch, gk, std::to_string(sequence), std::to_string(store::ToMicros(due)),
+                             after ? std::to_string(*after) : std::string()});
       !up) {
     return fail(up.error());
   }

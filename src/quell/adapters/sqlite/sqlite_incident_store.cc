@@ -425,8 +425,7 @@ class SqliteTransaction : public core::StoreTransaction {
   }
 
   core::Result<bool> RememberCallbackEvent(std::string_view provider, std::string_view id,
-                                           core::WallTime now,
-                                           core::WallTime expires_at) override {
+                                           core::WallTime now, core::WallTime expires_at) override {
     s_.prune_callbacks.BindInt(1, store::ToMicros(now));
     if (auto status = s_.prune_callbacks.Run(); !status) return status.error();
     Stmt& s = s_.remember_callback;

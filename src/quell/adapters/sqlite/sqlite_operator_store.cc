@@ -215,8 +215,8 @@ core::Result<std::vector<core::IncidentGeneration>> SqliteIncidentStore::OpenMem
     std::string_view group_row) {
   Stmt s;
   if (auto status = s.Prepare(db_,
-                              std::string(kOpenMemberSql) + "outbox_members" +
-                                  kOpenMemberJoinSql + "m.group_row = ?1 ORDER BY m.key",
+                              std::string(kOpenMemberSql) + "outbox_members" + kOpenMemberJoinSql +
+                                  "m.group_row = ?1 ORDER BY m.key",
                               path_);
       !status) {
     return status.error();

@@ -206,12 +206,12 @@ namespace {
 // messaged before this step, whose alert keeps its old key until it ends. callback_events
 // remembers each provider's event ids until the provider stops retrying them, so a duplicate
 // delivery changes nothing; rows are deleted once expired, by the next callback.
-#define QUELL_SCHEMA_V15(KEYED_TABLE)                                                       \
-  "ALTER TABLE outbox_groups ADD COLUMN episode BIGINT;"                                    \
-  "CREATE TABLE callback_events ("                                                          \
-  " provider TEXT NOT NULL, event_id TEXT NOT NULL, expires_at BIGINT NOT NULL,"            \
-  " PRIMARY KEY (provider, event_id))" KEYED_TABLE                                          \
-  ";"                                                                                       \
+#define QUELL_SCHEMA_V15(KEYED_TABLE)                                            \
+  "ALTER TABLE outbox_groups ADD COLUMN episode BIGINT;"                         \
+  "CREATE TABLE callback_events ("                                               \
+  " provider TEXT NOT NULL, event_id TEXT NOT NULL, expires_at BIGINT NOT NULL," \
+  " PRIMARY KEY (provider, event_id))" KEYED_TABLE                               \
+  ";"                                                                            \
   "CREATE INDEX callback_events_expiry ON callback_events (expires_at);"
 
 constexpr std::array<Migration, 15> kMigrations = {{

@@ -62,8 +62,8 @@ std::string IncidentCallbackKey(std::string_view key, uint64_t generation) {
 
 std::string GroupAlertCallbackKey(std::string_view channel, std::string_view group_key,
                                   uint64_t episode) {
-  return std::string(kAlertPrefix) + UrlEncode(channel) + ":" + std::to_string(episode) + "}:" +
-         std::string(group_key);
+  return std::string(kAlertPrefix) + UrlEncode(channel) + ":" + std::to_string(episode) +
+         "}:" + std::string(group_key);
 }
 
 std::optional<CallbackKey> ParseCallbackKey(std::string_view text) {
