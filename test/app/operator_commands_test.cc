@@ -4,6 +4,7 @@
 
 #include <array>
 #include <chrono>
+#include <memory>
 
 #include "fake_incident_store.h"
 #include "fake_operator_store.h"
@@ -135,14 +136,17 @@ TEST_F(OperatorCommandsTest, AckStoresWhoAndWhenAndKeepsTheFirstAck) {
 }
 
 TEST_F(OperatorCommandsTest, SilencesAreValidatedAndListedWhileActive) {
-  auto bad = ops_.AddSilence("acme:*", minutes(0), "maint", "alice", At(0));
+  auto bad =
+      ops_.AddSilence(core::SilenceMatch::kGlob, "acme:*", minutes(0), "maint", "alice", At(0));
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().code, core::ErrorCode::kInvalidArgument);
-  auto no_reason = ops_.AddSilence("acme:*", hours(1), "", "alice", At(0));
+  auto no_reason =
+      ops_.AddSilence(core::SilenceMatch::kGlob, "acme:*", hours(1), "", "alice", At(0));
   EXPECT_FALSE(no_reason.ok());
   EXPECT_TRUE(ops_store_.silences().empty());
 
-  auto added = ops_.AddSilence("acme:*", hours(1), "maint", "alice", At(0));
+  auto added =
+      ops_.AddSilence(core::SilenceMatch::kGlob, "acme:*", hours(1), "maint", "alice", At(0));
   ASSERT_TRUE(added.ok());
   EXPECT_EQ(added->expires_at, At(60));
   EXPECT_EQ(ops_.ListSilences(At(59))->size(), 1u);
@@ -230,7 +234,10 @@ class UpstreamResolveTest : public OperatorCommandsTest {
     AddGroup("acme:db", "grp_old", At(-60));  // failed under the key before this generation
     AddGroup("beta:db", "grp_9", At(2));
     ops_.EnableUpstream(key_groups_, [this](std::string_view condition) {
-      return condition == "db" ? static_cast<core::GroupResolver*>(&resolver_) : nullptr;
+      // Not owned: the fixture outlives every call.
+      return condition == "db"
+                 ? std::shared_ptr<core::GroupResolver>(std::shared_ptr<void>(), &resolver_)
+                 : nullptr;
     });
   }
   void AddGroup(const std::string& key, const std::string& id, core::WallTime at) {

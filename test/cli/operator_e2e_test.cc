@@ -64,7 +64,7 @@ TEST_F(OperatorE2eTest, AckSilenceAndDeadRetryFromTheCommandLine) {
   EXPECT_NE(r.err.find("--for"), std::string::npos) << r.err;
   r = Quell({"silence", "add", "beta:*", "--for", "2h", "--reason", "maintenance", "--by", "bob"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out.rfind("silence 1: beta:* until ", 0), 0u) << r.out;
+  EXPECT_EQ(r.out.rfind("silence 1: keys matching beta:* until ", 0), 0u) << r.out;
   r = Quell({"silence", "list", "--format", "jsonl"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find(R"("pattern":"beta:*")"), std::string::npos) << r.out;
@@ -121,6 +121,48 @@ TEST_F(OperatorE2eTest, AckSilenceAndDeadRetryFromTheCommandLine) {
   r = Quell({"outbox", "dead", "drop", "q1-unknown"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("q1-unknown"), std::string::npos) << r.err;
+}
+
+// A key may hold `*` (a pushed alert labelled `*` has the key `*:*`): --key silences that key
+// alone, where the same text as PATTERN (or --pattern) is a glob over every key.
+TEST_F(OperatorE2eTest, SilenceAddKeySilencesThatKeyOnly) {
+  ProcessResult r =
+      Quell({"apply"}, Obs("2026-12-02T09:00:00Z", "*:*") + Obs("2026-12-02T09:00:00Z", "acme:db") +
+                           Obs("2026-12-02T09:00:00Z", "beta:db"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+
+  // Neither or both of --key and PATTERN: exit 2, nothing stored.
+  r = Quell({"silence", "add", "--for", "1h", "--reason", "noisy"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--key"), std::string::npos) << r.err;
+  r = Quell({"silence", "add", "a*", "--key", "*:*", "--for", "1h", "--reason", "noisy"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  r = Quell({"silence", "list", "--format", "jsonl"});
+  EXPECT_EQ(r.out, "") << r.out;
+
+  r = Quell({"silence", "add", "--key", "*:*", "--for", "1h", "--reason", "noisy"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("silence 1: key *:* until ", 0), 0u) << r.out;
+  r = Quell({"silence", "list", "--format", "jsonl"});
+  EXPECT_NE(r.out.find(R"("match":"exact","key":"*:*")"), std::string::npos) << r.out;
+  r = Quell({"silence", "list"});
+  EXPECT_NE(r.out.find("MATCH"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("exact"), std::string::npos) << r.out;
+
+  r = Quell({"incidents", "resolve", "*:*"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("default silenced"), std::string::npos) << r.out;
+  r = Quell({"incidents", "resolve", "acme:db"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("silenced"), std::string::npos) << r.out;
+
+  // --pattern is PATTERN by name: a glob.
+  r = Quell({"silence", "add", "--pattern", "b*", "--for", "1h", "--reason", "maintenance"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("silence 2: keys matching b* until ", 0), 0u) << r.out;
+  r = Quell({"incidents", "resolve", "beta:db"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("default silenced"), std::string::npos) << r.out;
 }
 
 TEST_F(OperatorE2eTest, ABadStoreUrlIsExitTwo) {

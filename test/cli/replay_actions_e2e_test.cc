@@ -98,6 +98,36 @@ TEST_F(ReplayActionsE2eTest, ASilenceDuringTheOutageSendsNothingItCovers) {
   EXPECT_EQ(lines[1]["at"], "2026-12-01T09:07:00Z");
 }
 
+// Two outages at once, keys "*:model-answer" (tenant `*`) and kKey: "match":"exact" silences
+// the key spelled with `*` alone; without "match" the same key is a glob, as it always was.
+TEST_F(ReplayActionsE2eTest, AnExactSilenceCoversItsKeyOnlyWhereTheGlobCoversAll) {
+  const std::string star = "*:model-answer";
+  auto input = [&](const std::string& match) {
+    std::string in;
+    for (const std::string at : {"2026-12-01T09:00:00Z", "2026-12-01T09:03:00Z"}) {
+      in += Obs(at, "true", star) + Obs(at, "true");
+    }
+    in += Action("2026-12-01T09:04:00Z",
+                 R"("action":"silence","by":"ana","until":"2026-12-01T09:06:30Z",)" + match +
+                     R"("reason":"noisy")",
+                 star);
+    return in + Obs("2026-12-01T09:05:00Z", "true", star) + Obs("2026-12-01T09:05:00Z", "true");
+  };
+  auto renotified = [](const std::vector<json>& lines) {
+    std::vector<std::string> keys;
+    for (const json& line : lines) {
+      if (line["transition"] == "renotify") keys.push_back(line["key"].get<std::string>());
+    }
+    return keys;
+  };
+  const ProcessResult exact = Messages(input(R"("match":"exact",)"));
+  ASSERT_EQ(exact.exit_code, 0) << exact.err;
+  EXPECT_EQ(renotified(Lines(exact.out)), std::vector<std::string>{kKey}) << exact.out;
+  const ProcessResult glob = Messages(input(""));
+  ASSERT_EQ(glob.exit_code, 0) << glob.err;
+  EXPECT_TRUE(renotified(Lines(glob.out)).empty()) << glob.out;
+}
+
 TEST_F(ReplayActionsE2eTest, AResolveByHandSendsTheResolveAtItsTime) {
   // Resolved by hand at 09:01 for 1h: the source still fails at 09:03 and 09:05, and the hold
   // keeps the key resolved, so no renotify and no second open.
@@ -135,6 +165,12 @@ TEST_F(ReplayActionsE2eTest, BadActionLinesNameTheirLine) {
        "stdin:2: missing field \"until\""},
       {Action("2026-12-01T09:01:00Z", R"("action":"ack","by":"ana","for":"1h")"),
        "stdin:2: field \"for\" belongs to resolve only"},
+      {Action("2026-12-01T09:01:00Z", R"("action":"ack","by":"ana","match":"exact")"),
+       "stdin:2: field \"match\" belongs to silence only"},
+      {Action("2026-12-01T09:01:00Z",
+              R"("action":"silence","by":"ana","until":"2026-12-01T10:00:00Z",)"
+              R"("reason":"r","match":"fuzzy")"),
+       "stdin:2: field \"match\" must be exact or glob, not \"fuzzy\""},
       // Well formed, but nothing is open under the key at its time.
       {Action("2026-12-01T09:01:00Z", R"("action":"ack","by":"ana")", "t2:model-answer"),
        "stdin:2: ack of \"t2:model-answer\": "},

@@ -136,7 +136,9 @@ TEST_P(OperatorContractTest, SilencesAreListedByIdAndExpiredOnesLeftOut) {
 }
 
 TEST_P(OperatorContractTest, ASilencedKeyIsDecidedButItsRowsAreSilencedAndNeverClaimed) {
-  ASSERT_TRUE(ops_->AddSilence("acme:*", hours(1), "maintenance", "alice", t0_).ok());
+  ASSERT_TRUE(
+      ops_->AddSilence(core::SilenceMatch::kGlob, "acme:*", hours(1), "maintenance", "alice", t0_)
+          .ok());
   const uint64_t decisions_before = *store_->incidents().CountDecisions();
   const app::ApplySummary silenced = Observe("acme:db", true, t0_);
   const app::ApplySummary live = Observe("beta:db", true, t0_);
@@ -240,7 +242,9 @@ TEST_P(OperatorContractTest, AManualResolveFollowsTheConfiguredRouteAndActiveSil
                                  if (condition != "c") return std::nullopt;
                                  return app::Route{{"pager", "slack"}, false};
                                });
-  ASSERT_TRUE(routed.AddSilence("acme:d*", hours(1), "maintenance", "alice", t0_).ok());
+  ASSERT_TRUE(
+      routed.AddSilence(core::SilenceMatch::kGlob, "acme:d*", hours(1), "maintenance", "alice", t0_)
+          .ok());
   auto resolved = routed.Resolve("acme:db", "alice", t0_ + minutes(1));
   ASSERT_TRUE(resolved.ok()) << resolved.error().message;
   ASSERT_EQ(resolved->outbox.size(), 2u);

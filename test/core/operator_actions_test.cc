@@ -49,6 +49,58 @@ TEST(GlobMatchTest, APathologicalPatternStaysFast) {
   EXPECT_FALSE(GlobMatch(pattern, key));  // would take forever with naive backtracking
 }
 
+// Keys are outsiders' text: a pushed alert labelled `*` has the key `*:*`. An exact silence of
+// such a key silences it alone; the same text as a glob silences every key it matches. Only `*`
+// is special in a glob, so `?` and `[` are literal in both.
+TEST(SilenceTest, AnExactSilenceMatchesItsKeyAloneWhateverTheKeyHolds) {
+  const Silence star{1, "*:*", At(10), "noisy", "alice", At(0), SilenceMatch::kExact};
+  EXPECT_TRUE(Matches(star, "*:*"));
+  for (const char* other : {"acme:db", "*:db", "acme:*", ":", "*:*x", "**:*"}) {
+    EXPECT_FALSE(Matches(star, other)) << other;
+  }
+  const Silence star_glob{2, "*:*", At(10), "noisy", "alice", At(0), SilenceMatch::kGlob};
+  EXPECT_TRUE(Matches(star_glob, "acme:db"));
+  EXPECT_TRUE(Matches(star_glob, "*:*"));
+
+  const Silence question{3, "a?b", At(10), "r", "alice", At(0), SilenceMatch::kExact};
+  EXPECT_TRUE(Matches(question, "a?b"));
+  EXPECT_FALSE(Matches(question, "axb"));
+  const Silence bracket{4, "x[ab]*", At(10), "r", "alice", At(0), SilenceMatch::kExact};
+  EXPECT_TRUE(Matches(bracket, "x[ab]*"));
+  EXPECT_FALSE(Matches(bracket, "xa"));
+  EXPECT_FALSE(Matches(bracket, "x[ab]c"));
+  const Silence bracket_glob{5, "x[ab]*", At(10), "r", "alice", At(0), SilenceMatch::kGlob};
+  EXPECT_TRUE(Matches(bracket_glob, "x[ab]c"));
+  EXPECT_FALSE(Matches(bracket_glob, "xa"));
+
+  const Silence silences[] = {star};
+  EXPECT_TRUE(IsSilenced(silences, "*:*", At(1)));
+  EXPECT_FALSE(IsSilenced(silences, "acme:db", At(1)));
+  EXPECT_FALSE(IsSilenced(silences, "*:*", At(10)));  // expired
+}
+
+TEST(SilenceTest, TheKindHasAStoredName) {
+  EXPECT_EQ(SilenceMatchName(SilenceMatch::kExact), "exact");
+  EXPECT_EQ(SilenceMatchName(SilenceMatch::kGlob), "glob");
+  EXPECT_EQ(ParseSilenceMatch("exact"), SilenceMatch::kExact);
+  EXPECT_EQ(ParseSilenceMatch("glob"), SilenceMatch::kGlob);
+  EXPECT_EQ(ParseSilenceMatch("Exact"), std::nullopt);
+  EXPECT_EQ(Silence{}.match, SilenceMatch::kGlob);  // what a silence was before kinds
+}
+
+TEST(SilenceTest, AnExactKeyMayBeAsLongAsAKeyAndAGlobStaysShort) {
+  Silence s{0, std::string(4096, 'k'), At(10), "r", "alice", At(0), SilenceMatch::kExact};
+  EXPECT_TRUE(ValidateSilence(s, At(0)).ok());
+  s.match = SilenceMatch::kGlob;
+  EXPECT_FALSE(ValidateSilence(s, At(0)).ok());
+  s.pattern = std::string(65 * 1024, 'k');
+  s.match = SilenceMatch::kExact;
+  EXPECT_FALSE(ValidateSilence(s, At(0)).ok());
+  s.pattern = "a\tb";
+  EXPECT_NE(ValidateSilence(s, At(0)).error().message.find("key holds a control"),
+            std::string::npos);
+}
+
 TEST(SilenceTest, OnlyActiveMatchingSilencesSilence) {
   const Silence silences[] = {{1, "acme:*", At(10), "maint", "alice", At(0)},
                               {2, "beta:*", At(5), "old", "bob", At(0)}};

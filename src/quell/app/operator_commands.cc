@@ -122,7 +122,8 @@ core::Status OperatorCommands::ResolveUpstream(std::string_view key, ResolveResu
   if (!*snapshot) return NoIncident(key);
   const core::Incident& incident = **snapshot;
   if (!incident.is_open()) return NotOpen(incident);
-  core::GroupResolver* resolver = upstream_ ? upstream_(incident.condition) : nullptr;
+  const std::shared_ptr<core::GroupResolver> resolver =
+      upstream_ ? upstream_(incident.condition) : nullptr;
   if (resolver == nullptr || key_groups_ == nullptr) {
     return core::MakeError(core::ErrorCode::kRejected,
                            "--upstream: incident \"" + incident.key + "\" comes from condition \"" +
@@ -341,11 +342,13 @@ core::Result<ResolveResult> OperatorCommands::Resolve(std::string_view key, std:
   }
 }
 
-core::Result<core::Silence> OperatorCommands::AddSilence(std::string pattern,
+core::Result<core::Silence> OperatorCommands::AddSilence(core::SilenceMatch match,
+                                                         std::string pattern,
                                                          core::Duration duration,
                                                          std::string reason, std::string by,
                                                          core::WallTime now) {
   core::Silence silence;
+  silence.match = match;
   silence.pattern = std::move(pattern);
   silence.expires_at = now + duration;
   silence.reason = std::move(reason);

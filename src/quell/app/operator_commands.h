@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -33,8 +34,10 @@ struct Route {
 using RouteLookup = std::function<std::optional<Route>(std::string_view condition)>;
 
 // The GroupResolver of `condition`'s source; null when that source cannot resolve upstream (a
-// metric condition) or the condition is not known.
-using UpstreamLookup = std::function<core::GroupResolver*(std::string_view condition)>;
+// metric condition) or the condition is not known. Shared: a reload may replace the resolver
+// while a resolve uses it, and the old one lives until that call is done.
+using UpstreamLookup =
+    std::function<std::shared_ptr<core::GroupResolver>(std::string_view condition)>;
 
 struct ResolveOptions {
   // Bounds the hold (see core::ResolveByHand); without it the hold lasts until seen healthy.
@@ -119,9 +122,11 @@ class OperatorCommands {
   // remembered on an error (the store's codes), so the provider's retry can still apply it.
   core::Result<CallbackOutcome> ApplyCallback(const CallbackAction& action, core::WallTime now);
 
-  // Adds a silence of `pattern` until now + `duration`; returns it with its id.
-  core::Result<core::Silence> AddSilence(std::string pattern, core::Duration duration,
-                                         std::string reason, std::string by, core::WallTime now);
+  // Adds a silence of `pattern` (the key itself when `match` is kExact, a key glob when kGlob)
+  // until now + `duration`; returns it with its id.
+  core::Result<core::Silence> AddSilence(core::SilenceMatch match, std::string pattern,
+                                         core::Duration duration, std::string reason,
+                                         std::string by, core::WallTime now);
   // The silences still active at `now`, by id; expired ones are left out.
   core::Result<std::vector<core::Silence>> ListSilences(core::WallTime now);
   core::Status RemoveSilence(uint64_t id);

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <initializer_list>
+#include <memory>
 #include <utility>
 
 namespace quell::app {
@@ -137,9 +138,47 @@ core::Result<size_t> TimelineLimitFrom(const QueryParams& query) {
   return limit->value_or(kDefaultTimeline);
 }
 
+core::Result<SilencePreviewQuery> SilencePreviewFrom(const QueryParams& query) {
+  if (auto known = OnlyKnown(query, {"pattern", "key", "limit"}); !known) return known.error();
+  const bool glob = query.contains("pattern");
+  if (glob == query.contains("key")) {
+    return Bad("give pattern=GLOB (keys matching a glob) or key=KEY (that key only), one of them");
+  }
+  SilencePreviewQuery preview;
+  preview.match = glob ? core::SilenceMatch::kGlob : core::SilenceMatch::kExact;
+  preview.pattern = Param(query, glob ? "pattern" : "key");
+  if (auto valid = core::ValidateSilencePattern(preview.match, preview.pattern); !valid) {
+    return Bad(std::string(glob ? "pattern: " : "key: ") + valid.error().message);
+  }
+  auto limit = Limit(query);
+  if (!limit) return limit.error();
+  preview.limit = limit->value_or(kDefaultPreview);
+  return preview;
+}
+
 OperatorQueries::OperatorQueries(core::IncidentStore& incidents, core::OperatorStore& operators,
                                  ConditionSeverities severities)
+    : incidents_(incidents),
+      operators_(operators),
+      severities_([fixed = std::make_shared<const ConditionSeverities>(std::move(severities))] {
+        return fixed;
+      }) {}
+
+OperatorQueries::OperatorQueries(
+    core::IncidentStore& incidents, core::OperatorStore& operators,
+    std::function<std::shared_ptr<const ConditionSeverities>()> severities)
     : incidents_(incidents), operators_(operators), severities_(std::move(severities)) {}
+
+std::string OperatorQueries::SeverityOf(core::ListedIncident& listed) const {
+  const std::shared_ptr<const ConditionSeverities> severities = severities_();
+  if (auto configured = severities->find(listed.incident.condition);
+      configured != severities->end()) {
+    return configured->second;
+  }
+  if (!listed.newest_level.empty()) return std::move(listed.newest_level);
+  // Prometheus' and Grafana's alerts state it as a label; their evidence has no level.
+  return std::string(core::FindLabel(listed.incident.labels, "severity").value_or(""));
+}
 
 core::Result<IncidentList> OperatorQueries::ListIncidents(const IncidentFilter& filter) {
   auto page = operators_.ListIncidentPage(filter);
@@ -148,9 +187,7 @@ core::Result<IncidentList> OperatorQueries::ListIncidents(const IncidentFilter& 
   list.total = page->total;
   list.incidents.reserve(page->incidents.size());
   for (core::ListedIncident& listed : page->incidents) {
-    auto configured = severities_.find(listed.incident.condition);
-    std::string severity =
-        configured != severities_.end() ? configured->second : std::move(listed.newest_level);
+    std::string severity = SeverityOf(listed);
     list.incidents.push_back(IncidentListItem{std::move(listed.incident), std::move(severity),
                                               listed.notifications_sent});
   }
@@ -166,12 +203,25 @@ core::Result<IncidentDetail> OperatorQueries::Detail(std::string_view key, size_
   }
   IncidentDetail detail;
   detail.incident = std::move(**found);
+  // The list's own row of it, so the page and the list never disagree on these two.
+  core::IncidentPageQuery one;
+  one.key = std::string(key);
+  one.limit = 1;
+  auto listed = operators_.ListIncidentPage(one);
+  if (!listed) return listed.error();
+  if (!listed->incidents.empty()) {
+    detail.severity = SeverityOf(listed->incidents.front());
+    detail.notifications_sent = listed->incidents.front().notifications_sent;
+  }
   auto decisions = operators_.RecentDecisions(key, history);
   if (!decisions) return decisions.error();
   detail.decisions = std::move(*decisions);
   auto outbox = operators_.RecentOutbox(key, history);
   if (!outbox) return outbox.error();
   detail.outbox = std::move(*outbox);
+  auto groups = operators_.GroupMessagesOf(key, history);
+  if (!groups) return groups.error();
+  detail.group_messages = std::move(*groups);
   return detail;
 }
 
@@ -199,6 +249,23 @@ core::Result<std::vector<core::OutboxRow>> OperatorQueries::ListOutbox(const Out
     if (row.channel == filter.channel) out.push_back(std::move(row));
   }
   return out;
+}
+
+core::Result<SilencePreview> OperatorQueries::PreviewSilence(const SilencePreviewQuery& query) {
+  core::IncidentPageQuery open;
+  open.status = IncidentStatusFilter::kOpen;
+  auto page = operators_.ListIncidentPage(open);
+  if (!page) return page.error();
+  core::Silence silence;
+  silence.match = query.match;
+  silence.pattern = query.pattern;
+  SilencePreview preview;
+  for (core::ListedIncident& listed : page->incidents) {
+    if (!core::Matches(silence, listed.incident.key)) continue;
+    ++preview.matched;
+    if (preview.keys.size() < query.limit) preview.keys.push_back(std::move(listed.incident.key));
+  }
+  return preview;
 }
 
 }  // namespace quell::app

@@ -1,7 +1,9 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -9,6 +11,7 @@
 
 #include "quell/app/incident_timeline.h"
 #include "quell/core/engine/incident.h"
+#include "quell/core/engine/silence.h"
 #include "quell/core/ports/incident_store.h"
 #include "quell/core/ports/operator_store.h"
 #include "quell/core/ports/outbox_row.h"
@@ -24,9 +27,12 @@ using IncidentFilter = core::IncidentPageQuery;
 // One incident of the list with what the page shows beside it.
 struct IncidentListItem {
   core::Incident incident;
-  // The condition's configured severity, else the newest evidence item's level, else "".
+  // The condition's configured severity, else the newest evidence item's level, else the
+  // "severity" label (a pushed alert's), else "".
   std::string severity;
-  uint64_t notifications_sent = 0;  // sent outbox rows of the current generation
+  // Outbox rows of the current generation that went out: sent, or grouped into a group message
+  // that was sent.
+  uint64_t notifications_sent = 0;
 };
 
 struct IncidentList {
@@ -46,10 +52,27 @@ struct OutboxFilter {
 // One incident with its recent history, newest first.
 struct IncidentDetail {
   core::Incident incident;
+  std::string severity;             // as IncidentListItem's
+  uint64_t notifications_sent = 0;  // as IncidentListItem's
   std::vector<core::LoggedDecision> decisions;
-  std::vector<core::OutboxRow> outbox;
+  std::vector<core::OutboxRow> outbox;  // with group_row: the group message that took a row
+  // The group messages that took its grouped rows (OperatorStore::GroupMessagesOf).
+  std::vector<core::OutboxRow> group_messages;
 };
 
+// A silence not yet saved, and what it would select now: the open incidents it matches, so the
+// page shows what a glob silences before the operator saves it.
+struct SilencePreviewQuery {
+  core::SilenceMatch match = core::SilenceMatch::kGlob;
+  std::string pattern;  // the key (kExact) or the glob (kGlob)
+  size_t limit = 0;     // keys listed at most
+};
+struct SilencePreview {
+  uint64_t matched = 0;           // open incidents it matches
+  std::vector<std::string> keys;  // the first `limit` of them, in key order
+};
+
+inline constexpr size_t kDefaultPreview = 20;    // keys a silence preview lists
 inline constexpr size_t kDefaultHistory = 20;    // decisions and outbox rows of a detail
 inline constexpr size_t kMaxLimit = 10000;       // the largest ?limit= a list accepts
 inline constexpr size_t kDefaultTimeline = 500;  // entries per list of a timeline
@@ -62,12 +85,15 @@ inline constexpr size_t kDefaultTimeline = 500;  // entries per list of a timeli
 //   dead rows: channel=NAME, limit=1..kMaxLimit (the status is dead)
 //   detail:    limit=1..kMaxLimit (decisions and outbox rows each; default kDefaultHistory)
 //   timeline:  limit=1..kMaxLimit (entries per list; default kDefaultTimeline)
+//   silence preview: pattern=GLOB or key=KEY (exactly one), limit=1..kMaxLimit (keys listed;
+//              default kDefaultPreview); the text is checked as a silence's would be
 using QueryParams = std::map<std::string, std::string>;
 core::Result<IncidentFilter> IncidentFilterFrom(const QueryParams& query);
 core::Result<OutboxFilter> OutboxFilterFrom(const QueryParams& query);
 core::Result<OutboxFilter> DeadFilterFrom(const QueryParams& query);
 core::Result<size_t> HistoryLimitFrom(const QueryParams& query);
 core::Result<size_t> TimelineLimitFrom(const QueryParams& query);
+core::Result<SilencePreviewQuery> SilencePreviewFrom(const QueryParams& query);
 
 // The operator's reads, for the HTTP handlers. Errors are the store's, and kNotFound naming
 // an unknown key. Not thread-safe (the stores are one per thread).
@@ -75,19 +101,29 @@ class OperatorQueries {
  public:
   OperatorQueries(core::IncidentStore& incidents, core::OperatorStore& operators,
                   ConditionSeverities severities = {});
+  // With the severities read afresh at each list (the running config's, which a reload
+  // replaces); `severities` must be thread-safe and never answer null.
+  OperatorQueries(core::IncidentStore& incidents, core::OperatorStore& operators,
+                  std::function<std::shared_ptr<const ConditionSeverities>()> severities);
 
   // One page of the list, filtered, ordered and windowed by the store.
   core::Result<IncidentList> ListIncidents(const IncidentFilter& filter);
-  // The incident `key` with its newest `history` decision lines and outbox rows.
+  // The incident `key` with its severity and sends as the list has them, and its newest
+  // `history` decision lines, outbox rows and group messages.
   core::Result<IncidentDetail> Detail(std::string_view key, size_t history);
   core::Result<std::vector<core::OutboxRow>> ListOutbox(const OutboxFilter& filter);
   // The incident `key`'s timeline (app/incident_timeline.h), the newest `limit` per list.
   core::Result<IncidentTimeline> Timeline(std::string_view key, size_t limit);
+  // The open incidents the silence `query` describes would match now (core::Matches).
+  core::Result<SilencePreview> PreviewSilence(const SilencePreviewQuery& query);
 
  private:
+  // The severity the list and the detail show of `listed` (IncidentListItem::severity).
+  std::string SeverityOf(core::ListedIncident& listed) const;
+
   core::IncidentStore& incidents_;
   core::OperatorStore& operators_;
-  ConditionSeverities severities_;
+  std::function<std::shared_ptr<const ConditionSeverities>()> severities_;
 };
 
 }  // namespace quell::app

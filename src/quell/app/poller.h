@@ -59,7 +59,9 @@ struct ConditionOutcome {
   uint64_t token = 0;        // the lease's fencing token; 0 when polled unfenced
   bool fenced = false;       // the commit was refused: another instance took the lease over
   bool source_ok = true;     // false: the poll failed or was partial; see source_error
-  std::string source_error;  // why, with the remote's own words
+  // Why, with the remote's own words redacted (core::RedactErrorText): it is logged, kept for
+  // /v1/sources and the page, and posted to the heartbeat.
+  std::string source_error;
   bool applied = false;      // the observations committed
   std::string apply_error;
   uint64_t observations = 0;

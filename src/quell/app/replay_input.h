@@ -4,6 +4,7 @@
 #include <string>
 
 #include "quell/core/engine/observation.h"
+#include "quell/core/engine/silence.h"
 #include "quell/core/result.h"
 #include "quell/core/text/time.h"
 
@@ -15,12 +16,14 @@ struct OperatorAction {
   enum class Kind { kAck, kResolve, kSilence };
   Kind kind = Kind::kAck;
   core::WallTime at;
-  std::string key;  // the incident's key; for a silence, a glob (an exact key is one too)
+  std::string key;  // the incident's key; for a silence, the key or glob `match` says
   std::string by;
   std::optional<core::Duration> hold_for;  // resolve: bounds the hold (ResolveOptions)
   core::WallTime until;                    // silence: when it expires, later than `at`
   std::string reason;                      // silence
   std::string where;                       // where the input held it ("stdin:7"), for errors
+  // silence: the key alone (kExact), or a glob (a silence line without "match")
+  core::SilenceMatch match = core::SilenceMatch::kGlob;
 };
 
 // One record of a replay's input: an observation or, when `is_action`, an operator action.

@@ -61,10 +61,18 @@ OperatorCli::OperatorCli(CLI::App& app, CLI::App& incidents, CLI::App& outbox) {
                      "metric conditions)");
 
   CLI::App* silence = app.add_subcommand(
-      "silence", "Suppress sends for keys matching a pattern (decisions are still recorded)");
+      "silence",
+      "Suppress sends for a key or keys matching a pattern (decisions are still recorded)");
   silence->require_subcommand(1);
-  silence_add_ = Add(*silence, "add", "Silence keys matching PATTERN for a while", "PATTERN",
-                     "A key glob; * matches any run of characters", false);
+  silence_add_ =
+      Add(*silence, "add", "Silence one key (--key) or keys matching PATTERN for a while", nullptr,
+          nullptr, false);
+  // PATTERN keeps its meaning (a glob) for existing scripts; a key taken from an incident goes
+  // in --key, since keys may hold `*` themselves.
+  CLI::Option* pattern = silence_add_->add_option("PATTERN,--pattern", flags_.target,
+                                                  "A key glob; * matches any run of characters");
+  silence_add_->add_option("--key", flags_.key, "Exactly this key (a * in it is just a *)")
+      ->excludes(pattern);
   silence_add_->add_option("--for", flags_.duration, "How long (Go duration: 90m, 2h)")->required();
   silence_add_->add_option("--reason", flags_.reason, "Why, for the record")->required();
   silence_add_->add_option("--by", flags_.by, "Who, for the record")->capture_default_str();
@@ -105,6 +113,11 @@ std::optional<int> OperatorCli::Run(core::Clock& clock, std::FILE* out, std::FIL
   if (parsed == nullptr) return std::nullopt;
 
   // Input is checked before the store is opened, so a typo never touches it.
+  if (parsed == silence_add_ && flags_.target.empty() == flags_.key.empty()) {
+    return Fail(err, name,
+                core::MakeError(core::ErrorCode::kInvalidArgument,
+                                "give --key KEY (that key only) or PATTERN (a key glob)"));
+  }
   std::optional<core::Duration> duration;
   if (parsed == silence_add_ || (parsed == resolve_ && !flags_.duration.empty())) {
     auto d = core::ParseDuration(flags_.duration);
@@ -156,7 +169,10 @@ std::optional<int> OperatorCli::Run(core::Clock& clock, std::FILE* out, std::FIL
     return 0;
   }
   if (parsed == silence_add_) {
-    auto silence = ops.AddSilence(flags_.target, *duration, flags_.reason, flags_.by, now);
+    const bool exact = !flags_.key.empty();
+    auto silence = ops.AddSilence(exact ? core::SilenceMatch::kExact : core::SilenceMatch::kGlob,
+                                  exact ? flags_.key : flags_.target, *duration, flags_.reason,
+                                  flags_.by, now);
     if (!silence) return Fail(err, name, silence.error());
     text_output::PrintSilenceAdded(out, *silence);
     return 0;

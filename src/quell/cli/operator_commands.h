@@ -31,6 +31,7 @@ class OperatorCli {
     std::string format = "table";
     std::string by = "cli";
     std::string target;  // KEY, PATTERN, ID or idempotency key
+    std::string key;     // silence add --key: an exact key instead of PATTERN
     std::string duration;
     std::string reason;
     bool all = false;     // outbox dead retry --all

@@ -210,6 +210,94 @@ TEST_F(OperatorRoutesTest, SilencesAreAddedListedAndRemoved) {
   EXPECT_EQ(Call("DELETE", "/v1/silences/abc", "", true).status, 400);
 }
 
+// A pushed alert labelled `*` has the key `*:*`. Silenced by its key, as the page's "Silence
+// this incident" does, that incident alone is silenced.
+TEST_F(OperatorRoutesTest, AnExactSilenceOfAKeyHoldingAStarSilencesThatIncidentOnly) {
+  Open("*:*");
+  Open("acme:db");
+  app::OpsResponse added =
+      Call("POST", "/v1/silences", R"({"key":"*:*","for":"1h","reason":"noisy alert"})", true);
+  ASSERT_EQ(added.status, 201) << added.body;
+  const json silence = Body(added)["silence"];
+  EXPECT_EQ(silence["match"], "exact");
+  EXPECT_EQ(silence["key"], "*:*");
+  EXPECT_FALSE(silence.contains("pattern")) << silence;
+  EXPECT_EQ(Body(Call("GET", "/v1/silences"))["silences"][0]["match"], "exact");
+
+  app::OpsResponse star = Call("POST", "/v1/incidents/*:*/resolve", "", true);
+  ASSERT_EQ(star.status, 200) << star.body;
+  ASSERT_EQ(Body(star)["outbox"].size(), 1u);
+  EXPECT_EQ(Body(star)["outbox"][0]["status"], "silenced");
+  app::OpsResponse other = Call("POST", "/v1/incidents/acme:db/resolve", "", true);
+  ASSERT_EQ(other.status, 200) << other.body;
+  ASSERT_EQ(Body(other)["outbox"].size(), 1u);
+  EXPECT_EQ(Body(other)["outbox"][0]["status"], "pending");
+  EXPECT_EQ(log_.lines.front().fields.at("key"), "*:*");
+}
+
+// "pattern" keeps what it always meant for API clients: a glob.
+TEST_F(OperatorRoutesTest, ASilenceTakesAKeyOrAPatternAndAPatternIsAGlob) {
+  Open("acme:db");
+  app::OpsResponse added =
+      Call("POST", "/v1/silences",
+           R"({"pattern":"*:*","match":"glob","for":"1h","reason":"everything"})", true);
+  ASSERT_EQ(added.status, 201) << added.body;
+  EXPECT_EQ(Body(added)["silence"]["match"], "glob");
+  EXPECT_EQ(Body(added)["silence"]["pattern"], "*:*");
+  app::OpsResponse resolved = Call("POST", "/v1/incidents/acme:db/resolve", "", true);
+  ASSERT_EQ(resolved.status, 200) << resolved.body;
+  EXPECT_EQ(Body(resolved)["outbox"][0]["status"], "silenced");
+
+  for (const char* body :
+       {R"({"key":"a","pattern":"a","for":"1h","reason":"r"})", R"({"for":"1h","reason":"r"})",
+        R"({"key":"a","match":"glob","for":"1h","reason":"r"})",
+        R"({"pattern":"a*","match":"exact","for":"1h","reason":"r"})",
+        R"({"key":7,"for":"1h","reason":"r"})", R"({"key":"","for":"1h","reason":"r"})"}) {
+    app::OpsResponse refused = Call("POST", "/v1/silences", body, true);
+    EXPECT_EQ(refused.status, 400) << body << " -> " << refused.body;
+  }
+  const json neither = Body(Call("POST", "/v1/silences", R"({"for":"1h","reason":"r"})", true));
+  EXPECT_NE(neither["error"]["message"].get<std::string>().find("\"key\""), std::string::npos)
+      << neither;
+  EXPECT_EQ(Body(Call("GET", "/v1/silences"))["silences"].size(), 1u);
+}
+
+TEST_F(OperatorRoutesTest, ThePreviewListsTheOpenIncidentsASilenceWouldMatchAndSavesNothing) {
+  for (const char* key : {"acme:web", "acme:db", "beta:db", "*:*", "acme:old"}) Open(key);
+  ASSERT_EQ(Call("POST", "/v1/incidents/acme:old/resolve", "", true).status, 200);
+
+  app::OpsResponse acme = Call("GET", "/v1/silences/preview", "", false, {{"pattern", "acme:*"}});
+  ASSERT_EQ(acme.status, 200) << acme.body;
+  EXPECT_EQ(Body(acme)["match"], "glob");
+  EXPECT_EQ(Body(acme)["pattern"], "acme:*");
+  EXPECT_EQ(Body(acme)["matched"], 2);  // open ones only, in key order
+  EXPECT_EQ(Body(acme)["keys"], (json{"acme:db", "acme:web"}));
+
+  app::OpsResponse all =
+      Call("GET", "/v1/silences/preview", "", false, {{"pattern", "*:*"}, {"limit", "2"}});
+  ASSERT_EQ(all.status, 200) << all.body;
+  EXPECT_EQ(Body(all)["matched"], 4);
+  EXPECT_EQ(Body(all)["keys"], (json{"*:*", "acme:db"}));
+
+  app::OpsResponse one = Call("GET", "/v1/silences/preview", "", false, {{"key", "*:*"}});
+  ASSERT_EQ(one.status, 200) << one.body;
+  EXPECT_EQ(Body(one)["match"], "exact");
+  EXPECT_EQ(Body(one)["matched"], 1);
+  EXPECT_EQ(Body(one)["keys"], (json{"*:*"}));
+
+  const std::vector<std::map<std::string, std::string>> bad = {{},
+                                                               {{"pattern", "a*"}, {"key", "a"}},
+                                                               {{"pattern", ""}},
+                                                               {{"pattern", "a*"}, {"limit", "0"}},
+                                                               {{"pattern", "a*"}, {"q", "x"}}};
+  for (const auto& query : bad) {
+    app::OpsResponse refused = Call("GET", "/v1/silences/preview", "", false, query);
+    EXPECT_EQ(refused.status, 400) << refused.body;
+    EXPECT_EQ(Body(refused)["error"]["code"], "bad_request");
+  }
+  EXPECT_TRUE(Body(Call("GET", "/v1/silences"))["silences"].empty());
+}
+
 TEST_F(OperatorRoutesTest, DeadRowsAreListedRetriedAndDropped) {
   Open("acme:db");
   Open("beta:db");
@@ -303,6 +391,68 @@ TEST_F(OperatorRoutesTest, OneIncidentWithItsDecisionsAndOutboxRows) {
   EXPECT_EQ(newest["decisions"].size(), 1u);
   EXPECT_EQ(newest["outbox"].size(), 1u);
   EXPECT_EQ(Call("GET", "/v1/incidents/acme:db/primary", "", false, {{"limit", "0"}}).status, 400);
+}
+
+// The page and the API showed no severity (the list did), counted 0 sends for a grouped
+// incident and left its rows "grouped" with nothing naming the message that carried them.
+TEST_F(OperatorRoutesTest, OneGroupedIncidentShowsSeverityItsSendsAndItsGroupMessage) {
+  core::GroupPolicy policy;
+  policy.group_by = {"condition"};
+  app::ApplyOptions options;
+  options.channels = {"webhook"};
+  options.grouping.emplace("webhook", policy);
+  app::PollApplier applier(*store_, encoder_, options);
+  core::Observation o;
+  o.key = "acme:disk";
+  o.at = clock_.now;
+  o.health = core::Health::kUnhealthy;
+  o.condition = "prom-alerts";
+  o.labels = {{"severity", "warning"}, {"tenant", "acme"}};
+  o.evidence = R"({"annotations":{"summary":"disk full"},"status":"firing"})";
+  const std::vector<core::Observation> poll = {o};
+  app::VectorObservationStream stream(poll);
+  NullSink sink;
+  ASSERT_TRUE(applier.Apply(stream, "push-1", clock_.now, sink).ok());
+
+  json body = Body(Call("GET", "/v1/incidents/acme:disk"));
+  EXPECT_EQ(body["incident"]["severity"], "warning");  // the alert's label: it has no level
+  EXPECT_EQ(body["incident"]["notifications_sent"], 0);
+  ASSERT_EQ(body["outbox"].size(), 1u);
+  EXPECT_EQ(body["outbox"][0]["status"], "grouped");
+  EXPECT_EQ(body["outbox"][0]["group_row"], nullptr);  // waiting for its group's message
+  EXPECT_EQ(body["group_messages"], json::array());
+
+  clock_.SleepFor(seconds(30));
+  auto group = store_->AssembleGroup("webhook", "condition=prom-alerts", policy.group_wait,
+                                     policy.group_interval, clock_.now);
+  ASSERT_TRUE(group.ok() && group->has_value());
+  const std::string group_row = (*group)->idempotency_key;
+  body = Body(Call("GET", "/v1/incidents/acme:disk"));
+  EXPECT_EQ(body["incident"]["notifications_sent"], 0);  // built, not sent yet
+  EXPECT_EQ(body["outbox"][0]["group_row"], group_row);
+  ASSERT_EQ(body["group_messages"].size(), 1u);
+  EXPECT_EQ(body["group_messages"][0]["status"], "pending");
+  EXPECT_EQ(body["group_messages"][0]["sent_at"], nullptr);
+
+  clock_.SleepFor(seconds(2));
+  ASSERT_TRUE(store_->MarkSent(group_row, "hook-77", clock_.now).ok());
+  body = Body(Call("GET", "/v1/incidents/acme:disk"));
+  EXPECT_EQ(body["incident"]["notifications_sent"], 1);
+  EXPECT_EQ(body["outbox"][0]["status"], "grouped");
+  EXPECT_EQ(body["outbox"][0]["group_row"], group_row);
+  const json& message = body["group_messages"][0];
+  EXPECT_EQ(message["idempotency_key"], group_row);
+  EXPECT_EQ(message["key"], "{group}:condition=prom-alerts");
+  EXPECT_EQ(message["channel"], "webhook");
+  EXPECT_EQ(message["status"], "sent");
+  EXPECT_EQ(message["remote_message_id"], "hook-77");
+  EXPECT_EQ(message["sent_at"], "2026-12-02T09:00:32Z");
+  EXPECT_FALSE(message.contains("payload"));  // every member's snapshot: not here
+  // The list says the same of it.
+  body = Body(Call("GET", "/v1/incidents"));
+  ASSERT_EQ(body["incidents"].size(), 1u);
+  EXPECT_EQ(body["incidents"][0]["severity"], "warning");
+  EXPECT_EQ(body["incidents"][0]["notifications_sent"], 1);
 }
 
 TEST_F(OperatorRoutesTest, TheTimelineShowsEveryPollAndEachSendAttempt) {

@@ -115,7 +115,7 @@ TEST(MessageContentTest, EveryChannelSaysWhatIsFailingWhereAndSinceWhen) {
   EXPECT_NE(email->body.find("Failing:    since 2026-12-02 09:00 UTC, for 14m\n"),
             std::string::npos)
       << email->body;
-  EXPECT_NE(email->body.find("quell silence add 't1/model-answer/TimeoutError' --for 1h"),
+  EXPECT_NE(email->body.find("quell silence add --key 't1/model-answer/TimeoutError' --for 1h"),
             std::string::npos);
   EXPECT_NE(email->body.find("(HTTP: POST https://quell.example.com/v1/incidents/"
                              "t1%2Fmodel-answer%2FTimeoutError/ack)"),

@@ -4,6 +4,7 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -91,6 +92,33 @@ json OutboxList(const std::vector<core::OutboxRow>& rows) {
   return list;
 }
 
+// An incident's rows, each grouped one naming the group message that took it ("group_row",
+// null for a row that was not grouped or waits for its group's next message).
+json DetailOutboxList(const std::vector<core::OutboxRow>& rows) {
+  json list = json::array();
+  for (const core::OutboxRow& row : rows) {
+    json item = json::parse(OutboxJson(row));
+    item["group_row"] = row.group_row.empty() ? json(nullptr) : json(row.group_row);
+    list.push_back(std::move(item));
+  }
+  return list;
+}
+
+// The group messages that took an incident's rows, without their payloads, each with
+// "sent_at" (when it was recorded sent; null until then).
+json GroupMessageList(const std::vector<core::OutboxRow>& rows) {
+  json list = json::array();
+  for (const core::OutboxRow& row : rows) {
+    json item = json::parse(OutboxJson(row));
+    item.erase("payload");
+    item["sent_at"] = row.status == core::OutboxStatus::kSent
+                          ? json(core::FormatRfc3339(row.updated_at))
+                          : json(nullptr);
+    list.push_back(std::move(item));
+  }
+  return list;
+}
+
 // A string member of `body`; `fallback` when absent. kInvalidArgument when not a string.
 core::Result<std::string> StringField(const json& body, const char* name,
                                       std::optional<std::string> fallback) {
@@ -130,14 +158,41 @@ app::OpsHandler Serialised(std::shared_ptr<std::mutex> lock,
 }
 
 // What a write addressed, for its log line: the route's capture, or for a new silence the
-// pattern in its body (empty when the body has none).
+// key or pattern in its body (empty when the body has neither).
 std::string WriteKey(const app::OpsRequest& request) {
   if (!request.captures.empty()) return request.captures.front();
   json body = json::parse(request.body, nullptr, false);
-  if (body.is_object() && body.contains("pattern") && body["pattern"].is_string()) {
-    return body["pattern"].get<std::string>();
+  if (!body.is_object()) return "";
+  for (const char* name : {"key", "pattern"}) {
+    if (body.contains(name) && body[name].is_string()) return body[name].get<std::string>();
   }
   return "";
+}
+
+// What a new silence selects: "key" is that key only (what the page's "Silence this incident"
+// sends, since keys may hold `*`), "pattern" a key glob (what the field always meant). Exactly
+// one of them; "match", when given (a listed silence posted back), must agree.
+core::Result<std::pair<core::SilenceMatch, std::string>> SilenceTarget(const json& body) {
+  const bool exact = body.contains("key");
+  if (exact == body.contains("pattern")) {
+    return core::MakeError(core::ErrorCode::kInvalidArgument,
+                           "give \"key\" (that key only) or \"pattern\" (a key glob, * matches "
+                           "any run), one of them");
+  }
+  const core::SilenceMatch match = exact ? core::SilenceMatch::kExact : core::SilenceMatch::kGlob;
+  if (auto it = body.find("match"); it != body.end()) {
+    const auto named = it->is_string() ? core::ParseSilenceMatch(it->get<std::string>())
+                                       : std::optional<core::SilenceMatch>();
+    if (named != match) {
+      return core::MakeError(core::ErrorCode::kInvalidArgument,
+                             std::string("\"match\" must be \"") +
+                                 std::string(core::SilenceMatchName(match)) + "\" with \"" +
+                                 (exact ? "key" : "pattern") + "\"");
+    }
+  }
+  auto text = StringField(body, exact ? "key" : "pattern", std::nullopt);
+  if (!text) return text.error();
+  return std::pair{match, std::move(*text)};
 }
 
 // Logs the write `handler` served: one http.write line with the action, the key, who asked
@@ -226,9 +281,12 @@ std::vector<app::OpsRoute> OperatorRoutes(app::OperatorCommands& commands,
     if (!detail) return ErrorReply(detail.error());
     json decisions = json::array();
     for (const core::LoggedDecision& d : detail->decisions) decisions.push_back(DecisionJson(d));
-    return Reply(200, json{{"incident", json::parse(IncidentJson(detail->incident))},
+    return Reply(200, json{{"incident", json::parse(text_output::ListedIncidentJson(
+                                            detail->incident, detail->severity,
+                                            detail->notifications_sent))},
                            {"decisions", std::move(decisions)},
-                           {"outbox", OutboxList(detail->outbox)}});
+                           {"outbox", DetailOutboxList(detail->outbox)},
+                           {"group_messages", GroupMessageList(detail->group_messages)}});
   });
 
   add("POST", "^/v1/incidents/(.+)/ack$", "ack", [ops, time](const app::OpsRequest& request) {
@@ -280,11 +338,23 @@ std::vector<app::OpsRoute> OperatorRoutes(app::OperatorCommands& commands,
     return Reply(200, json{{"silences", std::move(list)}});
   });
 
+  add("GET", "^/v1/silences/preview$", kRead, [reads](const app::OpsRequest& request) {
+    auto query = app::SilencePreviewFrom(request.query);
+    if (!query) return ErrorReply(query.error());
+    auto preview = reads->PreviewSilence(*query);
+    if (!preview) return ErrorReply(preview.error());
+    const bool exact = query->match == core::SilenceMatch::kExact;
+    return Reply(200, json{{"match", std::string(core::SilenceMatchName(query->match))},
+                           {exact ? "key" : "pattern", query->pattern},
+                           {"matched", preview->matched},
+                           {"keys", preview->keys}});
+  });
+
   add("POST", "^/v1/silences$", "silence.add", [ops, time](const app::OpsRequest& request) {
-    auto body = BodyObject(request, R"({"pattern", "for": "2h", "reason", "by"?})");
+    auto body = BodyObject(request, R"({"key" or "pattern", "for": "2h", "reason", "by"?})");
     if (!body) return ErrorReply(body.error());
-    auto pattern = StringField(*body, "pattern", std::nullopt);
-    if (!pattern) return ErrorReply(pattern.error());
+    auto target = SilenceTarget(*body);
+    if (!target) return ErrorReply(target.error());
     auto for_text = StringField(*body, "for", std::nullopt);
     if (!for_text) return ErrorReply(for_text.error());
     auto duration = core::ParseDuration(*for_text);
@@ -293,7 +363,8 @@ std::vector<app::OpsRoute> OperatorRoutes(app::OperatorCommands& commands,
     if (!reason) return ErrorReply(reason.error());
     auto by = StringField(*body, "by", Actor(request));
     if (!by) return ErrorReply(by.error());
-    auto silence = ops->AddSilence(*pattern, *duration, *reason, *by, time->Now());
+    auto silence = ops->AddSilence(target->first, std::move(target->second), *duration, *reason,
+                                   *by, time->Now());
     if (!silence) return ErrorReply(silence.error());
     return Reply(201, json{{"silence", json::parse(SilenceJson(*silence))}});
   });

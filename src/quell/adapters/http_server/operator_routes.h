@@ -20,8 +20,11 @@ namespace quell::http_server {
 //   POST   /v1/incidents/{key}/resolve       body {"by"?, "for"?: "2h", "upstream"?: true}
 //                                            -> {"incident", "outbox": [...], "upstream_groups"}
 //   GET    /v1/silences                      {"silences": [silence...]} (active ones)
-//   POST   /v1/silences                      body {"pattern", "for": "2h", "reason", "by"?}
-//                                            -> 201 {"silence": ...}
+//   GET    /v1/silences/preview?pattern=GLOB|key=KEY[&limit=N]
+//                                            {"match", "pattern"|"key", "matched", "keys"}
+//                                            (the open incidents it would match now)
+//   POST   /v1/silences                      body {"key" (exact) or "pattern" (glob), "for": "2h",
+//                                            "reason", "by"?} -> 201 {"silence": ...}
 //   DELETE /v1/silences/{id}                 {"removed": id}
 //   GET    /v1/outbox[?status=S&channel=C&limit=N]   {"rows": [outbox row...]}
 //   GET    /v1/outbox/dead[?channel=C&limit=N]       {"rows": [outbox row...]}

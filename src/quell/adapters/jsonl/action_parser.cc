@@ -57,7 +57,7 @@ core::Status ActionParser::Parse(std::string_view record, size_t capacity,
           impl_->parser.parse(record.data(), record.size(), false).get_object().get(object)) {
     return Invalid(std::string("bad JSON: ") + simdjson::error_message(error));
   }
-  std::optional<std::string_view> at_text, key, action, by, hold_for, until, reason;
+  std::optional<std::string_view> at_text, key, action, by, hold_for, until, reason, match;
   for (auto [name, value] : object) {
     std::optional<std::string_view>* slot = nullptr;
     if (name == "at") slot = &at_text;
@@ -67,6 +67,7 @@ core::Status ActionParser::Parse(std::string_view record, size_t capacity,
     if (name == "for") slot = &hold_for;
     if (name == "until") slot = &until;
     if (name == "reason") slot = &reason;
+    if (name == "match") slot = &match;
     if (slot == nullptr) continue;
     if (slot->has_value()) return Invalid("duplicate field \"" + std::string(name) + "\"");
     std::string_view text;
@@ -109,6 +110,7 @@ core::Status ActionParser::Parse(std::string_view record, size_t capacity,
   if (hold_for && !resolve) return Invalid("field \"for\" belongs to resolve only");
   if (until && !silence) return Invalid("field \"until\" belongs to silence only");
   if (reason && !silence) return Invalid("field \"reason\" belongs to silence only");
+  if (match && !silence) return Invalid("field \"match\" belongs to silence only");
   out.hold_for.reset();
   if (hold_for) {
     auto duration = core::ParseDuration(*hold_for);
@@ -117,6 +119,15 @@ core::Status ActionParser::Parse(std::string_view record, size_t capacity,
   }
   out.reason.assign(reason.value_or(""));
   out.until = {};
+  // Without "match" a silence's key is a glob, as it always was in these lines.
+  out.match = core::SilenceMatch::kGlob;
+  if (match) {
+    auto parsed = core::ParseSilenceMatch(*match);
+    if (!parsed) {
+      return Invalid("field \"match\" must be exact or glob, not \"" + std::string(*match) + "\"");
+    }
+    out.match = *parsed;
+  }
   if (silence) {
     if (!until) return Invalid("missing field \"until\" (when the silence ends, RFC 3339)");
     auto parsed = core::ParseRfc3339(*until);

@@ -19,8 +19,10 @@ extern const char kActionNeedsMessages[];
 //   {"at":"...","key":"db:1","action":"ack","by":"ana"}
 //   {"at":"...","key":"db:1","action":"resolve","by":"ana","for":"1h"}
 //   {"at":"...","key":"db:*","action":"silence","by":"ana","until":"...","reason":"deploy"}
-// `at`, `key`, `action` and `by` are required; `for` belongs to resolve only, `until` (required)
-// and `reason` to silence only; other fields are ignored, as for observations. Not thread-safe.
+//   {"at":"...","key":"*:*","action":"silence","match":"exact",...}
+// `at`, `key`, `action` and `by` are required; `for` belongs to resolve only, `until` (required),
+// `reason` and `match` (exact or glob, default glob) to silence only; other fields are ignored,
+// as for observations. Not thread-safe.
 class ActionParser {
  public:
   // `now` and `limits` bound `at` and `key` as ObservationParser bounds them.

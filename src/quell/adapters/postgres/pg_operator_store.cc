@@ -8,6 +8,7 @@
 #include "quell/adapters/postgres/pg_incident_store.h"
 #include "quell/adapters/store_common/incident_codec.h"
 #include "quell/adapters/store_common/outbox_common.h"
+#include "quell/adapters/store_common/silence_codec.h"
 
 namespace quell::postgres {
 namespace {
@@ -46,7 +47,8 @@ core::Error NotDead(Connection& c, std::string_view key) {
 
 core::Result<std::vector<core::Silence>> ReadSilences(Connection& c,
                                                       std::optional<core::WallTime> active_at) {
-  std::string sql = "SELECT id, pattern, expires_at, reason, created_by, created_at FROM silences";
+  std::string sql =
+      "SELECT id, pattern, expires_at, reason, created_by, created_at, match_kind FROM silences";
   std::vector<std::string> params;
   if (active_at) {
     sql += " WHERE expires_at > $1";
@@ -65,6 +67,9 @@ core::Result<std::vector<core::Silence>> ReadSilences(Connection& c,
     silence.reason = TextAt(r, i, 3);
     silence.created_by = TextAt(r, i, 4);
     silence.created_at = store::FromMicros(ParseInt(PQgetvalue(r, i, 5)));
+    auto match = store::SilenceMatchFromColumn(silence.id, TextAt(r, i, 6));
+    if (!match) return match.error();
+    silence.match = *match;
     out.push_back(std::move(silence));
   }
   return out;
@@ -72,10 +77,11 @@ core::Result<std::vector<core::Silence>> ReadSilences(Connection& c,
 
 core::Result<uint64_t> PgIncidentStore::AddSilence(const core::Silence& silence) {
   auto result = connection_->Run(
-      std::string("INSERT INTO silences (pattern, expires_at, reason, created_by, created_at)"
-                  " VALUES ($1, $2, $3, $4, $5) RETURNING id"),
+      std::string("INSERT INTO silences (pattern, expires_at, reason, created_by, created_at,"
+                  " match_kind) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id"),
       {silence.pattern, std::to_string(store::ToMicros(silence.expires_at)), silence.reason,
-       silence.created_by, std::to_string(store::ToMicros(silence.created_at))});
+       silence.created_by, std::to_string(store::ToMicros(silence.created_at)),
+       std::string(core::SilenceMatchName(silence.match))});
   if (!result) return result.error();
   if (PQntuples(result->get()) != 1) {
     return MakeError(ErrorCode::kInternal, "silence insert returned no id");
@@ -221,9 +227,32 @@ core::Result<std::vector<core::LoggedDecision>> PgIncidentStore::RecentDecisions
 core::Result<std::vector<core::OutboxRow>> PgIncidentStore::RecentOutbox(std::string_view key,
                                                                          size_t limit) {
   auto result = connection_->Run(std::string("SELECT ") + kOutboxColumns +
-                                     " FROM outbox WHERE key = $1 ORDER BY generation DESC,"
+                                     ", coalesce(group_key, ''), coalesce(group_row, '') FROM"
+                                     " outbox WHERE key = $1 ORDER BY generation DESC,"
                                      " version DESC, channel COLLATE \"C\" LIMIT $2",
                                  {std::string(key), std::to_string(limit)});
+  if (!result) return result.error();
+  std::vector<core::OutboxRow> out;
+  for (int i = 0; i < PQntuples(result->get()); ++i) {
+    auto row = ReadOutboxRow(result->get(), i);
+    if (!row) return row.error();
+    row->group_key = TextAt(result->get(), i, 16);
+    row->group_row = TextAt(result->get(), i, 17);
+    out.push_back(std::move(*row));
+  }
+  return out;
+}
+
+core::Result<std::vector<core::OutboxRow>> PgIncidentStore::GroupMessagesOf(std::string_view key,
+                                                                            size_t limit) {
+  // kOutboxColumns with an empty payload: a group message's holds every member's snapshot.
+  auto result = connection_->Run(
+      "SELECT idempotency_key, key, generation, version, transition, channel, '', status,"
+      " attempts, next_attempt_at, lease_owner, lease_expires_at, last_error, remote_message_id,"
+      " created_at, updated_at FROM outbox WHERE idempotency_key IN (SELECT group_row FROM"
+      " outbox WHERE key = $1 AND group_row IS NOT NULL) ORDER BY created_at DESC,"
+      " idempotency_key COLLATE \"C\" DESC LIMIT $2",
+      {std::string(key), std::to_string(limit)});
   if (!result) return result.error();
   std::vector<core::OutboxRow> out;
   for (int i = 0; i < PQntuples(result->get()); ++i) {

@@ -8,6 +8,7 @@
 #include "quell/adapters/sqlite/sqlite_statement.h"
 #include "quell/adapters/store_common/incident_page_sql.h"
 #include "quell/adapters/store_common/outbox_common.h"
+#include "quell/adapters/store_common/silence_codec.h"
 
 namespace quell::sqlite {
 namespace {
@@ -33,14 +34,22 @@ constexpr const char* kRetryAllSql =
     QUELL_RETRY_SET " WHERE status = 'dead' AND (?1 IS NULL OR channel = ?1) RETURNING status";
 #undef QUELL_RETRY_SET
 
+// kOutboxColumns with an empty payload: a group message's holds every member's snapshot.
+constexpr const char* kGroupMessagesOfSql =
+    "SELECT idempotency_key, key, generation, version, transition, channel, '', status, attempts,"
+    " next_attempt_at, lease_owner, lease_expires_at, last_error, remote_message_id, created_at,"
+    " updated_at FROM outbox WHERE idempotency_key IN (SELECT group_row FROM outbox WHERE"
+    " key = ?1 AND group_row IS NOT NULL) ORDER BY created_at DESC, idempotency_key DESC"
+    " LIMIT ?2";
+
 }  // namespace
 
 core::Result<std::vector<core::Silence>> ReadSilences(sqlite3* db, const std::string& path,
                                                       std::optional<core::WallTime> active_at) {
   Stmt s;
   const std::string sql = std::string(
-                              "SELECT id, pattern, expires_at, reason, created_by, created_at"
-                              " FROM silences") +
+                              "SELECT id, pattern, expires_at, reason, created_by, created_at,"
+                              " match_kind FROM silences") +
                           (active_at ? " WHERE expires_at > ?" : "") + " ORDER BY id";
   if (auto status = s.Prepare(db, sql, path); !status) return status.error();
   if (active_at) s.BindInt(1, store::ToMicros(*active_at));
@@ -56,6 +65,9 @@ core::Result<std::vector<core::Silence>> ReadSilences(sqlite3* db, const std::st
     silence.reason = s.Text(3);
     silence.created_by = s.Text(4);
     silence.created_at = store::FromMicros(s.Int(5));
+    auto match = store::SilenceMatchFromColumn(silence.id, s.Text(6));
+    if (!match) return match.error();
+    silence.match = *match;
     out.push_back(std::move(silence));
   }
   return out;
@@ -65,7 +77,7 @@ core::Result<uint64_t> SqliteIncidentStore::AddSilence(const core::Silence& sile
   Stmt s;
   if (auto status = s.Prepare(db_,
                               "INSERT INTO silences (pattern, expires_at, reason, created_by,"
-                              " created_at) VALUES (?, ?, ?, ?, ?) RETURNING id",
+                              " created_at, match_kind) VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
                               path_);
       !status) {
     return status.error();
@@ -75,6 +87,7 @@ core::Result<uint64_t> SqliteIncidentStore::AddSilence(const core::Silence& sile
   s.BindText(3, silence.reason);
   s.BindText(4, silence.created_by);
   s.BindInt(5, store::ToMicros(silence.created_at));
+  s.BindText(6, core::SilenceMatchName(silence.match));  // a literal: outlives the step
   auto row = s.Step();
   if (!row) return row.error();
   if (!*row) return MakeError(ErrorCode::kInternal, "silence insert returned no id");
@@ -282,12 +295,33 @@ core::Result<std::vector<core::OutboxRow>> SqliteIncidentStore::RecentOutbox(std
   Stmt s;
   if (auto status = s.Prepare(db_,
                               std::string("SELECT ") + kOutboxColumns +
-                                  " FROM outbox WHERE key = ? ORDER BY generation DESC,"
-                                  " version DESC, channel LIMIT ?",
+                                  ", group_key, group_row FROM outbox WHERE key = ? ORDER BY"
+                                  " generation DESC, version DESC, channel LIMIT ?",
                               path_);
       !status) {
     return status.error();
   }
+  s.BindText(1, key);
+  s.BindUint(2, limit);
+  std::vector<core::OutboxRow> out;
+  for (;;) {
+    auto row = s.Step();
+    if (!row) return row.error();
+    if (!*row) break;
+    auto parsed = ReadOutboxRow(s);
+    if (!parsed) return parsed.error();
+    parsed->group_key = s.Text(16);
+    parsed->group_row = s.Text(17);
+    out.push_back(std::move(*parsed));
+  }
+  return out;
+}
+
+core::Result<std::vector<core::OutboxRow>> SqliteIncidentStore::GroupMessagesOf(
+    std::string_view key, size_t limit) {
+  // The members through the key's unique index, each group message by its primary key.
+  Stmt s;
+  if (auto status = s.Prepare(db_, kGroupMessagesOfSql, path_); !status) return status.error();
   s.BindText(1, key);
   s.BindUint(2, limit);
   std::vector<core::OutboxRow> out;

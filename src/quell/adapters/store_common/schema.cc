@@ -201,12 +201,18 @@ namespace {
   "CREATE INDEX incidents_triage ON incidents (" QUELL_TRIAGE_RANK ", " QUELL_TRIAGE_AT \
   " DESC, key" BYTE_ORDER ");"
 
+// What a silence's text is (core::SilenceMatch): one exact key, or a key glob. Every silence
+// stored before was a glob, and stays one.
+#define QUELL_SCHEMA_V15                                                    \
+  "ALTER TABLE silences ADD COLUMN match_kind TEXT NOT NULL DEFAULT 'glob'" \
+  " CHECK (match_kind IN ('glob', 'exact'));"
+
 // Callbacks bound to what they name (core/delivery/callback_key.h, docs/http.md). episode is
 // a group's current episode on its channel (core::StoredEpisode): NULL for a group last
 // messaged before this step, whose alert keeps its old key until it ends. callback_events
 // remembers each provider's event ids until the provider stops retrying them, so a duplicate
 // delivery changes nothing; rows are deleted once expired, by the next callback.
-#define QUELL_SCHEMA_V15(KEYED_TABLE)                                            \
+#define QUELL_SCHEMA_V16(KEYED_TABLE)                                            \
   "ALTER TABLE outbox_groups ADD COLUMN episode BIGINT;"                         \
   "CREATE TABLE callback_events ("                                               \
   " provider TEXT NOT NULL, event_id TEXT NOT NULL, expires_at BIGINT NOT NULL," \
@@ -214,7 +220,7 @@ namespace {
   ";"                                                                            \
   "CREATE INDEX callback_events_expiry ON callback_events (expires_at);"
 
-constexpr std::array<Migration, 15> kMigrations = {{
+constexpr std::array<Migration, 16> kMigrations = {{
     {1, "incidents, decision log, polls and outbox", QUELL_SCHEMA_V1(" WITHOUT ROWID"),
      QUELL_SCHEMA_V1("")},
     {2, "open-incident index and source marks", QUELL_SCHEMA_V2(" WITHOUT ROWID", ""),
@@ -240,12 +246,13 @@ constexpr std::array<Migration, 15> kMigrations = {{
      QUELL_SCHEMA_V13("", "id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY")},
     {14, "the incident list's triage order", QUELL_SCHEMA_V14(""),
      QUELL_SCHEMA_V14(" COLLATE \"C\"")},
-    {15, "group episodes and remembered callback events", QUELL_SCHEMA_V15(" WITHOUT ROWID"),
-     QUELL_SCHEMA_V15("")},
+    {15, "exact-key silences", QUELL_SCHEMA_V15, QUELL_SCHEMA_V15},
+    {16, "group episodes and remembered callback events", QUELL_SCHEMA_V16(" WITHOUT ROWID"),
+     QUELL_SCHEMA_V16("")},
 }};
 
+#undef QUELL_SCHEMA_V16
 #undef QUELL_SCHEMA_V15
-
 #undef QUELL_SCHEMA_V14
 
 #undef QUELL_SCHEMA_V13

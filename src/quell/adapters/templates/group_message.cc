@@ -114,11 +114,13 @@ std::string NextStep(const GroupView& group, const ViewOptions& options) {
   if (group.open_after == 0) return "none: every member recovered";
   std::string step = "ack each key with `quell incidents ack KEY`";
   const std::string prefix = CommonPrefix(group);
-  if (prefix.size() >= 3 && group.more == 0 && group.listed.size() > 1) {
+  // A prefix holding `*` would glob wider than the group's keys.
+  if (prefix.size() >= 3 && prefix.find('*') == std::string::npos && group.more == 0 &&
+      group.listed.size() > 1) {
     step += ", or silence them all with `quell silence add '" + prefix +
             "*' --for 1h --reason 'on it'`";
   } else {
-    step += ", or silence one with `quell silence add KEY --for 1h --reason 'on it'`";
+    step += ", or silence one with `quell silence add --key KEY --for 1h --reason 'on it'`";
   }
   if (!options.public_url.empty()) {
     step += " (HTTP: POST " + options.public_url + "/v1/incidents/KEY/ack)";

@@ -93,7 +93,9 @@ std::string ListedIncidentJson(const core::Incident& incident, const std::string
 std::string SilenceJson(const core::Silence& silence) {
   std::string out = "{";
   Num(out, "id", silence.id);
-  Str(out, "pattern", silence.pattern);
+  // The text under the name the API takes it by, so a listed silence posts back as it was.
+  Str(out, "match", std::string(core::SilenceMatchName(silence.match)));
+  Str(out, silence.match == core::SilenceMatch::kExact ? "key" : "pattern", silence.pattern);
   Time(out, "expires_at", silence.expires_at);
   Str(out, "reason", silence.reason);
   Str(out, "created_by", silence.created_by);

@@ -41,7 +41,8 @@ void PrintResolved(std::FILE* out, const app::ResolveResult& resolved) {
 }
 
 void PrintSilenceAdded(std::FILE* out, const core::Silence& silence) {
-  std::fprintf(out, "silence %llu: %s until %s\n", static_cast<unsigned long long>(silence.id),
+  std::fprintf(out, "silence %llu: %s %s until %s\n", static_cast<unsigned long long>(silence.id),
+               silence.match == core::SilenceMatch::kExact ? "key" : "keys matching",
                silence.pattern.c_str(), core::FormatRfc3339(silence.expires_at).c_str());
 }
 

@@ -2,6 +2,16 @@
 
 namespace quell::core {
 
+std::string_view SilenceMatchName(SilenceMatch match) {
+  return match == SilenceMatch::kExact ? "exact" : "glob";
+}
+
+std::optional<SilenceMatch> ParseSilenceMatch(std::string_view name) {
+  if (name == "exact") return SilenceMatch::kExact;
+  if (name == "glob") return SilenceMatch::kGlob;
+  return std::nullopt;
+}
+
 bool GlobMatch(std::string_view pattern, std::string_view key) {
   // Greedy matching with one backtrack point: the last `*` seen. Linear in practice and never
   // exponential, whatever the pattern.
@@ -27,23 +37,39 @@ bool GlobMatch(std::string_view pattern, std::string_view key) {
   return p == pattern.size();
 }
 
+bool Matches(const Silence& silence, std::string_view key) {
+  if (silence.match == SilenceMatch::kExact) return silence.pattern == key;
+  return GlobMatch(silence.pattern, key);
+}
+
 bool IsSilenced(std::span<const Silence> silences, std::string_view key, WallTime now) {
   for (const Silence& silence : silences) {
-    if (IsActive(silence, now) && GlobMatch(silence.pattern, key)) return true;
+    if (IsActive(silence, now) && Matches(silence, key)) return true;
   }
   return false;
 }
 
-Status ValidateSilence(const Silence& silence, WallTime now) {
-  if (silence.pattern.empty()) return MakeError(ErrorCode::kInvalidArgument, "empty pattern");
-  if (silence.pattern.size() > 512) {
-    return MakeError(ErrorCode::kInvalidArgument, "pattern longer than 512 bytes");
+Status ValidateSilencePattern(SilenceMatch match, std::string_view pattern) {
+  const bool exact = match == SilenceMatch::kExact;
+  const std::string what = exact ? "key" : "pattern";
+  // A key may be as long as limits.key_bytes allows; a glob is matched against every key of
+  // every poll, so it stays short.
+  const size_t max = exact ? kMaxSilenceKeyBytes : kMaxSilencePatternBytes;
+  if (pattern.empty()) return MakeError(ErrorCode::kInvalidArgument, "empty " + what);
+  if (pattern.size() > max) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     what + " longer than " + std::to_string(max) + " bytes");
   }
-  for (const char c : silence.pattern) {
+  for (const char c : pattern) {
     if (static_cast<unsigned char>(c) < 0x20) {
-      return MakeError(ErrorCode::kInvalidArgument, "pattern holds a control character");
+      return MakeError(ErrorCode::kInvalidArgument, what + " holds a control character");
     }
   }
+  return {};
+}
+
+Status ValidateSilence(const Silence& silence, WallTime now) {
+  if (auto valid = ValidateSilencePattern(silence.match, silence.pattern); !valid) return valid;
   if (silence.reason.empty()) {
     return MakeError(ErrorCode::kInvalidArgument, "a silence needs a reason");
   }
