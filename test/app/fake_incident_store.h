@@ -30,6 +30,8 @@ class FakeIncidentStore : public core::IncidentStore {
     std::map<std::string, uint64_t> budget_seen;  // "tenant|channel|window micros"
     std::vector<core::Silence> silences;
     std::map<std::pair<std::string, std::string>, core::KeyGroupRow> key_groups;
+    // Remembered callback events: (provider, id) -> expires_at.
+    std::map<std::pair<std::string, std::string>, core::WallTime> callback_events;
   };
 
   // The next `n` PutIncidents calls fail with `code`; `before_failure` runs first, e.g. to play
@@ -293,6 +295,13 @@ class FakeIncidentStore : public core::IncidentStore {
         if (core::IsActive(s, now)) out.push_back(s);
       }
       return out;
+    }
+    core::Result<bool> RememberCallbackEvent(std::string_view provider, std::string_view id,
+                                             core::WallTime now,
+                                             core::WallTime expires_at) override {
+      std::erase_if(work_.callback_events, [&](const auto& e) { return e.second <= now; });
+      return work_.callback_events.try_emplace({std::string(provider), std::string(id)}, expires_at)
+          .second;
     }
     core::Status FencePoll(std::string_view lease, uint64_t token, core::WallTime at) override {
       store_.fence_calls_.push_back({std::string(lease), token, marks_written_});

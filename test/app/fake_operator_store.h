@@ -79,6 +79,16 @@ class FakeOperatorStore : public core::OperatorStore {
     if (it == uses.end()) return std::vector<core::ChannelUse>{};
     return it->second;
   }
+  core::Result<std::vector<core::IncidentGeneration>> OpenMembersOfMessage(
+      std::string_view) override {
+    return std::vector<core::IncidentGeneration>{};
+  }
+  core::Result<std::vector<core::IncidentGeneration>> OpenMembersOfGroup(std::string_view,
+                                                                         std::string_view,
+                                                                         std::optional<uint64_t>,
+                                                                         core::WallTime) override {
+    return std::vector<core::IncidentGeneration>{};
+  }
   core::Result<std::vector<core::LoggedDecision>> RecentDecisions(std::string_view,
                                                                   size_t) override {
     return std::vector<core::LoggedDecision>{};

@@ -105,5 +105,35 @@ TEST(GroupingTest, ThePayloadListsEveryMemberWithCounts) {
             R"("members":[{"key":"a"},{"key":"b"},{"key":"c"}]}})");
 }
 
+TEST(GroupingTest, AnEpisodeRunsFromTheMessageThatLeavesMembersOpenToTheOneThatLeavesNone) {
+  // A new group begins episode 1 with its first message.
+  uint64_t episode = GroupEpisodeOf(/*had_state=*/false, std::nullopt, 1);
+  EXPECT_EQ(episode, 1u);
+  StoredEpisode kept = GroupEpisodeAfter(episode, /*open_after=*/2);
+  EXPECT_EQ(kept, StoredEpisode(1));
+  // Later messages keep it while members stay open ...
+  EXPECT_EQ(GroupEpisodeOf(true, kept, 2), 1u);
+  kept = GroupEpisodeAfter(1, 0);  // ... until one leaves none open.
+  EXPECT_EQ(kept, StoredEpisode(0));
+  // The next message begins a new episode, numbered by its own sequence.
+  EXPECT_EQ(GroupEpisodeOf(true, kept, 3), 3u);
+}
+
+TEST(GroupingTest, AGroupMessagedBeforeEpisodesKeepsItsKeyUntilItsAlertEnds) {
+  // NULL kept: the alert open since before keeps its old key (episode 0) ...
+  EXPECT_EQ(GroupEpisodeOf(true, std::nullopt, 8), 0u);
+  EXPECT_EQ(GroupEpisodeAfter(0, 1), std::nullopt);
+  // ... until a message leaves nothing open; the next one begins episodes.
+  EXPECT_EQ(GroupEpisodeAfter(0, 0), StoredEpisode(0));
+  EXPECT_EQ(GroupEpisodeOf(true, StoredEpisode(0), 9), 9u);
+}
+
+TEST(GroupingTest, TheStoredPayloadNamesTheEpisode) {
+  const OutboxRow group =
+      MakeGroupRow("ops", "tenant=t1", 4, TransitionKind::kOpen, 1, At("2026-12-02T09:00:00Z"), 3);
+  EXPECT_NE(group.payload.find(R"("open_after":1,"episode":3}})"), std::string::npos)
+      << group.payload;
+}
+
 }  // namespace
 }  // namespace quell::core

@@ -1,5 +1,6 @@
 #include "quell/app/operator_commands.h"
 
+#include <algorithm>
 #include <memory>
 #include <utility>
 
@@ -29,6 +30,19 @@ core::Result<core::Incident> LoadOne(core::StoreTransaction& tx, std::string_vie
   if (auto status = tx.LoadIncidents(keys, loaded); !status) return status.error();
   if (loaded.empty()) return NoIncident(key);
   return std::move(loaded.front());
+}
+
+// Writes an ack of `incident` (Acknowledge applied, loaded in `tx` at `expected`). The ack
+// stops the climb: escalation tiers not yet paged never are (in this transaction, so no tier
+// can slip out between the ack and the cancel).
+core::Status WriteAck(core::StoreTransaction& tx, const core::Incident& incident, uint64_t expected,
+                      core::WallTime now) {
+  const core::IncidentWrite writes[] = {{incident, expected}};
+  if (auto status = tx.PutIncidents(writes); !status) return status;
+  const std::pair<std::string, uint64_t> generation_of[] = {{incident.key, incident.generation}};
+  auto cancelled = tx.CancelTierOpens(generation_of, now);
+  if (!cancelled) return cancelled.error();
+  return {};
 }
 
 }  // namespace
@@ -79,16 +93,7 @@ core::Result<core::Incident> OperatorCommands::Ack(std::string_view key, std::st
       case core::AckOutcome::kAcked:
         break;
     }
-    const core::IncidentWrite writes[] = {{*incident, expected}};
-    core::Status status = tx.PutIncidents(writes);
-    if (status) {
-      // The ack stops the climb: escalation tiers not yet paged never are (in this
-      // transaction, so no tier can slip out between the ack and the cancel).
-      const std::pair<std::string, uint64_t> generation_of[] = {
-          {incident->key, incident->generation}};
-      auto cancelled = tx.CancelTierOpens(generation_of, now);
-      if (!cancelled) status = cancelled.error();
-    }
+    core::Status status = WriteAck(tx, *incident, expected, now);
     if (status) status = tx.Commit();
     if (status) return std::move(*incident);
     if (status.error().code != core::ErrorCode::kConflict || attempt >= kMaxAttempts) {
@@ -172,31 +177,45 @@ core::Status OperatorCommands::ResolveOnce(std::string_view key, std::string_vie
   if (incident->generation != (*snapshot)->generation) {
     return core::MakeError(core::ErrorCode::kConflict, "incident reopened meanwhile");
   }
-  const uint64_t expected = incident->version;
-  const core::Decision decision = core::ResolveByHand(*incident, now, options.hold_for);
-  if (!decision.changed) return NotOpen(*incident);
+  if (auto status =
+          WriteResolve(tx, *incident, incident->version, by, now, options, *channels, result);
+      !status) {
+    return status;
+  }
+  if (auto status = tx.Commit(); !status) return status;
+  result.incident = std::move(*incident);
+  return {};
+}
+
+core::Status OperatorCommands::WriteResolve(core::StoreTransaction& tx, core::Incident& incident,
+                                            uint64_t expected, std::string_view by,
+                                            core::WallTime now, const ResolveOptions& options,
+                                            const std::vector<core::ChannelUse>& channels,
+                                            ResolveResult& result) {
+  const core::Decision decision = core::ResolveByHand(incident, now, options.hold_for);
+  if (!decision.changed) return NotOpen(incident);
   auto silences = tx.LoadActiveSilences(now);
   if (!silences) return silences.error();
 
-  const core::IncidentWrite writes[] = {{*incident, expected}};
+  const core::IncidentWrite writes[] = {{incident, expected}};
   if (auto status = tx.PutIncidents(writes); !status) return status;
   const core::DecisionRecord log[] = {
-      {incident->key, decision.generation, decision.version, now, decision.kind, decision.reason}};
+      {incident.key, decision.generation, decision.version, now, decision.kind, decision.reason}};
   const std::string poll_id = "manual-" + core::FormatRfc3339(now) + "-" + std::string(by);
   if (auto status = tx.AppendDecisions(poll_id, log); !status) return status;
 
   result.outbox.clear();
-  const bool silenced = core::IsSilenced(*silences, incident->key, now);
-  for (const core::ChannelUse& use : *channels) {
+  const bool silenced = core::IsSilenced(*silences, incident.key, now);
+  for (const core::ChannelUse& use : channels) {
     core::OutboxRow row;
-    row.idempotency_key = core::OutboxIdempotencyKey(incident->key, decision.generation,
+    row.idempotency_key = core::OutboxIdempotencyKey(incident.key, decision.generation,
                                                      decision.version, use.channel);
-    row.key = incident->key;
+    row.key = incident.key;
     row.generation = decision.generation;
     row.version = decision.version;
     row.transition = core::TransitionKind::kResolve;
     row.channel = use.channel;
-    encoder_.Encode(*incident, core::TransitionKind::kResolve, row.payload);
+    encoder_.Encode(incident, core::TransitionKind::kResolve, row.payload);
     if (use.shadow_only) {
       row.status = core::OutboxStatus::kShadow;
     } else if (silenced) {
@@ -211,9 +230,96 @@ core::Status OperatorCommands::ResolveOnce(std::string_view key, std::string_vie
   if (auto cancelled = CancelUnwantedFollowUps(tx, result.outbox, now); !cancelled) {
     return cancelled.error();
   }
-  if (auto status = tx.InsertOutbox(result.outbox); !status) return status;
+  return tx.InsertOutbox(result.outbox);
+}
+
+core::Result<std::vector<core::IncidentGeneration>> OperatorCommands::CallbackTargets(
+    const core::CallbackKey& key, core::WallTime carried_by) {
+  switch (key.kind) {
+    case core::CallbackKey::Kind::kIncident:
+      return std::vector<core::IncidentGeneration>{{key.key, key.generation}};
+    case core::CallbackKey::Kind::kGroupMessage:
+      return operators_.OpenMembersOfMessage(key.group_row);
+    case core::CallbackKey::Kind::kGroupAlert:
+      return operators_.OpenMembersOfGroup(key.channel, key.group_key, key.episode, carried_by);
+    case core::CallbackKey::Kind::kLegacyGroup:
+      return operators_.OpenMembersOfGroup("", key.group_key, std::nullopt, carried_by);
+  }
+  return std::vector<core::IncidentGeneration>{};
+}
+
+core::Result<CallbackOutcome> OperatorCommands::ApplyCallback(const CallbackAction& action,
+                                                              core::WallTime now) {
+  // A resolve's channels are read before the transaction, as Resolve reads them; a target
+  // that changed generation meanwhile is not open at its generation in the transaction.
+  std::map<std::string, std::vector<core::ChannelUse>> routes;
+  if (action.resolve) {
+    for (const core::IncidentGeneration& target : action.targets) {
+      auto snapshot = incidents_.FindIncident(target.key);
+      if (!snapshot) return snapshot.error();
+      if (!*snapshot || (*snapshot)->generation != target.generation) continue;
+      auto channels = ResolveChannels(**snapshot);
+      if (!channels) return channels.error();
+      routes[target.key] = std::move(*channels);
+    }
+  }
+  for (int attempt = 1;; ++attempt) {
+    CallbackOutcome outcome;
+    core::Status status = ApplyCallbackOnce(action, now, routes, outcome);
+    if (status) return outcome;
+    if (status.error().code != core::ErrorCode::kConflict || attempt >= kMaxAttempts) {
+      return status.error();
+    }
+  }
+}
+
+core::Status OperatorCommands::ApplyCallbackOnce(
+    const CallbackAction& action, core::WallTime now,
+    const std::map<std::string, std::vector<core::ChannelUse>>& routes, CallbackOutcome& outcome) {
+  auto begun = incidents_.Begin();
+  if (!begun) return begun.error();
+  core::StoreTransaction& tx = **begun;
+  if (!action.event_id.empty()) {
+    auto fresh =
+        tx.RememberCallbackEvent(action.provider, action.event_id, now, action.remember_until);
+    if (!fresh) return fresh.error();
+    if (!*fresh) {
+      outcome.duplicate = true;
+      return {};  // rolled back: the duplicate changes nothing
+    }
+  }
+  for (const core::IncidentGeneration& target : action.targets) {
+    auto incident = LoadOne(tx, target.key);
+    if (!incident) {
+      if (incident.error().code == core::ErrorCode::kNotFound) continue;
+      return incident.error();
+    }
+    if (!incident->is_open() || incident->generation != target.generation ||
+        (incident->opened_at && *incident->opened_at > action.opened_by)) {
+      continue;
+    }
+    const uint64_t expected = incident->version;
+    if (!action.resolve) {
+      // An acked incident keeps its first ack, and counts as acked.
+      const core::AckOutcome acked = core::Acknowledge(*incident, now, action.by);
+      if (acked == core::AckOutcome::kNotOpen) continue;
+      if (acked == core::AckOutcome::kAcked) {
+        if (auto status = WriteAck(tx, *incident, expected, now); !status) return status;
+      }
+    } else {
+      const auto channels = routes.find(target.key);
+      if (channels == routes.end()) continue;
+      ResolveResult written;
+      if (auto status = WriteResolve(tx, *incident, expected, action.by, now, ResolveOptions{},
+                                     channels->second, written);
+          !status) {
+        return status;
+      }
+    }
+    outcome.keys.push_back(target.key);
+  }
   if (auto status = tx.Commit(); !status) return status;
-  result.incident = std::move(*incident);
+  std::sort(outcome.keys.begin(), outcome.keys.end());
   return {};
 }
 

@@ -2,12 +2,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "quell/core/delivery/callback_key.h"
 #include "quell/core/engine/incident.h"
 #include "quell/core/engine/silence.h"
 #include "quell/core/ports/group_resolver.h"
@@ -43,6 +45,27 @@ struct ResolveOptions {
   // Also resolve, at their source, the error groups that failed under the key since this
   // generation opened (every one of them, when several groups share the key).
   bool upstream = false;
+};
+
+// A provider's signed callback on a message quell sent (a pager's ack or resolve, a chat
+// button's click), for OperatorCommands::ApplyCallback.
+struct CallbackAction {
+  // What the message named; each is touched only while it is the incident's open generation.
+  std::vector<core::IncidentGeneration> targets;
+  bool resolve = false;  // else ack
+  std::string by;
+  // A generation opened after this is left alone: the provider acted before it existed.
+  core::WallTime opened_by;
+  // The provider's event, remembered until `remember_until` so that its duplicate changes
+  // nothing; not remembered when `event_id` is empty.
+  std::string provider;
+  std::string event_id;
+  core::WallTime remember_until;
+};
+
+struct CallbackOutcome {
+  bool duplicate = false;         // the event was remembered already: nothing changed
+  std::vector<std::string> keys;  // acked or resolved, in key order
 };
 
 struct ResolveResult {
@@ -86,6 +109,19 @@ class OperatorCommands {
   core::Result<ResolveResult> Resolve(std::string_view key, std::string_view by, core::WallTime now,
                                       const ResolveOptions& options = {});
 
+  // What a callback key (core/delivery/callback_key.h) names, open now: its incident
+  // generation, or the members its group message or group alert carried (an alert's: those
+  // carried at or before `carried_by`), by key. A legacy group key names the members of every
+  // channel's group of that key.
+  core::Result<std::vector<core::IncidentGeneration>> CallbackTargets(const core::CallbackKey& key,
+                                                                      core::WallTime carried_by);
+
+  // In one transaction: remembers the provider's event (when it was already, changes nothing
+  // and says so), then acks or resolves, as Ack and Resolve do, each target open at its
+  // generation and opened no later than `opened_by`, skipping the others. Nothing is
+  // remembered on an error (the store's codes), so the provider's retry can still apply it.
+  core::Result<CallbackOutcome> ApplyCallback(const CallbackAction& action, core::WallTime now);
+
   // Adds a silence of `pattern` (the key itself when `match` is kExact, a key glob when kGlob)
   // until now + `duration`; returns it with its id.
   core::Result<core::Silence> AddSilence(core::SilenceMatch match, std::string pattern,
@@ -109,6 +145,13 @@ class OperatorCommands {
   core::Status ResolveOnce(std::string_view key, std::string_view by, core::WallTime now,
                            const ResolveOptions& options, ResolveResult& result);
   core::Status ResolveUpstream(std::string_view key, ResolveResult& result);
+  // Writes a manual resolve of `incident` (loaded in `tx` at `expected`) to `channels`.
+  core::Status WriteResolve(core::StoreTransaction& tx, core::Incident& incident, uint64_t expected,
+                            std::string_view by, core::WallTime now, const ResolveOptions& options,
+                            const std::vector<core::ChannelUse>& channels, ResolveResult& result);
+  core::Status ApplyCallbackOnce(const CallbackAction& action, core::WallTime now,
+                                 const std::map<std::string, std::vector<core::ChannelUse>>& routes,
+                                 CallbackOutcome& outcome);
 
   core::IncidentStore& incidents_;
   core::OperatorStore& operators_;

@@ -1,93 +1,50 @@
 #include "quell/app/pager_callback.h"
 
 #include <algorithm>
-#include <optional>
 #include <utility>
 
-#include "quell/core/delivery/grouping.h"
+#include "quell/core/delivery/callback_key.h"
 
 namespace quell::app {
-namespace {
 
-struct IncidentTarget {
-  std::string key;
-  uint64_t generation = 0;
-};
-
-// "<key>:<generation>", split at the last colon (keys may hold colons).
-std::optional<IncidentTarget> ParseIncidentKey(std::string_view dedup_key) {
-  const size_t colon = dedup_key.rfind(':');
-  if (colon == std::string_view::npos || colon == 0 || colon + 1 == dedup_key.size()) {
-    return std::nullopt;
-  }
-  const std::string_view digits = dedup_key.substr(colon + 1);
-  if (digits.size() > 19 ||
-      !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-    return std::nullopt;
-  }
-  return IncidentTarget{std::string(dedup_key.substr(0, colon)), std::stoull(std::string(digits))};
+CallbackEvent PagerDutyEvent(std::string id, core::WallTime occurred_at, core::WallTime now) {
+  // Accepted until occurred_at + window + skew (IsStalePagerDutyEvent), so remembered as long.
+  return CallbackEvent{"pagerduty", std::move(id), occurred_at,
+                       std::max(now, occurred_at) + kPagerDutyRetryWindow + kCallbackClockSkew};
 }
 
-bool InGroup(const core::Incident& incident,
-             const std::vector<std::pair<std::string, std::string>>& pairs) {
-  for (const auto& [name, value] : pairs) {
-    if (name == core::kConditionGroupLabel) {
-      if (incident.condition != value) return false;
-      continue;
-    }
-    if (core::FindLabel(incident.labels, name).value_or("") != value) return false;
-  }
-  return true;
+bool IsStalePagerDutyEvent(core::WallTime occurred_at, core::WallTime now) {
+  return occurred_at + kPagerDutyRetryWindow + kCallbackClockSkew < now;
 }
 
-core::Error NothingOpen(std::string_view dedup_key, std::string_view why) {
-  return core::MakeError(core::ErrorCode::kNotFound,
-                         "dedup key \"" + std::string(dedup_key) + "\": " + std::string(why));
+CallbackEvent SlackClick(std::string trigger_id, core::WallTime posted_at, core::WallTime now) {
+  return CallbackEvent{"slack", std::move(trigger_id), posted_at,
+                       now + kSlackReplayWindow + kCallbackClockSkew};
 }
 
-}  // namespace
-
-core::Result<std::vector<std::string>> ApplyPagerAction(OperatorCommands& commands,
-                                                        std::string_view dedup_key,
-                                                        PagerAction action, std::string_view by,
-                                                        core::WallTime now) {
-  auto open = commands.ListIncidents(/*open_only=*/true);
-  if (!open) return open.error();
-  std::vector<IncidentTarget> targets;
-  if (core::IsGroupKey(dedup_key)) {
-    const auto pairs = core::GroupKeyLabels(dedup_key.substr(core::kGroupKeyPrefix.size()));
-    for (const core::Incident& incident : *open) {
-      if (InGroup(incident, pairs)) targets.push_back({incident.key, incident.generation});
-    }
-    if (targets.empty()) return NothingOpen(dedup_key, "no open member of that group");
-  } else {
-    auto target = ParseIncidentKey(dedup_key);
-    if (!target) return NothingOpen(dedup_key, "not one of quell's dedup keys");
-    const bool is_open = std::any_of(open->begin(), open->end(), [&](const core::Incident& in) {
-      return in.key == target->key && in.generation == target->generation;
-    });
-    if (!is_open) return NothingOpen(dedup_key, "that generation of the key is not open");
-    targets.push_back(std::move(*target));
+core::Result<PagerResult> ApplyPagerAction(OperatorCommands& commands,
+                                           std::string_view callback_key, PagerAction action,
+                                           std::string_view by, const CallbackEvent& event,
+                                           core::WallTime now) {
+  const auto key = core::ParseCallbackKey(callback_key);
+  if (!key) {
+    return core::MakeError(core::ErrorCode::kNotFound, "dedup key \"" + std::string(callback_key) +
+                                                           "\": not one of quell's dedup keys");
   }
-  std::vector<std::string> done;
-  for (const IncidentTarget& target : targets) {
-    core::Status status;
-    if (action == PagerAction::kAck) {
-      auto acked = commands.Ack(target.key, by, now, target.generation);
-      if (!acked) status = acked.error();
-    } else {
-      auto resolved = commands.Resolve(target.key, by, now);
-      if (!resolved) status = resolved.error();
-    }
-    if (status) {
-      done.push_back(target.key);
-    } else if (status.error().code != core::ErrorCode::kRejected &&
-               status.error().code != core::ErrorCode::kNotFound) {
-      return status.error();  // the store's: the pager retries the whole callback
-    }
-  }
-  if (done.empty()) return NothingOpen(dedup_key, "nothing left open to act on");
-  return done;
+  const core::WallTime by_then = event.occurred_at + kCallbackClockSkew;
+  auto targets = commands.CallbackTargets(*key, by_then);
+  if (!targets) return targets.error();
+  CallbackAction apply;
+  apply.targets = std::move(*targets);
+  apply.resolve = action == PagerAction::kResolve;
+  apply.by = std::string(by);
+  apply.opened_by = by_then;
+  apply.provider = event.provider;
+  apply.event_id = event.id;
+  apply.remember_until = event.remember_until;
+  auto done = commands.ApplyCallback(apply, now);
+  if (!done) return done.error();
+  return PagerResult{done->duplicate, std::move(done->keys)};
 }
 
 }  // namespace quell::app

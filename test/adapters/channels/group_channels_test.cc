@@ -395,5 +395,43 @@ TEST(GroupChannelsTest, SingleTransitionsUseTheMarkdownTemplate) {
             delivery.message.subject);
 }
 
+// Each episode of a group (core::GroupEpisodeOf) is an alert of its own, whose key names the
+// channel and the episode, so a webhook about one alert never touches the next one's members.
+TEST(GroupChannelsTest, PagerDutyKeysEachEpisodeOfAGroupApart) {
+  auto channel = PagerDutyChannel::Create(PagerDuty());
+  ASSERT_TRUE(channel.ok());
+  const auto in_episode = [](core::OutboxRow row, uint64_t episode) {
+    const std::string at = R"("open_after":)";
+    row.payload.insert(row.payload.find(at), R"("episode":)" + std::to_string(episode) + ",");
+    return row;
+  };
+  const json open = json::parse(
+      (*channel)->Encode(Rendered(in_episode(GroupRow(2, 2), 4), "pagerduty"), kNow)->body);
+  EXPECT_EQ(open["dedup_key"], "{group:ops:4}:condition=model-answer");
+  EXPECT_EQ(open["payload"]["custom_details"]["episode"], 4);
+  core::OutboxRow last = in_episode(GroupRow(2, 0), 4);
+  last.generation = 5;
+  const json resolve = json::parse((*channel)->Encode(Rendered(last, "pagerduty"), kNow)->body);
+  EXPECT_EQ(resolve["event_action"], "resolve");
+  EXPECT_EQ(resolve["dedup_key"], open["dedup_key"]);
+  core::OutboxRow next = in_episode(GroupRow(1, 1), 6);
+  next.generation = 6;
+  EXPECT_EQ(json::parse((*channel)->Encode(Rendered(next, "pagerduty"), kNow)->body)["dedup_key"],
+            "{group:ops:6}:condition=model-answer");
+}
+
+// A group message's Acknowledge button names that message (its row's idempotency key), whose
+// members are exactly what a click acks.
+TEST(GroupChannelsTest, SlacksAckButtonOnAGroupNamesTheMessage) {
+  SlackSettings slack;
+  slack.webhook_url = "http://127.0.0.1:1/slack";
+  slack.ack_button = true;
+  auto channel = SlackChannel::Create(slack);
+  ASSERT_TRUE(channel.ok());
+  const core::Delivery delivery = Rendered(GroupRow(3, 3), "slack");
+  const json body = json::parse((*channel)->Encode(delivery, kNow)->body);
+  EXPECT_EQ(body["blocks"].back()["elements"][0]["value"], delivery.row.idempotency_key);
+}
+
 }  // namespace
 }  // namespace quell::channels

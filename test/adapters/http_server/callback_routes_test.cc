@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include <cctype>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -16,12 +17,15 @@
 #include <string>
 #include <vector>
 
+#include "quell/adapters/channels/pagerduty_channel.h"
+#include "quell/adapters/channels/slack_channel.h"
 #include "quell/adapters/curl/curl_http_client.h"
 #include "quell/adapters/http_server/ops_http_server.h"
 #include "quell/adapters/jsonl/payload_encoder.h"
 #include "quell/adapters/sqlite/sqlite_incident_store.h"
 #include "quell/app/poll_applier.h"
 #include "quell/app/vector_observation_stream.h"
+#include "quell/core/delivery/grouping.h"
 #include "webhook_receiver.h"
 
 namespace quell::http_server {
@@ -52,12 +56,19 @@ std::string Hmac(const std::string& key, const std::string& data) {
 // block_actions-payload), a click on a button whose value is `value`, sent as Slack sends it:
 // application/x-www-form-urlencoded with the JSON in the field `payload`. `response_url` stands
 // in for Slack's hooks.slack.com/actions/... URL.
-std::string SlackBody(const std::string& value, const std::string& response_url) {
+// `trigger_id` is unique per click; `message_ts` is when the clicked message was posted.
+std::string SlackBody(const std::string& value, const std::string& response_url,
+                      const std::string& trigger_id = "12466734323.1395872398",
+                      const std::string& message_ts = "1548261231.000200") {
   const std::string payload =
       R"({"type":"block_actions","user":{"id":"U0CA5","username":"Amy McGee","name":"Amy McGee",)"
       R"("team_id":"T3MDE"},"api_app_id":"A0CA5","token":"Shh_its_a_seekrit",)"
-      R"("container":{"type":"message","text":"The contents of the original message"},)"
-      R"("trigger_id":"12466734323.1395872398","team":{"id":"T0CAG","domain":"acme-creamery"},)"
+      R"("container":{"type":"message","message_ts":")" +
+      message_ts +
+      R"(","channel_id":"C0CA5","is_ephemeral":false},)"
+      R"("trigger_id":")" +
+      trigger_id +
+      R"(","team":{"id":"T0CAG","domain":"acme-creamery"},)"
       R"("enterprise":null,"is_enterprise_install":false,"state":{"values":{}},)"
       R"("response_url":")" +
       response_url +
@@ -81,15 +92,19 @@ std::string SlackBody(const std::string& value, const std::string& response_url)
 }
 
 // PagerDuty's documented v3 webhook payload (developer-docs, docs/webhooks/01-Overview.md,
-// "Webhook Payload"), with the event type and incident_key of the test's choosing.
-std::string PagerDutyBody(const std::string& event_type, const std::string& incident_key) {
+// "Webhook Payload"), with the event type, incident_key, event id and time of the test's
+// choosing.
+std::string PagerDutyBody(const std::string& event_type, const std::string& incident_key,
+                          const std::string& id, core::WallTime occurred_at) {
   return R"({
   "event": {
-    "id": "5ac64822-4adc-4fda-ade0-410becf0de4f",
+    "id": ")" +
+         id + R"(",
     "event_type": ")" +
          event_type + R"(",
     "resource_type": "incident",
-    "occurred_at": "2020-10-02T18:45:22.169Z",
+    "occurred_at": ")" +
+         core::FormatRfc3339(occurred_at) + R"(",
     "agent": {
       "html_url": "https://acme.pagerduty.com/users/PLH1HKV",
       "id": "PLH1HKV",
@@ -192,14 +207,12 @@ class AckLinkRoutesTest : public ::testing::Test {
   }
 
   void Observe(const std::string& key, bool unhealthy, const std::string& tenant = "acme") {
-    app::ApplyOptions options;
-    options.channels = {"webhook"};
-    app::PollApplier applier(*store_, encoder_, options);
+    app::PollApplier applier(*store_, encoder_, apply_);
     core::Observation o;
     o.key = key;
     o.at = clock_.now;
     o.health = unhealthy ? core::Health::kUnhealthy : core::Health::kHealthy;
-    o.condition = "c";
+    o.condition = "errs";
     o.labels = {{"tenant", tenant}};
     const std::vector<core::Observation> poll = {o};
     app::VectorObservationStream stream(poll);
@@ -216,6 +229,78 @@ class AckLinkRoutesTest : public ::testing::Test {
     }
     ADD_FAILURE() << "no incident " << key;
     return {};
+  }
+
+  // Transitions go to `channels`, each grouping by condition.
+  void GroupOn(const std::vector<std::string>& channels) {
+    apply_.channels = channels;
+    for (const std::string& channel : channels) {
+      apply_.grouping[channel] = core::GroupPolicy{.group_by = {"condition"}};
+    }
+  }
+
+  // The group's next message on `channel`, due now, as the dispatcher hands it to the channel.
+  core::Delivery GroupMessage(const std::string& channel, core::Duration interval = hours(0)) {
+    auto row = store_->AssembleGroup(channel, "condition=errs", std::chrono::seconds(30), interval,
+                                     clock_.now);
+    EXPECT_TRUE(row.ok() && row->has_value()) << "no group message was due";
+    core::Delivery delivery;
+    if (!row.ok() || !row->has_value()) return delivery;
+    delivery.row = **row;
+    auto members = store_->GroupMembers(delivery.row.idempotency_key);
+    EXPECT_TRUE(members.ok());
+    delivery.row.payload = core::GroupPayload(delivery.row, *members);
+    delivery.message = core::RenderedMessage{"errs", "group", "error"};
+    return delivery;
+  }
+
+  // The dedup key PagerDuty gets with `message`, and so echoes back in its webhooks.
+  static std::string PagerDutyKey(const core::Delivery& message) {
+    channels::PagerDutySettings settings;
+    settings.base_url = "http://127.0.0.1:9";
+    settings.routing_key = "R0UT1NGKEY";
+    auto channel = channels::PagerDutyChannel::Create(settings);
+    EXPECT_TRUE(channel.ok());
+    auto request = (*channel)->Encode(message, message.row.created_at);
+    EXPECT_TRUE(request.ok()) << request.error().message;
+    return nlohmann::json::parse(request->body)["dedup_key"];
+  }
+
+  // The value of the Acknowledge button Slack shows under `message`.
+  static std::string SlackButton(const core::Delivery& message) {
+    channels::SlackSettings settings;
+    settings.webhook_url = "http://127.0.0.1:9/hook";
+    settings.ack_button = true;
+    auto channel = channels::SlackChannel::Create(settings);
+    EXPECT_TRUE(channel.ok());
+    auto request = (*channel)->Encode(message, message.row.created_at);
+    EXPECT_TRUE(request.ok()) << request.error().message;
+    return nlohmann::json::parse(request->body)["blocks"].back()["elements"][0]["value"];
+  }
+
+  // A PagerDuty event that occurred now, with an id of its own.
+  std::string PagerDutyEventNow(const std::string& event_type, const std::string& incident_key) {
+    return PagerDutyBody(event_type, incident_key, "evt-" + std::to_string(++events_), clock_.now);
+  }
+
+  // A Slack click with a trigger id of its own, on a message posted at `posted`.
+  std::string SlackClickOn(const std::string& value, core::WallTime posted) {
+    const auto micros =
+        std::chrono::duration_cast<std::chrono::microseconds>(posted.time_since_epoch()).count();
+    char ts[32];
+    std::snprintf(ts, sizeof ts, "%lld.%06lld", static_cast<long long>(micros / 1000000),
+                  static_cast<long long>(micros % 1000000));
+    return SlackBody(value, slack_responses_.Url(), "trig-" + std::to_string(++events_), ts);
+  }
+
+  // The store's counts: decisions, outbox rows per status, and `key`'s version.
+  std::string Snapshot(const std::string& key) {
+    auto decisions = store_->CountDecisions();
+    auto outbox = store_->CountOutboxByStatus();
+    EXPECT_TRUE(decisions.ok() && outbox.ok());
+    std::string out = "decisions=" + std::to_string(*decisions);
+    for (const auto& [status, n] : *outbox) out += " " + status + "=" + std::to_string(n);
+    return out + " version=" + std::to_string(Load(key).version);
   }
 
   // The path of the link a message of `key`'s `generation` carries, issued now.
@@ -263,6 +348,12 @@ class AckLinkRoutesTest : public ::testing::Test {
 
   std::string dir_;
   StepClock clock_;
+  app::ApplyOptions apply_ = [] {
+    app::ApplyOptions options;
+    options.channels = {"webhook"};
+    return options;
+  }();
+  uint64_t events_ = 0;
   jsonl::JsonPayloadEncoder encoder_;
   std::unique_ptr<sqlite::SqliteIncidentStore> store_;
   std::unique_ptr<app::OperatorCommands> commands_;
@@ -402,7 +493,7 @@ using PagerDutyWebhookTest = AckLinkRoutesTest;
 TEST_F(PagerDutyWebhookTest, AnAckInPagerDutyAcksTheIncidentItsDedupKeyNames) {
   Observe("acme:db", true);
   auto answer =
-      PostPagerDuty(PagerDutyBody("incident.acknowledged", "acme:db:1"), kPagerDutySecret);
+      PostPagerDuty(PagerDutyEventNow("incident.acknowledged", "acme:db:1"), kPagerDutySecret);
   ASSERT_TRUE(answer);
   EXPECT_EQ(answer->status, 200) << answer->body;
   const core::Incident incident = Load("acme:db");
@@ -413,30 +504,123 @@ TEST_F(PagerDutyWebhookTest, AnAckInPagerDutyAcksTheIncidentItsDedupKeyNames) {
 
 TEST_F(PagerDutyWebhookTest, AResolveInPagerDutyResolvesTheIncident) {
   Observe("acme:db", true);
-  auto answer = PostPagerDuty(PagerDutyBody("incident.resolved", "acme:db:1"), kPagerDutySecret);
+  auto answer =
+      PostPagerDuty(PagerDutyEventNow("incident.resolved", "acme:db:1"), kPagerDutySecret);
   ASSERT_TRUE(answer);
   EXPECT_EQ(answer->status, 200) << answer->body;
   EXPECT_EQ(Load("acme:db").status, core::IncidentStatus::kResolved);
 }
 
-TEST_F(PagerDutyWebhookTest, AGroupsAckAcksItsOpenMembersOnly) {
+TEST_F(PagerDutyWebhookTest, AGroupsAckAcksTheMembersItsAlertCarriedOnly) {
+  GroupOn({"pd"});
   Observe("acme:db", true);
   Observe("acme:cache", true);
-  Observe("other:db", true, "other");
-  auto answer = PostPagerDuty(PagerDutyBody("incident.acknowledged", "{group}:tenant=acme"),
-                              kPagerDutySecret);
+  clock_.now += std::chrono::seconds(30);
+  const std::string key = PagerDutyKey(GroupMessage("pd"));
+  EXPECT_EQ(key, "{group:pd:1}:condition=errs");
+  Observe("acme:late", true);  // waits for the next message: PagerDuty never heard of it
+  auto answer = PostPagerDuty(PagerDutyEventNow("incident.acknowledged", key), kPagerDutySecret);
   ASSERT_TRUE(answer);
   EXPECT_EQ(answer->status, 200) << answer->body;
   EXPECT_NE(answer->body.find(R"("keys":["acme:cache","acme:db"])"), std::string::npos)
       << answer->body;
   EXPECT_TRUE(Load("acme:db").acked_at.has_value());
   EXPECT_TRUE(Load("acme:cache").acked_at.has_value());
-  EXPECT_FALSE(Load("other:db").acked_at.has_value());
+  EXPECT_FALSE(Load("acme:late").acked_at.has_value());
+}
+
+// The issue's attack: one signed incident.resolved for a group's alert, sent again after
+// another incident opened in the group and joined the alert. The replay (same id) and any
+// other event that occurred before that incident opened leave it alone; an event that occurs
+// later still reaches it through the same key.
+TEST_F(PagerDutyWebhookTest, AReplayedGroupResolveLeavesAnIncidentThatOpenedLaterAlone) {
+  GroupOn({"pd"});
+  Observe("early:ga", true);
+  clock_.now += std::chrono::seconds(30);
+  const std::string key = PagerDutyKey(GroupMessage("pd"));
+  clock_.now += std::chrono::minutes(2);
+  const std::string resolve = PagerDutyEventNow("incident.resolved", key);
+  const std::string ack_sent_then = PagerDutyEventNow("incident.acknowledged", key);
+  auto first = PostPagerDuty(resolve, kPagerDutySecret);
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->status, 200) << first->body;
+  EXPECT_EQ(Load("early:ga").status, core::IncidentStatus::kResolved);
+
+  clock_.now += std::chrono::minutes(10);
+  Observe("later:gb", true);
+  clock_.now += std::chrono::seconds(30);
+  GroupMessage("pd");  // takes later:gb into the group's alert
+  clock_.now += std::chrono::minutes(1);
+  const std::string before = Snapshot("later:gb");
+  auto replayed = PostPagerDuty(resolve, kPagerDutySecret);
+  ASSERT_TRUE(replayed);
+  EXPECT_EQ(replayed->status, 200) << replayed->body;
+  EXPECT_NE(replayed->body.find(R"("duplicate":true)"), std::string::npos) << replayed->body;
+  EXPECT_EQ(log_.Lines().back().fields["status"], "duplicate");
+  // Another event of that time (a late delivery of PagerDuty's) does not reach it either.
+  auto late = PostPagerDuty(ack_sent_then, kPagerDutySecret);
+  ASSERT_TRUE(late);
+  EXPECT_EQ(late->status, 200) << late->body;
+  EXPECT_NE(late->body.find(R"("keys":[])"), std::string::npos) << late->body;
+  EXPECT_EQ(Load("later:gb").status, core::IncidentStatus::kOpen);
+  EXPECT_FALSE(Load("later:gb").acked_at.has_value());
+  EXPECT_EQ(Snapshot("later:gb"), before);
+
+  auto now = PostPagerDuty(PagerDutyEventNow("incident.acknowledged", key), kPagerDutySecret);
+  ASSERT_TRUE(now);
+  EXPECT_NE(now->body.find(R"("keys":["later:gb"])"), std::string::npos) << now->body;
+}
+
+// PagerDuty delivers at least once: a second delivery of one event (same id) answers 200 and
+// changes nothing, even when something it could act on appeared in between.
+TEST_F(PagerDutyWebhookTest, TheSameEventTwiceIs200AndChangesNothingTheSecondTime) {
+  GroupOn({"pd"});
+  Observe("acme:a", true);
+  clock_.now += std::chrono::seconds(30);
+  const std::string key = PagerDutyKey(GroupMessage("pd"));
+  clock_.now += std::chrono::seconds(30);
+  const std::string ack = PagerDutyEventNow("incident.acknowledged", key);
+  auto first = PostPagerDuty(ack, kPagerDutySecret);
+  ASSERT_TRUE(first);
+  EXPECT_NE(first->body.find(R"("keys":["acme:a"])"), std::string::npos) << first->body;
+  // acme:b opens and joins the alert within the clock grace of the event's time.
+  clock_.now += std::chrono::seconds(5);
+  Observe("acme:b", true);
+  clock_.now += std::chrono::seconds(30);
+  GroupMessage("pd", std::chrono::seconds(10));
+  const std::string before = Snapshot("acme:b");
+  auto second = PostPagerDuty(ack, kPagerDutySecret);
+  ASSERT_TRUE(second);
+  EXPECT_EQ(second->status, 200) << second->body;
+  EXPECT_NE(second->body.find(R"("duplicate":true)"), std::string::npos) << second->body;
+  EXPECT_FALSE(Load("acme:b").acked_at.has_value());
+  EXPECT_EQ(Snapshot("acme:b"), before);
+}
+
+TEST_F(PagerDutyWebhookTest, EventsPastPagerDutysRetriesOrWithoutIdOrTimeChangeNothing) {
+  Observe("acme:db", true);
+  clock_.now += std::chrono::hours(60);
+  auto stale = PostPagerDuty(
+      PagerDutyBody("incident.acknowledged", "acme:db:1", "evt-old", clock_.now - hours(50)),
+      kPagerDutySecret);
+  ASSERT_TRUE(stale);
+  EXPECT_EQ(stale->status, 200) << stale->body;
+  EXPECT_EQ(log_.Lines().back().fields["status"], "stale");
+  auto no_id = PostPagerDuty(PagerDutyBody("incident.acknowledged", "acme:db:1", "", clock_.now),
+                             kPagerDutySecret);
+  ASSERT_TRUE(no_id);
+  EXPECT_EQ(no_id->status, 400) << no_id->body;
+  std::string no_time = PagerDutyEventNow("incident.acknowledged", "acme:db:1");
+  no_time.replace(no_time.find("\"occurred_at\""), 13, "\"occurred_on\"");
+  auto untimed = PostPagerDuty(no_time, kPagerDutySecret);
+  ASSERT_TRUE(untimed);
+  EXPECT_EQ(untimed->status, 400) << untimed->body;
+  EXPECT_FALSE(Load("acme:db").acked_at.has_value());
 }
 
 TEST_F(PagerDutyWebhookTest, BadOrMissingSignaturesAre401AndChangeNothing) {
   Observe("acme:db", true);
-  const std::string body = PagerDutyBody("incident.acknowledged", "acme:db:1");
+  const std::string body = PagerDutyEventNow("incident.acknowledged", "acme:db:1");
   auto wrong = PostPagerDuty(body, "not-the-secret");
   ASSERT_TRUE(wrong);
   EXPECT_EQ(wrong->status, 401) << wrong->body;
@@ -444,7 +628,7 @@ TEST_F(PagerDutyWebhookTest, BadOrMissingSignaturesAre401AndChangeNothing) {
   httplib::Headers altered = {{"X-PagerDuty-Signature", "v1=" + Hmac(kPagerDutySecret, body)}};
   auto tampered =
       client_->Post("/v1/pagerduty/webhook", altered,
-                    PagerDutyBody("incident.acknowledged", "acme:db:2"), "application/json");
+                    PagerDutyEventNow("incident.acknowledged", "acme:db:2"), "application/json");
   ASSERT_TRUE(tampered);
   EXPECT_EQ(tampered->status, 401);
   auto unsigned_post = client_->Post("/v1/pagerduty/webhook", body, "application/json");
@@ -460,13 +644,13 @@ TEST_F(PagerDutyWebhookTest, BadOrMissingSignaturesAre401AndChangeNothing) {
 TEST_F(PagerDutyWebhookTest, UnknownKeysEarlierGenerationsAndOtherEventsAre200AndDoNothing) {
   Observe("acme:db", true);
   for (const char* key : {"not-quells-alert", "acme:nobody:1", "acme:db:7"}) {
-    auto answer = PostPagerDuty(PagerDutyBody("incident.acknowledged", key), kPagerDutySecret);
+    auto answer = PostPagerDuty(PagerDutyEventNow("incident.acknowledged", key), kPagerDutySecret);
     ASSERT_TRUE(answer);
     EXPECT_EQ(answer->status, 200) << key << " " << answer->body;
     EXPECT_EQ(log_.Lines().back().fields["status"], "unknown") << key;
   }
   auto other =
-      PostPagerDuty(PagerDutyBody("incident.priority_updated", "acme:db:1"), kPagerDutySecret);
+      PostPagerDuty(PagerDutyEventNow("incident.priority_updated", "acme:db:1"), kPagerDutySecret);
   ASSERT_TRUE(other);
   EXPECT_EQ(other->status, 200);
   EXPECT_EQ(log_.Lines().back().fields["status"], "ignored");
@@ -477,7 +661,7 @@ using SlackInteractivityTest = AckLinkRoutesTest;
 
 TEST_F(SlackInteractivityTest, AnAcknowledgeClickAcksTheIncidentByTheSlackUser) {
   Observe("acme:db", true);
-  auto answer = PostSlack(SlackBody("acme:db:1", slack_responses_.Url()), kSlackSecret);
+  auto answer = PostSlack(SlackClickOn("acme:db:1", clock_.now), kSlackSecret);
   ASSERT_TRUE(answer);
   EXPECT_EQ(answer->status, 200) << answer->body;
   EXPECT_NE(answer->body.find("Acknowledged by slack:Amy McGee"), std::string::npos)
@@ -494,7 +678,7 @@ TEST_F(SlackInteractivityTest, AnAcknowledgeClickAcksTheIncidentByTheSlackUser) 
 // github.com/slackapi/bolt-js/issues/132).
 TEST_F(SlackInteractivityTest, TheAnswerToTheClickerGoesToTheResponseUrl) {
   Observe("acme:db", true);
-  auto answer = PostSlack(SlackBody("acme:db:1", slack_responses_.Url()), kSlackSecret);
+  auto answer = PostSlack(SlackClickOn("acme:db:1", clock_.now), kSlackSecret);
   ASSERT_TRUE(answer);
   EXPECT_EQ(answer->status, 200) << answer->body;
   std::vector<testing::ReceivedRequest> posted = slack_responses_.Requests();
@@ -507,7 +691,7 @@ TEST_F(SlackInteractivityTest, TheAnswerToTheClickerGoesToTheResponseUrl) {
   EXPECT_EQ(message["text"], "Acknowledged by slack:Amy McGee");
 
   // A click for an incident that is not open: the clicker is told why nothing was acked.
-  answer = PostSlack(SlackBody("acme:gone:1", slack_responses_.Url()), kSlackSecret);
+  answer = PostSlack(SlackClickOn("acme:gone:1", clock_.now), kSlackSecret);
   ASSERT_TRUE(answer);
   EXPECT_EQ(answer->status, 200);
   posted = slack_responses_.Requests();
@@ -523,7 +707,7 @@ TEST_F(SlackInteractivityTest, TheAnswerToTheClickerGoesToTheResponseUrl) {
 TEST_F(SlackInteractivityTest, AResponseUrlThatFailsIsLoggedAndTheAckStands) {
   Observe("acme:db", true);
   slack_responses_.FailNext(testing::Fault::kStatus500);
-  auto answer = PostSlack(SlackBody("acme:db:1", slack_responses_.Url()), kSlackSecret);
+  auto answer = PostSlack(SlackClickOn("acme:db:1", clock_.now), kSlackSecret);
   ASSERT_TRUE(answer);
   EXPECT_EQ(answer->status, 200) << answer->body;
   EXPECT_TRUE(Load("acme:db").acked_at.has_value());
@@ -533,7 +717,7 @@ TEST_F(SlackInteractivityTest, AResponseUrlThatFailsIsLoggedAndTheAckStands) {
 
 TEST_F(SlackInteractivityTest, BadSignaturesAndStaleTimestampsAre401AndChangeNothing) {
   Observe("acme:db", true);
-  const std::string body = SlackBody("acme:db:1", slack_responses_.Url());
+  const std::string body = SlackClickOn("acme:db:1", clock_.now);
   auto wrong = PostSlack(body, "another-apps-signing-secret");
   ASSERT_TRUE(wrong);
   EXPECT_EQ(wrong->status, 401) << wrong->body;
@@ -556,6 +740,53 @@ TEST_F(SlackInteractivityTest, BadSignaturesAndStaleTimestampsAre401AndChangeNot
   ASSERT_TRUE(late_but_fine);
   EXPECT_EQ(late_but_fine->status, 200);
   EXPECT_TRUE(Load("acme:db").acked_at.has_value());
+}
+
+// A group message's button acks exactly the generations that message carried: not an incident
+// that opened later, not the new generation of one it carried. A click delivered twice acks
+// once.
+TEST_F(SlackInteractivityTest, AClickOnAnOlderMessageAcksNoLaterGeneration) {
+  GroupOn({"slack"});
+  Observe("acme:a", true);
+  clock_.now += std::chrono::seconds(30);
+  const core::Delivery first = GroupMessage("slack");
+  const std::string first_button = SlackButton(first);
+  EXPECT_EQ(first_button, first.row.idempotency_key);
+  clock_.now += std::chrono::minutes(1);
+  ASSERT_TRUE(commands_->Resolve("acme:a", "alice", clock_.now).ok());
+  clock_.now += std::chrono::minutes(1);
+  Observe("acme:a", false);
+  clock_.now += std::chrono::minutes(1);
+  Observe("acme:a", true);  // generation 2
+  Observe("acme:b", true);
+  ASSERT_EQ(Load("acme:a").generation, 2u);
+  clock_.now += std::chrono::minutes(5);
+  const core::Delivery second = GroupMessage("slack");
+
+  auto old_click = PostSlack(SlackClickOn(first_button, first.row.created_at), kSlackSecret);
+  ASSERT_TRUE(old_click);
+  EXPECT_EQ(old_click->status, 200) << old_click->body;
+  EXPECT_NE(old_click->body.find("Not acknowledged"), std::string::npos) << old_click->body;
+  EXPECT_FALSE(Load("acme:a").acked_at.has_value());
+  EXPECT_FALSE(Load("acme:b").acked_at.has_value());
+  // The message of an incident's first generation does not ack its second either.
+  auto old_generation = PostSlack(SlackClickOn("acme:a:1", first.row.created_at), kSlackSecret);
+  ASSERT_TRUE(old_generation);
+  EXPECT_FALSE(Load("acme:a").acked_at.has_value());
+
+  const std::string click = SlackClickOn(SlackButton(second), second.row.created_at);
+  auto new_click = PostSlack(click, kSlackSecret);
+  ASSERT_TRUE(new_click);
+  EXPECT_NE(new_click->body.find("Acknowledged by slack:Amy McGee"), std::string::npos)
+      << new_click->body;
+  EXPECT_TRUE(Load("acme:a").acked_at.has_value());
+  EXPECT_TRUE(Load("acme:b").acked_at.has_value());
+  const size_t answered = slack_responses_.Requests().size();
+  auto again = PostSlack(click, kSlackSecret);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->status, 200);
+  EXPECT_NE(again->body.find("handled already"), std::string::npos) << again->body;
+  EXPECT_EQ(slack_responses_.Requests().size(), answered);
 }
 
 }  // namespace

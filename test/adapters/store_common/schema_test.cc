@@ -31,7 +31,7 @@ TEST(SchemaTest, BothDialectsCreateTheSameTablesAndIndexes) {
   for (const Migration& m : Migrations()) {
     EXPECT_EQ(Created(m.sqlite_sql), Created(m.postgres_sql)) << "migration " << m.version;
   }
-  ASSERT_EQ(Migrations().size(), 15u);
+  ASSERT_EQ(Migrations().size(), 16u);
   EXPECT_EQ(Created(Migrations()[0].sqlite_sql),
             (std::vector<std::string>{"TABLE incidents", "TABLE decisions", "INDEX decisions_at",
                                       "TABLE polls", "TABLE outbox", "INDEX outbox_due"}));
@@ -63,6 +63,8 @@ TEST(SchemaTest, BothDialectsCreateTheSameTablesAndIndexes) {
   EXPECT_EQ(Created(Migrations()[13].sqlite_sql),
             (std::vector<std::string>{"INDEX incidents_triage"}));
   EXPECT_TRUE(Created(Migrations()[14].sqlite_sql).empty());  // a column only
+  EXPECT_EQ(Created(Migrations()[15].sqlite_sql),
+            (std::vector<std::string>{"TABLE callback_events", "INDEX callback_events_expiry"}));
 }
 
 TEST(SchemaTest, TheOutboxIndexesSelectTheStatusesTheStoresWrite) {

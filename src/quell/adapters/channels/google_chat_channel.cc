@@ -5,7 +5,8 @@
 #include <utility>
 #include <vector>
 
-#include "quell/adapters/channels/pagerduty_channel.h"
+#include "quell/core/delivery/callback_key.h"
+#include "quell/core/delivery/grouping.h"
 #include "quell/core/text/sha256.h"
 
 namespace quell::channels {
@@ -30,7 +31,9 @@ std::string Hex(std::string_view data, size_t bytes) {
 }
 
 std::string ThreadKey(const core::OutboxRow& row) {
-  std::string key = PagerDutyDedupKey(row);  // "<key>:<generation>", or the group's row key
+  // One thread per incident generation, or per group (its row key).
+  std::string key =
+      core::IsGroupKey(row.key) ? row.key : core::IncidentCallbackKey(row.key, row.generation);
   if (key.size() > kMaxThreadKeyBytes) key = "sha256:" + Hex(key, 32);
   return key;
 }

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "quell/core/delivery/callback_key.h"
 #include "quell/core/delivery/dead_letter.h"
 #include "quell/core/delivery/grouping.h"
 
@@ -32,7 +33,8 @@ json GroupDetails(const json& payload, size_t limit, uint64_t& open_after) {
     return details;
   }
   const json& group = payload["group"];
-  for (const char* name : {"key", "channel", "sequence", "labels", "counts", "open_after"}) {
+  for (const char* name :
+       {"key", "channel", "sequence", "episode", "labels", "counts", "open_after"}) {
     if (group.contains(name)) details[name] = group[name];
   }
   if (group.contains("open_after") && group["open_after"].is_number_unsigned()) {
@@ -56,8 +58,18 @@ json GroupDetails(const json& payload, size_t limit, uint64_t& open_after) {
 }  // namespace
 
 std::string PagerDutyDedupKey(const core::OutboxRow& row) {
-  if (core::IsGroupKey(row.key)) return row.key;
-  return row.key + ":" + std::to_string(row.generation);
+  if (!core::IsGroupKey(row.key)) return core::IncidentCallbackKey(row.key, row.generation);
+  const json payload = json::parse(row.payload, nullptr, /*allow_exceptions=*/false);
+  uint64_t episode = 0;
+  if (payload.is_object() && payload.contains("group") && payload["group"].is_object()) {
+    const json& group = payload["group"];
+    if (group.contains("episode") && group["episode"].is_number_unsigned()) {
+      episode = group["episode"].get<uint64_t>();
+    }
+  }
+  // An alert begun before episodes were kept keeps the key it was opened with.
+  if (episode == 0) return row.key;
+  return core::GroupAlertCallbackKey(row.channel, core::GroupKeyOfRow(row), episode);
 }
 
 core::Result<std::unique_ptr<PagerDutyChannel>> PagerDutyChannel::Create(

@@ -4,8 +4,9 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
-#include "quell/adapters/channels/pagerduty_channel.h"
+#include "quell/core/delivery/callback_key.h"
 #include "quell/core/delivery/dead_letter.h"
+#include "quell/core/delivery/grouping.h"
 
 namespace quell::channels {
 namespace {
@@ -89,7 +90,12 @@ constexpr size_t kMaxButtonValueBytes = 2000;
 // The message's blocks, with the Acknowledge button when asked for and there is room.
 json BlocksOf(const core::Delivery& delivery, bool ack_button) {
   json blocks = Blocks(delivery.message);
-  const std::string value = PagerDutyDedupKey(delivery.row);
+  // What the click acks: the message's incident generation, or exactly the members (and
+  // generations) this group message carried, by its row (core/delivery/callback_key.h).
+  const std::string value =
+      core::IsGroupKey(delivery.row.key)
+          ? delivery.row.idempotency_key
+          : core::IncidentCallbackKey(delivery.row.key, delivery.row.generation);
   if (!ack_button || delivery.row.transition == core::TransitionKind::kResolve ||
       blocks.size() >= kMaxBlocks || value.size() > kMaxButtonValueBytes) {
     return blocks;

@@ -22,8 +22,8 @@ struct SlackSettings {
   // kBotToken, resolve with a known root: true edits the root message (chat.update) so the
   // channel shows the incident resolved; false posts the resolve as a thread reply.
   bool resolve_updates_root = true;
-  // Opens and renotifies end with an "Acknowledge" button (action_id quell_ack, value the
-  // PagerDuty-style dedup key: "<key>:<generation>" or "{group}:<group key>") whose clicks
+  // Opens and renotifies end with an "Acknowledge" button (action_id quell_ack, value
+  // "<key>:<generation>", or a group message's row key, core/delivery/callback_key.h) whose clicks
   // Slack posts to quell's /v1/slack/interactivity; set when the channel has a signing secret.
   bool ack_button = false;
   HttpTimeouts timeouts;

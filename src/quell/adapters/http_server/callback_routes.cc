@@ -1,10 +1,13 @@
 #include "quell/adapters/http_server/callback_routes.h"
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -141,7 +144,16 @@ std::string StringAt(const nlohmann::json& object, const char* name) {
   return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-// One PagerDuty v3 webhook delivery, signature checked.
+// A provider's event id fit to remember: printable ASCII, at most 255 bytes (PagerDuty's and
+// Slack's are a few dozen).
+bool IsEventId(std::string_view id) {
+  return !id.empty() && id.size() <= 255 &&
+         std::all_of(id.begin(), id.end(), [](char c) { return c > ' ' && c < 0x7f; });
+}
+
+// One PagerDuty v3 webhook delivery, signature checked. Acting events must carry the event's
+// id and occurred_at (both signed): the id is remembered so that a second delivery changes
+// nothing, and nothing that opened after occurred_at is touched (app::ApplyPagerAction).
 app::OpsResponse PagerDutyEvent(app::OperatorCommands& commands, core::WallTime now,
                                 core::EventLog& log, const std::string& body) {
   const nlohmann::json doc = nlohmann::json::parse(body, nullptr, false);
@@ -160,15 +172,36 @@ app::OpsResponse PagerDutyEvent(app::OperatorCommands& commands, core::WallTime 
             {{"event_type", type}, {"dedup_key", dedup_key}, {"status", "ignored"}});
     return Json(200, {{"ignored", type}});
   }
+  const std::string id = StringAt(*event, "id");
+  const auto occurred_at = core::ParseRfc3339(StringAt(*event, "occurred_at"));
+  if (!IsEventId(id) || !occurred_at) {
+    const std::string error = !IsEventId(id) ? "the event has no usable id (event.id)"
+                                             : "the event has no valid occurred_at";
+    log.Log(core::LogLevel::kWarn, "http.pagerduty",
+            {{"event_type", type}, {"status", "refused"}, {"error", error}});
+    return JsonError(400, "bad_request", error);
+  }
+  if (app::IsStalePagerDutyEvent(*occurred_at, now)) {
+    log.Log(core::LogLevel::kWarn, "http.pagerduty",
+            {{"event_type", type},
+             {"dedup_key", dedup_key},
+             {"event_id", id},
+             {"status", "stale"},
+             {"error",
+              "occurred at " + core::FormatRfc3339(*occurred_at) + ", past PagerDuty's retries"}});
+    return Json(200, {{"ignored", "stale"}});
+  }
   const std::string agent = StringAt(event->value("agent", nlohmann::json()), "summary");
   const std::string by = agent.empty() ? std::string("pagerduty") : "pagerduty:" + agent;
   const app::PagerAction action =
       type == "incident.acknowledged" ? app::PagerAction::kAck : app::PagerAction::kResolve;
-  auto done = app::ApplyPagerAction(commands, dedup_key, action, by, now);
+  auto done = app::ApplyPagerAction(commands, dedup_key, action, by,
+                                    app::PagerDutyEvent(id, *occurred_at, now), now);
   if (!done && done.error().code == core::ErrorCode::kNotFound) {
     log.Log(core::LogLevel::kInfo, "http.pagerduty",
             {{"event_type", type},
              {"dedup_key", dedup_key},
+             {"event_id", id},
              {"status", "unknown"},
              {"error", done.error().message}});
     return Json(200, {{"event_type", type}, {"keys", nlohmann::json::array()}});
@@ -177,17 +210,25 @@ app::OpsResponse PagerDutyEvent(app::OperatorCommands& commands, core::WallTime 
     log.Log(core::LogLevel::kWarn, "http.pagerduty",
             {{"event_type", type},
              {"dedup_key", dedup_key},
+             {"event_id", id},
              {"status", "failed"},
              {"error", done.error().message}});
     return JsonError(StatusOf(done.error().code), "unavailable", done.error().message);
   }
+  const char* status = done->duplicate                    ? "duplicate"
+                       : done->keys.empty()               ? "unknown"
+                       : action == app::PagerAction::kAck ? "acked"
+                                                          : "resolved";
   log.Log(core::LogLevel::kInfo, "http.pagerduty",
           {{"event_type", type},
            {"dedup_key", dedup_key},
-           {"status", action == app::PagerAction::kAck ? "acked" : "resolved"},
-           {"keys", std::to_string(done->size())},
+           {"event_id", id},
+           {"status", status},
+           {"keys", std::to_string(done->keys.size())},
            {"who", by}});
-  return Json(200, {{"event_type", type}, {"keys", *done}});
+  nlohmann::json answer = {{"event_type", type}, {"keys", done->keys}};
+  if (done->duplicate) answer["duplicate"] = true;
+  return Json(200, answer);
 }
 
 // The value of form field `name` in an application/x-www-form-urlencoded body.
@@ -247,7 +288,29 @@ void Respond(core::HttpClient* http, const std::string& response_url, const std:
   log.Log(core::LogLevel::kWarn, "http.slack", {{"status", "response_failed"}, {"error", error}});
 }
 
-// One Slack interaction, signature checked.
+// When the clicked message was posted: Slack's "1548261231.000200" message_ts of the
+// payload's container (or message); nullopt when neither says.
+std::optional<core::WallTime> PostedAt(const nlohmann::json& payload) {
+  std::string ts = StringAt(payload.value("container", nlohmann::json::object()), "message_ts");
+  if (ts.empty()) ts = StringAt(payload.value("message", nlohmann::json::object()), "ts");
+  const size_t dot = ts.find('.');
+  const std::string seconds = ts.substr(0, dot);
+  const std::string micros = dot == std::string::npos ? "" : ts.substr(dot + 1);
+  const auto digits = [](const std::string& text) {
+    return std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  if (seconds.empty() || seconds.size() > 12 || micros.size() > 6 || !digits(seconds) ||
+      !digits(micros)) {
+    return std::nullopt;
+  }
+  int64_t fraction = micros.empty() ? 0 : std::stoll(micros);
+  for (size_t i = micros.size(); i < 6; ++i) fraction *= 10;
+  return core::WallTime(std::chrono::seconds(std::stoll(seconds)) +
+                        std::chrono::microseconds(fraction));
+}
+
+// One Slack interaction, signature checked. The click's trigger id is remembered so that a
+// second delivery changes nothing; nothing that opened after its message was posted is acked.
 app::OpsResponse SlackInteraction(app::OperatorCommands& commands, core::HttpClient* responses,
                                   core::WallTime now, core::EventLog& log,
                                   const std::string& body) {
@@ -268,18 +331,39 @@ app::OpsResponse SlackInteraction(app::OperatorCommands& commands, core::HttpCli
   if (name.empty()) name = StringAt(user, "id");
   const std::string by = name.empty() ? std::string("slack") : "slack:" + name;
   const std::string response_url = StringAt(payload, "response_url");
-  auto done = app::ApplyPagerAction(commands, value, app::PagerAction::kAck, by, now);
-  if (!done) {
-    log.Log(core::LogLevel::kWarn, "http.slack",
-            {{"key", value}, {"status", "refused"}, {"error", done.error().message}});
-    const std::string text = "Not acknowledged: " + done.error().message;
-    Respond(responses, response_url, text, log);
+  std::string trigger_id = StringAt(payload, "trigger_id");
+  if (!IsEventId(trigger_id)) trigger_id.clear();  // not remembered
+  const auto reply = [](const std::string& text) {
     return Json(200, {{"response_type", "ephemeral"}, {"replace_original", false}, {"text", text}});
+  };
+  auto done =
+      app::ApplyPagerAction(commands, value, app::PagerAction::kAck, by,
+                            app::SlackClick(trigger_id, PostedAt(payload).value_or(now), now), now);
+  if (done && done->duplicate) {
+    log.Log(core::LogLevel::kInfo, "http.slack", {{"key", value}, {"status", "duplicate"}});
+    return reply("This click was handled already");
   }
-  log.Log(core::LogLevel::kInfo, "http.slack", {{"key", value}, {"status", "acked"}, {"who", by}});
+  std::string error;
+  if (!done) {
+    error = done.error().message;
+  } else if (done->keys.empty()) {
+    error = "nothing this message names is still open at the generation it was sent for";
+  }
+  if (!error.empty()) {
+    log.Log(core::LogLevel::kWarn, "http.slack",
+            {{"key", value}, {"status", "refused"}, {"error", error}});
+    const std::string text = "Not acknowledged: " + error;
+    Respond(responses, response_url, text, log);
+    return reply(text);
+  }
+  log.Log(core::LogLevel::kInfo, "http.slack",
+          {{"key", value},
+           {"status", "acked"},
+           {"keys", std::to_string(done->keys.size())},
+           {"who", by}});
   const std::string text = "Acknowledged by " + by;
   Respond(responses, response_url, text, log);
-  return Json(200, {{"response_type", "ephemeral"}, {"replace_original", false}, {"text", text}});
+  return reply(text);
 }
 
 // Which kinds of callback get a route.

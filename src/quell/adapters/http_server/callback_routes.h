@@ -34,13 +34,16 @@ struct CallbackSettings {
 //                          "link"; an HTML page says what happened
 //   POST /v1/pagerduty/webhook   a PagerDuty v3 webhook: incident.acknowledged and
 //                          incident.resolved for a dedup key quell sent (data.incident_key) ack
-//                          or resolve the incident, or a group's open members
-//                          (app::ApplyPagerAction), by "pagerduty:<agent>"; 401 without a valid
-//                          X-PagerDuty-Signature, 200 for any other event or an unknown key
-//                          (PagerDuty would retry anything else), 503 when the store fails
+//                          or resolve the generations it names that were open at the event's
+//                          occurred_at, each event id once (app::ApplyPagerAction), by
+//                          "pagerduty:<agent>"; 401 without a valid X-PagerDuty-Signature, 400
+//                          without event.id or occurred_at, 200 for a duplicate, an event past
+//                          PagerDuty's retries, any other event or an unknown key (PagerDuty
+//                          would retry anything else), 503 when the store fails
 //   POST /v1/slack/interactivity   a Slack block_actions payload (form field `payload`): a
 //                          click on a message's Acknowledge button (action_id quell_ack) acks
-//                          the key, generation or group its value names, by "slack:<user>",
+//                          the generation or group message its value names, each trigger_id
+//                          once, by "slack:<user>",
 //                          and tells the clicker the outcome through the payload's
 //                          response_url (settings.slack_responses); 401 without a valid
 //                          X-Slack-Signature or with a timestamp over 5 minutes from now, 200

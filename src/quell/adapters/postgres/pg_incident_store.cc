@@ -506,6 +506,22 @@ class PgTransaction : public core::StoreTransaction {
                      store::FencedMessage(lease, token, PQntuples(exists->get()) > 0));
   }
 
+  core::Result<bool> RememberCallbackEvent(std::string_view provider, std::string_view id,
+                                           core::WallTime now, core::WallTime expires_at) override {
+    auto pruned = c_.Run(std::string("DELETE FROM callback_events WHERE expires_at <= $1"),
+                         {std::to_string(store::ToMicros(now))});
+    if (!pruned) return pruned.error();
+    // A twin inserted by a transaction still open makes this one wait for its end: committed,
+    // nothing is inserted here; rolled back, this one inserts.
+    static const std::string sql =
+        "INSERT INTO callback_events (provider, event_id, expires_at) VALUES ($1, $2, $3)"
+        " ON CONFLICT DO NOTHING";
+    auto result = c_.Run(
+        sql, {std::string(provider), std::string(id), std::to_string(store::ToMicros(expires_at))});
+    if (!result) return result.error();
+    return Affected(result->get()) == 1;
+  }
+
   Status Commit() override {
     auto result = c_.Run("COMMIT");
     done_ = true;  // a failed COMMIT has ended the transaction too

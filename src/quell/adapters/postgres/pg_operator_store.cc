@@ -152,6 +152,56 @@ core::Result<std::vector<core::ChannelUse>> PgIncidentStore::GenerationChannels(
   return out;
 }
 
+namespace {
+
+core::Result<std::vector<core::IncidentGeneration>> ReadGenerations(core::Result<PgResult> result) {
+  if (!result) return result.error();
+  const int rows = PQntuples(result->get());
+  std::vector<core::IncidentGeneration> out;
+  out.reserve(static_cast<size_t>(rows));
+  for (int i = 0; i < rows; ++i) {
+    out.push_back(
+        core::IncidentGeneration{TextAt(result->get(), i, 0), UintAt(result->get(), i, 1)});
+  }
+  return out;
+}
+
+// A carried member: a grouped row a message took (group_row set), of its incident's open
+// generation.
+constexpr const char* kOpenMemberSql =
+    "SELECT m.key, m.generation FROM outbox m JOIN incidents i ON i.key = m.key AND"
+    " i.generation = m.generation AND i.status = 'open' WHERE m.status = 'grouped' AND"
+    " m.group_row IS NOT NULL AND ";
+// One line per generation, in byte order of the key (as SQLite's ORDER BY).
+constexpr const char* kOpenMemberOrderSql =
+    " GROUP BY m.key, m.generation ORDER BY m.key COLLATE \"C\"";
+
+}  // namespace
+
+core::Result<std::vector<core::IncidentGeneration>> PgIncidentStore::OpenMembersOfMessage(
+    std::string_view group_row) {
+  static const std::string sql =
+      std::string(kOpenMemberSql) + "m.group_row = $1" + kOpenMemberOrderSql;
+  return ReadGenerations(connection_->Run(sql, {std::string(group_row)}));
+}
+
+core::Result<std::vector<core::IncidentGeneration>> PgIncidentStore::OpenMembersOfGroup(
+    std::string_view channel, std::string_view group_key, std::optional<uint64_t> episode,
+    core::WallTime carried_by) {
+  // Without a channel (a key sent before episodes were kept) every channel's group. An empty
+  // $4 stands for no episode.
+  static const std::string sql =
+      std::string(kOpenMemberSql) +
+      "($1 = '' OR m.channel = $1) AND m.group_key = $2 AND m.updated_at <= $3 AND ($4 = '' OR"
+      " EXISTS (SELECT 1 FROM outbox_groups g WHERE g.channel = $1 AND g.group_key = $2 AND"
+      " g.episode = NULLIF($4, '')::bigint))" +
+      kOpenMemberOrderSql;
+  return ReadGenerations(connection_->Run(
+      sql,
+      {std::string(channel), std::string(group_key), std::to_string(store::ToMicros(carried_by)),
+       episode ? std::to_string(*episode) : std::string()}));
+}
+
 core::Result<std::vector<core::LoggedDecision>> PgIncidentStore::RecentDecisions(
     std::string_view key, size_t limit) {
   auto result = connection_->Run(

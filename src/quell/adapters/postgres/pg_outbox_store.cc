@@ -363,16 +363,21 @@ core::Result<std::optional<core::OutboxRow>> PgIncidentStore::AssembleGroup(
   }
   const core::WallTime first = *TimeAt(waiting->get(), 0, 2);
   static const std::string state_sql =
-      "SELECT last_sequence, last_message_at FROM outbox_groups WHERE channel = $1 AND"
+      "SELECT last_sequence, last_message_at, episode FROM outbox_groups WHERE channel = $1 AND"
       " group_key = $2 FOR UPDATE";
   auto state = c.Run(state_sql, {ch, gk});
   if (!state) return fail(state.error());
   uint64_t sequence = 1;
   std::optional<core::WallTime> last;
-  if (PQntuples(state->get()) > 0) {
+  const bool had_state = PQntuples(state->get()) > 0;
+  core::StoredEpisode stored;
+  if (had_state) {
     sequence = UintAt(state->get(), 0, 0) + 1;
     last = TimeAt(state->get(), 0, 1);
+    // NULL: kept before episodes were.
+    if (PQgetisnull(state->get(), 0, 2) == 0) stored = UintAt(state->get(), 0, 2);
   }
+  const uint64_t episode = core::GroupEpisodeOf(had_state, stored, sequence);
   const core::GroupPolicy timing{
       .group_by = {}, .group_wait = group_wait, .group_interval = group_interval};
   // The message is due at `due`, which a late dispatcher round may have passed: the row and the
@@ -398,7 +403,7 @@ core::Result<std::optional<core::OutboxRow>> PgIncidentStore::AssembleGroup(
   if (!open) return fail(open.error());
   const uint64_t open_after = UintAt(open->get(), 0, 0);
   core::OutboxRow group =
-      core::MakeGroupRow(channel, group_key, sequence, transition, open_after, now);
+      core::MakeGroupRow(channel, group_key, sequence, transition, open_after, now, episode);
   group.next_attempt_at = due;
   auto put = c.Run(std::string(kInsertNoticeSql),
                    {group.idempotency_key, group.key, std::to_string(group.generation),
@@ -409,11 +414,14 @@ core::Result<std::optional<core::OutboxRow>> PgIncidentStore::AssembleGroup(
   if (!put) return fail(put.error());
   if (Affected(put->get()) == 0) return nothing();  // built already: its key exists
   static const std::string upsert_sql =
-      "INSERT INTO outbox_groups (channel, group_key, last_sequence, last_message_at)"
-      " VALUES ($1, $2, $3, $4) ON CONFLICT (channel, group_key) DO UPDATE SET"
-      " last_sequence = excluded.last_sequence, last_message_at = excluded.last_message_at";
-  if (auto up = c.Run(upsert_sql,
-                      {ch, gk, std::to_string(sequence), std::to_string(store::ToMicros(due))});
+      "INSERT INTO outbox_groups (channel, group_key, last_sequence, last_message_at, episode)"
+      " VALUES ($1, $2, $3, $4, NULLIF($5, '')::bigint) ON CONFLICT (channel, group_key) DO"
+      " UPDATE SET last_sequence = excluded.last_sequence,"
+      " last_message_at = excluded.last_message_at, episode = excluded.episode";
+  const core::StoredEpisode after = core::GroupEpisodeAfter(episode, open_after);
+  if (auto up =
+          c.Run(upsert_sql, {ch, gk, std::to_string(sequence), std::to_string(store::ToMicros(due)),
+                             after ? std::to_string(*after) : std::string()});
       !up) {
     return fail(up.error());
   }

@@ -141,6 +141,7 @@ struct SqliteIncidentStore::Statements {
   Stmt record_key_group, prune_key_groups, decisions_since, key_groups_since;
   Stmt never_live, inhibited_rows, open_of, cancel_tier_opens;
   Stmt fence_poll, lease_exists;
+  Stmt prune_callbacks, remember_callback;
 };
 
 // One BEGIN IMMEDIATE transaction: it holds the database's write lock from the start, so no
@@ -423,6 +424,18 @@ class SqliteTransaction : public core::StoreTransaction {
     return MakeError(ErrorCode::kConflict, store::FencedMessage(lease, token, *row));
   }
 
+  core::Result<bool> RememberCallbackEvent(std::string_view provider, std::string_view id,
+                                           core::WallTime now, core::WallTime expires_at) override {
+    s_.prune_callbacks.BindInt(1, store::ToMicros(now));
+    if (auto status = s_.prune_callbacks.Run(); !status) return status.error();
+    Stmt& s = s_.remember_callback;
+    s.BindText(1, provider);
+    s.BindText(2, id);
+    s.BindInt(3, store::ToMicros(expires_at));
+    if (auto status = s.Run(); !status) return status.error();
+    return sqlite3_changes(store_.db_) == 1;
+  }
+
   Status Commit() override {
     if (auto status = s_.commit.Run(); !status) return status;
     done_ = true;
@@ -552,6 +565,10 @@ core::Result<std::unique_ptr<SqliteIncidentStore>> SqliteIncidentStore::Open(
       {&s.prune_attempts, "DELETE FROM delivery_attempts WHERE at < ?"},
       {&s.fence_poll, "UPDATE poll_leases SET polled_at = ?3 WHERE name = ?1 AND token = ?2"},
       {&s.lease_exists, "SELECT 1 FROM poll_leases WHERE name = ?"},
+      {&s.prune_callbacks, "DELETE FROM callback_events WHERE expires_at <= ?1"},
+      {&s.remember_callback,
+       "INSERT INTO callback_events (provider, event_id, expires_at) VALUES (?1, ?2, ?3)"
+       " ON CONFLICT DO NOTHING"},
       {&s.prune_key_groups, "DELETE FROM key_groups WHERE last_seen_at < ?"},
       {&s.put_mark,
        "INSERT INTO source_marks (name, value, updated_at) VALUES (?,?,?) ON CONFLICT (name)"

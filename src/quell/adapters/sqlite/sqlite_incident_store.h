@@ -99,6 +99,11 @@ class SqliteIncidentStore : public core::IncidentStore,
   core::Status DropDead(std::string_view idempotency_key, core::WallTime now) override;
   core::Result<std::vector<core::ChannelUse>> GenerationChannels(std::string_view key,
                                                                  uint64_t generation) override;
+  core::Result<std::vector<core::IncidentGeneration>> OpenMembersOfMessage(
+      std::string_view group_row) override;
+  core::Result<std::vector<core::IncidentGeneration>> OpenMembersOfGroup(
+      std::string_view channel, std::string_view group_key, std::optional<uint64_t> episode,
+      core::WallTime carried_by) override;
   core::Result<std::vector<core::LoggedDecision>> RecentDecisions(std::string_view key,
                                                                   size_t limit) override;
   core::Result<std::vector<core::OutboxRow>> GroupMessagesOf(std::string_view key,

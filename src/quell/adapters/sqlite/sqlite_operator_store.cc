@@ -200,6 +200,67 @@ core::Result<std::vector<core::ChannelUse>> SqliteIncidentStore::GenerationChann
   return out;
 }
 
+namespace {
+
+// The rows of (key, generation) a member query yields; the statement is done after.
+core::Result<std::vector<core::IncidentGeneration>> ReadGenerations(Stmt& s) {
+  std::vector<core::IncidentGeneration> out;
+  for (;;) {
+    auto row = s.Step();
+    if (!row) return row.error();
+    if (!*row) break;
+    out.push_back(core::IncidentGeneration{s.Text(0), s.Uint(1)});
+  }
+  return out;
+}
+
+// A carried member: a grouped row a message took (group_row set), of its incident's open
+// generation. The literals let SQLite prove that the partial indexes apply.
+constexpr const char* kOpenMemberSql =
+    "SELECT DISTINCT m.key, m.generation FROM outbox m INDEXED BY ";
+constexpr const char* kOpenMemberJoinSql =
+    " JOIN incidents i ON i.key = m.key AND i.generation = m.generation AND i.status = 'open'"
+    " WHERE m.status = 'grouped' AND m.group_row IS NOT NULL AND ";
+
+}  // namespace
+
+core::Result<std::vector<core::IncidentGeneration>> SqliteIncidentStore::OpenMembersOfMessage(
+    std::string_view group_row) {
+  Stmt s;
+  if (auto status = s.Prepare(db_,
+                              std::string(kOpenMemberSql) + "outbox_members" + kOpenMemberJoinSql +
+                                  "m.group_row = ?1 ORDER BY m.key",
+                              path_);
+      !status) {
+    return status.error();
+  }
+  s.BindText(1, group_row);
+  return ReadGenerations(s);
+}
+
+core::Result<std::vector<core::IncidentGeneration>> SqliteIncidentStore::OpenMembersOfGroup(
+    std::string_view channel, std::string_view group_key, std::optional<uint64_t> episode,
+    core::WallTime carried_by) {
+  // Without a channel (a key sent before episodes were kept) every channel's group: a scan of
+  // the carried members' index, for a callback only.
+  std::string sql = std::string(kOpenMemberSql) + "outbox_group_keys" + kOpenMemberJoinSql +
+                    (channel.empty() ? "?1 = '' AND" : "m.channel = ?1 AND") +
+                    " m.group_key = ?2 AND m.updated_at <= ?3";
+  if (episode) {
+    sql +=
+        " AND EXISTS (SELECT 1 FROM outbox_groups g WHERE g.channel = ?1 AND g.group_key = ?2"
+        " AND g.episode = ?4)";
+  }
+  sql += " ORDER BY m.key";
+  Stmt s;
+  if (auto status = s.Prepare(db_, sql, path_); !status) return status.error();
+  s.BindText(1, channel);
+  s.BindText(2, group_key);
+  s.BindInt(3, store::ToMicros(carried_by));
+  if (episode) s.BindUint(4, *episode);
+  return ReadGenerations(s);
+}
+
 // The decisions primary key (key, version) and the outbox's UNIQUE (key, channel, generation,
 // version) make both reads range scans over one key.
 core::Result<std::vector<core::LoggedDecision>> SqliteIncidentStore::RecentDecisions(

@@ -99,7 +99,7 @@ constexpr const char* kGroupWaitingSql =
     "SELECT transition, created_at FROM outbox INDEXED BY outbox_waiting WHERE channel = ?1 AND"
     " group_key = ?2 AND status = 'grouped' AND group_row IS NULL ORDER BY created_at";
 constexpr const char* kGroupStateSql =
-    "SELECT last_sequence, last_message_at FROM outbox_groups WHERE channel = ?1 AND"
+    "SELECT last_sequence, last_message_at, episode FROM outbox_groups WHERE channel = ?1 AND"
     " group_key = ?2";
 constexpr const char* kGroupMarkSql =
     "UPDATE outbox SET group_row = ?3, updated_at = ?4 WHERE channel = ?1 AND group_key = ?2"
@@ -111,9 +111,10 @@ constexpr const char* kGroupOpenSql =
     " channel = ?1 AND group_key = ?2 AND status = 'grouped' AND group_row IS NOT NULL)"
     " AS latest WHERE n = 1 AND transition <> 'resolve'";
 constexpr const char* kGroupUpsertSql =
-    "INSERT INTO outbox_groups (channel, group_key, last_sequence, last_message_at)"
-    " VALUES (?1, ?2, ?3, ?4) ON CONFLICT (channel, group_key) DO UPDATE SET"
-    " last_sequence = excluded.last_sequence, last_message_at = excluded.last_message_at";
+    "INSERT INTO outbox_groups (channel, group_key, last_sequence, last_message_at, episode)"
+    " VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (channel, group_key) DO UPDATE SET"
+    " last_sequence = excluded.last_sequence, last_message_at = excluded.last_message_at,"
+    " episode = excluded.episode";
 
 constexpr const char* kSupersedeSql =
     "UPDATE outbox SET status = 'superseded', updated_at = ?5 WHERE key = ?1 AND"
@@ -450,6 +451,8 @@ core::Result<std::optional<core::OutboxRow>> SqliteIncidentStore::AssembleGroup(
   if (!first) return nothing();
   uint64_t sequence = 1;
   std::optional<core::WallTime> last;
+  bool had_state = false;
+  core::StoredEpisode stored;
   {
     Stmt& g = s.group_state;
     g.BindText(1, channel);
@@ -457,11 +460,14 @@ core::Result<std::optional<core::OutboxRow>> SqliteIncidentStore::AssembleGroup(
     auto row = g.Step();
     if (!row) return fail(row.error());
     if (*row) {
+      had_state = true;
       sequence = g.Uint(0) + 1;
       last = store::FromMicros(g.Int(1));
+      if (!g.IsNull(2)) stored = g.Uint(2);  // NULL: kept before episodes were
     }
     g.Reset();
   }
+  const uint64_t episode = core::GroupEpisodeOf(had_state, stored, sequence);
   const core::GroupPolicy timing{
       .group_by = {}, .group_wait = group_wait, .group_interval = group_interval};
   // The message is due at `due`, which a late dispatcher round may have passed: the row and the
@@ -492,7 +498,7 @@ core::Result<std::optional<core::OutboxRow>> SqliteIncidentStore::AssembleGroup(
     o.Reset();
   }
   core::OutboxRow group =
-      core::MakeGroupRow(channel, group_key, sequence, transition, open_after, now);
+      core::MakeGroupRow(channel, group_key, sequence, transition, open_after, now, episode);
   group.next_attempt_at = due;
   if (auto status = InsertNotice(s.insert_notice, group); !status) return fail(status.error());
   if (sqlite3_changes(db_) == 0) return nothing();  // built already: its key exists
@@ -502,6 +508,9 @@ core::Result<std::optional<core::OutboxRow>> SqliteIncidentStore::AssembleGroup(
     u.BindText(2, group_key);
     u.BindUint(3, sequence);
     u.BindInt(4, store::ToMicros(due));
+    if (const core::StoredEpisode after = core::GroupEpisodeAfter(episode, open_after)) {
+      u.BindUint(5, *after);
+    }  // else NULL, as Reset left it
     if (auto status = u.Run(); !status) return fail(status.error());
   }
   if (auto status = s.commit.Run(); !status) return fail(status.error());

@@ -82,6 +82,7 @@ class Stmt {
     sqlite3_clear_bindings(stmt_);
   }
 
+  bool IsNull(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
   int64_t Int(int col) const { return sqlite3_column_int64(stmt_, col); }
   uint64_t Uint(int col) const { return static_cast<uint64_t>(sqlite3_column_int64(stmt_, col)); }
   std::string Text(int col) const {

@@ -207,7 +207,20 @@ namespace {
   "ALTER TABLE silences ADD COLUMN match_kind TEXT NOT NULL DEFAULT 'glob'" \
   " CHECK (match_kind IN ('glob', 'exact'));"
 
-constexpr std::array<Migration, 15> kMigrations = {{
+// Callbacks bound to what they name (core/delivery/callback_key.h, docs/http.md). episode is
+// a group's current episode on its channel (core::StoredEpisode): NULL for a group last
+// messaged before this step, whose alert keeps its old key until it ends. callback_events
+// remembers each provider's event ids until the provider stops retrying them, so a duplicate
+// delivery changes nothing; rows are deleted once expired, by the next callback.
+#define QUELL_SCHEMA_V16(KEYED_TABLE)                                            \
+  "ALTER TABLE outbox_groups ADD COLUMN episode BIGINT;"                         \
+  "CREATE TABLE callback_events ("                                               \
+  " provider TEXT NOT NULL, event_id TEXT NOT NULL, expires_at BIGINT NOT NULL," \
+  " PRIMARY KEY (provider, event_id))" KEYED_TABLE                               \
+  ";"                                                                            \
+  "CREATE INDEX callback_events_expiry ON callback_events (expires_at);"
+
+constexpr std::array<Migration, 16> kMigrations = {{
     {1, "incidents, decision log, polls and outbox", QUELL_SCHEMA_V1(" WITHOUT ROWID"),
      QUELL_SCHEMA_V1("")},
     {2, "open-incident index and source marks", QUELL_SCHEMA_V2(" WITHOUT ROWID", ""),
@@ -234,8 +247,11 @@ constexpr std::array<Migration, 15> kMigrations = {{
     {14, "the incident list's triage order", QUELL_SCHEMA_V14(""),
      QUELL_SCHEMA_V14(" COLLATE \"C\"")},
     {15, "exact-key silences", QUELL_SCHEMA_V15, QUELL_SCHEMA_V15},
+    {16, "group episodes and remembered callback events", QUELL_SCHEMA_V16(" WITHOUT ROWID"),
+     QUELL_SCHEMA_V16("")},
 }};
 
+#undef QUELL_SCHEMA_V16
 #undef QUELL_SCHEMA_V15
 #undef QUELL_SCHEMA_V14
 

@@ -74,8 +74,21 @@ TransitionKind GroupTransition(std::span<const TransitionKind> members) {
   return TransitionKind::kResolve;
 }
 
+uint64_t GroupEpisodeOf(bool had_state, StoredEpisode stored, uint64_t sequence) {
+  if (!had_state) return sequence;
+  if (!stored) return 0;
+  return *stored == 0 ? sequence : *stored;
+}
+
+StoredEpisode GroupEpisodeAfter(uint64_t episode, uint64_t open_after) {
+  if (open_after == 0) return uint64_t{0};
+  if (episode == 0) return std::nullopt;
+  return episode;
+}
+
 OutboxRow MakeGroupRow(std::string_view channel, std::string_view group_key, uint64_t sequence,
-                       TransitionKind transition, uint64_t open_after, WallTime now) {
+                       TransitionKind transition, uint64_t open_after, WallTime now,
+                       uint64_t episode) {
   OutboxRow row;
   row.key = std::string(kGroupKeyPrefix) + std::string(group_key);
   row.generation = sequence;
@@ -100,6 +113,10 @@ OutboxRow MakeGroupRow(std::string_view channel, std::string_view group_key, uin
   }
   row.payload += "},\"open_after\":";
   row.payload += std::to_string(open_after);
+  if (episode != 0) {
+    row.payload += ",\"episode\":";
+    row.payload += std::to_string(episode);
+  }
   row.payload += "}}";
   row.status = OutboxStatus::kPending;
   row.next_attempt_at = now;

@@ -54,10 +54,29 @@ TransitionKind GroupTransition(std::span<const TransitionKind> members);
 
 // The group row of (channel, group key, sequence): key "{group}:" + group key, generation =
 // sequence, version 1, pending and due now, with the idempotency key every writer derives
-// alike. Its stored payload names the group and `open_after` (the group's keys still open
-// once this message is read); GroupPayload adds the members at dispatch.
+// alike. Its stored payload names the group, `open_after` (the group's keys still open once
+// this message is read) and, when not 0, `episode` (GroupEpisodeOf); GroupPayload adds the
+// members at dispatch.
 OutboxRow MakeGroupRow(std::string_view channel, std::string_view group_key, uint64_t sequence,
-                       TransitionKind transition, uint64_t open_after, WallTime now);
+                       TransitionKind transition, uint64_t open_after, WallTime now,
+                       uint64_t episode = 0);
+
+// A group's episode on a channel: its messages from the one after which a member is open to
+// the one after which none is, numbered by the first one's sequence. A pager keeps one alert
+// per episode (PagerDuty's dedup key names it: core/delivery/callback_key.h), so a callback
+// about an alert of an earlier episode never touches the members of a later one.
+// What the store keeps of it per (channel, group) between messages: nullopt for a group whose
+// last message was sent before episodes were kept (its alert, if still open, keeps its key
+// without an episode until it ends), 0 once a message left nothing open, else the episode.
+using StoredEpisode = std::optional<uint64_t>;
+
+// The episode of message `sequence`, given what the store kept after the previous message
+// (`had_state` false: the group's first message). 0: an episode begun before episodes were
+// kept, whose messages carry none.
+uint64_t GroupEpisodeOf(bool had_state, StoredEpisode stored, uint64_t sequence);
+
+// What the store keeps after a message of `episode` left `open_after` keys open.
+StoredEpisode GroupEpisodeAfter(uint64_t episode, uint64_t open_after);
 
 // The group key a group row (from MakeGroupRow) stands for.
 std::string_view GroupKeyOfRow(const OutboxRow& group);

@@ -182,6 +182,19 @@ class StoreTransaction {
     return MakeError(ErrorCode::kInternal, "this store keeps no poll leases");
   }
 
+  // Remembers a provider's callback event (`provider`, `id`) until `expires_at`, after deleting
+  // every remembered event expired at `now`. true when it was not remembered yet; false when it
+  // was: a duplicate delivery, after which the caller changes nothing. The row stays locked
+  // until the transaction ends, so of two deliveries at once one waits and then sees the other.
+  virtual Result<bool> RememberCallbackEvent(std::string_view provider, std::string_view id,
+                                             WallTime now, WallTime expires_at) {
+    (void)provider;
+    (void)id;
+    (void)now;
+    (void)expires_at;
+    return MakeError(ErrorCode::kInternal, "this store remembers no callback events");
+  }
+
   virtual Status Commit() = 0;
 };
 

@@ -23,6 +23,12 @@ struct ChannelUse {
   bool shadow_only = false;
 };
 
+// One generation of an incident, by key.
+struct IncidentGeneration {
+  std::string key;
+  uint64_t generation = 0;
+};
+
 // One line of an incident's decision log, as stored.
 struct LoggedDecision {
   uint64_t generation = 0;
@@ -103,6 +109,20 @@ class OperatorStore {
   // The channels with outbox rows of (key, generation), by channel name.
   virtual Result<std::vector<ChannelUse>> GenerationChannels(std::string_view key,
                                                              uint64_t generation) = 0;
+
+  // What a group message's callback may touch (core/delivery/callback_key.h): the incident
+  // generations, open now, that the group message whose idempotency key is `group_row`
+  // carried, by key.
+  virtual Result<std::vector<IncidentGeneration>> OpenMembersOfMessage(
+      std::string_view group_row) = 0;
+  // The incident generations, open now, that messages of (`channel`, `group_key`) carried,
+  // taken into a message at or before `carried_by`, by key; every channel's when `channel` is
+  // empty. With `episode`, none unless it is the group's current episode on `channel`: an
+  // episode ends when a message leaves nothing open, so every generation it carried was
+  // resolved by then.
+  virtual Result<std::vector<IncidentGeneration>> OpenMembersOfGroup(
+      std::string_view channel, std::string_view group_key, std::optional<uint64_t> episode,
+      WallTime carried_by) = 0;
 
   // The newest `limit` decision lines of `key`, highest version first (retention may have
   // pruned older ones). Empty for a key with none.
