@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <array>
 #include <chrono>
 #include <csignal>
 #include <filesystem>
@@ -37,8 +38,8 @@ constexpr const char* kKey = "acme:LoginFailures";
 constexpr const char* kKeyPath = "acme%3ALoginFailures";
 
 // What a pushed alert carried that nothing may keep: a password, an e-mail, a phone number.
-const std::vector<std::string> kPushed = {"hunter2-e2e-pw", "alice.e2e@example.com",
-                                          "+1 415 555 0134", "555 0134"};
+constexpr std::array<const char*, 4> kPushed = {"hunter2-e2e-pw", "alice.e2e@example.com",
+                                                "+1 415 555 0134", "555 0134"};
 constexpr const char* kUrlKey = "SECRETHOOKKEY42";
 
 class RunRedactionTest : public ::testing::Test {
@@ -167,7 +168,7 @@ TEST_F(RunRedactionTest, PushedLabelsAndAWebhooksQueryKeyAreKeptAndShownRedacted
   std::string sent;
   for (const testing::ReceivedRequest& request : hook.Requests()) sent += request.body;
   EXPECT_NE(sent.find("LoginFailures"), std::string::npos) << sent;
-  for (const std::string& leak : kPushed) {
+  for (const std::string leak : kPushed) {
     EXPECT_EQ(incident.find(leak), std::string::npos) << leak << " in " << incident;
     EXPECT_EQ(listing.find(leak), std::string::npos) << leak << " in " << listing;
     EXPECT_EQ(sent.find(leak), std::string::npos) << leak << " in " << sent;

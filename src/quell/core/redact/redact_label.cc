@@ -53,18 +53,23 @@ void AppendRedactedLabelValue(std::string& out, std::string_view name, std::stri
   if (value.empty()) return;
   if (LooksSecretKey(name)) {
     out.append("[secret]");
-  } else if (IsPseudonym(value)) {
-    out.append(value);
-  } else if (HoldsSecret(value, options)) {
-    RedactOptions label = options;
-    label.max_text = 0;
-    label.random_tokens = false;
-    out.append(Redact(value, label));
-  } else if (HoldsPersonalData(value)) {
-    AppendPseudonym(out, value);
-  } else {
-    out.append(value);
+    return;
   }
+  // A pseudonym is already redacted; its hex digits could read as a phone number.
+  if (!IsPseudonym(value)) {
+    if (HoldsSecret(value, options)) {
+      RedactOptions label = options;
+      label.max_text = 0;
+      label.random_tokens = false;
+      out.append(Redact(value, label));
+      return;
+    }
+    if (HoldsPersonalData(value)) {
+      AppendPseudonym(out, value);
+      return;
+    }
+  }
+  out.append(value);
 }
 
 std::string RedactLabelValue(std::string_view name, std::string_view value,
