@@ -22,6 +22,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   quell::fuzz::Require(alerts->size() <= options.max_alerts, "more alerts than max_alerts");
   for (const quell::core::PushedAlert& alert : *alerts) {
+    if (alert.starts_at) {
+      quell::fuzz::RequireWritableTime(*alert.starts_at, "startsAt cannot be written back");
+    }
     for (size_t i = 1; i < alert.labels.size(); ++i) {
       quell::fuzz::Require(alert.labels[i - 1].first < alert.labels[i].first,
                            "labels not sorted and unique");

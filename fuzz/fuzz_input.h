@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "quell/core/text/time.h"
+
 // What the fuzzers share: an input read as a few parts (a selector byte, a line, the rest), so
 // that one corpus file can say which route, status or mode it drives and still be mostly the
 // bytes an outsider sends; and a loud failure for a broken property (libFuzzer keeps the input
@@ -49,6 +51,13 @@ class FuzzInput {
 
 inline void Require(bool holds, std::string_view what) {
   if (!holds) Fail(what);
+}
+
+// A time read from outside is one quell can write back: FormatRfc3339 gives text that
+// ParseRfc3339 reads as the same time (a year from 0000 to 9999).
+inline void RequireWritableTime(quell::core::WallTime at, std::string_view what) {
+  const auto again = quell::core::ParseRfc3339(quell::core::FormatRfc3339(at));
+  if (!again.ok() || *again != at) Fail(what);
 }
 
 }  // namespace quell::fuzz

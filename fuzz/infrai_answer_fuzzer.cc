@@ -64,18 +64,35 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const quell::core::GroupListing listing = source.List();
       // The same page again repeats its cursor, so no walk goes past the second page.
       quell::fuzz::Require(listing.pages <= 2 && http.requests() <= 2, "listing walked on");
+      for (const quell::core::ErrorGroup& group : listing.groups) {
+        for (const auto& at : {group.first_seen, group.last_seen}) {
+          if (at) quell::fuzz::RequireWritableTime(*at, "a group's time cannot be written back");
+        }
+      }
       break;
     }
     case 1: {
       InfraiErrorSource source(client);
-      (void)source.Detail("grp_1");
+      auto detail = source.Detail("grp_1");
+      if (detail) {
+        for (const quell::core::GroupEvent& event : detail->events) {
+          if (event.at) quell::fuzz::RequireWritableTime(*event.at, "an event's time");
+        }
+      }
       break;
     }
     case 2: {
       InfraiMetricSource source(client);
       quell::core::MetricQuery query;
       query.params = {{"name", "http.errors"}};
-      (void)source.Query(query);
+      auto answer = source.Query(query);
+      if (answer) {
+        for (const quell::core::MetricSeries& series : answer->series) {
+          for (const quell::core::MetricPoint& point : series.points) {
+            quell::fuzz::RequireWritableTime(point.at, "a point's time cannot be written back");
+          }
+        }
+      }
       break;
     }
     case 3: {

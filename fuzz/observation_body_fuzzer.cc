@@ -30,6 +30,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     quell::fuzz::Require(!options.parser.require_key || !o.key.empty(), "a required key is empty");
     quell::fuzz::Require(o.at <= *options.parser.now + options.parser.limits.max_future_skew,
                          "an observation from the future");
+    quell::fuzz::RequireWritableTime(o.at, "an observation's time cannot be written back");
+    if (o.first_seen_at) {
+      quell::fuzz::RequireWritableTime(*o.first_seen_at,
+                                       "a first-seen time cannot be written back");
+    }
   }
   return 0;
 }

@@ -61,6 +61,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         auto more = stream.Next(observation);
         if (!more || !*more) break;
         quell::fuzz::Require(!observation.key.empty(), "apply read a line without a key");
+        quell::fuzz::RequireWritableTime(observation.at, "a line's time cannot be written back");
         ++lines;
       }
       // A second pass over the same file reads the same lines.

@@ -37,6 +37,23 @@ TEST(Rfc3339Test, RejectsWhatIsNotATimestamp) {
   }
 }
 
+// Found by the fuzzers' check that every time read from outside writes back as it was read:
+// an offset moved 0000-01-01 into the year -1 and 9999-12-31 into 10000, which FormatRfc3339
+// wrote as "(/*,-12-31..." and "0000-01-01...". RFC 3339 has four-digit years only.
+TEST(Rfc3339Test, RejectsAnOffsetThatLeavesTheYears0000To9999) {
+  for (const char* text :
+       {"0000-01-01T00:00:00+00:01", "9999-12-31T23:59:59-00:01", "9999-12-31T23:30:00.5-23:59"}) {
+    auto at = ParseRfc3339(text);
+    EXPECT_FALSE(at.ok()) << text << " read as " << FormatRfc3339(*at);
+  }
+  for (const char* text : {"0000-01-01T00:00:00Z", "0000-01-01T00:01:00+00:01",
+                           "9999-12-31T23:59:59.999999Z", "9999-12-31T23:58:59-00:01"}) {
+    auto at = ParseRfc3339(text);
+    ASSERT_TRUE(at.ok()) << text << ": " << at.error().message;
+    EXPECT_EQ(*ParseRfc3339(FormatRfc3339(*at)), *at) << text;
+  }
+}
+
 TEST(Rfc3339Test, AcceptsLeapDay) { EXPECT_TRUE(ParseRfc3339("2028-02-29T00:00:00Z").ok()); }
 
 TEST(Rfc3339Test, FormatsCanonicalUtc) {

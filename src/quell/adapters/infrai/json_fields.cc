@@ -52,6 +52,9 @@ core::Result<core::WallTime> AsTime(simdjson::dom::element value) {
     return Corrupt("expected an RFC 3339 time or Unix seconds");
   }
   if (seconds > 1e11) seconds /= 1000;  // milliseconds: 1e11 s is the year 5138
+  // RFC 3339 ends with the year 9999, and quell's times (int64 microseconds) soon after.
+  constexpr double kYear10000 = 253402300800;
+  if (seconds >= kYear10000) return Corrupt("a Unix time past the year 9999");
   return core::WallTime(core::Duration(static_cast<int64_t>(seconds * 1e6)));
 }
 

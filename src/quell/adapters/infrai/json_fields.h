@@ -23,7 +23,8 @@ std::optional<simdjson::dom::element> FindField(simdjson::dom::object object,
 // A string, or a number written as text (ids are sometimes numeric).
 std::optional<std::string> AsText(simdjson::dom::element value);
 
-// An RFC 3339 string, or a Unix time in seconds (or milliseconds when it is that large).
+// An RFC 3339 string, or a Unix time in seconds (or milliseconds when it is that large), before
+// the year 10000.
 core::Result<core::WallTime> AsTime(simdjson::dom::element value);
 
 // A non-negative integer, or one written as a string.

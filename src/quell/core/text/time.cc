@@ -43,6 +43,11 @@ void AppendDigits(std::string& out, int64_t value, int width) {
   out.append(buf.data(), static_cast<size_t>(width));
 }
 
+// The times "YYYY-MM-DDTHH:MM:SS[.ffffff]Z" can write: the years 0000 to 9999.
+constexpr std::chrono::sys_days kFirstWritable{std::chrono::year{0} / std::chrono::January / 1};
+constexpr std::chrono::sys_days kPastLastWritable{std::chrono::year{10000} / std::chrono::January /
+                                                  1};
+
 }  // namespace
 
 Result<WallTime> ParseRfc3339(std::string_view text) {
@@ -101,8 +106,13 @@ Result<WallTime> ParseRfc3339(std::string_view text) {
   if (pos != text.size()) return BadTimestamp(text, "trailing characters");
 
   const auto local = std::chrono::sys_days{date} + hours{hour} + minutes{minute} + seconds{second};
-  return WallTime{std::chrono::duration_cast<Duration>(local.time_since_epoch()) +
-                  Duration{micros} - minutes{offset_minutes}};
+  const WallTime at{std::chrono::duration_cast<Duration>(local.time_since_epoch()) +
+                    Duration{micros} - minutes{offset_minutes}};
+  // The offset may carry the first or last day past the four-digit years RFC 3339 can write.
+  if (at < kFirstWritable || at >= kPastLastWritable) {
+    return BadTimestamp(text, "outside the years 0000 to 9999 in UTC");
+  }
+  return at;
 }
 
 void AppendRfc3339(std::string& out, WallTime t) {

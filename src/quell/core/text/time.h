@@ -14,7 +14,8 @@ using Duration = std::chrono::microseconds;
 using WallTime = std::chrono::sys_time<Duration>;
 
 // Parses an RFC 3339 timestamp ("2026-12-02T09:00:00Z", "2026-12-02T10:00:00.25+01:00").
-// Digits past microseconds are truncated. Fails with kInvalidArgument and a message saying why.
+// Digits past microseconds are truncated. Fails with kInvalidArgument and a message saying why,
+// also for a time the offset moves out of the years 0000 to 9999 (FormatRfc3339's range).
 Result<WallTime> ParseRfc3339(std::string_view text);
 
 // Appends `t` in UTC as "YYYY-MM-DDTHH:MM:SS[.ffffff]Z", the fraction only when it is not zero
