@@ -16,6 +16,18 @@ if(QUELL_SANITIZE)
   add_link_options(-fsanitize=${QUELL_SANITIZE})
 endif()
 
+# The libFuzzer build (fuzz/, scripts/fuzz): every library the fuzzers link is compiled with
+# the fuzzer's coverage hooks and ASan+UBSan; only the fuzzers' own link adds libFuzzer's main.
+if(QUELL_BUILD_FUZZERS)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "QUELL_BUILD_FUZZERS needs clang (CXX=clang++-14); this is "
+                        "${CMAKE_CXX_COMPILER_ID}")
+  endif()
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
+                      -fno-sanitize-recover=all)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
 function(quell_target_defaults target)
   target_compile_options(${target} PRIVATE ${QUELL_WARNINGS})
   target_include_directories(${target} PUBLIC ${PROJECT_SOURCE_DIR}/src ${PROJECT_BINARY_DIR}/src)

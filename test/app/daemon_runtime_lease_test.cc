@@ -11,6 +11,7 @@
 #include "fake_clock.h"
 #include "fake_lease_store.h"
 #include "quell/app/daemon_runtime.h"
+#include "quell/app/store_health.h"
 #include "recording_log.h"
 
 namespace quell::app {
@@ -41,6 +42,10 @@ class LeasedPlan : public PollPlan {
     outcome.condition = "checkout";
     outcome.lease = kLease;
     outcome.token = it->second;
+    if (store_down) {
+      outcome.apply_error = "database is locked";
+      return report;
+    }
     const core::Status fenced = leases_.Fence(kLease, it->second, clock_.Now());
     outcome.applied = fenced.ok();
     outcome.fenced = !fenced.ok();
@@ -48,6 +53,7 @@ class LeasedPlan : public PollPlan {
     return report;
   }
   std::function<void()> before_commit;  // a pause between the lease check and the commit
+  bool store_down = false;              // the poll's commit fails, as in a store outage
 
  private:
   testing::FakeLeaseStore& leases_;
@@ -73,6 +79,7 @@ class OneConfig : public RuntimeConfigLoader {
 struct Instance {
   testing::RecordingLog log;
   RunControl control;
+  StoreHealth writes;  // what /readyz reads
   std::vector<core::WallTime> polls;
   LeasedPlan* plan = nullptr;
   std::unique_ptr<DaemonRuntime> runtime;
@@ -86,8 +93,9 @@ class DaemonRuntimeLeaseTest : public ::testing::Test {
     RuntimeOptions options{.config_path = "quell.yaml", .seed = 1, .jitter = 0};
     options.leases = &leases_;
     options.instance = InstanceIdentity{.id = id, .host = "h", .pid = 1, .version = "t"};
-    auto runtime = DaemonRuntime::Create(std::make_unique<OneConfig>(std::move(plan)), clock_,
-                                         instance.log, instance.control, std::move(options), {});
+    auto runtime =
+        DaemonRuntime::Create(std::make_unique<OneConfig>(std::move(plan)), clock_, instance.log,
+                              instance.control, std::move(options), {&instance.writes});
     ASSERT_TRUE(runtime.ok()) << runtime.error().message;
     instance.runtime = std::move(*runtime);
   }
@@ -181,6 +189,36 @@ TEST_F(DaemonRuntimeLeaseTest, AStopReleasesTheLeaseForTheStandbysNextTurn) {
   (void)b_.runtime->KeepLeases();
   b_.runtime->PollDue();
   EXPECT_EQ(b_.polls.size(), 1U);
+}
+
+// The holder's poll failed in an outage; by the time the store answered again the other
+// instance had its lease. As a standby it never polls again, so its readiness must come back
+// with the store, not with a poll write it will never make.
+TEST_F(DaemonRuntimeLeaseTest, AStandbyWhosePollFailedBeforeItStoodByIsReadyOnceTheStoreIs) {
+  Start(a_, "a");
+  Start(b_, "b");
+  (void)a_.runtime->KeepLeases();
+  (void)b_.runtime->KeepLeases();
+  a_.plan->store_down = true;
+  a_.runtime->PollDue();
+  ASSERT_FALSE(a_.writes.Status().ok()) << "the failed poll write is seen";
+  EXPECT_NE(a_.writes.Status().error().message.find("poll: database is locked"), std::string::npos);
+  (void)a_.runtime->KeepLeases();
+  EXPECT_FALSE(a_.writes.Status().ok()) << "a holder's keeper turn says nothing of its polls";
+  // The outage outlasts a's lease: a cannot renew, b takes over once the store answers.
+  leases_.FailNext(2);
+  clock_.SleepFor(seconds(30));
+  (void)a_.runtime->KeepLeases();
+  EXPECT_FALSE(a_.writes.Status().ok()) << "the store still refuses: not ready";
+  a_.plan->store_down = false;
+  (void)b_.runtime->KeepLeases();
+  ASSERT_EQ(leases_.Get(kLease).holder, "b");
+  (void)a_.runtime->KeepLeases();
+  ASSERT_FALSE(a_.runtime->Role()->polling);
+  a_.runtime->PollDue();
+  EXPECT_TRUE(a_.polls.empty()) << "a stands by";
+  EXPECT_TRUE(a_.writes.Status().ok()) << a_.writes.Status().error().message;
+  EXPECT_TRUE(b_.writes.Status().ok());
 }
 
 // Run's own threads: the keeper takes the lease before the first cycle and releases it after

@@ -573,6 +573,26 @@ TEST_F(DispatcherTest, ANoticeWhoseRowsWereAllRetriedIsRecordedWithoutASend) {
   EXPECT_EQ(store_.Row(notice.idempotency_key).status, OutboxStatus::kSent);
 }
 
+// The webhook URL with ?apikey=: a transport error names the URL it failed on, and the
+// row's last_error (shown by the outbox listing and the timeline) kept the key. A provider's
+// answer quoting an e-mail is the provider's words, redacted the same way.
+TEST_F(DispatcherTest, AFailedSendsErrorIsStoredRedacted) {
+  const core::OutboxRow row = Row("k", "hook");
+  store_.Add(row);
+  http_.Fail(core::ErrorCode::kUnavailable,
+             "POST https://hooks.test/w?apikey=SECRET123&team=ops: Failed to connect for "
+             "ops@acme.example");
+  auto d = Make();
+  d.AddHttpChannel("hook", "webhook", webhook_);
+  EXPECT_EQ(d.RunOnce().retried, 1u);
+  const std::string& error = store_.Row(row.idempotency_key).last_error;
+  EXPECT_NE(error.find("POST https://hooks.test/w?apikey=[redacted]&team=[redacted]"),
+            std::string::npos)
+      << error;
+  EXPECT_EQ(error.find("SECRET123"), std::string::npos) << error;
+  EXPECT_EQ(error.find("ops@acme.example"), std::string::npos) << error;
+}
+
 TEST_F(DispatcherTest, TheAttemptLimitMakesARowDeadAndAlertsOnce) {
   const core::OutboxRow row = Row("k", "hook");
   store_.Add(row);

@@ -86,6 +86,9 @@ class FakeOperatorStore : public core::OperatorStore {
   core::Result<std::vector<core::OutboxRow>> RecentOutbox(std::string_view, size_t) override {
     return std::vector<core::OutboxRow>{};
   }
+  core::Result<std::vector<core::OutboxRow>> GroupMessagesOf(std::string_view, size_t) override {
+    return std::vector<core::OutboxRow>{};
+  }
   core::Result<core::StoredTimeline> ReadTimeline(std::string_view, size_t) override {
     return core::StoredTimeline{};
   }

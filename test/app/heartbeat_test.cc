@@ -115,7 +115,7 @@ TEST(HeartbeatTest, FailedCyclePostsFailWithARedactedReason) {
   EXPECT_EQ(requests[0].url, "https://hc.example/ping/abc/fail?rid=rid-2");
   const std::string& body = requests[0].body;
   EXPECT_NE(body.find("agent-errors: source infrai failed:"), std::string::npos) << body;
-  EXPECT_NE(body.find("https://api.infrai.example/v1/groups?[query removed]"), std::string::npos)
+  EXPECT_NE(body.find("https://api.infrai.example/v1/groups?api_key=[redacted]"), std::string::npos)
       << body;
   EXPECT_NE(body.find("503 Service Unavailable"), std::string::npos) << body;
   EXPECT_NE(body.find("latency: not committed: database is locked"), std::string::npos) << body;

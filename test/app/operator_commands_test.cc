@@ -4,6 +4,7 @@
 
 #include <array>
 #include <chrono>
+#include <memory>
 
 #include "fake_incident_store.h"
 #include "fake_operator_store.h"
@@ -233,7 +234,10 @@ class UpstreamResolveTest : public OperatorCommandsTest {
     AddGroup("acme:db", "grp_old", At(-60));  // failed under the key before this generation
     AddGroup("beta:db", "grp_9", At(2));
     ops_.EnableUpstream(key_groups_, [this](std::string_view condition) {
-      return condition == "db" ? static_cast<core::GroupResolver*>(&resolver_) : nullptr;
+      // Not owned: the fixture outlives every call.
+      return condition == "db"
+                 ? std::shared_ptr<core::GroupResolver>(std::shared_ptr<void>(), &resolver_)
+                 : nullptr;
     });
   }
   void AddGroup(const std::string& key, const std::string& id, core::WallTime at) {

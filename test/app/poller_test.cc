@@ -233,6 +233,25 @@ TEST_F(PollerTest, AFailedPollBetweenFailuresNeverCountsAsHealthy) {
   EXPECT_EQ((*incident)->healthy_streak, 2U);
 }
 
+// The upstream error: a source's answer quoting an API key and an e-mail reached the
+// log lines, /v1/sources and the page through source_error.
+TEST_F(PollerTest, ASourcesErrorIsKeptRedacted) {
+  Poller poller = MakePoller(PollerOptions{});
+  source_.listing.complete = false;
+  source_.listing.error = core::MakeError(
+      core::ErrorCode::kPermissionDenied,
+      "GET http://infrai.test/v1/errors/groups?api_key=ifr_pk_live_0123456789abcdef: HTTP 401 "
+      "UNAUTHORIZED: key ifr_pk_live_0123456789abcdef of ops@acme.example was revoked");
+  CollectingSink sink;
+  const CycleReport report = poller.RunOnce(sink);
+  ASSERT_EQ(report.conditions.size(), 1U);
+  const std::string& error = report.conditions[0].source_error;
+  EXPECT_EQ(error.find("0123456789abcdef"), std::string::npos) << error;
+  EXPECT_EQ(error.find("ops@acme.example"), std::string::npos) << error;
+  EXPECT_NE(error.find("groups?api_key=[redacted]: HTTP 401 UNAUTHORIZED"), std::string::npos)
+      << error;
+}
+
 TEST_F(PollerTest, EnrichesOnlyTransitionsWithinTheLimitAndConcurrency) {
   for (int i = 0; i < 30; ++i) source_.listing.groups.push_back(Group("grp_" + std::to_string(i)));
   PollerOptions options;

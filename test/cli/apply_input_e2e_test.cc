@@ -99,9 +99,10 @@ TEST_F(ApplyInputE2eTest, ALineFromTheFarFutureIsRefusedAndDoesNotMakeLaterLines
   EXPECT_NE(r.out.find(R"("decision":"notify")"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("stale"), std::string::npos) << r.out;
 
-  r = Quell({"replay"}, Obs("9999-12-31T00:00:00Z", "acme:db") + Obs(Now(), "acme:db"));
-  EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("stdin:1: field \"at\""), std::string::npos) << r.err;
+  // replay's clock is its input, not this machine's: the same line replays (issue 31).
+  r = Quell({"replay"}, Obs("9999-12-31T00:00:00Z", "acme:db"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(R"("decision":"notify")"), std::string::npos) << r.out;
 }
 
 TEST_F(ApplyInputE2eTest, EachLimitRefusesTheLineNamingItAndNothingIsApplied) {

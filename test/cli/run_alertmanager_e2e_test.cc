@@ -170,5 +170,20 @@ TEST(RunAlertmanagerE2eTest, TheExamplesPassQuellsAndAlertmanagersChecks) {
   EXPECT_NE(amtool.out.find("SUCCESS"), std::string::npos) << amtool.out;
 }
 
+// The receiver a user copies caps the alerts per request as docs/inputs.md says to: 0 would
+// put a whole group in one request, and a large group over quell's 1 MiB limit is refused (413).
+TEST(RunAlertmanagerE2eTest, TheExampleReceiverCapsTheAlertsPerRequestAsTheDocsSay) {
+  const auto max_alerts = [](const std::string& path) -> long {
+    const std::string text = testing::ReadFile(path);
+    const size_t at = text.find("max_alerts:");
+    if (at == std::string::npos) return -1;
+    return std::stol(text.substr(at + 11));
+  };
+  const std::string root = QUELL_SOURCE_DIR;
+  const long documented = max_alerts(root + "/docs/inputs.md");
+  EXPECT_GT(documented, 0);
+  EXPECT_EQ(max_alerts(root + "/examples/alertmanager-receiver.yml"), documented);
+}
+
 }  // namespace
 }  // namespace quell

@@ -481,19 +481,30 @@ TEST_F(RunTest, ConfigCheckReportsEveryErrorWithItsLocation) {
 TEST_F(RunTest, ConfigCheckOnTheExampleSaysOkAndWarnsWhileTheWebhookIsUnsigned) {
   SetEnv("QUELL_WEBHOOK_URL", "http://127.0.0.1:9/hook");
   unsetenv("QUELL_WEBHOOK_SECRET");  // NOLINT(concurrency-mt-unsafe)
+  unsetenv("QUELL_HTTP_TOKEN");      // NOLINT(concurrency-mt-unsafe)
   const std::string example = std::string(QUELL_SOURCE_DIR) + "/examples/quell.yaml";
   auto r = Quell({"config", "check", "-c", example});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find(" ok: "), std::string::npos) << r.out;
-  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 2) << r.out;
+  // Two warnings, the summary and what only a restart applies.
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 4) << r.out;
   EXPECT_NE(r.out.find("warning: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("config check: a reload (SIGHUP) applies every setting but these, which "
+                       "need a restart: store, http.listen, http.token,"),
+            std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("QUELL_WEBHOOK_SECRET is not set"), std::string::npos) << r.out;
+  // The API token is named and unset: the API refuses what needs it, and says so.
+  EXPECT_NE(r.out.find("QUELL_HTTP_TOKEN is not set: the HTTP API refuses"), std::string::npos)
+      << r.out;
 
   SetEnv("QUELL_WEBHOOK_SECRET", kHookSecret);
+  SetEnv("QUELL_HTTP_TOKEN", "run-e2e-example-token");
   r = Quell({"config", "check", "-c", example});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 2) << r.out;
   unsetenv("QUELL_WEBHOOK_SECRET");  // NOLINT(concurrency-mt-unsafe)
+  unsetenv("QUELL_HTTP_TOKEN");      // NOLINT(concurrency-mt-unsafe)
 }
 
 // The done-when of the daemon: the bundled example, unmodified, with the API key and the
@@ -516,10 +527,13 @@ TEST_F(RunTest, TheExampleRunsWithTheApiKeyAndTheWebhookUrlAlone) {
   EXPECT_TRUE(ExitedCleanly(run.Signal(SIGTERM))) << testing::ReadFile(log_);
   EXPECT_EQ(hook.Requests().size(), 1U);
   EXPECT_TRUE(std::filesystem::exists(dir_ / "quell.db"));
+  // The unsigned webhook and the unset API token, each said once.
   const auto warnings = Events(log_, "config.warning");
-  ASSERT_EQ(warnings.size(), 1U) << testing::ReadFile(log_);
-  EXPECT_NE(warnings[0]["warning"].get<std::string>().find("sends unsigned requests"),
-            std::string::npos);
+  ASSERT_EQ(warnings.size(), 2U) << testing::ReadFile(log_);
+  std::string said;
+  for (const auto& warning : warnings) said += warning["warning"].get<std::string>() + "\n";
+  EXPECT_NE(said.find("sends unsigned requests"), std::string::npos) << said;
+  EXPECT_NE(said.find("QUELL_HTTP_TOKEN is not set"), std::string::npos) << said;
   SetEnv("QUELL_STORE", "sqlite:" + (dir_ / "quell.db").string());
 }
 

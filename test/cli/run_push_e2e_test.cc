@@ -1,7 +1,8 @@
 // A config of push conditions only, through the real binary: `quell config check` passes with
-// no source section and no Infrai key, and `quell run` starts with it, answers /healthz, and
-// runs the stale sweep every interval (its cycle shows in GET /v1/sources under source
-// "push"); an incident left unrefreshed past expire_after resolves with reason "expired".
+// no source section and no Infrai key (the API token they need given), and `quell run` starts with
+// it, answers /healthz, and runs the stale sweep every interval (its cycle shows in GET /v1/sources
+// under source "push"); an incident left unrefreshed past expire_after resolves with reason
+// "expired".
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -40,6 +41,8 @@ class RunPushTest : public ::testing::Test {
     // Nothing of a source in the environment: the config must not need it.
     unsetenv("INFRAI_API_KEY");   // NOLINT(concurrency-mt-unsafe)
     unsetenv("INFRAI_BASE_URL");  // NOLINT(concurrency-mt-unsafe)
+    // Without it every push would be refused, so neither check nor run accepts the config.
+    setenv("QUELL_PUSH_TEST_TOKEN", "push-test-token-5e1f", 1);  // NOLINT(concurrency-mt-unsafe)
     store_ = "sqlite:" + (dir_ / "quell.db").string();
     config_ = (dir_ / "quell.yaml").string();
     log_ = dir_ / "run.log";
@@ -52,7 +55,8 @@ class RunPushTest : public ::testing::Test {
                            << "    expire_after: 2s\n"
                            << "    interval: 1s\n"
                            << "log: {format: json, level: info}\n"
-                           << "http: {listen: \"127.0.0.1:0\", open_reads: true}\n";
+                           << "http: {listen: \"127.0.0.1:0\", open_reads: true, "
+                              "token_env: QUELL_PUSH_TEST_TOKEN}\n";
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 

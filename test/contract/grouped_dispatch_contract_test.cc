@@ -218,6 +218,53 @@ TEST_P(GroupedDispatchTest, GroupedRowsAreNeverFoldedByTheTenantBudget) {
   for (const core::OutboxRow& row : *rows) EXPECT_EQ(row.status, OutboxStatus::kGrouped);
 }
 
+// What the incident page reads of a grouped member: the group message that took each of its
+// rows, and its sends counted once that message went.
+TEST_P(GroupedDispatchTest, AMembersRowsNameTheirGroupMessageAndCountAsSentWithIt) {
+  Poll(2, 2);
+  clock_.SleepFor(seconds(30));
+  Dispatch();
+  const auto sent = channel_.Take();
+  ASSERT_EQ(sent.size(), 1u);
+  const std::string group_row = sent[0].row.idempotency_key;
+
+  auto rows = store_->operators().RecentOutbox(Key(1), 10);
+  ASSERT_TRUE(rows.ok()) << rows.error().message;
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_EQ((*rows)[0].status, OutboxStatus::kGrouped);
+  EXPECT_EQ((*rows)[0].group_key, "condition=model-answer");
+  EXPECT_EQ((*rows)[0].group_row, group_row);
+
+  auto groups = store_->operators().GroupMessagesOf(Key(1), 10);
+  ASSERT_TRUE(groups.ok()) << groups.error().message;
+  ASSERT_EQ(groups->size(), 1u);
+  EXPECT_EQ((*groups)[0].idempotency_key, group_row);
+  EXPECT_EQ((*groups)[0].key, "{group}:condition=model-answer");
+  EXPECT_EQ((*groups)[0].status, OutboxStatus::kSent);
+  EXPECT_EQ((*groups)[0].remote_message_id, "id-1");
+  EXPECT_TRUE((*groups)[0].payload.empty());
+
+  core::IncidentPageQuery one;
+  one.key = Key(1);
+  auto page = store_->operators().ListIncidentPage(one);
+  ASSERT_TRUE(page.ok()) << page.error().message;
+  EXPECT_EQ(page->total, 1u);
+  ASSERT_EQ(page->incidents.size(), 1u);
+  EXPECT_EQ(page->incidents[0].incident.key, Key(1));
+  EXPECT_EQ(page->incidents[0].notifications_sent, 1u);
+
+  // The resolve waits for the group's next message: listed without a group message yet.
+  clock_.SleepFor(seconds(1));
+  Poll(1, 2);
+  rows = store_->operators().RecentOutbox(Key(1), 10);
+  ASSERT_TRUE(rows.ok());
+  ASSERT_EQ(rows->size(), 2u);
+  EXPECT_EQ((*rows)[0].transition, core::TransitionKind::kResolve);
+  EXPECT_EQ((*rows)[0].group_row, "");
+  EXPECT_EQ((*store_->operators().GroupMessagesOf(Key(1), 10)).size(), 1u);
+  EXPECT_TRUE(store_->operators().GroupMessagesOf("no:such:key", 10)->empty());
+}
+
 INSTANTIATE_TEST_SUITE_P(Sqlite, GroupedDispatchTest, ::testing::Values(Backend::kSqlite));
 INSTANTIATE_TEST_SUITE_P(Postgres, GroupedDispatchTest, ::testing::Values(Backend::kPostgres));
 

@@ -190,6 +190,41 @@ TEST_P(InputRoutesTest, BadPayloadsNameTheFieldAndStoreNothing) {
   EXPECT_EQ(Count("polls"), "0");
 }
 
+// Filed as "tenant-03:-" before, an alert missing a key label shared one key with every such
+// alert and, with `equal: [tenant]` inhibition, held back the whole tenant.
+TEST_P(InputRoutesTest, AnAlertMissingAKeyLabelIs400NamingTheLabelAndNothingIsApplied) {
+  app::PushSettings settings;
+  settings.conditions = {Push("prom-alerts", 2)};
+  settings.conditions[0].key = *core::KeyTemplate::Parse("{labels.tenant}:{labels.alertname}");
+  settings_.Set(settings);
+  json payload = json::parse(Payload({{"tenant-01", "DiskFull", "firing"},
+                                      {"tenant-02", "DiskFull", "firing"},
+                                      {"tenant-03", "Up", "firing"}}));
+  payload["alerts"][2]["labels"].erase("alertname");
+  auto res = Post("/v1/inputs/alertmanager", payload.dump());
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400) << res->body;
+  const json error = json::parse(res->body)["error"];
+  EXPECT_EQ(error["code"], "invalid_argument");
+  EXPECT_EQ(error["message"],
+            "alerts[2].labels.alertname: missing, the key template "
+            "\"{labels.tenant}:{labels.alertname}\" needs it");
+  EXPECT_EQ(Count("incidents"), "0");  // not even the two good alerts of the request
+  EXPECT_EQ(Count("outbox"), "0");
+  EXPECT_EQ(Count("polls"), "0");
+
+  // quell's own observations without a key: the same rule over their labels.
+  auto obs = Post("/v1/observations",
+                  R"({"at":"2026-12-02T09:00:30Z","unhealthy":true,"condition":"prom-alerts",)"
+                  R"("labels":{"alertname":"Up"}})");
+  ASSERT_TRUE(obs);
+  EXPECT_EQ(obs->status, 400) << obs->body;
+  EXPECT_TRUE(json::parse(obs->body)["error"]["message"].get<std::string>().starts_with(
+      "observations[0].labels.tenant: missing, the key template"))
+      << obs->body;
+  EXPECT_EQ(Count("incidents"), "0");
+}
+
 TEST_P(InputRoutesTest, WithoutTheTokenBothRoutesAnswer401AndStoreNothing) {
   auto am = Post("/v1/inputs/alertmanager", Payload({{"acme", "DiskFull", "firing"}}), false);
   ASSERT_TRUE(am);

@@ -33,6 +33,17 @@ TEST(KeyTemplateTest, MissingFieldsRenderTheirFallback) {
   EXPECT_EQ(key->Render(From(fields)), "no-tenant:model-answer:-");
 }
 
+TEST(KeyTemplateTest, MissingFieldNamesTheFirstFieldWithoutAFallbackThatIsAbsentOrEmpty) {
+  auto key = KeyTemplate::Parse("{tenant|no-tenant}:{stage}:{name}");
+  ASSERT_TRUE(key.ok());
+  EXPECT_EQ(key->MissingField(From({{"stage", "prod"}, {"name", "up"}})), std::nullopt);
+  EXPECT_EQ(key->MissingField(From({{"stage", ""}, {"name", "up"}})), "stage");
+  EXPECT_EQ(key->MissingField(From({{"tenant", "t1"}, {"stage", "prod"}})), "name");
+  EXPECT_EQ(key->MissingField(From({})), "stage");
+  // A fallback written as "-" is still a fallback the operator chose.
+  EXPECT_EQ(KeyTemplate::Parse("{stage|-}")->MissingField(From({})), std::nullopt);
+}
+
 TEST(KeyTemplateTest, ValuesCannotInjectTemplateSyntaxOrControlCharacters) {
   auto key = KeyTemplate::Parse("{a}:{b}");
   ASSERT_TRUE(key.ok());
@@ -84,6 +95,25 @@ TEST(KeyTemplateTest, PersonalDataInAValueBecomesAStablePseudonym) {
   std::map<std::string, std::string> card = alice;
   card["tags.tenant"] = "4111 1111 1111 1111";
   EXPECT_EQ(key->Render(From(card)).find("4111"), std::string::npos);
+}
+
+// A key is in every subject, log line, row and URL: a field named like a credential, or a
+// secret inside a value, never reaches it; both stay deterministic.
+TEST(KeyTemplateTest, CredentialsNeverReachTheKeyOrTheLabels) {
+  auto key = KeyTemplate::Parse("{labels.alertname}:{labels.api_key}:{labels.dsn}");
+  ASSERT_TRUE(key.ok());
+  const std::map<std::string, std::string> fields = {
+      {"labels.alertname", "DbDown"},
+      {"labels.api_key", "k3y-value"},
+      {"labels.dsn", "postgresql://app:s3cret@db/app"}};
+  EXPECT_EQ(key->Render(From(fields)), "DbDown:[secret]:postgresql://app:[secret]@db/app");
+  const Labels labels = key->LabelsOf(From(fields));
+  EXPECT_EQ(labels, (Labels{{"labels.alertname", "DbDown"},
+                            {"labels.api_key", "[secret]"},
+                            {"labels.dsn", "postgresql://app:[secret]@db/app"}}));
+  // Labels redacted once (as a push redacts them) render the same key again.
+  const std::map<std::string, std::string> redacted(labels.begin(), labels.end());
+  EXPECT_EQ(key->Render(From(redacted)), key->Render(From(fields)));
 }
 
 TEST(KeyTemplateTest, OrdinaryValuesAndNumericGroupIdsStayReadable) {

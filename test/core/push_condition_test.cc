@@ -262,5 +262,36 @@ TEST_F(PushEngineTest, AnExpiryNotLaterThanTheLastObservationIsStale) {
   EXPECT_EQ(incident_.status, IncidentStatus::kOpen);
 }
 
+TEST(PushConditionKeyFieldsTest, AnAlertWithoutAKeyLabelIsRefusedNamingItsIndexAndTheLabel) {
+  PushCondition c = Alerts();
+  c.key = KeyTemplate::Parse("{labels.tenant}:{labels.alertname}").value();
+  std::vector<PushedAlert> alerts = {Alert(true, "t1", "DiskFull"), Alert(true, "t2", "Up"),
+                                     Alert(true, "t3", "Up")};
+  EXPECT_TRUE(CheckKeyFields(c, alerts).ok());
+  alerts[2].labels = {{"alertname", "Up"}};  // no tenant: the key would read "-:Up"
+  const Status missing = CheckKeyFields(c, alerts);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(missing.error().message,
+            "alerts[2].labels.tenant: missing, the key template "
+            "\"{labels.tenant}:{labels.alertname}\" needs it");
+  alerts[2].labels = {{"alertname", "Up"}, {"tenant", ""}};  // an empty label is no label
+  EXPECT_FALSE(CheckKeyFields(c, alerts).ok());
+}
+
+TEST(PushConditionKeyFieldsTest, AFieldWithAFallbackMayBeMissing) {
+  PushCondition c = Alerts();  // {labels.tenant|no-tenant}:{labels.alertname}
+  PushedAlert alert = Alert(true, "t1", "DiskFull");
+  alert.labels = {{"alertname", "DiskFull"}};
+  const std::vector<PushedAlert> alerts = {alert};
+  EXPECT_TRUE(CheckKeyFields(c, alerts).ok());
+  EXPECT_EQ(ObservePushedAlerts(c, alerts, kNow)[0].key, "no-tenant:DiskFull");
+  c.key = KeyTemplate::Parse("{labels.alertname}/{annotations.team}").value();
+  const Status missing = CheckKeyFields(c, alerts);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().message.rfind("alerts[0].annotations.team: missing", 0), 0u)
+      << missing.error().message;
+}
+
 }  // namespace
 }  // namespace quell::core

@@ -42,11 +42,16 @@ TEST(MaskUrlPasswordTest, HidesTheUserinfoPasswordAndKeepsTheRest) {
   EXPECT_EQ(MaskUrlPassword("http://host/path@x:y"), "http://host/path@x:y");
 }
 
-TEST(MaskUrlPasswordTest, HidesAPasswordQueryParameter) {
+// Every query value, not only password=: libpq also reads sslpassword, and a driver may read
+// any other name.
+TEST(MaskUrlPasswordTest, ShowsQueryParametersByNameOnly) {
   EXPECT_EQ(MaskUrlPassword("postgresql://db/quell?user=q&password=s3cr3t&sslmode=require"),
-            "postgresql://db/quell?user=q&password=****&sslmode=require");
-  EXPECT_EQ(MaskUrlPassword("postgresql:///quell?password=a"), "postgresql:///quell?password=****");
-  EXPECT_EQ(MaskUrlPassword("sqlite:x?oldpassword=1"), "sqlite:x?oldpassword=1");
+            "postgresql://db/quell?user=[redacted]&password=[redacted]&sslmode=[redacted]");
+  EXPECT_EQ(MaskUrlPassword("postgresql:///quell?password=a"),
+            "postgresql:///quell?password=[redacted]");
+  EXPECT_EQ(MaskUrlPassword("postgresql://u:pw@db/q?sslpassword=k3y#frag"),
+            "postgresql://u:****@db/q?sslpassword=[redacted]#[redacted]");
+  EXPECT_EQ(MaskUrlPassword("sqlite:x?oldpassword=1"), "sqlite:x?oldpassword=[redacted]");
 }
 
 }  // namespace

@@ -120,6 +120,7 @@ core::Result<DaemonRuntime::Generation> DaemonRuntime::Prepare() {
     }
   }
   generation.dispatch = std::move(loaded->dispatch);
+  generation.restart_needed = std::move(loaded->restart_needed);
   return generation;
 }
 
@@ -302,6 +303,18 @@ core::Status DaemonRuntime::Reload() {
             {"groups", poll_.scheduler->size()},
             {"channels", poll_.channels},
             {"smallest_interval", core::FormatDuration(smallest)}});
+  if (!next->restart_needed.empty()) {
+    std::string settings;
+    for (const std::string& setting : next->restart_needed) {
+      settings += (settings.empty() ? "" : ", ") + setting;
+    }
+    log_.Log(LogLevel::kWarn, "config.restart_needed",
+             {{"config", options_.config_path},
+              {"settings", settings},
+              {"kept",
+               "the values the daemon started with, until it restarts; every other "
+               "setting of the file is applied"}});
+  }
   return {};
 }
 

@@ -117,6 +117,7 @@ class DaemonRuntime {
   struct Generation {
     PollSide poll;
     std::unique_ptr<DispatchPlan> dispatch;
+    std::vector<std::string> restart_needed;
   };
 
   DaemonRuntime(std::unique_ptr<RuntimeConfigLoader> loader, core::Clock& clock,

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "quell/core/redact/redact.h"
+
 namespace quell::app {
 
 core::SendOutcome TransportOutcome(const core::Error& error) {
@@ -23,7 +25,7 @@ core::OutboxOutcome DecideRetry(const core::OutboxRow& row, const core::SendOutc
                                 uint64_t random_bits) {
   core::OutboxOutcome out;
   out.idempotency_key = row.idempotency_key;
-  out.error = sent.error;
+  out.error = core::RedactErrorText(sent.error);
   const uint32_t attempt = row.attempts + 1;  // this one, counted when recorded
   if (attempt < std::max<uint32_t>(limits.max_attempts, 1)) {
     out.kind = core::OutboxOutcome::Kind::kReschedule;
@@ -41,7 +43,7 @@ core::OutboxOutcome DecideThrottled(const core::OutboxRow& row, const core::Send
                                     uint64_t random_bits) {
   core::OutboxOutcome out;
   out.idempotency_key = row.idempotency_key;
-  out.error = sent.error;
+  out.error = core::RedactErrorText(sent.error);
   out.throttled = true;
   const core::Duration throttled_for = now - row.throttled_since.value_or(now);
   if (throttled_for < limits.throttle_budget) {
@@ -77,7 +79,7 @@ core::OutboxOutcome DecideOutcome(const core::OutboxRow& row, const core::SendOu
       break;
   }
   out.kind = core::OutboxOutcome::Kind::kDead;
-  out.error = sent.error;
+  out.error = core::RedactErrorText(sent.error);
   return out;
 }
 

@@ -44,7 +44,9 @@ core::SendOutcome TransportOutcome(const core::Error& error);
 // one yet): sent; a retry rescheduled after the provider's Retry-After (capped) or a jittered
 // exponential backoff drawn from `random_bits`; dead for a permanent failure, once
 // `limits.max_attempts` ran out, or for a throttled send once `limits.throttle_budget` has
-// passed since the row's throttled_since. The error of a death says which limit ended it.
+// passed since the row's throttled_since. The error of a death says which limit ended it. The
+// channel's error is redacted (core::RedactErrorText: URLs by query names only, secrets and
+// personal data replaced) before it becomes the row's last_error and the timeline's detail.
 core::OutboxOutcome DecideOutcome(const core::OutboxRow& row, const core::SendOutcome& sent,
                                   const ChannelLimits& limits, core::WallTime now,
                                   uint64_t random_bits);

@@ -92,11 +92,12 @@ std::vector<OpsRoute> HealthRoutes(HealthSources sources) {
       .write = false,
       .handler =
           [s](const OpsRequest&) {
+            const LivenessPolicy policy = s->current_policy ? s->current_policy() : s->policy;
             const std::optional<PollRole> role = s->role ? s->role() : std::nullopt;
             if (role && !role->polling) {
               // Before its keeper's first answer, the start-up is the baseline, as for cycles.
               const core::MonoTime reached = role->reached_store.value_or(s->started_at);
-              return StandbyVerdict(s->clock->Monotonic() - reached, s->policy);
+              return StandbyVerdict(s->clock->Monotonic() - reached, policy);
             }
             const auto last = s->last_committed_cycle();
             core::MonoTime since = last ? last->mono : s->started_at;
@@ -105,7 +106,7 @@ std::vector<OpsRoute> HealthRoutes(HealthSources sources) {
               since = *role->polling_since;
             }
             const core::Duration age = s->clock->Monotonic() - since;
-            return LivenessVerdict(last ? std::optional(last->at) : std::nullopt, age, s->policy);
+            return LivenessVerdict(last ? std::optional(last->at) : std::nullopt, age, policy);
           },
       .is_public = true});
   routes.push_back(

@@ -60,6 +60,9 @@ struct HealthSources {
   core::Clock* clock = nullptr;
   core::MonoTime started_at;  // the clock's Monotonic() at start-up
   LivenessPolicy policy;
+  // When set, read at each probe instead of `policy`: the running config's, which a reload
+  // replaces (its intervals set the limit).
+  std::function<LivenessPolicy()> current_policy = {};
   // The end of the last cycle in which every condition committed (RunMetrics::LastCommitted).
   std::function<std::optional<CommittedCycle>()> last_committed_cycle;
   // Unset, or nullopt from it: no poll leases (every cycle polls); else /healthz of a standby

@@ -25,34 +25,6 @@ std::string PingUrl(const std::string& base, std::string_view suffix, const std:
   return url;
 }
 
-bool IsUrlEnd(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '"' || c == '\''; }
-
-// Source errors name the URL they failed on; a key may ride in its query string or userinfo,
-// which the general redaction cannot always recognise, so both are cut out of any URL.
-std::string StripUrlSecrets(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  size_t i = 0;
-  while (i < text.size()) {
-    const size_t scheme = text.find("://", i);
-    if (scheme == std::string_view::npos) break;
-    const size_t host = scheme + 3;
-    out.append(text.substr(i, host - i));
-    size_t end = host;
-    while (end < text.size() && !IsUrlEnd(text[end])) ++end;
-    std::string_view url = text.substr(host, end - host);
-    const size_t path = std::min(url.find('/'), url.find('?'));
-    const size_t at = url.substr(0, path).rfind('@');
-    if (at != std::string_view::npos) url.remove_prefix(at + 1);
-    const size_t q = url.find('?');
-    out.append(url.substr(0, q));
-    if (q != std::string_view::npos) out.append("?[query removed]");
-    i = end;
-  }
-  out.append(text.substr(std::min(i, text.size())));
-  return out;
-}
-
 void CutUtf8(std::string& text, size_t max_bytes) {
   if (text.size() <= max_bytes) return;
   size_t cut = max_bytes;
@@ -78,9 +50,7 @@ std::string HeartbeatFailureReason(const CycleReport& report, size_t max_bytes) 
     text.push_back('\n');
   }
   if (text.empty()) text = "cycle failed\n";
-  core::RedactOptions redact;
-  redact.max_text = 0;
-  std::string clean = core::Redact(StripUrlSecrets(text), redact);
+  std::string clean = core::RedactErrorText(text, /*max_bytes=*/0);
   CutUtf8(clean, max_bytes);
   return clean;
 }

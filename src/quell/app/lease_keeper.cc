@@ -94,6 +94,14 @@ core::MonoTime LeaseKeeper::Tick(core::WallTime now, core::MonoTime mono) {
                (entry.last_error.empty() ? std::string() : ": " + entry.last_error));
     }
   }
+  // A standby makes no poll writes, so nothing else would ever clear a failure its poll side
+  // reported before it stood by (an outage while it polled): /readyz would stay red on an
+  // instance whose store works. This turn's writes went through, so that outage is over.
+  const bool holds_none = std::none_of(entries_.begin(), entries_.end(),
+                                       [](const auto& entry) { return entry.second.holding; });
+  if (reached && !set.leases.empty() && holds_none) {
+    for (RunListener* listener : listeners_) listener->OnStoreWrites("poll", core::Status{});
+  }
   const std::lock_guard lock(mu_);
   if (reached) reached_store_ = mono;
   core::Duration period = set.length / 3;

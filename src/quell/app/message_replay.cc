@@ -16,6 +16,19 @@ class DiscardSink : public DecisionSink {
   void Reset() override {}
 };
 
+// Keeps when the first message it is given became due.
+class FirstMessage : public ReplayedMessageSink {
+ public:
+  void OnMessage(core::WallTime when, const core::Delivery&) override {
+    if (!at) at = when;
+  }
+  std::optional<core::WallTime> at;
+};
+
+// Due times in a row that send nothing (a tier row cancelled by an ack, an empty dead-letter
+// notice) before the search for a message left out gives up; it only feeds a hint.
+constexpr uint32_t kMaxQuietSteps = 10000;
+
 }  // namespace
 
 void VirtualClock::Set(core::WallTime at) {
@@ -86,8 +99,37 @@ core::Status MessageReplay::Run(ReplayInput& input, ReplayedMessageSink& sink) {
     }
     batch.push_back(item.observation);
   }
-  // The last round, at the last line's time: what is due later is not printed.
-  return Deliver(sink);
+  // The last round, at the last line's time; then each later due time in turn: up to `until`
+  // printed, past it only until the first message left out, to say when that would have come.
+  if (auto delivered = Deliver(sink); !delivered) return delivered;
+  FirstMessage left_out;
+  for (uint32_t quiet = 0; quiet < kMaxQuietSteps;) {
+    auto next = NextDue();
+    if (!next) return next.error();
+    if (!*next) return {};
+    const bool printed = options_.until && **next <= *options_.until;
+    if (!printed) ++quiet;
+    clock_.Set(**next);
+    if (auto delivered = Deliver(printed ? sink : left_out); !delivered) return delivered;
+    if (left_out.at) {
+      first_left_out_ = left_out.at;
+      return {};
+    }
+  }
+  return {};
+}
+
+core::Result<std::optional<core::WallTime>> MessageReplay::NextDue() {
+  const core::WallTime now = clock_.Now();
+  std::optional<core::WallTime> next;
+  const auto consider = [&](core::WallTime at) {
+    if (at > now && (!next || at < *next)) next = at;
+  };
+  if (dispatcher_due_) consider(*dispatcher_due_);
+  auto pending = store_.ListOutbox(core::OutboxStatus::kPending);
+  if (!pending) return pending.error();
+  for (const core::OutboxRow& row : *pending) consider(row.next_attempt_at);
+  return next;
 }
 
 core::Status MessageReplay::ApplyAction(const OperatorAction& action) {
@@ -186,6 +228,8 @@ uint32_t MessageReplay::InhibitionDepth(std::string_view condition) const {
 
 core::Status MessageReplay::Deliver(ReplayedMessageSink& sink) {
   std::vector<core::Delivery> sent;
+  const core::WallTime now = clock_.Now();
+  dispatcher_due_.reset();
   for (uint32_t round = 0;; ++round) {
     if (round == options_.max_rounds_per_instant) {
       return core::MakeError(core::ErrorCode::kInternal, "the outbox did not drain at one instant");
@@ -193,6 +237,11 @@ core::Status MessageReplay::Deliver(ReplayedMessageSink& sink) {
     const DispatchReport report = dispatcher_.RunOnce();
     if (!report.store_error.empty()) {
       return core::MakeError(core::ErrorCode::kUnavailable, report.store_error);
+    }
+    // A full claim asks for "now" again; only a later time is worth remembering.
+    if (report.next_due && *report.next_due > now &&
+        (!dispatcher_due_ || *report.next_due < *dispatcher_due_)) {
+      dispatcher_due_ = report.next_due;
     }
     for (RecordingChannel* recorder : recorders_) {
       std::vector<core::Delivery> taken = recorder->Take();

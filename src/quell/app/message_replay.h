@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -68,6 +69,10 @@ struct MessageReplayOptions {
   // Dispatch rounds at one instant before giving up on the outbox draining (a full claim batch
   // asks for another round at once).
   uint32_t max_rounds_per_instant = 100000;
+  // After the last line the clock moves on to each time something falls due (an escalation
+  // tier, a group's wait, a retry, a digest, a dead-letter notice) up to and including this
+  // one. Unset: it stops at the last line's time.
+  std::optional<core::WallTime> until;
 };
 
 // `quell replay --messages`: the observations of `input`, in time order, applied through the
@@ -76,7 +81,10 @@ struct MessageReplayOptions {
 // lines of that time are applied, and once more at the last line's time. An operator action in
 // the input is applied through `operators` (over the same store) at its time, after the
 // observations before it, so an ack, a resolve by hand or a silence acts as it would have in
-// the daemon. Every message delivered goes to `sink`, in the order it became due. Errors: the
+// the daemon. After the input, with options.until, the clock moves on from one due time to the
+// next up to `until`, as an idle daemon's would (no observation is invented: a renotify needs a
+// poll), and past that, unprinted, to the first message left out (first_left_out()). Every
+// message delivered goes to `sink`, in the order it became due. Errors: the
 // input's kInvalidArgument (naming the line), kInvalidArgument naming the line of an action
 // that cannot be applied (an ack with no open incident under its key, ...), the store's.
 // Not thread-safe.
@@ -88,10 +96,19 @@ class MessageReplay {
 
   core::Status Run(ReplayInput& input, ReplayedMessageSink& sink);
 
+  // After Run: when the first message it left out (due after the last line, or after `until`)
+  // would have been sent; nullopt when none. Lets the caller say what the replay left out.
+  std::optional<core::WallTime> first_left_out() const { return first_left_out_; }
+
  private:
   core::Status ApplyBatch(std::vector<core::Observation>& batch, core::WallTime at);
   core::Status ApplyAction(const OperatorAction& action);
+  // Runs the dispatcher at the clock's time until nothing more is claimed; notes in
+  // dispatcher_due_ the earliest later time it asked to be run again (a group's wait, a retry).
   core::Status Deliver(ReplayedMessageSink& sink);
+  // The earliest time after the clock's at which something falls due: a pending row's next
+  // attempt or what the dispatcher asked for. nullopt when nothing waits.
+  core::Result<std::optional<core::WallTime>> NextDue();
   // How many inhibitors deep `condition` is: 0 for one no other condition inhibits.
   uint32_t InhibitionDepth(std::string_view condition) const;
 
@@ -103,6 +120,8 @@ class MessageReplay {
   std::vector<RecordingChannel*> recorders_;
   MessageReplayOptions options_;
   uint64_t polls_ = 0;
+  std::optional<core::WallTime> dispatcher_due_;
+  std::optional<core::WallTime> first_left_out_;
 };
 
 }  // namespace quell::app

@@ -117,7 +117,8 @@ core::Status OperatorCommands::ResolveUpstream(std::string_view key, ResolveResu
   if (!*snapshot) return NoIncident(key);
   const core::Incident& incident = **snapshot;
   if (!incident.is_open()) return NotOpen(incident);
-  core::GroupResolver* resolver = upstream_ ? upstream_(incident.condition) : nullptr;
+  const std::shared_ptr<core::GroupResolver> resolver =
+      upstream_ ? upstream_(incident.condition) : nullptr;
   if (resolver == nullptr || key_groups_ == nullptr) {
     return core::MakeError(core::ErrorCode::kRejected,
                            "--upstream: incident \"" + incident.key + "\" comes from condition \"" +

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,8 +32,10 @@ struct Route {
 using RouteLookup = std::function<std::optional<Route>(std::string_view condition)>;
 
 // The GroupResolver of `condition`'s source; null when that source cannot resolve upstream (a
-// metric condition) or the condition is not known.
-using UpstreamLookup = std::function<core::GroupResolver*(std::string_view condition)>;
+// metric condition) or the condition is not known. Shared: a reload may replace the resolver
+// while a resolve uses it, and the old one lives until that call is done.
+using UpstreamLookup =
+    std::function<std::shared_ptr<core::GroupResolver>(std::string_view condition)>;
 
 struct ResolveOptions {
   // Bounds the hold (see core::ResolveByHand); without it the hold lasts until seen healthy.

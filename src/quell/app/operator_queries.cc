@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <initializer_list>
+#include <memory>
 #include <utility>
 
 namespace quell::app {
@@ -157,7 +158,27 @@ core::Result<SilencePreviewQuery> SilencePreviewFrom(const QueryParams& query) {
 
 OperatorQueries::OperatorQueries(core::IncidentStore& incidents, core::OperatorStore& operators,
                                  ConditionSeverities severities)
+    : incidents_(incidents),
+      operators_(operators),
+      severities_([fixed = std::make_shared<const ConditionSeverities>(std::move(severities))] {
+        return fixed;
+      }) {}
+
+OperatorQueries::OperatorQueries(
+    core::IncidentStore& incidents, core::OperatorStore& operators,
+    std::function<std::shared_ptr<const ConditionSeverities>()> severities)
     : incidents_(incidents), operators_(operators), severities_(std::move(severities)) {}
+
+std::string OperatorQueries::SeverityOf(core::ListedIncident& listed) const {
+  const std::shared_ptr<const ConditionSeverities> severities = severities_();
+  if (auto configured = severities->find(listed.incident.condition);
+      configured != severities->end()) {
+    return configured->second;
+  }
+  if (!listed.newest_level.empty()) return std::move(listed.newest_level);
+  // Prometheus' and Grafana's alerts state it as a label; their evidence has no level.
+  return std::string(core::FindLabel(listed.incident.labels, "severity").value_or(""));
+}
 
 core::Result<IncidentList> OperatorQueries::ListIncidents(const IncidentFilter& filter) {
   auto page = operators_.ListIncidentPage(filter);
@@ -166,9 +187,7 @@ core::Result<IncidentList> OperatorQueries::ListIncidents(const IncidentFilter& 
   list.total = page->total;
   list.incidents.reserve(page->incidents.size());
   for (core::ListedIncident& listed : page->incidents) {
-    auto configured = severities_.find(listed.incident.condition);
-    std::string severity =
-        configured != severities_.end() ? configured->second : std::move(listed.newest_level);
+    std::string severity = SeverityOf(listed);
     list.incidents.push_back(IncidentListItem{std::move(listed.incident), std::move(severity),
                                               listed.notifications_sent});
   }
@@ -184,12 +203,25 @@ core::Result<IncidentDetail> OperatorQueries::Detail(std::string_view key, size_
   }
   IncidentDetail detail;
   detail.incident = std::move(**found);
+  // The list's own row of it, so the page and the list never disagree on these two.
+  core::IncidentPageQuery one;
+  one.key = std::string(key);
+  one.limit = 1;
+  auto listed = operators_.ListIncidentPage(one);
+  if (!listed) return listed.error();
+  if (!listed->incidents.empty()) {
+    detail.severity = SeverityOf(listed->incidents.front());
+    detail.notifications_sent = listed->incidents.front().notifications_sent;
+  }
   auto decisions = operators_.RecentDecisions(key, history);
   if (!decisions) return decisions.error();
   detail.decisions = std::move(*decisions);
   auto outbox = operators_.RecentOutbox(key, history);
   if (!outbox) return outbox.error();
   detail.outbox = std::move(*outbox);
+  auto groups = operators_.GroupMessagesOf(key, history);
+  if (!groups) return groups.error();
+  detail.group_messages = std::move(*groups);
   return detail;
 }
 

@@ -1,7 +1,9 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,9 +27,12 @@ using IncidentFilter = core::IncidentPageQuery;
 // One incident of the list with what the page shows beside it.
 struct IncidentListItem {
   core::Incident incident;
-  // The condition's configured severity, else the newest evidence item's level, else "".
+  // The condition's configured severity, else the newest evidence item's level, else the
+  // "severity" label (a pushed alert's), else "".
   std::string severity;
-  uint64_t notifications_sent = 0;  // sent outbox rows of the current generation
+  // Outbox rows of the current generation that went out: sent, or grouped into a group message
+  // that was sent.
+  uint64_t notifications_sent = 0;
 };
 
 struct IncidentList {
@@ -47,8 +52,12 @@ struct OutboxFilter {
 // One incident with its recent history, newest first.
 struct IncidentDetail {
   core::Incident incident;
+  std::string severity;             // as IncidentListItem's
+  uint64_t notifications_sent = 0;  // as IncidentListItem's
   std::vector<core::LoggedDecision> decisions;
-  std::vector<core::OutboxRow> outbox;
+  std::vector<core::OutboxRow> outbox;  // with group_row: the group message that took a row
+  // The group messages that took its grouped rows (OperatorStore::GroupMessagesOf).
+  std::vector<core::OutboxRow> group_messages;
 };
 
 // A silence not yet saved, and what it would select now: the open incidents it matches, so the
@@ -92,10 +101,15 @@ class OperatorQueries {
  public:
   OperatorQueries(core::IncidentStore& incidents, core::OperatorStore& operators,
                   ConditionSeverities severities = {});
+  // With the severities read afresh at each list (the running config's, which a reload
+  // replaces); `severities` must be thread-safe and never answer null.
+  OperatorQueries(core::IncidentStore& incidents, core::OperatorStore& operators,
+                  std::function<std::shared_ptr<const ConditionSeverities>()> severities);
 
   // One page of the list, filtered, ordered and windowed by the store.
   core::Result<IncidentList> ListIncidents(const IncidentFilter& filter);
-  // The incident `key` with its newest `history` decision lines and outbox rows.
+  // The incident `key` with its severity and sends as the list has them, and its newest
+  // `history` decision lines, outbox rows and group messages.
   core::Result<IncidentDetail> Detail(std::string_view key, size_t history);
   core::Result<std::vector<core::OutboxRow>> ListOutbox(const OutboxFilter& filter);
   // The incident `key`'s timeline (app/incident_timeline.h), the newest `limit` per list.
@@ -104,9 +118,12 @@ class OperatorQueries {
   core::Result<SilencePreview> PreviewSilence(const SilencePreviewQuery& query);
 
  private:
+  // The severity the list and the detail show of `listed` (IncidentListItem::severity).
+  std::string SeverityOf(core::ListedIncident& listed) const;
+
   core::IncidentStore& incidents_;
   core::OperatorStore& operators_;
-  ConditionSeverities severities_;
+  std::function<std::shared_ptr<const ConditionSeverities>()> severities_;
 };
 
 }  // namespace quell::app

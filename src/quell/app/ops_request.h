@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
@@ -33,13 +34,15 @@ using OpsHandler = std::function<OpsResponse(const OpsRequest&)>;
 // A route of the ops server. `pattern` is an ECMAScript regex over the whole path; its groups
 // become OpsRequest::captures. A write route always needs the bearer token; a read route needs
 // it unless the config opens reads; a public route (the liveness and readiness probes, which
-// say nothing about incidents) never does, so a probe needs no secret.
+// say nothing about incidents) never does, so a probe needs no secret. A body larger than
+// `max_body` is refused (413) before any of it is read.
 struct OpsRoute {
   std::string method;
   std::string pattern;
   bool write = false;
   OpsHandler handler;
   bool is_public = false;
+  uint64_t max_body = uint64_t{1} << 20;
 };
 
 }  // namespace quell::app

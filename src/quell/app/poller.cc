@@ -12,6 +12,7 @@
 #include "quell/app/poll_leases.h"
 #include "quell/app/vector_observation_stream.h"
 #include "quell/core/engine/evaluate.h"
+#include "quell/core/redact/redact.h"
 
 namespace quell::app {
 namespace {
@@ -198,7 +199,7 @@ void Poller::PollErrors(const ErrorWatch& watch, const core::GroupListing& listi
   const core::ErrorGroupCondition& condition = watch.condition;
   if (!listing.complete) {
     outcome.source_ok = false;
-    outcome.source_error = listing.error.message;
+    outcome.source_error = core::RedactErrorText(listing.error.message);
   }
   auto open = store_.ListOpenIncidents(condition.common.name);
   if (!open) {
@@ -268,7 +269,7 @@ void Poller::PollMetric(const MetricWatch& watch, const core::Result<core::Metri
                         core::WallTime now, DecisionSink& sink, ConditionOutcome& outcome) {
   if (!answer) {
     outcome.source_ok = false;
-    outcome.source_error = answer.error().message;
+    outcome.source_error = core::RedactErrorText(answer.error().message);
   }
   // A query that answers but keeps no series (a typo'd metric or label) observes nothing, which
   // looks just like health; the count makes it visible. A failed query proves nothing either way.

@@ -55,12 +55,14 @@ struct PollerOptions {
 struct ConditionOutcome {
   std::string condition;
   std::string source;
-  std::string lease;         // the poll lease it polled under (a shard's for a sharded condition)
-  uint64_t token = 0;        // the lease's fencing token; 0 when polled unfenced
-  bool fenced = false;       // the commit was refused: another instance took the lease over
-  bool source_ok = true;     // false: the poll failed or was partial; see source_error
-  std::string source_error;  // why, with the remote's own words
-  bool applied = false;      // the observations committed
+  std::string lease;      // the poll lease it polled under (a shard's for a sharded condition)
+  uint64_t token = 0;     // the lease's fencing token; 0 when polled unfenced
+  bool fenced = false;    // the commit was refused: another instance took the lease over
+  bool source_ok = true;  // false: the poll failed or was partial; see source_error
+  // Why, with the remote's own words redacted (core::RedactErrorText): it is logged, kept for
+  // /v1/sources and the page, and posted to the heartbeat.
+  std::string source_error;
+  bool applied = false;  // the observations committed
   std::string apply_error;
   uint64_t observations = 0;
   uint32_t enriched = 0;

@@ -82,6 +82,8 @@ core::Result<PushSummary> PushInput::ApplyAlerts(std::string_view condition,
                      Names(settings->conditions) + ")");
     }
   }
+  // Before anything is applied: a request is taken whole or not at all.
+  if (auto keyed = core::CheckKeyFields(*target, alerts); !keyed) return keyed.error();
   const std::lock_guard<std::mutex> lock(mu_);
   const core::WallTime now = clock_.Now();
   std::vector<core::Observation> observations = core::ObservePushedAlerts(*target, alerts, now);
@@ -111,10 +113,17 @@ core::Result<PushSummary> PushInput::ApplyObservations(std::vector<core::Observa
     }
     target = named;
     if (o.key.empty()) {
-      o.key = target->key.Render([&o](std::string_view name) -> std::optional<std::string_view> {
+      const core::KeyTemplate::Lookup lookup =
+          [&o](std::string_view name) -> std::optional<std::string_view> {
         if (name.starts_with("labels.")) return core::FindLabel(o.labels, name.substr(7));
         return std::nullopt;
-      });
+      };
+      if (const auto missing = target->key.MissingField(lookup)) {
+        return Invalid("observations[" + std::to_string(i) + "]." + *missing +
+                       ": missing, the key template \"" + target->key.text() +
+                       "\" needs it (or give the observation its key)");
+      }
+      o.key = target->key.Render(lookup);
     }
     o.first_seen_at.reset();
     o.expire = false;  // only the sweep expires

@@ -69,7 +69,9 @@ class PushInput {
 
   // The alerts of one Alertmanager or Grafana webhook request for the push condition named
   // `condition`, or the only one when `condition` is empty. kInvalidArgument "condition: ..."
-  // for an unknown name, or no name and not exactly one push condition; the store's codes.
+  // for an unknown name, or no name and not exactly one push condition; "alerts[i].labels.x:
+  // missing, ..." for an alert without a field the key needs (core::CheckKeyFields), nothing
+  // applied; the store's codes.
   core::Result<PushSummary> ApplyAlerts(std::string_view condition,
                                         std::span<const core::PushedAlert> alerts);
 
@@ -77,7 +79,8 @@ class PushInput {
   // request is one transaction, and one PollApplier run applies one condition's policy), a
   // missing key is rendered from the condition's key template over the labels. A `poll_id`
   // applied before changes nothing (duplicate); empty: a fresh one. kInvalidArgument naming
-  // "observations[i].condition" or "poll_id"; the store's codes.
+  // "observations[i].condition", "observations[i].labels.x" (a label the key needs, missing
+  // from an observation without a key) or "poll_id"; the store's codes.
   core::Result<PushSummary> ApplyObservations(std::vector<core::Observation> observations,
                                               std::string_view poll_id);
 

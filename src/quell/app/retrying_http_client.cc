@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "quell/core/delivery/retry_after.h"
+#include "quell/core/redact/redact_url.h"
 
 namespace quell::app {
 namespace {
@@ -41,9 +42,11 @@ core::Result<RetriedResponse> RetryingHttpClient::Send(const core::HttpRequest& 
     if (deadline) {
       const core::Duration left = *deadline - clock_.Monotonic();
       if (left <= core::Duration::zero()) {
-        return core::MakeError(core::ErrorCode::kTimeout,
-                               request.method + " " + request.url +
-                                   ": not sent: the poll deadline for this source passed");
+        return core::MakeError(
+            core::ErrorCode::kTimeout,
+            request.method + " " +
+                (request.label_url.empty() ? core::RedactUrl(request.url) : request.label_url) +
+                ": not sent: the poll deadline for this source passed");
       }
       cut->connect_timeout = std::min(request.connect_timeout, left);
       cut->total_timeout = std::min(request.total_timeout, left);

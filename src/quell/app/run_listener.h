@@ -28,7 +28,9 @@ class RunListener {
   // After each dispatcher round that claimed at least one row.
   virtual void OnDispatch(const DispatchReport& report, core::WallTime at) = 0;
   // After each cycle (`side` "poll") and each dispatcher round ("dispatch"): whether the store
-  // took that side's writes, with the store's error when not.
+  // took that side's writes, with the store's error when not. Also "poll" ok from the lease
+  // keeper's thread after each turn whose writes went through while this instance holds no
+  // poll lease: a standby has no poll writes of its own to report.
   virtual void OnStoreWrites(std::string_view side, const core::Status& status) {
     (void)side;
     (void)status;

@@ -52,6 +52,9 @@ struct RuntimeConfig {
   // Valid settings that weaken something (an unsigned webhook, an unreachable Prometheus),
   // logged at every start and reload so they stay visible.
   std::vector<std::string> warnings;
+  // The settings that differ from the config the process started with but that only a restart
+  // applies (e.g. "http.listen"); a reload applies the rest and logs these.
+  std::vector<std::string> restart_needed;
   std::unique_ptr<PollPlan> poll;
   std::unique_ptr<DispatchPlan> dispatch;                // null when this daemon does not dispatch
   core::Duration poll_lease = std::chrono::seconds(15);  // polling.lease

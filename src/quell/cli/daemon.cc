@@ -8,6 +8,7 @@
 #include "quell/adapters/system/lease_owner.h"
 #include "quell/adapters/wiring/dispatch_wiring.h"
 #include "quell/adapters/wiring/poll_wiring.h"
+#include "quell/adapters/wiring/restart_settings.h"
 #include "quell/adapters/wiring/startup_check.h"
 #include "quell/adapters/wiring/store_url.h"
 #include "quell/cli/version.h"
@@ -83,17 +84,14 @@ class ConfigFileLoader : public app::RuntimeConfigLoader {
       }
       return core::MakeError(core::ErrorCode::kInvalidArgument, message);
     }
-    const std::string url = options_.store_url.empty() ? config.store_url : options_.store_url;
-    // The poll leases live in the store the daemon started with (the lease keeper's
-    // connection): polls committed elsewhere would all be fenced.
-    if (started_url_.empty()) started_url_ = url;
-    if (url != started_url_) {
-      return core::MakeError(core::ErrorCode::kInvalidArgument,
-                             config.path +
-                                 ": store: a reload cannot move a running daemon to another store "
-                                 "(its poll leases are held in the first); restart to move it");
-    }
+    // What only a restart applies keeps its first value, the store included: the poll leases
+    // live in the store the daemon started with (the lease keeper's connection), so polls
+    // committed elsewhere would all be fenced.
+    if (!started_) started_ = config;
+    const std::string url = options_.store_url.empty() ? started_->store_url : options_.store_url;
     app::RuntimeConfig out;
+    out.restart_needed =
+        wiring::SettingsNeedingRestart(*started_, config, !options_.store_url.empty());
     out.path = config.path;
     out.channels = config.channels.size();
     out.poll_lease = config.polling.lease;
@@ -136,7 +134,7 @@ class ConfigFileLoader : public app::RuntimeConfigLoader {
  private:
   const DaemonOptions options_;
   core::Clock& clock_;
-  std::string started_url_;  // the store of the first load
+  std::optional<config::Config> started_;  // the first load's
 };
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "quell/adapters/system/system_clock.h"
 #include "quell/cli/apply_command.h"
+#include "quell/cli/command_suggestion.h"
 #include "quell/cli/dispatch_command.h"
 #include "quell/cli/maintenance_command.h"
 #include "quell/cli/operator_commands.h"
@@ -44,17 +45,22 @@ int main(int argc, char** argv) {
   replay_policy.AddTo(*replay_cmd);
   replay_cmd->add_flag("--skip-invalid", replay.skip_invalid,
                        "Report and count malformed lines instead of stopping at the first");
-  std::string replay_config;
+  quell::cli::MessageReplayOptions message_replay;
   bool replay_messages = false;
   CLI::Option* replay_messages_flag = replay_cmd->add_flag(
       "--messages", replay_messages,
       "Print the messages the config's channels would be sent (virtual time, no sends); "
       "applies ack, resolve and silence lines at their time");
   replay_cmd
-      ->add_option("-c,--config", replay_config,
+      ->add_option("-c,--config", message_replay.config_path,
                    "quell.yaml whose policies, channels and grouping --messages applies")
       ->needs(replay_messages_flag);
   replay_messages_flag->needs("-c");
+  replay_cmd
+      ->add_option("--until", message_replay.until,
+                   "RFC 3339: after the last line, run the clock on to this time and print "
+                   "what falls due by then (tiers, group waits, retries, digests)")
+      ->needs(replay_messages_flag);
 
   quell::cli::ApplyCommandOptions apply;
   quell::cli::PolicyFlags apply_policy;
@@ -95,8 +101,15 @@ int main(int argc, char** argv) {
   };
   CLI::App* incidents_cmd = app.add_subcommand("incidents", "Inspect the durable incidents");
   incidents_cmd->require_subcommand(1);
-  CLI::App* incidents_list = incidents_cmd->add_subcommand("list", "Every incident, by key");
+  CLI::App* incidents_list =
+      incidents_cmd->add_subcommand("list", "The incidents, by key; filtered as GET /v1/incidents");
   add_query_flags(incidents_list);
+  quell::cli::IncidentListFlags list_filter;
+  incidents_list->add_option("--status", list_filter.status, "open, resolved or all (default)");
+  incidents_list->add_option("--condition", list_filter.condition, "Only this condition's");
+  incidents_list->add_option("--label", list_filter.label, "Only those with this NAME=VALUE label");
+  incidents_list->add_option("--limit", list_filter.limit,
+                             "At most this many (1 to 10000); stderr says how many matched");
   std::string show_key;
   CLI::App* incidents_show = incidents_cmd->add_subcommand("show", "One incident in full");
   incidents_show->add_option("KEY", show_key, "The dedupe key")->required();
@@ -147,6 +160,9 @@ int main(int argc, char** argv) {
       "Play a scripted support-agent outage against a built-in quell-sim and a receiver that "
       "times out after accepting, on a clock 60x the wall (under a minute); check that one "
       "open and one resolve arrived, no duplicate");
+  bool demo_keep = false;
+  demo_cmd->add_flag("--keep", demo_keep,
+                     "Keep its temporary directory (the config and the store) to look at after");
 
   quell::cli::RunCommandOptions run;
   CLI::App* run_cmd = app.add_subcommand(
@@ -175,6 +191,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   config_check_cmd->add_flag("--offline", check.offline,
                              "Send nothing over the network (the PromQL queries go unchecked)");
+  config_check_cmd->add_option("--running", check.running_path,
+                               "The config the daemon runs now: name the changes a reload "
+                               "(SIGHUP) cannot apply, which need a restart");
   quell::cli::MaintenanceListOptions maintenance;
   CLI::App* maintenance_cmd =
       app.add_subcommand("maintenance", "The config's recurring maintenance windows");
@@ -215,6 +234,13 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    // A mistyped command reads to CLI11 as a missing one ("A subcommand is required").
+    if (e.get_exit_code() != 0) {
+      if (auto line = quell::cli::UnknownCommandLine(app, argc, argv)) {
+        std::fprintf(stderr, "%s\n", line->c_str());
+        return kUsageError;
+      }
+    }
     // CLI11 prints the message and has a code per kind of mistake (106, 109, ...); quell
     // promises 2 for every usage error. --help and --version stay 0.
     return app.exit(e) == 0 ? 0 : kUsageError;
@@ -222,12 +248,12 @@ int main(int argc, char** argv) {
 
   // The one clock of the process: every command reads the time from it.
   quell::system::SystemClock clock;
-  if (demo_cmd->parsed()) return quell::demo::RunDemo(stdout, stderr);
+  if (demo_cmd->parsed()) return quell::demo::RunDemo(stdout, stderr, demo_keep);
   if (replay_cmd->parsed() && replay_messages) {
     // The config's policies decide; a policy flag would be silently ignored.
     for (const CLI::Option* option : replay_cmd->get_options()) {
       if (option->count() == 0 || option == replay_messages_flag || option->check_name("-c") ||
-          option->check_name("--skip-invalid")) {
+          option->check_name("--skip-invalid") || option->check_name("--until")) {
         continue;
       }
       std::fprintf(stderr,
@@ -236,8 +262,8 @@ int main(int argc, char** argv) {
                    option->get_name().c_str());
       return kUsageError;
     }
-    return quell::cli::RunMessageReplay(replay_config, replay.skip_invalid, clock, STDIN_FILENO,
-                                        stdout, stderr);
+    message_replay.skip_invalid = replay.skip_invalid;
+    return quell::cli::RunMessageReplay(message_replay, STDIN_FILENO, stdout, stderr);
   }
   if (replay_cmd->parsed()) {
     auto policy = replay_policy.Resolve();
@@ -246,7 +272,7 @@ int main(int argc, char** argv) {
       return kUsageError;
     }
     replay.policy = *policy;
-    return quell::cli::RunReplay(replay, clock, STDIN_FILENO, stdout, stderr);
+    return quell::cli::RunReplay(replay, STDIN_FILENO, stdout, stderr);
   }
   if (apply_cmd->parsed()) {
     auto policy = apply_policy.Resolve();
@@ -282,7 +308,9 @@ int main(int argc, char** argv) {
   }
   query.format = format == "jsonl" ? quell::text_output::ListFormat::kJsonl
                                    : quell::text_output::ListFormat::kTable;
-  if (incidents_list->parsed()) return quell::cli::RunIncidentsList(query, stdout, stderr);
+  if (incidents_list->parsed()) {
+    return quell::cli::RunIncidentsList(query, list_filter, stdout, stderr);
+  }
   if (incidents_show->parsed()) {
     return quell::cli::RunIncidentsShow(query, show_key, stdout, stderr);
   }

@@ -1,9 +1,9 @@
 #include "quell/cli/ops_surface.h"
 
-#include <algorithm>
 #include <cstdio>
 #include <random>
 
+#include "quell/adapters/http_server/allowed_hosts.h"
 #include "quell/adapters/http_server/callback_routes.h"
 #include "quell/adapters/http_server/input_routes.h"
 #include "quell/adapters/http_server/operator_routes.h"
@@ -11,9 +11,7 @@
 #include "quell/adapters/http_server/sources_routes.h"
 #include "quell/adapters/http_server/status_routes.h"
 #include "quell/adapters/wiring/poll_lease_map.h"
-#include "quell/adapters/wiring/poll_wiring.h"
 #include "quell/adapters/wiring/poller_options_for.h"
-#include "quell/adapters/wiring/route_lookup.h"
 #include "quell/adapters/wiring/source_catalog_of.h"
 #include "quell/adapters/wiring/store_url.h"
 #include "quell/adapters/zones/date_zone_rules.h"
@@ -21,47 +19,6 @@
 #include "quell/cli/operator_commands.h"
 
 namespace quell::cli {
-namespace {
-
-// The longest poll interval of the config: a slower condition is not late at the faster's.
-core::Duration LongestInterval(const config::Config& config) {
-  core::Duration longest = std::chrono::minutes(1);
-  bool any = false;
-  const auto see = [&](core::Duration d) {
-    longest = any ? std::max(longest, d) : d;
-    any = true;
-  };
-  for (const auto& c : config.error_conditions) see(c.common.interval);
-  for (const auto& c : config.metric_conditions) see(c.condition.common.interval);
-  for (const auto& c : config.push_conditions) see(c.common.interval);
-  return longest;
-}
-
-// Every PagerDuty channel's webhook signing secret (a delivery signed with any is PagerDuty's).
-std::vector<std::string> PagerDutySecrets(const config::Config& config) {
-  std::vector<std::string> secrets;
-  for (const config::ChannelConfig& channel : config.channels) {
-    if (channel.type == config::ChannelType::kPagerDuty &&
-        !channel.pagerduty.webhook_secret.empty()) {
-      secrets.push_back(channel.pagerduty.webhook_secret);
-    }
-  }
-  return secrets;
-}
-
-// Every Slack channel's signing secret (its Acknowledge buttons' clicks are signed with it).
-std::vector<std::string> SlackSecrets(const config::Config& config) {
-  std::vector<std::string> secrets;
-  for (const config::ChannelConfig& channel : config.channels) {
-    if (channel.type == config::ChannelType::kSlack && !channel.slack.signing_secret.empty()) {
-      secrets.push_back(channel.slack.signing_secret);
-    }
-  }
-  return secrets;
-}
-
-}  // namespace
-
 app::PushSettings PushSettingsOf(const config::Config& config) {
   app::PushSettings settings;
   settings.conditions = config.push_conditions;
@@ -78,9 +35,11 @@ OpsSurface::~OpsSurface() {
 
 core::Result<std::unique_ptr<OpsSurface>> OpsSurface::Create(
     const config::Config& config, const std::string& store_url, core::Clock& clock,
-    core::EventLog& log, const http_server::MaintenanceListing& maintenance) {
+    core::EventLog& log, const http_server::MaintenanceListing& maintenance,
+    const app::Latest<wiring::SurfaceSettings>& settings) {
   std::unique_ptr<OpsSurface> ops(new OpsSurface());
   ops->config_ = config;
+  ops->settings_ = &settings;
   ops->clock_ = &clock;
   ops->log_ = &log;
   ops->maintenance_ = &maintenance;
@@ -105,32 +64,28 @@ core::Result<std::unique_ptr<OpsSurface>> OpsSurface::Create(
   if (!operator_store) return operator_store.error();
   ops->operator_store_.emplace(std::move(*operator_store));
   core::Store& store = *ops->operator_store_;
+  // Operators' resolves route with the running config's channels, reloads included, and one
+  // with "upstream": true reaches Infrai with its key (refused at the call without one).
   ops->operator_commands_ = std::make_unique<app::OperatorCommands>(
-      store.incidents(), store.operators(), ops->encoder_, wiring::RoutesFromConfig(config));
+      store.incidents(), store.operators(), ops->encoder_, wiring::LatestRoutes(settings));
+  ops->operator_commands_->EnableUpstream(store.reports(), wiring::LatestUpstream(settings));
   ops->operator_queries_ = std::make_unique<app::OperatorQueries>(
-      store.incidents(), store.operators(), config.condition_severity);
+      store.incidents(), store.operators(), wiring::LatestSeverities(settings));
   if (!config.http.ack_link_secret_unresolved.empty()) {
     return core::MakeError(core::ErrorCode::kInvalidArgument,
                            "http: " + config.http.ack_link_secret_unresolved);
   }
-  if (!config.http.ack_link_secret.empty() || !PagerDutySecrets(config).empty() ||
-      !SlackSecrets(config).empty()) {
-    auto callback_store = wiring::OpenStore(store_url);
-    if (!callback_store) return callback_store.error();
-    ops->callback_store_.emplace(std::move(*callback_store));
-    ops->callback_commands_ = std::make_unique<app::OperatorCommands>(
-        ops->callback_store_->incidents(), ops->callback_store_->operators(), ops->encoder_,
-        wiring::RoutesFromConfig(config));
-  }
+  // Whether or not the config has callbacks now: a reload may add them.
+  auto callback_store = wiring::OpenStore(store_url);
+  if (!callback_store) return callback_store.error();
+  ops->callback_store_.emplace(std::move(*callback_store));
+  ops->callback_commands_ = std::make_unique<app::OperatorCommands>(
+      ops->callback_store_->incidents(), ops->callback_store_->operators(), ops->encoder_,
+      wiring::LatestRoutes(settings));
   auto push_store = wiring::OpenStore(store_url);
   if (!push_store) return push_store.error();
   ops->push_store_.emplace(std::move(*push_store));
   ops->built_push_settings_.Set(PushSettingsOf(config));
-  // A resolve with "upstream": true reaches Infrai; without a key that is refused at the call.
-  if (auto upstream = wiring::UpstreamWiring::Create(config, clock); upstream) {
-    ops->upstream_ = std::move(*upstream);
-    ops->operator_commands_->EnableUpstream(store.reports(), ops->upstream_->Lookup());
-  }
   return ops;
 }
 
@@ -144,12 +99,8 @@ core::Result<int> OpsSurface::Serve() {
   app::HealthSources sources;
   sources.clock = clock_;
   sources.started_at = started_at_;
-  // A source that hangs is cut at its deadline and the cycle commits its unknowns, so the limit
-  // leaves room for every source of a cycle hanging to its deadline; only a loop that commits
-  // nothing (stuck, or its store refusing writes) outlives it.
-  sources.policy = app::LivenessPolicy{.interval = LongestInterval(config_),
-                                       .poll_deadline = wiring::CyclePollDeadline(config_),
-                                       .grace = config_.http.health_grace};
+  sources.policy = settings_->Get()->liveness;
+  sources.current_policy = [this] { return settings_->Get()->liveness; };
   sources.last_committed_cycle = [this] { return metrics_->LastCommitted(); };
   sources.role = role_;
   probes_ = std::make_unique<app::OpsProbes>(health_store_->incidents(), store_health_, *metrics_,
@@ -173,7 +124,7 @@ core::Result<int> OpsSurface::Serve() {
         const auto running = poll_groups_ != nullptr ? poll_groups_->Get() : nullptr;
         auto read =
             app::ReadClusterStatus(operator_store_->leases(), running ? *running : built_with,
-                                   clock_->Now(), config_.polling.lease);
+                                   clock_->Now(), settings_->Get()->poll_lease);
         if (read) read->instance = instance_;
         return read;
       });
@@ -193,23 +144,11 @@ core::Result<int> OpsSurface::Serve() {
       });
   routes.insert(routes.end(), std::make_move_iterator(sources_route.begin()),
                 std::make_move_iterator(sources_route.end()));
-  if (callback_commands_) {
-    http_server::CallbackSettings settings;
-    if (!config_.http.ack_link_secret.empty()) {
-      settings.ack_links = std::make_shared<channels::AckLinkSigner>(
-          config_.http.ack_link_secret, config_.http.public_url, config_.http.ack_link_ttl);
-    }
-    settings.pagerduty_secrets = PagerDutySecrets(config_);
-    settings.slack_signing_secrets = SlackSecrets(config_);
-    if (!settings.slack_signing_secrets.empty()) {
-      slack_http_ = std::make_unique<curl::CurlHttpClient>();
-      settings.slack_responses = slack_http_.get();
-    }
-    std::vector<app::OpsRoute> callbacks =
-        http_server::CallbackRoutes(*callback_commands_, *clock_, *log_, settings);
-    routes.insert(routes.end(), std::make_move_iterator(callbacks.begin()),
-                  std::make_move_iterator(callbacks.end()));
-  }
+  // The callbacks check each request against the running config's secrets, reloads included.
+  std::vector<app::OpsRoute> callbacks = http_server::CallbackRoutes(
+      *callback_commands_, *clock_, *log_, wiring::LatestCallbacks(*settings_));
+  routes.insert(routes.end(), std::make_move_iterator(callbacks.begin()),
+                std::make_move_iterator(callbacks.end()));
   // The push inputs, on a connection of their own: an Alertmanager flush waits for no operator.
   app::PushInputOptions push_options;
   push_options.unique_suffix = [random = std::mt19937_64(std::random_device{}())]() mutable {
@@ -231,12 +170,19 @@ core::Result<int> OpsSurface::Serve() {
   std::vector<app::OpsRoute> page = http_server::PageRoutes();
   routes.insert(routes.end(), std::make_move_iterator(page.begin()),
                 std::make_move_iterator(page.end()));
+  // With open reads, the names a request without the token may give as its Host: the
+  // configured ones and the public URL's (ack links and provider callbacks arrive by it).
+  std::vector<std::string> allowed_hosts = config_.http.allowed_hosts;
+  if (std::string host = http_server::UrlHost(config_.http.public_url); !host.empty()) {
+    allowed_hosts.push_back(std::move(host));
+  }
   server_ = std::make_unique<http_server::OpsHttpServer>(
       http_server::OpsServerOptions{.listen = config_.http.listen,
                                     .token = config_.http.token,
                                     .token_name = config_.http.token_name,
                                     .open_reads = config_.http.open_reads,
-                                    .threads = 4},
+                                    .threads = 4,
+                                    .allowed_hosts = std::move(allowed_hosts)},
       std::move(routes));
   return server_->Start();
 }

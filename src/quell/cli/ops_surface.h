@@ -11,7 +11,7 @@
 #include "quell/adapters/http_server/maintenance_routes.h"
 #include "quell/adapters/http_server/ops_http_server.h"
 #include "quell/adapters/jsonl/payload_encoder.h"
-#include "quell/adapters/wiring/upstream_wiring.h"
+#include "quell/adapters/wiring/surface_settings.h"
 #include "quell/app/cluster_status.h"
 #include "quell/app/health.h"
 #include "quell/app/heartbeat.h"
@@ -44,9 +44,12 @@ class OpsSurface {
   // Opens the connections and builds the listeners; the server starts with Serve.
   // `log` gets a line per operator write; GET /v1/maintenance lists `maintenance`, which the
   // daemon keeps current. Both must outlive the surface.
+  // What a reload may change of the surface is read from `settings` (set by the daemon's loads,
+  // reloads included; must outlive the surface) at each request.
   static core::Result<std::unique_ptr<OpsSurface>> Create(
       const config::Config& config, const std::string& store_url, core::Clock& clock,
-      core::EventLog& log, const http_server::MaintenanceListing& maintenance);
+      core::EventLog& log, const http_server::MaintenanceListing& maintenance,
+      const app::Latest<wiring::SurfaceSettings>& settings);
   ~OpsSurface();
   OpsSurface(const OpsSurface&) = delete;
   OpsSurface& operator=(const OpsSurface&) = delete;
@@ -85,6 +88,7 @@ class OpsSurface {
   core::Clock* clock_ = nullptr;
   core::EventLog* log_ = nullptr;
   const http_server::MaintenanceListing* maintenance_ = nullptr;
+  const app::Latest<wiring::SurfaceSettings>* settings_ = nullptr;
   core::MonoTime started_at_;
   std::function<std::optional<app::PollRole>()> role_;
   std::string instance_;
@@ -100,14 +104,12 @@ class OpsSurface {
   std::unique_ptr<app::OpsProbes> probes_;
   std::optional<core::Store> operator_store_;
   jsonl::JsonPayloadEncoder encoder_;
-  std::unique_ptr<wiring::UpstreamWiring> upstream_;  // before the commands that use it
   std::unique_ptr<app::OperatorCommands> operator_commands_;
   std::unique_ptr<app::OperatorQueries> operator_queries_;
   std::unique_ptr<app::OneOffMaintenance> one_off_;  // on the operator store's connection
   // The callback routes' own store handle and commands (ack links, chat buttons, pagers).
   std::optional<core::Store> callback_store_;
   std::unique_ptr<app::OperatorCommands> callback_commands_;
-  std::unique_ptr<curl::CurlHttpClient> slack_http_;
   // The push inputs' own store connection, their settings and the input itself.
   std::optional<core::Store> push_store_;
   app::Latest<app::PushSettings> built_push_settings_;

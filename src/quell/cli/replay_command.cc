@@ -1,33 +1,42 @@
 #include "quell/cli/replay_command.h"
 
+#include <optional>
+
 #include "quell/adapters/config/config_loader.h"
 #include "quell/adapters/jsonl/fd_observation_stream.h"
 #include "quell/adapters/jsonl/message_lines.h"
 #include "quell/adapters/wiring/message_replay_wiring.h"
+#include "quell/core/text/time.h"
 
 namespace quell::cli {
 
-int RunReplay(const ReplayOptions& options, core::Clock& clock, int in_fd, std::FILE* out,
-              std::FILE* err) {
-  // replay keeps no state past its input, but a line from the future would still make the
-  // key's later lines stale; "now" is read once, here.
-  const core::WallTime now = clock.Now();
-  return jsonl::ReplayLines(options, now, in_fd, out, err);
+int RunReplay(const ReplayOptions& options, int in_fd, std::FILE* out, std::FILE* err) {
+  return jsonl::ReplayLines(options, in_fd, out, err);
 }
 
-int RunMessageReplay(const std::string& config_path, bool skip_invalid, core::Clock& clock,
-                     int in_fd, std::FILE* out, std::FILE* err) {
-  auto config = config::LoadConfigForReplay(config_path, config::ProcessEnv());
+int RunMessageReplay(const MessageReplayOptions& options, int in_fd, std::FILE* out,
+                     std::FILE* err) {
+  std::optional<core::WallTime> until;
+  if (!options.until.empty()) {
+    auto parsed = core::ParseRfc3339(options.until);
+    if (!parsed) {
+      std::fprintf(err, "quell replay: --until: %s\n", parsed.error().message.c_str());
+      return 2;
+    }
+    until = *parsed;
+  }
+  auto config = config::LoadConfigForReplay(options.config_path, config::ProcessEnv());
   if (!config) {
     std::fprintf(err, "quell replay: %s\n", config.error().message.c_str());
     return 2;
   }
-  const core::WallTime now = clock.Now();
+  // The trace is the replay's clock, so no line is too far ahead of this machine's.
   jsonl::FdObservationStream input(
-      in_fd, skip_invalid,
-      jsonl::ObservationParserOptions{.limits = config->limits, .now = now, .redact = {}}, err);
+      in_fd, options.skip_invalid,
+      jsonl::ObservationParserOptions{.limits = config->limits, .now = std::nullopt, .redact = {}},
+      err);
   jsonl::MessageLineWriter writer(out);
-  const core::Status replayed = wiring::RunMessageReplay(*config, input, writer);
+  const auto replayed = wiring::RunMessageReplay(*config, input, writer, until);
   std::fflush(out);
   if (!replayed) {
     std::fprintf(err, "quell replay: %s\n", replayed.error().message.c_str());
@@ -39,6 +48,13 @@ int RunMessageReplay(const std::string& config_path, bool skip_invalid, core::Cl
   if (!writer.ok()) {
     std::fprintf(err, "quell replay: cannot write the messages\n");
     return 1;
+  }
+  if (*replayed) {
+    const std::string next = core::FormatRfc3339(**replayed);
+    std::fprintf(err,
+                 "quell replay: more messages fall due after the replay's end, the first at "
+                 "%s; --until %s (or later) prints them\n",
+                 next.c_str(), next.c_str());
   }
   return 0;
 }

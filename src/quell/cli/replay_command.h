@@ -4,20 +4,26 @@
 #include <string>
 
 #include "quell/adapters/jsonl/replay_lines.h"
-#include "quell/core/ports/clock.h"
 
 namespace quell::cli {
 
 using ReplayOptions = jsonl::ReplayOptions;
 
-// `quell replay` (see jsonl::ReplayLines) at `clock`'s now.
-int RunReplay(const ReplayOptions& options, core::Clock& clock, int in_fd, std::FILE* out,
-              std::FILE* err);
+// `quell replay` (see jsonl::ReplayLines): the input's times are its only clock.
+int RunReplay(const ReplayOptions& options, int in_fd, std::FILE* out, std::FILE* err);
 
-// `quell replay -c FILE --messages` (see wiring::RunMessageReplay): one line per message the
-// config's channels would have been sent. Returns 0; 1 for malformed input or a store error
-// (the messages before it have been printed); 2 for a config that cannot be used.
-int RunMessageReplay(const std::string& config_path, bool skip_invalid, core::Clock& clock,
-                     int in_fd, std::FILE* out, std::FILE* err);
+struct MessageReplayOptions {
+  std::string config_path;
+  bool skip_invalid = false;
+  std::string until;  // --until: RFC 3339; empty: stop at the last line
+};
+
+// `quell replay -c FILE --messages [--until T]` (see wiring::RunMessageReplay): one line per
+// message the config's channels would have been sent, on the input's clock. When something
+// falls due after the replay's end, stderr says when. Returns 0; 1 for malformed input or a
+// store error (the messages before it have been printed); 2 for a bad --until or a config
+// that cannot be used.
+int RunMessageReplay(const MessageReplayOptions& options, int in_fd, std::FILE* out,
+                     std::FILE* err);
 
 }  // namespace quell::cli

@@ -14,8 +14,10 @@
 #include "quell/adapters/system/lease_owner.h"
 #include "quell/adapters/system/signal_thread.h"
 #include "quell/adapters/wiring/poll_lease_map.h"
+#include "quell/adapters/wiring/restart_settings.h"
 #include "quell/adapters/wiring/source_catalog_of.h"
 #include "quell/adapters/wiring/startup_check.h"
+#include "quell/adapters/wiring/surface_settings.h"
 #include "quell/app/latest.h"
 #include "quell/app/run_control.h"
 #include "quell/cli/daemon.h"
@@ -84,6 +86,8 @@ int RunDaemonCommand(const RunCommandOptions& options, core::Clock& clock, std::
   app::Latest<app::SourceCatalog> sources;
   // And the push conditions the push inputs apply.
   app::Latest<app::PushSettings> push_settings;
+  // And the callback secrets, the routing of resolves by hand and the health limits.
+  app::Latest<wiring::SurfaceSettings> surface_settings;
   // This instance's id: its dispatcher's lease owner, its poll leases' holder, its name in status.
   const std::string owner = options.owner.empty() ? system::DefaultLeaseOwner() : options.owner;
   DaemonOptions daemon_options{
@@ -94,11 +98,13 @@ int RunDaemonCommand(const RunCommandOptions& options, core::Clock& clock, std::
       .seed = (static_cast<uint64_t>(entropy()) << 32U) | entropy(),
       .jitter = 0.1,
       .on_load =
-          [&maintenance, &poll_groups, &sources, &push_settings](const config::Config& loaded) {
+          [&maintenance, &poll_groups, &sources, &push_settings, &surface_settings,
+           &clock](const config::Config& loaded) {
             maintenance.Set(loaded.maintenance);
             poll_groups.Set(wiring::ExpectedPollLeases(loaded));
             sources.Set(wiring::SourceCatalogOf(loaded));
             push_settings.Set(PushSettingsOf(loaded));
+            surface_settings.Set(wiring::SurfaceSettingsOf(loaded, clock));
           },
   };
   // Every problem of the config, each on its own line, before anything binds or runs.
@@ -111,10 +117,11 @@ int RunDaemonCommand(const RunCommandOptions& options, core::Clock& clock, std::
     return kConfigError;
   }
   // Metrics, heartbeat and the HTTP surface follow the daemon as listeners; a reload changes
-  // the conditions and channels, not these (restart to move the listen address or token).
+  // what the surface reads from surface_settings, not its listener, token or heartbeat
+  // (wiring::RestartOnlySettings).
   auto ops =
       OpsSurface::Create(*config, options.store_url.empty() ? config->store_url : options.store_url,
-                         clock, log, maintenance);
+                         clock, log, maintenance, surface_settings);
   if (!ops) {
     std::fprintf(err, "quell run: %s\n", ops.error().message.c_str());
     return kConfigError;
@@ -167,6 +174,34 @@ int RunConfigCheck(const ConfigCheckOptions& options, core::Clock& clock, std::F
                config.push_conditions.size(), config.channels.size(),
                core::MaskUrlPassword(config.store_url).c_str(),
                options.offline ? " (offline: no query sent to Prometheus)" : "");
+  const auto joined = [](const std::vector<std::string>& names) {
+    std::string text;
+    for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
+    return text;
+  };
+  if (options.running_path.empty()) {
+    std::fprintf(out,
+                 "config check: a reload (SIGHUP) applies every setting but these, which need "
+                 "a restart: %s\n",
+                 joined(wiring::RestartOnlySettings()).c_str());
+    return 0;
+  }
+  auto running = config::LoadConfig(options.running_path, config::ProcessEnv());
+  if (!running) {
+    std::fprintf(out, "config check: --running: %s\n", running.error().message.c_str());
+    return kConfigError;
+  }
+  const std::vector<std::string> restart =
+      wiring::SettingsNeedingRestart(*running, config, /*store_override=*/false);
+  if (restart.empty()) {
+    std::fprintf(out, "config check: a reload (SIGHUP) applies every change from %s\n",
+                 options.running_path.c_str());
+  } else {
+    std::fprintf(out,
+                 "config check: a reload (SIGHUP) keeps %s as %s has them: restart to apply "
+                 "them (the other changes apply at a reload)\n",
+                 joined(restart).c_str(), options.running_path.c_str());
+  }
   return 0;
 }
 

@@ -1,9 +1,12 @@
 #include "quell/cli/store_commands.h"
 
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include "quell/adapters/text_output/listings.h"
 #include "quell/adapters/wiring/store_url.h"
+#include "quell/app/operator_queries.h"
 
 namespace quell::cli {
 namespace {
@@ -25,16 +28,39 @@ std::optional<core::Store> Open(const char* command, const StoreQueryOptions& op
 
 }  // namespace
 
-int RunIncidentsList(const StoreQueryOptions& options, std::FILE* out, std::FILE* err) {
+int RunIncidentsList(const StoreQueryOptions& options, const IncidentListFlags& flags,
+                     std::FILE* out, std::FILE* err) {
+  // The API's own reading of its query, so a filter means one thing in both.
+  app::QueryParams query;
+  for (const auto& [name, value] :
+       {std::pair{"status", &flags.status}, std::pair{"condition", &flags.condition},
+        std::pair{"label", &flags.label}, std::pair{"limit", &flags.limit}}) {
+    if (!value->empty()) query.emplace(name, *value);
+  }
+  auto filter = app::IncidentFilterFrom(query);
+  if (!filter) {  // "status: want ...": the flag of that name
+    std::fprintf(err, "quell incidents list: --%s\n", filter.error().message.c_str());
+    return 2;
+  }
   int code = 0;
   auto store = Open("quell incidents list", options, err, code);
   if (!store) return code;
-  auto incidents = store->incidents().ListIncidents();
-  if (!incidents) {
-    std::fprintf(err, "quell incidents list: %s\n", incidents.error().message.c_str());
+  app::OperatorQueries queries(store->incidents(), store->operators());
+  auto listed = queries.ListIncidents(*filter);
+  if (!listed) {
+    std::fprintf(err, "quell incidents list: %s\n", listed.error().message.c_str());
     return 1;
   }
-  text_output::PrintIncidents(out, *incidents, options.format);
+  std::vector<core::Incident> incidents;
+  incidents.reserve(listed->incidents.size());
+  for (app::IncidentListItem& item : listed->incidents) {
+    incidents.push_back(std::move(item.incident));
+  }
+  text_output::PrintIncidents(out, incidents, options.format);
+  if (listed->total > incidents.size()) {
+    std::fprintf(err, "quell incidents list: %zu of %llu matching incidents (--limit)\n",
+                 incidents.size(), static_cast<unsigned long long>(listed->total));
+  }
   return 0;
 }
 

@@ -15,10 +15,20 @@ struct StoreQueryOptions {
   text_output::ListFormat format = text_output::ListFormat::kTable;
 };
 
+// `incidents list`'s filters, each as the same parameter of GET /v1/incidents reads it
+// (app::IncidentFilterFrom, so both refuse the same values); empty when not given.
+struct IncidentListFlags {
+  std::string status;     // open, resolved or all
+  std::string condition;  // a condition's name
+  std::string label;      // NAME=VALUE
+  std::string limit;      // 1..10000
+};
+
 // `quell incidents list`, `quell incidents show KEY` and `quell outbox list [--status S]`.
 // None creates a store: a missing SQLite file is "no store at PATH". Each returns 0; 1 for a
-// store error, no store or (show) an unknown key; 2 for a bad --store URL or config.
-int RunIncidentsList(const StoreQueryOptions& options, std::FILE* out, std::FILE* err);
+// store error, no store or (show) an unknown key; 2 for a bad --store URL, config or filter.
+int RunIncidentsList(const StoreQueryOptions& options, const IncidentListFlags& flags,
+                     std::FILE* out, std::FILE* err);
 int RunIncidentsShow(const StoreQueryOptions& options, const std::string& key, std::FILE* out,
                      std::FILE* err);
 int RunOutboxList(const StoreQueryOptions& options, std::optional<core::OutboxStatus> status,

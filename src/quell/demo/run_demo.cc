@@ -8,10 +8,12 @@
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
 #include "quell/adapters/system/scaled_clock.h"
+#include "quell/adapters/system/signal_thread.h"
 #include "quell/app/run_control.h"
 #include "quell/cli/daemon.h"
 #include "quell/demo/demo_receiver.h"
@@ -24,7 +26,8 @@ namespace {
 
 constexpr int kFailed = 1;
 constexpr int kCannotStart = 2;
-constexpr uint64_t kPolls = 9;  // 09:00 to 09:08: the outage, its recovery and two quiet polls
+constexpr int kInterrupted = 130;  // 128 + SIGINT, as a shell reports it
+constexpr uint64_t kPolls = 9;     // 09:00 to 09:08: the outage, its recovery and two quiet polls
 constexpr auto kDemoStart = core::WallTime{std::chrono::seconds(1796202000)};  // 09:00Z
 // The receiver answers its first request after this (wall time): past the webhook's 2s.
 constexpr auto kHold = std::chrono::milliseconds(3500);
@@ -41,17 +44,31 @@ std::string RandomHex(size_t bytes) {
   return out;
 }
 
+// The demo's directory, removed with everything in it when the demo ends unless kept: a demo
+// that leaves files behind each time it is tried fills /tmp.
 struct Environment {
+  Environment() = default;
+  Environment(const Environment&) = delete;
+  Environment& operator=(const Environment&) = delete;
+  ~Environment() {
+    if (dir.empty() || keep) return;
+    std::error_code ignored;
+    std::filesystem::remove_all(dir, ignored);
+  }
+
   std::filesystem::path dir;
+  bool keep = false;
   std::string config_path;
   std::string store_url;
 };
 
 bool SetUp(const std::string& sim_url, const std::string& hook_url, const std::string& secret,
            Environment& env, std::FILE* err) {
-  char pattern[] = "/tmp/quell-demo.XXXXXX";
-  if (::mkdtemp(pattern) == nullptr) {
-    std::fprintf(err, "quell demo: cannot create a directory under /tmp\n");
+  std::error_code ec;
+  const std::filesystem::path base = std::filesystem::temp_directory_path(ec);
+  std::string pattern = ((ec ? std::filesystem::path("/tmp") : base) / "quell-demo.XXXXXX");
+  if (::mkdtemp(pattern.data()) == nullptr) {
+    std::fprintf(err, "quell demo: cannot create a directory %s\n", pattern.c_str());
     return false;
   }
   env.dir = pattern;
@@ -71,7 +88,11 @@ bool SetUp(const std::string& sim_url, const std::string& hook_url, const std::s
 
 }  // namespace
 
-int RunDemo(std::FILE* out, std::FILE* err) {
+int RunDemo(std::FILE* out, std::FILE* err, bool keep) {
+  // Before any thread starts: SIGINT and SIGTERM then stop the daemon like `quell run`, and the
+  // directory is removed on the way out instead of left behind by a killed process.
+  app::RunControl control;
+  const system::SignalThread signals(control);
   system::ScaledClock clock(kDemoStart, kDemoClockFactor);
 
   sim::SimOptions sim_options;
@@ -89,6 +110,7 @@ int RunDemo(std::FILE* out, std::FILE* err) {
     return kCannotStart;
   }
   Environment env;
+  env.keep = keep;
   if (!SetUp("http://127.0.0.1:" + std::to_string(*sim_port), receiver.Url(), secret, env, err)) {
     return kCannotStart;
   }
@@ -102,7 +124,6 @@ int RunDemo(std::FILE* out, std::FILE* err) {
   // The daemon itself, as `quell run` runs it, on the compressed clock; stopped once the
   // story is told: the scripted polls done and both transitions at the receiver.
   StoryLog story(out, clock);
-  app::RunControl control;
   auto daemon = cli::MakeDaemon(cli::DaemonOptions{.config_path = env.config_path,
                                                    .store_url = "",
                                                    .owner = "demo",
@@ -117,12 +138,18 @@ int RunDemo(std::FILE* out, std::FILE* err) {
   }
   std::jthread running([&] { (*daemon)->Run(); });
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(40);
-  while (std::chrono::steady_clock::now() < deadline &&
+  while (std::chrono::steady_clock::now() < deadline && !control.stop_requested() &&
          ((*daemon)->Health().cycles < kPolls || !receiver.WaitForDistinct(2, {}))) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
+  const bool interrupted = control.stop_requested();
   control.RequestStop();
   running.join();
+  if (interrupted) {
+    std::fprintf(err, "quell demo: interrupted; %s\n",
+                 keep ? ("kept " + env.dir.string()).c_str() : "its directory is removed");
+    return kInterrupted;
+  }
   const auto polls = static_cast<unsigned long long>((*daemon)->Health().cycles);  // NOLINT
 
   std::fprintf(out, "\nthe receiver (in the order requests arrived):\n");
@@ -148,9 +175,14 @@ int RunDemo(std::FILE* out, std::FILE* err) {
   }
   std::fprintf(out,
                "\n%llu polls, the error seen at %d of them; the receiver kept %d open, %d resolve "
-               "and %d other\nmessages, and dropped %d retried duplicate%s. Store: %s\n",
+               "and %d other\nmessages, and dropped %d retried duplicate%s.\n",
                polls, story.seen(), opens, resolves, renotifies, duplicates,
-               duplicates == 1 ? "" : "s", env.store_url.c_str());
+               duplicates == 1 ? "" : "s");
+  if (keep) {
+    std::fprintf(out, "Kept %s; its store: %s\n", env.dir.string().c_str(), env.store_url.c_str());
+  } else {
+    std::fprintf(out, "Its directory is removed (--keep keeps the config and the store).\n");
+  }
   const bool ok = opens == 1 && resolves == 1 && renotifies == 0 && receiver.rejected() == 0;
   std::fprintf(out, "%s\n",
                ok ? "ok: one open, one resolve, no duplicate delivered."

@@ -77,6 +77,20 @@ TEST_F(NtfyChannelTest, PublishesTitlePriorityTagsAndClickFromTheIncident) {
   EXPECT_EQ(requests[0].body.find(kToken), std::string::npos) << "the token is a header only";
 }
 
+TEST_F(NtfyChannelTest, APushedAlertsRunbookIsAViewButton) {
+  core::Delivery delivery = MakeDelivery(TransitionKind::kOpen, 1);
+  delivery.message.links = {{"https://runbooks.example.com/disk-full", "Runbook"}};
+  ASSERT_EQ(SendOnce(*Channel(), client_, delivery).kind, Kind::kSent);
+  ASSERT_EQ(SendOnce(*Channel(), client_, MakeDelivery(TransitionKind::kRenotify, 2)).kind,
+            Kind::kSent);
+  const auto requests = receiver_.Requests();
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_EQ(json::parse(requests[0].body)["actions"],
+            json::parse(R"([{"action":"view","label":"Runbook",)"
+                        R"("url":"https://runbooks.example.com/disk-full"}])"));
+  EXPECT_FALSE(json::parse(requests[1].body).contains("actions"));
+}
+
 TEST_F(NtfyChannelTest, PrioritiesFollowTheSeverity) {
   EXPECT_EQ(NtfyPriority("critical", false), 5);
   EXPECT_EQ(NtfyPriority("fatal", false), 5);

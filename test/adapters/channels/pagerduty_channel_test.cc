@@ -102,6 +102,20 @@ TEST_F(PagerDutyChannelTest, CutsTheSummaryAndMapsAnUnknownSeverity) {
   EXPECT_EQ(events[0].severity, "error");
 }
 
+TEST_F(PagerDutyChannelTest, APushedAlertsRunbookIsALinkOnTheIncident) {
+  core::Delivery delivery = MakeDelivery();
+  delivery.message.links = {{"https://runbooks.example.com/disk-full?host=db-1", "Runbook"}};
+  ASSERT_EQ(SendOnce(*Channel(), client_, delivery).kind, Kind::kSent);
+  core::Delivery plain = MakeDelivery(TransitionKind::kRenotify, 2);
+  ASSERT_EQ(SendOnce(*Channel(), client_, plain).kind, Kind::kSent);
+  const auto requests = receiver_.Requests();
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_EQ(json::parse(requests[0].body)["links"],
+            json::parse(R"([{"href":"https://runbooks.example.com/disk-full?host=db-1",)"
+                        R"("text":"Runbook"}])"));
+  EXPECT_FALSE(json::parse(requests[1].body).contains("links"));
+}
+
 TEST_F(PagerDutyChannelTest, DecodesPagerDutysErrors) {
   SendOutcome outcome = SendOnce(*Channel("wrong_routing_key_0000"), client_, MakeDelivery());
   EXPECT_EQ(outcome.kind, Kind::kPermanent);

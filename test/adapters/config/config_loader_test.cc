@@ -83,7 +83,8 @@ TEST_F(ConfigLoaderTest, ReadsTheBundledExample) {
 }
 
 // The example runs against the real service with two variables: the key and where to send.
-// The webhook is signed once QUELL_WEBHOOK_SECRET is set, and says so while it is not.
+// The webhook is signed once QUELL_WEBHOOK_SECRET is set, and the API answers once
+// QUELL_HTTP_TOKEN is; each says so while it is not.
 TEST_F(ConfigLoaderTest, TheBundledExampleNeedsOnlyTheKeyAndTheWebhookUrl) {
   env_ = {{"INFRAI_API_KEY", "ifr_test_key"}, {"QUELL_WEBHOOK_URL", "https://hooks.test/quell"}};
   auto config = LoadConfig(QUELL_SOURCE_DIR "/examples/quell.yaml", Env());
@@ -92,10 +93,13 @@ TEST_F(ConfigLoaderTest, TheBundledExampleNeedsOnlyTheKeyAndTheWebhookUrl) {
   ASSERT_EQ(config->channels.size(), 1U);
   EXPECT_EQ(config->channels[0].webhook.url, "https://hooks.test/quell");
   EXPECT_TRUE(config->channels[0].unresolved_secrets.empty());
-  ASSERT_EQ(config->warnings.size(), 1U);
+  EXPECT_TRUE(config->http.token_unresolved.empty()) << config->http.token_unresolved;
+  ASSERT_EQ(config->warnings.size(), 2U);
   EXPECT_NE(config->warnings[0].find("QUELL_WEBHOOK_SECRET is not set"), std::string::npos);
+  EXPECT_NE(config->warnings[1].find("QUELL_HTTP_TOKEN is not set"), std::string::npos);
 
   env_["QUELL_WEBHOOK_SECRET"] = "0123456789abcdef-secret";
+  env_["QUELL_HTTP_TOKEN"] = "an-operator-token";
   auto signed_config = LoadConfig(QUELL_SOURCE_DIR "/examples/quell.yaml", Env());
   ASSERT_TRUE(signed_config.ok()) << signed_config.error().message;
   EXPECT_EQ(signed_config->channels[0].webhook.secret, "0123456789abcdef-secret");
@@ -371,6 +375,24 @@ TEST_F(ConfigLoaderTest, DaemonSectionsHaveDefaultsAndReadTheTokenByReference) {
   ExpectError(std::string(kMinimal) + "http: {listen: localhost}\n", {"http.listen", "host:port"});
 }
 
+// With open reads the server answers a request without the token only for its own names
+// (DNS rebinding): http.allowed_hosts adds names, bare ones.
+TEST_F(ConfigLoaderTest, AllowedHostsAreBareHostNames) {
+  auto config =
+      LoadConfig(Write("hosts.yaml", std::string(kMinimal) +
+                                         "http: {open_reads: true, allowed_hosts: [quell.internal, "
+                                         "metrics.example.com]}\n"),
+                 Env());
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  EXPECT_EQ(config->http.allowed_hosts,
+            (std::vector<std::string>{"quell.internal", "metrics.example.com"}));
+  EXPECT_TRUE(LoadConfig(Write("none.yaml", kMinimal), Env())->http.allowed_hosts.empty());
+  for (const char* bad : {"quell.internal:8787", "https://quell.internal", "[::1]"}) {
+    ExpectError(std::string(kMinimal) + "http:\n  allowed_hosts: ['" + bad + "']\n",
+                {"bad.yaml:5:", "http.allowed_hosts", "without a scheme or port"});
+  }
+}
+
 // Messages link to public_url + "/incidents/<key>": a URL people can open, so it is checked
 // where it is written, by `quell config check` and at start alike.
 TEST_F(ConfigLoaderTest, PublicUrlIsAnHttpUrlWithoutAQuery) {
@@ -421,6 +443,75 @@ TEST_F(ConfigLoaderTest, AckLinksNeedALongEnoughSecretAndAPublicUrl) {
     EXPECT_EQ(errors[0].find("too-short"), std::string::npos) << errors[0];
     EXPECT_EQ(errors[0].find("0123456789abcdef-ack"), std::string::npos) << errors[0];
   }
+}
+
+// A secret the config names by variable is wanted even where it is optional: unset, the loader
+// keeps a located message for the commands that need it (issue 31), never the value.
+TEST_F(ConfigLoaderTest, AnOptionalSecretNamedButUnsetIsKeptAsUnresolved) {
+  env_["HOOK"] = "https://hooks.slack.test/T/B/x";
+  env_["PD_KEY"] = "R0UTINGKEY0123456789abcdef012345";
+  auto config = LoadConfig(Write("quell.yaml", std::string(kMinimal) + R"(channels:
+  - {name: chat, type: slack, webhook_url_env: HOOK, signing_secret_env: SLACK_SIGNING}
+  - {name: pager, type: pagerduty, routing_key_env: PD_KEY, webhook_secret_env: PD_HOOK}
+  - {name: mail, type: email, url: "smtp://127.0.0.1:25", from: q@example.com,
+     to: [ops@example.com], password_env: SMTP_PASSWORD}
+http:
+  public_url: https://q.example.com
+  ack_link_secret_env: ACK_SECRET
+defaults: {channels: [chat]}
+)"),
+                           Env());
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  ASSERT_EQ(config->channels.size(), 3U);
+  for (const ChannelConfig& channel : config->channels) {
+    ASSERT_EQ(channel.unresolved_secrets.size(), 1U) << channel.name;
+  }
+  EXPECT_NE(config->channels[0].unresolved_secrets[0].find(
+                "channels[0].signing_secret_env: SLACK_SIGNING is not set"),
+            std::string::npos);
+  EXPECT_EQ(config->channels[0].unresolved_callbacks, config->channels[0].unresolved_secrets);
+  EXPECT_EQ(config->channels[1].unresolved_callbacks, config->channels[1].unresolved_secrets);
+  EXPECT_TRUE(config->channels[2].unresolved_callbacks.empty());
+  EXPECT_NE(config->http.ack_link_secret_unresolved.find(
+                "http.ack_link_secret_env: ACK_SECRET is not set: ack links need it"),
+            std::string::npos)
+      << config->http.ack_link_secret_unresolved;
+}
+
+// Without the API token every push is refused, so push conditions want it: an unset token_env
+// or none at all is kept for start-up to refuse; with no push condition it is a warning.
+TEST_F(ConfigLoaderTest, PushConditionsWantTheApiToken) {
+  const std::string push = R"(conditions:
+  - {name: alerts, type: push, key: "{labels.alertname}", stale_after: 15m}
+)";
+  auto none = LoadConfig(Write("none.yaml", push), Env());
+  ASSERT_TRUE(none.ok()) << none.error().message;
+  EXPECT_NE(
+      none->http.token_unresolved.find(
+          "none.yaml:2:26: conditions[0].type: push condition \"alerts\" needs the API token"),
+      std::string::npos)
+      << none->http.token_unresolved;
+
+  auto unset = LoadConfig(Write("unset.yaml", push + "http: {token_env: OPS_TOKEN}\n"), Env());
+  ASSERT_TRUE(unset.ok()) << unset.error().message;
+  EXPECT_NE(unset->http.token_unresolved.find("http.token_env: OPS_TOKEN is not set; push"),
+            std::string::npos)
+      << unset->http.token_unresolved;
+  EXPECT_TRUE(unset->warnings.empty());
+
+  env_["OPS_TOKEN"] = "an-operator-token";
+  auto set = LoadConfig(Write("set.yaml", push + "http: {token_env: OPS_TOKEN}\n"), Env());
+  ASSERT_TRUE(set.ok()) << set.error().message;
+  EXPECT_TRUE(set->http.token_unresolved.empty()) << set->http.token_unresolved;
+
+  env_.clear();
+  auto polled = LoadConfig(
+      Write("polled.yaml", std::string(kMinimal) + "http: {token_env: OPS_TOKEN}\n"), Env());
+  ASSERT_TRUE(polled.ok()) << polled.error().message;
+  EXPECT_TRUE(polled->http.token_unresolved.empty()) << polled->http.token_unresolved;
+  ASSERT_EQ(polled->warnings.size(), 1U);
+  EXPECT_NE(polled->warnings[0].find("OPS_TOKEN is not set: the HTTP API refuses"),
+            std::string::npos);
 }
 
 // Found by hand: every condition got "error" here, so a fatal error group still read "error".

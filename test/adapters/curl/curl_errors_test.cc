@@ -22,9 +22,13 @@ TEST(CurlErrorsTest, MapsTransferFailuresToRetryDecisions) {
   EXPECT_EQ(CurlErrorCode(CURLE_OUT_OF_MEMORY), ErrorCode::kInternal);
 }
 
-TEST(CurlErrorsTest, LabelsRequestsWithoutUserinfo) {
+// A query may hold a webhook's key (?apikey=), and nothing tells it from a page number: every
+// parameter is shown by name only.
+TEST(CurlErrorsTest, LabelsRequestsWithoutUserinfoAndQueryValues) {
   EXPECT_EQ(RequestLabel("GET", "http://127.0.0.1:4100/v1/errors/groups?limit=5"),
-            "GET http://127.0.0.1:4100/v1/errors/groups?limit=5");
+            "GET http://127.0.0.1:4100/v1/errors/groups?limit=[redacted]");
+  EXPECT_EQ(RequestLabel("POST", "https://hooks.example/in?apikey=SECRET&x"),
+            "POST https://hooks.example/in?apikey=[redacted]&[redacted]");
   EXPECT_EQ(RequestLabel("POST", "https://user:pw@api.example/x@y"),
             "POST https://api.example/x@y");
   EXPECT_EQ(RequestLabel("GET", "https://a:b@c@host"), "GET https://host");

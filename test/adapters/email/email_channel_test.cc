@@ -292,6 +292,31 @@ TEST_F(EmailChannelTest, AuthenticatesAndNeverPrintsThePassword) {
   EXPECT_EQ(unreachable.error.find("wrong-Pa55word"), std::string::npos) << unreachable.error;
 }
 
+// The HTTP channels' error texts looped for ever on a credential found inside the
+// "[redacted]" that replaced it (the channel_answer fuzzer found it); the scrubbing here had
+// the same loop. Nothing listens on port 1, so libcurl's message holds plenty of "e".
+TEST_F(EmailChannelTest, APasswordThatIsPartOfTheMarkStillEnds) {
+  EmailSettings settings;
+  settings.name = "ops-mail";
+  settings.url = "smtp://127.0.0.1:1";
+  settings.from = "quell <alerts@example.com>";
+  settings.to = {"ops@example.com"};
+  settings.username = "quell";
+  settings.password = "e";
+  settings.connect_timeout = std::chrono::seconds(5);
+  auto channel = Channel(settings);
+  ASSERT_TRUE(channel);
+  const SendOutcome unreachable = channel->Send(MakeDelivery(core::TransitionKind::kOpen, 7));
+  EXPECT_EQ(unreachable.kind, SendOutcome::Kind::kRetry) << unreachable.error;
+  std::string outside_marks = unreachable.error;
+  for (size_t at = outside_marks.find("[redacted]"); at != std::string::npos;
+       at = outside_marks.find("[redacted]", at)) {
+    outside_marks.erase(at, 10);
+  }
+  EXPECT_NE(unreachable.error.find("[redacted]"), std::string::npos) << unreachable.error;
+  EXPECT_EQ(outside_marks.find('e'), std::string::npos) << unreachable.error;
+}
+
 TEST(EmailSettingsTest, RejectsWhatCannotWork) {
   FixedClock clock;
   EmailSettings s;

@@ -286,6 +286,26 @@ TEST_F(AckLinkRoutesTest, GetShowsAConfirmationPageAndAcksNothing) {
   EXPECT_FALSE(Load("acme:db/<primary>").acked_at.has_value());
 }
 
+// Issue 30: the ack pages lacked the operator page's security headers; the server adds them to
+// every HTML answer. The token is in the link's URL, so no page may send it on as a Referer.
+TEST_F(AckLinkRoutesTest, AckPagesCarryTheSecurityHeaders) {
+  Observe("acme:db", true);
+  auto ask = Get(LinkPath("acme:db", 1));
+  auto acked = Post(LinkPath("acme:db", 1));
+  auto forged = Get("/v1/ack/forged");
+  for (const auto* page : {&ask, &acked, &forged}) {
+    ASSERT_TRUE(*page);
+    const httplib::Response& r = **page;
+    EXPECT_EQ(r.get_header_value("Content-Type"), "text/html; charset=utf-8") << r.status;
+    const std::string csp = r.get_header_value("Content-Security-Policy");
+    EXPECT_NE(csp.find("default-src 'none'"), std::string::npos) << r.status << ": " << csp;
+    EXPECT_NE(csp.find("form-action 'self'"), std::string::npos) << r.status << ": " << csp;
+    EXPECT_EQ(r.get_header_value("Referrer-Policy"), "no-referrer") << r.status;
+    EXPECT_EQ(r.get_header_value("X-Content-Type-Options"), "nosniff") << r.status;
+    EXPECT_EQ(r.get_header_value("X-Frame-Options"), "DENY") << r.status;
+  }
+}
+
 TEST_F(AckLinkRoutesTest, PostAcksTheIncidentByLinkWithoutTheBearerToken) {
   Observe("acme:db", true);
   clock_.now += std::chrono::minutes(5);

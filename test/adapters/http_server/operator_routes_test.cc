@@ -393,6 +393,68 @@ TEST_F(OperatorRoutesTest, OneIncidentWithItsDecisionsAndOutboxRows) {
   EXPECT_EQ(Call("GET", "/v1/incidents/acme:db/primary", "", false, {{"limit", "0"}}).status, 400);
 }
 
+// The page and the API showed no severity (the list did), counted 0 sends for a grouped
+// incident and left its rows "grouped" with nothing naming the message that carried them.
+TEST_F(OperatorRoutesTest, OneGroupedIncidentShowsSeverityItsSendsAndItsGroupMessage) {
+  core::GroupPolicy policy;
+  policy.group_by = {"condition"};
+  app::ApplyOptions options;
+  options.channels = {"webhook"};
+  options.grouping.emplace("webhook", policy);
+  app::PollApplier applier(*store_, encoder_, options);
+  core::Observation o;
+  o.key = "acme:disk";
+  o.at = clock_.now;
+  o.health = core::Health::kUnhealthy;
+  o.condition = "prom-alerts";
+  o.labels = {{"severity", "warning"}, {"tenant", "acme"}};
+  o.evidence = R"({"annotations":{"summary":"disk full"},"status":"firing"})";
+  const std::vector<core::Observation> poll = {o};
+  app::VectorObservationStream stream(poll);
+  NullSink sink;
+  ASSERT_TRUE(applier.Apply(stream, "push-1", clock_.now, sink).ok());
+
+  json body = Body(Call("GET", "/v1/incidents/acme:disk"));
+  EXPECT_EQ(body["incident"]["severity"], "warning");  // the alert's label: it has no level
+  EXPECT_EQ(body["incident"]["notifications_sent"], 0);
+  ASSERT_EQ(body["outbox"].size(), 1u);
+  EXPECT_EQ(body["outbox"][0]["status"], "grouped");
+  EXPECT_EQ(body["outbox"][0]["group_row"], nullptr);  // waiting for its group's message
+  EXPECT_EQ(body["group_messages"], json::array());
+
+  clock_.SleepFor(seconds(30));
+  auto group = store_->AssembleGroup("webhook", "condition=prom-alerts", policy.group_wait,
+                                     policy.group_interval, clock_.now);
+  ASSERT_TRUE(group.ok() && group->has_value());
+  const std::string group_row = (*group)->idempotency_key;
+  body = Body(Call("GET", "/v1/incidents/acme:disk"));
+  EXPECT_EQ(body["incident"]["notifications_sent"], 0);  // built, not sent yet
+  EXPECT_EQ(body["outbox"][0]["group_row"], group_row);
+  ASSERT_EQ(body["group_messages"].size(), 1u);
+  EXPECT_EQ(body["group_messages"][0]["status"], "pending");
+  EXPECT_EQ(body["group_messages"][0]["sent_at"], nullptr);
+
+  clock_.SleepFor(seconds(2));
+  ASSERT_TRUE(store_->MarkSent(group_row, "hook-77", clock_.now).ok());
+  body = Body(Call("GET", "/v1/incidents/acme:disk"));
+  EXPECT_EQ(body["incident"]["notifications_sent"], 1);
+  EXPECT_EQ(body["outbox"][0]["status"], "grouped");
+  EXPECT_EQ(body["outbox"][0]["group_row"], group_row);
+  const json& message = body["group_messages"][0];
+  EXPECT_EQ(message["idempotency_key"], group_row);
+  EXPECT_EQ(message["key"], "{group}:condition=prom-alerts");
+  EXPECT_EQ(message["channel"], "webhook");
+  EXPECT_EQ(message["status"], "sent");
+  EXPECT_EQ(message["remote_message_id"], "hook-77");
+  EXPECT_EQ(message["sent_at"], "2026-12-02T09:00:32Z");
+  EXPECT_FALSE(message.contains("payload"));  // every member's snapshot: not here
+  // The list says the same of it.
+  body = Body(Call("GET", "/v1/incidents"));
+  ASSERT_EQ(body["incidents"].size(), 1u);
+  EXPECT_EQ(body["incidents"][0]["severity"], "warning");
+  EXPECT_EQ(body["incidents"][0]["notifications_sent"], 1);
+}
+
 TEST_F(OperatorRoutesTest, TheTimelineShowsEveryPollAndEachSendAttempt) {
   Open("acme:db/primary");
   // A failed poll a minute later: unknown, marked on the open incident.

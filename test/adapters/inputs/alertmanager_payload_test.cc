@@ -57,6 +57,28 @@ TEST(AlertmanagerPayloadTest, ReadsEachAlertWithSortedLabelsStartAndRedactedEvid
   EXPECT_EQ(b.labels.front().first, "alertname");
 }
 
+// The issue's pushed labels: a password, an e-mail and a phone number were stored, shown on
+// the page and sent in webhook bodies as pushed.
+TEST(AlertmanagerPayloadTest, LabelsAreRedactedBeforeAnythingReadsThem) {
+  auto alerts = ParseAlertmanagerPayload(R"({"alerts": [{"status": "firing", "labels": {
+      "alertname": "LoginFailures", "password": "hunter2-db", "user": "alice@example.com",
+      "phone": "+1 415 555 0134", "token_hint": "Bearer abcdef0123456789"}}]})",
+                                         {});
+  ASSERT_TRUE(alerts.ok()) << alerts.error().message;
+  const core::Labels& labels = (*alerts)[0].labels;
+  ASSERT_EQ(labels.size(), 5U);
+  for (const auto& [name, value] : labels) {
+    for (const char* leak : {"hunter2", "alice", "555", "abcdef0123456789"}) {
+      EXPECT_EQ(value.find(leak), std::string::npos) << name << "=" << value;
+    }
+  }
+  EXPECT_EQ(*core::FindLabel(labels, "alertname"), "LoginFailures");
+  EXPECT_EQ(*core::FindLabel(labels, "password"), "[secret]");
+  EXPECT_EQ(*core::FindLabel(labels, "user"), "pii-ff8d9819fc0e");
+  EXPECT_EQ(core::FindLabel(labels, "phone")->rfind("pii-", 0), 0U);
+  EXPECT_EQ(*core::FindLabel(labels, "token_hint"), "[secret]");
+}
+
 TEST(AlertmanagerPayloadTest, ReadsGrafanaAndIgnoresItsOwnFields) {
   auto alerts = ParseAlertmanagerPayload(kGrafana, {});
   ASSERT_TRUE(alerts.ok()) << alerts.error().message;

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <limits>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -105,6 +106,12 @@ core::Result<AckClaim> AckLinkSigner::Verify(std::string_view token, core::WallT
   auto key = FromBase64Url(parts[3]);
   if (!generation || !expiry || !key || key->empty() || parts[4].size() != kMacDigits ||
       *expiry < 0 || *expiry > std::numeric_limits<int64_t>::max() / 1'000'000) {
+    return Malformed();
+  }
+  // Only the signer's own spelling: leading zeros, or stray low bits in the key's last base64url
+  // character, would parse to the same claim under the same mac and make one link many.
+  if (parts[1] != std::to_string(*generation) || parts[2] != std::to_string(*expiry) ||
+      parts[3] != Base64Url(*key)) {
     return Malformed();
   }
   const std::string expected = Mac(*key, *generation, *expiry);

@@ -55,8 +55,10 @@ std::vector<std::string> QueryValues(std::string_view url) {
 
 std::string Redacted(std::string text, const std::string& url) {
   for (const std::string& secret : QueryValues(url)) {
-    for (size_t at = text.find(secret); at != std::string::npos; at = text.find(secret, at)) {
-      text.replace(at, secret.size(), "[redacted]");
+    constexpr std::string_view kMark = "[redacted]";  // searched past: it may hold the secret
+    for (size_t at = text.find(secret); at != std::string::npos;
+         at = text.find(secret, at + kMark.size())) {
+      text.replace(at, secret.size(), kMark);
     }
   }
   return text;

@@ -107,8 +107,11 @@ std::string ErrorText(std::string_view channel, int status, std::string_view det
     text += detail;
   }
   if (!secret.empty()) {
-    for (size_t at = text.find(secret); at != std::string::npos; at = text.find(secret, at)) {
-      text.replace(at, secret.size(), "[redacted]");
+    // The search goes on past the mark: a secret found inside "[redacted]" must not loop.
+    constexpr std::string_view kMark = "[redacted]";
+    for (size_t at = text.find(secret); at != std::string::npos;
+         at = text.find(secret, at + kMark.size())) {
+      text.replace(at, secret.size(), kMark);
     }
   }
   return text;

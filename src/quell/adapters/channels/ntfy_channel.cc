@@ -17,6 +17,7 @@ constexpr std::string_view kChannel = "ntfy";
 constexpr size_t kMaxMessageBytes = 4096;
 constexpr size_t kMaxTitleBytes = 1024;
 constexpr size_t kMaxTopicBytes = 64;
+constexpr size_t kMaxActions = 3;  // ntfy refuses a message with more
 
 bool IsTopic(std::string_view topic) {
   if (topic.empty() || topic.size() > kMaxTopicBytes) return false;
@@ -88,6 +89,13 @@ core::Result<core::HttpRequest> NtfyChannel::Encode(const core::Delivery& delive
   if (!settings_.link_prefix.empty() && !group) {
     body["click"] = settings_.link_prefix + core::UrlEncode(row.key);
   }
+  // A link (a pushed alert's runbook) is a button on the notification; ntfy takes three.
+  json actions = json::array();
+  for (const core::MessageLink& link : message.links) {
+    if (actions.size() == kMaxActions) break;
+    actions.push_back({{"action", "view"}, {"label", link.text}, {"url", link.url}});
+  }
+  if (!actions.empty()) body["actions"] = std::move(actions);
   core::HttpRequest request =
       PostRequest(publish_url_, "application/json",
                   body.dump(-1, ' ', false, json::error_handler_t::replace), settings_.timeouts);

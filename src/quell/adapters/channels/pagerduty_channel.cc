@@ -109,6 +109,12 @@ core::Result<core::HttpRequest> PagerDutyChannel::Encode(const core::Delivery& d
                        {"source", settings_.source.empty() ? row.key : settings_.source},
                        {"severity", Severity(message.severity)},
                        {"custom_details", std::move(details)}};
+    // A pushed alert's runbook, as a link on the PagerDuty incident.
+    json links = json::array();
+    for (const core::MessageLink& link : message.links) {
+      links.push_back({{"href", link.url}, {"text", link.text}});
+    }
+    if (!links.empty()) body["links"] = std::move(links);
   }
   return PostRequest(settings_.base_url + "/v2/enqueue", "application/json",
                      body.dump(-1, ' ', false, json::error_handler_t::replace), settings_.timeouts);

@@ -49,6 +49,17 @@ std::string Secret(MapReader& item, std::string_view name, const std::filesystem
   return std::move(secret.value);
 }
 
+// A callback's signing secret: unresolved, it is also kept in `callbacks`, since the HTTP
+// surface that checks the callbacks needs it even where this process sends nothing.
+std::string CallbackSecret(MapReader& item, std::string_view name, const std::filesystem::path& dir,
+                           std::vector<std::string>& unresolved,
+                           std::vector<std::string>& callbacks) {
+  const size_t before = unresolved.size();
+  std::string value = Secret(item, name, dir, false, unresolved);
+  if (unresolved.size() > before) callbacks.push_back(unresolved.back());
+  return value;
+}
+
 // group_by, group_wait, group_interval: absent group_by leaves the channel ungrouped, and then
 // the two durations would mean nothing, so they are refused rather than ignored.
 void ReadGrouping(MapReader& item, ChannelDelivery& delivery) {
@@ -146,7 +157,7 @@ void ReadWebhook(MapReader& item, const std::filesystem::path& dir, const std::s
 }
 
 void ReadSlack(MapReader& item, const std::filesystem::path& dir, SlackSettings& out,
-               std::vector<std::string>& unresolved) {
+               std::vector<std::string>& unresolved, std::vector<std::string>& callbacks) {
   const bool hook = item.Has("webhook_url_env") || item.Has("webhook_url_file");
   const bool bot = item.Has("bot_token_env") || item.Has("bot_token_file");
   out.webhook_url = Secret(item, "webhook_url", dir, hook, unresolved);
@@ -154,7 +165,7 @@ void ReadSlack(MapReader& item, const std::filesystem::path& dir, SlackSettings&
   item.Read("channel", out.channel);
   item.Read("api_url", out.api_url);
   item.Read("resolve_updates_root", out.resolve_updates_root);
-  out.signing_secret = Secret(item, "signing_secret", dir, false, unresolved);
+  out.signing_secret = CallbackSecret(item, "signing_secret", dir, unresolved, callbacks);
   if (hook == bot) {
     item.Fail("",
               "give exactly one of webhook_url_env/_file (incoming webhook) or "
@@ -236,11 +247,11 @@ void ReadSms(MapReader& item, const std::filesystem::path& dir, SmsSettings& out
 }
 
 void ReadPagerDuty(MapReader& item, const std::filesystem::path& dir, PagerDutySettings& out,
-                   std::vector<std::string>& unresolved) {
+                   std::vector<std::string>& unresolved, std::vector<std::string>& callbacks) {
   item.Read("url", out.url);
   RequireUrl(item, "url", out.url, {"http://", "https://"});
   out.routing_key = Secret(item, "routing_key", dir, true, unresolved);
-  out.webhook_secret = Secret(item, "webhook_secret", dir, false, unresolved);
+  out.webhook_secret = CallbackSecret(item, "webhook_secret", dir, unresolved, callbacks);
   item.Read("source", out.source);
   if (out.source.empty()) item.Fail("source", "must not be empty (default \"quell\")");
 }
@@ -454,7 +465,7 @@ void ReadChannels(MapReader& top, const std::filesystem::path& dir, Config& conf
                   config.warnings);
     } else if (type == "slack") {
       channel.type = ChannelType::kSlack;
-      ReadSlack(item, dir, channel.slack, channel.unresolved_secrets);
+      ReadSlack(item, dir, channel.slack, channel.unresolved_secrets, channel.unresolved_callbacks);
     } else if (type == "email") {
       channel.type = ChannelType::kEmail;
       ReadEmail(item, dir, channel.email, channel.unresolved_secrets);
@@ -463,7 +474,8 @@ void ReadChannels(MapReader& top, const std::filesystem::path& dir, Config& conf
       ReadSms(item, dir, channel.sms, channel.unresolved_secrets, config.warnings);
     } else if (type == "pagerduty") {
       channel.type = ChannelType::kPagerDuty;
-      ReadPagerDuty(item, dir, channel.pagerduty, channel.unresolved_secrets);
+      ReadPagerDuty(item, dir, channel.pagerduty, channel.unresolved_secrets,
+                    channel.unresolved_callbacks);
     } else if (type == "opsgenie") {
       channel.type = ChannelType::kOpsgenie;
       ReadOpsgenie(item, dir, channel.opsgenie, channel.unresolved_secrets);

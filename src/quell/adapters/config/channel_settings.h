@@ -173,6 +173,10 @@ struct ChannelConfig {
   // Located messages for secrets whose variable is unset or whose file cannot be read: the
   // poller routes to the channel without them; `quell dispatch` refuses to start.
   std::vector<std::string> unresolved_secrets;
+  // Those of them a callback needs (Slack's signing secret, PagerDuty's webhook secret):
+  // `quell run` refuses to start with them even with --no-dispatch, since its HTTP surface
+  // checks the callbacks.
+  std::vector<std::string> unresolved_callbacks;
 };
 
 // At most `per_hour` notifications per tenant per hour on each channel; the excess is folded

@@ -77,12 +77,17 @@ struct OpsHttpSettings {
   // The bearer token operator writes need, only by reference (`token_env` or `token_file`),
   // read at load; empty when neither is given (writes are then refused). Never printed.
   std::string token;
-  std::string token_origin;      // where it came from, for messages
-  std::string token_unresolved;  // why a given reference did not resolve; empty: ok
+  std::string token_origin;  // where it came from, for messages
+  // Why a given token_file did not resolve, or why push conditions lack the token (an unset
+  // token_env or none given), located; `quell run` and `config check` refuse it. Empty: ok.
+  std::string token_unresolved;
   // Who holds the token, for the audit fields and the log of operator writes ("http" when
   // empty). A name, not a secret: it is logged.
   std::string token_name;
   bool open_reads = false;  // read endpoints without the token
+  // With open_reads, the host names (besides IP addresses, localhost, the listen host and
+  // public_url's host) a request without the token may name in its Host header.
+  std::vector<std::string> allowed_hosts;
   // Where people reach this API ("https://quell.example.com", no query, no trailing slash):
   // messages link to public_url + "/v1/incidents/<key>" and name the ack route under it.
   // Empty: messages carry no such link (unless dispatch.link_base is set).
@@ -139,6 +144,9 @@ struct Config {
   // `type: push`: fed by POST /v1/inputs/alertmanager and POST /v1/observations, swept for
   // staleness by the poller; they need no source section.
   std::vector<core::PushCondition> push_conditions;
+  // "file:line:column: conditions[i].type" of the first push condition, to point at when the
+  // API token they need is missing.
+  std::string push_where;
   // The `defaults:` section as read (the top-level shadow applied): what an observation of a
   // condition the config does not name gets in `quell replay --messages`.
   core::ConditionCommon defaults;

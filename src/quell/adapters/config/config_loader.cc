@@ -8,8 +8,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
+#include <string_view>
 #include <system_error>
 #include <utility>
 
@@ -379,6 +381,7 @@ void ReadConditions(MapReader& root, const core::ConditionCommon& defaults,
     } else if (type == "prometheus") {
       ReadMetricCondition(item, std::move(common), MetricSourceKind::kPrometheus, config);
     } else if (type == "push") {
+      if (config.push_where.empty()) config.push_where = item.Locate("type");
       ReadPushCondition(item, std::move(common), config);
     } else {
       item.Fail("type",
@@ -429,12 +432,14 @@ void ReadLimits(MapReader section, core::InputLimits& limits) {
 }
 
 // `need_conditions`: a config that polls must name something to poll; one that only replays
-// recorded observations through its policies and channels need not.
+// recorded observations through its policies and channels need not. `text`: the file's bytes
+// when the caller holds them (LoadConfigText); otherwise the file at `path` is read.
 void ReadConfigFile(const std::string& path, const EnvLookup& env, YamlContext& context,
-                    Config& config, bool need_conditions = true) {
+                    Config& config, bool need_conditions = true,
+                    std::optional<std::string_view> text = std::nullopt) {
   YAML::Node root;
   try {
-    root = YAML::LoadFile(path);
+    root = text ? YAML::Load(std::string(*text)) : YAML::LoadFile(path);
   } catch (const YAML::BadFile&) {
     std::string message =
         path + ": cannot read the config file: " + std::generic_category().message(errno);
@@ -444,9 +449,13 @@ void ReadConfigFile(const std::string& path, const EnvLookup& env, YamlContext& 
   } catch (const YAML::Exception& e) {
     std::string message = path + ":" + std::to_string(e.mark.line + 1) + ":" +
                           std::to_string(e.mark.column + 1) + ": " + e.msg;
-    std::ifstream in(path);
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (const auto quote = SuspectQuoteBefore(text, {e.mark.line + 1, e.mark.column + 1});
+    std::string read;
+    if (!text) {
+      std::ifstream in(path);
+      read.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+    if (const auto quote =
+            SuspectQuoteBefore(text ? *text : read, {e.mark.line + 1, e.mark.column + 1});
         quote && quote->line < e.mark.line + 1) {
       // The parser's position is where it gave up; the mistake is the quote left open.
       message = path + ":" + std::to_string(quote->line) + ":" + std::to_string(quote->column) +
@@ -525,6 +534,26 @@ core::Result<Config> LoadConfig(const std::string& path, const EnvLookup& env) {
   ReadConfigFile(path, env, context, config);
   if (context.error) return *context.error;
   return config;
+}
+
+core::Result<Config> LoadConfigText(std::string_view text, const std::string& path,
+                                    const EnvLookup& env) {
+  YamlContext context{.file = path, .env = env, .error = std::nullopt, .errors = {}};
+  Config config;
+  ReadConfigFile(path, env, context, config, /*need_conditions=*/true, text);
+  if (context.error) return *context.error;
+  return config;
+}
+
+CheckedConfig ReadConfigTextForCheck(std::string_view text, const std::string& path,
+                                     const EnvLookup& env) {
+  YamlContext context{.file = path, .env = env, .error = std::nullopt, .errors = {}};
+  CheckedConfig checked;
+  ReadConfigFile(path, env, context, checked.config, /*need_conditions=*/true, text);
+  checked.config.path = path;
+  checked.errors = std::move(context.errors);
+  SortByLocation(path, checked.errors);
+  return checked;
 }
 
 core::Result<Config> LoadConfigForReplay(const std::string& path, const EnvLookup& env) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "quell/adapters/config/config.h"
@@ -33,6 +34,14 @@ struct CheckedConfig {
   std::vector<std::string> errors;
 };
 CheckedConfig ReadConfigForCheck(const std::string& path, const EnvLookup& env);
+
+// LoadConfig and ReadConfigForCheck over `text` as if it were the file at `path`: messages name
+// `path`, files the config names resolve against its folder, and `path` itself is not read.
+// For callers that hold the bytes (the config fuzzer), so nothing is written to disk first.
+core::Result<Config> LoadConfigText(std::string_view text, const std::string& path,
+                                    const EnvLookup& env);
+CheckedConfig ReadConfigTextForCheck(std::string_view text, const std::string& path,
+                                     const EnvLookup& env);
 
 // Sorts "path:line:column: ..." messages into file order; others (no location) first, stably.
 void SortByLocation(const std::string& path, std::vector<std::string>& messages);

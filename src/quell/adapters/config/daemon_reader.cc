@@ -22,7 +22,9 @@ bool IsPublicUrl(std::string_view url) {
   return !host.empty() && url.find_first_of("?# \t\r\n") == std::string_view::npos;
 }
 
-void ReadHttp(MapReader section, const std::filesystem::path& dir, OpsHttpSettings& http) {
+// Returns the located message of a token_env whose variable is unset (empty otherwise): what
+// that stops depends on the conditions (ReadDaemonSections).
+std::string ReadHttp(MapReader section, const std::filesystem::path& dir, OpsHttpSettings& http) {
   section.Read("listen", http.listen);
   const auto colon = http.listen.rfind(':');
   if (colon == std::string::npos || colon + 1 == http.listen.size() ||
@@ -32,13 +34,27 @@ void ReadHttp(MapReader section, const std::filesystem::path& dir, OpsHttpSettin
   SecretRef token = ReadSecret(section, "token", dir, /*required=*/false);
   http.token = std::move(token.value);
   http.token_origin = std::move(token.origin);
-  http.token_unresolved = std::move(token.unresolved);
+  std::string token_unset;
+  if (section.Has("token_file")) {
+    http.token_unresolved = std::move(token.unresolved);
+  } else {
+    token_unset = std::move(token.unresolved);
+  }
   section.Read("token_name", http.token_name);
   if (http.token_name.size() > 64 ||
       http.token_name.find_first_of(" \t\r\n\"") != std::string::npos) {
     section.Fail("token_name", "want a short name without spaces or quotes, e.g. ops-oncall");
   }
   section.Read("open_reads", http.open_reads);
+  section.ReadNameList("allowed_hosts", http.allowed_hosts);
+  for (const std::string& host : http.allowed_hosts) {
+    if (host.find_first_of(":/[] \t@") != std::string::npos) {
+      section.Fail("allowed_hosts",
+                   "want host names without a scheme or port, e.g. "
+                   "quell.internal (got \"" +
+                       host + "\")");
+    }
+  }
   section.Read("public_url", http.public_url);
   while (http.public_url.ends_with('/')) http.public_url.pop_back();
   if (!http.public_url.empty() && !IsPublicUrl(http.public_url)) {
@@ -48,7 +64,10 @@ void ReadHttp(MapReader section, const std::filesystem::path& dir, OpsHttpSettin
   }
   SecretRef ack = ReadSecret(section, "ack_link_secret", dir, /*required=*/false);
   http.ack_link_secret = std::move(ack.value);
-  http.ack_link_secret_unresolved = std::move(ack.unresolved);
+  if (!ack.unresolved.empty()) {
+    http.ack_link_secret_unresolved =
+        ack.unresolved + ": ack links need it (messages would carry none)";
+  }
   const char* ack_where =
       section.Has("ack_link_secret_file") ? "ack_link_secret_file" : "ack_link_secret_env";
   if (!http.ack_link_secret.empty() && http.ack_link_secret.size() < 16) {
@@ -65,6 +84,26 @@ void ReadHttp(MapReader section, const std::filesystem::path& dir, OpsHttpSettin
   section.Read("health_grace", http.health_grace);
   if (http.health_grace.count() < 0) section.Fail("health_grace", "must not be negative");
   section.Finish();
+  return token_unset;
+}
+
+// Without the token every push is refused (403), and Alertmanager does not retry a 4xx: a push
+// condition cannot work, so its want of the token stops `run`. Otherwise an unset token_env
+// leaves only the API closed (a trial without it), which is said at every start.
+void CheckToken(const std::string& token_unset, Config& config) {
+  OpsHttpSettings& http = config.http;
+  if (!config.push_conditions.empty() && http.token.empty() && http.token_unresolved.empty()) {
+    const std::string need = "push condition \"" + config.push_conditions.front().common.name +
+                             "\" needs the API token: without it every push is refused (403, "
+                             "which Alertmanager does not retry)";
+    http.token_unresolved = token_unset.empty() ? config.push_where + ": " + need +
+                                                      "; set http.token_env or http.token_file"
+                                                : token_unset + "; " + need;
+  } else if (!token_unset.empty()) {
+    config.warnings.push_back(token_unset +
+                              ": the HTTP API refuses every request that needs the token (403) "
+                              "until it is set");
+  }
 }
 
 void ReadHeartbeat(MapReader section, HeartbeatSettings& heartbeat) {
@@ -117,7 +156,7 @@ void ReadPolling(MapReader section, PollingSettings& polling) {
 }  // namespace
 
 void ReadDaemonSections(MapReader& top, const std::filesystem::path& dir, Config& config) {
-  ReadHttp(top.Child("http"), dir, config.http);
+  CheckToken(ReadHttp(top.Child("http"), dir, config.http), config);
   ReadHeartbeat(top.Child("heartbeat"), config.heartbeat);
   ReadLog(top.Child("log"), config.log);
   ReadPolling(top.Child("polling"), config.polling);

@@ -60,7 +60,9 @@ SecretRef ReadSecret(MapReader& section, std::string_view name, const std::files
   out.origin = "environment variable " + env_name;
   if (auto value = section.context().env(env_name); value && !value->empty()) {
     out.value = std::move(*value);
-  } else if (required) {
+  } else if (required || section.Has(env_key)) {
+    // A variable the config names is wanted, optional secret or not: left unset, the feature
+    // it turns on (an ack button, a token) would silently not be there.
     out.unresolved = section.Locate(env_key) + ": " + env_name + " is not set";
   }
   return out;

@@ -12,9 +12,10 @@ namespace quell::config {
 // Reads a secret named `name` only by reference: `<name>_env` (an environment variable) or
 // `<name>_file` (relative to the config's directory; trailing whitespace dropped). An inline
 // `<name>` is refused without echoing it, and `required` fails when neither is given. A
-// reference that does not resolve (an unset variable when `required`, an unreadable file) is
-// not a config error: `unresolved` says so, located, and the command that needs the secret
-// refuses to start with it (`quell poll-once` runs without the channels' credentials).
+// reference that does not resolve (a `<name>_env` whose variable is unset, a `default_env`
+// unset when `required`, an unreadable file) is not a config error: `unresolved` says so,
+// located, and the command that needs the secret refuses to start with it (`quell poll-once`
+// runs without the channels' credentials).
 // `origin` says where the value came from, for messages that must not carry the value itself.
 struct SecretRef {
   std::string value;

@@ -1,5 +1,7 @@
 #include "quell/adapters/curl/curl_errors.h"
 
+#include "quell/core/redact/redact_url.h"
+
 namespace quell::curl {
 
 core::ErrorCode CurlErrorCode(CURLcode code) {
@@ -51,22 +53,10 @@ core::ErrorCode CurlErrorCode(CURLcode code) {
   }
 }
 
-std::string RedactedUrl(std::string_view url) {
-  const size_t scheme_end = url.find("://");
-  if (scheme_end == std::string_view::npos) return std::string(url);
-  const size_t authority = scheme_end + 3;
-  const size_t authority_end = url.find_first_of("/?#", authority);
-  const size_t at = url.substr(authority, authority_end - authority).rfind('@');
-  if (at == std::string_view::npos) return std::string(url);
-  std::string redacted(url.substr(0, authority));
-  redacted += url.substr(authority + at + 1);
-  return redacted;
-}
-
 std::string RequestLabel(std::string_view method, std::string_view url) {
   std::string label(method);
   label += ' ';
-  label += RedactedUrl(url);
+  label += core::RedactUrl(url);
   return label;
 }
 

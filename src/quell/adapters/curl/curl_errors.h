@@ -12,11 +12,9 @@ namespace quell::curl {
 // What a failed transfer means to a caller deciding whether to retry (see core::HttpClient).
 core::ErrorCode CurlErrorCode(CURLcode code);
 
-// `url` without its userinfo ("user:password@"), fit for a message.
-std::string RedactedUrl(std::string_view url);
-
-// "GET http://host/path": how every error message of the client begins. Header values never
-// appear in one.
+// "GET http://host/path?limit=[redacted]": how every error message of the client begins, the
+// URL by core::RedactUrl (no userinfo, query values by name only). Header values never appear
+// in one.
 std::string RequestLabel(std::string_view method, std::string_view url);
 
 }  // namespace quell::curl

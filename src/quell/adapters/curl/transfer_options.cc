@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "quell/adapters/curl/curl_errors.h"
+#include "quell/core/redact/redact_url.h"
 
 namespace quell::curl {
 namespace {
@@ -57,7 +58,7 @@ core::Status CheckMethod(const core::HttpRequest& request) {
   return core::MakeError(
       ErrorCode::kInvalidArgument,
       "bad HTTP method (letters, '-' and '_' only) for " +
-          (request.label_url.empty() ? RedactedUrl(request.url) : request.label_url));
+          (request.label_url.empty() ? core::RedactUrl(request.url) : request.label_url));
 }
 
 CURLcode Configure(CURL* h, const core::HttpRequest& request, const CurlOptions& options,

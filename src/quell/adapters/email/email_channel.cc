@@ -13,6 +13,7 @@
 #include "quell/adapters/email/mime_message.h"
 #include "quell/adapters/email/smtp_outcome.h"
 #include "quell/core/delivery/dead_letter.h"
+#include "quell/core/redact/redact_url.h"
 
 namespace quell::email {
 namespace {
@@ -83,7 +84,7 @@ core::Result<std::unique_ptr<EmailChannel>> EmailChannel::Create(EmailSettings s
   if (url.rfind("smtp://", 0) != 0 && url.rfind("smtps://", 0) != 0) {
     return MakeError(
         ErrorCode::kInvalidArgument,
-        where + "url must start with smtp:// or smtps://, got \"" + curl::RedactedUrl(url) + "\"");
+        where + "url must start with smtp:// or smtps://, got \"" + core::RedactUrl(url) + "\"");
   }
   if (!IsSafeHeaderValue(settings.from) || EnvelopeAddress(settings.from).empty()) {
     return MakeError(ErrorCode::kInvalidArgument, where + "from must be one mailbox on one line");
@@ -154,14 +155,16 @@ std::string EmailChannel::BuildMessage(const core::Delivery& delivery, core::Wal
 std::string EmailChannel::Scrub(std::string text) const {
   const std::string& secret = settings_.password;
   if (secret.empty()) return text;
-  for (size_t at = text.find(secret); at != std::string::npos; at = text.find(secret, at)) {
-    text.replace(at, secret.size(), "[redacted]");
+  constexpr std::string_view kMark = "[redacted]";  // searched past: it may hold the secret
+  for (size_t at = text.find(secret); at != std::string::npos;
+       at = text.find(secret, at + kMark.size())) {
+    text.replace(at, secret.size(), kMark);
   }
   return text;
 }
 
 SendOutcome EmailChannel::Send(const core::Delivery& delivery) {
-  const std::string label = "channel " + settings_.name + " " + curl::RedactedUrl(settings_.url);
+  const std::string label = "channel " + settings_.name + " " + core::RedactUrl(settings_.url);
   const std::string message = BuildMessage(delivery, clock_.Now());
   std::unique_ptr<CURL, CurlDeleter> handle(curl_easy_init());
   if (!handle) return SendOutcome::Retry(label + ": curl_easy_init failed");

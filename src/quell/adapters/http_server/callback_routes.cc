@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <chrono>
+#include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -281,10 +282,20 @@ app::OpsResponse SlackInteraction(app::OperatorCommands& commands, core::HttpCli
   return Json(200, {{"response_type", "ephemeral"}, {"replace_original", false}, {"text", text}});
 }
 
-}  // namespace
+// Which kinds of callback get a route.
+struct Kinds {
+  bool ack_links = false;
+  bool pagerduty = false;
+  bool slack = false;
+};
 
-std::vector<app::OpsRoute> CallbackRoutes(app::OperatorCommands& commands, core::Clock& clock,
-                                          core::EventLog& log, const CallbackSettings& settings) {
+app::OpsResponse NotConfigured(const char* what) {
+  return JsonError(404, "not_found", std::string(what) + " not configured");
+}
+
+std::vector<app::OpsRoute> Routes(app::OperatorCommands& commands, core::Clock& clock,
+                                  core::EventLog& log, const CallbackSettingsSource& source,
+                                  Kinds kinds) {
   auto lock = std::make_shared<std::mutex>();
   std::vector<app::OpsRoute> routes;
   const auto add = [&](const char* method, const char* pattern, app::OpsHandler handler) {
@@ -296,16 +307,20 @@ std::vector<app::OpsRoute> CallbackRoutes(app::OperatorCommands& commands, core:
                       },
                       /*is_public=*/true});
   };
-  if (auto signer = settings.ack_links) {
-    add("GET", "^/v1/ack/(.+)$", [signer, &clock, &log](const app::OpsRequest& request) {
-      auto claim = Claim(*signer, request, clock.Now(), log);
+  if (kinds.ack_links) {
+    add("GET", "^/v1/ack/(.+)$", [source, &clock, &log](const app::OpsRequest& request) {
+      const std::shared_ptr<const CallbackSettings> settings = source();
+      if (!settings->ack_links) return NotConfigured("ack links are");
+      auto claim = Claim(*settings->ack_links, request, clock.Now(), log);
       if (!claim) return Refused(TokenStatus(claim.error().code), claim.error());
       return AskPage(*claim);
     });
     add("POST", "^/v1/ack/(.+)$",
-        [signer, &commands, &clock, &log](const app::OpsRequest& request) {
+        [source, &commands, &clock, &log](const app::OpsRequest& request) {
+          const std::shared_ptr<const CallbackSettings> settings = source();
+          if (!settings->ack_links) return NotConfigured("ack links are");
           const core::WallTime now = clock.Now();
-          auto claim = Claim(*signer, request, now, log);
+          auto claim = Claim(*settings->ack_links, request, now, log);
           if (!claim) return Refused(TokenStatus(claim.error().code), claim.error());
           auto acked = commands.Ack(claim->key, "link", now, claim->generation);
           if (!acked) {
@@ -326,12 +341,13 @@ std::vector<app::OpsRoute> CallbackRoutes(app::OperatorCommands& commands, core:
           return AckedPage(*acked);
         });
   }
-  if (!settings.pagerduty_secrets.empty()) {
+  if (kinds.pagerduty) {
     add("POST", "^/v1/pagerduty/webhook$",
-        [secrets = settings.pagerduty_secrets, &commands, &clock,
-         &log](const app::OpsRequest& request) {
+        [source, &commands, &clock, &log](const app::OpsRequest& request) {
+          const std::shared_ptr<const CallbackSettings> settings = source();
+          if (settings->pagerduty_secrets.empty()) return NotConfigured("PagerDuty webhooks are");
           auto signed_ok = channels::VerifyPagerDutySignature(
-              secrets, Header(request, "x-pagerduty-signature"), request.body);
+              settings->pagerduty_secrets, Header(request, "x-pagerduty-signature"), request.body);
           if (!signed_ok) {
             log.Log(core::LogLevel::kWarn, "http.pagerduty",
                     {{"status", "refused"}, {"error", signed_ok.error().message}});
@@ -340,13 +356,14 @@ std::vector<app::OpsRoute> CallbackRoutes(app::OperatorCommands& commands, core:
           return PagerDutyEvent(commands, clock.Now(), log, request.body);
         });
   }
-  if (!settings.slack_signing_secrets.empty()) {
+  if (kinds.slack) {
     add("POST", "^/v1/slack/interactivity$",
-        [secrets = settings.slack_signing_secrets, responses = settings.slack_responses, &commands,
-         &clock, &log](const app::OpsRequest& request) {
+        [source, &commands, &clock, &log](const app::OpsRequest& request) {
+          const std::shared_ptr<const CallbackSettings> settings = source();
+          if (settings->slack_signing_secrets.empty()) return NotConfigured("Slack clicks are");
           const core::WallTime now = clock.Now();
           core::Status signed_ok;
-          for (const std::string& secret : secrets) {
+          for (const std::string& secret : settings->slack_signing_secrets) {
             signed_ok = channels::VerifySlackSignature(
                 secret, Header(request, "x-slack-request-timestamp"),
                 Header(request, "x-slack-signature"), request.body, now);
@@ -357,10 +374,29 @@ std::vector<app::OpsRoute> CallbackRoutes(app::OperatorCommands& commands, core:
                     {{"status", "refused"}, {"error", signed_ok.error().message}});
             return JsonError(401, "unauthorized", signed_ok.error().message);
           }
-          return SlackInteraction(commands, responses, now, log, request.body);
+          return SlackInteraction(commands, settings->slack_responses, now, log, request.body);
         });
   }
   return routes;
+}
+
+}  // namespace
+
+std::vector<app::OpsRoute> CallbackRoutes(app::OperatorCommands& commands, core::Clock& clock,
+                                          core::EventLog& log, const CallbackSettings& settings) {
+  const Kinds kinds{.ack_links = settings.ack_links != nullptr,
+                    .pagerduty = !settings.pagerduty_secrets.empty(),
+                    .slack = !settings.slack_signing_secrets.empty()};
+  return Routes(
+      commands, clock, log,
+      [fixed = std::make_shared<const CallbackSettings>(settings)] { return fixed; }, kinds);
+}
+
+std::vector<app::OpsRoute> CallbackRoutes(app::OperatorCommands& commands, core::Clock& clock,
+                                          core::EventLog& log,
+                                          const CallbackSettingsSource& settings) {
+  return Routes(commands, clock, log, settings,
+                Kinds{.ack_links = true, .pagerduty = true, .slack = true});
 }
 
 }  // namespace quell::http_server

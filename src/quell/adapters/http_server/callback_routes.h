@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -51,5 +52,16 @@ struct CallbackSettings {
 // `commands` must be these routes' own (its store handle is not shared with other threads).
 std::vector<app::OpsRoute> CallbackRoutes(app::OperatorCommands& commands, core::Clock& clock,
                                           core::EventLog& log, const CallbackSettings& settings);
+
+// The settings a request is checked with, read afresh for each (the running config's, which a
+// reload replaces, so a rotated secret is refused from the reload on). Never null; thread-safe.
+using CallbackSettingsSource = std::function<std::shared_ptr<const CallbackSettings>()>;
+
+// The same routes over settings that change: every route exists whatever the settings hold now,
+// and one whose settings are empty at a request answers 404 (not configured), so a reload can
+// add, rotate or remove each kind of callback.
+std::vector<app::OpsRoute> CallbackRoutes(app::OperatorCommands& commands, core::Clock& clock,
+                                          core::EventLog& log,
+                                          const CallbackSettingsSource& settings);
 
 }  // namespace quell::http_server

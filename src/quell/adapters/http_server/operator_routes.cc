@@ -92,6 +92,33 @@ json OutboxList(const std::vector<core::OutboxRow>& rows) {
   return list;
 }
 
+// An incident's rows, each grouped one naming the group message that took it ("group_row",
+// null for a row that was not grouped or waits for its group's next message).
+json DetailOutboxList(const std::vector<core::OutboxRow>& rows) {
+  json list = json::array();
+  for (const core::OutboxRow& row : rows) {
+    json item = json::parse(OutboxJson(row));
+    item["group_row"] = row.group_row.empty() ? json(nullptr) : json(row.group_row);
+    list.push_back(std::move(item));
+  }
+  return list;
+}
+
+// The group messages that took an incident's rows, without their payloads, each with
+// "sent_at" (when it was recorded sent; null until then).
+json GroupMessageList(const std::vector<core::OutboxRow>& rows) {
+  json list = json::array();
+  for (const core::OutboxRow& row : rows) {
+    json item = json::parse(OutboxJson(row));
+    item.erase("payload");
+    item["sent_at"] = row.status == core::OutboxStatus::kSent
+                          ? json(core::FormatRfc3339(row.updated_at))
+                          : json(nullptr);
+    list.push_back(std::move(item));
+  }
+  return list;
+}
+
 // A string member of `body`; `fallback` when absent. kInvalidArgument when not a string.
 core::Result<std::string> StringField(const json& body, const char* name,
                                       std::optional<std::string> fallback) {
@@ -254,9 +281,12 @@ std::vector<app::OpsRoute> OperatorRoutes(app::OperatorCommands& commands,
     if (!detail) return ErrorReply(detail.error());
     json decisions = json::array();
     for (const core::LoggedDecision& d : detail->decisions) decisions.push_back(DecisionJson(d));
-    return Reply(200, json{{"incident", json::parse(IncidentJson(detail->incident))},
+    return Reply(200, json{{"incident",
+                            json::parse(text_output::ListedIncidentJson(
+                                detail->incident, detail->severity, detail->notifications_sent))},
                            {"decisions", std::move(decisions)},
-                           {"outbox", OutboxList(detail->outbox)}});
+                           {"outbox", DetailOutboxList(detail->outbox)},
+                           {"group_messages", GroupMessageList(detail->group_messages)}});
   });
 
   add("POST", "^/v1/incidents/(.+)/ack$", "ack", [ops, time](const app::OpsRequest& request) {

@@ -5,28 +5,28 @@
 
 namespace quell::http_server {
 
-WorkerLane::WorkerLane(size_t threads, Handle serve, Handle discard)
-    : serve_(std::move(serve)), discard_(std::move(discard)) {
-  for (size_t i = 0; i < std::max<size_t>(threads, 1); ++i)
+WorkerLane::WorkerLane(size_t threads) {
+  for (size_t i = 0; i < std::max<size_t>(threads, 1); ++i) {
     threads_.emplace_back([this] { Run(); });
+  }
 }
 
 WorkerLane::~WorkerLane() { Stop(); }
 
-void WorkerLane::Push(HeldConnection connection) {
+void WorkerLane::Push(Job job) {
   {
     const std::lock_guard<std::mutex> lock(mutex_);
     if (!stopping_) {
-      queue_.push_back(std::move(connection));
+      queue_.push_back(std::move(job));
       wake_.notify_one();
       return;
     }
   }
-  discard_(std::move(connection));
+  job(false);
 }
 
 void WorkerLane::Stop() {
-  std::deque<HeldConnection> left;
+  std::deque<Job> left;
   {
     const std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;
@@ -36,7 +36,7 @@ void WorkerLane::Stop() {
   for (std::thread& thread : threads_) {
     if (thread.joinable()) thread.join();
   }
-  for (HeldConnection& connection : left) discard_(std::move(connection));
+  for (Job& job : left) job(false);
 }
 
 void WorkerLane::Run() {
@@ -44,10 +44,10 @@ void WorkerLane::Run() {
   for (;;) {
     wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
     if (stopping_) return;
-    HeldConnection connection = std::move(queue_.front());
+    Job job = std::move(queue_.front());
     queue_.pop_front();
     lock.unlock();
-    serve_(std::move(connection));
+    job(true);
     lock.lock();
   }
 }

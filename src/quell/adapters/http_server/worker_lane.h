@@ -8,35 +8,34 @@
 #include <thread>
 #include <vector>
 
-#include "quell/adapters/http_server/connection_gate.h"
-
 namespace quell::http_server {
 
-// A fixed set of threads serving the connections handed to it, oldest first. The ops server
-// keeps two: one for the health probes, so that no other request, however slow, delays them.
+// A fixed set of threads running the jobs pushed to it, oldest first. The ops server keeps one
+// per class of request (each probe path, authenticated, unauthenticated), so that no class
+// waits in another's queue, however slow its handlers.
 class WorkerLane {
  public:
-  using Handle = std::function<void(HeldConnection)>;
-  // `serve` runs on the lane's threads; `discard` gets what is still queued at Stop.
-  WorkerLane(size_t threads, Handle serve, Handle discard);
+  // Runs with true on one of the lane's threads, or with false (to let go of what it holds)
+  // when the lane stops before it ran.
+  using Job = std::function<void(bool run)>;
+
+  explicit WorkerLane(size_t threads);
   ~WorkerLane();
   WorkerLane(const WorkerLane&) = delete;
   WorkerLane& operator=(const WorkerLane&) = delete;
 
-  // Queues a connection; after Stop it is discarded at once. Thread-safe.
-  void Push(HeldConnection connection);
-  // Lets the connections being served finish, discards the queued ones, joins. Idempotent.
+  // Queues a job; after Stop it runs with false at once, on the caller's thread. Thread-safe.
+  void Push(Job job);
+  // Lets the jobs running finish, gives the queued ones false, joins. Idempotent.
   void Stop();
 
  private:
   void Run();
 
-  const Handle serve_;
-  const Handle discard_;
   std::mutex mutex_;
   std::condition_variable wake_;
-  std::deque<HeldConnection> queue_;  // guarded by mutex_
-  bool stopping_ = false;             // guarded by mutex_
+  std::deque<Job> queue_;  // guarded by mutex_
+  bool stopping_ = false;  // guarded by mutex_
   std::vector<std::thread> threads_;
 };
 

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "quell/core/redact/redact.h"
+
 namespace quell::infrai {
 namespace {
 
@@ -72,9 +74,11 @@ core::Result<simdjson::dom::object> OpenEnvelopeImpl(simdjson::dom::parser& pars
       const std::string_view code = StringOr(error, "code");
       const std::string_view text = StringOr(error, "message");
       const std::string_view hint = StringOr(error, "hint");
-      if (!code.empty()) message += " " + std::string(code);
-      if (!text.empty()) message += ": " + std::string(text);
-      if (!hint.empty()) message += " (" + std::string(hint) + ")";
+      // The remote's own words are redacted here, where they become quell's text: an error
+      // may quote the key it refused or the account it belongs to.
+      if (!code.empty()) message += " " + core::RedactErrorText(code);
+      if (!text.empty()) message += ": " + core::RedactErrorText(text);
+      if (!hint.empty()) message += " (" + core::RedactErrorText(hint) + ")";
     } else {
       message += ": ok is false and there is no error object";
     }

@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "quell/core/redact/redact_label.h"
 #include "quell/core/text/json_escape.h"
 #include "quell/core/text/time.h"
 
@@ -113,6 +114,9 @@ core::Status ReadAlert(simdjson::dom::element element, size_t index,
     } else if (name == "labels") {
       alert.labels.clear();
       if (auto status = ReadStrings(value, at + ".labels", alert.labels); !status) return status;
+      // Before anything reads them: the key is rendered from, and the incident stores, shows
+      // and sends, the redacted labels only.
+      core::RedactLabels(alert.labels, options.redact);
       fields.has_labels = true;
     } else if (name == "annotations") {
       alert.annotations.clear();

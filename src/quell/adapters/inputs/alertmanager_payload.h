@@ -20,8 +20,9 @@ struct AlertPayloadOptions {
 
 // Parses an Alertmanager webhook payload (version "4") or a Grafana webhook contact point's
 // (the same shape with extra fields) into one PushedAlert per element of `alerts`: `status`
-// "firing" or "resolved" (required), `labels` (an object of strings, required) and
-// `annotations` (optional) sorted by name, `startsAt` as starts_at unless it is Go's zero time,
+// "firing" or "resolved" (required), `labels` (an object of strings, required; each value
+// redacted by core::RedactLabels: "[secret]" for a credential, a pseudonym for personal data)
+// and `annotations` (optional) sorted by name, `startsAt` as starts_at unless it is Go's zero time,
 // and as evidence the redacted JSON of {annotations, generatorURL, startsAt, endsAt,
 // fingerprint, status}. Unknown fields are ignored, at the top and in each alert.
 // kInvalidArgument names the field: "alerts[2].labels.team: must be a string". Any input,

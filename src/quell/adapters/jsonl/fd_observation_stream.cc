@@ -10,10 +10,12 @@
 namespace quell::jsonl {
 
 FdObservationStream::FdObservationStream(int fd, bool skip_invalid,
-                                         ObservationParserOptions parsing, std::FILE* err)
+                                         ObservationParserOptions parsing, std::FILE* err,
+                                         size_t read_bytes)
     : fd_(fd),
       skip_invalid_(skip_invalid),
       err_(err),
+      read_bytes_(read_bytes),
       actions_(parsing.limits, parsing.now),
       parser_(std::move(parsing)) {
   Restart();
@@ -67,7 +69,7 @@ core::Status FdObservationStream::Rewind() {
 }
 
 void FdObservationStream::Restart() {
-  reader_ = std::make_unique<LineReader>(fd_, ObservationParser::kPadding);
+  reader_ = std::make_unique<LineReader>(fd_, ObservationParser::kPadding, read_bytes_);
   invalid_ = 0;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdio>
 #include <memory>
 
@@ -16,9 +17,11 @@ namespace quell::jsonl {
 // `skip_invalid` printed to `err` and counted. Rewind works when the descriptor is a regular
 // file (kUnavailable otherwise). As a ReplayInput (replay --messages) it also reads operator
 // actions (ActionParser); as an ObservationStream it refuses them, naming the line.
+// `read_bytes` are read at once (LineReader's chunk; small in the fuzzer).
 class FdObservationStream : public core::ObservationStream, public app::ReplayInput {
  public:
-  FdObservationStream(int fd, bool skip_invalid, ObservationParserOptions parsing, std::FILE* err);
+  FdObservationStream(int fd, bool skip_invalid, ObservationParserOptions parsing, std::FILE* err,
+                      size_t read_bytes = size_t{1} << 20);
 
   core::Result<bool> Next(core::Observation& out) override;
   core::Result<bool> Next(app::ReplayItem& out) override;
@@ -34,6 +37,7 @@ class FdObservationStream : public core::ObservationStream, public app::ReplayIn
   int fd_;
   bool skip_invalid_;
   std::FILE* err_;
+  size_t read_bytes_;
   ActionParser actions_;
   ObservationParser parser_;
   std::unique_ptr<LineReader> reader_;

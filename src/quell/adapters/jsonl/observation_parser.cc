@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <string>
 
+#include "quell/core/redact/redact_label.h"
 #include "quell/core/text/json_escape.h"
 
 namespace quell::jsonl {
@@ -193,6 +194,7 @@ core::Status ObservationParser::Parse(std::string_view record, size_t capacity,
     } else if (name == "labels") {
       if (auto status = mark(kLabels, name); !status) return status;
       if (auto status = ParseLabels(value, out.labels); !status) return status;
+      core::RedactLabels(out.labels, options.redact);
     } else if (name == "upstream_count") {
       if (auto status = mark(kUpstreamCount, name); !status) return status;
       uint64_t count = 0;

@@ -22,7 +22,8 @@ namespace quell::jsonl {
 // fields are ignored so that producers can add their own. A record past the limits is refused
 // (naming the limit), and evidence passes the same redaction as poll evidence: every string
 // value through core::Redact, the value of a secret-looking name (core::LooksSecretKey) replaced
-// by "[secret]". Not thread-safe: one per thread.
+// by "[secret]"; label values pass core::RedactLabels ("[secret]" for a credential, a
+// pseudonym for personal data). Not thread-safe: one per thread.
 struct ObservationParserOptions {
   core::InputLimits limits;
   // Read once by the caller; `at` later than now + limits.max_future_skew is refused. Without

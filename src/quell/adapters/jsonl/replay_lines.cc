@@ -28,14 +28,13 @@ bool Flush(std::string& buffer, std::FILE* out) {
 
 }  // namespace
 
-int ReplayLines(const ReplayOptions& options, core::WallTime now, int in_fd, std::FILE* out,
-                std::FILE* err) {
+int ReplayLines(const ReplayOptions& options, int in_fd, std::FILE* out, std::FILE* err) {
   ObservationParser parser(
-      ObservationParserOptions{.limits = options.limits, .now = now, .redact = {}});
-  LineReader reader(in_fd, ObservationParser::kPadding);
+      ObservationParserOptions{.limits = options.limits, .now = std::nullopt, .redact = {}});
+  LineReader reader(in_fd, ObservationParser::kPadding, options.read_bytes);
   // Actions are refused: the in-memory replay decides observations only, with no store to ack
   // in and no outbox for a resolve or a silence to act on (replay --messages applies them).
-  ActionParser actions(options.limits, now);
+  ActionParser actions(options.limits, std::nullopt);
   app::MemoryIncidents incidents(options.policy);
   core::Observation observation;
   std::string buffer;

@@ -177,9 +177,32 @@ core::Result<std::vector<core::LoggedDecision>> PgIncidentStore::RecentDecisions
 core::Result<std::vector<core::OutboxRow>> PgIncidentStore::RecentOutbox(std::string_view key,
                                                                          size_t limit) {
   auto result = connection_->Run(std::string("SELECT ") + kOutboxColumns +
-                                     " FROM outbox WHERE key = $1 ORDER BY generation DESC,"
+                                     ", coalesce(group_key, ''), coalesce(group_row, '') FROM"
+                                     " outbox WHERE key = $1 ORDER BY generation DESC,"
                                      " version DESC, channel COLLATE \"C\" LIMIT $2",
                                  {std::string(key), std::to_string(limit)});
+  if (!result) return result.error();
+  std::vector<core::OutboxRow> out;
+  for (int i = 0; i < PQntuples(result->get()); ++i) {
+    auto row = ReadOutboxRow(result->get(), i);
+    if (!row) return row.error();
+    row->group_key = TextAt(result->get(), i, 16);
+    row->group_row = TextAt(result->get(), i, 17);
+    out.push_back(std::move(*row));
+  }
+  return out;
+}
+
+core::Result<std::vector<core::OutboxRow>> PgIncidentStore::GroupMessagesOf(std::string_view key,
+                                                                            size_t limit) {
+  // kOutboxColumns with an empty payload: a group message's holds every member's snapshot.
+  auto result = connection_->Run(
+      "SELECT idempotency_key, key, generation, version, transition, channel, '', status,"
+      " attempts, next_attempt_at, lease_owner, lease_expires_at, last_error, remote_message_id,"
+      " created_at, updated_at FROM outbox WHERE idempotency_key IN (SELECT group_row FROM"
+      " outbox WHERE key = $1 AND group_row IS NOT NULL) ORDER BY created_at DESC,"
+      " idempotency_key COLLATE \"C\" DESC LIMIT $2",
+      {std::string(key), std::to_string(limit)});
   if (!result) return result.error();
   std::vector<core::OutboxRow> out;
   for (int i = 0; i < PQntuples(result->get()); ++i) {

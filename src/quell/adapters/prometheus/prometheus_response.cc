@@ -10,6 +10,8 @@
 #include <string_view>
 #include <utility>
 
+#include "quell/core/redact/redact.h"
+
 namespace quell::prometheus {
 namespace {
 
@@ -188,7 +190,9 @@ std::optional<core::Error> StatedError(const json& doc, int http_status) {
   }
   std::string message = "prometheus: ";
   if (!type.empty()) message += type + ": ";
-  message += Excerpt(error->get_ref<const std::string&>(), 500);
+  // Redacted where the remote's words become quell's text: a proxy in front of Prometheus may
+  // quote the credential it refused.
+  message += core::RedactErrorText(Excerpt(error->get_ref<const std::string&>(), 500));
   return MakeError(CodeForErrorType(type, http_status), std::move(message));
 }
 

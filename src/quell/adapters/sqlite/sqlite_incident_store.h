@@ -101,6 +101,8 @@ class SqliteIncidentStore : public core::IncidentStore,
                                                                  uint64_t generation) override;
   core::Result<std::vector<core::LoggedDecision>> RecentDecisions(std::string_view key,
                                                                   size_t limit) override;
+  core::Result<std::vector<core::OutboxRow>> GroupMessagesOf(std::string_view key,
+                                                             size_t limit) override;
   core::Result<std::vector<core::OutboxRow>> RecentOutbox(std::string_view key,
                                                           size_t limit) override;
   core::Result<core::StoredTimeline> ReadTimeline(std::string_view key, size_t limit) override;

@@ -34,6 +34,14 @@ constexpr const char* kRetryAllSql =
     QUELL_RETRY_SET " WHERE status = 'dead' AND (?1 IS NULL OR channel = ?1) RETURNING status";
 #undef QUELL_RETRY_SET
 
+// kOutboxColumns with an empty payload: a group message's holds every member's snapshot.
+constexpr const char* kGroupMessagesOfSql =
+    "SELECT idempotency_key, key, generation, version, transition, channel, '', status, attempts,"
+    " next_attempt_at, lease_owner, lease_expires_at, last_error, remote_message_id, created_at,"
+    " updated_at FROM outbox WHERE idempotency_key IN (SELECT group_row FROM outbox WHERE"
+    " key = ?1 AND group_row IS NOT NULL) ORDER BY created_at DESC, idempotency_key DESC"
+    " LIMIT ?2";
+
 }  // namespace
 
 core::Result<std::vector<core::Silence>> ReadSilences(sqlite3* db, const std::string& path,
@@ -226,12 +234,33 @@ core::Result<std::vector<core::OutboxRow>> SqliteIncidentStore::RecentOutbox(std
   Stmt s;
   if (auto status = s.Prepare(db_,
                               std::string("SELECT ") + kOutboxColumns +
-                                  " FROM outbox WHERE key = ? ORDER BY generation DESC,"
-                                  " version DESC, channel LIMIT ?",
+                                  ", group_key, group_row FROM outbox WHERE key = ? ORDER BY"
+                                  " generation DESC, version DESC, channel LIMIT ?",
                               path_);
       !status) {
     return status.error();
   }
+  s.BindText(1, key);
+  s.BindUint(2, limit);
+  std::vector<core::OutboxRow> out;
+  for (;;) {
+    auto row = s.Step();
+    if (!row) return row.error();
+    if (!*row) break;
+    auto parsed = ReadOutboxRow(s);
+    if (!parsed) return parsed.error();
+    parsed->group_key = s.Text(16);
+    parsed->group_row = s.Text(17);
+    out.push_back(std::move(*parsed));
+  }
+  return out;
+}
+
+core::Result<std::vector<core::OutboxRow>> SqliteIncidentStore::GroupMessagesOf(
+    std::string_view key, size_t limit) {
+  // The members through the key's unique index, each group message by its primary key.
+  Stmt s;
+  if (auto status = s.Prepare(db_, kGroupMessagesOfSql, path_); !status) return status.error();
   s.BindText(1, key);
   s.BindUint(2, limit);
   std::vector<core::OutboxRow> out;

@@ -59,6 +59,7 @@ IncidentPageSql BuildIncidentPageSql(const core::IncidentPageQuery& query, SqlDi
   std::string where = " WHERE 1 = 1";
   if (query.status == core::IncidentStatusFilter::kOpen) where += " AND status = 'open'";
   if (query.status == core::IncidentStatusFilter::kResolved) where += " AND status = 'resolved'";
+  if (!query.key.empty()) where += " AND key = " + param(query.key);
   if (!query.condition.empty()) where += " AND condition = " + param(query.condition);
   if (query.label) {
     const std::string name = param(query.label->first);
@@ -98,17 +99,19 @@ IncidentPageSql BuildIncidentPageSql(const core::IncidentPageQuery& query, SqlDi
   // The window is chosen on the keys alone, so the wide rows (evidence) and the outbox count
   // are read for the page's rows only; the outer query re-sorts those few.
   // SQLite would count through outbox_due (every sent row of the store, per listed incident);
-  // the unary + keeps it on the (key, ...) unique index. PostgreSQL's planner weighs both.
+  // the unary + keeps it on the (key, ...) unique index. PostgreSQL's planner weighs both. A
+  // grouped row went out with its group message: it counts once that message was sent.
   const std::string sent_status = pg ? "o.status" : "+o.status";
   const std::string level = pg ? "(i.recent_evidence::jsonb -> -1 ->> 'level')"
                                : "json_extract(i.recent_evidence, '$[#-1].level')";
   out.page =
       "SELECT " + Qualified(columns, "i") + ", " + level +
       ", (SELECT COUNT(*) FROM outbox o WHERE o.key = i.key AND o.generation ="
-      " i.generation AND " +
+      " i.generation AND (" +
       sent_status +
-      " = 'sent') FROM (SELECT key, " QUELL_TRIAGE_RANK " AS triage_rank, " QUELL_TRIAGE_AT
-      " AS triage_at FROM incidents" +
+      " = 'sent' OR (o.group_row IS NOT NULL AND EXISTS (SELECT 1 FROM outbox g WHERE"
+      " g.idempotency_key = o.group_row AND g.status = 'sent')))) FROM (SELECT "
+      "key, " QUELL_TRIAGE_RANK " AS triage_rank, " QUELL_TRIAGE_AT " AS triage_at FROM incidents" +
       where + order + window + ") AS page JOIN incidents i ON i.key = page.key ORDER BY " +
       (query.order == core::IncidentOrder::kTriage ? "page.triage_rank, page.triage_at DESC, "
                                                    : "") +

@@ -12,8 +12,9 @@ enum class SqlDialect : uint8_t { kSqlite, kPostgres };
 // The two statements of one incident list page (OperatorStore::ListIncidentPage), written for
 // `dialect`, and their text parameters in placeholder order (?1.. or $1..). `page` selects
 // `columns` (a store's incident column list, which it decodes from column 0), then the newest
-// evidence item's level (NULL when none) and the count of sent outbox rows of the current
-// generation; `count` selects the number of matching rows.
+// evidence item's level (NULL when none) and the count of outbox rows of the current
+// generation that went out (sent, or grouped into a group message that was sent); `count`
+// selects the number of matching rows.
 struct IncidentPageSql {
   std::string page;
   std::string count;

@@ -1,6 +1,7 @@
 #include "quell/adapters/templates/incident_view.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -69,6 +70,23 @@ std::string MetricWords(const json& evidence, bool past) {
   return words;
 }
 
+// A pushed alert's evidence (inputs/alertmanager_payload.h): {"annotations":{...}, "startsAt",
+// "generatorURL", ..., "status"}, with no title of an error group.
+bool IsAlertEvidence(const json& evidence) {
+  if (!evidence.is_object() || evidence.contains("title")) return false;
+  const auto annotations = evidence.find("annotations");
+  const auto status = evidence.find("status");
+  return annotations != evidence.end() && annotations->is_object() && status != evidence.end() &&
+         status->is_string();
+}
+
+// A pushed alert's headline: its summary annotation, or Grafana's older "message".
+std::string AlertSummary(const json& annotations) {
+  std::string summary = core::OneLine(StringField(annotations, "summary"));
+  if (summary.empty()) summary = core::OneLine(StringField(annotations, "message"));
+  return summary;
+}
+
 IncidentView::Example MakeExample(const json& evidence, size_t max_chars, bool past) {
   IncidentView::Example example;
   example.json = evidence.dump(-1, ' ', false, json::error_handler_t::replace);
@@ -76,6 +94,12 @@ IncidentView::Example MakeExample(const json& evidence, size_t max_chars, bool p
   if (evidence.is_object()) text = MetricWords(evidence, past);
   if (!text.empty()) {
     // A metric's evidence reads as its sentence.
+  } else if (IsAlertEvidence(evidence)) {
+    // A pushed alert reads as its summary and description, not as its JSON.
+    const json& annotations = evidence["annotations"];
+    text = AlertSummary(annotations);
+    const std::string detail = core::OneLine(StringField(annotations, "description"));
+    if (!detail.empty() && detail != text) text = text.empty() ? detail : text + " - " + detail;
   } else if (evidence.is_object()) {
     // The title names the group and repeats in every evidence of it; the event's own message
     // (or exception) is what tells one example from the next.
@@ -148,8 +172,50 @@ void ReadLabels(const json& doc, const json* newest, IncidentView& view) {
   }
 }
 
+// A pushed alert's annotations and start (see IncidentView::pushed); `newest` may be another
+// kind of evidence (a push condition fed quell's own observations), or none.
+void ReadPushed(const json& doc, const json* newest, const ViewOptions& options,
+                IncidentView& view) {
+  if (newest != nullptr && IsAlertEvidence(*newest)) {
+    const json& annotations = (*newest)["annotations"];
+    view.summary = core::CutToChars(AlertSummary(annotations), options.max_description_chars);
+    view.description = core::CutToChars(core::OneLine(StringField(annotations, "description")),
+                                        options.max_description_chars);
+    if (view.description == view.summary) view.description.clear();
+    view.runbook_url = LinkableUrl(StringField(annotations, "runbook_url"));
+    // Whole seconds: Prometheus' nanoseconds would make "5m" of 08:55:00.1 to 09:00 read "4m".
+    if (auto starts = core::ParseRfc3339(StringField(*newest, "startsAt")); starts) {
+      view.starts_at = core::FormatRfc3339(std::chrono::floor<std::chrono::seconds>(*starts));
+    }
+  }
+  // Without a startsAt in the newest evidence: the key's first sighting, which took the first
+  // alert's startsAt when it was earlier than the push.
+  if (view.starts_at.empty()) view.starts_at = StringField(doc, "first_seen_at");
+  if (!view.summary.empty()) {
+    view.what = view.summary;
+  } else if (!view.description.empty()) {
+    view.what = view.description;
+  } else if (view.what.empty()) {
+    for (const auto& [name, value] : view.labels) {
+      if (name == "alertname" && !value.empty()) view.what = value;
+    }
+  }
+}
+
 void FillCounts(const json& doc, const json* newest, IncidentView& view) {
   view.polls = view.event_count;
+  if (view.pushed) {
+    // A push is no poll of quell's: what on-call wants is since when it has been firing.
+    const std::string since = MinuteText(view.starts_at);
+    if (since.empty()) {
+      view.count_text =
+          "pushed " + std::to_string(view.polls) + (view.polls == 1 ? " time" : " times");
+    } else {
+      view.count_text =
+          (view.transition == "resolve" ? "was firing since " : "firing since ") + since;
+    }
+    return;
+  }
   view.upstream_count = TextField(doc, "upstream_count");
   if (view.upstream_count.empty() && newest != nullptr && newest->is_object()) {
     view.upstream_count = TextField(*newest, "count");
@@ -216,6 +282,40 @@ std::string MinuteText(const std::string& rfc3339) {
   return rfc3339.substr(0, 10) + " " + rfc3339.substr(11, 5) + " UTC";
 }
 
+std::string LinkableUrl(std::string_view url) {
+  constexpr size_t kMaxUrlBytes = 2048;
+  while (!url.empty() && (url.front() == ' ' || url.front() == '\t')) url.remove_prefix(1);
+  while (!url.empty() && (url.back() == ' ' || url.back() == '\t')) url.remove_suffix(1);
+  const auto lower_starts = [url](std::string_view prefix) {
+    if (url.size() <= prefix.size()) return false;
+    for (size_t i = 0; i < prefix.size(); ++i) {
+      if (std::tolower(static_cast<unsigned char>(url[i])) != prefix[i]) return false;
+    }
+    return true;
+  };
+  if (url.size() > kMaxUrlBytes || !(lower_starts("http://") || lower_starts("https://"))) {
+    return {};
+  }
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(url.size());
+  for (const char c : url) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u <= 0x20 || u >= 0x7f ||
+        std::string_view("\"<>|()[]{}\\^`").find(c) != std::string_view::npos) {
+      out += '%';
+      out += kHex[u >> 4];
+      out += kHex[u & 0xf];
+    } else {
+      out += c;
+    }
+  }
+  // "https://" alone, or followed by a path only, names no host.
+  const size_t host = out.find("://") + 3;
+  if (host >= out.size() || out[host] == '/' || out[host] == '?' || out[host] == '#') return {};
+  return out;
+}
+
 std::string SeverityOfLevel(std::string_view level) {
   if (level == "fatal" || level == "critical" || level == "error" || level == "info") {
     return std::string(level);
@@ -279,6 +379,12 @@ core::Result<IncidentView> IncidentViewOf(const nlohmann::json& doc, const ViewO
     if (view.severity.empty() && newest != nullptr && newest->is_object()) {
       view.severity = SeverityOfLevel(StringField(*newest, "level"));
     }
+    if (view.severity.empty()) {
+      // A pushed alert states its severity as a label (Prometheus' and Grafana's convention).
+      if (const auto labels = doc.find("labels"); labels != doc.end() && labels->is_object()) {
+        view.severity = SeverityOfLevel(StringField(*labels, "severity"));
+      }
+    }
     if (view.severity.empty()) view.severity = options.default_severity;
   }
   view.polled_at = view.last_seen_at;
@@ -303,16 +409,22 @@ core::Result<IncidentView> IncidentViewOf(const nlohmann::json& doc, const ViewO
     view.what = MetricWords(*newest, view.transition == "resolve");
     if (view.what.empty()) view.what = core::OneLine(StringField(*newest, "title"));
   }
-  if (view.what.empty()) view.what = view.condition + " failing for " + view.key;
   ReadLabels(doc, newest, view);
+  view.pushed = options.push_conditions.contains(view.condition) ||
+                (newest != nullptr && IsAlertEvidence(*newest));
+  if (view.pushed) ReadPushed(doc, newest, options, view);
+  if (view.what.empty()) view.what = view.condition + " failing for " + view.key;
   view.where += "condition " + view.condition;
   FillCounts(doc, newest, view);
   FillChanges(newest_two, view);
-  view.since = MinuteText(view.opened_at.empty() ? view.first_seen_at : view.opened_at);
-  view.failing_for =
-      SecondsBetween(view.opened_at.empty() ? view.first_seen_at : view.opened_at,
-                     view.transition == "resolve" && !view.resolved_at.empty() ? view.resolved_at
-                                                                               : view.polled_at);
+  // A poll's failure counts from quell's open (an error group may be months old); a pushed
+  // alert from its own start, which its source knows better than quell's receipt of it.
+  std::string start = view.opened_at.empty() ? view.first_seen_at : view.opened_at;
+  if (view.pushed && !view.starts_at.empty()) start = view.starts_at;
+  view.since = MinuteText(start);
+  view.failing_for = SecondsBetween(start, view.transition == "resolve" && !view.resolved_at.empty()
+                                               ? view.resolved_at
+                                               : view.polled_at);
   FillNextStep(options, view);
   if (!options.link_base_url.empty()) {
     view.link = options.link_base_url + core::UrlEncode(view.key);
@@ -369,7 +481,12 @@ const std::vector<std::string>& ViewFieldNames() {
                                                   "ack_command",
                                                   "silence_command",
                                                   "ack_url",
-                                                  "next_step"};
+                                                  "next_step",
+                                                  "pushed",
+                                                  "summary",
+                                                  "description",
+                                                  "runbook_url",
+                                                  "starts_at"};
   return kNames;
 }
 

@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 #include <nlohmann/json_fwd.hpp>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -64,6 +65,17 @@ struct IncidentView {
   };
   std::vector<Example> examples;  // the most recent first, no two with the same text
   std::string link;               // empty without a base URL
+  // A pushed alert (the newest evidence is an Alertmanager or Grafana alert's, holding its
+  // "annotations"; or the condition is a push condition): its annotations as people read them.
+  // `summary` is also `what`; `description` one line, cut, and empty when it repeats the
+  // summary; `runbook_url` only an absolute http(s) URL, with the characters that would end a
+  // link in Slack or Markdown percent-encoded. `since` and `failing_for` count from the alert's
+  // startsAt (`starts_at`, RFC 3339 UTC), and count_text says "firing since ...".
+  bool pushed = false;
+  std::string summary;
+  std::string description;
+  std::string runbook_url;
+  std::string starts_at;
   // An open announced when its condition left shadow mode: true, with how long it had been
   // open then ("2h 13m") and since when ("2026-12-02 09:00 UTC").
   bool opened_in_shadow = false;
@@ -88,11 +100,16 @@ struct ViewOptions {
       ack_link;
   size_t max_examples = 3;
   size_t max_example_chars = 200;
+  size_t max_description_chars = 1000;
+  // The push conditions' names (config `type: push`): their incidents read as pushed alerts
+  // whatever their evidence holds (POST /v1/observations carries any).
+  std::set<std::string, std::less<>> push_conditions;
 };
 
 // Reads `payload`; kInvalidArgument when it is not a JSON object with a string "key". The
 // severity is condition_severity[condition], else the payload's "severity", else the newest
-// evidence's source level (SeverityOfLevel), else the default.
+// evidence's source level, else the "severity" label (a pushed alert's; both through
+// SeverityOfLevel), else the default.
 // "45s", "13m", "2h 13m", "3d 4h": the two largest units, for a person reading a message.
 std::string HumanDuration(int64_t seconds);
 
@@ -107,9 +124,15 @@ std::string SeverityOfLevel(std::string_view level);
 // "2026-12-02T09:00:00Z" -> "2026-12-02 09:00 UTC"; anything else as it is.
 std::string MinuteText(const std::string& rfc3339);
 
+// `url` when it is an absolute http(s) URL (surrounding blanks trimmed, at most 2048 bytes),
+// with blanks, controls, non-ASCII bytes and any of "<>|()[]{}\^` percent-encoded, so it can
+// stand in a Slack <url|text> or a Markdown [text](url) link; empty otherwise.
+std::string LinkableUrl(std::string_view url);
+
 // The names a template may use: the view's fields, the "examples" list with "text" and "json",
 // and the helpers is_open, is_renotify, is_resolve, has_examples, transition_label,
-// severity_upper; opened_in_shadow, open_for and open_since for a late open; held_behind for
+// severity_upper; pushed, summary, description and runbook_url for a pushed alert;
+// opened_in_shadow, open_for and open_since for a late open; held_behind for
 // an open an inhibitor held back; what, where,
 // labels (with "name" and "value"), tenant, stage, since, failing_for, polled_at, polls,
 // upstream_count, upstream_since_last, count_text, changes, has_changes, ack_command,

@@ -96,6 +96,11 @@ mstch::map MakeContext(const IncidentView& view, bool slack) {
       {"ack_url", view.ack_url},
       {"ack_link", view.ack_link},
       {"next_step", text(view.next_step)},
+      {"pushed", view.pushed},
+      {"summary", text(view.summary)},
+      {"description", text(view.description)},
+      {"runbook_url", text(view.runbook_url)},  // "&" is "&amp;" in a Slack link too
+      {"starts_at", view.starts_at},
   };
 }
 
@@ -175,11 +180,21 @@ core::Result<core::RenderedMessage> MustacheRenderer::Render(std::string_view ch
   core::Result<std::string> body = RenderOne(pair->body, context, "body");
   if (!body) return body.error();
   core::RenderedMessage message{std::move(*subject), std::move(*body), view->severity};
+  if (!view->runbook_url.empty()) message.links.push_back({view->runbook_url, "Runbook"});
   ApplyLimits(channel_type, options_.sms_max_segments, /*group=*/false, message);
   return message;
 }
 
 std::string SamplePayload(std::string_view transition) {
+  if (transition == "pushed") {
+    return R"({"key":"acme:DiskFull","condition":"prom-alerts","generation":1,"version":1,)"
+           R"("transition":"open","status":"open","opened_at":"2026-12-02T09:00:00Z",)"
+           R"("first_seen_at":"2026-12-02T08:55:00Z","last_seen_at":"2026-12-02T09:00:00Z",)"
+           R"("event_count":1,"labels":{"alertname":"DiskFull","severity":"critical",)"
+           R"("tenant":"acme"},"evidence":[{"annotations":{"description":"/var is 97% full",)"
+           R"("runbook_url":"https://runbooks.example.com/disk-full","summary":"Disk full"},)"
+           R"("startsAt":"2026-12-02T08:55:00Z","status":"firing"}]})";
+  }
   if (transition == "held_open") {
     std::string payload = SamplePayload("open");
     payload.pop_back();
@@ -239,7 +254,7 @@ std::vector<std::string> TemplateProblems(const RendererOptions& options) {
       }
     }
     if (!syntax_ok) return;
-    for (const char* transition : {"open", "renotify", "resolve", "late_open"}) {
+    for (const char* transition : {"open", "renotify", "resolve", "late_open", "pushed"}) {
       core::OutboxRow row;
       row.channel = channel;
       row.payload = SamplePayload(transition);

@@ -58,8 +58,8 @@ core::Status CheckTemplates(const RendererOptions& options);
 std::vector<std::string> TemplateProblems(const RendererOptions& options);
 
 // A snapshot payload like the store writes, with two evidence objects; for checks and tests.
-// `transition` is "open", "renotify", "resolve", or "late_open" (an open announced on leaving
-// shadow mode, open for 2h 13m).
+// `transition` is "open", "renotify", "resolve", "late_open" (an open announced on leaving
+// shadow mode, open for 2h 13m), or "pushed" (the open of an Alertmanager alert).
 std::string SamplePayload(std::string_view transition);
 
 }  // namespace quell::templates

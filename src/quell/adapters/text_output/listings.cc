@@ -17,11 +17,14 @@ void PrintLines(std::FILE* out, const std::vector<T>& items, ToJson to_json) {
 void PrintIncidents(std::FILE* out, const std::vector<core::Incident>& incidents,
                     ListFormat format) {
   if (format == ListFormat::kJsonl) return PrintLines(out, incidents, IncidentJson);
-  std::vector<std::vector<std::string>> rows = {{"KEY", "STATUS", "GEN", "VERSION", "STREAK",
-                                                 "EVENTS", "FIRST_SEEN", "LAST_SEEN",
-                                                 "LAST_NOTIFIED"}};
+  std::vector<std::vector<std::string>> rows = {{"KEY", "CONDITION", "STATUS", "ACKED", "GEN",
+                                                 "VERSION", "STREAK", "EVENTS", "FIRST_SEEN",
+                                                 "LAST_SEEN", "LAST_NOTIFIED"}};
   for (const core::Incident& in : incidents) {
-    rows.push_back({in.key, core::IncidentStatusName(in.status), std::to_string(in.generation),
+    // Who acked, since that is whom to ask; "yes" for an ack that recorded nobody.
+    const std::string acked = !in.acked_at ? "-" : in.acked_by.empty() ? "yes" : in.acked_by;
+    rows.push_back({in.key, in.condition.empty() ? "-" : in.condition,
+                    core::IncidentStatusName(in.status), acked, std::to_string(in.generation),
                     std::to_string(in.version), std::to_string(in.healthy_streak),
                     std::to_string(in.event_count), TimeText(in.first_seen_at),
                     TimeText(in.last_seen_at), TimeText(in.last_notified_at)});
@@ -61,6 +64,7 @@ void PrintIncident(std::FILE* out, const core::Incident& in, ListFormat format) 
                    {"resolved_at", TimeText(in.resolved_at)},
                    {"flapping", in.flapping ? "yes" : "no"},
                    {"acked_at", TimeText(in.acked_at)},
+                   {"acked_by", in.acked_by.empty() ? "-" : in.acked_by},
                    {"recent_evidence", evidence.empty() ? "-" : evidence}});
 }
 

@@ -13,7 +13,8 @@ namespace quell::text_output {
 // The listings the commands print, in `format`: a table with a header row, or one JSON object
 // per line (listing_json.h). The columns are part of the command-line contract.
 
-// `incidents list`: KEY STATUS GEN VERSION STREAK EVENTS FIRST_SEEN LAST_SEEN LAST_NOTIFIED.
+// `incidents list`: KEY CONDITION STATUS ACKED GEN VERSION STREAK EVENTS FIRST_SEEN LAST_SEEN
+// LAST_NOTIFIED; ACKED is who acked it ("-": nobody).
 void PrintIncidents(std::FILE* out, const std::vector<core::Incident>& incidents,
                     ListFormat format);
 // `incidents show`: one field per row, no header.

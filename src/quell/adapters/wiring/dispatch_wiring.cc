@@ -260,6 +260,11 @@ core::Result<std::unique_ptr<DispatchWiring>> DispatchWiring::Create(
       return core::MakeError(core::ErrorCode::kInvalidArgument, channel.unresolved_secrets[0]);
     }
   }
+  // The messages would go out without the ack links the config asks for.
+  if (!config.http.ack_link_secret_unresolved.empty()) {
+    return core::MakeError(core::ErrorCode::kInvalidArgument,
+                           config.http.ack_link_secret_unresolved);
+  }
   std::unique_ptr<DispatchWiring> wiring(new DispatchWiring());
   curl::CurlOptions curl_options;
   size_t max_concurrency = 8;

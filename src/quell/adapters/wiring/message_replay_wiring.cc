@@ -58,10 +58,14 @@ class TempDir {
 
 }  // namespace
 
-core::Status RunMessageReplay(const config::Config& config, app::ReplayInput& input,
-                              app::ReplayedMessageSink& sink) {
+core::Result<std::optional<core::WallTime>> RunMessageReplay(const config::Config& config,
+                                                             app::ReplayInput& input,
+                                                             app::ReplayedMessageSink& sink,
+                                                             std::optional<core::WallTime> until) {
   templates::RendererOptions renderer_options = RendererOptionsFor(config);
-  if (auto checked = templates::CheckTemplates(renderer_options); !checked) return checked;
+  if (auto checked = templates::CheckTemplates(renderer_options); !checked) {
+    return checked.error();
+  }
   templates::MustacheRenderer renderer(std::move(renderer_options));
 
   auto dir = TempDir::Create();
@@ -83,6 +87,7 @@ core::Status RunMessageReplay(const config::Config& config, app::ReplayInput& in
   }
 
   app::MessageReplayOptions options;
+  options.until = until;
   options.defaults.policy = config.defaults.policy;
   options.defaults.channels = config.defaults.channels;
   options.defaults.escalation = config.defaults.escalation;
@@ -111,7 +116,8 @@ core::Status RunMessageReplay(const config::Config& config, app::ReplayInput& in
                                   RoutesFromConfig(config));
   app::MessageReplay replay(store->incidents(), encoder, operators, dispatcher, clock,
                             std::move(recorder_list), std::move(options));
-  return replay.Run(input, sink);
+  if (auto ran = replay.Run(input, sink); !ran) return ran.error();
+  return replay.first_left_out();
 }
 
 }  // namespace quell::wiring

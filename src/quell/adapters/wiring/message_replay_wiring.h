@@ -1,5 +1,7 @@
 #pragma once
 
+#include <optional>
+
 #include "quell/adapters/config/config.h"
 #include "quell/app/message_replay.h"
 #include "quell/core/result.h"
@@ -12,9 +14,12 @@ namespace quell::wiring {
 // the channel's own type and limits, then runs app::MessageReplay over `input`, each delivered
 // message going to `sink`; the input's operator actions go through app::OperatorCommands over
 // the same store, routed as the config routes them. Nothing in the config is contacted.
-// kInvalidArgument for a template that does not render; otherwise the errors of
-// MessageReplay::Run.
-core::Status RunMessageReplay(const config::Config& config, app::ReplayInput& input,
-                              app::ReplayedMessageSink& sink);
+// With `until`, the clock runs on past the last line to it (MessageReplayOptions::until).
+// Returns when the first message left out (due past where the replay stopped) would have been
+// sent; nullopt when none. kInvalidArgument for a template that does not render; otherwise the
+// errors of MessageReplay::Run.
+core::Result<std::optional<core::WallTime>> RunMessageReplay(
+    const config::Config& config, app::ReplayInput& input, app::ReplayedMessageSink& sink,
+    std::optional<core::WallTime> until = std::nullopt);
 
 }  // namespace quell::wiring

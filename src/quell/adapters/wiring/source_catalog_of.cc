@@ -4,16 +4,16 @@
 #include <string>
 #include <string_view>
 
-#include "quell/adapters/curl/curl_errors.h"
 #include "quell/adapters/wiring/poll_lease_map.h"
+#include "quell/core/redact/redact_url.h"
 
 namespace quell::wiring {
 namespace {
 
-// `url` without "user:password@" (curl::RedactedUrl, as in every error message), a query or a
+// `url` without "user:password@" (core::RedactUrl, as in every error message), a query or a
 // fragment: a base URL may carry a credential in either, and the page shows it to any reader.
 std::string ShownUrl(std::string_view url) {
-  return curl::RedactedUrl(url.substr(0, std::min(url.find('?'), url.find('#'))));
+  return core::RedactUrl(url.substr(0, std::min(url.find('?'), url.find('#'))));
 }
 
 void See(app::SourceCatalog& catalog, std::string_view source, std::string_view type,

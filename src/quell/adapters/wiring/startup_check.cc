@@ -92,6 +92,13 @@ StartupProblems CheckStartup(const config::Config& config, const StartupCheckOpt
   if (options.dispatch && !config.channels.empty()) {
     std::vector<std::string> channels = ChannelProblems(config, clock);
     problems.errors.insert(problems.errors.end(), channels.begin(), channels.end());
+  } else {
+    // Sending is another process's; checking the callbacks (Slack's button, PagerDuty's
+    // webhook) is still this one's HTTP surface's.
+    for (const config::ChannelConfig& channel : config.channels) {
+      problems.errors.insert(problems.errors.end(), channel.unresolved_callbacks.begin(),
+                             channel.unresolved_callbacks.end());
+    }
   }
   if (options.network) CheckQueries(config, problems);
   return problems;

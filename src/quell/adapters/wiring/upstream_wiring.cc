@@ -1,5 +1,6 @@
 #include "quell/adapters/wiring/upstream_wiring.h"
 
+#include <memory>
 #include <random>
 #include <utility>
 
@@ -38,10 +39,11 @@ core::Result<std::unique_ptr<UpstreamWiring>> UpstreamWiring::Create(const confi
 }
 
 app::UpstreamLookup UpstreamWiring::Lookup() {
-  return [this](std::string_view condition) -> core::GroupResolver* {
+  return [this](std::string_view condition) -> std::shared_ptr<core::GroupResolver> {
     if (!conditions_.contains(condition)) return nullptr;
     budgeted_->StartPoll();
-    return resolver_.get();
+    // Owned here, not by the pointer: the lookup must not outlive this object.
+    return {std::shared_ptr<void>(), resolver_.get()};
   };
 }
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <utility>
 
-#include "quell/core/redact/redact.h"
+#include "quell/core/redact/redact_label.h"
 #include "quell/core/text/sha256.h"
 #include "quell/core/text/utf8.h"
 
@@ -13,7 +13,7 @@ namespace quell::core {
 namespace {
 
 constexpr std::string_view kDefaultFallback = "-";
-constexpr size_t kPseudonymBytes = 6;  // 12 hex digits: no collision among any real tenant list
+constexpr size_t kDigestBytes = 6;  // 12 hex digits after "~h": two long keys stay apart
 
 Error TemplateError(std::string_view text, size_t column, std::string_view what) {
   return MakeError(ErrorCode::kInvalidArgument, "key template \"" + std::string(text) +
@@ -23,11 +23,13 @@ Error TemplateError(std::string_view text, size_t column, std::string_view what)
 
 // Values come from a remote service: keep them printable and free of the template's own
 // syntax, so a tag value "a}:{b" cannot make two different groups render the same key.
+char Sanitized(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return (u < 0x20 || u == 0x7f || c == '{' || c == '}') ? '_' : c;
+}
+
 void AppendSanitized(std::string& out, std::string_view value) {
-  for (const char c : value) {
-    const auto u = static_cast<unsigned char>(c);
-    out.push_back((u < 0x20 || u == 0x7f || c == '{' || c == '}') ? '_' : c);
-  }
+  for (const char c : value) out.push_back(Sanitized(c));
 }
 
 // The group's own id names it upstream and is never personal data; a numeric id must not be
@@ -43,20 +45,34 @@ void AppendHex(std::string& out, std::string_view value, size_t bytes) {
   }
 }
 
-// A stand-in that is stable across polls and processes and distinct per value, so the key
-// still dedupes and routes, but carries nothing an operator must not see.
-void AppendPseudonym(std::string& out, std::string_view value) {
-  out += "pii-";
-  AppendHex(out, value, kPseudonymBytes);
+// The label name a field gives ("tags.api_key" -> "api_key"), which says whether its value is a
+// credential.
+std::string_view NameOf(std::string_view field) {
+  const size_t dot = field.rfind('.');
+  return dot == std::string_view::npos ? field : field.substr(dot + 1);
+}
+
+// A value as the key and the labels show it: the group id as sent, any other value as every
+// label is redacted (core::AppendRedactedLabelValue: a credential-named field as "[secret]", a
+// secret inside a value as "[secret]", personal data as its pseudonym), then sanitized.
+void AppendValue(std::string& out, std::string_view field, std::string_view value) {
+  if (IsIdField(field)) {
+    AppendSanitized(out, value);
+    return;
+  }
+  static const RedactOptions kOptions;
+  const size_t start = out.size();
+  AppendRedactedLabelValue(out, NameOf(field), value, kOptions);
+  for (size_t i = start; i < out.size(); ++i) out[i] = Sanitized(out[i]);
 }
 
 // Cuts the key that starts at out[start] to `max_bytes`, keeping it distinct by its digest.
 void Bound(std::string& out, size_t start, size_t max_bytes) {
   const std::string_view key = std::string_view{out}.substr(start);
-  constexpr size_t kSuffix = 2 + 2 * kPseudonymBytes;  // "~h" and the hex digits
+  constexpr size_t kSuffix = 2 + 2 * kDigestBytes;  // "~h" and the hex digits
   if (key.size() <= max_bytes || max_bytes <= kSuffix) return;
   std::string suffix = "~h";
-  AppendHex(suffix, key, kPseudonymBytes);
+  AppendHex(suffix, key, kDigestBytes);
   out.resize(start + Utf8CutPoint(key, max_bytes - kSuffix));
   out += suffix;
 }
@@ -83,15 +99,20 @@ Result<KeyTemplate> KeyTemplate::Parse(std::string_view text) {
     if (body.find('{') != std::string_view::npos) {
       return TemplateError(text, i, "placeholders cannot nest");
     }
-    Part field{.is_field = true, .text = {}, .fallback = std::string(kDefaultFallback)};
+    Part field{.is_field = true,
+               .text = {},
+               .fallback = std::string(kDefaultFallback),
+               .has_fallback = false};
     if (const size_t bar = body.find('|'); bar != std::string_view::npos) {
       field.fallback = std::string(body.substr(bar + 1));
+      field.has_fallback = true;
       body = body.substr(0, bar);
     }
     if (body.empty()) return TemplateError(text, i, "empty placeholder");
     field.text = std::string(body);
     if (!literal.empty()) {
-      parsed.parts_.push_back(Part{.is_field = false, .text = std::move(literal), .fallback = {}});
+      parsed.parts_.push_back(Part{
+          .is_field = false, .text = std::move(literal), .fallback = {}, .has_fallback = false});
       literal.clear();
     }
     parsed.parts_.push_back(std::move(field));
@@ -99,7 +120,8 @@ Result<KeyTemplate> KeyTemplate::Parse(std::string_view text) {
     i = close + 1;
   }
   if (!literal.empty()) {
-    parsed.parts_.push_back(Part{.is_field = false, .text = std::move(literal), .fallback = {}});
+    parsed.parts_.push_back(
+        Part{.is_field = false, .text = std::move(literal), .fallback = {}, .has_fallback = false});
   }
   if (!has_field) {
     return TemplateError(text, 0, "has no {field}: every item would share one key");
@@ -117,10 +139,8 @@ void KeyTemplate::AppendTo(std::string& out, const Lookup& lookup) const {
     const std::optional<std::string_view> value = lookup(part.text);
     if (!value || value->empty()) {
       AppendSanitized(out, part.fallback);
-    } else if (!IsIdField(part.text) && HoldsPersonalData(*value)) {
-      AppendPseudonym(out, *value);
     } else {
-      AppendSanitized(out, *value);
+      AppendValue(out, part.text, *value);
     }
   }
   Bound(out, start, max_bytes_);
@@ -135,11 +155,7 @@ Labels KeyTemplate::LabelsOf(const Lookup& lookup) const {
     std::string_view name = part.text;
     if (name.starts_with("tags.")) name.remove_prefix(5);
     std::string rendered;
-    if (!IsIdField(part.text) && HoldsPersonalData(*value)) {
-      AppendPseudonym(rendered, *value);
-    } else {
-      AppendSanitized(rendered, *value);
-    }
+    AppendValue(rendered, part.text, *value);
     Bound(rendered, 0, max_bytes_);
     labels.emplace_back(std::string(name), std::move(rendered));
   }
@@ -155,6 +171,15 @@ std::string KeyTemplate::Render(const Lookup& lookup) const {
   std::string out;
   AppendTo(out, lookup);
   return out;
+}
+
+std::optional<std::string> KeyTemplate::MissingField(const Lookup& lookup) const {
+  for (const Part& part : parts_) {
+    if (!part.is_field || part.has_fallback) continue;
+    const std::optional<std::string_view> value = lookup(part.text);
+    if (!value || value->empty()) return part.text;
+  }
+  return std::nullopt;
 }
 
 std::vector<std::string> KeyTemplate::Fields() const {

@@ -15,10 +15,12 @@ namespace quell::core {
 // text with {field} or {field|fallback} placeholders. The key is what an operator acts on, so
 // rendering is deterministic and never fails: a field the source did not send renders as its
 // fallback ("-" unless given), and braces or control characters inside values are replaced, so
-// no value can forge a separator-shaped key out of another group's fields. A value holding
-// personal data (HoldsPersonalData: a tenant tag that is an e-mail address) is replaced by
-// "pii-" and 12 hex digits of its SHA-256, so the key stays stable and distinct per value but
-// never carries the data into subjects, logs and rows; the group id field is never replaced.
+// no value can forge a separator-shaped key out of another group's fields. Values are redacted
+// as every label is (core::AppendRedactedLabelValue): a value holding personal data (a tenant
+// tag that is an e-mail address) becomes "pii-" and 12 hex digits of its SHA-256, so the key
+// stays stable and distinct per value; a field named like a credential ({labels.password})
+// renders "[secret]", and a secret inside a value "[secret]" in its place; so a key never
+// carries them into subjects, logs, rows and URLs. The group id field is never replaced.
 class KeyTemplate {
  public:
   // Looks a placeholder's field up; nullopt (or empty) when the source did not send it.
@@ -39,9 +41,14 @@ class KeyTemplate {
 
   // What the key was built from, as an incident's labels: one per placeholder whose field the
   // source sent, named as the template names it ("tags.tenant" gives "tenant"), its value as the
-  // key shows it (sanitized, personal data as its pseudonym, cut to the key's bound), sorted by
+  // key shows it (redacted and sanitized as above, cut to the key's bound), sorted by
   // name; the first of two placeholders with one name wins.
   Labels LabelsOf(const Lookup& lookup) const;
+
+  // The field of the first placeholder written without a fallback ("{labels.tenant}", not
+  // "{labels.tenant|none}") that `lookup` lacks or finds empty; nullopt when there is none. A
+  // push input refuses such an alert rather than file it under a key that reads "-".
+  std::optional<std::string> MissingField(const Lookup& lookup) const;
 
   // The fields the placeholders name, in order, e.g. {"tags.tenant", "error_group_id"}.
   std::vector<std::string> Fields() const;
@@ -50,8 +57,9 @@ class KeyTemplate {
  private:
   struct Part {
     bool is_field = false;
-    std::string text;      // the literal, or the field name
-    std::string fallback;  // for a field
+    std::string text;           // the literal, or the field name
+    std::string fallback;       // for a field
+    bool has_fallback = false;  // written "{field|fallback}"
   };
 
   std::string text_;

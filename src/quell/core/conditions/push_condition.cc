@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
 #include <string_view>
 
 namespace quell::core {
@@ -18,19 +19,35 @@ Status Validate(const PushCondition& condition) {
   return {};
 }
 
+namespace {
+
+KeyTemplate::Lookup LookupIn(const PushedAlert& alert) {
+  return [&alert](std::string_view field) -> std::optional<std::string_view> {
+    if (field.starts_with("labels.")) return FindLabel(alert.labels, field.substr(7));
+    if (field.starts_with("annotations.")) return FindLabel(alert.annotations, field.substr(12));
+    return std::nullopt;
+  };
+}
+
+}  // namespace
+
+Status CheckKeyFields(const PushCondition& condition, std::span<const PushedAlert> alerts) {
+  for (size_t i = 0; i < alerts.size(); ++i) {
+    if (const auto missing = condition.key.MissingField(LookupIn(alerts[i]))) {
+      return MakeError(ErrorCode::kInvalidArgument,
+                       "alerts[" + std::to_string(i) + "]." + *missing +
+                           ": missing, the key template \"" + condition.key.text() + "\" needs it");
+    }
+  }
+  return {};
+}
+
 std::vector<Observation> ObservePushedAlerts(const PushCondition& condition,
                                              std::span<const PushedAlert> alerts, WallTime now) {
   std::vector<Observation> out;
   std::map<std::string, size_t, std::less<>> by_key;
   for (const PushedAlert& alert : alerts) {
-    const auto lookup = [&alert](std::string_view field) -> std::optional<std::string_view> {
-      if (field.starts_with("labels.")) return FindLabel(alert.labels, field.substr(7));
-      if (field.starts_with("annotations.")) {
-        return FindLabel(alert.annotations, field.substr(12));
-      }
-      return std::nullopt;
-    };
-    std::string key = condition.key.Render(lookup);
+    std::string key = condition.key.Render(LookupIn(alert));
     const Health health = alert.firing ? Health::kUnhealthy : Health::kHealthy;
     const auto [it, added] = by_key.emplace(key, out.size());
     if (added) {

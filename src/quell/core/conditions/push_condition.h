@@ -40,6 +40,12 @@ struct PushedAlert {
   std::string evidence;               // compact, already-redacted JSON; "" for none
 };
 
+// kInvalidArgument when an alert lacks a field the key template needs and gives no fallback for,
+// naming the first such: "alerts[2].labels.tenant: missing, the key template
+// \"{labels.tenant}:{labels.alertname}\" needs it". Such an alert would share the key "-" with
+// every other alert lacking it (and, inhibiting by that label, hold back unrelated incidents).
+Status CheckKeyFields(const PushCondition& condition, std::span<const PushedAlert> alerts);
+
 // The observations of alerts received at `now`, one per key in the order keys first appear:
 // alerts whose labels render one key are one observation, unhealthy if any of them fires (a
 // resolved twin must not hide a firing one), with the earliest starts_at and the first firing

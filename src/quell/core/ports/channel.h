@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "quell/core/ports/http_client.h"
 #include "quell/core/ports/outbox_row.h"
@@ -11,11 +12,20 @@
 
 namespace quell::core {
 
+// A link a message carries beside its text, e.g. a pushed alert's runbook.
+struct MessageLink {
+  std::string url;  // an absolute http(s) URL
+  std::string text;
+};
+
 // A message rendered for one channel from an outbox row's payload (the incident snapshot).
 struct RenderedMessage {
   std::string subject;   // e-mail subject, Slack/PagerDuty summary, first line elsewhere
   std::string body;      // the channel's text: plain text, Slack mrkdwn, SMS text
   std::string severity;  // "critical", "error", "warning" or "info"; from the condition
+  // The body writes its links in the channel's own markup; a channel with a field of its own for
+  // links (PagerDuty's links, ntfy's actions) sends these there as well.
+  std::vector<MessageLink> links = {};
 };
 
 // One delivery attempt of one outbox row.

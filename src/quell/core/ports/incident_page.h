@@ -19,6 +19,7 @@ enum class IncidentOrder : uint8_t { kKey, kTriage };
 // What one page of the incident list holds. Every filter given must match.
 struct IncidentPageQuery {
   IncidentStatusFilter status = IncidentStatusFilter::kAll;
+  std::string key;        // exact; empty: every key (one incident's page row: its detail)
   std::string condition;  // exact; empty: every condition
   // Lower-case ASCII; a substring of the lower-cased key, condition or one label written
   // name=value. Empty: no text filter.
@@ -33,7 +34,8 @@ struct ListedIncident {
   Incident incident;
   // The "level" of the newest evidence item when it is a JSON object with a string level.
   std::string newest_level;
-  // Outbox rows of the incident's current generation with status sent.
+  // Outbox rows of the incident's current generation that went out: sent, or grouped and taken
+  // by a group message that was sent.
   uint64_t notifications_sent = 0;
 };
 

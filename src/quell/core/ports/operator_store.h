@@ -109,8 +109,13 @@ class OperatorStore {
   virtual Result<std::vector<LoggedDecision>> RecentDecisions(std::string_view key,
                                                               size_t limit) = 0;
   // The newest `limit` outbox rows of `key`, by generation and version descending, then by
-  // channel. Empty for a key with none.
+  // channel, with group_key and group_row (a grouped row's group, and the group message that
+  // took it). Empty for a key with none.
   virtual Result<std::vector<OutboxRow>> RecentOutbox(std::string_view key, size_t limit) = 0;
+  // The group messages (rows of a group key, core::MakeGroupRow) that took a grouped row of
+  // `key`, newest first (created_at, then idempotency key), at most `limit`, their payloads left
+  // empty (a group's holds every member). Empty for a key never grouped.
+  virtual Result<std::vector<OutboxRow>> GroupMessagesOf(std::string_view key, size_t limit) = 0;
 
   // The newest `limit` decision lines, observation marks, delivery attempts and generations of
   // `key`, each list oldest first, read in one snapshot. Empty lists for a key with none.

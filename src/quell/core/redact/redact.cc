@@ -48,7 +48,7 @@ std::string Redact(std::string_view text, const RedactOptions& options, RedactSt
   if (shape.digits >= ri::kMinPhoneDigits) {
     run([&](std::string_view t) { return ri::RedactPhones(t, stats); });
   }
-  if (shape.longest_token >= ri::kMinRandomToken) {
+  if (options.random_tokens && shape.longest_token >= ri::kMinRandomToken) {
     run([&](std::string_view t) { return ri::RedactRandomTokens(t, stats); });
   }
   if (!ran) out.assign(text);

@@ -15,6 +15,9 @@ struct RedactOptions {
   // Key prefixes besides the built-in ones (ifr_, sk-, ghp_, AKIA, ...): a token starting with
   // one is a secret when the rest looks generated (a digit, or 20+ mixed-case characters).
   std::vector<std::string> extra_secret_prefixes;
+  // The catch-all for long random-looking tokens. Off for labels, where such a token is an id
+  // (a pod's, a user's) that keys and routing need, and a credential is caught by its name.
+  bool random_tokens = true;
 };
 
 // What Redact removed, for tests and metrics. The Redact overload adds to it, so one value can
@@ -41,6 +44,14 @@ std::string Redact(std::string_view text, const RedactOptions& options, RedactSt
 // Luhn-valid card number or a phone number. Secrets and random-looking tokens are not asked
 // about: an id upstream made random is not personal. Cheap for text without '@' or 7 digits.
 bool HoldsPersonalData(std::string_view text);
+
+// Upstream error text (a source's or a provider's own words, and the URLs quell names with them)
+// as it may be logged, stored or shown: every URL rendered by RedactUrl (redact_url.h), then
+// Redact, then cut to `max_bytes` bytes on a character boundary (0: not cut). The one redaction
+// of error text: poll errors (logs, /v1/sources, the page), outbox errors and the timeline,
+// the heartbeat's failure reason.
+inline constexpr size_t kMaxErrorText = 2000;
+std::string RedactErrorText(std::string_view text, size_t max_bytes = kMaxErrorText);
 
 // True for a field, tag or header name whose value is a credential: it contains password,
 // passwd, secret, token, api_key, apikey, access_key, private_key, authorization, cookie,

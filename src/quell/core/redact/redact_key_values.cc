@@ -63,6 +63,16 @@ size_t SchemeLength(std::string_view value) {
   return rest < value.size() && !EndsUnquoted(value[rest]) ? rest : 0;
 }
 
+// A value an earlier redaction already replaced (error text is redacted where it is made and
+// again where it is kept): redacting twice must be redacting once.
+bool IsPlaceholder(std::string_view s, size_t p) {
+  const std::string_view rest = s.substr(p);
+  for (const std::string_view mark : {"[secret]", "[redacted]", "[email]", "[phone]", "[card]"}) {
+    if (rest.starts_with(mark)) return true;
+  }
+  return false;
+}
+
 bool IsNothingToHide(std::string_view value) {
   return value.empty() || EqualsIgnoreCase(value, "null") || EqualsIgnoreCase(value, "true") ||
          EqualsIgnoreCase(value, "false");
@@ -139,6 +149,7 @@ size_t MatchKeyValue(std::string_view s, size_t i, size_t key_end, std::string& 
   std::string_view content = s.substr(v.begin, v.end - v.begin);
   if (IsNothingToHide(content)) return 0;
   const size_t keep = style == KeyStyle::kAuthorization ? SchemeLength(content) : 0;
+  if (IsPlaceholder(s, v.begin + keep)) return 0;
   out.append(s.substr(i, v.begin + keep - i));
   out.append(kSecret);
   out.append(s.substr(v.end, v.after - v.end));

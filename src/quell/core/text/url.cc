@@ -30,7 +30,9 @@ std::string UrlEncode(std::string_view text) {
 }
 
 std::string MaskUrlPassword(std::string_view url) {
-  std::string out(url);
+  const size_t hash = std::min(url.find('#'), url.size());
+  const size_t question = std::min(url.find('?'), hash);
+  std::string out(url.substr(0, question));
   constexpr std::string_view kMask = "****";
   if (const size_t scheme = out.find("://"); scheme != std::string::npos) {
     const size_t authority = scheme + 3;
@@ -41,14 +43,31 @@ std::string MaskUrlPassword(std::string_view url) {
       if (colon != std::string::npos && colon < at) out.replace(colon + 1, at - colon - 1, kMask);
     }
   }
-  for (size_t at = out.find("password="); at != std::string::npos;
-       at = out.find("password=", at + 1)) {
-    if (at > 0 && out[at - 1] != '?' && out[at - 1] != '&' && out[at - 1] != ' ') continue;
-    const size_t value = at + 9;
-    const size_t end = std::min(out.find_first_of("& ", value), out.size());
-    out.replace(value, end - value, kMask);
+  // The query as every shown URL has it (redact_url.h): names only, since a connection string
+  // may carry a password under other names (sslpassword, a driver's own).
+  if (question < hash) {
+    out.push_back('?');
+    AppendRedactedQuery(out, url.substr(question + 1, hash - question - 1));
   }
+  if (hash < url.size()) out += "#[redacted]";
   return out;
+}
+
+void AppendRedactedQuery(std::string& out, std::string_view query) {
+  size_t begin = 0;
+  while (true) {
+    const size_t end = std::min(query.find('&', begin), query.size());
+    const std::string_view part = query.substr(begin, end - begin);
+    if (const size_t eq = part.find('='); eq != std::string_view::npos) {
+      out.append(part.substr(0, eq + 1));
+      if (eq + 1 < part.size()) out.append("[redacted]");
+    } else if (!part.empty()) {
+      out.append("[redacted]");
+    }
+    if (end == query.size()) break;
+    out.push_back('&');
+    begin = end + 1;
+  }
 }
 
 }  // namespace quell::core

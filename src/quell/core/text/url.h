@@ -10,9 +10,14 @@ namespace quell::core {
 // for one path segment. A space becomes %20, not '+': '+' means a space only in HTML forms.
 std::string UrlEncode(std::string_view text);
 
-// `url` fit for a message: the password of "scheme://user:password@host/..." and the value of
-// any "password=" query parameter replaced by "****". Everything else is kept, so the reader
-// still sees which host and database were meant.
+// A store URL fit for a message: the password of "scheme://user:password@host/..." replaced by
+// "****", and every query parameter's value by "[redacted]" (its name kept, as RedactUrl in
+// core/redact/redact_url.h does). User, host, port and database are kept, so the reader still
+// sees which database was meant.
 std::string MaskUrlPassword(std::string_view url);
+
+// Appends `query` (what follows '?', without the fragment) with each parameter's value replaced
+// by "[redacted]" and its name kept, as every shown URL has it (core/redact's RedactUrl).
+void AppendRedactedQuery(std::string& out, std::string_view query);
 
 }  // namespace quell::core

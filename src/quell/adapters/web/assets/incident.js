@@ -80,7 +80,31 @@ function timelineItems(timeline) {
 async function fetchStory(key) {
   const one = await read('/v1/incidents/' + enc(key) + '?limit=200');
   const timeline = await read('/v1/incidents/' + enc(key) + '/timeline');
-  return {incident: one.incident, outbox: one.outbox || [], timeline};
+  return {incident: one.incident, outbox: one.outbox || [], groups: one.group_messages || [],
+    timeline};
+}
+
+// Only a web address becomes a link: a pushed annotation could hold javascript:.
+function webLink(url, text) {
+  return /^https?:\/\/[^/?#\s]/i.test(url || '')
+    ? h('a', {href: url, rel: 'noopener noreferrer', target: '_blank'}, text || url) : null;
+}
+
+// A pushed alert's evidence: Alertmanager's or Grafana's, with its annotations.
+function isAlert(e) {
+  return e && typeof e === 'object' && !('title' in e) && typeof e.status === 'string' &&
+    e.annotations && typeof e.annotations === 'object';
+}
+
+// The newest pushed alert's summary, description and runbook, as people read them.
+function alertFacts(inc, row) {
+  const newest = (inc.recent_evidence || []).at(-1);
+  if (!isAlert(newest)) return null;
+  const a = newest.annotations;
+  return [a.summary || a.message ? row('Summary', a.summary || a.message, 'alert-summary') : null,
+    a.description ? row('Description', a.description, 'alert-description') : null,
+    webLink(a.runbook_url) ? row('Runbook', webLink(a.runbook_url), 'alert-runbook') : null,
+    newest.startsAt ? row('Firing since', when(newest.startsAt), 'alert-since') : null];
 }
 
 function summaryList(inc) {
@@ -90,28 +114,53 @@ function summaryList(inc) {
     row('Acked by', [h('span', {id: 'acked-by'}, inc.acked_by || ''), inc.acked_by
       ? [' (', when(inc.acked_at), ')'] : 'nobody']),
     row('Condition', inc.condition),
-    row('Severity', inc.severity || '—'),
+    row('Severity', inc.severity || '—', 'severity'),
+    alertFacts(inc, row),
     row('Labels', labelsText(inc.labels) || '—'),
     row('Generation', inc.generation),
     row('Opened', when(inc.opened_at)),
     row('Resolved', when(inc.resolved_at)),
     row('Last seen', when(inc.last_seen_at)),
     row('Upstream events', inc.upstream_count ?? inc.event_count ?? '—'),
+    // Of this generation, a grouped row counting once its group message was sent.
+    row('Notifications sent', inc.notifications_sent ?? '—', 'notifications-sent'),
     row('Healthy streak', inc.healthy_streak ?? '—'),
     // A manual resolve holds the key: no new incident until it is seen healthy (or the time).
     inc.held ? row('Held until', inc.held_until ? when(inc.held_until) : 'seen healthy') : null);
 }
 
-function messagesTable(outbox, attempts) {
+// Moves to a group message's row in the table below without a navigation (a hash change
+// would redraw the page).
+function toGroupRow(e) {
+  const target = document.getElementById(e.currentTarget.getAttribute('href').slice(1));
+  if (!target) return;
+  e.preventDefault();
+  target.scrollIntoView({block: 'center'});
+  target.focus();
+}
+
+// A grouped row: its status, and the group message that took it, linked to that message's row.
+function statusCell(r, groups) {
+  if (!r.group_row) return r.status;
+  const g = groups.get(r.group_row);
+  const what = !g ? 'in a group message' : g.status === 'sent' ? 'sent in a group message'
+    : 'in a group message, ' + g.status;
+  return [r.status, ' → ', h('a', {href: '#gm-' + r.group_row, class: 'group-link',
+    onclick: toGroupRow}, what)];
+}
+
+function messagesTable(outbox, attempts, groups) {
   const byKey = new Map();
   for (const a of attempts) {
     if (!byKey.has(a.idempotency_key)) byKey.set(a.idempotency_key, []);
     byKey.get(a.idempotency_key).push(a.outcome);
   }
+  const groupsByKey = new Map(groups.map((g) => [g.idempotency_key, g]));
   const rows = outbox.map((r) => h('tr', {'data-idempotency-key': r.idempotency_key,
     'data-status': r.status},
   h('td', {class: 'mono'}, r.idempotency_key), h('td', {}, r.channel), h('td', {}, r.transition),
-  h('td', {class: 'num'}, r.generation), h('td', {}, r.status), h('td', {class: 'num'}, r.attempts),
+  h('td', {class: 'num'}, r.generation), h('td', {}, statusCell(r, groupsByKey)),
+  h('td', {class: 'num'}, r.attempts),
   h('td', {}, (byKey.get(r.idempotency_key) || []).join(' → ') || '—'),
   // A sent row keeps the error of a failed attempt before; the outcomes column tells that.
   h('td', {class: 'wrap'}, r.remote_message_id || (r.status === 'sent' ? '' : r.last_error)),
@@ -121,12 +170,37 @@ function messagesTable(outbox, attempts) {
   rows.length ? rows : [emptyRow(9, 'No messages.')]);
 }
 
+// The group messages that carried this incident, each the target of its members' links.
+function groupMessagesTable(groups) {
+  if (!groups.length) return [];
+  const rows = groups.map((g) => h('tr', {id: 'gm-' + g.idempotency_key, tabindex: -1,
+    'data-idempotency-key': g.idempotency_key, 'data-status': g.status},
+  h('td', {class: 'mono'}, g.idempotency_key), h('td', {}, g.channel),
+  h('td', {class: 'wrap'}, g.key.replace(/^\{group\}:/, '')), h('td', {}, g.transition),
+  h('td', {}, g.status), h('td', {class: 'num'}, g.attempts), h('td', {}, when(g.sent_at)),
+  h('td', {class: 'wrap'}, g.remote_message_id || (g.status === 'sent' ? '' : g.last_error))));
+  return [h('h3', {id: 'group-messages-h'}, 'Group messages that carried it'),
+    table('group-messages-table', 'Group messages that carried it', ['Idempotency key',
+      'Channel', 'Group', 'Transition', 'Status', 'Attempts', 'Sent', 'Message id or error'],
+    rows)];
+}
+
 function generationsTable(generations) {
   const rows = generations.map((g) => h('tr', {'data-generation': g.generation},
     h('td', {class: 'num'}, g.generation), h('td', {}, when(g.opened_at)),
     h('td', {}, g.resolved_at ? when(g.resolved_at) : 'still open')));
   return table('generations-table', 'Generations', ['Generation', 'Opened', 'Resolved'],
     rows.length ? rows : [emptyRow(3, 'None recorded.')]);
+}
+
+// One evidence value: a pushed alert's annotations each on its own, its links clickable.
+function evidenceValue(k, v) {
+  if (k === 'annotations' && v && typeof v === 'object') {
+    return h('dl', {class: 'facts'}, Object.entries(v).map(([n, t]) => [h('dt', {}, n),
+      h('dd', {class: 'wrap'}, (n.endsWith('_url') && webLink(String(t))) || String(t))]));
+  }
+  if (k === 'generatorURL' && webLink(v)) return webLink(v);
+  return typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v);
 }
 
 // Newest first; a poll that saw the same thing again adds a count, not another copy.
@@ -142,8 +216,7 @@ function evidenceList(items) {
   return h('ol', {class: 'evidence'}, [...groups.values()].map(({item, count}) => h('li', {},
     count > 1 ? h('p', {class: 'hint'}, `kept ${count} times`) : null,
     h('dl', {class: 'facts'}, Object.entries(item || {}).map(([k, v]) => [h('dt', {}, k),
-      h('dd', {class: 'wrap'}, typeof v === 'object' && v !== null ? JSON.stringify(v)
-        : String(v))])))));
+      h('dd', {class: 'wrap'}, evidenceValue(k, v))])))));
 }
 
 export async function incidentPage(ctx, encoded) {
@@ -192,7 +265,8 @@ export async function incidentPage(ctx, encoded) {
     stripTable.replaceChildren(table('timeline-table', 'Timeline, newest first', ['When', 'What'],
       items.slice().reverse().map((i) => h('tr', {}, h('td', {}, when(i.at)),
         h('td', {class: 'wrap'}, i.what())))));
-    messages.replaceChildren(messagesTable(s.outbox, s.timeline.attempts));
+    messages.replaceChildren(messagesTable(s.outbox, s.timeline.attempts, s.groups),
+      ...groupMessagesTable(s.groups));
     generations.replaceChildren(generationsTable(s.timeline.generations));
     evidence.replaceChildren(evidenceList(inc.recent_evidence));
     ack.disabled = inc.status !== 'open';
