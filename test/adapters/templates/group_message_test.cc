@@ -184,6 +184,33 @@ TEST(GroupMessageTest, MembersWithoutATitleAreOneConditionFailingForNKeys) {
   EXPECT_EQ(message->subject.find("several failures"), std::string::npos) << message->subject;
 }
 
+// Keys are outsiders' text: a common prefix holding `*` would, as a glob, silence keys far
+// beyond the group's, so the step offers the glob only for a prefix without `*`.
+TEST(GroupMessageTest, TheSilenceStepGlobsTheCommonPrefixOnlyWhenItHoldsNoStar) {
+  GroupView group;
+  group.key = "condition=c";
+  group.channel = "ops";
+  group.members = 2;
+  group.opened = 2;
+  group.open_after = 2;
+  group.listed.resize(2);
+  group.listed[0].key = "*:*:db";
+  group.listed[1].key = "*:*:web";
+  for (IncidentView& v : group.listed) v.transition = "open";
+  const std::string starred = RenderGroup("email", group, ViewOptions{}).body;
+  EXPECT_EQ(starred.find("silence them all"), std::string::npos) << starred;
+  EXPECT_NE(starred.find("silence one with `quell silence add --key KEY --for 1h"),
+            std::string::npos)
+      << starred;
+
+  group.listed[0].key = "acme:db";
+  group.listed[1].key = "acme:web";
+  const std::string plain = RenderGroup("email", group, ViewOptions{}).body;
+  EXPECT_NE(plain.find("silence them all with `quell silence add 'acme:*' --for 1h"),
+            std::string::npos)
+      << plain;
+}
+
 TEST(GroupMessageTest, RecognisesGroupPayloadsOnly) {
   EXPECT_TRUE(IsGroupPayload(R"({"group":{}})"));
   EXPECT_TRUE(IsGroupPayload(R"( { "group" : {}})"));

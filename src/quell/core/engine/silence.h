@@ -48,7 +48,7 @@ inline bool IsActive(const Silence& silence, WallTime now) { return now < silenc
 bool IsSilenced(std::span<const Silence> silences, std::string_view key, WallTime now);
 
 inline constexpr size_t kMaxSilencePatternBytes = 512;
-inline constexpr size_t kMaxSilenceKeyBytes = 64 * 1024;  // limits.key_bytes's largest
+inline constexpr size_t kMaxSilenceKeyBytes = size_t{64} * 1024;  // limits.key_bytes's largest
 
 // kInvalidArgument unless `pattern` (a silence's key or glob, as `match` says) is non-empty, at
 // most kMaxSilenceKeyBytes (a key) or kMaxSilencePatternBytes (a glob) and without control
