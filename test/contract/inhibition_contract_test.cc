@@ -210,6 +210,30 @@ TEST_P(InhibitionContractTest, ASilencedRenotifyOfAHeldOpenLeavesTheOpenOwed) {
             2u);
 }
 
+// The same silenced renotify, and the incident resolves while still held: its resolve stays
+// held too, since no open was ever sent for it to close.
+TEST_P(InhibitionContractTest, AHeldResolveAfterASilencedRenotifyStaysHeld) {
+  Poll("provider-down", "acme:provider", "acme", kDown, At(0), "provider-1");
+  Poll("answers", "acme:answers", "acme", kDown, At(1), "answers-1");
+  core::Silence silence;
+  silence.match = core::SilenceMatch::kExact;
+  silence.pattern = "acme:answers";
+  silence.reason = "deploy";
+  silence.created_by = "test";
+  silence.created_at = At(100);
+  silence.expires_at = At(130);
+  ASSERT_TRUE(store_->operators().AddSilence(silence).ok());
+  Poll("answers", "acme:answers", "acme", kDown, At(125), "answers-2");
+  Poll("answers", "acme:answers", "acme", kUp, At(140), "answers-3");
+  size_t resolves = 0;
+  for (const core::OutboxRow& row : Rows("acme:answers")) {
+    if (row.transition != core::TransitionKind::kResolve) continue;
+    EXPECT_EQ(row.status, OutboxStatus::kInhibited) << row.channel;
+    ++resolves;
+  }
+  EXPECT_EQ(resolves, 2u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Sqlite, InhibitionContractTest, ::testing::Values(Backend::kSqlite));
 INSTANTIATE_TEST_SUITE_P(Postgres, InhibitionContractTest, ::testing::Values(Backend::kPostgres));
 
