@@ -180,7 +180,9 @@ class FakeIncidentStore : public core::IncidentStore {
           it->second = it->second && (row.status == core::OutboxStatus::kShadow ||
                                       row.status == core::OutboxStatus::kMuted ||
                                       row.status == core::OutboxStatus::kInhibited ||
-                                      row.status == core::OutboxStatus::kCancelled);
+                                      row.status == core::OutboxStatus::kCancelled ||
+                                      (row.status == core::OutboxStatus::kSilenced &&
+                                       row.transition != core::TransitionKind::kOpen));
         }
       }
       std::vector<core::GenerationChannel> out;

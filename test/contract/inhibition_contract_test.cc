@@ -182,6 +182,58 @@ TEST_P(InhibitionContractTest, StoresReadTheOpenInhibitorsAndTheHeldChannels) {
   EXPECT_EQ(never_live->size(), 2u);  // inhibited rows are not live
 }
 
+// A renotify that fell in a silence while the open was held says nothing of the open: when the
+// hold ends, the open still goes out (found by the model-based test, cli_policy_model_e2e_test).
+TEST_P(InhibitionContractTest, ASilencedRenotifyOfAHeldOpenLeavesTheOpenOwed) {
+  Poll("provider-down", "acme:provider", "acme", kDown, At(0), "provider-1");
+  Poll("answers", "acme:answers", "acme", kDown, At(1), "answers-1");
+  core::Silence silence;
+  silence.match = core::SilenceMatch::kExact;
+  silence.pattern = "acme:answers";
+  silence.reason = "deploy";
+  silence.created_by = "test";
+  silence.created_at = At(100);
+  silence.expires_at = At(130);
+  ASSERT_TRUE(store_->operators().AddSilence(silence).ok());
+  Poll("answers", "acme:answers", "acme", kDown, At(125), "answers-2");  // the cooldown is 2h
+  size_t silenced = 0;
+  for (const core::OutboxRow& row : Rows("acme:answers")) {
+    if (row.status == OutboxStatus::kSilenced) {
+      EXPECT_EQ(row.transition, core::TransitionKind::kRenotify);
+      ++silenced;
+    }
+  }
+  EXPECT_EQ(silenced, 2u);
+
+  Poll("provider-down", "acme:provider", "acme", kUp, At(140), "provider-2");
+  EXPECT_EQ(Poll("answers", "acme:answers", "acme", kDown, At(141), "answers-3").inhibition_opens,
+            2u);
+}
+
+// The same silenced renotify, and the incident resolves while still held: its resolve stays
+// held too, since no open was ever sent for it to close.
+TEST_P(InhibitionContractTest, AHeldResolveAfterASilencedRenotifyStaysHeld) {
+  Poll("provider-down", "acme:provider", "acme", kDown, At(0), "provider-1");
+  Poll("answers", "acme:answers", "acme", kDown, At(1), "answers-1");
+  core::Silence silence;
+  silence.match = core::SilenceMatch::kExact;
+  silence.pattern = "acme:answers";
+  silence.reason = "deploy";
+  silence.created_by = "test";
+  silence.created_at = At(100);
+  silence.expires_at = At(130);
+  ASSERT_TRUE(store_->operators().AddSilence(silence).ok());
+  Poll("answers", "acme:answers", "acme", kDown, At(125), "answers-2");
+  Poll("answers", "acme:answers", "acme", kUp, At(140), "answers-3");
+  size_t resolves = 0;
+  for (const core::OutboxRow& row : Rows("acme:answers")) {
+    if (row.transition != core::TransitionKind::kResolve) continue;
+    EXPECT_EQ(row.status, OutboxStatus::kInhibited) << row.channel;
+    ++resolves;
+  }
+  EXPECT_EQ(resolves, 2u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Sqlite, InhibitionContractTest, ::testing::Values(Backend::kSqlite));
 INSTANTIATE_TEST_SUITE_P(Postgres, InhibitionContractTest, ::testing::Values(Backend::kPostgres));
 

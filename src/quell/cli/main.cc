@@ -61,6 +61,11 @@ int main(int argc, char** argv) {
                    "RFC 3339: after the last line, run the clock on to this time and print "
                    "what falls due by then (tiers, group waits, retries, digests)")
       ->needs(replay_messages_flag);
+  replay_cmd
+      ->add_option("--store", message_replay.store_url,
+                   "sqlite:PATH, a new file: keep the replay's store there (incidents, decisions, "
+                   "outbox) to read with --store afterwards; refused if PATH exists")
+      ->needs(replay_messages_flag);
 
   quell::cli::ApplyCommandOptions apply;
   quell::cli::PolicyFlags apply_policy;
@@ -253,7 +258,8 @@ int main(int argc, char** argv) {
     // The config's policies decide; a policy flag would be silently ignored.
     for (const CLI::Option* option : replay_cmd->get_options()) {
       if (option->count() == 0 || option == replay_messages_flag || option->check_name("-c") ||
-          option->check_name("--skip-invalid") || option->check_name("--until")) {
+          option->check_name("--skip-invalid") || option->check_name("--until") ||
+          option->check_name("--store")) {
         continue;
       }
       std::fprintf(stderr,

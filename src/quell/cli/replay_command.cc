@@ -1,6 +1,8 @@
 #include "quell/cli/replay_command.h"
 
 #include <optional>
+#include <string>
+#include <string_view>
 
 #include "quell/adapters/config/config_loader.h"
 #include "quell/adapters/jsonl/fd_observation_stream.h"
@@ -30,13 +32,27 @@ int RunMessageReplay(const MessageReplayOptions& options, int in_fd, std::FILE* 
     std::fprintf(err, "quell replay: %s\n", config.error().message.c_str());
     return 2;
   }
+  std::string store_path;
+  if (!options.store_url.empty()) {
+    constexpr std::string_view kSqlite = "sqlite:";
+    if (!options.store_url.starts_with(kSqlite) || options.store_url.size() == kSqlite.size()) {
+      std::fprintf(err, "quell replay: --store: wants sqlite:PATH (a new file), got \"%s\"\n",
+                   options.store_url.c_str());
+      return 2;
+    }
+    store_path = options.store_url.substr(kSqlite.size());
+    if (auto claimed = wiring::ClaimNewStoreFile(store_path); !claimed) {
+      std::fprintf(err, "quell replay: %s\n", claimed.error().message.c_str());
+      return 2;
+    }
+  }
   // The trace is the replay's clock, so no line is too far ahead of this machine's.
   jsonl::FdObservationStream input(
       in_fd, options.skip_invalid,
       jsonl::ObservationParserOptions{.limits = config->limits, .now = std::nullopt, .redact = {}},
       err);
   jsonl::MessageLineWriter writer(out);
-  const auto replayed = wiring::RunMessageReplay(*config, input, writer, until);
+  const auto replayed = wiring::RunMessageReplay(*config, input, writer, until, store_path);
   std::fflush(out);
   if (!replayed) {
     std::fprintf(err, "quell replay: %s\n", replayed.error().message.c_str());

@@ -55,6 +55,7 @@ TEST(MessageLinesTest, AGroupListsTheMembersOfItsPayload) {
                           {{"key", "t2:model-answer"}, {"transition", "resolve"}}})));
   EXPECT_EQ(line["group_key"], "condition=model-answer");
   EXPECT_EQ(line["counts"], (json{{"members", 2}, {"open", 1}, {"renotify", 0}, {"resolve", 1}}));
+  EXPECT_EQ(line["open_after"], 1);
   EXPECT_FALSE(line.contains("key"));
   EXPECT_FALSE(line.contains("transition"));
   EXPECT_EQ(line["idempotency_key"], "q1-abc");

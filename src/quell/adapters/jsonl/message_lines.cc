@@ -2,6 +2,8 @@
 
 #include <simdjson.h>
 
+#include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "quell/core/text/json_escape.h"
@@ -49,6 +51,13 @@ bool AppendGroup(std::string& out, const std::string& payload) {
   if (!group["counts"].get(counts)) {
     out += ",\"counts\":";
     out += simdjson::minify(counts);
+  }
+  // How many of the group's keys the message says are still open: what a reader checks
+  // against the store.
+  uint64_t open_after = 0;
+  if (!group["open_after"].get_uint64().get(open_after)) {
+    out += ",\"open_after\":";
+    out += std::to_string(open_after);
   }
   return true;
 }

@@ -280,7 +280,8 @@ class PgTransaction : public core::StoreTransaction {
         "SELECT o.key, o.generation, o.channel FROM outbox o JOIN unnest($1::text[],"
         " $2::bigint[]) AS u(key, generation) ON o.key = u.key AND o.generation = u.generation"
         " GROUP BY o.key, o.generation, o.channel HAVING"
-        " bool_and(o.status IN ('shadow', 'muted', 'cancelled', 'inhibited'))"
+        " bool_and(o.status IN ('shadow', 'muted', 'cancelled', 'inhibited') OR"
+        " (o.status = 'silenced' AND o.transition <> 'open'))"
         " ORDER BY o.key COLLATE \"C\", o.channel COLLATE \"C\"";
     auto result = c_.Run(sql, {keys.Finish(), numbers.Finish()});
     if (!result) return result.error();

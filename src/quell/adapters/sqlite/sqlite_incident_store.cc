@@ -539,11 +539,13 @@ core::Result<std::unique_ptr<SqliteIncidentStore>> SqliteIncidentStore::Open(
       {&s.insert_outbox, "INSERT INTO outbox (" + ocols +
                              ", group_key, tier) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
                              " ON CONFLICT DO NOTHING"},
-      // The outbox's unique (key, channel, generation, version) index serves it, by key.
+      // The outbox's unique (key, channel, generation, version) index serves it, by key. A
+      // silenced open counts as told (the next transition sends normally); a silenced
+      // follow-up of an open never sent does not make it sent.
       {&s.never_live,
        "SELECT channel FROM outbox WHERE key = ?1 AND generation = ?2 GROUP BY channel"
-       " HAVING min(status IN ('shadow', 'muted', 'cancelled', 'inhibited')) = 1"
-       " ORDER BY channel"},
+       " HAVING min(status IN ('shadow', 'muted', 'cancelled', 'inhibited') OR"
+       " (status = 'silenced' AND transition <> 'open')) = 1 ORDER BY channel"},
       {&s.inhibited_rows,
        "SELECT channel, last_error FROM outbox WHERE key = ?1 AND generation = ?2"
        " AND status = 'inhibited' ORDER BY channel, created_at, version"},

@@ -1,5 +1,8 @@
 #include "quell/adapters/wiring/message_replay_wiring.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
@@ -58,19 +61,40 @@ class TempDir {
 
 }  // namespace
 
+core::Status ClaimNewStoreFile(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    const int error = errno;
+    return core::MakeError(
+        core::ErrorCode::kInvalidArgument,
+        "--store: " + path + ": " +
+            (error == EEXIST ? std::string("already exists; replay keeps only a store it made")
+                             : std::generic_category().message(error)));
+  }
+  ::close(fd);
+  return {};
+}
+
 core::Result<std::optional<core::WallTime>> RunMessageReplay(const config::Config& config,
                                                              app::ReplayInput& input,
                                                              app::ReplayedMessageSink& sink,
-                                                             std::optional<core::WallTime> until) {
+                                                             std::optional<core::WallTime> until,
+                                                             const std::string& store_path) {
   templates::RendererOptions renderer_options = RendererOptionsFor(config);
   if (auto checked = templates::CheckTemplates(renderer_options); !checked) {
     return checked.error();
   }
   templates::MustacheRenderer renderer(std::move(renderer_options));
 
-  auto dir = TempDir::Create();
-  if (!dir) return dir.error();
-  auto store = OpenStore("sqlite:" + (*dir)->path() + "/replay.db");
+  std::unique_ptr<TempDir> dir;
+  std::string path = store_path;
+  if (path.empty()) {
+    auto made = TempDir::Create();
+    if (!made) return made.error();
+    dir = std::move(*made);
+    path = dir->path() + "/replay.db";
+  }
+  auto store = OpenStore("sqlite:" + path);
   if (!store) return store.error();
 
   app::VirtualClock clock{core::WallTime{}};

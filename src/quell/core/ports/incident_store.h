@@ -120,8 +120,9 @@ class StoreTransaction {
       std::span<const std::pair<std::string, uint64_t>> generations, WallTime now) = 0;
 
   // Of the incident generations (key, generation) given, the channels on which every outbox
-  // row of that generation is a shadow, muted, cancelled or inhibited row (so its open was never
-  // sent live there), in (key, channel) order. Read when a condition leaves shadow mode, a
+  // row of that generation is a shadow, muted, cancelled or inhibited row, or a silenced
+  // renotify or resolve (so its open was never sent live there; a silenced open counts as
+  // sent), in (key, channel) order. Read when a condition leaves shadow mode, a
   // maintenance window closes or an inhibitor lets go, to announce those opens late.
   virtual Result<std::vector<GenerationChannel>> NeverLiveChannels(
       std::span<const std::pair<std::string, uint64_t>> generations) = 0;
