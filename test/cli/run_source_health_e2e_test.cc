@@ -129,7 +129,8 @@ TEST_F(RunSourceHealthTest, InfraiAnswering401PagesTheSourceWithin15PollsAndReso
   testing::Child run({QUELL_BINARY, "run", "-c", config_}, log_);
 
   ASSERT_TRUE(
-      WaitFor([&] { return WithTransition(BodiesAbout(hook, kSourceKey), "open"); }, seconds(60)))
+      WaitFor([&] { return WithTransition(BodiesAbout(hook, kSourceKey), "open").has_value(); },
+              seconds(60)))
       << testing::ReadFile(log_);
   // Counted in polls, not seconds: the poll whose decision opened it is among the first 15.
   const auto starts = Events(log_, "poll.cycle_start");
@@ -160,8 +161,9 @@ TEST_F(RunSourceHealthTest, InfraiAnswering401PagesTheSourceWithin15PollsAndReso
   EXPECT_EQ(BodiesAbout(hook, kSourceKey).size(), 1U);
 
   ClearFaults();
-  ASSERT_TRUE(WaitFor([&] { return WithTransition(BodiesAbout(hook, kSourceKey), "resolve"); },
-                      seconds(60)))
+  ASSERT_TRUE(
+      WaitFor([&] { return WithTransition(BodiesAbout(hook, kSourceKey), "resolve").has_value(); },
+              seconds(60)))
       << testing::ReadFile(log_);
   const json resolve = *WithTransition(BodiesAbout(hook, kSourceKey), "resolve");
   EXPECT_EQ(resolve["generation"], open["generation"]);
