@@ -15,8 +15,11 @@ class HeldDecisions : public DecisionSink {
     held_.emplace_back(observation, decision);
   }
   void Reset() override { held_.clear(); }
-  void ForwardTo(DecisionSink& sink) const {
-    for (const auto& [observation, decision] : held_) sink.OnDecision(observation, decision);
+  // With `changed_only`, only the decisions that changed their incident's record.
+  void ForwardTo(DecisionSink& sink, bool changed_only = false) const {
+    for (const auto& [observation, decision] : held_) {
+      if (!changed_only || decision.changed) sink.OnDecision(observation, decision);
+    }
   }
 
  private:

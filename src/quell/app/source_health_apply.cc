@@ -53,7 +53,9 @@ SourceHealthOutcome ApplySourceHealth(core::IncidentStore& store,
   }
   outcome.applied = true;
   outcome.summary = *applied;
-  held.ForwardTo(sink);
+  // A source answering with nothing pending observes an `ignore` that writes nothing: not worth
+  // a line in every poll's decisions.
+  held.ForwardTo(sink, /*changed_only=*/true);
   return outcome;
 }
 

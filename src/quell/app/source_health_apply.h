@@ -41,7 +41,9 @@ struct SourceHealthOutcome {
 ApplyOptions SourceHealthApplyOptions(const SourceHealthTarget& target, ApplyOptions base);
 
 // Applies `poll` to its source's incident in one transaction (with `options.fence`, under that
-// poll lease, like the poll's own commits), decisions to `sink` after the commit.
+// poll lease, like the poll's own commits); after the commit, its decision to `sink` when it
+// changed the incident's record (a failed poll always does; a success only when something was
+// pending or open).
 SourceHealthOutcome ApplySourceHealth(core::IncidentStore& store,
                                       const core::PayloadEncoder& encoder, ApplyOptions options,
                                       const core::SourcePoll& poll, core::WallTime now,
