@@ -65,6 +65,21 @@ void LogCondition(core::EventLog& log, const std::string& run_id, const Conditio
   }
 }
 
+// A source's own incident, fed by this cycle's poll of it (core/conditions/source_health).
+void LogSourceHealth(core::EventLog& log, const std::string& run_id, const SourceHealthOutcome& s) {
+  const auto& by = s.summary.poll.by_decision;
+  const auto n = [&by](core::DecisionKind kind) { return by[static_cast<size_t>(kind)]; };
+  log.Log(!s.applied && !s.fenced ? LogLevel::kWarn : LogLevel::kInfo, "poll.source_health",
+          {{"poll_id", run_id},
+           {"source", s.source},
+           {"poll_ok", s.poll_ok},
+           {"notify", n(core::DecisionKind::kNotify)},
+           {"resolve", n(core::DecisionKind::kResolve)},
+           {"outbox_rows", s.summary.poll.outbox_rows},
+           {"fenced", s.fenced},
+           {"apply_error", s.apply_error}});
+}
+
 }  // namespace
 
 DaemonRuntime::DaemonRuntime(std::unique_ptr<RuntimeConfigLoader> loader, core::Clock& clock,
@@ -236,6 +251,7 @@ void DaemonRuntime::RunGroup(size_t group) {
   const core::WallTime finished = clock_.Now();
   const core::MonoTime finished_mono = clock_.Monotonic();
   for (const ConditionOutcome& c : report.conditions) LogCondition(log_, run_id, c);
+  for (const SourceHealthOutcome& s : report.source_health) LogSourceHealth(log_, run_id, s);
   ReportFenced(run_id, report);
   poll_.scheduler->Completed(group, started_mono, finished_mono);
   // A condition that did not commit failed in the store (its source's failures still commit
@@ -245,6 +261,11 @@ void DaemonRuntime::RunGroup(size_t group) {
     if (!c.applied && !c.fenced) {
       writes = core::MakeError(core::ErrorCode::kUnavailable, c.apply_error);
       break;
+    }
+  }
+  for (const SourceHealthOutcome& s : report.source_health) {
+    if (writes && !s.applied && !s.fenced) {
+      writes = core::MakeError(core::ErrorCode::kUnavailable, s.apply_error);
     }
   }
   for (RunListener* listener : listeners_) listener->OnStoreWrites("poll", writes);

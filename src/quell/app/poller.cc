@@ -9,6 +9,7 @@
 
 #include "quell/app/apply_options_for.h"
 #include "quell/app/bounded_parallel.h"
+#include "quell/app/held_decisions.h"
 #include "quell/app/poll_leases.h"
 #include "quell/app/vector_observation_stream.h"
 #include "quell/core/engine/evaluate.h"
@@ -16,22 +17,6 @@
 
 namespace quell::app {
 namespace {
-
-// Holds one condition's decisions until its apply commits, so the caller's sink never sees a
-// batch that rolled back, and a retried batch is not seen twice.
-class HeldDecisions : public DecisionSink {
- public:
-  void OnDecision(const core::Observation& observation, const core::Decision& decision) override {
-    held_.emplace_back(observation, decision);
-  }
-  void Reset() override { held_.clear(); }
-  void ForwardTo(DecisionSink& sink) const {
-    for (const auto& [observation, decision] : held_) sink.OnDecision(observation, decision);
-  }
-
- private:
-  std::vector<std::pair<core::Observation, core::Decision>> held_;
-};
 
 std::string FormatMark(core::WallTime at) { return core::FormatRfc3339(at); }
 
@@ -103,6 +88,7 @@ Poller::Poller(core::IncidentStore& store, const core::PayloadEncoder& encoder, 
 void Poller::Watch(const core::ErrorGroupCondition& condition, core::ErrorGroupSource& source,
                    const std::string& source_name) {
   for (PollPart& part : PollPartsOf(condition.common, source_name)) {
+    health_lease_.try_emplace(source_name, part.lease);
     error_watches_.push_back(ErrorWatch{condition, &source, source_name, std::move(part)});
   }
 }
@@ -110,12 +96,14 @@ void Poller::Watch(const core::ErrorGroupCondition& condition, core::ErrorGroupS
 void Poller::Watch(const core::MetricCondition& condition, core::MetricSource& source,
                    const std::string& source_name) {
   for (PollPart& part : PollPartsOf(condition.common, source_name)) {
+    health_lease_.try_emplace(source_name, part.lease);
     metric_watches_.push_back(MetricWatch{condition, &source, source_name, std::move(part)});
   }
 }
 
 void Poller::Watch(const core::PushCondition& condition) {
   for (PollPart& part : PollPartsOf(condition.common, kPushSource)) {
+    health_lease_.try_emplace(core::PushSenderName(condition.common.name), part.lease);
     push_watches_.push_back(PushWatch{condition, std::move(part)});
   }
 }
@@ -147,12 +135,24 @@ CycleReport Poller::RunOnce(DecisionSink& sink, const HeldLeases* held) {
       cycle_maintenance_.insert(cycle_maintenance_.end(), one_off->begin(), one_off->end());
   }
 
+  // Each source's poll this cycle as its own incident sees it: failed when any request failed.
+  std::map<std::string, core::SourcePoll, std::less<>> source_polls;
+  const auto saw = [&source_polls](const std::string& source, bool ok, const std::string& error) {
+    core::SourcePoll& poll = source_polls[source];
+    poll.source = source;
+    if (!ok && poll.ok) {
+      poll.ok = false;
+      poll.error = error;  // the remote's words; ObserveSourcePoll redacts them
+    }
+  };
+
   std::map<core::ErrorGroupSource*, core::GroupListing> listings;
   for (const ErrorWatch& watch : error_watches_) {
     const std::optional<uint64_t> token = TokenOf(held, watch.part.lease);
     if (!token) continue;  // another instance polls it
     auto [it, fresh] = listings.try_emplace(watch.source);
     if (fresh) it->second = watch.source->List();
+    saw(watch.source_name, it->second.complete, it->second.error.message);
     ConditionOutcome& outcome = report.conditions.emplace_back();
     outcome.condition = watch.condition.common.name;
     outcome.source = watch.source_name;
@@ -172,6 +172,7 @@ CycleReport Poller::RunOnce(DecisionSink& sink, const HeldLeases* held) {
       answer = std::make_unique<core::Result<core::MetricAnswer>>(
           watch.source->Query(watch.condition.query));
     }
+    saw(watch.source_name, answer->ok(), answer->ok() ? std::string() : answer->error().message);
     ConditionOutcome& outcome = report.conditions.emplace_back();
     outcome.condition = watch.condition.common.name;
     outcome.source = watch.source_name;
@@ -188,9 +189,42 @@ CycleReport Poller::RunOnce(DecisionSink& sink, const HeldLeases* held) {
     outcome.source = std::string(kPushSource);
     outcome.lease = watch.part.lease;
     outcome.token = *token;
-    SweepPushes(watch, report.at, sink, outcome);
+    std::optional<core::SourcePoll> sender;
+    SweepPushes(watch, report.at, sink, outcome, sender);
+    if (sender) source_polls[sender->source] = std::move(*sender);
   }
+  ApplySourcePolls(source_polls, held, report.at, sink, report);
   return report;
+}
+
+void Poller::ApplySourcePolls(const std::map<std::string, core::SourcePoll, std::less<>>& polls,
+                              const HeldLeases* held, core::WallTime now, DecisionSink& sink,
+                              CycleReport& report) {
+  for (const auto& [source, lease] : health_lease_) {
+    if (!TokenOf(held, lease)) quiet_sources_.erase(source);
+  }
+  for (const auto& [source, poll] : polls) {
+    const auto target = options_.source_health.find(source);
+    const auto lease = health_lease_.find(source);
+    if (target == options_.source_health.end() || target->second.failures_to_open == 0 ||
+        lease == health_lease_.end()) {
+      continue;
+    }
+    const std::optional<uint64_t> token = TokenOf(held, lease->second);
+    if (!token) continue;  // the holder of the source's first lease writes its incident
+    if (poll.ok && quiet_sources_.contains(source)) continue;
+    ApplyOptions apply = SourceHealthApplyOptions(
+        target->second, ApplyOptionsFor(core::ConditionCommon{}, options_, cycle_maintenance_));
+    if (*token != 0) apply.fence = Fence{lease->second, *token};
+    SourceHealthOutcome outcome =
+        ApplySourceHealth(store_, encoder_, std::move(apply), poll, now, sink);
+    if (outcome.applied && poll.ok) {
+      quiet_sources_.insert(source);
+    } else {
+      quiet_sources_.erase(source);
+    }
+    report.source_health.push_back(std::move(outcome));
+  }
 }
 
 void Poller::PollErrors(const ErrorWatch& watch, const core::GroupListing& listing,
@@ -294,13 +328,19 @@ void Poller::PollMetric(const MetricWatch& watch, const core::Result<core::Metri
 }
 
 void Poller::SweepPushes(const PushWatch& watch, core::WallTime now, DecisionSink& sink,
-                         ConditionOutcome& outcome) {
+                         ConditionOutcome& outcome, std::optional<core::SourcePoll>& sender) {
   auto open = store_.ListOpenIncidents(watch.condition.common.name);
   if (!open) {
     outcome.apply_error = open.error().message;
     return;
   }
   const PollPart& part = watch.part;
+  // Over every shard's keys: the sender pushes them all.
+  const std::string sender_name = core::PushSenderName(watch.condition.common.name);
+  if (const auto lease = health_lease_.find(sender_name);
+      lease != health_lease_.end() && lease->second == part.lease) {
+    sender = core::PushSweepPoll(watch.condition, *open, now);
+  }
   DropOtherShards(*open, [&part](std::string_view key) { return part.Keeps(key); });
   // Applied even when nothing is stale: the commit moves the shadow mark and proves the lease,
   // and an empty poll writes nothing else.

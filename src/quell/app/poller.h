@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "quell/app/budgeted_http_client.h"
 #include "quell/app/poll_applier.h"
 #include "quell/app/poll_leases.h"
+#include "quell/app/source_health_apply.h"
 #include "quell/core/conditions/error_group_condition.h"
 #include "quell/core/conditions/metric_condition.h"
 #include "quell/core/conditions/push_condition.h"
@@ -49,6 +51,10 @@ struct PollerOptions {
   // leaves the cycle with the configured windows only. Unset: none.
   std::function<core::Result<std::vector<core::MaintenanceWindow>>(core::WallTime now)>
       one_off_maintenance;
+  // Sources that open an incident of their own when their polls keep failing, by the poller's
+  // source name ("infrai error groups"), or core::PushSenderName(condition) for a push
+  // condition's sweep. A source not named here has none.
+  std::map<std::string, SourceHealthTarget, std::less<>> source_health;
 };
 
 // What one cycle did for one condition.
@@ -79,6 +85,9 @@ struct ConditionOutcome {
 struct CycleReport {
   core::WallTime at;
   std::vector<ConditionOutcome> conditions;
+  // The sources' own incidents this cycle wrote (a source whose last poll here succeeded and
+  // that had nothing pending is not written again).
+  std::vector<SourceHealthOutcome> source_health;
   // Every source answered in full and every condition committed.
   bool ok() const;
 };
@@ -88,7 +97,10 @@ struct CycleReport {
 // keys about to open, renotify or resolve with their group's detail (bounded in count and
 // concurrency), and apply each condition's observations durably with its own policy and
 // channels, its source mark moving in the same transaction. A failed source still applies:
-// its observations are unknown, which holds every open incident where it is.
+// its observations are unknown, which holds every open incident where it is. Then each source
+// polled (and each push condition swept) feeds its own incident (core/conditions/source_health,
+// PollerOptions::source_health) in a transaction of its own, under the lease of the source's
+// first watch, so one instance writes it.
 // Every watch polls under a lease: PollLeaseName(source name, interval), or for a condition
 // with `shards: N`, N watches under ShardLeaseName, each keeping only the keys whose ShardOf is
 // its shard (observations and the open incidents it reads alike, so "missing from the listing
@@ -144,8 +156,14 @@ class Poller {
                   uint32_t& enrich_left, DecisionSink& sink, ConditionOutcome& outcome);
   void PollMetric(const MetricWatch& watch, const core::Result<core::MetricAnswer>& answer,
                   core::WallTime now, DecisionSink& sink, ConditionOutcome& outcome);
+  // `sender`: the sweep as a poll of the condition's sender, when this watch's lease is the one
+  // its health is written under.
   void SweepPushes(const PushWatch& watch, core::WallTime now, DecisionSink& sink,
-                   ConditionOutcome& outcome);
+                   ConditionOutcome& outcome, std::optional<core::SourcePoll>& sender);
+  // Applies each source's poll of this cycle to its own incident.
+  void ApplySourcePolls(const std::map<std::string, core::SourcePoll, std::less<>>& polls,
+                        const HeldLeases* held, core::WallTime now, DecisionSink& sink,
+                        CycleReport& report);
   void Apply(const core::ConditionCommon& common, const PollPart& part,
              std::vector<core::Observation> observations,
              std::vector<std::pair<std::string, std::string>> marks,
@@ -162,6 +180,13 @@ class Poller {
   std::vector<ErrorWatch> error_watches_;
   std::vector<MetricWatch> metric_watches_;
   std::vector<PushWatch> push_watches_;
+  // By source (or push sender) name: the lease its own incident is written under, its first
+  // watch's.
+  std::map<std::string, std::string, std::less<>> health_lease_;
+  // Sources whose latest poll here succeeded and committed healthy, so their incident has nothing
+  // open or pending: a further success need not be written. Forgotten whenever this instance
+  // does not hold the source's lease, since another may write meanwhile.
+  std::set<std::string, std::less<>> quiet_sources_;
   std::vector<std::pair<BudgetedHttpClient*, std::optional<core::Duration>>> budgets_;
 };
 

@@ -103,7 +103,7 @@ class ConfigFileLoader : public app::RuntimeConfigLoader {
     for (const core::Duration interval : poll->intervals) {
       auto wiring =
           wiring::PollWiring::Create(OnlyInterval(config, interval), poll->store->incidents(),
-                                     clock_, &poll->store->operators());
+                                     clock_, &poll->store->operators(), &config);
       if (!wiring) return wiring.error();
       poll->groups.push_back(std::move(*wiring));
     }

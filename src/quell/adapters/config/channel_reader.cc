@@ -1,5 +1,6 @@
 #include "quell/adapters/config/channel_reader.h"
 
+#include <algorithm>
 #include <cctype>
 #include <set>
 #include <string>
@@ -591,6 +592,17 @@ void CheckRoutes(MapReader& top, Config& config) {
   if (!config.dispatch.dead_letter.empty() && !names.contains(config.dispatch.dead_letter)) {
     top.Fail("dispatch", "dead_letter names channel \"" + config.dispatch.dead_letter +
                              "\", which is not in `channels`");
+  }
+}
+
+void ReadMetaChannels(MapReader& top, Config& config) {
+  top.ReadNameList("meta_channels", config.meta_channels);
+  for (const std::string& name : config.meta_channels) {
+    const bool known = std::any_of(config.channels.begin(), config.channels.end(),
+                                   [&](const ChannelConfig& c) { return c.name == name; });
+    if (!known) {
+      top.Fail("meta_channels", "names channel \"" + name + "\", which is not in `channels`");
+    }
   }
 }
 

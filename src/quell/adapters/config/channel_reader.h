@@ -24,4 +24,8 @@ void ReadDispatch(MapReader section, Config& config);
 // only when `channels:` is given, so a config that only polls needs none.
 void CheckRoutes(MapReader& top, Config& config);
 
+// Reads the top-level `meta_channels:` (where source-health incidents go): each must be in
+// `channels`, whether `channels:` is given or not, since a name there is a promise of a page.
+void ReadMetaChannels(MapReader& top, Config& config);
+
 }  // namespace quell::config

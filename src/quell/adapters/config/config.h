@@ -54,6 +54,9 @@ struct InfraiSettings {
   uint32_t enrich_concurrency = 4;
   std::string groups_path = "/v1/errors/groups";
   infrai::InfraiFields fields;
+  // Overrides the top-level source_failures_to_open for both Infrai sources (error groups and
+  // metrics); unset: the top-level value.
+  std::optional<uint32_t> source_failures_to_open;
 };
 
 struct PrometheusSettings {
@@ -61,6 +64,7 @@ struct PrometheusSettings {
   std::string url = "http://127.0.0.1:9090";
   std::string url_where;  // "file:line:column: prometheus.url", for messages about reaching it
   HttpSettings http;
+  std::optional<uint32_t> source_failures_to_open;  // see InfraiSettings
 };
 
 enum class MetricSourceKind : uint8_t { kInfrai, kPrometheus };
@@ -167,6 +171,14 @@ struct Config {
   HeartbeatSettings heartbeat;
   LogSettings log;
   PollingSettings polling;
+  // A source whose polls fail this many times in a row opens its own incident,
+  // "source:<source name>" (core/conditions/source_health.h); a push condition whose open keys
+  // all went stale for this many sweeps, "source:push/<condition>". 0: never. The infrai and
+  // prometheus sections may override it for their sources.
+  uint32_t source_failures_to_open = 3;
+  // Where those incidents go: these channels when set, else the channels of the conditions that
+  // read the source. Each must be in `channels`.
+  std::vector<std::string> meta_channels;
 };
 
 }  // namespace quell::config

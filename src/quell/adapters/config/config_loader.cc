@@ -31,6 +31,14 @@ namespace {
 
 constexpr const char* kDefaultErrorKey = "{tags.tenant}:{tags.agent_stage}:{error_group_id}";
 
+// `source_failures_to_open` in a source's section: its own threshold (0: off).
+void ReadSourceFailures(MapReader& section, std::optional<uint32_t>& out) {
+  if (!section.Has("source_failures_to_open")) return;
+  uint32_t failures = 0;
+  section.Read("source_failures_to_open", failures, 0, 1000000);
+  out = failures;
+}
+
 void ReadHttp(MapReader& section, HttpSettings& http) {
   section.Read("connect_timeout", http.connect_timeout);
   section.Read("timeout", http.timeout);
@@ -85,6 +93,7 @@ void ReadInfrai(MapReader section, const std::filesystem::path& config_dir, cons
   section.Read("max_enrich", infrai.max_enrich, 0, 10000);
   section.Read("enrich_concurrency", infrai.enrich_concurrency, 1, 64);
   section.Read("groups_path", infrai.groups_path);
+  ReadSourceFailures(section, infrai.source_failures_to_open);
   MapReader fields = section.Child("fields");
   infrai::InfraiFields& f = infrai.fields;
   for (auto& [name, target] :
@@ -119,6 +128,7 @@ void ReadPrometheus(MapReader section, PrometheusSettings& prometheus) {
   section.Read("url", prometheus.url);
   while (prometheus.url.ends_with('/')) prometheus.url.pop_back();
   ReadHttp(section, prometheus.http);
+  ReadSourceFailures(section, prometheus.source_failures_to_open);
   section.Finish();
 }
 
@@ -518,6 +528,8 @@ void ReadConfigFile(const std::string& path, const EnvLookup& env, YamlContext& 
     condition.key.set_max_bytes(config.limits.max_key_bytes);
   }
   CheckRoutes(top, config);
+  top.Read("source_failures_to_open", config.source_failures_to_open, 0, 1000000);
+  ReadMetaChannels(top, config);
   ReadDaemonSections(top, dir, config);
   top.Finish();
   if (need_conditions && !context.error && config.error_conditions.empty() &&

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <random>
+#include <utility>
 
 #include "quell/adapters/infrai/field_drift.h"
 #include "quell/adapters/wiring/poll_lease_map.h"
 #include "quell/adapters/wiring/poller_options_for.h"
+#include "quell/adapters/wiring/source_health_targets.h"
 
 namespace quell::wiring {
 namespace {
@@ -73,7 +75,8 @@ core::Duration CyclePollDeadline(const config::Config& config) {
 core::Result<std::unique_ptr<PollWiring>> PollWiring::Create(const config::Config& config,
                                                              core::IncidentStore& store,
                                                              core::Clock& clock,
-                                                             core::OperatorStore* operators) {
+                                                             core::OperatorStore* operators,
+                                                             const config::Config* whole) {
   std::unique_ptr<PollWiring> w(new PollWiring());
   w->config_ = config;
   const bool uses_infrai = UsesInfrai(config);
@@ -122,8 +125,9 @@ core::Result<std::unique_ptr<PollWiring>> PollWiring::Create(const config::Confi
         std::make_unique<prometheus::PrometheusSource>(*w->prometheus_http_, std::move(options));
   }
 
-  w->poller_ =
-      std::make_unique<app::Poller>(store, w->encoder_, clock, PollerOptionsFor(config, operators));
+  app::PollerOptions options = PollerOptionsFor(config, operators);
+  options.source_health = SourceHealthTargets(whole != nullptr ? *whole : config);
+  w->poller_ = std::make_unique<app::Poller>(store, w->encoder_, clock, std::move(options));
   if (w->infrai_http_) {
     w->poller_->RenewEachCycle(*w->infrai_http_, SourcePollDeadline(config, config.infrai.http));
   }

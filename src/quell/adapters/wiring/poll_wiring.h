@@ -28,11 +28,13 @@ class PollWiring {
  public:
   // kInvalidArgument when the config cannot run as written (an Infrai condition and no key).
   // With `operators` (the same connection's), every cycle also applies the operators' one-off
-  // maintenance windows.
+  // maintenance windows. `whole`: the whole config when `config` is one interval's part of it,
+  // since a source's own incident goes to the channels of every condition reading the source.
   static core::Result<std::unique_ptr<PollWiring>> Create(const config::Config& config,
                                                           core::IncidentStore& store,
                                                           core::Clock& clock,
-                                                          core::OperatorStore* operators = nullptr);
+                                                          core::OperatorStore* operators = nullptr,
+                                                          const config::Config* whole = nullptr);
 
   // One Poller::RunOnce (which renews each source's retry budget): with `held`, only the
   // watches under those leases, fenced.
