@@ -304,6 +304,11 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
       inhibition_opens = *announced;
     }
 
+    // Before the writes below take the chunk's incidents: a joining row needs its labels.
+    auto unsilenced = JoinSilencedResolves(tx, chunk);
+    if (!unsilenced) return unsilenced.error();
+    silenced -= std::min(silenced, *unsilenced);
+
     chunk.writes.clear();
     for (Slot& slot : chunk.slots) {
       if (!slot.dirty) continue;
@@ -322,9 +327,6 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
     if (!chunk.marks.empty()) {
       if (auto status = tx.AddObservationMarks(chunk.marks); !status) return status;
     }
-    auto unsilenced = JoinSilencedResolves(tx, chunk);
-    if (!unsilenced) return unsilenced.error();
-    silenced -= std::min(silenced, *unsilenced);
     if (auto cancelled = CancelUnwantedFollowUps(tx, chunk.outbox, now); !cancelled) {
       return cancelled.error();
     }
