@@ -151,6 +151,11 @@ class TimedStore : public core::OutboxStore {
   core::Result<std::vector<core::OutboxRow>> GroupMembers(std::string_view group_row) override {
     return inner_.GroupMembers(group_row);
   }
+  core::Result<core::GroupStanding> GroupStandingAt(std::string_view channel,
+                                                    std::string_view group_key,
+                                                    core::WallTime at) override {
+    return inner_.GroupStandingAt(channel, group_key, at);
+  }
 
  private:
   core::OutboxStore& inner_;
@@ -164,6 +169,14 @@ class TimedRenderer : public core::MessageRenderer {
                                              const core::OutboxRow& row) const override {
     const auto t0 = Steady::now();
     auto r = inner_.Render(channel_type, row);
+    spent_.render += Steady::now() - t0;
+    return r;
+  }
+  core::Result<core::RenderedMessage> RenderAt(std::string_view channel_type,
+                                               const core::OutboxRow& row,
+                                               core::WallTime sent_at) const override {
+    const auto t0 = Steady::now();
+    auto r = inner_.RenderAt(channel_type, row, sent_at);
     spent_.render += Steady::now() - t0;
     return r;
   }

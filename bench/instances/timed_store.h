@@ -49,6 +49,10 @@ class TimedTransaction : public core::StoreTransaction {
       std::span<const std::pair<std::string, uint64_t>> generations) override {
     return inner_->NeverLiveChannels(generations);
   }
+  core::Result<std::vector<core::GenerationChannel>> HeardChannels(
+      std::span<const std::pair<std::string, uint64_t>> generations) override {
+    return inner_->HeardChannels(generations);
+  }
   core::Result<std::vector<core::HeldChannel>> InhibitedChannels(
       std::span<const std::pair<std::string, uint64_t>> generations) override {
     return inner_->InhibitedChannels(generations);

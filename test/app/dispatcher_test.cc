@@ -224,6 +224,12 @@ class SharedOutboxStore : public core::OutboxStore {
     const std::lock_guard<std::mutex> lock(mutex_);
     return inner_.GroupMembers(group_row);
   }
+  core::Result<core::GroupStanding> GroupStandingAt(std::string_view channel,
+                                                    std::string_view group_key,
+                                                    core::WallTime at) override {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return inner_.GroupStandingAt(channel, group_key, at);
+  }
 
  private:
   FakeOutboxStore& inner_;

@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -191,6 +192,25 @@ class FakeIncidentStore : public core::IncidentStore {
       }
       return out;
     }
+    core::Result<std::vector<core::GenerationChannel>> HeardChannels(
+        std::span<const std::pair<std::string, uint64_t>> generations) override {
+      std::set<std::tuple<std::string, uint64_t, std::string>> heard;
+      for (const auto& [id, row] : work_.outbox) {
+        for (const auto& [key, generation] : generations) {
+          if (row.key != key || row.generation != generation) continue;
+          if (row.status == core::OutboxStatus::kPending ||
+              row.status == core::OutboxStatus::kInFlight ||
+              row.status == core::OutboxStatus::kGrouped ||
+              row.status == core::OutboxStatus::kSent ||
+              row.status == core::OutboxStatus::kFolded) {
+            heard.emplace(key, generation, row.channel);
+          }
+        }
+      }
+      std::vector<core::GenerationChannel> out;
+      for (const auto& [key, generation, channel] : heard) out.push_back({key, generation, channel});
+      return out;
+    }
     core::Result<std::vector<core::HeldChannel>> InhibitedChannels(
         std::span<const std::pair<std::string, uint64_t>> generations) override {
       // The latest row's name, as the stores answer.
@@ -229,18 +249,30 @@ class FakeIncidentStore : public core::IncidentStore {
     core::Result<uint64_t> CancelTierOpens(
         std::span<const std::pair<std::string, uint64_t>> generations,
         core::WallTime now) override {
+      const auto waiting = [](const core::OutboxRow& row) {
+        return row.status == core::OutboxStatus::kPending ||
+               (row.status == core::OutboxStatus::kGrouped && row.group_row.empty());
+      };
+      // (key, generation, channel) of the tier opens about to be cancelled.
+      std::set<std::tuple<std::string, uint64_t, std::string>> opens;
+      for (const auto& [id, row] : work_.outbox) {
+        for (const auto& [key, generation] : generations) {
+          if (row.key == key && row.generation == generation && row.tier > 0 &&
+              row.transition == core::TransitionKind::kOpen && waiting(row)) {
+            opens.emplace(key, generation, row.channel);
+          }
+        }
+      }
       uint64_t n = 0;
       for (auto& [id, row] : work_.outbox) {
-        for (const auto& [key, generation] : generations) {
-          if (row.key != key || row.generation != generation || row.tier == 0 ||
-              row.transition != core::TransitionKind::kOpen ||
-              row.status != core::OutboxStatus::kPending) {
-            continue;
-          }
-          row.status = core::OutboxStatus::kCancelled;
-          row.updated_at = now;
-          ++n;
-        }
+        if (row.tier == 0 || !opens.contains({row.key, row.generation, row.channel})) continue;
+        const bool open = row.transition == core::TransitionKind::kOpen && waiting(row);
+        const bool follow_up = row.transition != core::TransitionKind::kOpen &&
+                               row.status == core::OutboxStatus::kGrouped && row.group_row.empty();
+        if (!open && !follow_up) continue;
+        row.status = core::OutboxStatus::kCancelled;
+        row.updated_at = now;
+        ++n;
       }
       return n;
     }

@@ -227,6 +227,10 @@ class FakeOutboxStore : public core::OutboxStore {
   core::Result<std::vector<core::OutboxRow>> GroupMembers(std::string_view) override {
     return std::vector<core::OutboxRow>{};
   }
+  core::Result<core::GroupStanding> GroupStandingAt(std::string_view, std::string_view,
+                                                    core::WallTime) override {
+    return core::GroupStanding{};
+  }
 
   core::Result<std::string> ThreadRemoteId(std::string_view key, uint64_t generation,
                                            std::string_view channel) override {

@@ -395,6 +395,42 @@ TEST_F(PollApplierTest, RecordsKeyGroupsInSlicesWithThePollAndOnlyWhenItCommits)
   EXPECT_EQ(rows.at({"d", "g4"}).last_seen_at, At(1000));
 }
 
+// A silence begun after a group told an incident's open: the incident's resolve joins the
+// group all the same, so the group's next message counts it resolved instead of open for good.
+// A key whose open the silence kept from the group has its resolve cancelled, never sent.
+TEST_F(PollApplierTest, ASilencedResolveJoinsTheGroupThatToldItsOpen) {
+  options_.policy.healthy_polls_to_close = 1;
+  options_.grouping.emplace("default", core::GroupPolicy{.group_by = {"condition", "tenant"}});
+  const auto seen = [](int minute, const std::string& key, Health health) {
+    core::Observation o = Obs(minute, key, health);
+    o.condition = "answers";
+    o.labels = {{"tenant", "acme"}};
+    return o;
+  };
+  ASSERT_TRUE(Apply({seen(0, "told", Health::kUnhealthy)}).ok());
+  core::Silence silence;
+  silence.pattern = "*";
+  silence.expires_at = At(5000);
+  store_.state().silences.push_back(silence);
+  ASSERT_TRUE(Apply({seen(1, "quiet", Health::kUnhealthy)}).ok());
+  auto summary = Apply({seen(2, "told", Health::kHealthy), seen(2, "quiet", Health::kHealthy)});
+  ASSERT_TRUE(summary.ok()) << summary.error().message;
+  std::map<std::string, core::OutboxRow> resolves;
+  for (const auto& [id, row] : store_.state().outbox) {
+    if (row.transition == core::TransitionKind::kResolve) resolves[row.key] = row;
+  }
+  ASSERT_EQ(resolves.size(), 2u);
+  EXPECT_EQ(resolves["told"].status, core::OutboxStatus::kGrouped);
+  EXPECT_EQ(resolves["told"].group_key, "condition=answers,tenant=acme");
+  EXPECT_EQ(resolves["quiet"].status, core::OutboxStatus::kCancelled);
+  EXPECT_TRUE(resolves["quiet"].group_key.empty());
+  EXPECT_EQ(summary->outbox_silenced, 0u);
+  // Anything else under the silence stays silenced: only the end of a told open is told.
+  store_.state().outbox.clear();
+  ASSERT_TRUE(Apply({seen(3, "again", Health::kUnhealthy)}).ok());
+  EXPECT_EQ(store_.state().outbox.begin()->second.status, core::OutboxStatus::kSilenced);
+}
+
 // Inhibition: an open "provider" incident of tenant acme holds acme's incidents.
 class InhibitionApplierTest : public PollApplierTest {
  protected:

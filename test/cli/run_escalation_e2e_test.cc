@@ -141,5 +141,61 @@ TEST_F(RunEscalationTest, AnAckBeforeTheDelayLeavesThePagerSilentThroughTheResol
   EXPECT_TRUE(pagerduty_.Events().empty()) << testing::ReadFile(log_);
 }
 
+// A later tier on a grouped channel: one message for the outage's three keys when the tier is
+// due, not one per key; an ungrouped channel of the same tier says how long each key has been
+// failing when it is sent (the tier's delay at least), not when its open was written (0s).
+TEST_F(RunEscalationTest, AGroupedTierPagesOnceAndEveryPageCountsToItsSendTime) {
+  {
+    json groups = json::array();
+    for (int i = 1; i <= 3; ++i) {
+      groups.push_back({{"id", "grp_" + std::to_string(i)},
+                        {"title", "Checkout failed"},
+                        {"tags", {{"tenant", "t" + std::to_string(i)}}},
+                        {"events", 3}});
+    }
+    const std::lock_guard lock(sim_->state().mu);
+    ASSERT_TRUE(sim::LoadScenario(sim_->state(), json{{"groups", groups}}).ok());
+  }
+  testing::WebhookReceiver pager(kHookSecret);
+  testing::WebhookReceiver page(kHookSecret);
+  std::ofstream(config_)
+      << "store: sqlite:" << (dir_ / "quell.db").string() << "\n"
+      << "infrai:\n  base_url: ${INFRAI_BASE_URL}\n  retry: {max_attempts: 1}\n"
+      << "defaults:\n  healthy_polls_to_close: 1\n  cooldown: 1h\n"
+      << "  escalation:\n    - {after: 0s, channels: [chat]}\n"
+      << "    - {after: 2s, channels: [pager, page]}\n"
+      << "conditions:\n"
+      << "  - {name: checkout-errors, type: error_groups, interval: 1s}\n"
+      << "channels:\n"
+      << "  - {name: chat, type: webhook, url: \"" << hook_.Url() << "\", secret_env: HOOK_SECRET}\n"
+      << "  - {name: page, type: webhook, url: \"" << page.Url() << "\", secret_env: HOOK_SECRET}\n"
+      << "  - name: pager\n    type: webhook\n    url: \"" << pager.Url() << "\"\n"
+      << "    secret_env: HOOK_SECRET\n"
+      << "    group_by: [condition]\n    group_wait: 1s\n    group_interval: 1m\n"
+      << "dispatch: {lease: 2s, idle_interval: 100ms}\n"
+      << "log: {format: json, level: info}\n"
+      << "http: {listen: \"127.0.0.1:0\"}\n";
+  Child run({QUELL_BINARY, "run", "-c", config_}, log_);
+  ASSERT_TRUE(run.running());
+  ASSERT_TRUE(WaitFor([&] { return page.DeliveredKeys().size() >= 3 && !pager.Requests().empty(); },
+                      seconds(30)))
+      << testing::ReadFile(log_);
+  const size_t cycles = Cycles();
+  ASSERT_TRUE(WaitFor([&] { return Cycles() >= cycles + 3; }, seconds(30)));
+  EXPECT_EQ(run.Signal(SIGTERM), 0) << testing::ReadFile(log_);
+  EXPECT_EQ(hook_.DeliveredKeys().size(), 3U);
+  ASSERT_EQ(pager.DeliveredKeys().size(), 1U);
+  const json grouped = json::parse(pager.Requests()[0].body);
+  EXPECT_EQ(grouped["kind"], "group");
+  EXPECT_EQ(grouped["members"].size(), 3U);
+  for (const auto& request : page.Requests()) {
+    const json body = json::parse(request.body);
+    const std::string text = body["message"]["body"];
+    const size_t at = text.find(" for ", text.find("failing since"));
+    ASSERT_NE(at, std::string::npos) << text;
+    EXPECT_GE(std::stoi(text.substr(at + 5)), 2) << text;  // "for 2s", never "for 0s"
+  }
+}
+
 }  // namespace
 }  // namespace quell

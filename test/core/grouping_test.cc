@@ -105,6 +105,23 @@ TEST(GroupingTest, ThePayloadListsEveryMemberWithCounts) {
             R"("members":[{"key":"a"},{"key":"b"},{"key":"c"}]}})");
 }
 
+// The counts a message states are read at send time: "standing" follows "counts".
+TEST(GroupingTest, ThePayloadSaysWhereTheMembersStandAtSendTime) {
+  const OutboxRow group = MakeGroupRow("ops", "condition=c", 2, TransitionKind::kResolve, 30,
+                                       At("2026-12-02T09:00:00Z"));
+  std::vector<OutboxRow> members(2);
+  members[0].transition = TransitionKind::kResolve;
+  members[0].payload = R"({"key":"a"})";
+  members[1].transition = TransitionKind::kResolve;
+  members[1].payload = R"({"key":"b"})";
+  EXPECT_EQ(GroupPayload(group, members, GroupStanding{.open = 1, .silenced = 30}),
+            R"({"group":{"key":"condition=c","channel":"ops","sequence":2,)"
+            R"("labels":{"condition":"c"},"open_after":30,)"
+            R"("counts":{"members":2,"open":0,"renotify":0,"resolve":2},)"
+            R"("standing":{"open":1,"silenced":30},)"
+            R"("members":[{"key":"a"},{"key":"b"}]}})");
+}
+
 TEST(GroupingTest, AnEpisodeRunsFromTheMessageThatLeavesMembersOpenToTheOneThatLeavesNone) {
   // A new group begins episode 1 with its first message.
   uint64_t episode = GroupEpisodeOf(/*had_state=*/false, std::nullopt, 1);

@@ -196,22 +196,27 @@ void Dispatcher::AssembleGroups(core::WallTime now, DispatchReport& report) {
   }
 }
 
-void Dispatcher::PrepareGroup(Attempt& attempt, DispatchReport& report) {
+void Dispatcher::PrepareGroup(Attempt& attempt, core::WallTime now, DispatchReport& report) {
   core::OutboxRow& row = attempt.delivery.row;
   auto members = store_.GroupMembers(row.idempotency_key);
-  if (!members) {
+  // The counts the message states are the store's now, not the assembly's: a member may have
+  // resolved, or a silence begun, while the message waited (a retry, SMS pacing).
+  auto standing = members ? store_.GroupStandingAt(row.channel, core::GroupKeyOfRow(row), now)
+                          : core::Result<core::GroupStanding>(members.error());
+  if (!members || !standing) {
     // Transient (the store is busy): try again shortly rather than lose the message.
-    report.errors.push_back(row.idempotency_key + ": group: " + members.error().message);
+    const std::string error = (members ? standing.error() : members.error()).message;
+    report.errors.push_back(row.idempotency_key + ": group: " + error);
     core::OutboxOutcome retry;
     retry.kind = core::OutboxOutcome::Kind::kDefer;
     retry.idempotency_key = row.idempotency_key;
-    retry.error = "group: " + members.error().message;
+    retry.error = "group: " + error;
     retry.next_attempt_at = clock_.Now() + std::chrono::seconds(5);
     attempt.deferred = std::move(retry);
     return;
   }
   // The channel's renderer lists the members its own way (and within its limits).
-  row.payload = core::GroupPayload(row, *members);
+  row.payload = core::GroupPayload(row, *members, *standing);
 }
 
 void Dispatcher::TrimWhenDue(core::WallTime now, DispatchReport& report) {
@@ -258,7 +263,7 @@ std::vector<Dispatcher::Attempt> Dispatcher::Prepare(std::vector<core::OutboxRow
     }
     attempt.route = &route->second;
     if (core::IsGroupKey(row.key)) {
-      PrepareGroup(attempt, report);
+      PrepareGroup(attempt, now, report);
       if (!attempt.deferred) to_render.push_back(&attempt);
       continue;
     }
@@ -285,7 +290,7 @@ std::vector<Dispatcher::Attempt> Dispatcher::Prepare(std::vector<core::OutboxRow
   // core while the batch is not yet on the wire.
   ForEachBounded(to_render.size(), options_.prepare_threads, [&](size_t i) {
     Attempt& attempt = *to_render[i];
-    auto message = renderer_.Render(attempt.route->type, attempt.delivery.row);
+    auto message = renderer_.RenderAt(attempt.route->type, attempt.delivery.row, now);
     if (message) {
       attempt.delivery.message = std::move(*message);
     } else {

@@ -104,8 +104,9 @@ class Dispatcher {
   void Deliver(std::vector<Attempt>& attempts, const Done& done);
   // Builds every due group message (OutboxStore::AssembleGroup) and notes the next one due.
   void AssembleGroups(core::WallTime now, DispatchReport& report);
-  // Fills a group row's payload from its members; the channel's renderer renders it.
-  void PrepareGroup(Attempt& attempt, DispatchReport& report);
+  // Fills a group row's payload from its members and where the group stands at `now`; the
+  // channel's renderer renders it.
+  void PrepareGroup(Attempt& attempt, core::WallTime now, DispatchReport& report);
   // Fills a digest row's message and payload from the rows it folded.
   void PrepareDigest(Attempt& attempt, DispatchReport& report);
   // Defers an SMS the channel's pacing rules hold; `planned` are this batch's earlier sends.

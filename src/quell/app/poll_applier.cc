@@ -304,6 +304,11 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
       inhibition_opens = *announced;
     }
 
+    // Before the writes below take the chunk's incidents: a joining row needs its labels.
+    auto unsilenced = JoinSilencedResolves(tx, chunk);
+    if (!unsilenced) return unsilenced.error();
+    silenced -= std::min(silenced, *unsilenced);
+
     chunk.writes.clear();
     for (Slot& slot : chunk.slots) {
       if (!slot.dirty) continue;
@@ -358,6 +363,44 @@ void PollApplier::JoinGroup(core::OutboxRow& row, const core::Incident& incident
   if (policy == options_.grouping.end()) return;
   row.status = core::OutboxStatus::kGrouped;
   row.group_key = core::GroupKeyOf(policy->second, incident.condition, incident.labels);
+}
+
+core::Result<uint64_t> PollApplier::JoinSilencedResolves(core::StoreTransaction& tx,
+                                                         Chunk& chunk) const {
+  if (options_.grouping.empty()) return uint64_t{0};
+  const auto joins = [this](const core::OutboxRow& row) {
+    return row.status == core::OutboxStatus::kSilenced &&
+           row.transition == core::TransitionKind::kResolve &&
+           options_.grouping.contains(row.channel);
+  };
+  std::vector<std::pair<std::string, uint64_t>> generations;
+  for (const core::OutboxRow& row : chunk.outbox) {
+    if (joins(row)) generations.emplace_back(row.key, row.generation);
+  }
+  if (generations.empty()) return uint64_t{0};
+  std::sort(generations.begin(), generations.end());
+  generations.erase(std::unique(generations.begin(), generations.end()), generations.end());
+  auto heard = tx.HeardChannels(generations);
+  if (!heard) return heard.error();
+  uint64_t changed = 0;
+  for (core::OutboxRow& row : chunk.outbox) {
+    if (!joins(row)) continue;
+    ++changed;
+    const bool was_heard =
+        std::any_of(heard->begin(), heard->end(), [&](const core::GenerationChannel& use) {
+          return use.key == row.key && use.generation == row.generation &&
+                 use.channel == row.channel;
+        });
+    if (!was_heard) {
+      // Its open was never told there (silenced too): neither is its end.
+      row.status = core::OutboxStatus::kCancelled;
+      continue;
+    }
+    row.status = core::OutboxStatus::kPending;
+    const auto at = std::lower_bound(chunk.keys.begin(), chunk.keys.end(), row.key);
+    JoinGroup(row, chunk.slots[static_cast<size_t>(at - chunk.keys.begin())].incident);
+  }
+  return changed;
 }
 
 core::Result<const core::MaintenanceWindow*> PollApplier::MutingWindow(

@@ -97,8 +97,9 @@ struct ApplyOptions {
   uint32_t tenant_budget_per_hour = 0;
   // Channels with grouping (core/delivery/grouping.h): their live rows go in as grouped, with
   // the group key of the incident's condition and labels, and wait for the group's message
-  // (app::Dispatcher assembles it). Shadow and silenced rows stay what they are; grouped rows
-  // never count against the tenant budget (the group message is one message).
+  // (app::Dispatcher assembles it). Shadow and silenced rows stay what they are, except a
+  // silenced resolve of an open the group told, which joins it (JoinSilencedResolves); grouped
+  // rows never count against the tenant budget (the group message is one message).
   std::map<std::string, core::GroupPolicy, std::less<>> grouping;
   std::optional<core::Duration> decision_retention;  // nullopt keeps the log forever
   // Record the poll row even when the poll changed nothing; set for an explicit poll id.
@@ -198,6 +199,10 @@ class PollApplier {
                                                             core::WallTime now) const;
   // A live row on a grouped channel becomes a waiting member of its group.
   void JoinGroup(core::OutboxRow& row, const core::Incident& incident) const;
+  // A silenced resolve on a grouped channel whose open the group told (StoreTransaction::
+  // HeardChannels) joins the group after all, so its messages count the member resolved; one
+  // whose open was never told there is cancelled. Returns how many silenced rows changed.
+  core::Result<uint64_t> JoinSilencedResolves(core::StoreTransaction& tx, Chunk& chunk) const;
   // Where the options send a condition's transitions (app/escalation_targets.h).
   TargetRules Rules() const;
 

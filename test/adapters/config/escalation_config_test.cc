@@ -80,6 +80,20 @@ TEST_F(EscalationConfigTest, ARouteMayEscalate) {
   EXPECT_EQ(routes[0].escalation[1].after, minutes(2));
 }
 
+// A later tier pages through a grouped channel like any other: one message for an outage's
+// keys per tier (the tier's opens wait in their group until the tier is due).
+TEST_F(EscalationConfigTest, AGroupedChannelMayBeALaterTier) {
+  auto config = Load(std::string("conditions:\n  - name: errs\n    type: error_groups\n") +
+                     "    escalation: [{after: 0s, channels: [chat]}, {after: 1m, channels: "
+                     "[digest]}]\n" +
+                     kChannels);
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  const auto& tiers = config->error_conditions[0].common.escalation;
+  ASSERT_EQ(tiers.size(), 2u);
+  EXPECT_EQ(tiers[1].channels, (std::vector<std::string>{"digest"}));
+  EXPECT_EQ(tiers[1].after, minutes(1));
+}
+
 TEST_F(EscalationConfigTest, RefusesBadTiersWhereTheyAre) {
   const std::string head = "conditions:\n  - name: errs\n    type: error_groups\n";
   ExpectError(
@@ -102,11 +116,6 @@ TEST_F(EscalationConfigTest, RefusesBadTiersWhereTheyAre) {
                   "[sms]}]\n" +
                   kChannels,
               {"condition \"errs\"", "\"sms\"", "not in `channels`"});
-  ExpectError(head +
-                  "    escalation: [{after: 0s, channels: [chat]}, {after: 1m, channels: "
-                  "[digest]}]\n" +
-                  kChannels,
-              {"\"digest\"", "group_by", "sent on its own"});
   ExpectError(head +
                   "    channels: [chat]\n    route:\n      - {match: {tenant: a}, escalation: "
                   "[{after: 1m, channels: "

@@ -104,6 +104,44 @@ TEST(GroupMessageTest, AllResolvedSaysResolvedAndNeedsNoAction) {
       << one->body;
 }
 
+// The payload's standing (the store's counts at send time) is what the text says: members
+// under a silence are counted as silenced, not as still open, and a group whose members all
+// resolved says so even when its message was built while some were open.
+std::string WithStanding(std::string payload, int open, int silenced) {
+  const std::string at = R"(,"members":[)";
+  payload.insert(payload.find(at), R"(,"standing":{"open":)" + std::to_string(open) +
+                                       R"(,"silenced":)" + std::to_string(silenced) + "}");
+  return payload;
+}
+
+TEST(GroupMessageTest, SilencedMembersAreCountedAsSilencedNotStillOpen) {
+  const MustacheRenderer renderer(Options());
+  // Built when 30 members were still open; at send time a silence covers all 30.
+  const auto m = renderer.Render("email", Row(WithStanding(GroupPayload(0, 2, 30), 0, 30)));
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(m->subject.rfind("[fatal] condition=model-answer: 2 resolved; 30 silenced:", 0), 0U)
+      << m->subject;
+  EXPECT_NE(m->body.find("Next step: none while their silence lasts"), std::string::npos)
+      << m->body;
+
+  const auto mixed = renderer.Render("sms", Row(WithStanding(GroupPayload(0, 2, 30), 1, 29)));
+  ASSERT_TRUE(mixed.ok());
+  EXPECT_EQ(mixed->body.rfind("FATAL condition=model-answer: 2 resolved; 1 still open, 29 "
+                              "silenced",
+                              0),
+            0U)
+      << mixed->body;
+
+  // Every member resolved by send time: the store's word wins over the built count.
+  const auto done = renderer.Render("slack", Row(WithStanding(GroupPayload(0, 2, 30), 0, 0)));
+  ASSERT_TRUE(done.ok());
+  EXPECT_EQ(done->body.rfind(":white_check_mark: *condition=model-answer*: 2 resolved; all "
+                             "resolved",
+                             0),
+            0U)
+      << done->body;
+}
+
 TEST(GroupMessageTest, TwoHundredMembersFitTheSmsSegments) {
   RendererOptions options = Options();
   options.sms_max_segments = 2;

@@ -93,6 +93,36 @@ TEST(MustacheRendererTest, ALateOpenSaysItOpenedInShadowAndHowLongAgo) {
   EXPECT_EQ(plain->body.find("Open since"), std::string::npos);
 }
 
+// An escalation tier's page goes out `after` past the open, from the open's snapshot (written at
+// the open's poll): the time phrases count to when it is sent, not to that poll.
+TEST(MustacheRendererTest, TimePhrasesCountToTheSendTime) {
+  const MustacheRenderer renderer(Options());
+  core::OutboxRow row = Row("open");
+  const std::string polled = R"("last_seen_at":"2026-12-02T09:14:30Z")";
+  row.payload.replace(row.payload.find(polled), polled.size(),
+                      R"("last_seen_at":"2026-12-02T09:00:00Z")");
+  const core::WallTime opened = *core::ParseRfc3339("2026-12-02T09:00:00Z");
+  const auto at_write = renderer.Render("email", row);
+  ASSERT_TRUE(at_write.ok()) << at_write.error().message;
+  EXPECT_NE(at_write->body.find("for 0s\n"), std::string::npos) << at_write->body;
+  for (const char* type : {"email", "slack", "pagerduty", "webhook", "telegram"}) {
+    const auto sent = renderer.RenderAt(type, row, opened + std::chrono::seconds(45));
+    ASSERT_TRUE(sent.ok()) << type << ": " << sent.error().message;
+    const std::string text = sent->subject + "\n" + sent->body;
+    EXPECT_NE(text.find("45s"), std::string::npos) << type << ": " << text;
+  }
+  // A resolve's failure lasted until it resolved, whenever the message goes out.
+  const auto resolve = renderer.RenderAt("email", Row("resolve"), opened + std::chrono::hours(5));
+  ASSERT_TRUE(resolve.ok());
+  EXPECT_NE(resolve->body.find("for 30m\n"), std::string::npos) << resolve->body;
+  // A late open's "open for" is as long as it has been open when the message goes out.
+  const auto late =
+      renderer.RenderAt("email", Row("late_open"), opened + std::chrono::hours(3));
+  ASSERT_TRUE(late.ok());
+  EXPECT_NE(late->body.find("Open since: 2026-12-02 09:00 UTC (3h 0m;"), std::string::npos)
+      << late->body;
+}
+
 TEST(MustacheRendererTest, HumanDurationsUseTheTwoLargestUnits) {
   EXPECT_EQ(HumanDuration(45), "45s");
   EXPECT_EQ(HumanDuration(13 * 60 + 5), "13m");

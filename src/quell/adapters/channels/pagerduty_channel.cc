@@ -34,7 +34,7 @@ json GroupDetails(const json& payload, size_t limit, uint64_t& open_after) {
   }
   const json& group = payload["group"];
   for (const char* name :
-       {"key", "channel", "sequence", "episode", "labels", "counts", "open_after"}) {
+       {"key", "channel", "sequence", "episode", "labels", "counts", "open_after", "standing"}) {
     if (group.contains(name)) details[name] = group[name];
   }
   if (group.contains("open_after") && group["open_after"].is_number_unsigned()) {

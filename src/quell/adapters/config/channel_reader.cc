@@ -539,28 +539,17 @@ void ReadDispatch(MapReader section, Config& config) {
 void CheckRoutes(MapReader& top, Config& config) {
   if (config.channels.empty()) return;
   std::set<std::string, std::less<>> names;
-  std::set<std::string, std::less<>> grouped;
-  for (const ChannelConfig& channel : config.channels) {
-    names.insert(channel.name);
-    if (channel.delivery.grouping) grouped.insert(channel.name);
-  }
-  // Every tier channel is configured, and one that waits (after > 0) is not grouped: an
-  // escalated open is sent on its own, when its tier is due, or cancelled.
+  for (const ChannelConfig& channel : config.channels) names.insert(channel.name);
+  // Every tier channel is configured. A grouped one groups its tier's opens like any other
+  // rows: each waits in its group until its tier is due (or is cancelled by an ack).
   auto check_tiers = [&](const core::ConditionCommon& common, const std::string& where,
                          const std::vector<core::EscalationTier>& tiers) {
     for (const core::EscalationTier& tier : tiers) {
       for (const std::string& channel : tier.channels) {
-        std::string message = "condition \"" + common.name + "\"";
-        message += where;
-        message += " escalates to channel \"" + channel + "\"";
         if (!names.contains(channel)) {
-          top.Fail("conditions", message + ", which is not in `channels`");
-        } else if (tier.after > core::Duration::zero() && grouped.contains(channel)) {
-          message += " after " + core::FormatDuration(tier.after);
-          top.Fail("conditions", message +
-                                     ", but that channel has group_by: an escalated open is sent "
-                                     "on its own, so use an ungrouped channel for a tier with "
-                                     "after > 0s");
+          top.Fail("conditions", "condition \"" + common.name + "\"" + where +
+                                     " escalates to channel \"" + channel +
+                                     "\", which is not in `channels`");
         }
       }
     }

@@ -293,6 +293,31 @@ class PgTransaction : public core::StoreTransaction {
     return out;
   }
 
+  core::Result<std::vector<core::GenerationChannel>> HeardChannels(
+      std::span<const std::pair<std::string, uint64_t>> generations) override {
+    std::vector<core::GenerationChannel> out;
+    if (generations.empty()) return out;
+    ArrayBuilder keys;
+    ArrayBuilder numbers;
+    for (const auto& [key, generation] : generations) {
+      keys.Text(key);
+      numbers.Uint(generation);
+    }
+    static const std::string sql =
+        "SELECT DISTINCT o.key COLLATE \"C\", o.generation, o.channel COLLATE \"C\" FROM outbox o"
+        " JOIN unnest($1::text[], $2::bigint[]) AS u(key, generation) ON o.key = u.key AND"
+        " o.generation = u.generation WHERE o.status IN ('pending', 'in_flight', 'grouped',"
+        " 'sent', 'folded') ORDER BY 1, 3";
+    auto result = c_.Run(sql, {keys.Finish(), numbers.Finish()});
+    if (!result) return result.error();
+    const PGresult* r = result->get();
+    for (int i = 0; i < PQntuples(r); ++i) {
+      out.push_back(core::GenerationChannel{
+          TextAt(r, i, 0), static_cast<uint64_t>(ParseInt(PQgetvalue(r, i, 1))), TextAt(r, i, 2)});
+    }
+    return out;
+  }
+
   core::Result<std::vector<core::HeldChannel>> InhibitedChannels(
       std::span<const std::pair<std::string, uint64_t>> generations) override {
     std::vector<core::HeldChannel> out;
@@ -349,15 +374,30 @@ class PgTransaction : public core::StoreTransaction {
       keys.Text(key);
       numbers.Uint(generation);
     }
+    // First a follow-up waiting in a tier's group whose open waits there too, then the opens.
+    static const std::string follow_ups_sql =
+        "UPDATE outbox o SET status = 'cancelled', updated_at = $3 FROM unnest($1::text[],"
+        " $2::bigint[]) AS u(key, generation) WHERE o.key = u.key AND"
+        " o.generation = u.generation AND o.tier > 0 AND o.transition <> 'open' AND"
+        " o.status = 'grouped' AND o.group_row IS NULL AND EXISTS (SELECT 1 FROM outbox t"
+        " WHERE t.key = o.key AND t.generation = o.generation AND t.channel = o.channel AND"
+        " t.transition = 'open' AND (t.status = 'pending' OR (t.status = 'grouped' AND"
+        " t.group_row IS NULL)))";
     static const std::string sql =
         "UPDATE outbox o SET status = 'cancelled', updated_at = $3 FROM unnest($1::text[],"
         " $2::bigint[]) AS u(key, generation) WHERE o.key = u.key AND"
         " o.generation = u.generation AND o.tier > 0 AND o.transition = 'open' AND"
-        " o.status = 'pending'";
-    auto result =
-        c_.Run(sql, {keys.Finish(), numbers.Finish(), std::to_string(store::ToMicros(now))});
-    if (!result) return result.error();
-    return Affected(result->get());
+        " (o.status = 'pending' OR (o.status = 'grouped' AND o.group_row IS NULL))";
+    const std::string key_array = keys.Finish();
+    const std::string generation_array = numbers.Finish();
+    const std::string now_us = std::to_string(store::ToMicros(now));
+    uint64_t cancelled = 0;
+    for (const std::string* statement : {&follow_ups_sql, &sql}) {
+      auto result = c_.Run(*statement, {key_array, generation_array, now_us});
+      if (!result) return result.error();
+      cancelled += Affected(result->get());
+    }
+    return cancelled;
   }
 
   Status InsertOutbox(std::span<const core::OutboxRow> rows) override {

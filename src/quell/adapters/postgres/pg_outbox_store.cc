@@ -8,6 +8,7 @@
 #include "quell/adapters/postgres/pg_connection.h"
 #include "quell/adapters/postgres/pg_incident_store.h"
 #include "quell/adapters/store_common/outbox_common.h"
+#include "quell/core/delivery/group_members.h"
 #include "quell/core/delivery/grouping.h"
 
 namespace quell::postgres {
@@ -308,7 +309,8 @@ core::Result<uint64_t> PgIncidentStore::TrimOutbox(core::WallTime cutoff, size_t
 
 core::Result<std::vector<core::WaitingGroup>> PgIncidentStore::WaitingGroups() {
   static const std::string sql =
-      "SELECT w.channel, w.group_key, min(w.created_at), g.last_message_at FROM outbox w"
+      "SELECT w.channel, w.group_key, min(GREATEST(w.created_at, w.next_attempt_at)),"
+      " g.last_message_at FROM outbox w"
       " LEFT JOIN outbox_groups g ON g.channel = w.channel AND g.group_key = w.group_key"
       " WHERE w.status = 'grouped' AND w.group_row IS NULL"
       " GROUP BY w.channel, w.group_key, g.last_message_at"
@@ -344,11 +346,13 @@ core::Result<std::optional<core::OutboxRow>> PgIncidentStore::AssembleGroup(
   if (auto begun = c.Run("BEGIN"); !begun) return begun.error();
   // FOR UPDATE: a second assembler waits here for the first to commit, then finds these rows
   // taken (READ COMMITTED re-checks group_row IS NULL on their new version) and skips them.
+  // Ready members only: an escalation tier's open waits for its tier's time (next_attempt_at).
   static const std::string waiting_sql =
-      "SELECT idempotency_key, transition, created_at FROM outbox WHERE channel = $1 AND"
-      " group_key = $2 AND status = 'grouped' AND group_row IS NULL"
-      " ORDER BY created_at, key COLLATE \"C\" FOR UPDATE";
-  auto waiting = c.Run(waiting_sql, {ch, gk});
+      "SELECT idempotency_key, transition, GREATEST(created_at, next_attempt_at) AS ready FROM"
+      " outbox WHERE channel = $1 AND group_key = $2 AND status = 'grouped' AND group_row IS NULL"
+      " AND next_attempt_at <= $3 ORDER BY ready, key COLLATE \"C\" FOR UPDATE";
+  const std::string now_us = std::to_string(store::ToMicros(now));
+  auto waiting = c.Run(waiting_sql, {ch, gk, now_us});
   if (!waiting) return fail(waiting.error());
   const int n = PQntuples(waiting->get());
   if (n == 0) return nothing();
@@ -388,7 +392,6 @@ core::Result<std::optional<core::OutboxRow>> PgIncidentStore::AssembleGroup(
   // The idempotency key does not depend on the payload: mark first, then count what is open.
   const std::string id =
       core::MakeGroupRow(channel, group_key, sequence, transition, 0, now).idempotency_key;
-  const std::string now_us = std::to_string(store::ToMicros(now));
   static const std::string mark_sql =
       "UPDATE outbox SET group_row = $1, updated_at = $2 WHERE idempotency_key = ANY($3::text[])";
   if (auto marked = c.Run(mark_sql, {id, now_us, ids.Finish()}); !marked) {
@@ -443,7 +446,26 @@ core::Result<std::vector<core::OutboxRow>> PgIncidentStore::GroupMembers(
     if (!row) return row.error();
     out.push_back(std::move(*row));
   }
+  core::SortWaitingMembers(out);
   return out;
+}
+
+core::Result<core::GroupStanding> PgIncidentStore::GroupStandingAt(std::string_view channel,
+                                                                   std::string_view group_key,
+                                                                   core::WallTime at) {
+  // The keys the group's built messages named whose incident is open now.
+  static const std::string sql =
+      "SELECT DISTINCT o.key FROM outbox o JOIN incidents i ON i.key = o.key WHERE"
+      " o.channel = $1 AND o.group_key = $2 AND o.status = 'grouped' AND"
+      " o.group_row IS NOT NULL AND i.status = 'open'";
+  auto result = connection_->Run(sql, {std::string(channel), std::string(group_key)});
+  if (!result) return result.error();
+  std::vector<std::string> open;
+  open.reserve(static_cast<size_t>(PQntuples(result->get())));
+  for (int i = 0; i < PQntuples(result->get()); ++i) open.push_back(TextAt(result->get(), i, 0));
+  auto silences = ReadSilences(*connection_, at);
+  if (!silences) return silences.error();
+  return core::StandingOf(open, *silences, at);
 }
 
 core::Result<std::string> PgIncidentStore::ThreadRemoteId(std::string_view key, uint64_t generation,

@@ -139,7 +139,7 @@ struct SqliteIncidentStore::Statements {
   Stmt list_incidents, find_incident, list_open, list_outbox, list_outbox_status;
   Stmt find_outbox, mark_sent, supersede, get_mark;
   Stmt record_key_group, prune_key_groups, decisions_since, key_groups_since;
-  Stmt never_live, inhibited_rows, open_of, cancel_tier_opens;
+  Stmt never_live, heard, inhibited_rows, open_of, cancel_tier_opens, cancel_tier_follow_ups;
   Stmt fence_poll, lease_exists;
   Stmt prune_callbacks, remember_callback;
 };
@@ -252,6 +252,24 @@ class SqliteTransaction : public core::StoreTransaction {
     return out;
   }
 
+  core::Result<std::vector<core::GenerationChannel>> HeardChannels(
+      std::span<const std::pair<std::string, uint64_t>> generations) override {
+    std::vector<core::GenerationChannel> out;
+    for (const auto& [key, generation] : generations) {
+      Stmt& s = s_.heard;
+      s.BindText(1, key);
+      s.BindUint(2, generation);
+      for (;;) {
+        auto row = s.Step();
+        if (!row) return row.error();
+        if (!*row) break;
+        out.push_back(core::GenerationChannel{key, generation, s.Text(0)});
+      }
+      s.Reset();
+    }
+    return out;
+  }
+
   core::Result<std::vector<core::HeldChannel>> InhibitedChannels(
       std::span<const std::pair<std::string, uint64_t>> generations) override {
     std::vector<core::HeldChannel> out;
@@ -296,12 +314,13 @@ class SqliteTransaction : public core::StoreTransaction {
       std::span<const std::pair<std::string, uint64_t>> generations, core::WallTime now) override {
     uint64_t cancelled = 0;
     for (const auto& [key, generation] : generations) {
-      Stmt& s = s_.cancel_tier_opens;
-      s.BindText(1, key);
-      s.BindUint(2, generation);
-      s.BindInt(3, store::ToMicros(now));
-      if (auto run = s.Run(); !run) return run.error();
-      cancelled += static_cast<uint64_t>(sqlite3_changes(store_.db_));
+      for (Stmt* s : {&s_.cancel_tier_follow_ups, &s_.cancel_tier_opens}) {
+        s->BindText(1, key);
+        s->BindUint(2, generation);
+        s->BindInt(3, store::ToMicros(now));
+        if (auto run = s->Run(); !run) return run.error();
+        cancelled += static_cast<uint64_t>(sqlite3_changes(store_.db_));
+      }
     }
     return cancelled;
   }
@@ -546,6 +565,9 @@ core::Result<std::unique_ptr<SqliteIncidentStore>> SqliteIncidentStore::Open(
        "SELECT channel FROM outbox WHERE key = ?1 AND generation = ?2 GROUP BY channel"
        " HAVING min(status IN ('shadow', 'muted', 'cancelled', 'inhibited') OR"
        " (status = 'silenced' AND transition <> 'open')) = 1 ORDER BY channel"},
+      {&s.heard,
+       "SELECT DISTINCT channel FROM outbox WHERE key = ?1 AND generation = ?2 AND status IN"
+       " ('pending', 'in_flight', 'grouped', 'sent', 'folded') ORDER BY channel"},
       {&s.inhibited_rows,
        "SELECT channel, last_error FROM outbox WHERE key = ?1 AND generation = ?2"
        " AND status = 'inhibited' ORDER BY channel, created_at, version"},
@@ -554,7 +576,15 @@ core::Result<std::unique_ptr<SqliteIncidentStore>> SqliteIncidentStore::Open(
                        " status = 'open' ORDER BY key"},
       {&s.cancel_tier_opens,
        "UPDATE outbox SET status = 'cancelled', updated_at = ?3 WHERE key = ?1 AND"
-       " generation = ?2 AND tier > 0 AND transition = 'open' AND status = 'pending'"},
+       " generation = ?2 AND tier > 0 AND transition = 'open' AND (status = 'pending' OR"
+       " (status = 'grouped' AND group_row IS NULL))"},
+      // Run first: a follow-up waiting in a tier's group whose open waits there too.
+      {&s.cancel_tier_follow_ups,
+       "UPDATE outbox SET status = 'cancelled', updated_at = ?3 WHERE key = ?1 AND"
+       " generation = ?2 AND tier > 0 AND transition <> 'open' AND status = 'grouped' AND"
+       " group_row IS NULL AND EXISTS (SELECT 1 FROM outbox o WHERE o.key = ?1 AND"
+       " o.generation = ?2 AND o.channel = outbox.channel AND o.transition = 'open' AND"
+       " (o.status = 'pending' OR (o.status = 'grouped' AND o.group_row IS NULL)))"},
       {&s.insert_poll,
        "INSERT INTO polls (poll_id, applied_at, observations, changed, outbox_rows, n_notify,"
        " n_update_only, n_wait_for_health, n_resolve, n_ignore, n_unknown, n_stale)"

@@ -7,6 +7,7 @@
 #include "quell/adapters/sqlite/sqlite_incident_store.h"
 #include "quell/adapters/sqlite/sqlite_statement.h"
 #include "quell/adapters/store_common/outbox_common.h"
+#include "quell/core/delivery/group_members.h"
 #include "quell/core/delivery/grouping.h"
 
 namespace quell::sqlite {
@@ -89,21 +90,29 @@ constexpr const char* kTrimSql =
     " g.idempotency_key = o.group_row))) ORDER BY o.updated_at LIMIT ?2)";
 
 // The group queries. A waiting member is grouped with no group_row; the literals let SQLite
-// prove that outbox_waiting and outbox_group_keys apply.
+// prove that outbox_waiting and outbox_group_keys apply. A member is ready at its commit, or an
+// escalation tier's open at its tier's time (next_attempt_at, later than its commit).
 constexpr const char* kWaitingGroupsSql =
-    "SELECT w.channel, w.group_key, min(w.created_at), g.last_message_at FROM outbox w"
+    "SELECT w.channel, w.group_key, min(max(w.created_at, w.next_attempt_at)), g.last_message_at"
+    " FROM outbox w"
     " INDEXED BY outbox_waiting LEFT JOIN outbox_groups g ON g.channel = w.channel AND"
     " g.group_key = w.group_key WHERE w.status = 'grouped' AND w.group_row IS NULL"
     " GROUP BY w.channel, w.group_key, g.last_message_at ORDER BY w.channel, w.group_key";
 constexpr const char* kGroupWaitingSql =
-    "SELECT transition, created_at FROM outbox INDEXED BY outbox_waiting WHERE channel = ?1 AND"
-    " group_key = ?2 AND status = 'grouped' AND group_row IS NULL ORDER BY created_at";
+    "SELECT transition, max(created_at, next_attempt_at) AS ready FROM outbox INDEXED BY"
+    " outbox_waiting WHERE channel = ?1 AND group_key = ?2 AND status = 'grouped' AND"
+    " group_row IS NULL AND next_attempt_at <= ?3 ORDER BY ready";
 constexpr const char* kGroupStateSql =
     "SELECT last_sequence, last_message_at, episode FROM outbox_groups WHERE channel = ?1 AND"
     " group_key = ?2";
 constexpr const char* kGroupMarkSql =
     "UPDATE outbox SET group_row = ?3, updated_at = ?4 WHERE channel = ?1 AND group_key = ?2"
-    " AND status = 'grouped' AND group_row IS NULL";
+    " AND status = 'grouped' AND group_row IS NULL AND next_attempt_at <= ?4";
+// The keys the group's built messages named whose incident is open now.
+constexpr const char* kGroupOpenKeysSql =
+    "SELECT DISTINCT o.key FROM outbox o INDEXED BY outbox_group_keys JOIN incidents i ON"
+    " i.key = o.key WHERE o.channel = ?1 AND o.group_key = ?2 AND o.status = 'grouped' AND"
+    " o.group_row IS NOT NULL AND i.status = 'open'";
 // The group's keys whose latest message so far is not a resolve.
 constexpr const char* kGroupOpenSql =
     "SELECT count(*) FROM (SELECT transition, row_number() OVER (PARTITION BY key ORDER BY"
@@ -166,6 +175,7 @@ struct SqliteIncidentStore::OutboxStatements {
   Stmt begin, commit, rollback, claim, outcome, supersede, sent_times, thread, folded;
   Stmt insert_notice, dead_rows, trim;
   Stmt waiting_groups, group_waiting, group_state, group_mark, group_open, group_upsert;
+  Stmt group_open_keys;
   Stmt group_members, cancel_tier_row, insert_attempt;
 };
 
@@ -209,6 +219,7 @@ Status SqliteIncidentStore::PrepareOutbox() {
       {&s.group_mark, kGroupMarkSql},
       {&s.group_open, kGroupOpenSql},
       {&s.group_upsert, kGroupUpsertSql},
+      {&s.group_open_keys, kGroupOpenKeysSql},
       {&s.cancel_tier_row, kCancelTierRowSql},
       {&s.group_members, std::string("SELECT ") + kOutboxColumns +
                              " FROM outbox INDEXED BY outbox_members WHERE group_row = ?1"
@@ -434,6 +445,7 @@ core::Result<std::optional<core::OutboxRow>> SqliteIncidentStore::AssembleGroup(
     Stmt& w = s.group_waiting;
     w.BindText(1, channel);
     w.BindText(2, group_key);
+    w.BindInt(3, store::ToMicros(now));
     for (;;) {
       auto row = w.Step();
       if (!row) return fail(row.error());
@@ -521,7 +533,28 @@ core::Result<std::vector<core::OutboxRow>> SqliteIncidentStore::GroupMembers(
     std::string_view group_row) {
   Stmt& s = outbox_->group_members;
   s.BindText(1, group_row);
-  return ReadOutboxRows(s);
+  auto members = ReadOutboxRows(s);
+  if (members) core::SortWaitingMembers(*members);
+  return members;
+}
+
+core::Result<core::GroupStanding> SqliteIncidentStore::GroupStandingAt(std::string_view channel,
+                                                                       std::string_view group_key,
+                                                                       core::WallTime at) {
+  Stmt& s = outbox_->group_open_keys;
+  s.BindText(1, channel);
+  s.BindText(2, group_key);
+  std::vector<std::string> open;
+  for (;;) {
+    auto row = s.Step();
+    if (!row) return row.error();
+    if (!*row) break;
+    open.push_back(s.Text(0));
+  }
+  s.Reset();
+  auto silences = ReadSilences(db_, path_, at);
+  if (!silences) return silences.error();
+  return core::StandingOf(open, *silences, at);
 }
 
 core::Result<std::string> SqliteIncidentStore::ThreadRemoteId(std::string_view key,

@@ -41,7 +41,8 @@ const char* MemberLabel(std::string_view transition) {
   return "changed";
 }
 
-// "3 opened, 1 still failing, 2 resolved; 2 still open" (or "; all resolved").
+// "3 opened, 1 still failing, 2 resolved; 2 still open" (or "; all resolved"); with the
+// store's standing at send time, "2 resolved; 1 still open, 30 silenced" or "; 30 silenced".
 std::string CountsText(const GroupView& group) {
   std::string text;
   const auto add = [&text](uint64_t n, const char* what) {
@@ -53,8 +54,13 @@ std::string CountsText(const GroupView& group) {
   add(group.renotified, "still failing");
   add(group.resolved, "resolved");
   if (text.empty()) text = std::to_string(group.members) + " changed";
-  text += group.open_after == 0 ? "; all resolved"
-                                : "; " + std::to_string(group.open_after) + " still open";
+  const uint64_t silenced = group.has_standing ? group.standing_silenced : 0;
+  const uint64_t open = StillOpen(group) - silenced;
+  if (open == 0 && silenced == 0) return text + "; all resolved";
+  text += "; ";
+  if (open > 0) text += std::to_string(open) + " still open";
+  if (open > 0 && silenced > 0) text += ", ";
+  if (silenced > 0) text += std::to_string(silenced) + " silenced";
   return text;
 }
 
@@ -111,7 +117,10 @@ std::string CommonPrefix(const GroupView& group) {
 }
 
 std::string NextStep(const GroupView& group, const ViewOptions& options) {
-  if (group.open_after == 0) return "none: every member recovered";
+  if (StillOpen(group) == 0) return "none: every member recovered";
+  if (group.has_standing && group.standing_open == 0) {
+    return "none while their silence lasts: every member still open is silenced";
+  }
   std::string step = "ack each key with `quell incidents ack KEY`";
   const std::string prefix = CommonPrefix(group);
   // A prefix holding `*` would glob wider than the group's keys.
@@ -189,7 +198,7 @@ std::string TextBody(const GroupView& group, const ViewOptions& options) {
 }
 
 std::string SlackBody(const GroupView& group, const ViewOptions& options) {
-  std::string body = group.open_after == 0 ? ":white_check_mark:" : ":rotating_light:";
+  std::string body = StillOpen(group) == 0 ? ":white_check_mark:" : ":rotating_light:";
   body += " *" + Escape(group.key, true) + "*: " + CountsText(group) + "\n";
   body += "*" + Escape(Headline(group), true) + "*\n";
   body += "*Where:* " + Escape(Where(group), true) + "   *Severity:* " + group.severity + "\n";
@@ -217,7 +226,7 @@ std::string SmsBody(const GroupView& group, const std::string& severity_word) {
             group.listed[i].key;
   }
   if (group.more > 0) body += " " + MoreLine(group, true);
-  if (group.open_after > 0) body += ". Ack: quell incidents ack KEY";
+  if (StillOpen(group) > 0) body += ". Ack: quell incidents ack KEY";
   return body;
 }
 
@@ -231,6 +240,10 @@ std::string PagerDutySummary(const GroupView& group, const std::string& severity
 }
 
 }  // namespace
+
+uint64_t StillOpen(const GroupView& group) {
+  return group.has_standing ? group.standing_open + group.standing_silenced : group.open_after;
+}
 
 bool IsGroupPayload(std::string_view payload) {
   const size_t first = payload.find_first_not_of(" \t\r\n");
@@ -257,7 +270,7 @@ size_t DefaultGroupLimit(std::string_view channel_type) {
 }
 
 core::Result<GroupView> ParseGroupView(std::string_view payload, const ViewOptions& options,
-                                       size_t limit) {
+                                       size_t limit, std::optional<core::WallTime> sent_at) {
   const json doc = json::parse(payload, nullptr, /*allow_exceptions=*/false);
   if (!doc.is_object() || !doc.contains("group") || !doc["group"].is_object()) {
     return core::MakeError(core::ErrorCode::kInvalidArgument,
@@ -272,6 +285,11 @@ core::Result<GroupView> ParseGroupView(std::string_view payload, const ViewOptio
   }
   if (const auto it = g.find("open_after"); it != g.end() && it->is_number_unsigned()) {
     group.open_after = it->get<uint64_t>();
+  }
+  if (const auto it = g.find("standing"); it != g.end() && it->is_object()) {
+    group.has_standing = true;
+    group.standing_open = Count(*it, "open");
+    group.standing_silenced = Count(*it, "silenced");
   }
   if (const auto it = g.find("labels"); it != g.end() && it->is_object()) {
     for (const auto& [name, value] : it->items()) {
@@ -289,7 +307,7 @@ core::Result<GroupView> ParseGroupView(std::string_view payload, const ViewOptio
   group.resolved = Count(counts, "resolve");
   int gravest = -1;
   for (const json& member : members) {
-    core::Result<IncidentView> view = IncidentViewOf(member, options);
+    core::Result<IncidentView> view = IncidentViewOf(member, options, sent_at);
     if (!view) return view.error();
     if (view->transition != "resolve" && Rank(view->severity) > gravest) {
       gravest = Rank(view->severity);
@@ -308,7 +326,7 @@ core::RenderedMessage RenderGroup(std::string_view channel_type, const GroupView
                                   const ViewOptions& options) {
   // A group that is all resolved says so where the severity stands; the message's severity
   // stays the gravest member's, as a single resolve keeps its level.
-  const std::string word = group.open_after == 0 ? "resolved" : group.severity;
+  const std::string word = StillOpen(group) == 0 ? "resolved" : group.severity;
   core::RenderedMessage message{Subject(group, word), {}, group.severity};
   if (channel_type == "slack") {
     message.body = SlackBody(group, options);

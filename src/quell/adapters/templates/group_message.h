@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -13,7 +14,7 @@
 
 // Group messages: one row standing for the transitions of several incidents on one channel,
 // with the payload {"group":{"key","channel","sequence","labels","counts","open_after",
-// "members":[snapshot, ...]}}. Each channel type lists at most its limit of members and says how
+// "standing","members":[snapshot, ...]}}. Each channel type lists at most its limit of members and says how
 // many more; the counts are always the whole group's.
 namespace quell::templates {
 
@@ -27,17 +28,28 @@ struct GroupView {
   uint64_t renotified = 0;
   uint64_t resolved = 0;
   uint64_t open_after = 0;           // keys still open once this message is read; 0: all resolved
+  // Where the members stand at send time ("standing", OutboxStore::GroupStandingAt), which the
+  // text says rather than open_after when the payload has it: open, and open but silenced.
+  bool has_standing = false;
+  uint64_t standing_open = 0;
+  uint64_t standing_silenced = 0;
   std::string severity;              // the gravest member's ("fatal" > "critical" > ...)
   std::vector<IncidentView> listed;  // the first `limit` members, in commit order
   uint64_t more = 0;                 // members not listed
 };
 
+// The members still open as the message says it: at send time (standing, silenced ones
+// included) when known, else once the message was built (open_after).
+uint64_t StillOpen(const GroupView& group);
+
 // True when `payload` is a group message's ({"group":...}); a cheap look at its start.
 bool IsGroupPayload(std::string_view payload);
 
 // kInvalidArgument when the payload is not a group message or a listed member is no snapshot.
+// `sent_at`: as ParseIncidentView's, for each member.
 core::Result<GroupView> ParseGroupView(std::string_view payload, const ViewOptions& options,
-                                       size_t limit);
+                                       size_t limit,
+                                       std::optional<core::WallTime> sent_at = std::nullopt);
 
 // Members listed before "… and N more" when a channel sets no group_limit: short for a page or
 // a text message, longer where a reader scrolls.

@@ -136,6 +136,13 @@ std::string SecondsBetween(const std::string& from, const std::string& to) {
   return HumanDuration(std::chrono::duration_cast<std::chrono::seconds>(*b - *a).count());
 }
 
+// From an RFC 3339 time to `to`, for a person; empty when `from` is no time.
+std::string SecondsUntil(const std::string& from, core::WallTime to) {
+  const auto a = core::ParseRfc3339(from);
+  if (!a.ok()) return {};
+  return HumanDuration(std::chrono::duration_cast<std::chrono::seconds>(to - *a).count());
+}
+
 // The snapshot's labels; a snapshot written before incidents kept labels falls back on the
 // newest evidence's tags, where an error group's tenant and agent stage are.
 void ReadLabels(const json& doc, const json* newest, IncidentView& view) {
@@ -336,11 +343,14 @@ std::string HumanDuration(int64_t seconds) {
   return std::to_string(seconds) + "s";
 }
 
-core::Result<IncidentView> ParseIncidentView(std::string_view payload, const ViewOptions& options) {
-  return IncidentViewOf(json::parse(payload, nullptr, /*allow_exceptions=*/false), options);
+core::Result<IncidentView> ParseIncidentView(std::string_view payload, const ViewOptions& options,
+                                             std::optional<core::WallTime> sent_at) {
+  return IncidentViewOf(json::parse(payload, nullptr, /*allow_exceptions=*/false), options,
+                        sent_at);
 }
 
-core::Result<IncidentView> IncidentViewOf(const nlohmann::json& doc, const ViewOptions& options) {
+core::Result<IncidentView> IncidentViewOf(const nlohmann::json& doc, const ViewOptions& options,
+                                          std::optional<core::WallTime> sent_at) {
   if (!doc.is_object() || !doc.contains("key") || !doc["key"].is_string()) {
     return core::MakeError(core::ErrorCode::kInvalidArgument,
                            "the outbox payload is not an incident snapshot (no string \"key\")");
@@ -422,9 +432,15 @@ core::Result<IncidentView> IncidentViewOf(const nlohmann::json& doc, const ViewO
   std::string start = view.opened_at.empty() ? view.first_seen_at : view.opened_at;
   if (view.pushed && !view.starts_at.empty()) start = view.starts_at;
   view.since = MinuteText(start);
-  view.failing_for = SecondsBetween(start, view.transition == "resolve" && !view.resolved_at.empty()
-                                               ? view.resolved_at
-                                               : view.polled_at);
+  const bool ended = view.transition == "resolve" && !view.resolved_at.empty();
+  view.failing_for = ended     ? SecondsBetween(start, view.resolved_at)
+                     : sent_at ? SecondsUntil(start, *sent_at)
+                               : SecondsBetween(start, view.polled_at);
+  if (sent_at && !view.open_for.empty()) {
+    if (const std::string open_for = SecondsUntil(view.opened_at, *sent_at); !open_for.empty()) {
+      view.open_for = open_for;
+    }
+  }
   FillNextStep(options, view);
   if (!options.link_base_url.empty()) {
     view.link = options.link_base_url + core::UrlEncode(view.key);

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <nlohmann/json_fwd.hpp>
 #include <set>
 #include <string>
@@ -113,9 +114,14 @@ struct ViewOptions {
 // "45s", "13m", "2h 13m", "3d 4h": the two largest units, for a person reading a message.
 std::string HumanDuration(int64_t seconds);
 
-core::Result<IncidentView> ParseIncidentView(std::string_view payload, const ViewOptions& options);
+// With `sent_at` (the time the message goes out), the time phrases of an incident still open
+// count to it: failing_for, and open_for of a late or held open; without it, to the snapshot's
+// own time (the poll that wrote it). A resolve's failing_for counts to resolved_at either way.
+core::Result<IncidentView> ParseIncidentView(std::string_view payload, const ViewOptions& options,
+                                             std::optional<core::WallTime> sent_at = std::nullopt);
 // The same from a parsed snapshot (a group message's member).
-core::Result<IncidentView> IncidentViewOf(const nlohmann::json& doc, const ViewOptions& options);
+core::Result<IncidentView> IncidentViewOf(const nlohmann::json& doc, const ViewOptions& options,
+                                          std::optional<core::WallTime> sent_at = std::nullopt);
 
 // A source's level as a severity: fatal stays fatal, "warn" is warning, debug and the like are
 // info; empty for a word that names no level.

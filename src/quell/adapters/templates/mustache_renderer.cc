@@ -157,6 +157,18 @@ MustacheRenderer::MustacheRenderer(RendererOptions options) : options_(std::move
 
 core::Result<core::RenderedMessage> MustacheRenderer::Render(std::string_view channel_type,
                                                              const core::OutboxRow& row) const {
+  return RenderWith(channel_type, row, std::nullopt);
+}
+
+core::Result<core::RenderedMessage> MustacheRenderer::RenderAt(std::string_view channel_type,
+                                                               const core::OutboxRow& row,
+                                                               core::WallTime sent_at) const {
+  return RenderWith(channel_type, row, sent_at);
+}
+
+core::Result<core::RenderedMessage> MustacheRenderer::RenderWith(
+    std::string_view channel_type, const core::OutboxRow& row,
+    std::optional<core::WallTime> sent_at) const {
   const std::optional<TemplatePair> pair = TemplatesFor(options_, channel_type, row.channel);
   if (!pair) {
     return MakeError(ErrorCode::kInvalidArgument,
@@ -166,13 +178,14 @@ core::Result<core::RenderedMessage> MustacheRenderer::Render(std::string_view ch
     const auto limit = options_.group_limits.find(row.channel);
     core::Result<GroupView> group = ParseGroupView(
         row.payload, options_.view,
-        limit != options_.group_limits.end() ? limit->second : DefaultGroupLimit(channel_type));
+        limit != options_.group_limits.end() ? limit->second : DefaultGroupLimit(channel_type),
+        sent_at);
     if (!group) return group.error();
     core::RenderedMessage message = RenderGroup(channel_type, *group, options_.view);
     ApplyLimits(channel_type, options_.sms_max_segments, /*group=*/true, message);
     return message;
   }
-  core::Result<IncidentView> view = ParseIncidentView(row.payload, options_.view);
+  core::Result<IncidentView> view = ParseIncidentView(row.payload, options_.view, sent_at);
   if (!view) return view.error();
   const mstch::map context = MakeContext(*view, channel_type == "slack");
   core::Result<std::string> subject = RenderOne(pair->subject, context, "subject");

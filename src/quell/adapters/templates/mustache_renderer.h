@@ -1,6 +1,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,8 +45,16 @@ class MustacheRenderer : public core::MessageRenderer {
   // rejects.
   core::Result<core::RenderedMessage> Render(std::string_view channel_type,
                                              const core::OutboxRow& row) const override;
+  // As Render, with the time phrases counted to `sent_at` (ParseIncidentView).
+  core::Result<core::RenderedMessage> RenderAt(std::string_view channel_type,
+                                               const core::OutboxRow& row,
+                                               core::WallTime sent_at) const override;
 
  private:
+  core::Result<core::RenderedMessage> RenderWith(std::string_view channel_type,
+                                                 const core::OutboxRow& row,
+                                                 std::optional<core::WallTime> sent_at) const;
+
   RendererOptions options_;
 };
 

@@ -131,7 +131,8 @@ std::string_view GroupKeyOfRow(const OutboxRow& group) {
   return key;
 }
 
-std::string GroupPayload(const OutboxRow& group, std::span<const OutboxRow> members) {
+std::string GroupPayload(const OutboxRow& group, std::span<const OutboxRow> members,
+                         const std::optional<GroupStanding>& standing) {
   std::array<size_t, 3> counts{};  // open, renotify, resolve
   for (const OutboxRow& member : members) {
     switch (member.transition) {
@@ -158,7 +159,15 @@ std::string GroupPayload(const OutboxRow& group, std::span<const OutboxRow> memb
   out += std::to_string(counts[1]);
   out += ",\"resolve\":";
   out += std::to_string(counts[2]);
-  out += "},\"members\":[";
+  out += '}';
+  if (standing) {
+    out += ",\"standing\":{\"open\":";
+    out += std::to_string(standing->open);
+    out += ",\"silenced\":";
+    out += std::to_string(standing->silenced);
+    out += '}';
+  }
+  out += ",\"members\":[";
   for (size_t i = 0; i < members.size(); ++i) {
     if (i > 0) out += ',';
     out += members[i].payload.empty() ? std::string_view("{}") : members[i].payload;

@@ -13,6 +13,7 @@
 #include "quell/core/engine/labels.h"
 #include "quell/core/ports/channel.h"
 #include "quell/core/ports/outbox_row.h"
+#include "quell/core/ports/outbox_store.h"
 #include "quell/core/text/time.h"
 
 namespace quell::core {
@@ -81,8 +82,10 @@ StoredEpisode GroupEpisodeAfter(uint64_t episode, uint64_t open_after);
 // The group key a group row (from MakeGroupRow) stands for.
 std::string_view GroupKeyOfRow(const OutboxRow& group);
 
-// The payload a delivered group row carries: its stored payload with "counts" and "members"
-// (each member row's own payload, in the order given: commit order) added.
-std::string GroupPayload(const OutboxRow& group, std::span<const OutboxRow> members);
+// The payload a delivered group row carries: its stored payload with "counts", "standing"
+// ({"open","silenced"}: where the group's members stand at send time, when given) and
+// "members" (each member row's own payload, in the order given: commit order) added.
+std::string GroupPayload(const OutboxRow& group, std::span<const OutboxRow> members,
+                         const std::optional<GroupStanding>& standing = std::nullopt);
 
 }  // namespace quell::core

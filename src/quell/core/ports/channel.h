@@ -105,6 +105,13 @@ class MessageRenderer {
   virtual ~MessageRenderer() = default;
   virtual Result<RenderedMessage> Render(std::string_view channel_type,
                                          const OutboxRow& row) const = 0;
+  // As Render, for a message sent at `sent_at`: its time phrases ("failing for 45s") count to
+  // then, not to the transition's time, since a row may wait (an escalation tier, a group, a
+  // retry) long after it was written. The default ignores the time.
+  virtual Result<RenderedMessage> RenderAt(std::string_view channel_type, const OutboxRow& row,
+                                           WallTime /*sent_at*/) const {
+    return Render(channel_type, row);
+  }
 };
 
 }  // namespace quell::core

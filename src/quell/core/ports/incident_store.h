@@ -113,9 +113,11 @@ class StoreTransaction {
   // A row older than a sent row of the same incident and channel is stored as superseded.
   virtual Status InsertOutbox(std::span<const OutboxRow> rows) = 0;
 
-  // Cancels the escalation opens (tier >= 1) still pending of the generations (key,
-  // generation) given, stamped `now`; returns how many. Run in an ack's or a resolve's
-  // transaction, so a tier not yet paged is never paged after it.
+  // Cancels the escalation opens (tier >= 1) still pending, or waiting in their group (grouped,
+  // no group message took them yet), of the generations (key, generation) given, and the
+  // follow-ups waiting in a tier's group beside such an open, stamped `now`; returns how many
+  // rows. Run in an ack's or a resolve's transaction, so a tier not yet paged is never paged
+  // after it.
   virtual Result<uint64_t> CancelTierOpens(
       std::span<const std::pair<std::string, uint64_t>> generations, WallTime now) = 0;
 
@@ -125,6 +127,13 @@ class StoreTransaction {
   // sent), in (key, channel) order. Read when a condition leaves shadow mode, a
   // maintenance window closes or an inhibitor lets go, to announce those opens late.
   virtual Result<std::vector<GenerationChannel>> NeverLiveChannels(
+      std::span<const std::pair<std::string, uint64_t>> generations) = 0;
+
+  // Of the incident generations (key, generation) given, the channels on which a row of that
+  // generation was sent or is still to be (pending, in flight, grouped, sent, folded), in
+  // (key, channel) order: where its open was heard. Read for a silenced resolve on a grouped
+  // channel, which joins its group only where the open did.
+  virtual Result<std::vector<GenerationChannel>> HeardChannels(
       std::span<const std::pair<std::string, uint64_t>> generations) = 0;
 
   // Of the incident generations given, the channels that have an inhibited row, with the

@@ -37,8 +37,18 @@ struct OutboxOutcome {
 struct WaitingGroup {
   std::string channel;
   std::string group_key;
-  WallTime first_waiting;                   // the earliest waiting member's commit time
+  // When the earliest waiting member became ready: its commit time, or for an escalation tier's
+  // open (due later than its commit) the time it falls due.
+  WallTime first_waiting;
   std::optional<WallTime> last_message_at;  // when the group's previous message was built
+};
+
+// Where a group's members stand in the store at one moment (OutboxStore::GroupStandingAt): of
+// the keys its messages named, those whose incident is open, split by whether an operator's
+// silence covers them then. A group message says this, not what was true when it was built.
+struct GroupStanding {
+  uint64_t open = 0;      // open and not silenced
+  uint64_t silenced = 0;  // open, under an active silence
 };
 
 // The dispatcher's side of the outbox. Every method is one short transaction; implementations
@@ -102,10 +112,11 @@ class OutboxStore {
   // (channel, group key).
   virtual Result<std::vector<WaitingGroup>> WaitingGroups() = 0;
 
-  // In one transaction: when (channel, group_key) has waiting members and its next message is
-  // due at `now` (core::GroupDueAt with `group_wait` and `group_interval`, read inside the
-  // transaction), inserts the group's next row (core::MakeGroupRow, sequence = the previous
-  // + 1) and marks exactly those members as its own. nullopt when nothing was waiting or due,
+  // In one transaction: when (channel, group_key) has waiting members ready at `now` (due: an
+  // escalation tier's open waits for its tier's time) and its next message is due at `now`
+  // (core::GroupDueAt with `group_wait` and `group_interval`, read inside the transaction),
+  // inserts the group's next row (core::MakeGroupRow, sequence = the previous + 1) and marks
+  // exactly the ready members as its own. nullopt when nothing was waiting or due,
   // or another writer built that message first (its idempotency key exists): nothing changes.
   virtual Result<std::optional<OutboxRow>> AssembleGroup(std::string_view channel,
                                                          std::string_view group_key,
@@ -113,8 +124,15 @@ class OutboxStore {
                                                          Duration group_interval, WallTime now) = 0;
 
   // The members of the group row whose idempotency key is `group_row`, in commit order
-  // (created_at, then key).
+  // (core::SortWaitingMembers: created_at, key byte-wise, generation, version).
   virtual Result<std::vector<OutboxRow>> GroupMembers(std::string_view group_row) = 0;
+
+  // Where the members of (channel, group_key) stand at `at` (core::StandingOf): the keys any
+  // built message of the group named, with their incidents as stored now and the silences
+  // active at `at`. Read just before the group's message is sent, so its counts are the
+  // store's at that time.
+  virtual Result<GroupStanding> GroupStandingAt(std::string_view channel,
+                                                std::string_view group_key, WallTime at) = 0;
 
   // The remote id of the earliest sent row of (key, generation, channel), for threading
   // follow-ups; empty when none was sent.
