@@ -75,7 +75,7 @@ TEST(IncidentTimelineTest, KeepsTheNewestEntriesOfEachList) {
 
 TEST(IncidentTimelineTest, TheCurrentGenerationIsListedWhenItsLogWasPruned) {
   core::StoredTimeline stored;
-  stored.generations = {core::GenerationSpan{.generation = 1, .opened_at = kT0, .resolved_at = kT0 + minutes(5)}};
+  stored.generations = {core::GenerationSpan{1, kT0, kT0 + minutes(5)}};
   IncidentTimeline timeline = BuildTimeline(OpenIncident(2, 30), stored, 10);
   ASSERT_EQ(timeline.generations.size(), 2u);
   EXPECT_EQ(timeline.generations[0].generation, 1u);
@@ -86,7 +86,7 @@ TEST(IncidentTimelineTest, TheCurrentGenerationIsListedWhenItsLogWasPruned) {
   core::Incident resolved = OpenIncident(2, 30);
   resolved.status = core::IncidentStatus::kResolved;
   resolved.resolved_at = kT0 + minutes(40);
-  stored.generations.push_back(core::GenerationSpan{.generation = 2});
+  stored.generations.push_back(core::GenerationSpan{2, std::nullopt, std::nullopt});
   timeline = BuildTimeline(resolved, stored, 1);
   ASSERT_EQ(timeline.generations.size(), 1u);
   EXPECT_EQ(timeline.generations[0].generation, 2u);

@@ -67,7 +67,7 @@ IncidentTimeline BuildTimeline(const core::Incident& incident, core::StoredTimel
         [&](const core::GenerationSpan& g) { return g.generation == incident.generation; });
     if (current == out.generations.end()) {
       out.generations.push_back(
-          core::GenerationSpan{.generation = incident.generation});
+          core::GenerationSpan{incident.generation, std::nullopt, std::nullopt});
       current = std::prev(out.generations.end());
     }
     if (!current->opened_at) current->opened_at = incident.opened_at;

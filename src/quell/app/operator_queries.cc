@@ -270,9 +270,9 @@ core::Result<GroupDetail> OperatorQueries::Group(std::string_view channel,
     group.messages.push_back(std::move(row));
   }
   if (group.members.empty() && group.messages.empty()) {
-    return core::MakeError(core::ErrorCode::kNotFound, "no group "" + std::string(group_key) +
-                                                           "" on channel "" +
-                                                           std::string(channel) + """);
+    return core::MakeError(core::ErrorCode::kNotFound,
+                           "no group \"" + std::string(group_key) + "\" on channel \"" +
+                               std::string(channel) + "\"");
   }
   return group;
 }

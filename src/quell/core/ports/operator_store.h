@@ -68,8 +68,8 @@ struct GenerationSpan {
   std::optional<WallTime> resolved_at;
   // Who acked it and when (an ack link's name, a Slack user, a PagerDuty agent, a token's
   // name): kept on the incident, so known for its current generation only.
-  std::optional<WallTime> acked_at;
-  std::string acked_by;
+  std::optional<WallTime> acked_at{};
+  std::string acked_by{};
 };
 
 // What a key's timeline is drawn from: each list the newest `limit` (see ReadTimeline), oldest
