@@ -90,7 +90,8 @@ TEST(PageRoutesTest, EveryPagePathAnswersTheHtmlShell) {
   ASSERT_FALSE(shell.empty());
   // A key with ':' and '/' arrives decoded, as the server hands paths to routes.
   for (const char* path : {"/", "/incidents/acme:checkout:grp-7", "/incidents/acme:db/primary",
-                           "/outbox", "/silences", "/maintenance", "/sources"}) {
+                           "/outbox", "/silences", "/maintenance", "/sources",
+                           "/groups/ops/condition=checkout,tenant=a/b"}) {
     const app::OpsResponse response = Get(routes, path);
     EXPECT_EQ(response.status, 200) << path;
     EXPECT_EQ(response.content_type, "text/html; charset=utf-8") << path;
@@ -101,7 +102,7 @@ TEST(PageRoutesTest, EveryPagePathAnswersTheHtmlShell) {
 TEST(PageRoutesTest, ThePageIsBuiltFromItsModules) {
   // The router, the shared modules and one module per page (docs/page.md).
   for (const char* name : {"index.html", "app.js", "dom.js", "time.js", "refresh.js", "api.js",
-                           "incidents.js", "incident.js", "outbox.js", "silences.js",
+                           "incidents.js", "incident.js", "group.js", "outbox.js", "silences.js",
                            "maintenance.js", "sources.js", "app.css", "favicon.svg"}) {
     EXPECT_NE(web::FindPageAsset(name), nullptr) << name << " is not in the CMake list";
   }
@@ -148,7 +149,8 @@ TEST(PageRoutesTest, OtherPathsHaveNoPageRoute) {
   for (const char* path :
        {"/incidents/", "/incidents", "/outboxes", "/assets/index.html", "/assets/app.jsx",
         "/assets/appxjs", "/assets/apixjs", "/assets/api.js.map", "/assets/", "/assets/app",
-        "/v1/incidents", "/index.html", "/assets/../app.js", "/api.js", "/assets/x/api.js"}) {
+        "/v1/incidents", "/index.html", "/assets/../app.js", "/api.js", "/assets/x/api.js",
+        "/groups/ops", "/groups/ops/", "/groups//x"}) {
     EXPECT_EQ(Find(routes, path), nullptr) << path;
   }
 }
