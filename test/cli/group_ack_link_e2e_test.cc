@@ -141,8 +141,8 @@ TEST_F(GroupAckLinkRunTest, OneLinkAcksEveryOpenMemberByTheNameTypedOnItsPage) {
   ASSERT_NE(at, std::string::npos) << text;
   size_t end = at + base.size();
   while (end < text.size() && text[end] != ' ' && text[end] != '\n') ++end;
-  const std::string path = text.substr(at + std::string(kPublic).size(), end - at -
-                                                                           std::string(kPublic).size());
+  const std::string path =
+      text.substr(at + std::string(kPublic).size(), end - at - std::string(kPublic).size());
   ASSERT_EQ(path.rfind("/v1/ack/g1.", 0), 0U) << path;
   std::vector<std::string> keys;
   for (const json& member : open["members"]) keys.push_back(member["key"]);
@@ -154,7 +154,8 @@ TEST_F(GroupAckLinkRunTest, OneLinkAcksEveryOpenMemberByTheNameTypedOnItsPage) {
   EXPECT_NE(page.find("3 incidents of group"), std::string::npos) << page;
   EXPECT_NE(page.find("name=\"name\""), std::string::npos) << page;
   for (const std::string& key : keys) {
-    EXPECT_FALSE(Read(port, "/v1/incidents/" + key)["incident"].value("acked_at", json()).is_string())
+    EXPECT_FALSE(
+        Read(port, "/v1/incidents/" + key)["incident"].value("acked_at", json()).is_string())
         << key;
   }
   httplib::Client client("127.0.0.1", port);

@@ -261,8 +261,8 @@ core::Result<GroupDetail> OperatorQueries::Group(std::string_view channel,
   }
   std::stable_partition(group.members.begin(), group.members.end(),
                         [](const IncidentListItem& m) { return m.incident.is_open(); });
-  auto rows = operators_.RecentOutbox(std::string(core::kGroupKeyPrefix) + std::string(group_key),
-                                      limit);
+  auto rows =
+      operators_.RecentOutbox(std::string(core::kGroupKeyPrefix) + std::string(group_key), limit);
   if (!rows) return rows.error();
   for (core::OutboxRow& row : *rows) {
     if (row.channel != channel) continue;
@@ -270,9 +270,9 @@ core::Result<GroupDetail> OperatorQueries::Group(std::string_view channel,
     group.messages.push_back(std::move(row));
   }
   if (group.members.empty() && group.messages.empty()) {
-    return core::MakeError(core::ErrorCode::kNotFound,
-                           "no group \"" + std::string(group_key) + "\" on channel \"" +
-                               std::string(channel) + "\"");
+    return core::MakeError(
+        core::ErrorCode::kNotFound,
+        "no group \"" + std::string(group_key) + "\" on channel \"" + std::string(channel) + "\"");
   }
   return group;
 }

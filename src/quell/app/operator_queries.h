@@ -68,7 +68,7 @@ struct GroupDetail {
   std::string group_key;
   std::vector<std::pair<std::string, std::string>> labels;  // the group key's, in its order
   std::vector<IncidentListItem> members;
-  uint64_t open = 0;                     // members open now
+  uint64_t open = 0;                      // members open now
   std::vector<core::OutboxRow> messages;  // payloads left out (each holds every member)
 };
 

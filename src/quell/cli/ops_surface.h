@@ -116,7 +116,7 @@ class OpsSurface {
   app::Latest<app::PushSettings> built_push_settings_;
   const app::Latest<app::PushSettings>* push_settings_ = nullptr;
   std::function<void()> after_push_commit_;
-  std::unique_ptr<app::PushInput> push_input_;  // answers to Slack clicks' response_url
+  std::unique_ptr<app::PushInput> push_input_;           // answers to Slack clicks' response_url
   std::shared_ptr<http_server::SessionStore> sessions_;  // the page's logins
   std::unique_ptr<http_server::OpsHttpServer> server_;
 };

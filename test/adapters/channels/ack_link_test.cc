@@ -49,8 +49,7 @@ TEST_F(AckLinkTest, OnlyTheSignersSpellingOfAClaimVerifies) {
 }
 
 TEST_F(AckLinkTest, AGroupsTokenVerifiesToItsChannelGroupAndEpisode) {
-  const std::string link =
-      signer_.GroupLink("ops-hook", "condition=checkout,tenant=t1", 7, kNow);
+  const std::string link = signer_.GroupLink("ops-hook", "condition=checkout,tenant=t1", 7, kNow);
   const std::string base = "https://quell.example/v1/ack/";
   ASSERT_EQ(link.substr(0, base.size()), base);
   const std::string token = link.substr(base.size());
@@ -88,11 +87,11 @@ TEST_F(AckLinkTest, AGroupsTokenAlteredInAnyPartDoesNotVerify) {
     EXPECT_EQ(claim.error().code, core::ErrorCode::kPermissionDenied) << other;
   }
   const std::string malformed[] = {
-      "g1.0" + token.substr(4),        // episode 0
-      token + "." + mac(token),        // one part too many
-      body(token),                     // the mac missing
-      "v1" + token.substr(2),          // an incident's version with a group's parts
-      "g1.03" + token.substr(4),       // a leading zero
+      "g1.0" + token.substr(4),   // episode 0
+      token + "." + mac(token),   // one part too many
+      body(token),                // the mac missing
+      "v1" + token.substr(2),     // an incident's version with a group's parts
+      "g1.03" + token.substr(4),  // a leading zero
   };
   for (const std::string& other : malformed) {
     auto claim = signer_.Verify(other, kNow);

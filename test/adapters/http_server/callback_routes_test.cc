@@ -832,7 +832,7 @@ TEST_F(AckLinkRoutesTest, AGroupsLinkAcksEveryOpenMemberOfItsEpisodeByTheNameGiv
   const std::string path = GroupLinkPath("hook", 1);
   Observe("acme:c", true);
   clock_.now += std::chrono::seconds(30);
-  GroupMessage("hook");  // carries c, in the same episode
+  GroupMessage("hook");           // carries c, in the same episode
   Observe("acme:waiting", true);  // no message carried it yet
 
   auto ask = Get(path);

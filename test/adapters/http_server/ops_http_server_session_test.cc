@@ -75,9 +75,9 @@ class SessionTest : public ::testing::Test {
 
   // POST /v1/session with the token; the answer's Set-Cookie.
   std::string LogIn() {
-    auto answer = client_->Post("/v1/session", {{"Authorization", std::string("Bearer ") + kToken},
-                                                {"X-Quell-Csrf", "1"}},
-                                "", "application/json");
+    auto answer = client_->Post(
+        "/v1/session", {{"Authorization", std::string("Bearer ") + kToken}, {"X-Quell-Csrf", "1"}},
+        "", "application/json");
     EXPECT_TRUE(answer);
     if (!answer) return {};
     EXPECT_EQ(answer->status, 200) << answer->body;
@@ -156,8 +156,8 @@ TEST_F(SessionTest, AWrongTokenBuysNoSessionAndASessionBuysNoOther) {
 TEST_F(SessionTest, AChangeMadeWithTheCookieNeedsTheCsrfHeader) {
   Start(/*secure=*/false);
   const std::string cookie = CookieOf(LogIn());
-  auto form = client_->Post("/v1/things", {{"Cookie", cookie}}, "a=1",
-                            "application/x-www-form-urlencoded");
+  auto form =
+      client_->Post("/v1/things", {{"Cookie", cookie}}, "a=1", "application/x-www-form-urlencoded");
   ASSERT_TRUE(form);
   EXPECT_EQ(form->status, 403) << form->body;
   EXPECT_NE(form->body.find("X-Quell-Csrf"), std::string::npos) << form->body;

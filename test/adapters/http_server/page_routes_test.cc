@@ -89,9 +89,9 @@ TEST(PageRoutesTest, EveryPagePathAnswersTheHtmlShell) {
   const std::string shell = Asset("index.html");
   ASSERT_FALSE(shell.empty());
   // A key with ':' and '/' arrives decoded, as the server hands paths to routes.
-  for (const char* path : {"/", "/incidents/acme:checkout:grp-7", "/incidents/acme:db/primary",
-                           "/outbox", "/silences", "/maintenance", "/sources",
-                           "/groups/ops/condition=checkout,tenant=a/b"}) {
+  for (const char* path :
+       {"/", "/incidents/acme:checkout:grp-7", "/incidents/acme:db/primary", "/outbox", "/silences",
+        "/maintenance", "/sources", "/groups/ops/condition=checkout,tenant=a/b"}) {
     const app::OpsResponse response = Get(routes, path);
     EXPECT_EQ(response.status, 200) << path;
     EXPECT_EQ(response.content_type, "text/html; charset=utf-8") << path;

@@ -127,8 +127,8 @@ std::string AckLinkSigner::GroupToken(std::string_view channel, std::string_view
   const int64_t expiry = UnixSeconds(expires_at);
   const std::string channel_b64 = Base64Url(channel);
   const std::string group_b64 = Base64Url(group_key);
-  return "g1." + std::to_string(episode) + "." + std::to_string(expiry) + "." + channel_b64 +
-         "." + group_b64 + "." + GroupMac(channel_b64, group_b64, episode, expiry);
+  return "g1." + std::to_string(episode) + "." + std::to_string(expiry) + "." + channel_b64 + "." +
+         group_b64 + "." + GroupMac(channel_b64, group_b64, episode, expiry);
 }
 
 std::string AckLinkSigner::GroupLink(std::string_view channel, std::string_view group_key,

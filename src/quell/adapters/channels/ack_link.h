@@ -47,10 +47,10 @@ class AckLinkSigner {
   std::string GroupToken(std::string_view channel, std::string_view group_key, uint64_t episode,
                          core::WallTime expires_at) const;
 
-  // The claim `token` (an incident's or a group's) carries when its mac is ours and it has not expired at `now`.
-  // kInvalidArgument for a token not of our shape, kPermissionDenied for a wrong mac (forged,
-  // altered, or signed with another secret), kRejected for an expired one. Messages never
-  // quote the mac. Compares in constant time.
+  // The claim `token` (an incident's or a group's) carries when its mac is ours and it has not
+  // expired at `now`. kInvalidArgument for a token not of our shape, kPermissionDenied for a wrong
+  // mac (forged, altered, or signed with another secret), kRejected for an expired one. Messages
+  // never quote the mac. Compares in constant time.
   core::Result<AckClaim> Verify(std::string_view token, core::WallTime now) const;
 
  private:

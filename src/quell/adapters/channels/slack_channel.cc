@@ -94,7 +94,8 @@ constexpr size_t kMaxButtonValueBytes = 2000;
 std::string ButtonValue(const core::OutboxRow& row) {
   if (!core::IsGroupKey(row.key)) return core::IncidentCallbackKey(row.key, row.generation);
   const json payload = json::parse(row.payload, nullptr, /*allow_exceptions=*/false);
-  const json* group = payload.is_object() && payload.contains("group") ? &payload["group"] : nullptr;
+  const json* group =
+      payload.is_object() && payload.contains("group") ? &payload["group"] : nullptr;
   if (group != nullptr && group->is_object() && group->contains("episode") &&
       (*group)["episode"].is_number_unsigned() && (*group)["episode"].get<uint64_t>() != 0) {
     return core::GroupAlertCallbackKey(row.channel, core::GroupKeyOfRow(row),

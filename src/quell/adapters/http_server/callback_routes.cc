@@ -123,13 +123,12 @@ std::string PagePath(std::string_view prefix, std::string_view part) {
 
 app::OpsResponse AskPage(const channels::AckClaim& claim) {
   const std::string key = HtmlEscape(claim.key);
-  return Page(200, "Acknowledge " + claim.key + "?",
-              "<p>Incident <code>" + key + "</code>, generation " +
-                  std::to_string(claim.generation) +
-                  ". Acknowledging stops its reminders until it opens again.</p>\n" + AckForm() +
-                  "<p>This link works until " + core::FormatRfc3339(claim.expires_at) +
-                  ". <a href=\"" + HtmlEscape(PagePath("/incidents/", claim.key)) +
-                  "\">The incident in quell</a>.</p>");
+  return Page(
+      200, "Acknowledge " + claim.key + "?",
+      "<p>Incident <code>" + key + "</code>, generation " + std::to_string(claim.generation) +
+          ". Acknowledging stops its reminders until it opens again.</p>\n" + AckForm() +
+          "<p>This link works until " + core::FormatRfc3339(claim.expires_at) + ". <a href=\"" +
+          HtmlEscape(PagePath("/incidents/", claim.key)) + "\">The incident in quell</a>.</p>");
 }
 
 // The group's page in quell (docs/page.md).
@@ -178,8 +177,8 @@ app::OpsResponse AckedGroupPage(const channels::AckClaim& claim,
                                 const std::vector<std::string>& keys, std::string_view by,
                                 core::WallTime now) {
   return Page(200, "Acknowledged group " + claim.group_key,
-              "<p>" + Incidents(keys.size()) + " of " + GroupName(claim) +
-                  " acknowledged (by " + HtmlEscape(by) + " at " + core::FormatRfc3339(now) +
+              "<p>" + Incidents(keys.size()) + " of " + GroupName(claim) + " acknowledged (by " +
+                  HtmlEscape(by) + " at " + core::FormatRfc3339(now) +
                   "; one acked before keeps its first ack):</p>\n" + KeyList(keys) +
                   "<p><a href=\"" + HtmlEscape(GroupPagePath(claim)) +
                   "\">The group in quell</a>.</p>");
@@ -531,19 +530,18 @@ std::vector<app::OpsRoute> Routes(app::OperatorCommands& commands, core::Clock& 
                       /*is_public=*/true});
   };
   if (kinds.ack_links) {
-    add("GET", "^/v1/ack/(.+)$",
-        [source, &commands, &clock, &log](const app::OpsRequest& request) {
-          const std::shared_ptr<const CallbackSettings> settings = source();
-          if (!settings->ack_links) return NotConfigured("ack links are");
-          const core::WallTime now = clock.Now();
-          auto claim = Claim(*settings->ack_links, request, now, log);
-          if (!claim) return Refused(TokenStatus(claim.error().code), claim.error());
-          if (!claim->is_group()) return AskPage(*claim);
-          auto keys = OpenKeysOf(commands, *claim, now);
-          if (!keys) return Refused(StatusOf(keys.error().code), keys.error());
-          if (keys->empty()) return Refused(409, NothingOpen());
-          return AskGroupPage(*claim, *keys);
-        });
+    add("GET", "^/v1/ack/(.+)$", [source, &commands, &clock, &log](const app::OpsRequest& request) {
+      const std::shared_ptr<const CallbackSettings> settings = source();
+      if (!settings->ack_links) return NotConfigured("ack links are");
+      const core::WallTime now = clock.Now();
+      auto claim = Claim(*settings->ack_links, request, now, log);
+      if (!claim) return Refused(TokenStatus(claim.error().code), claim.error());
+      if (!claim->is_group()) return AskPage(*claim);
+      auto keys = OpenKeysOf(commands, *claim, now);
+      if (!keys) return Refused(StatusOf(keys.error().code), keys.error());
+      if (keys->empty()) return Refused(409, NothingOpen());
+      return AskGroupPage(*claim, *keys);
+    });
     add("POST", "^/v1/ack/(.+)$",
         [source, &commands, &clock, &log](const app::OpsRequest& request) {
           const std::shared_ptr<const CallbackSettings> settings = source();

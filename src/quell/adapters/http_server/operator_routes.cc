@@ -300,8 +300,8 @@ std::vector<app::OpsRoute> OperatorRoutes(app::OperatorCommands& commands,
     for (const auto& [name, value] : group->labels) labels[name] = value;
     json members = json::array();
     for (const app::IncidentListItem& item : group->members) {
-      members.push_back(json::parse(text_output::ListedIncidentJson(
-          item.incident, item.severity, item.notifications_sent)));
+      members.push_back(json::parse(
+          text_output::ListedIncidentJson(item.incident, item.severity, item.notifications_sent)));
     }
     return Reply(200, json{{"group",
                             {{"channel", group->channel},

@@ -180,7 +180,7 @@ Admission OpsHttpServer::Admit(RequestHead head) const {
 
   const size_t probes = options_.probe_paths.size();
   Admission admission;
-  admission.lane = is_probe    ? static_cast<size_t>(probe - options_.probe_paths.begin())
+  admission.lane = is_probe        ? static_cast<size_t>(probe - options_.probe_paths.begin())
                    : authenticated ? probes
                                    : probes + 1;
   admission.unauthenticated = !is_probe && !authenticated;

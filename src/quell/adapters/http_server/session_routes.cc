@@ -22,8 +22,7 @@ constexpr uint64_t kSessionBody = 1024;  // the routes read no body
 
 }  // namespace
 
-std::vector<app::OpsRoute> SessionRoutes(SessionStore& sessions, bool secure,
-                                         core::EventLog& log) {
+std::vector<app::OpsRoute> SessionRoutes(SessionStore& sessions, bool secure, core::EventLog& log) {
   std::vector<app::OpsRoute> routes;
   routes.push_back(app::OpsRoute{
       .method = "POST",
@@ -35,9 +34,8 @@ std::vector<app::OpsRoute> SessionRoutes(SessionStore& sessions, bool secure,
             if (request.auth != "token") {
               log.Log(core::LogLevel::kWarn, "http.session",
                       {{"action", "login"}, {"status", "refused"}, {"who", request.actor}});
-              app::OpsResponse refused =
-                  Json(401,
-                       R"({"error":{"code":"unauthorized","message":"log in with the API token )"
+              app::OpsResponse refused = Json(
+                  401, R"({"error":{"code":"unauthorized","message":"log in with the API token )"
                        R"((Authorization: Bearer ...), not with a session"}})");
               refused.headers.emplace_back("WWW-Authenticate", "Bearer");
               return refused;
@@ -56,23 +54,23 @@ std::vector<app::OpsRoute> SessionRoutes(SessionStore& sessions, bool secure,
           },
       .is_public = false,
       .max_body = kSessionBody});
-  routes.push_back(app::OpsRoute{
-      .method = "DELETE",
-      .pattern = "^/v1/session$",
-      .write = false,
-      .handler =
-          [&sessions, secure, &log](const app::OpsRequest& request) {
-            const std::string id = SessionIdOf(Header(request, "cookie"));
-            const bool had = sessions.Valid(id);
-            sessions.Remove(id);
-            log.Log(core::LogLevel::kInfo, "http.session",
-                    {{"action", "logout"}, {"status", had ? "200" : "no_session"}});
-            app::OpsResponse response = Json(200, R"({"session":null})");
-            response.headers.emplace_back("Set-Cookie", SessionClearCookie(secure));
-            return response;
-          },
-      .is_public = true,
-      .max_body = kSessionBody});
+  routes.push_back(
+      app::OpsRoute{.method = "DELETE",
+                    .pattern = "^/v1/session$",
+                    .write = false,
+                    .handler =
+                        [&sessions, secure, &log](const app::OpsRequest& request) {
+                          const std::string id = SessionIdOf(Header(request, "cookie"));
+                          const bool had = sessions.Valid(id);
+                          sessions.Remove(id);
+                          log.Log(core::LogLevel::kInfo, "http.session",
+                                  {{"action", "logout"}, {"status", had ? "200" : "no_session"}});
+                          app::OpsResponse response = Json(200, R"({"session":null})");
+                          response.headers.emplace_back("Set-Cookie", SessionClearCookie(secure));
+                          return response;
+                        },
+                    .is_public = true,
+                    .max_body = kSessionBody});
   routes.push_back(app::OpsRoute{
       .method = "GET",
       .pattern = "^/v1/session$",

@@ -46,9 +46,9 @@ std::string SessionStore::Create() {
   std::erase_if(expiry_by_digest_, [&](const auto& entry) { return entry.second <= now; });
   if (expiry_by_digest_.size() >= max_sessions_) {
     // The oldest login ends first: it expires soonest.
-    const auto oldest = std::min_element(
-        expiry_by_digest_.begin(), expiry_by_digest_.end(),
-        [](const auto& a, const auto& b) { return a.second < b.second; });
+    const auto oldest =
+        std::min_element(expiry_by_digest_.begin(), expiry_by_digest_.end(),
+                         [](const auto& a, const auto& b) { return a.second < b.second; });
     expiry_by_digest_.erase(oldest);
   }
   expiry_by_digest_[Digest(id)] = now + ttl_;

@@ -209,8 +209,8 @@ core::Result<std::vector<core::IncidentGeneration>> PgIncidentStore::GroupMember
       "SELECT key, MAX(generation) FROM outbox WHERE channel = $1 AND group_key = $2 AND"
       " status = 'grouped' AND group_row IS NOT NULL GROUP BY key ORDER BY key COLLATE \"C\""
       " LIMIT $3";
-  return ReadGenerations(connection_->Run(
-      sql, {std::string(channel), std::string(group_key), std::to_string(limit)}));
+  return ReadGenerations(
+      connection_->Run(sql, {std::string(channel), std::string(group_key), std::to_string(limit)}));
 }
 
 core::Result<std::vector<core::LoggedDecision>> PgIncidentStore::RecentDecisions(

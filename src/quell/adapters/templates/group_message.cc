@@ -185,13 +185,15 @@ std::string TextBody(const GroupView& group, const ViewOptions& options) {
     }
   }
   if (group.more > 0) body += "  " + MoreLine(group, false) + "\n";
-  if (!group.ack_link.empty()) body += "\nAck every open member in one click: " + group.ack_link + "\n";
+  if (!group.ack_link.empty())
+    body += "\nAck every open member in one click: " + group.ack_link + "\n";
   if (const auto examples = Examples(group, options.max_examples); !examples.empty()) {
     body += "\nRecent examples (redacted):\n";
     for (const std::string& e : examples) body += "  - " + e + "\n";
   }
   body += "\nNext step: " + NextStep(group, options) + "\n";
-  if (const std::string link = Link(group, options); !link.empty()) body += "Details:   " + link + "\n";
+  if (const std::string link = Link(group, options); !link.empty())
+    body += "Details:   " + link + "\n";
   return body;
 }
 

@@ -18,7 +18,7 @@ std::string RedactActorName(std::string_view name) {
   }
   while (!line.empty() && line.back() == ' ') line.pop_back();
   RedactOptions options;
-  options.max_text = 0;  // cut below, without the "[cut N bytes]" note
+  options.max_text = 0;           // cut below, without the "[cut N bytes]" note
   options.random_tokens = false;  // a chat user id (U024BE7LH) is whom to ask, not a secret
   std::string redacted = Redact(line, options);
   redacted.resize(Utf8CutPoint(redacted, kMaxActorName));
