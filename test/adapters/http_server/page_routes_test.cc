@@ -271,7 +271,9 @@ TEST(PageRoutesTest, TheScriptTradesTheTokenForASessionAndKeepsItNowhere) {
     EXPECT_EQ(script.find("localStorage"), std::string::npos) << name;
     EXPECT_EQ(script.find("sessionStorage"), std::string::npos) << name;
     // Only api.js sends the token, and only to log in.
-    if (name != "api.js") EXPECT_EQ(script.find("Bearer"), std::string::npos) << name;
+    if (name != "api.js") {
+      EXPECT_EQ(script.find("Bearer"), std::string::npos) << name;
+    }
   }
 }
 
