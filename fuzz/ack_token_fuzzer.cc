@@ -33,9 +33,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string_view token = input.Rest();
     auto claim = signer.Verify(token, kNow);
     // Only a seed holds a mac of the signer's; mutations of it verify only as it was made.
-    quell::fuzz::Require(
-        !claim || signer.Token(claim->key, claim->generation, claim->expires_at) == token,
-        "a token verified that the signer did not make");
+    // A group's link ("g1.") likewise, re-signed for its channel, group key and episode.
+    const auto resigned = [&] {
+      return claim->is_group() ? signer.GroupToken(claim->channel, claim->group_key, claim->episode,
+                                                   claim->expires_at)
+                               : signer.Token(claim->key, claim->generation, claim->expires_at);
+    };
+    quell::fuzz::Require(!claim || resigned() == token,
+                         "a token verified that the signer did not make");
     return 0;
   }
   const std::string key(input.Line());

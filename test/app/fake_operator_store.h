@@ -89,6 +89,11 @@ class FakeOperatorStore : public core::OperatorStore {
                                                                          core::WallTime) override {
     return std::vector<core::IncidentGeneration>{};
   }
+  core::Result<std::vector<core::IncidentGeneration>> GroupMemberKeys(std::string_view,
+                                                                      std::string_view,
+                                                                      size_t) override {
+    return std::vector<core::IncidentGeneration>{};
+  }
   core::Result<std::vector<core::LoggedDecision>> RecentDecisions(std::string_view,
                                                                   size_t) override {
     return std::vector<core::LoggedDecision>{};

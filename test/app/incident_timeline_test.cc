@@ -94,6 +94,22 @@ TEST(IncidentTimelineTest, TheCurrentGenerationIsListedWhenItsLogWasPruned) {
   EXPECT_EQ(timeline.generations[0].resolved_at, kT0 + minutes(40));
 }
 
+// Who acked is kept on the incident: the timeline shows it on the current generation only.
+TEST(IncidentTimelineTest, TheCurrentGenerationSaysWhoAckedIt) {
+  core::StoredTimeline stored;
+  stored.generations = {core::GenerationSpan{1, kT0, kT0 + minutes(5)},
+                        core::GenerationSpan{2, std::nullopt, std::nullopt}};
+  core::Incident incident = OpenIncident(2, 30);
+  incident.acked_at = kT0 + minutes(31);
+  incident.acked_by = "link:Ana Lima";
+  const IncidentTimeline timeline = BuildTimeline(incident, stored, 10);
+  ASSERT_EQ(timeline.generations.size(), 2u);
+  EXPECT_FALSE(timeline.generations[0].acked_at.has_value());
+  EXPECT_EQ(timeline.generations[0].acked_by, "");
+  EXPECT_EQ(timeline.generations[1].acked_at, kT0 + minutes(31));
+  EXPECT_EQ(timeline.generations[1].acked_by, "link:Ana Lima");
+}
+
 TEST(IncidentTimelineTest, HealthOfEachLoggedDecision) {
   EXPECT_STREQ(HealthOfDecision("notify", "cooldown_elapsed"), "unhealthy");
   EXPECT_STREQ(HealthOfDecision("update_only", "pending"), "unhealthy");

@@ -216,7 +216,7 @@ async function main() {
         await page.goto(base + route);
         await page.locator('#token-form').waitFor();
         assert.equal(await page.locator('label[for="token"]').innerText(), 'API token');
-        await page.getByRole('button', {name: 'Use token'}).waitFor();
+        await page.getByRole('button', {name: 'Log in'}).waitFor();
         assert.equal(await page.locator('tr[data-key]').count(), 0);
         assert.equal(await page.locator('#timeline li').count(), 0);
         const text = await page.locator('main').innerText();
@@ -228,7 +228,7 @@ async function main() {
     await step('a forged token in the form shows nothing', async () => {
       await page.goto(base + '/');
       await page.getByLabel('API token').fill(FORGED);
-      await page.getByRole('button', {name: 'Use token'}).click();
+      await page.getByRole('button', {name: 'Log in'}).click();
       await waitFor('the token form to say the token was refused', async () =>
         /refused/i.test(await page.locator('#token-form').innerText({timeout: 1000})), 10000);
       assert.equal(await page.locator('tr[data-key]').count(), 0);
@@ -238,7 +238,7 @@ async function main() {
 
     await step('the right token: / lists the open incident and refreshes live', async () => {
       await page.getByLabel('API token').fill(TOKEN);
-      await page.getByRole('button', {name: 'Use token'}).click();
+      await page.getByRole('button', {name: 'Log in'}).click();
       const row = page.locator(`table#incidents tr[data-key="${STORY}"]`);
       await row.waitFor();
       assert.equal(await row.getAttribute('data-status'), 'open');
@@ -345,7 +345,7 @@ async function main() {
       await page.locator('#token-form').waitFor();
       assert.equal((await incident(base, OTHER)).incident.acked_by || '', '');
       await page.getByLabel('API token').fill(FORGED);
-      await page.getByRole('button', {name: 'Use token'}).click();
+      await page.getByRole('button', {name: 'Log in'}).click();
       await waitFor('the notice to say the token was refused', async () =>
         /refused/i.test(await page.locator('#notice').innerText()), 10000);
       assert.equal(await page.locator('#acked-by').innerText(), ackedBefore);
@@ -353,10 +353,10 @@ async function main() {
     });
 
     await step('open reads: with the right token Acknowledge acks', async () => {
-      await page.getByRole('button', {name: 'Forget token'}).click();
+      // The refused token left the page logged out; Acknowledge asks again.
       await page.getByRole('button', {name: 'Acknowledge'}).click();
       await page.getByLabel('API token').fill(TOKEN);
-      await page.getByRole('button', {name: 'Use token'}).click();
+      await page.getByRole('button', {name: 'Log in'}).click();
       await waitFor('#acked-by to name ' + TOKEN_NAME, async () =>
         (await page.locator('#acked-by').innerText()).includes(TOKEN_NAME), 10000);
       assert.equal((await incident(base, OTHER)).incident.acked_by, TOKEN_NAME);

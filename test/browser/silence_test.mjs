@@ -133,7 +133,7 @@ async function main() {
     await step('"Silence this incident" on *:* silences exactly that key', async () => {
       await page.goto(`${base}/incidents/${enc(STAR)}`);
       await page.getByLabel('API token').fill(TOKEN);
-      await page.getByRole('button', {name: 'Use token'}).click();
+      await page.getByRole('button', {name: 'Log in'}).click();
       await page.locator('#facts').waitFor();
       await page.getByLabel('Reason').fill('noisy test alert');
       await page.getByRole('button', {name: 'Silence', exact: true}).click();

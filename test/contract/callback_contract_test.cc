@@ -222,6 +222,27 @@ TEST_P(CallbackStoreTest, AGroupsOpenMembersAreThoseCarriedByThenOnItsChannelInI
             "a#1 x#1");
 }
 
+// A group's page lists what its messages carried, open or not, each key once at its newest
+// generation carried; a waiting member and another channel's are not this group's (issue 31).
+TEST_P(CallbackStoreTest, AGroupsMembersAreTheKeysItsMessagesCarriedOnItsChannel) {
+  const core::WallTime t0 = OutboxEpoch();
+  PutIncident("b", 2, true, t0);
+  PutIncident("a", 1, false, t0);
+  Join("b", 1, 1, TransitionKind::kOpen, t0);
+  Join("a", 1, 1, TransitionKind::kOpen, t0);
+  Assemble(t0 + kWait);
+  Join("b", 2, 3, TransitionKind::kOpen, t0 + minutes(1));
+  Assemble(t0 + minutes(6));
+  Join("w", 1, 1, TransitionKind::kOpen, t0 + minutes(7));  // waits
+  Join("x", 1, 1, TransitionKind::kOpen, t0, "chat");
+  Assemble(t0 + kWait, "chat");
+  core::OperatorStore& ops = store_->operators();
+  EXPECT_EQ(Generations(ops.GroupMemberKeys("pd", kGroup, 100)), "a#1 b#2");
+  EXPECT_EQ(Generations(ops.GroupMemberKeys("pd", kGroup, 1)), "a#1");
+  EXPECT_EQ(Generations(ops.GroupMemberKeys("chat", kGroup, 100)), "x#1");
+  EXPECT_EQ(Generations(ops.GroupMemberKeys("pd", "tenant=other", 100)), "");
+}
+
 INSTANTIATE_TEST_SUITE_P(Sqlite, CallbackStoreTest, ::testing::Values(Backend::kSqlite));
 INSTANTIATE_TEST_SUITE_P(Postgres, CallbackStoreTest, ::testing::Values(Backend::kPostgres));
 

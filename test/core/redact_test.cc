@@ -436,5 +436,18 @@ TEST(LooksSecretKeyTest, MatchesCredentialNamesInAnyCase) {
   }
 }
 
+// Who acked, as an outsider spelled it (issue 31): one line, blanks collapsed, an e-mail or a
+// secret redacted, ids kept, at most kMaxActorName bytes and never a cut character.
+TEST(RedactActorNameTest, ANameIsOneRedactedLineOfBoundedLength) {
+  EXPECT_EQ(RedactActorName("  Amy\r\n\tMcGee  "), "Amy McGee");
+  EXPECT_EQ(RedactActorName("U024BE7LH"), "U024BE7LH");
+  EXPECT_EQ(RedactActorName("amy@example.com").find("amy@example.com"), std::string::npos);
+  EXPECT_EQ(RedactActorName("\x7f\x01"), "");
+  const std::string long_name = std::string(63, 'a') + "\xC3\xA9" + "tail";
+  const std::string cut = RedactActorName(long_name);
+  EXPECT_EQ(cut, std::string(63, 'a'));  // the two-byte character does not fit: left out whole
+  EXPECT_LE(RedactActorName(std::string(500, 'x')).size(), kMaxActorName);
+}
+
 }  // namespace
 }  // namespace quell::core

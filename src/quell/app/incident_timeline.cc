@@ -71,6 +71,8 @@ IncidentTimeline BuildTimeline(const core::Incident& incident, core::StoredTimel
       current = std::prev(out.generations.end());
     }
     if (!current->opened_at) current->opened_at = incident.opened_at;
+    current->acked_at = incident.acked_at;
+    current->acked_by = incident.acked_at ? incident.acked_by : std::string();
     if (!current->resolved_at && incident.status == core::IncidentStatus::kResolved) {
       current->resolved_at = incident.resolved_at;
     }

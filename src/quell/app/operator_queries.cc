@@ -1,9 +1,12 @@
 #include "quell/app/operator_queries.h"
 
+#include <algorithm>
 #include <charconv>
 #include <initializer_list>
 #include <memory>
 #include <utility>
+
+#include "quell/core/delivery/grouping.h"
 
 namespace quell::app {
 namespace {
@@ -138,6 +141,13 @@ core::Result<size_t> TimelineLimitFrom(const QueryParams& query) {
   return limit->value_or(kDefaultTimeline);
 }
 
+core::Result<size_t> GroupLimitFrom(const QueryParams& query) {
+  if (auto known = OnlyKnown(query, {"limit"}); !known) return known.error();
+  auto limit = Limit(query);
+  if (!limit) return limit.error();
+  return limit->value_or(kDefaultGroupMembers);
+}
+
 core::Result<SilencePreviewQuery> SilencePreviewFrom(const QueryParams& query) {
   if (auto known = OnlyKnown(query, {"pattern", "key", "limit"}); !known) return known.error();
   const bool glob = query.contains("pattern");
@@ -223,6 +233,48 @@ core::Result<IncidentDetail> OperatorQueries::Detail(std::string_view key, size_
   if (!groups) return groups.error();
   detail.group_messages = std::move(*groups);
   return detail;
+}
+
+core::Result<GroupDetail> OperatorQueries::Group(std::string_view channel,
+                                                 std::string_view group_key, size_t limit) {
+  GroupDetail group;
+  group.channel = std::string(channel);
+  group.group_key = std::string(group_key);
+  group.labels = core::GroupKeyLabels(group_key);
+  auto carried = operators_.GroupMemberKeys(channel, group_key, limit);
+  if (!carried) return carried.error();
+  for (const core::IncidentGeneration& member : *carried) {
+    // The list's own row of each, so the group page and the list never disagree.
+    core::IncidentPageQuery one;
+    one.key = member.key;
+    one.limit = 1;
+    auto listed = operators_.ListIncidentPage(one);
+    if (!listed) return listed.error();
+    if (listed->incidents.empty()) continue;  // forgotten since
+    core::ListedIncident& row = listed->incidents.front();
+    IncidentListItem item;
+    item.severity = SeverityOf(row);
+    item.notifications_sent = row.notifications_sent;
+    item.incident = std::move(row.incident);
+    if (item.incident.is_open()) ++group.open;
+    group.members.push_back(std::move(item));
+  }
+  std::stable_partition(group.members.begin(), group.members.end(),
+                        [](const IncidentListItem& m) { return m.incident.is_open(); });
+  auto rows =
+      operators_.RecentOutbox(std::string(core::kGroupKeyPrefix) + std::string(group_key), limit);
+  if (!rows) return rows.error();
+  for (core::OutboxRow& row : *rows) {
+    if (row.channel != channel) continue;
+    row.payload.clear();
+    group.messages.push_back(std::move(row));
+  }
+  if (group.members.empty() && group.messages.empty()) {
+    return core::MakeError(
+        core::ErrorCode::kNotFound,
+        "no group \"" + std::string(group_key) + "\" on channel \"" + std::string(channel) + "\"");
+  }
+  return group;
 }
 
 core::Result<IncidentTimeline> OperatorQueries::Timeline(std::string_view key, size_t limit) {

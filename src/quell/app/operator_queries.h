@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "quell/app/incident_timeline.h"
@@ -60,6 +61,19 @@ struct IncidentDetail {
   std::vector<core::OutboxRow> group_messages;
 };
 
+// A group of a grouped channel (core/delivery/grouping.h) as its page shows it: the incidents
+// its messages carried, open ones first (then by key), and its messages, newest first.
+struct GroupDetail {
+  std::string channel;
+  std::string group_key;
+  std::vector<std::pair<std::string, std::string>> labels;  // the group key's, in its order
+  std::vector<IncidentListItem> members;
+  uint64_t open = 0;                      // members open now
+  std::vector<core::OutboxRow> messages;  // payloads left out (each holds every member)
+};
+
+inline constexpr size_t kDefaultGroupMembers = 500;  // members and messages a group lists
+
 // A silence not yet saved, and what it would select now: the open incidents it matches, so the
 // page shows what a glob silences before the operator saves it.
 struct SilencePreviewQuery {
@@ -93,6 +107,8 @@ core::Result<OutboxFilter> OutboxFilterFrom(const QueryParams& query);
 core::Result<OutboxFilter> DeadFilterFrom(const QueryParams& query);
 core::Result<size_t> HistoryLimitFrom(const QueryParams& query);
 core::Result<size_t> TimelineLimitFrom(const QueryParams& query);
+// group: limit=1..kMaxLimit (members and messages each; default kDefaultGroupMembers)
+core::Result<size_t> GroupLimitFrom(const QueryParams& query);
 core::Result<SilencePreviewQuery> SilencePreviewFrom(const QueryParams& query);
 
 // The operator's reads, for the HTTP handlers. Errors are the store's, and kNotFound naming
@@ -114,6 +130,10 @@ class OperatorQueries {
   core::Result<std::vector<core::OutboxRow>> ListOutbox(const OutboxFilter& filter);
   // The incident `key`'s timeline (app/incident_timeline.h), the newest `limit` per list.
   core::Result<IncidentTimeline> Timeline(std::string_view key, size_t limit);
+  // The group `group_key` of `channel`: its first `limit` members by key and its newest
+  // `limit` messages; kNotFound when it has neither.
+  core::Result<GroupDetail> Group(std::string_view channel, std::string_view group_key,
+                                  size_t limit);
   // The open incidents the silence `query` describes would match now (core::Matches).
   core::Result<SilencePreview> PreviewSilence(const SilencePreviewQuery& query);
 

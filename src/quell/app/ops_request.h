@@ -19,6 +19,9 @@ struct OpsRequest {
   std::string body;                            // the raw body (JSON for writes)
   std::map<std::string, std::string> headers;  // lower-case names (a provider's signature)
   std::string actor;                           // who, for the audit fields ("http")
+  // How the request proved itself: "token" (the bearer token), "session" (the page's session
+  // cookie, docs/http.md "Sessions"), or "" (neither: a public route, or a read with open_reads).
+  std::string auth;
 };
 
 struct OpsResponse {

@@ -8,6 +8,7 @@
 #include "quell/adapters/http_server/input_routes.h"
 #include "quell/adapters/http_server/operator_routes.h"
 #include "quell/adapters/http_server/page_routes.h"
+#include "quell/adapters/http_server/session_routes.h"
 #include "quell/adapters/http_server/sources_routes.h"
 #include "quell/adapters/http_server/status_routes.h"
 #include "quell/adapters/wiring/poll_lease_map.h"
@@ -19,6 +20,13 @@
 #include "quell/cli/operator_commands.h"
 
 namespace quell::cli {
+namespace {
+
+// How long a login of the page lasts (docs/page.md): a working day and then some.
+constexpr core::Duration kSessionTtl = std::chrono::hours(12);
+
+}  // namespace
+
 app::PushSettings PushSettingsOf(const config::Config& config) {
   app::PushSettings settings;
   settings.conditions = config.push_conditions;
@@ -166,6 +174,12 @@ core::Result<int> OpsSurface::Serve() {
       http_server::InputRoutes(*push_input_, push_settings, *clock_, log_);
   routes.insert(routes.end(), std::make_move_iterator(inputs.begin()),
                 std::make_move_iterator(inputs.end()));
+  // The page's login: the token traded for a session cookie, Secure when served over https.
+  sessions_ = std::make_shared<http_server::SessionStore>(*clock_, kSessionTtl);
+  std::vector<app::OpsRoute> session = http_server::SessionRoutes(
+      *sessions_, config_.http.public_url.starts_with("https://"), *log_);
+  routes.insert(routes.end(), std::make_move_iterator(session.begin()),
+                std::make_move_iterator(session.end()));
   // The operator page: public files that read the JSON routes above with the token.
   std::vector<app::OpsRoute> page = http_server::PageRoutes();
   routes.insert(routes.end(), std::make_move_iterator(page.begin()),
@@ -182,7 +196,8 @@ core::Result<int> OpsSurface::Serve() {
                                     .token_name = config_.http.token_name,
                                     .open_reads = config_.http.open_reads,
                                     .threads = 4,
-                                    .allowed_hosts = std::move(allowed_hosts)},
+                                    .allowed_hosts = std::move(allowed_hosts),
+                                    .sessions = sessions_},
       std::move(routes));
   return server_->Start();
 }

@@ -10,6 +10,7 @@
 #include "quell/adapters/curl/curl_http_client.h"
 #include "quell/adapters/http_server/maintenance_routes.h"
 #include "quell/adapters/http_server/ops_http_server.h"
+#include "quell/adapters/http_server/session_store.h"
 #include "quell/adapters/jsonl/payload_encoder.h"
 #include "quell/adapters/wiring/surface_settings.h"
 #include "quell/app/cluster_status.h"
@@ -115,7 +116,8 @@ class OpsSurface {
   app::Latest<app::PushSettings> built_push_settings_;
   const app::Latest<app::PushSettings>* push_settings_ = nullptr;
   std::function<void()> after_push_commit_;
-  std::unique_ptr<app::PushInput> push_input_;  // answers to Slack clicks' response_url
+  std::unique_ptr<app::PushInput> push_input_;           // answers to Slack clicks' response_url
+  std::shared_ptr<http_server::SessionStore> sessions_;  // the page's logins
   std::unique_ptr<http_server::OpsHttpServer> server_;
 };
 

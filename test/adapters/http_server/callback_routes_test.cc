@@ -26,6 +26,7 @@
 #include "quell/app/poll_applier.h"
 #include "quell/app/vector_observation_stream.h"
 #include "quell/core/delivery/grouping.h"
+#include "quell/core/redact/redact.h"
 #include "webhook_receiver.h"
 
 namespace quell::http_server {
@@ -309,6 +310,36 @@ class AckLinkRoutesTest : public ::testing::Test {
     const std::string base = "https://quell.example.com";
     EXPECT_EQ(link.substr(0, base.size()), base);
     return link.substr(base.size());
+  }
+
+  // The path of the one link a group message of `channel`'s group condition=errs carries for
+  // `episode`, issued now.
+  std::string GroupLinkPath(const std::string& channel, uint64_t episode) {
+    const std::string link = signer_->GroupLink(channel, "condition=errs", episode, clock_.now);
+    const std::string base = "https://quell.example.com";
+    EXPECT_EQ(link.substr(0, base.size()), base);
+    return link.substr(base.size());
+  }
+  // The ack page's form posted with `name` typed in.
+  httplib::Result PostName(const std::string& path, const std::string& name) {
+    return client_->Post(path, "name=" + Encoded(name), "application/x-www-form-urlencoded");
+  }
+  static std::string Encoded(const std::string& text) {
+    std::string out;
+    for (const char raw : text) {
+      const auto c = static_cast<unsigned char>(raw);
+      if (std::isalnum(c) != 0) {
+        out += static_cast<char>(c);
+      } else if (c == ' ') {
+        out += '+';  // as a browser encodes a form
+      } else {
+        static constexpr char kHex[] = "0123456789ABCDEF";
+        out += '%';
+        out += kHex[c >> 4];
+        out += kHex[c & 0xF];
+      }
+    }
+    return out;
   }
 
   httplib::Result Get(const std::string& path) { return client_->Get(path); }
@@ -742,16 +773,16 @@ TEST_F(SlackInteractivityTest, BadSignaturesAndStaleTimestampsAre401AndChangeNot
   EXPECT_TRUE(Load("acme:db").acked_at.has_value());
 }
 
-// A group message's button acks exactly the generations that message carried: not an incident
-// that opened later, not the new generation of one it carried. A click delivered twice acks
-// once.
+// A group message's button acks what its episode carried up to that message, still open: not
+// an incident that opened later, not the new generation of one it carried. A click delivered
+// twice acks once.
 TEST_F(SlackInteractivityTest, AClickOnAnOlderMessageAcksNoLaterGeneration) {
   GroupOn({"slack"});
   Observe("acme:a", true);
   clock_.now += std::chrono::seconds(30);
   const core::Delivery first = GroupMessage("slack");
   const std::string first_button = SlackButton(first);
-  EXPECT_EQ(first_button, first.row.idempotency_key);
+  EXPECT_EQ(first_button, "{group:slack:1}:condition=errs");
   clock_.now += std::chrono::minutes(1);
   ASSERT_TRUE(commands_->Resolve("acme:a", "alice", clock_.now).ok());
   clock_.now += std::chrono::minutes(1);
@@ -787,6 +818,200 @@ TEST_F(SlackInteractivityTest, AClickOnAnOlderMessageAcksNoLaterGeneration) {
   EXPECT_EQ(again->status, 200);
   EXPECT_NE(again->body.find("handled already"), std::string::npos) << again->body;
   EXPECT_EQ(slack_responses_.Requests().size(), answered);
+}
+
+// Issue 31: one link for the whole group. Its page lists the members open now and asks for a
+// name; the POST acks every member of the episode open at that moment (the later message's
+// member too), records the name on each, and leaves alone an incident no message carried.
+TEST_F(AckLinkRoutesTest, AGroupsLinkAcksEveryOpenMemberOfItsEpisodeByTheNameGiven) {
+  GroupOn({"hook"});
+  Observe("acme:a", true);
+  Observe("acme:b", true);
+  clock_.now += std::chrono::seconds(30);
+  GroupMessage("hook");
+  const std::string path = GroupLinkPath("hook", 1);
+  Observe("acme:c", true);
+  clock_.now += std::chrono::seconds(30);
+  GroupMessage("hook");           // carries c, in the same episode
+  Observe("acme:waiting", true);  // no message carried it yet
+
+  auto ask = Get(path);
+  ASSERT_TRUE(ask);
+  EXPECT_EQ(ask->status, 200) << ask->body;
+  EXPECT_NE(ask->body.find("3 incidents of group <code>condition=errs</code> on <code>hook"),
+            std::string::npos)
+      << ask->body;
+  for (const char* key : {"acme:a", "acme:b", "acme:c"}) {
+    EXPECT_NE(ask->body.find(std::string("<code>") + key + "</code>"), std::string::npos) << key;
+  }
+  EXPECT_EQ(ask->body.find("acme:waiting"), std::string::npos) << ask->body;
+  EXPECT_NE(ask->body.find("<input id=\"name\" name=\"name\""), std::string::npos) << ask->body;
+  EXPECT_NE(ask->body.find("records only <code>link</code>"), std::string::npos) << ask->body;
+  EXPECT_NE(ask->body.find("href=\"/groups/hook/condition%3Derrs\""), std::string::npos)
+      << ask->body;
+  EXPECT_FALSE(Load("acme:a").acked_at.has_value()) << "a GET acks nothing";
+
+  clock_.now += std::chrono::minutes(2);
+  auto acked = PostName(path, "Ana Lima");
+  ASSERT_TRUE(acked);
+  EXPECT_EQ(acked->status, 200) << acked->body;
+  EXPECT_NE(acked->body.find("3 incidents of group"), std::string::npos) << acked->body;
+  EXPECT_NE(acked->body.find("by link:Ana Lima"), std::string::npos) << acked->body;
+  for (const char* key : {"acme:a", "acme:b", "acme:c"}) {
+    const core::Incident incident = Load(key);
+    ASSERT_TRUE(incident.acked_at.has_value()) << key;
+    EXPECT_EQ(*incident.acked_at, clock_.now) << key;
+    EXPECT_EQ(incident.acked_by, "link:Ana Lima") << key;
+  }
+  EXPECT_FALSE(Load("acme:waiting").acked_at.has_value());
+  const auto line = log_.Lines().back();
+  EXPECT_EQ(line.fields.at("status"), "acked");
+  EXPECT_EQ(line.fields.at("keys"), "3");
+  EXPECT_EQ(line.fields.at("who"), "link:Ana Lima");
+
+  // A second press keeps the first ack; with no name the ack would record "link" alone.
+  auto again = PostName(path, "");
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->status, 200) << again->body;
+  EXPECT_EQ(Load("acme:a").acked_by, "link:Ana Lima");
+}
+
+// The link names its episode: once a message left nothing open the episode ended, and the link
+// acks nothing of the next one, whose incidents opened after it. Another channel's group of the
+// same key is not this link's either.
+TEST_F(AckLinkRoutesTest, AGroupsLinkActsOnItsOwnEpisodeAndChannelOnly) {
+  GroupOn({"hook"});
+  Observe("acme:a", true);
+  clock_.now += std::chrono::seconds(30);
+  GroupMessage("hook");
+  const std::string path = GroupLinkPath("hook", 1);
+  const std::string other_channel = GroupLinkPath("other", 1);
+  for (int poll = 0; poll < 10 && Load("acme:a").status == core::IncidentStatus::kOpen; ++poll) {
+    clock_.now += std::chrono::seconds(10);
+    Observe("acme:a", false);
+  }
+  ASSERT_EQ(Load("acme:a").status, core::IncidentStatus::kResolved);
+  clock_.now += std::chrono::seconds(30);
+  GroupMessage("hook");  // its resolve: nothing left open, the episode ends
+  Observe("acme:b", true);
+  clock_.now += std::chrono::seconds(30);
+  GroupMessage("hook");  // episode 3
+
+  for (const std::string& link : {path, other_channel}) {
+    auto ask = Get(link);
+    ASSERT_TRUE(ask);
+    EXPECT_EQ(ask->status, 409) << ask->body;
+    auto post = PostName(link, "Ana");
+    ASSERT_TRUE(post);
+    EXPECT_EQ(post->status, 409) << post->body;
+    EXPECT_NE(post->body.find("Not acknowledged"), std::string::npos) << post->body;
+  }
+  EXPECT_FALSE(Load("acme:b").acked_at.has_value());
+  EXPECT_EQ(log_.Lines().back().fields["status"], "refused");
+  // The next episode's own link acks it.
+  auto acked = PostName(GroupLinkPath("hook", 3), "Ana");
+  ASSERT_TRUE(acked);
+  EXPECT_EQ(acked->status, 200) << acked->body;
+  EXPECT_EQ(Load("acme:b").acked_by, "link:Ana");
+}
+
+TEST_F(AckLinkRoutesTest, AGroupsAckPagesCarryTheSecurityHeaders) {
+  GroupOn({"hook"});
+  Observe("acme:a", true);
+  clock_.now += std::chrono::seconds(30);
+  GroupMessage("hook");
+  auto ask = Get(GroupLinkPath("hook", 1));
+  auto acked = PostName(GroupLinkPath("hook", 1), "<script>alert(1)</script>");
+  auto none = Get(GroupLinkPath("hook", 7));
+  for (const auto* page : {&ask, &acked, &none}) {
+    ASSERT_TRUE(*page);
+    const httplib::Response& r = **page;
+    EXPECT_EQ(r.get_header_value("Content-Type"), "text/html; charset=utf-8") << r.status;
+    const std::string csp = r.get_header_value("Content-Security-Policy");
+    EXPECT_NE(csp.find("default-src 'none'"), std::string::npos) << r.status << ": " << csp;
+    EXPECT_NE(csp.find("form-action 'self'"), std::string::npos) << r.status << ": " << csp;
+    EXPECT_EQ(r.get_header_value("Referrer-Policy"), "no-referrer") << r.status;
+    EXPECT_EQ(r.get_header_value("X-Frame-Options"), "DENY") << r.status;
+    EXPECT_EQ(r.get_header_value("Cache-Control"), "no-store") << r.status;
+    EXPECT_EQ(r.body.find("<script>"), std::string::npos) << r.body;
+  }
+  EXPECT_NE(acked->body.find("link:&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos)
+      << acked->body;
+}
+
+// A name typed on an incident's ack page is what the ack records, one line, redacted and cut;
+// left empty, "link".
+TEST_F(AckLinkRoutesTest, AnIncidentsLinkRecordsTheNameTypedOnItsPage) {
+  Observe("acme:db", true);
+  Observe("acme:cache", true);
+  Observe("acme:queue", true);
+  auto named = PostName(LinkPath("acme:db", 1), "  Ana\r\nLima  ");
+  ASSERT_TRUE(named);
+  EXPECT_EQ(named->status, 200) << named->body;
+  EXPECT_EQ(Load("acme:db").acked_by, "link:Ana Lima");
+  ASSERT_TRUE(PostName(LinkPath("acme:cache", 1), "ana@example.com " + std::string(200, 'x')));
+  const std::string redacted = Load("acme:cache").acked_by;
+  EXPECT_EQ(redacted.find("ana@example.com"), std::string::npos) << redacted;
+  EXPECT_LE(redacted.size(), std::string("link:").size() + core::kMaxActorName) << redacted;
+  ASSERT_TRUE(PostName(LinkPath("acme:queue", 1), ""));
+  EXPECT_EQ(Load("acme:queue").acked_by, "link");
+}
+
+// Issue 31: a click on a group message acked only what that message carried, so members an
+// earlier message of the same outage opened stayed unacked. The button now names the episode:
+// every member its messages carried up to the clicked one, still open, by the Slack user.
+TEST_F(SlackInteractivityTest, AGroupButtonAcksEveryOpenMemberOfItsEpisodeByTheSlackUser) {
+  GroupOn({"slack"});
+  Observe("acme:a", true);
+  clock_.now += std::chrono::seconds(30);
+  GroupMessage("slack");
+  Observe("acme:b", true);
+  clock_.now += std::chrono::seconds(30);
+  const core::Delivery second = GroupMessage("slack");  // carries b only
+  Observe("acme:later", true);
+  clock_.now += std::chrono::minutes(2);
+  GroupMessage("slack");  // carries later, posted after the click's message
+
+  auto click = PostSlack(SlackClickOn(SlackButton(second), second.row.created_at), kSlackSecret);
+  ASSERT_TRUE(click);
+  EXPECT_EQ(click->status, 200) << click->body;
+  for (const char* key : {"acme:a", "acme:b"}) {
+    const core::Incident incident = Load(key);
+    ASSERT_TRUE(incident.acked_at.has_value()) << key;
+    EXPECT_EQ(incident.acked_by, "slack:Amy McGee") << key;
+  }
+  EXPECT_FALSE(Load("acme:later").acked_at.has_value()) << "posted after the clicked message";
+}
+
+// PagerDuty's v3 webhook names who acted in `agent` (a user_reference: summary, id): its
+// summary, else its id, one line, redacted and cut, on every member of the group's alert.
+TEST_F(PagerDutyWebhookTest, AGroupsAckRecordsTheAgentOnEveryMember) {
+  GroupOn({"pd"});
+  Observe("acme:db", true);
+  Observe("acme:cache", true);
+  clock_.now += std::chrono::seconds(30);
+  const std::string key = PagerDutyKey(GroupMessage("pd"));
+  auto answer = PostPagerDuty(PagerDutyEventNow("incident.acknowledged", key), kPagerDutySecret);
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 200) << answer->body;
+  EXPECT_EQ(Load("acme:db").acked_by, "pagerduty:Tenex Engineer");
+  EXPECT_EQ(Load("acme:cache").acked_by, "pagerduty:Tenex Engineer");
+
+  Observe("acme:x", true);
+  Observe("acme:y", true);
+  std::string no_summary = PagerDutyEventNow("incident.acknowledged", "acme:x:1");
+  const std::string summary = "\"summary\": \"Tenex Engineer\"";
+  no_summary.replace(no_summary.find(summary), summary.size(), "\"summary\": \"\"");
+  ASSERT_TRUE(PostPagerDuty(no_summary, kPagerDutySecret));
+  EXPECT_EQ(Load("acme:x").acked_by, "pagerduty:PLH1HKV");
+  std::string crafted = PagerDutyEventNow("incident.acknowledged", "acme:y:1");
+  crafted.replace(crafted.find("Tenex Engineer"), 14,
+                  "Eve\\n{\\\"event\\\":\\\"forged\\\"} eve@example.com");
+  ASSERT_TRUE(PostPagerDuty(crafted, kPagerDutySecret));
+  const std::string by = Load("acme:y").acked_by;
+  EXPECT_EQ(by.find('\n'), std::string::npos) << by;
+  EXPECT_EQ(by.find("eve@example.com"), std::string::npos) << by;
+  EXPECT_EQ(by.rfind("pagerduty:Eve ", 0), 0u) << by;
 }
 
 }  // namespace

@@ -512,7 +512,8 @@ TEST_F(OperatorRoutesTest, TheTimelineShowsEveryPollAndEachSendAttempt) {
   attempt["detail"] = "msg-7";
   EXPECT_EQ(body["attempts"][1], attempt);
   EXPECT_EQ(body["generations"], (json::parse(R"([{"generation": 1,
-      "opened_at": "2026-12-02T09:00:00Z", "resolved_at": null}])")));
+      "opened_at": "2026-12-02T09:00:00Z", "resolved_at": null, "acked_at": null,
+      "acked_by": ""}])")));
 
   // The detail route still answers for the key itself.
   EXPECT_EQ(Body(Call("GET", "/v1/incidents/acme:db/primary"))["incident"]["key"],

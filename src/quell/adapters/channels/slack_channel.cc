@@ -87,15 +87,27 @@ json Blocks(const core::RenderedMessage& message) {
 // button-element); a longer one makes Slack refuse the whole message.
 constexpr size_t kMaxButtonValueBytes = 2000;
 
+// What a click acks (core/delivery/callback_key.h): the message's incident generation; for a
+// group message every member its episode carried (up to the clicked message) and still open,
+// as PagerDuty's group alert; a group message of an episode begun before episodes were kept,
+// exactly the members it carried, by its row.
+std::string ButtonValue(const core::OutboxRow& row) {
+  if (!core::IsGroupKey(row.key)) return core::IncidentCallbackKey(row.key, row.generation);
+  const json payload = json::parse(row.payload, nullptr, /*allow_exceptions=*/false);
+  const json* group =
+      payload.is_object() && payload.contains("group") ? &payload["group"] : nullptr;
+  if (group != nullptr && group->is_object() && group->contains("episode") &&
+      (*group)["episode"].is_number_unsigned() && (*group)["episode"].get<uint64_t>() != 0) {
+    return core::GroupAlertCallbackKey(row.channel, core::GroupKeyOfRow(row),
+                                       (*group)["episode"].get<uint64_t>());
+  }
+  return row.idempotency_key;
+}
+
 // The message's blocks, with the Acknowledge button when asked for and there is room.
 json BlocksOf(const core::Delivery& delivery, bool ack_button) {
   json blocks = Blocks(delivery.message);
-  // What the click acks: the message's incident generation, or exactly the members (and
-  // generations) this group message carried, by its row (core/delivery/callback_key.h).
-  const std::string value =
-      core::IsGroupKey(delivery.row.key)
-          ? delivery.row.idempotency_key
-          : core::IncidentCallbackKey(delivery.row.key, delivery.row.generation);
+  const std::string value = ButtonValue(delivery.row);
   if (!ack_button || delivery.row.transition == core::TransitionKind::kResolve ||
       blocks.size() >= kMaxBlocks || value.size() > kMaxButtonValueBytes) {
     return blocks;

@@ -23,7 +23,8 @@ struct SlackSettings {
   // channel shows the incident resolved; false posts the resolve as a thread reply.
   bool resolve_updates_root = true;
   // Opens and renotifies end with an "Acknowledge" button (action_id quell_ack, value
-  // "<key>:<generation>", or a group message's row key, core/delivery/callback_key.h) whose clicks
+  // "<key>:<generation>", or a group message's episode key "{group:<channel>:<episode>}:<group
+  // key>", core/delivery/callback_key.h) whose clicks
   // Slack posts to quell's /v1/slack/interactivity; set when the channel has a signing secret.
   bool ack_button = false;
   HttpTimeouts timeouts;

@@ -13,6 +13,8 @@
 
 #include "quell/adapters/channels/callback_signatures.h"
 #include "quell/app/pager_callback.h"
+#include "quell/core/redact/redact.h"
+#include "quell/core/text/url.h"
 
 namespace quell::http_server {
 namespace {
@@ -103,15 +105,83 @@ core::Result<channels::AckClaim> Claim(const channels::AckLinkSigner& signer,
   return claim.error();
 }
 
+// The form of an ack page: who acks, then the button. The name is what the ack records
+// ("link:<name>"); left empty, the ack records "link" alone, and the page says so.
+std::string AckForm() {
+  return "<form method=\"post\"><p><label for=\"name\">Your name</label> "
+         "<input id=\"name\" name=\"name\" maxlength=\"" +
+         std::to_string(core::kMaxActorName) +
+         "\" autocomplete=\"name\"></p>\n"
+         "<p>The ack records this name as <code>link:&lt;name&gt;</code>; left empty, it "
+         "records only <code>link</code>.</p>\n"
+         "<button type=\"submit\">Acknowledge</button></form>\n";
+}
+
+std::string PagePath(std::string_view prefix, std::string_view part) {
+  return std::string(prefix) + core::UrlEncode(part);
+}
+
 app::OpsResponse AskPage(const channels::AckClaim& claim) {
   const std::string key = HtmlEscape(claim.key);
-  return Page(200, "Acknowledge " + claim.key + "?",
-              "<p>Incident <code>" + key + "</code>, generation " +
-                  std::to_string(claim.generation) +
-                  ". Acknowledging stops its reminders until it opens again.</p>\n"
-                  "<form method=\"post\"><button type=\"submit\">Acknowledge</button></form>\n"
-                  "<p>This link works until " +
-                  core::FormatRfc3339(claim.expires_at) + ".</p>");
+  return Page(
+      200, "Acknowledge " + claim.key + "?",
+      "<p>Incident <code>" + key + "</code>, generation " + std::to_string(claim.generation) +
+          ". Acknowledging stops its reminders until it opens again.</p>\n" + AckForm() +
+          "<p>This link works until " + core::FormatRfc3339(claim.expires_at) + ". <a href=\"" +
+          HtmlEscape(PagePath("/incidents/", claim.key)) + "\">The incident in quell</a>.</p>");
+}
+
+// The group's page in quell (docs/page.md).
+std::string GroupPagePath(const channels::AckClaim& claim) {
+  return PagePath("/groups/", claim.channel) + PagePath("/", claim.group_key);
+}
+
+std::string GroupName(const channels::AckClaim& claim) {
+  return "group <code>" + HtmlEscape(claim.group_key) + "</code> on <code>" +
+         HtmlEscape(claim.channel) + "</code>";
+}
+
+// At most this many keys are listed on a group's ack page; the count is always whole.
+constexpr size_t kListedKeys = 20;
+
+std::string KeyList(const std::vector<std::string>& keys) {
+  std::string out = "<ul>\n";
+  for (size_t i = 0; i < keys.size() && i < kListedKeys; ++i) {
+    out += "<li><a href=\"" + HtmlEscape(PagePath("/incidents/", keys[i])) + "\"><code>" +
+           HtmlEscape(keys[i]) + "</code></a></li>\n";
+  }
+  if (keys.size() > kListedKeys) {
+    out += "<li>and " + std::to_string(keys.size() - kListedKeys) + " more</li>\n";
+  }
+  return out + "</ul>\n";
+}
+
+std::string Incidents(size_t n) {
+  return std::to_string(n) + (n == 1 ? " incident" : " incidents");
+}
+
+app::OpsResponse AskGroupPage(const channels::AckClaim& claim,
+                              const std::vector<std::string>& open_keys) {
+  return Page(200, "Acknowledge group " + claim.group_key + "?",
+              "<p>" + Incidents(open_keys.size()) + " of " + GroupName(claim) +
+                  " are open now; acknowledging stops their reminders and escalations until "
+                  "each opens again:</p>\n" +
+                  KeyList(open_keys) + AckForm() +
+                  "<p>The ack reaches the members open when you press it, of this episode of "
+                  "the group (its messages from the one that opened it). This link works until " +
+                  core::FormatRfc3339(claim.expires_at) + ". <a href=\"" +
+                  HtmlEscape(GroupPagePath(claim)) + "\">The group in quell</a>.</p>");
+}
+
+app::OpsResponse AckedGroupPage(const channels::AckClaim& claim,
+                                const std::vector<std::string>& keys, std::string_view by,
+                                core::WallTime now) {
+  return Page(200, "Acknowledged group " + claim.group_key,
+              "<p>" + Incidents(keys.size()) + " of " + GroupName(claim) + " acknowledged (by " +
+                  HtmlEscape(by) + " at " + core::FormatRfc3339(now) +
+                  "; one acked before keeps its first ack):</p>\n" + KeyList(keys) +
+                  "<p><a href=\"" + HtmlEscape(GroupPagePath(claim)) +
+                  "\">The group in quell</a>.</p>");
 }
 
 app::OpsResponse AckedPage(const core::Incident& incident) {
@@ -120,6 +190,34 @@ app::OpsResponse AckedPage(const core::Incident& incident) {
               "<p>Incident <code>" + HtmlEscape(incident.key) + "</code>, generation " +
                   std::to_string(incident.generation) + ", is acknowledged (by " +
                   HtmlEscape(incident.acked_by) + " at " + when + ").</p>");
+}
+
+// What a group's link names, as the group alert key PagerDuty is sent
+// (core/delivery/callback_key.h): the members its episode's messages carried.
+core::CallbackKey GroupKeyOf(const channels::AckClaim& claim) {
+  core::CallbackKey key;
+  key.kind = core::CallbackKey::Kind::kGroupAlert;
+  key.channel = claim.channel;
+  key.group_key = claim.group_key;
+  key.episode = claim.episode;
+  return key;
+}
+
+// The keys of the group's members, open now, that `claim`'s episode carried.
+core::Result<std::vector<std::string>> OpenKeysOf(app::OperatorCommands& commands,
+                                                  const channels::AckClaim& claim,
+                                                  core::WallTime now) {
+  auto targets = commands.CallbackTargets(GroupKeyOf(claim), now);
+  if (!targets) return targets.error();
+  std::vector<std::string> keys;
+  for (const core::IncidentGeneration& target : *targets) keys.push_back(target.key);
+  return keys;
+}
+
+core::Error NothingOpen() {
+  return core::MakeError(core::ErrorCode::kRejected,
+                         "no member of this group's episode is open any more (every one resolved, "
+                         "or the episode ended and a later message opened another)");
 }
 
 app::OpsResponse Json(int status, const nlohmann::json& body) {
@@ -191,7 +289,10 @@ app::OpsResponse PagerDutyEvent(app::OperatorCommands& commands, core::WallTime 
               "occurred at " + core::FormatRfc3339(*occurred_at) + ", past PagerDuty's retries"}});
     return Json(200, {{"ignored", "stale"}});
   }
-  const std::string agent = StringAt(event->value("agent", nlohmann::json()), "summary");
+  // Who acted in PagerDuty: the agent's summary (a user's name), else its id.
+  const nlohmann::json agent_ref = event->value("agent", nlohmann::json());
+  std::string agent = core::RedactActorName(StringAt(agent_ref, "summary"));
+  if (agent.empty()) agent = core::RedactActorName(StringAt(agent_ref, "id"));
   const std::string by = agent.empty() ? std::string("pagerduty") : "pagerduty:" + agent;
   const app::PagerAction action =
       type == "incident.acknowledged" ? app::PagerAction::kAck : app::PagerAction::kResolve;
@@ -327,8 +428,8 @@ app::OpsResponse SlackInteraction(app::OperatorCommands& commands, core::HttpCli
     return Json(200, nlohmann::json::object());
   }
   const nlohmann::json user = payload.value("user", nlohmann::json::object());
-  std::string name = StringAt(user, "username");
-  if (name.empty()) name = StringAt(user, "id");
+  std::string name = core::RedactActorName(StringAt(user, "username"));
+  if (name.empty()) name = core::RedactActorName(StringAt(user, "id"));
   const std::string by = name.empty() ? std::string("slack") : "slack:" + name;
   const std::string response_url = StringAt(payload, "response_url");
   std::string trigger_id = StringAt(payload, "trigger_id");
@@ -366,6 +467,43 @@ app::OpsResponse SlackInteraction(app::OperatorCommands& commands, core::HttpCli
   return reply(text);
 }
 
+// A group's link pressed: every member of its episode open now, acked in one transaction as a
+// callback's (each keeps an earlier ack; the waiting escalation tiers are cancelled with it).
+app::OpsResponse AckGroup(app::OperatorCommands& commands, const channels::AckClaim& claim,
+                          const std::string& by, core::WallTime now, core::EventLog& log) {
+  const auto apply = [&]() -> core::Result<app::CallbackOutcome> {
+    auto targets = commands.CallbackTargets(GroupKeyOf(claim), now);
+    if (!targets) return targets.error();
+    app::CallbackAction action;
+    action.targets = std::move(*targets);
+    action.by = by;
+    action.opened_by = now;
+    action.provider = "link";
+    auto outcome = commands.ApplyCallback(action, now);
+    if (outcome && outcome->keys.empty()) return NothingOpen();
+    return outcome;
+  };
+  const core::Result<app::CallbackOutcome> done = apply();
+  const std::string group = claim.channel + " " + claim.group_key;
+  if (!done) {
+    log.Log(core::LogLevel::kWarn, "http.ack_link",
+            {{"method", "POST"},
+             {"group", group},
+             {"episode", claim.episode},
+             {"status", "refused"},
+             {"error", done.error().message}});
+    return Refused(StatusOf(done.error().code), done.error());
+  }
+  log.Log(core::LogLevel::kInfo, "http.ack_link",
+          {{"method", "POST"},
+           {"group", group},
+           {"episode", claim.episode},
+           {"status", "acked"},
+           {"keys", std::to_string(done->keys.size())},
+           {"who", by}});
+  return AckedGroupPage(claim, done->keys, by, now);
+}
+
 // Which kinds of callback get a route.
 struct Kinds {
   bool ack_links = false;
@@ -392,12 +530,17 @@ std::vector<app::OpsRoute> Routes(app::OperatorCommands& commands, core::Clock& 
                       /*is_public=*/true});
   };
   if (kinds.ack_links) {
-    add("GET", "^/v1/ack/(.+)$", [source, &clock, &log](const app::OpsRequest& request) {
+    add("GET", "^/v1/ack/(.+)$", [source, &commands, &clock, &log](const app::OpsRequest& request) {
       const std::shared_ptr<const CallbackSettings> settings = source();
       if (!settings->ack_links) return NotConfigured("ack links are");
-      auto claim = Claim(*settings->ack_links, request, clock.Now(), log);
+      const core::WallTime now = clock.Now();
+      auto claim = Claim(*settings->ack_links, request, now, log);
       if (!claim) return Refused(TokenStatus(claim.error().code), claim.error());
-      return AskPage(*claim);
+      if (!claim->is_group()) return AskPage(*claim);
+      auto keys = OpenKeysOf(commands, *claim, now);
+      if (!keys) return Refused(StatusOf(keys.error().code), keys.error());
+      if (keys->empty()) return Refused(409, NothingOpen());
+      return AskGroupPage(*claim, *keys);
     });
     add("POST", "^/v1/ack/(.+)$",
         [source, &commands, &clock, &log](const app::OpsRequest& request) {
@@ -406,7 +549,10 @@ std::vector<app::OpsRoute> Routes(app::OperatorCommands& commands, core::Clock& 
           const core::WallTime now = clock.Now();
           auto claim = Claim(*settings->ack_links, request, now, log);
           if (!claim) return Refused(TokenStatus(claim.error().code), claim.error());
-          auto acked = commands.Ack(claim->key, "link", now, claim->generation);
+          const std::string name = core::RedactActorName(FormField(request.body, "name"));
+          const std::string by = name.empty() ? std::string("link") : "link:" + name;
+          if (claim->is_group()) return AckGroup(commands, *claim, by, now, log);
+          auto acked = commands.Ack(claim->key, by, now, claim->generation);
           if (!acked) {
             log.Log(core::LogLevel::kWarn, "http.ack_link",
                     {{"method", "POST"},

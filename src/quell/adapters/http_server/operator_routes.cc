@@ -289,6 +289,30 @@ std::vector<app::OpsRoute> OperatorRoutes(app::OperatorCommands& commands,
                            {"group_messages", GroupMessageList(detail->group_messages)}});
   });
 
+  // A group of a grouped channel, for its page; the channel is one path segment (channel names
+  // hold no '/'), the group key the rest.
+  add("GET", "^/v1/groups/([^/]+)/(.+)$", kRead, [reads](const app::OpsRequest& request) {
+    auto limit = app::GroupLimitFrom(request.query);
+    if (!limit) return ErrorReply(limit.error());
+    auto group = reads->Group(request.captures.at(0), request.captures.at(1), *limit);
+    if (!group) return ErrorReply(group.error());
+    json labels = json::object();
+    for (const auto& [name, value] : group->labels) labels[name] = value;
+    json members = json::array();
+    for (const app::IncidentListItem& item : group->members) {
+      members.push_back(json::parse(
+          text_output::ListedIncidentJson(item.incident, item.severity, item.notifications_sent)));
+    }
+    return Reply(200, json{{"group",
+                            {{"channel", group->channel},
+                             {"key", group->group_key},
+                             {"labels", std::move(labels)},
+                             {"members", group->members.size()},
+                             {"open", group->open}}},
+                           {"members", std::move(members)},
+                           {"messages", GroupMessageList(group->messages)}});
+  });
+
   add("POST", "^/v1/incidents/(.+)/ack$", "ack", [ops, time](const app::OpsRequest& request) {
     auto body = BodyObject(request);
     if (!body) return ErrorReply(body.error());

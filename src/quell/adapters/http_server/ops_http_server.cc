@@ -8,6 +8,7 @@
 
 #include "quell/adapters/http_server/allowed_hosts.h"
 #include "quell/adapters/http_server/http_front.h"
+#include "quell/adapters/http_server/session_store.h"
 #include "quell/core/text/request_target.h"
 
 namespace quell::http_server {
@@ -133,7 +134,11 @@ Admission OpsHttpServer::Admit(RequestHead head) const {
   const app::OpsRoute& route = *found->route;
   const bool has_token =
       !options_.token.empty() && ConstantTimeEquals(options_.token, BearerToken(head));
-  if ((route.write || (!route.is_public && !options_.open_reads)) && !has_token) {
+  const std::string* cookie = FindHeader(head, "cookie");
+  const bool has_session = !has_token && options_.sessions != nullptr && cookie != nullptr &&
+                           options_.sessions->Valid(SessionIdOf(*cookie));
+  const bool authenticated = has_token || has_session;
+  if ((route.write || (!route.is_public && !options_.open_reads)) && !authenticated) {
     if (options_.token.empty()) {
       return Refuse(ErrorAnswer(403, "forbidden", "no API token is configured"));
     }
@@ -141,11 +146,19 @@ Admission OpsHttpServer::Admit(RequestHead head) const {
     refusal.headers.emplace_back("WWW-Authenticate", "Bearer");
     return Refuse(std::move(refusal));
   }
+  // A browser sends the cookie with whatever a page makes it request; only this origin's
+  // script can add a header of its own without a CORS preflight, which is never answered.
+  if (has_session && !route.is_public && head.method != "GET" && head.method != "HEAD" &&
+      FindHeader(head, kCsrfHeader) == nullptr) {
+    return Refuse(ErrorAnswer(403, "forbidden",
+                              "a request that changes something with the session cookie must "
+                              "carry the X-Quell-Csrf header (the page sends it)"));
+  }
   const auto probe = head.method == "GET" ? std::find(options_.probe_paths.begin(),
                                                       options_.probe_paths.end(), target->path)
                                           : options_.probe_paths.end();
   const bool is_probe = probe != options_.probe_paths.end();
-  if (options_.open_reads && !has_token && !is_probe) {
+  if (options_.open_reads && !authenticated && !is_probe) {
     const std::string* host = FindHeader(head, "host");
     if (host != nullptr && !IsAllowedHost(*host, allowed_hosts_)) {
       return Refuse(ErrorAnswer(421, "misdirected_request",
@@ -163,13 +176,14 @@ Admission OpsHttpServer::Admit(RequestHead head) const {
   for (auto& [name, value] : head.headers)
     request.headers.emplace(std::move(name), std::move(value));
   request.actor = options_.token_name.empty() ? "http" : options_.token_name;
+  request.auth = has_token ? "token" : has_session ? "session" : "";
 
   const size_t probes = options_.probe_paths.size();
   Admission admission;
-  admission.lane = is_probe    ? static_cast<size_t>(probe - options_.probe_paths.begin())
-                   : has_token ? probes
-                               : probes + 1;
-  admission.unauthenticated = !is_probe && !has_token;
+  admission.lane = is_probe        ? static_cast<size_t>(probe - options_.probe_paths.begin())
+                   : authenticated ? probes
+                                   : probes + 1;
+  admission.unauthenticated = !is_probe && !authenticated;
   admission.max_body = route.max_body;
   admission.handle = [&route, request = std::move(request)](std::string body) mutable {
     request.body = std::move(body);

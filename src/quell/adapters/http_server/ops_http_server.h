@@ -14,6 +14,7 @@
 namespace quell::http_server {
 
 class HttpFront;
+class SessionStore;
 struct Admission;
 struct HttpAnswer;
 struct RequestHead;
@@ -53,6 +54,10 @@ struct OpsServerOptions {
   // an IP address, localhost, the listen address's host or one of these names (the host of
   // http.public_url, say); any other is 421, so a DNS-rebinding page cannot read the API.
   std::vector<std::string> allowed_hosts{};
+  // The operator page's logins (session_store.h): a request whose session cookie names one of
+  // these is served as the token's holder, except that a state-changing one (any method but GET
+  // and HEAD) must also carry the X-Quell-Csrf header (403 without). Null: no sessions.
+  std::shared_ptr<SessionStore> sessions{};
 };
 
 // quell's ops HTTP surface (health, metrics, operator endpoints): a list of app::OpsRoute

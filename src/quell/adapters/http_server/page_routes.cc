@@ -73,7 +73,8 @@ std::vector<app::OpsRoute> PageRoutes() {
   std::vector<app::OpsRoute> routes;
   // The shell for every page the script draws: the script reads the path and fetches the rest.
   if (const web::PageAsset* shell = web::FindPageAsset("index.html")) {
-    routes.push_back(Route("^/(?:|incidents/.+|outbox|silences|maintenance|sources)$", *shell));
+    routes.push_back(
+        Route("^/(?:|incidents/.+|groups/[^/]+/.+|outbox|silences|maintenance|sources)$", *shell));
   }
   // Every other file at /assets/<name>, so a module added to CMakeLists.txt is served with no
   // second list to keep in step; the shell itself only at the page paths.

@@ -202,6 +202,17 @@ core::Result<std::vector<core::IncidentGeneration>> PgIncidentStore::OpenMembers
        episode ? std::to_string(*episode) : std::string()}));
 }
 
+core::Result<std::vector<core::IncidentGeneration>> PgIncidentStore::GroupMemberKeys(
+    std::string_view channel, std::string_view group_key, size_t limit) {
+  // The predicate is outbox_group_keys', so the partial index serves it.
+  static const std::string sql =
+      "SELECT key, MAX(generation) FROM outbox WHERE channel = $1 AND group_key = $2 AND"
+      " status = 'grouped' AND group_row IS NOT NULL GROUP BY key ORDER BY key COLLATE \"C\""
+      " LIMIT $3";
+  return ReadGenerations(
+      connection_->Run(sql, {std::string(channel), std::string(group_key), std::to_string(limit)}));
+}
+
 core::Result<std::vector<core::LoggedDecision>> PgIncidentStore::RecentDecisions(
     std::string_view key, size_t limit) {
   auto result = connection_->Run(

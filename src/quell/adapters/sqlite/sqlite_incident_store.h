@@ -107,6 +107,9 @@ class SqliteIncidentStore : public core::IncidentStore,
   core::Result<std::vector<core::IncidentGeneration>> OpenMembersOfGroup(
       std::string_view channel, std::string_view group_key, std::optional<uint64_t> episode,
       core::WallTime carried_by) override;
+  core::Result<std::vector<core::IncidentGeneration>> GroupMemberKeys(std::string_view channel,
+                                                                      std::string_view group_key,
+                                                                      size_t limit) override;
   core::Result<std::vector<core::LoggedDecision>> RecentDecisions(std::string_view key,
                                                                   size_t limit) override;
   core::Result<std::vector<core::OutboxRow>> GroupMessagesOf(std::string_view key,

@@ -261,6 +261,25 @@ core::Result<std::vector<core::IncidentGeneration>> SqliteIncidentStore::OpenMem
   return ReadGenerations(s);
 }
 
+core::Result<std::vector<core::IncidentGeneration>> SqliteIncidentStore::GroupMemberKeys(
+    std::string_view channel, std::string_view group_key, size_t limit) {
+  // The carried members' partial index, whose predicate the literals match.
+  Stmt s;
+  if (auto status = s.Prepare(db_,
+                              "SELECT key, MAX(generation) FROM outbox INDEXED BY"
+                              " outbox_group_keys WHERE channel = ?1 AND group_key = ?2 AND"
+                              " status = 'grouped' AND group_row IS NOT NULL GROUP BY key"
+                              " ORDER BY key LIMIT ?3",
+                              path_);
+      !status) {
+    return status.error();
+  }
+  s.BindText(1, channel);
+  s.BindText(2, group_key);
+  s.BindUint(3, limit);
+  return ReadGenerations(s);
+}
+
 // The decisions primary key (key, version) and the outbox's UNIQUE (key, channel, generation,
 // version) make both reads range scans over one key.
 core::Result<std::vector<core::LoggedDecision>> SqliteIncidentStore::RecentDecisions(

@@ -7,6 +7,7 @@
 
 #include "quell/adapters/templates/slack_text.h"
 #include "quell/core/delivery/message_limits.h"
+#include "quell/core/text/url.h"
 
 namespace quell::templates {
 namespace {
@@ -137,8 +138,11 @@ std::string NextStep(const GroupView& group, const ViewOptions& options) {
   return step;
 }
 
-std::string Link(const ViewOptions& options) {
-  return options.public_url.empty() ? std::string() : options.public_url + "/v1/incidents";
+// The group's page in quell (docs/page.md): its members and its messages.
+std::string Link(const GroupView& group, const ViewOptions& options) {
+  if (options.public_url.empty()) return {};
+  return options.public_url + "/groups/" + core::UrlEncode(group.channel) + "/" +
+         core::UrlEncode(group.key);
 }
 
 std::vector<std::string> Examples(const GroupView& group, size_t max) {
@@ -184,16 +188,21 @@ std::string TextBody(const GroupView& group, const ViewOptions& options) {
   body += "\nMembers:\n";
   for (const IncidentView& v : group.listed) {
     body += "  - " + MemberLine(v, false) + "\n";
-    // Each listed member's own link (acks only that member's generation), after the line's cut.
-    if (!v.ack_link.empty()) body += "    ack in one click: " + v.ack_link + "\n";
+    // A member's own link only where the group has none (an episode older than episodes).
+    if (group.ack_link.empty() && !v.ack_link.empty()) {
+      body += "    ack in one click: " + v.ack_link + "\n";
+    }
   }
   if (group.more > 0) body += "  " + MoreLine(group, false) + "\n";
+  if (!group.ack_link.empty())
+    body += "\nAck every open member in one click: " + group.ack_link + "\n";
   if (const auto examples = Examples(group, options.max_examples); !examples.empty()) {
     body += "\nRecent examples (redacted):\n";
     for (const std::string& e : examples) body += "  - " + e + "\n";
   }
   body += "\nNext step: " + NextStep(group, options) + "\n";
-  if (const std::string link = Link(options); !link.empty()) body += "Details:   " + link + "\n";
+  if (const std::string link = Link(group, options); !link.empty())
+    body += "Details:   " + link + "\n";
   return body;
 }
 
@@ -204,15 +213,16 @@ std::string SlackBody(const GroupView& group, const ViewOptions& options) {
   body += "*Where:* " + Escape(Where(group), true) + "   *Severity:* " + group.severity + "\n";
   for (const IncidentView& v : group.listed) {
     body += "\xE2\x80\xA2 " + MemberLine(v, true);
-    if (!v.ack_link.empty()) body += " <" + v.ack_link + "|ack>";
+    if (group.ack_link.empty() && !v.ack_link.empty()) body += " <" + v.ack_link + "|ack>";
     body += "\n";
   }
   if (group.more > 0) body += "_" + MoreLine(group, false) + "_\n";
+  if (!group.ack_link.empty()) body += "<" + group.ack_link + "|Ack every open member>\n";
   for (const std::string& e : Examples(group, options.max_examples)) {
     body += "> " + Escape(e, true) + "\n";
   }
   body += "*Next step:* " + Escape(NextStep(group, options), true);
-  if (const std::string link = Link(options); !link.empty()) {
+  if (const std::string link = Link(group, options); !link.empty()) {
     body += "\n<" + link + "|Open in quell>";
   }
   return body;
@@ -291,6 +301,9 @@ core::Result<GroupView> ParseGroupView(std::string_view payload, const ViewOptio
     group.standing_open = Count(*it, "open");
     group.standing_silenced = Count(*it, "silenced");
   }
+  if (const auto it = g.find("episode"); it != g.end() && it->is_number_unsigned()) {
+    group.episode = it->get<uint64_t>();
+  }
   if (const auto it = g.find("labels"); it != g.end() && it->is_object()) {
     for (const auto& [name, value] : it->items()) {
       if (value.is_string()) group.labels.emplace_back(name, value.get<std::string>());
@@ -306,6 +319,7 @@ core::Result<GroupView> ParseGroupView(std::string_view payload, const ViewOptio
   group.renotified = Count(counts, "renotify");
   group.resolved = Count(counts, "resolve");
   int gravest = -1;
+  std::string newest;  // the newest member's transition time
   for (const json& member : members) {
     core::Result<IncidentView> view = IncidentViewOf(member, options, sent_at);
     if (!view) return view.error();
@@ -313,7 +327,12 @@ core::Result<GroupView> ParseGroupView(std::string_view payload, const ViewOptio
       gravest = Rank(view->severity);
       group.severity = view->severity;
     }
+    if (view->polled_at > newest) newest = view->polled_at;  // RFC 3339 UTC: text order is time
     if (group.listed.size() < limit) group.listed.push_back(std::move(*view));
+  }
+  const auto issued = core::ParseRfc3339(newest);
+  if (options.group_ack_link && group.episode != 0 && group.open_after > 0 && issued) {
+    group.ack_link = options.group_ack_link(group.channel, group.key, group.episode, *issued);
   }
   if (group.severity.empty()) {
     group.severity = group.listed.empty() ? options.default_severity : group.listed[0].severity;

@@ -36,6 +36,11 @@ struct GroupView {
   std::string severity;              // the gravest member's ("fatal" > "critical" > ...)
   std::vector<IncidentView> listed;  // the first `limit` members, in commit order
   uint64_t more = 0;                 // members not listed
+  uint64_t episode = 0;              // the payload's; 0: an episode begun before they were kept
+  // One signed link acking every member of this episode still open when it is pressed
+  // (ViewOptions::group_ack_link), instead of a link per member; empty without ack links, an
+  // episode, or a member left open.
+  std::string ack_link;
 };
 
 // The members still open as the message says it: at send time (standing, silenced ones

@@ -99,6 +99,11 @@ struct ViewOptions {
   // last_seen_at); unset: messages carry none (http.ack_link_secret not configured).
   std::function<std::string(std::string_view key, uint64_t generation, core::WallTime issued_at)>
       ack_link;
+  // The signed link acking the open members of (channel, group key)'s episode, issued at the
+  // newest member's transition; unset: group messages carry none.
+  std::function<std::string(std::string_view channel, std::string_view group_key, uint64_t episode,
+                            core::WallTime issued_at)>
+      group_ack_link;
   size_t max_examples = 3;
   size_t max_example_chars = 200;
   size_t max_description_chars = 1000;

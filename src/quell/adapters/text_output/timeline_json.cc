@@ -91,7 +91,9 @@ std::string TimelineJson(const app::IncidentTimeline& timeline) {
   List(out, "generations", timeline.generations, [](Object& o, const core::GenerationSpan& g) {
     o.Num("generation", g.generation)
         .Time("opened_at", g.opened_at)
-        .Time("resolved_at", g.resolved_at);
+        .Time("resolved_at", g.resolved_at)
+        .Time("acked_at", g.acked_at)
+        .Str("acked_by", g.acked_by);
   });
   out += '}';
   return out;

@@ -179,6 +179,10 @@ templates::RendererOptions RendererOptionsFor(const config::Config& config) {
                                       core::WallTime issued_at) {
       return signer->Link(key, generation, issued_at);
     };
+    renderer.view.group_ack_link = [signer](std::string_view channel, std::string_view group_key,
+                                            uint64_t episode, core::WallTime issued_at) {
+      return signer->GroupLink(channel, group_key, episode, issued_at);
+    };
   }
   for (const auto& [condition, severity] : config.condition_severity) {
     renderer.view.condition_severity.emplace(condition, severity);

@@ -66,6 +66,10 @@ struct GenerationSpan {
   uint64_t generation = 0;
   std::optional<WallTime> opened_at;
   std::optional<WallTime> resolved_at;
+  // Who acked it and when (an ack link's name, a Slack user, a PagerDuty agent, a token's
+  // name): kept on the incident, so known for its current generation only.
+  std::optional<WallTime> acked_at{};
+  std::string acked_by{};
 };
 
 // What a key's timeline is drawn from: each list the newest `limit` (see ReadTimeline), oldest
@@ -123,6 +127,12 @@ class OperatorStore {
   virtual Result<std::vector<IncidentGeneration>> OpenMembersOfGroup(
       std::string_view channel, std::string_view group_key, std::optional<uint64_t> episode,
       WallTime carried_by) = 0;
+
+  // The incidents the messages of (`channel`, `group_key`) carried, open or not (retention
+  // forgets rows), each with the newest generation carried, the first `limit` in key order.
+  virtual Result<std::vector<IncidentGeneration>> GroupMemberKeys(std::string_view channel,
+                                                                  std::string_view group_key,
+                                                                  size_t limit) = 0;
 
   // The newest `limit` decision lines of `key`, highest version first (retention may have
   // pruned older ones). Empty for a key with none.

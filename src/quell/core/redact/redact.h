@@ -53,6 +53,13 @@ bool HoldsPersonalData(std::string_view text);
 inline constexpr size_t kMaxErrorText = 2000;
 std::string RedactErrorText(std::string_view text, size_t max_bytes = kMaxErrorText);
 
+// Who acked, as an outsider named them (a Slack user, a PagerDuty agent, a name typed on an ack
+// link's page) before it is stored, logged or shown: one line (control bytes become a blank,
+// blanks collapse), redacted as Redact does (an e-mail address becomes "[email]", a secret
+// "[secret]"; ids are kept), cut to kMaxActorName bytes on a character boundary. May be empty.
+inline constexpr size_t kMaxActorName = 64;
+std::string RedactActorName(std::string_view name);
+
 // True for a field, tag or header name whose value is a credential: it contains password,
 // passwd, secret, token, api_key, apikey, access_key, private_key, authorization, cookie,
 // session or credential, ignoring case and '-' versus '_'; or it is "auth".

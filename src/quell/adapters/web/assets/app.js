@@ -2,8 +2,9 @@
 // fetches quell's JSON API (docs/http.md) and draws the page. Links inside the page change the
 // path with pushState. No framework; each module under /assets/ is served as written.
 
-import {NeedToken, drawTokenArea, onTokenChange} from './api.js';
+import {NeedToken, checkSession, onTokenChange} from './api.js';
 import {h, main, say} from './dom.js';
+import {groupPage} from './group.js';
 import {incidentPage} from './incident.js';
 import {incidentsPage} from './incidents.js';
 import {maintenancePage} from './maintenance.js';
@@ -15,6 +16,7 @@ import {sourcesPage} from './sources.js';
 const pages = [
   [/^\/$/, incidentsPage, 'Incidents'],
   [/^\/incidents\/(.+)$/, incidentPage, 'Incident'],
+  [/^\/groups\/([^/]+)\/(.+)$/, groupPage, 'Group'],
   [/^\/outbox$/, outboxPage, 'Outbox'],
   [/^\/silences$/, silencesPage, 'Silences'],
   [/^\/maintenance$/, maintenancePage, 'Maintenance'],
@@ -29,7 +31,8 @@ async function render(focusHeading) {
   const path = location.pathname;
   for (const a of document.querySelectorAll('nav[aria-label="Sections"] a')) {
     const here = a.getAttribute('href') === path ||
-      (a.getAttribute('href') === '/' && path.startsWith('/incidents/'));
+      (a.getAttribute('href') === '/' &&
+        (path.startsWith('/incidents/') || path.startsWith('/groups/')));
     if (here) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
   }
   const ctx = {alive: () => mine === view};
@@ -66,5 +69,4 @@ document.addEventListener('click', (e) => {
 window.addEventListener('popstate', () => render(true));
 
 onTokenChange(render);
-drawTokenArea();
-render(false);
+checkSession().then(() => render(false));

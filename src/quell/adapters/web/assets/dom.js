@@ -33,6 +33,8 @@ export function say(text) {
 
 export const enc = encodeURIComponent;
 export const incidentHref = (key) => '/incidents/' + enc(key);
+// A group's page: its channel and group key, each one encoded path segment.
+export const groupHref = (channel, groupKey) => '/groups/' + enc(channel) + '/' + enc(groupKey);
 
 export function labelsText(labels) {
   return Object.entries(labels || {}).map(([k, v]) => k + '=' + v).join(', ');

@@ -2,7 +2,7 @@
 // (GET /v1/incidents/{key}/timeline), its messages, generations and evidence.
 
 import {ApiError, act, read} from './api.js';
-import {emptyRow, enc, field, h, labelsText, main, say, section, statusBadge, table}
+import {emptyRow, enc, field, groupHref, h, labelsText, main, say, section, statusBadge, table}
   from './dom.js';
 import {REFRESH_MS, every} from './refresh.js';
 import {byTime, when} from './time.js';
@@ -176,7 +176,8 @@ function groupMessagesTable(groups) {
   const rows = groups.map((g) => h('tr', {id: 'gm-' + g.idempotency_key, tabindex: -1,
     'data-idempotency-key': g.idempotency_key, 'data-status': g.status},
   h('td', {class: 'mono'}, g.idempotency_key), h('td', {}, g.channel),
-  h('td', {class: 'wrap'}, g.key.replace(/^\{group\}:/, '')), h('td', {}, g.transition),
+  h('td', {class: 'wrap'}, h('a', {href: groupHref(g.channel, g.key.replace(/^\{group\}:/, '')),
+    class: 'group-page'}, g.key.replace(/^\{group\}:/, ''))), h('td', {}, g.transition),
   h('td', {}, g.status), h('td', {class: 'num'}, g.attempts), h('td', {}, when(g.sent_at)),
   h('td', {class: 'wrap'}, g.remote_message_id || (g.status === 'sent' ? '' : g.last_error))));
   return [h('h3', {id: 'group-messages-h'}, 'Group messages that carried it'),
@@ -188,9 +189,11 @@ function groupMessagesTable(groups) {
 function generationsTable(generations) {
   const rows = generations.map((g) => h('tr', {'data-generation': g.generation},
     h('td', {class: 'num'}, g.generation), h('td', {}, when(g.opened_at)),
-    h('td', {}, g.resolved_at ? when(g.resolved_at) : 'still open')));
-  return table('generations-table', 'Generations', ['Generation', 'Opened', 'Resolved'],
-    rows.length ? rows : [emptyRow(3, 'None recorded.')]);
+    h('td', {}, g.resolved_at ? when(g.resolved_at) : 'still open'),
+    h('td', {class: 'acked-by'}, g.acked_at ? [g.acked_by || 'yes', ' (', when(g.acked_at), ')']
+      : '—')));
+  return table('generations-table', 'Generations', ['Generation', 'Opened', 'Resolved',
+    'Acked by'], rows.length ? rows : [emptyRow(4, 'None recorded.')]);
 }
 
 // One evidence value: a pushed alert's annotations each on its own, its links clickable.
