@@ -64,6 +64,7 @@ class PolicyModel {
     Told told = Told::kNone;
     Seconds due = 0;
     bool silenced_at_open = false;  // kScheduled: the tier's open was written in a silence
+    bool heard = false;  // a message of this generation went (or waits in its group) here
   };
   struct Incident {
     std::string key;
@@ -96,11 +97,14 @@ class PolicyModel {
   enum class Cause { kPoll, kHand };
 
   void Deliver(Seconds now);
+  // Runs the clock to `at` through every due time before it, delivering at each.
+  void DeliverUpTo(Seconds at);
+  bool ApplyLine(const TraceLine& line, std::string* refused);
   std::optional<Seconds> NextDue(Seconds after) const;
   void Observe(const TraceLine& line);
   void AnnounceOwedOpen(Incident& incident, Seconds now);
   void Transition(Incident& incident, const std::string& kind, Seconds now, Cause cause);
-  void Emit(const Incident& incident, const std::string& channel, const std::string& kind,
+  void Emit(Incident& incident, const std::string& channel, const std::string& kind,
             Seconds now, bool may_group);
   void CancelScheduled(Incident& incident);
 

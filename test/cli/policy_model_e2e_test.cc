@@ -256,8 +256,7 @@ bool OpenBefore(StoreReader& store, const std::string& key, policy::Seconds at) 
 }
 
 // Empty when every message line agrees with the store the replay kept.
-std::string StoreDisagreement(const std::string& path, const std::string& out,
-                              const policy::KnownGaps& gaps) {
+std::string StoreDisagreement(const std::string& path, const std::string& out) {
   StoreReader store(path);
   if (!store.error().empty()) return store.error();
   std::string problems;
@@ -282,11 +281,17 @@ std::string StoreDisagreement(const std::string& path, const std::string& out,
     }
     // A group message: its members are the rows marked with it.
     std::vector<policy::Member> stored;
+    const policy::Seconds at = *policy::ParseAt(line["at"]);
+    const std::string at_micros = std::to_string(kBaseMicros + at * 1000000);
+    // A message at the instant of a poll or an action went before it, unless it carries a
+    // member that instant wrote: then after it, and that instant's decisions count.
+    bool after_instant = false;
     for (const auto& member : store.Rows(
-             "SELECT key, transition FROM outbox WHERE group_row = ?1 AND status = 'grouped'"
-             " ORDER BY created_at, key",
+             "SELECT key, transition, created_at FROM outbox WHERE group_row = ?1 AND"
+             " status = 'grouped' ORDER BY created_at, key",
              id)) {
       stored.push_back({member[0], member[1]});
+      after_instant = after_instant || member[2] == at_micros;
     }
     std::vector<policy::Member> listed;
     for (const json& member : line["members"]) {
@@ -300,17 +305,13 @@ std::string StoreDisagreement(const std::string& path, const std::string& out,
       problems += "  counts.members is not the store's " + std::to_string(stored.size()) + ": " +
                   text + "\n";
     }
-    // open_after: the group's keys still open when it was sent; as today, the keys whose
-    // latest member transition is not a resolve.
+    // open_after: the group's keys still open when it was sent, silenced or not.
     auto& group = latest[line["channel"].get<std::string>() + " " +
                          line["group_key"].get<std::string>()];
     for (const policy::Member& member : stored) group[member.key] = member.transition;
-    const policy::Seconds at = *policy::ParseAt(line["at"]);
     int open = 0;
     for (const auto& [key, transition] : group) {
-      if (gaps.group_counts_at_send_time ? OpenBefore(store, key, at) : transition != "resolve") {
-        ++open;
-      }
+      if (OpenBefore(store, key, after_instant ? at + 1 : at)) ++open;
     }
     if (line.value("open_after", -1) != open) {
       problems += "  open_after is not the store's " + std::to_string(open) + ": " + text + "\n";
@@ -340,7 +341,7 @@ TEST_F(PolicyModelE2eTest, ReplayAndAKeptStoreAgreeWithTheModel) {
     const ProcessResult kept = Replay(trace, store);
     ASSERT_EQ(kept.exit_code, 0) << "seed " << seed << ": " << kept.err;
     ASSERT_EQ(kept.out, replayed.out) << "seed " << seed << ": a kept store changed the messages";
-    const std::string disagreement = StoreDisagreement(store, kept.out, gaps_);
+    const std::string disagreement = StoreDisagreement(store, kept.out);
     ASSERT_EQ(disagreement, "") << "seed " << seed << " (" << trace.config.Describe() << "):\n"
                                 << trace.Jsonl();
     std::filesystem::remove(store);

@@ -51,7 +51,6 @@ struct Gap {
   bool KnownGaps::*flag;
 };
 constexpr Gap kGaps[] = {
-    {"group_counts_at_send_time", &KnownGaps::group_counts_at_send_time},
     {"manual_resolve_joins_group", &KnownGaps::manual_resolve_joins_group},
     {"manual_resolve_skips_unpaged_tier", &KnownGaps::manual_resolve_skips_unpaged_tier},
     {"manual_resolve_muted_in_maintenance", &KnownGaps::manual_resolve_muted_in_maintenance},
