@@ -75,7 +75,6 @@ void PolicyModel::DeliverUpTo(Seconds at) {
 }
 
 bool PolicyModel::ApplyLine(const TraceLine& line, std::string* refused) {
-
   const auto refuse = [&](const std::string& why) {
     if (refused != nullptr) *refused = why;
     return false;
@@ -254,8 +253,8 @@ void PolicyModel::CancelScheduled(Incident& incident) {
   }
 }
 
-void PolicyModel::Emit(Incident& incident, const std::string& channel,
-                       const std::string& kind, Seconds now, bool may_group) {
+void PolicyModel::Emit(Incident& incident, const std::string& channel, const std::string& kind,
+                       Seconds now, bool may_group) {
   incident.channels[channel].heard = true;
   const ChannelSpec* spec = config_.Channel(channel);
   if (spec != nullptr && spec->group && may_group) {
@@ -340,8 +339,7 @@ bool PolicyModel::Inhibited(const std::string& key) const {
   if (!config_.inhibition || ConditionOf(key) != "app") return false;
   return std::any_of(incidents_.begin(), incidents_.end(), [&](const auto& entry) {
     const Incident& other = entry.second;
-    return other.open && ConditionOf(other.key) == "infra" &&
-           TenantOf(other.key) == TenantOf(key);
+    return other.open && ConditionOf(other.key) == "infra" && TenantOf(other.key) == TenantOf(key);
   });
 }
 

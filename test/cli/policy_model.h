@@ -29,8 +29,8 @@ struct Member {
 struct Message {
   Seconds at = 0;  // when it fell due
   std::string channel;
-  std::string group_key;         // a group message's; empty for a single transition
-  std::vector<Member> members;   // sorted; a single transition's one
+  std::string group_key;          // a group message's; empty for a single transition
+  std::vector<Member> members;    // sorted; a single transition's one
   std::optional<int> open_after;  // group messages: keys of the group still open
 
   auto operator<=>(const Message&) const = default;
@@ -104,8 +104,8 @@ class PolicyModel {
   void Observe(const TraceLine& line);
   void AnnounceOwedOpen(Incident& incident, Seconds now);
   void Transition(Incident& incident, const std::string& kind, Seconds now, Cause cause);
-  void Emit(Incident& incident, const std::string& channel, const std::string& kind,
-            Seconds now, bool may_group);
+  void Emit(Incident& incident, const std::string& channel, const std::string& kind, Seconds now,
+            bool may_group);
   void CancelScheduled(Incident& incident);
 
   bool Silenced(const std::string& key, Seconds now) const;

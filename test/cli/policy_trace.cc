@@ -117,7 +117,8 @@ std::optional<KnownGaps> KnownGaps::FromEnv(std::string* error) {
 std::string KnownGaps::Describe() const {
   std::string out;
   for (const Gap& gap : kGaps) {
-    out += std::string(out.empty() ? "" : ", ") + gap.name + "=" + (this->*gap.flag ? "fixed" : "as today");
+    out += std::string(out.empty() ? "" : ", ") + gap.name + "=" +
+           (this->*gap.flag ? "fixed" : "as today");
   }
   return out;
 }
@@ -315,7 +316,8 @@ Trace GenerateTrace(uint64_t seed) {
       } else if (roll < 18) {
         line.kind = TraceLine::Kind::kSilence;
         line.exact = random.Chance(40);
-        line.key = line.exact ? random.Pick(keys) : random.Pick<std::string>({"t1:*", "t2:*", "*:app", "*"});
+        line.key = line.exact ? random.Pick(keys)
+                              : random.Pick<std::string>({"t1:*", "t2:*", "*:app", "*"});
         // Ends between instants: at an offset of 35 or 40 seconds, where nothing happens.
         line.until = line.at + 60 * static_cast<Seconds>(1 + random.Below(5)) + 15;
       } else {
