@@ -30,7 +30,8 @@ void ReadSentry(MapReader section, const std::filesystem::path& dir, Config& con
     section.Fail("base_url", "expected an http(s) URL such as https://sentry.io");
   }
   section.Read("org", sentry.org);
-  if (sentry.org.empty()) section.Fail("org", "the organization's slug is required, e.g. org: acme");
+  if (sentry.org.empty())
+    section.Fail("org", "the organization's slug is required, e.g. org: acme");
   SecretRef token = ReadSecret(section, "token", dir, /*required=*/true);
   sentry.token = std::move(token.value);
   sentry.token_origin = std::move(token.origin);

@@ -20,8 +20,8 @@ std::string Excerpt(std::string_view text, size_t limit) {
 }
 
 core::Error Corrupt(std::string_view what, const std::string& where, std::string_view problem) {
-  return core::MakeError(ErrorCode::kCorrupt, "sentry: " + std::string(what) + ": " + where +
-                                                  ": " + std::string(problem));
+  return core::MakeError(ErrorCode::kCorrupt, "sentry: " + std::string(what) + ": " + where + ": " +
+                                                  std::string(problem));
 }
 
 // The JSON text of a value, short, for saying what arrived instead.
@@ -32,7 +32,8 @@ core::Result<std::string> RequiredString(const json& item, const char* name,
                                          const std::string& where, std::string_view what) {
   const auto it = item.find(name);
   if (it == item.end()) return Corrupt(what, where + "." + name, "missing");
-  if (!it->is_string()) return Corrupt(what, where + "." + name, "expected a string, got " + Shown(*it));
+  if (!it->is_string())
+    return Corrupt(what, where + "." + name, "expected a string, got " + Shown(*it));
   return it->get<std::string>();
 }
 
@@ -41,7 +42,8 @@ core::Result<std::string> OptionalString(const json& item, const char* name,
                                          const std::string& where, std::string_view what) {
   const auto it = item.find(name);
   if (it == item.end() || it->is_null()) return std::string();
-  if (!it->is_string()) return Corrupt(what, where + "." + name, "expected a string, got " + Shown(*it));
+  if (!it->is_string())
+    return Corrupt(what, where + "." + name, "expected a string, got " + Shown(*it));
   return it->get<std::string>();
 }
 
@@ -56,7 +58,8 @@ core::Result<core::WallTime> RequiredTime(const json& item, const char* name,
 
 core::Status ReadIssue(const json& item, const std::string& where, std::string_view what,
                        core::ErrorGroup& group) {
-  if (!item.is_object()) return Corrupt(what, where, "expected an issue object, got " + Shown(item));
+  if (!item.is_object())
+    return Corrupt(what, where, "expected an issue object, got " + Shown(item));
   auto id = RequiredString(item, "id", where, what);
   if (!id) return id.error();
   if (id->empty()) return Corrupt(what, where + ".id", "empty");
@@ -74,7 +77,8 @@ core::Status ReadIssue(const json& item, const std::string& where, std::string_v
                       std::all_of(count->get_ref<const std::string&>().begin(),
                                   count->get_ref<const std::string&>().end(),
                                   [](char c) { return c >= '0' && c <= '9'; });
-  if (!digits) return Corrupt(what, where + ".count", "expected a string of digits, got " + Shown(*count));
+  if (!digits)
+    return Corrupt(what, where + ".count", "expected a string of digits, got " + Shown(*count));
   const std::string& count_text = count->get_ref<const std::string&>();
   if (count_text.size() > 19) return Corrupt(what, where + ".count", "too large: " + count_text);
   group.count = std::stoull(count_text);
@@ -87,8 +91,9 @@ core::Status ReadIssue(const json& item, const std::string& where, std::string_v
   auto level = OptionalString(item, "level", where, what);
   if (!level) return level.error();
   group.level = std::move(*level);
-  for (const auto& [field, name] : {std::pair{"short_id", "shortId"}, std::pair{"culprit", "culprit"},
-                                    std::pair{"permalink", "permalink"}}) {
+  for (const auto& [field, name] :
+       {std::pair{"short_id", "shortId"}, std::pair{"culprit", "culprit"},
+        std::pair{"permalink", "permalink"}}) {
     auto value = OptionalString(item, name, where, what);
     if (!value) return value.error();
     if (!value->empty()) group.fields.emplace_back(field, std::move(*value));
@@ -131,7 +136,8 @@ core::Result<std::vector<core::ErrorGroup>> ParseIssuePage(std::string_view body
                                                            std::string_view what) {
   const json doc = json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) return Corrupt(what, "body", "not JSON");
-  if (!doc.is_array()) return Corrupt(what, "body", "expected a JSON array of issues, got " + Shown(doc));
+  if (!doc.is_array())
+    return Corrupt(what, "body", "expected a JSON array of issues, got " + Shown(doc));
   std::vector<core::ErrorGroup> groups;
   groups.reserve(doc.size());
   for (size_t i = 0; i < doc.size(); ++i) {
@@ -165,7 +171,8 @@ core::Result<LatestEvent> ParseLatestEvent(std::string_view body, std::string_vi
   }
   const auto tags = doc.find("tags");
   if (tags == doc.end()) return Corrupt(what, "event.tags", "missing");
-  if (!tags->is_array()) return Corrupt(what, "event.tags", "expected an array, got " + Shown(*tags));
+  if (!tags->is_array())
+    return Corrupt(what, "event.tags", "expected an array, got " + Shown(*tags));
   for (size_t i = 0; i < tags->size(); ++i) {
     const json& tag = (*tags)[i];
     const std::string where = "event.tags[" + std::to_string(i) + "]";

@@ -62,9 +62,9 @@ core::GroupListing SentryIssueSource::List() {
     ++listing.pages;
     if (!next->more) break;
     if (!cursors_seen.insert(next->cursor).second) {
-      return fail(core::MakeError(core::ErrorCode::kCorrupt,
-                                  "sentry: " + what + ": the server repeated cursor \"" +
-                                      next->cursor + "\""));
+      return fail(core::MakeError(
+          core::ErrorCode::kCorrupt,
+          "sentry: " + what + ": the server repeated cursor \"" + next->cursor + "\""));
     }
     cursor = std::move(next->cursor);
   }
@@ -107,10 +107,11 @@ core::GroupListing SentryIssueSource::List() {
     listed_ = std::move(listed);
   }
   if (waiting > 0) {
-    std::string message = "sentry: project " + query_.project + ": " + std::to_string(waiting) +
-                          " issue" + (waiting == 1 ? "" : "s") +
-                          " still wait for their tags (sentry.max_enrich: " +
-                          std::to_string(query_.max_enrich) + " a poll)";
+    std::string message =
+        "sentry: project " + query_.project + ": " + std::to_string(waiting) + " issue" +
+        (waiting == 1 ? "" : "s") +
+        " still wait for their tags (sentry.max_enrich: " + std::to_string(query_.max_enrich) +
+        " a poll)";
     if (!lookup_error.message.empty()) message += "; " + lookup_error.message;
     return fail(core::MakeError(
         lookup_error.message.empty() ? core::ErrorCode::kUnavailable : lookup_error.code,
@@ -126,8 +127,8 @@ core::Result<core::GroupDetail> SentryIssueSource::Detail(std::string_view group
     const std::lock_guard lock(mu_);
     const auto it = listed_.find(group_id);
     if (it == listed_.end()) {
-      return core::MakeError(core::ErrorCode::kNotFound,
-                             "sentry: issue " + std::string(group_id) + " is not in the last listing");
+      return core::MakeError(core::ErrorCode::kNotFound, "sentry: issue " + std::string(group_id) +
+                                                             " is not in the last listing");
     }
     detail.group = it->second;
   }

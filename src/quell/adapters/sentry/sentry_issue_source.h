@@ -14,9 +14,9 @@
 namespace quell::sentry {
 
 struct IssueQuery {
-  std::string project;                // the project's slug
+  std::string project;                  // the project's slug
   std::string query = "is:unresolved";  // Sentry's search syntax, sent as `query`
-  uint32_t max_pages = 100;           // a walk past this many pages fails (bounded polls)
+  uint32_t max_pages = 100;             // a walk past this many pages fails (bounded polls)
   // Issues whose tags (their latest event's) one List may look up; the rest wait for the next
   // polls. Only when `needs_tags`: a key template reads tags.<name>.
   uint32_t max_enrich = 20;
@@ -52,8 +52,8 @@ class SentryIssueSource final : public core::ErrorGroupSource {
   const SentryClient& client_;
   IssueQuery query_;
   mutable std::mutex mu_;
-  std::map<std::string, core::Labels, std::less<>> tags_;          // by issue id
-  std::map<std::string, core::ErrorGroup, std::less<>> listed_;    // the last listing, by id
+  std::map<std::string, core::Labels, std::less<>> tags_;        // by issue id
+  std::map<std::string, core::ErrorGroup, std::less<>> listed_;  // the last listing, by id
 };
 
 }  // namespace quell::sentry
