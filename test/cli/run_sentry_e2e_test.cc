@@ -81,7 +81,7 @@ class RunSentryTest : public ::testing::Test {
                            << "  - {name: hook, type: webhook, url: \"" << hook_url
                            << "\", secret_env: HOOK_SECRET, timeout: 2s, initial_backoff: 100ms, "
                               "max_backoff: 200ms}\n"
-                           << "log: {format: json, level: info}\n"
+                           << "log: {format: json, level: debug}\n"
                            << "http: {listen: \"127.0.0.1:0\"}\n";
   }
 
@@ -102,7 +102,7 @@ class RunSentryTest : public ::testing::Test {
     }
     return std::nullopt;
   }
-  // The poll decisions logged about `key`, in order: "notify", "wait_for_health", ...
+  // The poll decisions logged about `key` (the quiet ones at debug), in order: "notify", "wait_for_health", ...
   std::vector<std::string> DecisionsAbout(const std::string& key) const {
     std::vector<std::string> out;
     for (const json& event : Events(log_, "poll.decision")) {

@@ -105,8 +105,9 @@ IncidentView::Example MakeExample(const json& evidence, size_t max_chars, bool p
     // (or exception) is what tells one example from the next.
     text = StringField(evidence, "title");
     std::string detail = StringField(evidence, "message");
-    if (detail.empty()) detail = StringField(evidence, "exception");
+    // Sentry's culprit (where it fails) before its exception, which repeats the title.
     if (detail.empty()) detail = StringField(evidence, "culprit");
+    if (detail.empty()) detail = StringField(evidence, "exception");
     if (!detail.empty() && detail != text) text = text.empty() ? detail : text + " - " + detail;
   } else if (evidence.is_string()) {
     text = evidence.get<std::string>();
