@@ -62,11 +62,11 @@ std::vector<SchemaFinding> CheckIssueSchema(const SentryIssueSource& source,
   }
   for (const std::string& tag : tags) {
     if (core::FindLabel(event->tags, tag)) continue;
-    out.push_back({"missing tag",
-                   where + ": key \"" + key.text() + "\" reads tags." + tag +
-                       ", which the latest event of issue " + first.id +
-                       " lacks; its key would read \"-\"",
-                   true});
+    std::string text = where;
+    text.append(": key \"").append(key.text()).append("\" reads tags.").append(tag);
+    text.append(", which the latest event of issue ").append(first.id);
+    text.append(" lacks; its key would read \"-\"");
+    out.push_back({"missing tag", std::move(text), true});
   }
   return out;
 }
