@@ -123,8 +123,9 @@ TEST_F(PushConditionConfigTest, StaleAfterIsRequiredAndExpireAfterMustBeLonger) 
 }
 
 TEST_F(PushConditionConfigTest, TheTypeErrorListsPush) {
-  ExpectError("conditions:\n  - {name: p, type: pushed}\n",
-              {"push.yaml:2:", "expected error_groups, infrai_metric, prometheus or push"});
+  ExpectError(
+      "conditions:\n  - {name: p, type: pushed}\n",
+      {"push.yaml:2:", "expected error_groups, infrai_metric, prometheus, push or sentry_issues"});
 }
 
 TEST_F(PushConditionConfigTest, RoutesAndInhibitionsOfPushConditionsAreChecked) {

@@ -62,6 +62,9 @@ core::Duration SourcePollDeadline(const config::Config& config, const config::Ht
     longest = std::max(longest, m.condition.common.interval);
   }
   for (const auto& c : config.push_conditions) longest = std::max(longest, c.common.interval);
+  for (const auto& s : config.sentry_conditions) {
+    longest = std::max(longest, s.condition.common.interval);
+  }
   return longest;
 }
 
@@ -69,6 +72,7 @@ core::Duration CyclePollDeadline(const config::Config& config) {
   core::Duration total = core::Duration::zero();
   if (UsesInfrai(config)) total += SourcePollDeadline(config, config.infrai.http);
   if (UsesPrometheus(config)) total += SourcePollDeadline(config, config.prometheus.http);
+  if (!config.sentry_conditions.empty()) total += SourcePollDeadline(config, config.sentry.http);
   return total;
 }
 
@@ -125,6 +129,12 @@ core::Result<std::unique_ptr<PollWiring>> PollWiring::Create(const config::Confi
         std::make_unique<prometheus::PrometheusSource>(*w->prometheus_http_, std::move(options));
   }
 
+  if (!config.sentry_conditions.empty()) {
+    auto sentry = SentrySources::Create(config, w->http_, clock, entropy());
+    if (!sentry) return sentry.error();
+    w->sentry_ = std::move(*sentry);
+  }
+
   app::PollerOptions options = PollerOptionsFor(config, operators);
   options.source_health = SourceHealthTargets(whole != nullptr ? *whole : config);
   w->poller_ = std::make_unique<app::Poller>(store, w->encoder_, clock, std::move(options));
@@ -146,6 +156,7 @@ core::Result<std::unique_ptr<PollWiring>> PollWiring::Create(const config::Confi
     }
   }
   for (const auto& condition : config.push_conditions) w->poller_->Watch(condition);
+  if (w->sentry_) w->sentry_->WatchAll(*w->poller_, SourcePollDeadline(config, config.sentry.http));
   return w;
 }
 

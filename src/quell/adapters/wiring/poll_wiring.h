@@ -13,6 +13,7 @@
 #include "quell/adapters/infrai/infrai_metric_source.h"
 #include "quell/adapters/jsonl/payload_encoder.h"
 #include "quell/adapters/prometheus/prometheus_source.h"
+#include "quell/adapters/wiring/sentry_sources.h"
 #include "quell/app/budgeted_http_client.h"
 #include "quell/app/poller.h"
 #include "quell/core/ports/clock.h"
@@ -48,6 +49,8 @@ class PollWiring {
   const infrai::InfraiClient* infrai() const { return infrai_client_.get(); }
   // Null when no condition uses Prometheus.
   prometheus::PrometheusSource* prometheus() const { return prometheus_.get(); }
+  // Null when no condition uses Sentry.
+  const SentrySources* sentry() const { return sentry_.get(); }
 
  private:
   PollWiring() = default;
@@ -63,6 +66,7 @@ class PollWiring {
   std::unique_ptr<app::RetryingHttpClient> prometheus_retrying_;
   std::unique_ptr<app::BudgetedHttpClient> prometheus_http_;
   std::unique_ptr<prometheus::PrometheusSource> prometheus_;
+  std::unique_ptr<SentrySources> sentry_;
   std::unique_ptr<app::Poller> poller_;
 };
 
