@@ -397,8 +397,10 @@ void ReadConditions(MapReader& root, const core::ConditionCommon& defaults,
     } else if (type == "sentry_issues") {
       ReadSentryCondition(item, std::move(common), config);
     } else {
-      item.Fail("type", "expected error_groups, infrai_metric, prometheus, push or sentry_issues, "
-                        "got \"" + type + "\"");
+      item.Fail("type",
+                "expected error_groups, infrai_metric, prometheus, push or sentry_issues, "
+                "got \"" +
+                    type + "\"");
     }
     item.Finish();
   }

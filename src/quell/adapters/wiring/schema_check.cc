@@ -87,8 +87,8 @@ size_t CheckSchema(PollWiring& poll, const config::Config& config, std::FILE* ou
     problems += found;
   }
   if (client == nullptr && source == nullptr && sentry == nullptr) {
-    std::fprintf(out,
-                 "schema check: no condition uses Infrai, Prometheus or Sentry; nothing to check\n");
+    std::fprintf(
+        out, "schema check: no condition uses Infrai, Prometheus or Sentry; nothing to check\n");
   }
   return problems;
 }
