@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "quell/app/follow_up_rules.h"
+#include "quell/core/delivery/delivery_plan.h"
 #include "quell/core/engine/operator_actions.h"
 
 namespace quell::app {
@@ -217,6 +218,9 @@ core::Status OperatorCommands::WriteResolve(core::StoreTransaction& tx, core::In
     if (!window) return window.error();
     muted = *window != nullptr;
   }
+  // A channel the store says carried only shadow rows of this generation stays in shadow.
+  std::vector<core::TierTarget> live;
+  std::vector<core::TierTarget> shadow;
   for (const core::ChannelUse& use : targets.channels) {
     core::TierTarget target{use.channel, 0, core::Duration::zero()};
     if (route != nullptr) {
@@ -224,34 +228,22 @@ core::Status OperatorCommands::WriteResolve(core::StoreTransaction& tx, core::In
         target = tier->second;
       }
     }
-    // A tier whose time had not come was never paged: it hears nothing of the end either.
-    if (!core::TierDue(target, incident.opened_at, now)) continue;
-    core::OutboxRow row;
-    row.tier = target.tier;
-    row.idempotency_key = core::OutboxIdempotencyKey(incident.key, decision.generation,
-                                                     decision.version, use.channel);
-    row.key = incident.key;
-    row.generation = decision.generation;
-    row.version = decision.version;
-    row.transition = core::TransitionKind::kResolve;
-    row.channel = use.channel;
-    encoder_.Encode(incident, core::TransitionKind::kResolve, row.payload);
-    if (use.shadow_only) {
-      row.status = core::OutboxStatus::kShadow;
-    } else if (silenced) {
-      row.status = core::OutboxStatus::kSilenced;
-    } else if (muted) {
-      row.status = core::OutboxStatus::kMuted;
-    } else if (route != nullptr) {
-      if (const auto policy = route->grouping.find(use.channel); policy != route->grouping.end()) {
-        row.status = core::OutboxStatus::kGrouped;
-        row.group_key = core::GroupKeyOf(policy->second, incident.condition, incident.labels);
-      }
+    (use.shadow_only ? shadow : live).push_back(std::move(target));
+  }
+  std::string payload;
+  encoder_.Encode(incident, core::TransitionKind::kResolve, payload);
+  const core::PlannedTransition transition{.incident = incident,
+                                           .transition = core::TransitionKind::kResolve,
+                                           .generation = decision.generation,
+                                           .version = decision.version,
+                                           .payload = payload};
+  static const core::GroupingPolicies kNoGrouping;
+  const core::GroupingPolicies& grouping = route != nullptr ? route->grouping : kNoGrouping;
+  for (const auto& [list, in_shadow] : {std::pair{&live, false}, std::pair{&shadow, true}}) {
+    core::DeliveryHolds holds{.shadow = in_shadow, .silenced = silenced, .muted = muted};
+    for (core::OutboxRow& row : core::PlanDelivery(transition, *list, holds, grouping, now)) {
+      result.outbox.push_back(std::move(row));
     }
-    row.next_attempt_at = now;
-    row.created_at = now;
-    row.updated_at = now;
-    result.outbox.push_back(std::move(row));
   }
   // Pending tiers are cancelled, and only the channels that got the open hear the resolve.
   if (auto cancelled = CancelUnwantedFollowUps(tx, result.outbox, now); !cancelled) {

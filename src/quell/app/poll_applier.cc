@@ -6,13 +6,13 @@
 
 #include "quell/app/budget_folding.h"
 #include "quell/app/follow_up_rules.h"
+#include "quell/core/delivery/delivery_plan.h"
 #include "quell/core/engine/evaluate.h"
 
 namespace quell::app {
 namespace {
 
 // An inhibited row's last_error: this, then the key of the incident that held it.
-constexpr const char* kHeldBehind = "held behind ";
 
 // Whether an observation that changed nothing goes on its incident's timeline as a mark
 // (StoreTransaction::AddObservationMarks): an unknown or stale one of a key whose incident is
@@ -251,36 +251,19 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
       }
       std::string payload;
       encoder_.Encode(slot.incident, *decision.transition, payload);
-      for (const core::TierTarget& target : TargetsOf(Rules(), slot.incident, payload)) {
-        // Follow-ups go only to the tiers already paged.
-        const bool open = *decision.transition == core::TransitionKind::kOpen;
-        if (!open && !core::TierDue(target, slot.incident.opened_at, now)) continue;
-        const std::string& channel = target.channel;
-        core::OutboxRow row;
-        row.tier = target.tier;
-        row.idempotency_key = core::OutboxIdempotencyKey(observation.key, decision.generation,
-                                                         decision.version, channel);
-        row.key = observation.key;
-        row.generation = decision.generation;
-        row.version = decision.version;
-        row.transition = *decision.transition;
-        row.channel = channel;
-        row.payload = payload;
-        if (options_.shadow) {
-          row.status = core::OutboxStatus::kShadow;
-        } else if (silence) {
-          row.status = core::OutboxStatus::kSilenced;
-          ++silenced;
-        } else if (holder != nullptr) {
-          Inhibit(row, *holder);
-        } else if (mute) {
-          row.status = core::OutboxStatus::kMuted;
-          ++muted;
-        }
-        JoinGroup(row, slot.incident);
-        row.next_attempt_at = open ? now + target.after : now;
-        row.created_at = now;
-        row.updated_at = now;
+      const std::vector<core::TierTarget> targets = TargetsOf(Rules(), slot.incident, payload);
+      core::DeliveryHolds holds{
+          .shadow = options_.shadow, .silenced = silence, .inhibitor = holder, .muted = mute};
+      std::vector<core::OutboxRow> rows =
+          core::PlanDelivery(core::PlannedTransition{.incident = slot.incident,
+                                                     .transition = *decision.transition,
+                                                     .generation = decision.generation,
+                                                     .version = decision.version,
+                                                     .payload = payload},
+                             targets, holds, options_.grouping, now);
+      for (core::OutboxRow& row : rows) {
+        if (row.status == core::OutboxStatus::kSilenced) ++silenced;
+        if (row.status == core::OutboxStatus::kMuted) ++muted;
         chunk.outbox.push_back(std::move(row));
       }
     }
@@ -358,11 +341,7 @@ TargetRules PollApplier::Rules() const {
 }
 
 void PollApplier::JoinGroup(core::OutboxRow& row, const core::Incident& incident) const {
-  if (row.status != core::OutboxStatus::kPending) return;
-  const auto policy = options_.grouping.find(row.channel);
-  if (policy == options_.grouping.end()) return;
-  row.status = core::OutboxStatus::kGrouped;
-  row.group_key = core::GroupKeyOf(policy->second, incident.condition, incident.labels);
+  core::JoinGroupIfPending(row, incident, options_.grouping);
 }
 
 core::Result<uint64_t> PollApplier::JoinSilencedResolves(core::StoreTransaction& tx,
@@ -523,12 +502,6 @@ const core::Incident* PollApplier::HoldingInhibitor(const Chunk& chunk,
   return core::HoldingInhibitor(options_.inhibited_by, chunk.inhibitors, incident);
 }
 
-void PollApplier::Inhibit(core::OutboxRow& row, const core::Incident& holder) {
-  row.status = core::OutboxStatus::kInhibited;
-  // Why it was not sent, for whoever lists the rows, and whom to name once it is released.
-  row.last_error = std::string(kHeldBehind) + holder.key;
-}
-
 core::Status PollApplier::SendResolvesOfSentOpens(core::StoreTransaction& tx, Chunk& chunk) {
   std::vector<std::pair<std::string, uint64_t>> held;
   for (const core::OutboxRow& row : chunk.outbox) {
@@ -584,7 +557,8 @@ core::Result<uint64_t> PollApplier::AnnounceAfterInhibition(core::StoreTransacti
   std::map<std::string, std::string, std::less<>> holder_of;  // by key: the last named
   for (const core::HeldChannel& channel : *held) {
     std::string_view name = channel.held_behind;
-    if (name.starts_with(kHeldBehind)) name.remove_prefix(std::string_view(kHeldBehind).size());
+    if (name.starts_with(core::kHeldBehindPrefix))
+      name.remove_prefix(core::kHeldBehindPrefix.size());
     holder_of[channel.key] = std::string(name);
   }
   std::vector<std::pair<std::string, uint64_t>> open;
@@ -613,7 +587,7 @@ core::Result<uint64_t> PollApplier::AnnounceAfterInhibition(core::StoreTransacti
       if (!never_sent) continue;
       row.status = core::OutboxStatus::kInhibited;
       row.group_key.clear();
-      row.last_error = std::string(kHeldBehind) + holder_of.find(row.key)->second;
+      core::HoldBehind(row, holder_of.find(row.key)->second);
     }
   }
   return AnnounceLateOpens(tx, chunk, now, open,

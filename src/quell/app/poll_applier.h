@@ -180,7 +180,6 @@ class PollApplier {
   // Inhibition. The open incident of chunk.inhibitors that holds `incident`, or nullptr.
   const core::Incident* HoldingInhibitor(const Chunk& chunk, const core::Incident& incident) const;
   // Marks a live row inhibited by `holder`.
-  static void Inhibit(core::OutboxRow& row, const core::Incident& holder);
   // A held resolve on a channel that got its generation's open goes out after all: the page
   // there would otherwise stay open for good.
   core::Status SendResolvesOfSentOpens(core::StoreTransaction& tx, Chunk& chunk);
