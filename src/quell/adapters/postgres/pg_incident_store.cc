@@ -374,6 +374,13 @@ class PgTransaction : public core::StoreTransaction {
       keys.Text(key);
       numbers.Uint(generation);
     }
+    // Nothing waits in any tier (no escalation configured, or every tier paged): skip the
+    // updates; outbox_tier_waiting answers from its first entry.
+    auto waiting = c_.Run(
+        "SELECT 1 FROM outbox WHERE tier > 0 AND (status = 'pending' OR (status = 'grouped' AND"
+        " group_row IS NULL)) LIMIT 1");
+    if (!waiting) return waiting.error();
+    if (PQntuples(waiting->get()) == 0) return uint64_t{0};
     // First a follow-up waiting in a tier's group whose open waits there too, then the opens.
     static const std::string follow_ups_sql =
         "UPDATE outbox o SET status = 'cancelled', updated_at = $3 FROM unnest($1::text[],"
@@ -604,6 +611,8 @@ void IgnoreNotice(void*, const char*) {}
 PgIncidentStore::PgIncidentStore(std::unique_ptr<Connection> connection)
     : connection_(std::move(connection)) {}
 PgIncidentStore::~PgIncidentStore() = default;
+
+void PgIncidentStore::RecordStatements(StatementLog* log) { connection_->RecordInto(log); }
 
 core::Result<std::unique_ptr<PgIncidentStore>> PgIncidentStore::Open(const std::string& url) {
   const std::string where = Describe(url);

@@ -220,7 +220,17 @@ namespace {
   ";"                                                                            \
   "CREATE INDEX callback_events_expiry ON callback_events (expires_at);"
 
-constexpr std::array<Migration, 16> kMigrations = {{
+// Escalation tiers still waiting to be paged, by generation (issue 33): the cancel that an ack
+// or a resolve runs finds them here instead of reading every outbox row of the key, whose count
+// grows with the key's history; and when the index is empty (no tier waiting anywhere, the
+// usual case) the cancel is skipped. A row leaves the index once sent, cancelled or taken by a
+// group message, so it holds only what is waiting. Its predicate is the cancel's, verbatim:
+// SQLite uses a partial index only for a query that repeats each of its terms.
+#define QUELL_SCHEMA_V17(BYTE_ORDER)                                                  \
+  "CREATE INDEX outbox_tier_waiting ON outbox (key" BYTE_ORDER ", generation) WHERE" \
+  " tier > 0 AND (status = 'pending' OR (status = 'grouped' AND group_row IS NULL));"
+
+constexpr std::array<Migration, 17> kMigrations = {{
     {1, "incidents, decision log, polls and outbox", QUELL_SCHEMA_V1(" WITHOUT ROWID"),
      QUELL_SCHEMA_V1("")},
     {2, "open-incident index and source marks", QUELL_SCHEMA_V2(" WITHOUT ROWID", ""),
@@ -249,8 +259,11 @@ constexpr std::array<Migration, 16> kMigrations = {{
     {15, "exact-key silences", QUELL_SCHEMA_V15, QUELL_SCHEMA_V15},
     {16, "group episodes and remembered callback events", QUELL_SCHEMA_V16(" WITHOUT ROWID"),
      QUELL_SCHEMA_V16("")},
+    {17, "waiting escalation tiers by generation", QUELL_SCHEMA_V17(""),
+     QUELL_SCHEMA_V17(" COLLATE \"C\"")},
 }};
 
+#undef QUELL_SCHEMA_V17
 #undef QUELL_SCHEMA_V16
 #undef QUELL_SCHEMA_V15
 #undef QUELL_SCHEMA_V14
