@@ -48,12 +48,18 @@ const std::set<std::string> kGrowing = {
 const std::set<std::string> kHistory = {"decisions", "outbox", "observation_marks",
                                         "delivery_attempts"};
 
+// Partial indexes that hold only what is live (a tier not yet paged, a member not yet taken by
+// a group message, an open incident): reading one whole costs what is live now, not what
+// happened before.
+const std::set<std::string> kWaitingIndexes = {"outbox_tier_waiting", "outbox_waiting",
+                                               "incidents_open"};
+
 // Statements allowed to read a growing table whole, by a substring of their text (both stores'
 // spellings when they differ). Each says why its cost is not the hot path's.
 const std::vector<std::pair<std::string, std::string>> kAllowed = {
     // Operator and test listings: everything, on request, never on a poll or a send.
     {"FROM incidents ORDER BY key", "ListIncidents: the operator's full listing"},
-    {"FROM outbox ORDER BY key, channel, generation, version", "ListOutbox: operator listing"},
+    {"tier FROM outbox ORDER BY key", "ListOutbox: operator listing"},
     {"FROM outbox WHERE status = ", "ListOutbox(status): operator listing"},
     {"count(*) FROM decisions", "CountDecisions: operator count"},
     {"count(*) FROM polls", "CountPolls: operator count"},
@@ -63,11 +69,44 @@ const std::vector<std::pair<std::string, std::string>> kAllowed = {
     {"FROM incidents INDEXED BY incidents_open WHERE status",
      "CountOpenIncidents: the metrics scrape reads the open incidents, not the history"},
     {"count(*) FROM incidents WHERE status = 'open'", "CountOpenIncidents (PostgreSQL)"},
-    // The incident page: its filters read incidents (bounded by keys, not history); the
+    // The incident page: its filters read incidents (as many as keys, not history); the
     // triage order stops after its page.
     {"incidents_triage", "the operator page's list, one page"},
-    {"FROM incidents i", "the operator page's list and its filters"},
+    {"COUNT(*) FROM incidents WHERE 1 = 1", "the operator page's count"},
+    {"SELECT i.key, i.condition, i.generation", "the operator page's list and its filters"},
     {"status = 'dead'", "the dead-letter commands: an operator's, over dead rows"},
+    // One key's history, on request (the page's timeline, `quell history`), bounded by the
+    // decision and outbox retention; never on a poll or a send.
+    {"FROM decisions WHERE key = ", "one key's recent decisions, newest first, LIMIT"},
+    {"min(CASE WHEN decision = 'notify'", "one key's timeline: its generations"},
+    {"FROM observation_marks WHERE key = ", "one key's timeline: its marks, LIMIT"},
+    {"FROM delivery_attempts a", "one key's timeline: its attempts, LIMIT"},
+    {"SELECT group_row FROM outbox WHERE key = ", "one key's group messages, LIMIT"},
+    {"ORDER BY generation DESC, version DESC, channel", "one key's recent outbox rows, LIMIT"},
+    // A tenant's folded rows for its digest: outbox_folded holds only folded rows, by channel
+    // and key, and retention trims them.
+    {"INDEXED BY outbox_folded", "a tenant's folded rows for its digest"},
+    // Known, not fixed yet (issue 33), so each is listed rather than hidden:
+    // - The claim walks outbox_live in (key, channel) order past every row not yet due, so its
+    //   cost grows with a backlog backing off while a receiver is down (bench/history measures
+    //   it: docs/benchmarks.md).
+    {"SET status = 'in_flight', lease_owner", "KNOWN: the claim walks the not-yet-due backlog"},
+    // - PostgreSQL: the group statements compare channel and group key in the database's
+    //   collation, and outbox_waiting/outbox_group_keys/outbox_members are in "C", so those
+    //   indexes are read whole and filtered (the waiting ones are bounded; the taken members
+    //   grow with each group's history).
+    {"SELECT key, MAX(generation) FROM outbox WHERE channel",
+     "KNOWN (PostgreSQL): group member keys, collation"},
+    {"SELECT m.key, m.generation FROM outbox m JOIN incidents i",
+     "KNOWN (PostgreSQL): open members of a group, collation"},
+    {"SELECT DISTINCT o.key FROM outbox o JOIN incidents i",
+     "KNOWN (PostgreSQL): open members of a group, collation"},
+    {"row_number() OVER (PARTITION BY key", "KNOWN (PostgreSQL): a group's standing, collation"},
+    {"FROM outbox WHERE group_row = ", "KNOWN (PostgreSQL): a group message's members, collation"},
+    // - PostgreSQL: the retention trim's check that a grouped row's group message is gone may
+    //   be planned as one hash of every outbox row. It runs on the trim's schedule, not per send.
+    {"DELETE FROM outbox WHERE idempotency_key = ANY(ARRAY(SELECT o.idempotency_key",
+     "KNOWN (PostgreSQL): the retention trim may hash the outbox"},
 };
 
 struct Finding {
@@ -111,17 +150,34 @@ bool KeyOnly(const std::set<std::string>& columns) {
   return true;
 }
 
+// The growing tables `sql` names under an alias ("FROM outbox o"), by alias: SQLite's plan
+// names a table by its alias.
+std::map<std::string, std::string> Aliases(const std::string& sql) {
+  static const std::regex alias(R"(\b([a-z_]+) (?:AS )?([a-z])\b)");
+  std::map<std::string, std::string> out;
+  for (auto it = std::sregex_iterator(sql.begin(), sql.end(), alias);
+       it != std::sregex_iterator(); ++it) {
+    if (kGrowing.count((*it)[1]) != 0) out[(*it)[2]] = (*it)[1];
+  }
+  return out;
+}
+
 // Why one plan line (SQLite's EXPLAIN QUERY PLAN detail) reads a growing table's history; "".
-std::string SqliteVerdict(const std::string& detail) {
+std::string SqliteVerdict(const std::string& detail,
+                          const std::map<std::string, std::string>& aliases) {
   static const std::regex scan(R"(^(SCAN|SEARCH) (\w+)(?: AS \w+)?(.*)$)");
   std::smatch m;
   if (!std::regex_match(detail, m, scan)) return "";
-  const std::string table = m[2];
+  std::string table = m[2];
+  if (auto it = aliases.find(table); it != aliases.end()) table = it->second;
   if (kGrowing.count(table) == 0) return "";
+  static const std::regex index(R"(INDEX (\w+))");
+  std::smatch i;
+  const std::string rest = m[3];
+  if (std::regex_search(rest, i, index) && kWaitingIndexes.count(i[1]) != 0) return "";
   if (m[1] == "SCAN") return "reads " + table + " whole";
   static const std::regex constraint(R"(\((.*)\)\s*$)");
   std::smatch c;
-  const std::string rest = m[3];
   if (kHistory.count(table) != 0 && std::regex_search(rest, c, constraint) &&
       KeyOnly(ConstrainedColumns(c[1]))) {
     return "reads every " + table + " row of the key";
@@ -340,10 +396,11 @@ class QueryPlanContractTest : public StoreTest {
       }
       std::string plan;
       std::string why;
+      const std::map<std::string, std::string> aliases = Aliases(sql);
       while (sqlite3_step(s) == SQLITE_ROW) {
         const std::string detail = reinterpret_cast<const char*>(sqlite3_column_text(s, 3));
         plan += "  " + detail + "\n";
-        if (std::string v = SqliteVerdict(detail); !v.empty() && why.empty()) why = v;
+        if (std::string v = SqliteVerdict(detail, aliases); !v.empty() && why.empty()) why = v;
       }
       sqlite3_finalize(s);
       out.push_back(Finding{sql, plan, why});
@@ -356,9 +413,21 @@ class QueryPlanContractTest : public StoreTest {
     std::vector<Finding> out;
     PGconn* conn = PQconnectdb(test_store_->url().c_str());
     EXPECT_EQ(PQstatus(conn), CONNECTION_OK) << PQerrorMessage(conn);
-    // Tables this small are read whole by choice; with sequential scans off the planner shows
+    // A history to plan against: 5000 sent rows over 500 keys on the workload's channel, with
+    // statistics, so a small partial index does not look cheaper than the right one. Then
+    // sequential scans off: tables this small are read whole by choice, and the planner shows
     // whether an index can serve the statement at all.
-    PQclear(PQexec(conn, "SET enable_seqscan = off"));
+    for (const char* sql :
+         {"INSERT INTO outbox (idempotency_key, key, generation, version, transition, channel,"
+          " payload, status, attempts, next_attempt_at, lease_owner, last_error,"
+          " remote_message_id, created_at, updated_at) SELECT 'seed-' || g, 'seed:' || (g % 500),"
+          " g / 500 + 1, 1, 'open', 'chat', '{}', 'sent', 1, 0, '', '', 'm', 0, 0 FROM"
+          " generate_series(1, 5000) AS g",
+          "ANALYZE", "SET enable_seqscan = off"}) {
+      PGresult* r = PQexec(conn, sql);
+      EXPECT_EQ(PQresultStatus(r), PGRES_COMMAND_OK) << sql << ": " << PQresultErrorMessage(r);
+      PQclear(r);
+    }
     static const std::regex node(
         R"(^\s*(?:->\s*)?(Seq Scan|Index Scan|Index Only Scan|Bitmap Heap Scan)(?: Backward)?(?: using (\S+))? on (\w+).*$)");
     static const std::regex cond(R"(^\s*(Index Cond|Recheck Cond): (.*)$)");
@@ -389,7 +458,7 @@ class QueryPlanContractTest : public StoreTest {
         if (std::regex_match(line, m, node)) {
           close();
           const std::string table = m[3];
-          if (kGrowing.count(table) == 0) continue;
+          if (kGrowing.count(table) == 0 || kWaitingIndexes.count(m[2]) != 0) continue;
           if (m[1] == "Seq Scan") {
             if (why.empty()) why = "reads " + table + " whole";
             continue;

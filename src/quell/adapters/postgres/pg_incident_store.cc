@@ -433,15 +433,17 @@ class PgTransaction : public core::StoreTransaction {
     std::vector<std::string> params;
     params.reserve(cols.size() + 1);
     for (ArrayBuilder& c : cols) params.push_back(c.Finish());
-    // A row older than one already sent for its incident and channel goes in superseded.
+    // A row older than one already sent for its incident and channel goes in superseded. The
+    // row comparison lets the unique index range over the newer rows alone, not every row the
+    // key ever had on the channel.
     static const std::string sql =
         std::string("INSERT INTO outbox (") + kOutboxColumns +
         ", group_key, tier) SELECT u.idempotency_key, u.key, u.generation, u.version, "
         "u.transition, "
         "u.channel,"
         " u.payload, CASE WHEN EXISTS (SELECT 1 FROM outbox o WHERE o.key = u.key AND"
-        " o.channel = u.channel AND o.status = 'sent' AND (o.generation > u.generation OR"
-        " (o.generation = u.generation AND o.version > u.version))) THEN 'superseded' ELSE"
+        " o.channel = u.channel AND o.status = 'sent' AND (o.generation, o.version) >"
+        " (u.generation, u.version)) THEN 'superseded' ELSE"
         " u.status END, u.attempts, u.next_attempt_at, u.lease_owner, u.lease_expires_at,"
         " u.last_error, u.remote_message_id, u.created_at, u.updated_at,"
         " NULLIF(u.group_key, ''), u.tier FROM unnest($1::text[],"

@@ -220,15 +220,22 @@ namespace {
   ";"                                                                            \
   "CREATE INDEX callback_events_expiry ON callback_events (expires_at);"
 
-// Escalation tiers still waiting to be paged, by generation (issue 33): the cancel that an ack
-// or a resolve runs finds them here instead of reading every outbox row of the key, whose count
-// grows with the key's history; and when the index is empty (no tier waiting anywhere, the
-// usual case) the cancel is skipped. A row leaves the index once sent, cancelled or taken by a
-// group message, so it holds only what is waiting. Its predicate is the cancel's, verbatim:
-// SQLite uses a partial index only for a query that repeats each of its terms.
-#define QUELL_SCHEMA_V17(BYTE_ORDER)                                                  \
-  "CREATE INDEX outbox_tier_waiting ON outbox (key" BYTE_ORDER ", generation) WHERE" \
-  " tier > 0 AND (status = 'pending' OR (status = 'grouped' AND group_row IS NULL));"
+// Lookups whose cost must not grow with history (issue 33; test/contract/
+// query_plan_contract_test.cc EXPLAINs every statement). outbox_generation serves the
+// statements that ask about one incident generation (which channels heard it, never saw it
+// live, hold it behind an inhibitor): the unique index leads with (key, channel), so they read
+// every row the key ever had. outbox_tier_waiting holds the escalation tiers still waiting to
+// be paged, by generation: the cancel that an ack or a resolve runs finds them there, and when
+// it is empty (no escalation configured, or every tier paged) the cancel is skipped. Its
+// predicate is the cancel's, verbatim: SQLite uses a partial index only for a query that
+// repeats each of its terms. key_groups_seen lets each poll's prune find the expired rows
+// without reading them all. The key columns keep the database's collation on PostgreSQL: the
+// statements compare keys with it, and an index in another collation cannot serve "=".
+#define QUELL_SCHEMA_V17                                                                  \
+  "CREATE INDEX outbox_generation ON outbox (key, generation, channel);"                  \
+  "CREATE INDEX outbox_tier_waiting ON outbox (key, generation) WHERE tier > 0 AND"       \
+  " (status = 'pending' OR (status = 'grouped' AND group_row IS NULL));"                  \
+  "CREATE INDEX key_groups_seen ON key_groups (last_seen_at);"
 
 constexpr std::array<Migration, 17> kMigrations = {{
     {1, "incidents, decision log, polls and outbox", QUELL_SCHEMA_V1(" WITHOUT ROWID"),
@@ -259,8 +266,8 @@ constexpr std::array<Migration, 17> kMigrations = {{
     {15, "exact-key silences", QUELL_SCHEMA_V15, QUELL_SCHEMA_V15},
     {16, "group episodes and remembered callback events", QUELL_SCHEMA_V16(" WITHOUT ROWID"),
      QUELL_SCHEMA_V16("")},
-    {17, "waiting escalation tiers by generation", QUELL_SCHEMA_V17(""),
-     QUELL_SCHEMA_V17(" COLLATE \"C\"")},
+    {17, "outbox rows by generation, waiting escalation tiers, key groups by age",
+     QUELL_SCHEMA_V17, QUELL_SCHEMA_V17},
 }};
 
 #undef QUELL_SCHEMA_V17
