@@ -40,6 +40,7 @@ namespace core = quell::core;
 
 void PgExec(const std::string& url, const std::string& sql) {
   PGconn* conn = PQconnectdb(url.c_str());
+  PQclear(PQexec(conn, "SET client_min_messages = warning"));  // no NOTICE per dropped table
   PGresult* r = PQexec(conn, sql.c_str());
   const bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
   PQclear(r);
@@ -60,8 +61,8 @@ struct Run {
 };
 
 // Applies `lines` lines over `keys` keys to a fresh store; the store is removed afterwards.
-Run Apply(const std::string& backend, const std::string& url, const std::string& dir,
-          size_t lines, size_t keys) {
+Run Apply(const std::string& backend, const std::string& url, const std::string& dir, size_t lines,
+          size_t keys) {
   const std::string tag = std::to_string(getpid()) + "_" + std::to_string(lines);
   std::string store_url;
   std::unique_ptr<core::IncidentStore> store;
@@ -122,8 +123,8 @@ int main(int argc, char** argv) {
   const Run large = Apply(backend, url, dir, lines * factor, keys);
   const double per_small = small.seconds / static_cast<double>(lines) * 1e6;
   const double per_large = large.seconds / static_cast<double>(lines * factor) * 1e6;
-  for (const auto& [n, run, per] : {std::tuple{lines, small, per_small},
-                                    std::tuple{lines * factor, large, per_large}}) {
+  for (const auto& [n, run, per] :
+       {std::tuple{lines, small, per_small}, std::tuple{lines * factor, large, per_large}}) {
     std::printf("%-8s apply %7zu lines over %zu keys: %6.2f s, %6.1f us/line, %zu pending\n",
                 backend.c_str(), n, keys, run.seconds, per, run.outbox);
   }

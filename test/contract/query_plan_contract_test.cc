@@ -41,9 +41,9 @@ using std::chrono::minutes;
 
 // Tables whose rows grow with time or with what was ever observed. The others (silences,
 // leases, instances, source marks, windows, group sequences) stay small.
-const std::set<std::string> kGrowing = {
-    "incidents",         "decisions",  "polls",          "outbox",         "observation_marks",
-    "delivery_attempts", "key_groups", "budget_windows", "callback_events"};
+const std::set<std::string> kGrowing = {"incidents",  "decisions",         "polls",
+                                        "outbox",     "observation_marks", "delivery_attempts",
+                                        "key_groups", "budget_windows",    "callback_events"};
 // Of those, the ones that keep a key's whole history: a search on the key alone reads it all.
 const std::set<std::string> kHistory = {"decisions", "outbox", "observation_marks",
                                         "delivery_attempts"};
@@ -155,8 +155,8 @@ bool KeyOnly(const std::set<std::string>& columns) {
 std::map<std::string, std::string> Aliases(const std::string& sql) {
   static const std::regex alias(R"(\b([a-z_]+) (?:AS )?([a-z])\b)");
   std::map<std::string, std::string> out;
-  for (auto it = std::sregex_iterator(sql.begin(), sql.end(), alias);
-       it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(sql.begin(), sql.end(), alias); it != std::sregex_iterator();
+       ++it) {
     if (kGrowing.count((*it)[1]) != 0) out[(*it)[2]] = (*it)[1];
   }
   return out;
@@ -352,10 +352,9 @@ class QueryPlanContractTest : public StoreTest {
     if (window_id.ok()) {
       EXPECT_TRUE(ops.ExpireOneOffWindow(*window_id, clock_.Now()).ok());
     }
-    app::OperatorCommands commands(
-        incidents, ops, encoder_, [](std::string_view) {
-          return std::optional<app::Route>(app::Route{{"chat", "pager"}, false});
-        });
+    app::OperatorCommands commands(incidents, ops, encoder_, [](std::string_view) {
+      return std::optional<app::Route>(app::Route{{"chat", "pager"}, false});
+    });
     EXPECT_TRUE(commands.Ack("acme:db", "alice", clock_.Now()).ok());
     core::ShadowReportStore& reports = store_->reports();
     EXPECT_TRUE(reports.CountDecisionsSince(t0).ok());
@@ -467,8 +466,7 @@ class QueryPlanContractTest : public StoreTest {
           awaiting = true;
         } else if (awaiting && std::regex_match(line, m, cond)) {
           awaiting = false;
-          if (kHistory.count(open_table) != 0 && KeyOnly(ConstrainedColumns(m[2])) &&
-              why.empty()) {
+          if (kHistory.count(open_table) != 0 && KeyOnly(ConstrainedColumns(m[2])) && why.empty()) {
             why = "reads every " + open_table + " row of the key";
           }
         } else if (awaiting && line.find("->") != std::string::npos) {

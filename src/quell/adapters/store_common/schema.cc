@@ -231,10 +231,10 @@ namespace {
 // repeats each of its terms. key_groups_seen lets each poll's prune find the expired rows
 // without reading them all. The key columns keep the database's collation on PostgreSQL: the
 // statements compare keys with it, and an index in another collation cannot serve "=".
-#define QUELL_SCHEMA_V17                                                                  \
-  "CREATE INDEX outbox_generation ON outbox (key, generation, channel);"                  \
-  "CREATE INDEX outbox_tier_waiting ON outbox (key, generation) WHERE tier > 0 AND"       \
-  " (status = 'pending' OR (status = 'grouped' AND group_row IS NULL));"                  \
+#define QUELL_SCHEMA_V17                                                            \
+  "CREATE INDEX outbox_generation ON outbox (key, generation, channel);"            \
+  "CREATE INDEX outbox_tier_waiting ON outbox (key, generation) WHERE tier > 0 AND" \
+  " (status = 'pending' OR (status = 'grouped' AND group_row IS NULL));"            \
   "CREATE INDEX key_groups_seen ON key_groups (last_seen_at);"
 
 constexpr std::array<Migration, 17> kMigrations = {{
@@ -266,8 +266,8 @@ constexpr std::array<Migration, 17> kMigrations = {{
     {15, "exact-key silences", QUELL_SCHEMA_V15, QUELL_SCHEMA_V15},
     {16, "group episodes and remembered callback events", QUELL_SCHEMA_V16(" WITHOUT ROWID"),
      QUELL_SCHEMA_V16("")},
-    {17, "outbox rows by generation, waiting escalation tiers, key groups by age",
-     QUELL_SCHEMA_V17, QUELL_SCHEMA_V17},
+    {17, "outbox rows by generation, waiting escalation tiers, key groups by age", QUELL_SCHEMA_V17,
+     QUELL_SCHEMA_V17},
 }};
 
 #undef QUELL_SCHEMA_V17
