@@ -604,10 +604,11 @@ core::Result<std::unique_ptr<SqliteIncidentStore>> SqliteIncidentStore::Open(
                        " FROM incidents INDEXED BY incidents_open WHERE condition = ?1 AND"
                        " status = 'open' ORDER BY key"},
       // The tier rows still waiting, by outbox_tier_waiting, whose predicate each of these
-      // three repeats word for word so SQLite can use it.
+      // three repeats word for word so SQLite can use it. Named, because SQLite (no statistics)
+      // would otherwise pick outbox_due for the status terms and read every pending row.
       {&s.tier_waiting,
-       "SELECT 1 FROM outbox WHERE tier > 0 AND (status = 'pending' OR (status = 'grouped' AND"
-       " group_row IS NULL)) LIMIT 1"},
+       "SELECT 1 FROM outbox INDEXED BY outbox_tier_waiting WHERE tier > 0 AND (status ="
+       " 'pending' OR (status = 'grouped' AND group_row IS NULL)) LIMIT 1"},
       {&s.cancel_tier_opens,
        "UPDATE outbox SET status = 'cancelled', updated_at = ?3 WHERE key = ?1 AND"
        " generation = ?2 AND tier > 0 AND transition = 'open' AND (status = 'pending' OR"
