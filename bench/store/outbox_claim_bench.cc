@@ -8,9 +8,10 @@
 // which every claim walks past), then loops ClaimDue(batch) -> RecordOutcomes(kSent, in groups
 // of record-every) until nothing is due, with no sends in between: the ceiling the store puts
 // on dispatch. --backlog-first 1 gives the backlog keys that sort before the due rows' (the
-// claim walks rows in key order, so by default it meets the due rows first and stops). Prints rows/s for the whole loop and the share of time spent claiming.
-// PostgreSQL: --analyze 1 (the default) runs ANALYZE after seeding, as autovacuum would soon;
-// with 0 the planner sees a table it has no statistics for and sorts every due row per claim.
+// claim walks rows in key order, so by default it meets the due rows first and stops). Prints
+// rows/s for the whole loop and the share of time spent claiming. PostgreSQL: --analyze 1 (the
+// default) runs ANALYZE after seeding, as autovacuum would soon; with 0 the planner sees a table it
+// has no statistics for and sorts every due row per claim.
 #include <libpq-fe.h>
 #include <unistd.h>
 

@@ -471,7 +471,8 @@ class QueryPlanContractTest : public StoreTest {
           awaiting = true;
         } else if (awaiting && std::regex_match(line, m, cond)) {
           awaiting = false;
-          if (kHistory.count(open_table) != 0 && KeyOnly(ConstrainedColumns(m[2]), false) && why.empty()) {
+          if (kHistory.count(open_table) != 0 && KeyOnly(ConstrainedColumns(m[2]), false) &&
+              why.empty()) {
             why = "reads every " + open_table + " row of the key or status";
           }
         } else if (awaiting && line.find("->") != std::string::npos) {
