@@ -2,13 +2,16 @@
 //
 //   outbox_claim_bench --backend sqlite|postgres --rows N [--url URL] [--dir DIR]
 //                      [--batch 256] [--record-every 64] [--backlog B] [--analyze 1]
+//                      [--backlog-first 0]
 //
 // Inserts N due pending rows (one key each) plus B rows not yet due (a backlog backing off,
 // which every claim walks past), then loops ClaimDue(batch) -> RecordOutcomes(kSent, in groups
 // of record-every) until nothing is due, with no sends in between: the ceiling the store puts
-// on dispatch. Prints rows/s for the whole loop and the share of time spent claiming.
-// PostgreSQL: --analyze 1 (the default) runs ANALYZE after seeding, as autovacuum would soon;
-// with 0 the planner sees a table it has no statistics for and sorts every due row per claim.
+// on dispatch. --backlog-first 1 gives the backlog keys that sort before the due rows' (the
+// claim walks rows in key order, so by default it meets the due rows first and stops). Prints
+// rows/s for the whole loop and the share of time spent claiming. PostgreSQL: --analyze 1 (the
+// default) runs ANALYZE after seeding, as autovacuum would soon; with 0 the planner sees a table it
+// has no statistics for and sorts every due row per claim.
 #include <libpq-fe.h>
 #include <unistd.h>
 
@@ -42,9 +45,9 @@ void PgExec(const std::string& url, const std::string& sql) {
   if (!ok) Die("cannot run: " + sql);
 }
 
-core::OutboxRow Row(size_t i, core::WallTime due) {
+core::OutboxRow Row(size_t i, core::WallTime due, int tenant = 1) {
   char key[64];
-  std::snprintf(key, sizeof key, "tenant-1:errors:grp-%08zu", i);
+  std::snprintf(key, sizeof key, "tenant-%d:errors:grp-%08zu", tenant, i);
   core::OutboxRow row;
   row.key = key;
   row.generation = 1;
@@ -65,6 +68,7 @@ double Seconds(Steady::duration d) { return std::chrono::duration<double>(d).cou
 int main(int argc, char** argv) {
   std::string backend = "sqlite", url, dir = "/tmp";
   size_t rows = 10000, batch = 256, record_every = 64, backlog = 0, analyze = 1;
+  size_t backlog_first = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     const std::string value = argv[i + 1];
@@ -76,6 +80,7 @@ int main(int argc, char** argv) {
     if (flag == "--record-every") record_every = std::stoul(value);
     if (flag == "--backlog") backlog = std::stoul(value);
     if (flag == "--analyze") analyze = std::stoul(value);
+    if (flag == "--backlog-first") backlog_first = std::stoul(value);
   }
   const std::string tag = std::to_string(getpid());
   std::string store_url;
@@ -106,7 +111,9 @@ int main(int argc, char** argv) {
     std::vector<core::OutboxRow> seed;
     seed.reserve(rows + backlog);
     for (size_t i = 0; i < rows; ++i) seed.push_back(Row(i, now));
-    for (size_t i = 0; i < backlog; ++i) seed.push_back(Row(rows + i, now + std::chrono::hours(1)));
+    for (size_t i = 0; i < backlog; ++i) {
+      seed.push_back(Row(rows + i, now + std::chrono::hours(1), backlog_first != 0 ? 0 : 1));
+    }
     auto tx = writer->Begin();
     if (!tx || !(*tx)->InsertOutbox(seed) || !(*tx)->Commit()) Die("cannot seed the outbox");
   }

@@ -31,7 +31,7 @@ TEST(SchemaTest, BothDialectsCreateTheSameTablesAndIndexes) {
   for (const Migration& m : Migrations()) {
     EXPECT_EQ(Created(m.sqlite_sql), Created(m.postgres_sql)) << "migration " << m.version;
   }
-  ASSERT_EQ(Migrations().size(), 16u);
+  ASSERT_EQ(Migrations().size(), 17u);
   EXPECT_EQ(Created(Migrations()[0].sqlite_sql),
             (std::vector<std::string>{"TABLE incidents", "TABLE decisions", "INDEX decisions_at",
                                       "TABLE polls", "TABLE outbox", "INDEX outbox_due"}));
@@ -65,6 +65,19 @@ TEST(SchemaTest, BothDialectsCreateTheSameTablesAndIndexes) {
   EXPECT_TRUE(Created(Migrations()[14].sqlite_sql).empty());  // a column only
   EXPECT_EQ(Created(Migrations()[15].sqlite_sql),
             (std::vector<std::string>{"TABLE callback_events", "INDEX callback_events_expiry"}));
+  EXPECT_EQ(Created(Migrations()[16].sqlite_sql),
+            (std::vector<std::string>{"INDEX outbox_generation", "INDEX outbox_tier_waiting",
+                                      "INDEX key_groups_seen"}));
+}
+
+TEST(SchemaTest, TheTierIndexSelectsTheStatusesTheStoresWrite) {
+  const std::string waiting =
+      std::string("tier > 0 AND (status = '") +
+      core::OutboxStatusName(core::OutboxStatus::kPending) + "' OR (status = '" +
+      core::OutboxStatusName(core::OutboxStatus::kGrouped) + "' AND group_row IS NULL))";
+  for (const char* sql : {Migrations()[16].sqlite_sql, Migrations()[16].postgres_sql}) {
+    EXPECT_NE(std::string(sql).find(waiting), std::string::npos) << sql;
+  }
 }
 
 TEST(SchemaTest, TheOutboxIndexesSelectTheStatusesTheStoresWrite) {

@@ -127,8 +127,12 @@ class PgIncidentStore::Connection {
   // Successful reconnects so far, for tests and logs.
   uint64_t reconnects() const { return reconnects_; }
 
+  // Records what runs from now on into `log` (PgIncidentStore::RecordStatements).
+  void RecordInto(PgIncidentStore::StatementLog* log) { log_ = log; }
+
   // Runs `sql` with text parameters (nullptr for NULL); expects commands or rows.
   core::Result<PgResult> Run(const char* sql, const std::vector<const char*>& params = {}) {
+    if (log_ != nullptr) Record(sql, params);
     return Execute(sql, [&] {
       return PgResult(PQexecParams(conn_, sql, static_cast<int>(params.size()), nullptr,
                                    params.data(), nullptr, nullptr, 0));
@@ -136,6 +140,7 @@ class PgIncidentStore::Connection {
   }
   // Runs one or more parameterless statements.
   core::Result<PgResult> RunScript(const char* sql) {
+    if (log_ != nullptr) Record(sql, {});
     return Execute(sql, [&] { return PgResult(PQexec(conn_, sql)); });
   }
   core::Result<PgResult> Run(const std::string& sql, const std::vector<std::string>& params) {
@@ -147,6 +152,15 @@ class PgIncidentStore::Connection {
 
  private:
   enum class Control { kNone, kBegin, kCommit, kRollback };
+
+  void Record(const char* sql, const std::vector<const char*>& params) {
+    std::vector<std::optional<std::string>> values;
+    values.reserve(params.size());
+    for (const char* p : params) {
+      values.push_back(p != nullptr ? std::optional<std::string>(p) : std::nullopt);
+    }
+    log_->emplace(sql, std::move(values));
+  }
 
   static Control ControlOf(const char* sql) {
     if (std::strcmp(sql, "BEGIN") == 0) return Control::kBegin;
@@ -280,6 +294,7 @@ class PgIncidentStore::Connection {
   SteadyTime next_attempt_{};
   std::string last_reset_error_;
   uint64_t reconnects_ = 0;
+  PgIncidentStore::StatementLog* log_ = nullptr;
 };
 
 using Connection = PgIncidentStore::Connection;

@@ -374,6 +374,13 @@ class PgTransaction : public core::StoreTransaction {
       keys.Text(key);
       numbers.Uint(generation);
     }
+    // Nothing waits in any tier (no escalation configured, or every tier paged): skip the
+    // updates; outbox_tier_waiting answers from its first entry.
+    auto waiting = c_.Run(
+        "SELECT 1 FROM outbox WHERE tier > 0 AND (status = 'pending' OR (status = 'grouped' AND"
+        " group_row IS NULL)) LIMIT 1");
+    if (!waiting) return waiting.error();
+    if (PQntuples(waiting->get()) == 0) return uint64_t{0};
     // First a follow-up waiting in a tier's group whose open waits there too, then the opens.
     static const std::string follow_ups_sql =
         "UPDATE outbox o SET status = 'cancelled', updated_at = $3 FROM unnest($1::text[],"
@@ -426,15 +433,17 @@ class PgTransaction : public core::StoreTransaction {
     std::vector<std::string> params;
     params.reserve(cols.size() + 1);
     for (ArrayBuilder& c : cols) params.push_back(c.Finish());
-    // A row older than one already sent for its incident and channel goes in superseded.
+    // A row older than one already sent for its incident and channel goes in superseded. The
+    // row comparison lets the unique index range over the newer rows alone, not every row the
+    // key ever had on the channel.
     static const std::string sql =
         std::string("INSERT INTO outbox (") + kOutboxColumns +
         ", group_key, tier) SELECT u.idempotency_key, u.key, u.generation, u.version, "
         "u.transition, "
         "u.channel,"
         " u.payload, CASE WHEN EXISTS (SELECT 1 FROM outbox o WHERE o.key = u.key AND"
-        " o.channel = u.channel AND o.status = 'sent' AND (o.generation > u.generation OR"
-        " (o.generation = u.generation AND o.version > u.version))) THEN 'superseded' ELSE"
+        " o.channel = u.channel AND o.status = 'sent' AND (o.generation, o.version) >"
+        " (u.generation, u.version)) THEN 'superseded' ELSE"
         " u.status END, u.attempts, u.next_attempt_at, u.lease_owner, u.lease_expires_at,"
         " u.last_error, u.remote_message_id, u.created_at, u.updated_at,"
         " NULLIF(u.group_key, ''), u.tier FROM unnest($1::text[],"
@@ -604,6 +613,8 @@ void IgnoreNotice(void*, const char*) {}
 PgIncidentStore::PgIncidentStore(std::unique_ptr<Connection> connection)
     : connection_(std::move(connection)) {}
 PgIncidentStore::~PgIncidentStore() = default;
+
+void PgIncidentStore::RecordStatements(StatementLog* log) { connection_->RecordInto(log); }
 
 core::Result<std::unique_ptr<PgIncidentStore>> PgIncidentStore::Open(const std::string& url) {
   const std::string where = Describe(url);

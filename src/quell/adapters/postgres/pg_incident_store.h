@@ -2,7 +2,9 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "quell/core/ports/incident_store.h"
 #include "quell/core/ports/lease_store.h"
@@ -115,6 +117,12 @@ class PgIncidentStore : public core::IncidentStore,
   core::Result<core::OneOffWindow> ExpireOneOffWindow(uint64_t id, core::WallTime now) override;
 
   class Connection;
+
+  // For tests (test/contract/query_plan_contract_test.cc): each statement text this
+  // connection runs from now on, with the parameters of its first run (nullopt for NULL), so
+  // a test can EXPLAIN what the store really sends. nullptr stops recording.
+  using StatementLog = std::map<std::string, std::vector<std::optional<std::string>>>;
+  void RecordStatements(StatementLog* log);
 
   core::Result<core::LeaseClaim> Acquire(std::string_view name, std::string_view holder,
                                          core::WallTime now, core::Duration ttl) override;

@@ -181,7 +181,7 @@ constexpr const char* kOpenMemberOrderSql =
 core::Result<std::vector<core::IncidentGeneration>> PgIncidentStore::OpenMembersOfMessage(
     std::string_view group_row) {
   static const std::string sql =
-      std::string(kOpenMemberSql) + "m.group_row = $1" + kOpenMemberOrderSql;
+      std::string(kOpenMemberSql) + "m.group_row = $1 COLLATE \"C\"" + kOpenMemberOrderSql;
   return ReadGenerations(connection_->Run(sql, {std::string(group_row)}));
 }
 
@@ -192,7 +192,8 @@ core::Result<std::vector<core::IncidentGeneration>> PgIncidentStore::OpenMembers
   // $4 stands for no episode.
   static const std::string sql =
       std::string(kOpenMemberSql) +
-      "($1 = '' OR m.channel = $1) AND m.group_key = $2 AND m.updated_at <= $3 AND ($4 = '' OR"
+      "($1 = '' OR m.channel = $1 COLLATE \"C\") AND m.group_key = $2 COLLATE \"C\" AND "
+      "m.updated_at <= $3 AND ($4 = '' OR"
       " EXISTS (SELECT 1 FROM outbox_groups g WHERE g.channel = $1 AND g.group_key = $2 AND"
       " g.episode = NULLIF($4, '')::bigint))" +
       kOpenMemberOrderSql;
@@ -204,9 +205,11 @@ core::Result<std::vector<core::IncidentGeneration>> PgIncidentStore::OpenMembers
 
 core::Result<std::vector<core::IncidentGeneration>> PgIncidentStore::GroupMemberKeys(
     std::string_view channel, std::string_view group_key, size_t limit) {
-  // The predicate is outbox_group_keys', so the partial index serves it.
+  // The predicate is outbox_group_keys', so the partial index serves it; its columns are in
+  // "C", and only a comparison in the same collation can use them (here and below).
   static const std::string sql =
-      "SELECT key, MAX(generation) FROM outbox WHERE channel = $1 AND group_key = $2 AND"
+      "SELECT key, MAX(generation) FROM outbox WHERE channel = $1 COLLATE \"C\" AND group_key ="
+      " $2 COLLATE \"C\" AND"
       " status = 'grouped' AND group_row IS NOT NULL GROUP BY key ORDER BY key COLLATE \"C\""
       " LIMIT $3";
   return ReadGenerations(

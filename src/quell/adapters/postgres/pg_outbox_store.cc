@@ -347,9 +347,11 @@ core::Result<std::optional<core::OutboxRow>> PgIncidentStore::AssembleGroup(
   // FOR UPDATE: a second assembler waits here for the first to commit, then finds these rows
   // taken (READ COMMITTED re-checks group_row IS NULL on their new version) and skips them.
   // Ready members only: an escalation tier's open waits for its tier's time (next_attempt_at).
+  // The comparisons are in "C", outbox_waiting's collation, so the index serves them.
   static const std::string waiting_sql =
       "SELECT idempotency_key, transition, GREATEST(created_at, next_attempt_at) AS ready FROM"
-      " outbox WHERE channel = $1 AND group_key = $2 AND status = 'grouped' AND group_row IS NULL"
+      " outbox WHERE channel = $1 COLLATE \"C\" AND group_key = $2 COLLATE \"C\" AND status ="
+      " 'grouped' AND group_row IS NULL"
       " AND next_attempt_at <= $3 ORDER BY ready, key COLLATE \"C\" FOR UPDATE";
   const std::string now_us = std::to_string(store::ToMicros(now));
   auto waiting = c.Run(waiting_sql, {ch, gk, now_us});
@@ -399,7 +401,8 @@ core::Result<std::optional<core::OutboxRow>> PgIncidentStore::AssembleGroup(
   }
   static const std::string open_sql =
       "SELECT count(*) FROM (SELECT transition, row_number() OVER (PARTITION BY key ORDER BY"
-      " generation DESC, version DESC) AS n FROM outbox WHERE channel = $1 AND group_key = $2"
+      " generation DESC, version DESC) AS n FROM outbox WHERE channel = $1 COLLATE \"C\" AND"
+      " group_key = $2 COLLATE \"C\""
       " AND status = 'grouped' AND group_row IS NOT NULL) AS latest WHERE n = 1 AND"
       " transition <> 'resolve'";
   auto open = c.Run(open_sql, {ch, gk});
@@ -435,7 +438,7 @@ core::Result<std::optional<core::OutboxRow>> PgIncidentStore::AssembleGroup(
 core::Result<std::vector<core::OutboxRow>> PgIncidentStore::GroupMembers(
     std::string_view group_row) {
   static const std::string sql = std::string("SELECT ") + kOutboxColumns +
-                                 " FROM outbox WHERE group_row = $1"
+                                 " FROM outbox WHERE group_row = $1 COLLATE \"C\""
                                  " ORDER BY created_at, key COLLATE \"C\"";
   auto result = connection_->Run(sql, {std::string(group_row)});
   if (!result) return result.error();
@@ -456,7 +459,8 @@ core::Result<core::GroupStanding> PgIncidentStore::GroupStandingAt(std::string_v
   // The keys the group's built messages named whose incident is open now.
   static const std::string sql =
       "SELECT DISTINCT o.key FROM outbox o JOIN incidents i ON i.key = o.key WHERE"
-      " o.channel = $1 AND o.group_key = $2 AND o.status = 'grouped' AND"
+      " o.channel = $1 COLLATE \"C\" AND o.group_key = $2 COLLATE \"C\" AND"
+      " o.status = 'grouped' AND"
       " o.group_row IS NOT NULL AND i.status = 'open'";
   auto result = connection_->Run(sql, {std::string(channel), std::string(group_key)});
   if (!result) return result.error();

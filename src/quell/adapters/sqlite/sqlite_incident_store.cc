@@ -140,6 +140,7 @@ struct SqliteIncidentStore::Statements {
   Stmt find_outbox, mark_sent, supersede, get_mark;
   Stmt record_key_group, prune_key_groups, decisions_since, key_groups_since;
   Stmt never_live, heard, inhibited_rows, open_of, cancel_tier_opens, cancel_tier_follow_ups;
+  Stmt tier_waiting;
   Stmt fence_poll, lease_exists;
   Stmt prune_callbacks, remember_callback;
 };
@@ -312,6 +313,13 @@ class SqliteTransaction : public core::StoreTransaction {
 
   core::Result<uint64_t> CancelTierOpens(
       std::span<const std::pair<std::string, uint64_t>> generations, core::WallTime now) override {
+    if (generations.empty()) return uint64_t{0};
+    // Nothing waits in any tier (no escalation configured, or every tier paged): skip the
+    // per-generation updates; outbox_tier_waiting answers from its first entry.
+    auto waiting = s_.tier_waiting.Step();
+    s_.tier_waiting.Reset();
+    if (!waiting) return waiting.error();
+    if (!*waiting) return uint64_t{0};
     uint64_t cancelled = 0;
     for (const auto& [key, generation] : generations) {
       for (Stmt* s : {&s_.cancel_tier_follow_ups, &s_.cancel_tier_opens}) {
@@ -480,6 +488,27 @@ SqliteIncidentStore::~SqliteIncidentStore() {
   sqlite3_close_v2(db_);
 }
 
+void SqliteIncidentStore::RecordStatements(std::set<std::string>* texts) {
+  if (texts == nullptr) {
+    sqlite3_trace_v2(db_, 0, nullptr, nullptr);
+    return;
+  }
+  for (sqlite3_stmt* s = sqlite3_next_stmt(db_, nullptr); s != nullptr;
+       s = sqlite3_next_stmt(db_, s)) {
+    texts->insert(sqlite3_sql(s));
+  }
+  // SQLITE_TRACE_STMT fires as each statement starts; P is the statement, whose sqlite3_sql is
+  // the text as prepared (parameters unexpanded).
+  sqlite3_trace_v2(
+      db_, SQLITE_TRACE_STMT,
+      [](unsigned /*type*/, void* sink, void* statement, void* /*text*/) {
+        static_cast<std::set<std::string>*>(sink)->insert(
+            sqlite3_sql(static_cast<sqlite3_stmt*>(statement)));
+        return 0;
+      },
+      texts);
+}
+
 core::Result<std::unique_ptr<SqliteIncidentStore>> SqliteIncidentStore::Open(
     const std::string& path, SqliteOptions options) {
   std::error_code ec;
@@ -574,6 +603,12 @@ core::Result<std::unique_ptr<SqliteIncidentStore>> SqliteIncidentStore::Open(
       {&s.open_of, "SELECT " + cols +
                        " FROM incidents INDEXED BY incidents_open WHERE condition = ?1 AND"
                        " status = 'open' ORDER BY key"},
+      // The tier rows still waiting, by outbox_tier_waiting, whose predicate each of these
+      // three repeats word for word so SQLite can use it. Named, because SQLite (no statistics)
+      // would otherwise pick outbox_due for the status terms and read every pending row.
+      {&s.tier_waiting,
+       "SELECT 1 FROM outbox INDEXED BY outbox_tier_waiting WHERE tier > 0 AND (status ="
+       " 'pending' OR (status = 'grouped' AND group_row IS NULL)) LIMIT 1"},
       {&s.cancel_tier_opens,
        "UPDATE outbox SET status = 'cancelled', updated_at = ?3 WHERE key = ?1 AND"
        " generation = ?2 AND tier > 0 AND transition = 'open' AND (status = 'pending' OR"
@@ -581,7 +616,8 @@ core::Result<std::unique_ptr<SqliteIncidentStore>> SqliteIncidentStore::Open(
       // Run first: a follow-up waiting in a tier's group whose open waits there too.
       {&s.cancel_tier_follow_ups,
        "UPDATE outbox SET status = 'cancelled', updated_at = ?3 WHERE key = ?1 AND"
-       " generation = ?2 AND tier > 0 AND transition <> 'open' AND status = 'grouped' AND"
+       " generation = ?2 AND tier > 0 AND transition <> 'open' AND (status = 'pending' OR"
+       " (status = 'grouped' AND group_row IS NULL)) AND status = 'grouped' AND"
        " group_row IS NULL AND EXISTS (SELECT 1 FROM outbox o WHERE o.key = ?1 AND"
        " o.generation = ?2 AND o.channel = outbox.channel AND o.transition = 'open' AND"
        " (o.status = 'pending' OR (o.status = 'grouped' AND o.group_row IS NULL)))"},

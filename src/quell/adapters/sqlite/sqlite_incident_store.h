@@ -3,6 +3,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "quell/core/ports/incident_store.h"
@@ -131,6 +132,11 @@ class SqliteIncidentStore : public core::IncidentStore,
   core::Status SeeInstance(const core::InstanceSeen& instance,
                            core::WallTime forget_before) override;
   core::Result<std::vector<core::InstanceSeen>> ListInstances() override;
+  // For tests (test/contract/query_plan_contract_test.cc): adds to `texts` the text of every
+  // statement prepared on this connection now, and of every statement run from now on (the
+  // ones prepared at first use or per call), so a test can EXPLAIN all of them. nullptr stops.
+  void RecordStatements(std::set<std::string>* texts);
+
   struct Statements;        // prepared once, reused by every transaction
   struct OutboxStatements;  // the dispatcher's, in sqlite_outbox_store.cc
   struct OutboxStatementsDeleter {

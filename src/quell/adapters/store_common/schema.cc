@@ -220,7 +220,24 @@ namespace {
   ";"                                                                            \
   "CREATE INDEX callback_events_expiry ON callback_events (expires_at);"
 
-constexpr std::array<Migration, 16> kMigrations = {{
+// Lookups whose cost must not grow with history (issue 33; test/contract/
+// query_plan_contract_test.cc EXPLAINs every statement). outbox_generation serves the
+// statements that ask about one incident generation (which channels heard it, never saw it
+// live, hold it behind an inhibitor): the unique index leads with (key, channel), so they read
+// every row the key ever had. outbox_tier_waiting holds the escalation tiers still waiting to
+// be paged, by generation: the cancel that an ack or a resolve runs finds them there, and when
+// it is empty (no escalation configured, or every tier paged) the cancel is skipped. Its
+// predicate is the cancel's, verbatim: SQLite uses a partial index only for a query that
+// repeats each of its terms. key_groups_seen lets each poll's prune find the expired rows
+// without reading them all. The key columns keep the database's collation on PostgreSQL: the
+// statements compare keys with it, and an index in another collation cannot serve "=".
+#define QUELL_SCHEMA_V17                                                            \
+  "CREATE INDEX outbox_generation ON outbox (key, generation, channel);"            \
+  "CREATE INDEX outbox_tier_waiting ON outbox (key, generation) WHERE tier > 0 AND" \
+  " (status = 'pending' OR (status = 'grouped' AND group_row IS NULL));"            \
+  "CREATE INDEX key_groups_seen ON key_groups (last_seen_at);"
+
+constexpr std::array<Migration, 17> kMigrations = {{
     {1, "incidents, decision log, polls and outbox", QUELL_SCHEMA_V1(" WITHOUT ROWID"),
      QUELL_SCHEMA_V1("")},
     {2, "open-incident index and source marks", QUELL_SCHEMA_V2(" WITHOUT ROWID", ""),
@@ -249,8 +266,11 @@ constexpr std::array<Migration, 16> kMigrations = {{
     {15, "exact-key silences", QUELL_SCHEMA_V15, QUELL_SCHEMA_V15},
     {16, "group episodes and remembered callback events", QUELL_SCHEMA_V16(" WITHOUT ROWID"),
      QUELL_SCHEMA_V16("")},
+    {17, "outbox rows by generation, waiting escalation tiers, key groups by age", QUELL_SCHEMA_V17,
+     QUELL_SCHEMA_V17},
 }};
 
+#undef QUELL_SCHEMA_V17
 #undef QUELL_SCHEMA_V16
 #undef QUELL_SCHEMA_V15
 #undef QUELL_SCHEMA_V14
