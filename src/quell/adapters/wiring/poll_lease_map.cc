@@ -37,6 +37,9 @@ std::vector<app::ExpectedLease> ExpectedPollLeases(const config::Config& config)
                                         : kPrometheusSource;
     Add(out, source, common);
   }
+  for (const auto& entry : config.datadog_conditions) {
+    Add(out, kDatadogSource, entry.condition.common);
+  }
   for (const auto& condition : config.push_conditions) Add(out, kPushSource, condition.common);
   return out;
 }

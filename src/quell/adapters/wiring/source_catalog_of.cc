@@ -44,6 +44,9 @@ app::SourceCatalog SourceCatalogOf(const config::Config& config) {
       See(catalog, kPrometheusSource, "prometheus", config.prometheus.url, entry.condition.common);
     }
   }
+  for (const auto& entry : config.datadog_conditions) {
+    See(catalog, kDatadogSource, "datadog", config.datadog.api_url, entry.condition.common);
+  }
   // Pushed to quell: no URL to show; the source's cycles are the stale sweep's.
   for (const auto& condition : config.push_conditions) {
     See(catalog, kPushSource, "push", "", condition.common);

@@ -74,6 +74,9 @@ std::map<std::string, app::SourceHealthTarget, std::less<>> SourceHealthTargets(
                   entry.condition.common);
     }
   }
+  for (const auto& entry : config.datadog_conditions) {
+    targets.See(kDatadogSource, config.datadog.source_failures_to_open, entry.condition.common);
+  }
   for (const auto& condition : config.push_conditions) {
     targets.See(core::PushSenderName(condition.common.name), std::nullopt, condition.common);
   }
