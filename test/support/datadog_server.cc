@@ -89,7 +89,7 @@ DatadogServer::DatadogServer(std::string api_key, std::string app_key)
   });
   port_ = http_->bind_to_any_port("127.0.0.1");
   thread_ = std::thread([this] { http_->listen_after_bind(); });
-  http_->wait_until_ready();
+  while (!http_->is_running()) std::this_thread::yield();
 }
 
 DatadogServer::~DatadogServer() {
