@@ -46,14 +46,14 @@ class DatadogTest : public ::testing::Test {
 
   std::string Store() const { return "sqlite:" + (dir_ / "quell.db").string(); }
 
-  std::string WriteConfig(const std::string& datadog_extra = "", const std::string& extra = "") {
+  std::string WriteConfig(const std::string& retry = "{max_attempts: 1}") {
     const auto path = dir_ / "quell.yaml";
     std::ofstream(path) << "store: " << Store() << "\n"
                         << "datadog:\n"
                         << "  site: datadoghq.eu\n"
                         << "  base_url: " << datadog_.BaseUrl() << "\n"
-                        << "  retry: {max_attempts: 1}\n"
-                        << datadog_extra << "defaults: {healthy_polls_to_close: 1, channels: [hook]}\n"
+                        << "  retry: " << retry << "\n"
+                        << "defaults: {healthy_polls_to_close: 1, channels: [hook]}\n"
                         << "conditions:\n"
                         << "  - name: dd-support\n"
                         << "    type: datadog_monitors\n"
@@ -61,8 +61,7 @@ class DatadogTest : public ::testing::Test {
                         << "    key: \"dd:{monitor_id}:{tags.host}\"\n"
                         << "channels:\n"
                         << "  - {name: hook, type: webhook, url: \"" << hook_.Url()
-                        << "\", timeout: 2s, signing: off}\n"
-                        << extra;
+                        << "\", timeout: 2s, signing: off}\n";
     return path.string();
   }
 
@@ -135,8 +134,8 @@ TEST_F(DatadogTest, TwoGroupsInAlertOpenTwoIncidentsAndEachResolvesOnOk) {
   ASSERT_EQ(messages.size(), 2U);
   for (const json& message : messages) {
     EXPECT_EQ(message["transition"], "open");
-    const std::string text = message["subject"].get<std::string>() + "\n" +
-                             message["body"].get<std::string>();
+    const std::string text =
+        message["subject"].get<std::string>() + "\n" + message["body"].get<std::string>();
     EXPECT_NE(text.find("Support agent answer errors"), std::string::npos) << text;
     EXPECT_NE(text.find("Alert on host:web-"), std::string::npos) << text;
   }
@@ -199,12 +198,20 @@ TEST_F(DatadogTest, NoDataAndAFailedPollHoldTheIncident) {
 // Datadog's 429 carries X-RateLimit-Reset, not Retry-After: the poll waits it out and goes on.
 TEST_F(DatadogTest, A429IsRetriedAfterTheRateLimitReset) {
   datadog_.SetGroup(kMonitor, "host:web-1,env:prod", "Warn");
-  const std::string config =
-      WriteConfig("  retry: {max_attempts: 3, initial_backoff: 10ms, budget: 5s}\n");
+  const std::string config = WriteConfig("{max_attempts: 2, initial_backoff: 10ms, budget: 5s}");
   datadog_.FailNext(429, 1, "1");
   auto decided = Poll(config);
   EXPECT_EQ(decided["dd:4711:web-1"]["decision"], "notify") << last_err_;
   EXPECT_EQ(datadog_.Targets().size(), 2U);
+
+  // A reset past the poll's retry budget is not waited for (nor retried early, which Datadog
+  // would refuse again): the poll fails and holds the incident.
+  datadog_.SetGroup(kMonitor, "host:web-1,env:prod", "OK");
+  datadog_.FailNext(429, 1, "30");
+  decided = Poll(config, /*expected_exit=*/1);
+  EXPECT_EQ(decided["dd:4711:web-1"]["decision"], "unknown") << json(decided).dump();
+  EXPECT_NE(last_err_.find("HTTP 429"), std::string::npos) << last_err_;
+  EXPECT_EQ(datadog_.Targets().size(), 3U);
 }
 
 // Schema drift fails loudly: the poll names the field and holds the incident, and `quell schema

@@ -33,7 +33,7 @@ constexpr const char* kToken = "pushed-payloads-token-3a9c55";
 // (https://grafana.com/docs/grafana/latest/alerting/configure-notifications/manage-contact-points/integrations/webhook-notifier/):
 // Alertmanager's fields plus orgId, title, state, message and per alert values, valueString,
 // silenceURL, dashboardURL and panelURL.
-constexpr const char* kGrafanaPayload = R"({
+constexpr const char* kGrafanaPayload = R"json({
   "receiver": "quell",
   "status": "firing",
   "orgId": 1,
@@ -65,7 +65,7 @@ constexpr const char* kGrafanaPayload = R"({
   "title": "[FIRING:1] AnswerLatencyHigh (acme)",
   "state": "alerting",
   "message": "**Firing**\n\nValue: B=9.2, C=1\nLabels:\n - alertname = AnswerLatencyHigh\n - tenant = acme\n"
-})";
+})json";
 
 // What Datadog's webhook integration sends with docs/inputs.md's payload template, its
 // variables filled in as Datadog documents them.
@@ -112,15 +112,17 @@ class PushedPayloadsTest : public ::testing::Test {
                           << "log: {format: json, level: info}\n"
                           << "http:\n  listen: \"127.0.0.1:0\"\n  token_env: QUELL_OPS_TOKEN\n";
     log_ = dir_ / "run.log";
-    run_ = std::make_unique<Child>(std::vector<std::string>{QUELL_BINARY, "run", "-c", config},
-                                   log_);
+    run_ =
+        std::make_unique<Child>(std::vector<std::string>{QUELL_BINARY, "run", "-c", config}, log_);
     ASSERT_TRUE(
         WaitFor([&] { return !testing::Events(log_, "http.listening").empty(); }, seconds(30)))
         << testing::ReadFile(log_);
     port_ = std::stoi(testing::Events(log_, "http.listening")[0]["port"].get<std::string>());
   }
   void TearDown() override {
-    if (run_) EXPECT_TRUE(WIFEXITED(run_->Signal(SIGTERM))) << testing::ReadFile(log_);
+    if (run_) {
+      EXPECT_TRUE(WIFEXITED(run_->Signal(SIGTERM))) << testing::ReadFile(log_);
+    }
     std::filesystem::remove_all(dir_);
   }
 
@@ -174,8 +176,7 @@ TEST_F(PushedPayloadsTest, GrafanasPayloadOpensAnIncidentWhoseMessageCarriesItsS
 }
 
 TEST_F(PushedPayloadsTest, DatadogsWebhookOpensAndResolvesOneIncidentPerMonitorGroup) {
-  ASSERT_EQ(Post("/v1/inputs/datadog?condition=datadog-alerts",
-                 DatadogPayload("Triggered").dump()),
+  ASSERT_EQ(Post("/v1/inputs/datadog?condition=datadog-alerts", DatadogPayload("Triggered").dump()),
             200)
       << testing::ReadFile(log_);
   const std::string key = "dd:4711:host:web-1,env:prod";

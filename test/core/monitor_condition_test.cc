@@ -55,8 +55,7 @@ TEST(MonitorConditionTest, EachAlertingGroupIsAnUnhealthyKeyWithItsEvidence) {
       << observed[0].evidence;
   EXPECT_NE(observed[0].evidence.find("Alert on env:prod,host:web-1"), std::string::npos)
       << observed[0].evidence;
-  EXPECT_NE(observed[0].evidence.find("https://app.datadoghq.com/monitors/4711"),
-            std::string::npos)
+  EXPECT_NE(observed[0].evidence.find("https://app.datadoghq.com/monitors/4711"), std::string::npos)
       << observed[0].evidence;
   EXPECT_EQ(observed[0].labels, (Labels{{"host", "web-1"}, {"monitor_id", "4711"}}));
 }
@@ -83,7 +82,8 @@ TEST(MonitorConditionTest, AGroupGoneFromACompleteListingIsHealthyAndFromAFailed
 
   MonitorListing failed;
   failed.error = MakeError(ErrorCode::kUnavailable, "datadog: HTTP 500");
-  failed.groups = {Group("web-9", Health::kHealthy, "OK"), Group("web-1", Health::kUnhealthy, "Alert")};
+  failed.groups = {Group("web-9", Health::kHealthy, "OK"),
+                   Group("web-1", Health::kUnhealthy, "Alert")};
   observed = ObserveMonitors(Condition(), failed, open, kAt);
   ASSERT_EQ(observed.size(), 2U);
   EXPECT_EQ(observed[0].key, "4711:web-1");  // a failure it read still counts
@@ -95,7 +95,8 @@ TEST(MonitorConditionTest, AGroupGoneFromACompleteListingIsHealthyAndFromAFailed
 TEST(MonitorConditionTest, GroupsSharingAKeyMergeWithTheWorstHealth) {
   MonitorListing listing;
   listing.complete = true;
-  listing.groups = {Group("web-1", Health::kHealthy, "OK"), Group("web-2", Health::kUnknown, "No Data"),
+  listing.groups = {Group("web-1", Health::kHealthy, "OK"),
+                    Group("web-2", Health::kUnknown, "No Data"),
                     Group("web-3", Health::kUnhealthy, "Alert")};
   const std::vector<Incident> open = {Open("4711")};
   auto observed = ObserveMonitors(Condition("{monitor_id}"), listing, open, kAt);

@@ -80,12 +80,12 @@ DatadogServer::DatadogServer(std::string api_key, std::string app_key)
     long page_size = 100;
     if (req.has_param("page")) page = std::strtol(req.get_param_value("page").c_str(), nullptr, 10);
     if (req.has_param("page_size")) {
-      page_size = std::clamp(std::strtol(req.get_param_value("page_size").c_str(), nullptr, 10),
-                             1L, 1000L);
+      page_size =
+          std::clamp(std::strtol(req.get_param_value("page_size").c_str(), nullptr, 10), 1L, 1000L);
     }
-    res.set_content(Answer(req.get_param_value("monitor_tags"), req.has_param("group_states"),
-                           page, page_size),
-                    "application/json");
+    res.set_content(
+        Answer(req.get_param_value("monitor_tags"), req.has_param("group_states"), page, page_size),
+        "application/json");
   });
   port_ = http_->bind_to_any_port("127.0.0.1");
   thread_ = std::thread([this] { http_->listen_after_bind(); });

@@ -65,10 +65,10 @@ class DatadogServer {
     int status;
     std::string reset;
   };
-  std::vector<Fault> faults_;          // guarded by mu_
-  bool rename_status_ = false;         // guarded by mu_
-  std::vector<std::string> targets_;   // guarded by mu_
-  std::vector<std::string> headers_;   // guarded by mu_
+  std::vector<Fault> faults_;         // guarded by mu_
+  bool rename_status_ = false;        // guarded by mu_
+  std::vector<std::string> targets_;  // guarded by mu_
+  std::vector<std::string> headers_;  // guarded by mu_
   std::unique_ptr<httplib::Server> http_;
   std::thread thread_;
   int port_ = 0;

@@ -84,8 +84,8 @@ core::Duration RetryingHttpClient::WaitBeforeRetry(const core::Result<core::Http
     // Datadog's API says when its rate-limit window resets instead: X-RateLimit-Reset, in
     // seconds, the same form as a delay-seconds Retry-After.
     if (!asked) {
-      asked = core::ParseRetryAfter(core::FindHeader(last->headers, "X-RateLimit-Reset"),
-                                    clock_.Now());
+      asked =
+          core::ParseRetryAfter(core::FindHeader(last->headers, "X-RateLimit-Reset"), clock_.Now());
     }
     if (asked) return std::min(*asked, policy_.max_retry_after);
   }

@@ -120,8 +120,7 @@ TEST_F(DatadogConfigTest, RefusesWhatCannotWorkNamingTheSetting) {
        }) {
     auto config = LoadConfig(Write(c.text), Env());
     ASSERT_FALSE(config.ok()) << c.text;
-    EXPECT_NE(config.error().message.find(c.message), std::string::npos)
-        << config.error().message;
+    EXPECT_NE(config.error().message.find(c.message), std::string::npos) << config.error().message;
   }
 }
 

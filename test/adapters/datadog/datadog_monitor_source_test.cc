@@ -45,10 +45,9 @@ TEST_F(DatadogMonitorSourceTest, WalksEveryPageOfTheSelectedMonitors) {
   ASSERT_TRUE(listing.complete) << listing.error.message;
   EXPECT_EQ(listing.pages, 3U);
   ASSERT_EQ(listing.groups.size(), 5U);
-  EXPECT_EQ(std::count_if(listing.groups.begin(), listing.groups.end(),
-                          [](const core::MonitorGroup& g) {
-                            return g.health == core::Health::kUnhealthy;
-                          }),
+  EXPECT_EQ(std::count_if(
+                listing.groups.begin(), listing.groups.end(),
+                [](const core::MonitorGroup& g) { return g.health == core::Health::kUnhealthy; }),
             1);
   const auto targets = server_.Targets();
   ASSERT_EQ(targets.size(), 3U);

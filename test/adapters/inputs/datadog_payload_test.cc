@@ -99,8 +99,7 @@ TEST(DatadogPayloadTest, RefusesWhatTheTemplateCannotHaveSentNamingTheField) {
     auto alerts = ParseDatadogPayload(c.body, {});
     ASSERT_FALSE(alerts.ok()) << c.body;
     EXPECT_EQ(alerts.error().code, core::ErrorCode::kInvalidArgument);
-    EXPECT_NE(alerts.error().message.find(c.message), std::string::npos)
-        << alerts.error().message;
+    EXPECT_NE(alerts.error().message.find(c.message), std::string::npos) << alerts.error().message;
   }
 }
 

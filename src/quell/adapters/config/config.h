@@ -78,7 +78,7 @@ struct MetricConditionConfig {
 
 // `datadog:`: the monitor API of one Datadog site (docs/sources.md#datadog).
 struct DatadogSettings {
-  bool enabled = false;              // a `datadog:` section was given
+  bool enabled = false;  // a `datadog:` section was given
   std::string site = "datadoghq.com";
   // The API's root for the site ("https://api.datadoghq.com"), or `base_url` when set (a proxy,
   // a stand-in in tests); and the web app's, which monitor links point into.

@@ -38,9 +38,10 @@ void ReadDatadog(MapReader& section, const std::filesystem::path& config_dir,
     if (known.name == datadog.site) site = &known;
   }
   if (site == nullptr) {
-    section.Fail("site", "expected datadoghq.com, datadoghq.eu, us3.datadoghq.com, "
-                         "us5.datadoghq.com or ap1.datadoghq.com, got \"" +
-                             datadog.site + "\"");
+    section.Fail("site",
+                 "expected datadoghq.com, datadoghq.eu, us3.datadoghq.com, "
+                 "us5.datadoghq.com or ap1.datadoghq.com, got \"" +
+                     datadog.site + "\"");
   } else {
     datadog.api_url = site->api_url;
     datadog.app_url = site->app_url;

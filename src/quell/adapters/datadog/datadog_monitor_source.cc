@@ -39,7 +39,8 @@ core::MonitorListing DatadogMonitorSource::List(const core::MonitorQuery& query)
     core::Result<core::HttpResponse> response = http_.Send(request);
     if (!response) {
       // The client's message names the method and URL, never a header: safe to pass on.
-      listing.error = core::MakeError(response.error().code, "datadog: " + response.error().message);
+      listing.error =
+          core::MakeError(response.error().code, "datadog: " + response.error().message);
       return listing;
     }
     auto parsed = ParseMonitorPage(response->status, response->body, options_.app_url);

@@ -12,14 +12,16 @@ std::vector<MonitorFinding> CheckMonitorCondition(DatadogMonitorSource& source,
   const std::string& name = condition.common.name;
   const core::MonitorListing listing = source.List(condition.query);
   if (!listing.complete) {
-    findings.push_back({false, "datadog listing",
-                        "condition \"" + name + "\": " + core::RedactErrorText(listing.error.message)});
+    findings.push_back(
+        {false, "datadog listing",
+         "condition \"" + name + "\": " + core::RedactErrorText(listing.error.message)});
     return findings;
   }
   if (listing.groups.empty()) {
     findings.push_back({true, "datadog listing",
-                        "condition \"" + name + "\": no monitor carries the monitor_tags, so it "
-                        "observes nothing"});
+                        "condition \"" + name +
+                            "\": no monitor carries the monitor_tags, so it "
+                            "observes nothing"});
     return findings;
   }
   for (const std::string& field : condition.key.Fields()) {

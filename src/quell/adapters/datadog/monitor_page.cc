@@ -113,7 +113,8 @@ core::Labels TagsOfGroup(std::string_view group) {
     const size_t colon = tag.find(':');
     std::string name(tag.substr(0, colon));
     std::string value(colon == std::string_view::npos ? std::string_view{} : tag.substr(colon + 1));
-    if (std::none_of(tags.begin(), tags.end(), [&name](const auto& t) { return t.first == name; })) {
+    if (std::none_of(tags.begin(), tags.end(),
+                     [&name](const auto& t) { return t.first == name; })) {
       tags.emplace_back(std::move(name), std::move(value));
     }
   }

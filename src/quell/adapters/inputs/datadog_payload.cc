@@ -186,8 +186,8 @@ core::Result<std::vector<core::PushedAlert>> ParseDatadogPayload(
     const char* end = date.data() + date.size();
     const auto [ptr, ec] = std::from_chars(date.data(), end, millis);
     if (ec != std::errc() || ptr != end || millis <= 0) {
-      return Invalid("date", "expected epoch milliseconds (\"$DATE\"), got \"" +
-                                 date.substr(0, 40) + "\"");
+      return Invalid("date",
+                     "expected epoch milliseconds (\"$DATE\"), got \"" + date.substr(0, 40) + "\"");
     }
     alert.starts_at = core::WallTime{std::chrono::milliseconds(millis)};
     starts_at = core::FormatRfc3339(*alert.starts_at);

@@ -138,8 +138,8 @@ core::Result<std::unique_ptr<PollWiring>> PollWiring::Create(const config::Confi
     }
     w->datadog_retrying_ = std::make_unique<app::RetryingHttpClient>(
         w->http_, clock, ToPolicy(settings.http.retry), entropy());
-    w->datadog_http_ =
-        std::make_unique<app::BudgetedHttpClient>(*w->datadog_retrying_, settings.http.retry.budget);
+    w->datadog_http_ = std::make_unique<app::BudgetedHttpClient>(*w->datadog_retrying_,
+                                                                 settings.http.retry.budget);
     datadog::DatadogOptions options;
     options.api_url = settings.api_url;
     options.app_url = settings.app_url;

@@ -27,8 +27,7 @@ size_t CheckDatadogSchema(PollWiring& poll, const config::Config& config, std::F
   const size_t checked = config.datadog_conditions.size();
   if (found == 0) {
     std::fprintf(out, "schema check: ok against %s (%zu Datadog condition%s, %zu warning%s)\n",
-                 url.c_str(), checked, checked == 1 ? "" : "s", warnings,
-                 warnings == 1 ? "" : "s");
+                 url.c_str(), checked, checked == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s");
   } else {
     std::fprintf(out, "schema check: %zu problem%s against %s\n", found, found == 1 ? "" : "s",
                  url.c_str());

@@ -45,7 +45,7 @@ std::string MonitorEvidence(const MonitorGroup& group) {
   add("level", group.level);
   // The example line a message shows: "<monitor> - Alert on env:prod,host:web-1".
   add("message", group.group == "*" || group.group.empty() ? group.status
-                                                            : group.status + " on " + group.group);
+                                                           : group.status + " on " + group.group);
   add("monitor_id", group.monitor_id);
   add("group", group.group);
   add("status", group.status);

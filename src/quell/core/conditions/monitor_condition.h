@@ -26,9 +26,9 @@ struct MonitorGroup {
   std::string group;   // "env:prod,host:web-1" as the source names it; "*" for an ungrouped one
   std::string status;  // the source's word: "Alert", "Warn", "OK", "No Data", ...
   Health health = Health::kUnknown;
-  Labels tags;              // the group's tag:value pairs, sorted by name
-  std::string url;          // where a person opens the monitor; "" when unknown
-  std::string level;        // "error" for an alert, "warning" for a warning; "" otherwise
+  Labels tags;        // the group's tag:value pairs, sorted by name
+  std::string url;    // where a person opens the monitor; "" when unknown
+  std::string level;  // "error" for an alert, "warning" for a warning; "" otherwise
   std::optional<WallTime> triggered_at;  // the group's last trigger, when the source says
 };
 
