@@ -1,6 +1,7 @@
 #include "quell/adapters/datadog/monitor_check.h"
 
 #include <cstddef>
+#include <utility>
 
 #include "quell/core/redact/redact.h"
 
@@ -32,10 +33,11 @@ std::vector<MonitorFinding> CheckMonitorCondition(DatadogMonitorSource& source,
       if (!core::FindLabel(group.tags, tag)) ++lacking;
     }
     if (lacking == 0) continue;
-    findings.push_back({true, "datadog key",
-                        "condition \"" + name + "\": {" + field + "}: " + std::to_string(lacking) +
-                            " of " + std::to_string(listing.groups.size()) +
-                            " groups have no tag \"" + tag + "\" (their key reads \"-\")"});
+    std::string text = "condition \"" + name + "\": {";
+    text.append(field).append("}: ").append(std::to_string(lacking)).append(" of ");
+    text.append(std::to_string(listing.groups.size())).append(" groups have no tag \"");
+    text.append(tag).append("\" (their key reads \"-\")");
+    findings.push_back({true, "datadog key", std::move(text)});
   }
   return findings;
 }
