@@ -208,7 +208,8 @@ class FakeIncidentStore : public core::IncidentStore {
         }
       }
       std::vector<core::GenerationChannel> out;
-      for (const auto& [key, generation, channel] : heard) out.push_back({key, generation, channel});
+      for (const auto& [key, generation, channel] : heard)
+        out.push_back({key, generation, channel});
       return out;
     }
     core::Result<std::vector<core::HeldChannel>> InhibitedChannels(

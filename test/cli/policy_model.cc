@@ -49,11 +49,32 @@ bool PolicyModel::Feed(const TraceLine& line, std::string* refused) {
   // The lines of one instant are one poll: what fell due before the instant goes out first,
   // and before each operator action.
   const bool starts_poll = !in_poll_ || line.at != poll_at_;
-  if (line.kind != TraceLine::Kind::kObservation || starts_poll) Deliver(line.at);
+  if (line.kind != TraceLine::Kind::kObservation || starts_poll) {
+    // The poll before sends what it wrote for its own instant, then the clock runs on.
+    if (in_poll_) Deliver(poll_at_);
+    DeliverUpTo(line.at);
+  }
   in_poll_ = line.kind == TraceLine::Kind::kObservation;
   poll_at_ = line.at;
   clock_ = std::max(clock_, line.at);
+  const bool applied = ApplyLine(line, refused);
+  // An operator's action is sent as soon as it is written.
+  if (line.kind != TraceLine::Kind::kObservation) Deliver(clock_);
+  return applied;
+}
 
+void PolicyModel::DeliverUpTo(Seconds at) {
+  for (;;) {
+    const std::optional<Seconds> next = NextDue(clock_);
+    if (!next || *next >= at) break;
+    clock_ = *next;
+    Deliver(clock_);
+  }
+  clock_ = std::max(clock_, at);
+  Deliver(clock_);
+}
+
+bool PolicyModel::ApplyLine(const TraceLine& line, std::string* refused) {
   const auto refuse = [&](const std::string& why) {
     if (refused != nullptr) *refused = why;
     return false;
@@ -200,7 +221,16 @@ void PolicyModel::Transition(Incident& incident, const std::string& kind, Second
                (state.told == Told::kScheduled && state.silenced_at_open);
       }
       if (!reached || !told) continue;
-      if (Silenced(key, now)) continue;
+      if (Silenced(key, now)) {
+        // A poll's silenced resolve joins the group of a channel that heard of this outage,
+        // so the group's next message says the member recovered (channels.md, grouping).
+        const ChannelSpec* spec = config_.Channel(channel);
+        if (cause == Cause::kPoll && kind == "resolve" && state.heard && spec != nullptr &&
+            spec->group) {
+          Emit(incident, channel, kind, now, true);
+        }
+        continue;
+      }
       // Precedence: silences, then inhibition, then maintenance. An inhibited incident's
       // renotifies are held, its resolve of a sent open is not (configuration.md, Inhibition).
       if (cause == Cause::kPoll && Inhibited(key)) {
@@ -223,8 +253,9 @@ void PolicyModel::CancelScheduled(Incident& incident) {
   }
 }
 
-void PolicyModel::Emit(const Incident& incident, const std::string& channel,
-                       const std::string& kind, Seconds now, bool may_group) {
+void PolicyModel::Emit(Incident& incident, const std::string& channel, const std::string& kind,
+                       Seconds now, bool may_group) {
+  incident.channels[channel].heard = true;
   const ChannelSpec* spec = config_.Channel(channel);
   if (spec != nullptr && spec->group && may_group) {
     groups_[{channel, GroupKeyOf(incident.key, *spec->group)}].waiting.push_back(
@@ -243,6 +274,7 @@ void PolicyModel::Deliver(Seconds now) {
         state.told = Told::kSilenced;
       } else {
         state.told = Told::kSent;
+        state.heard = true;
         messages_.push_back(Message{state.due, channel, "", {Member{key, "open"}}, std::nullopt});
       }
     }
@@ -261,7 +293,7 @@ void PolicyModel::Deliver(Seconds now) {
     std::sort(message.members.begin(), message.members.end());
     int open_after = 0;
     for (const auto& [key, transition] : group.latest) {
-      if (gaps_.group_counts_at_send_time ? IsOpen(key) : transition != "resolve") ++open_after;
+      if (IsOpen(key)) ++open_after;
     }
     message.open_after = open_after;
     messages_.push_back(std::move(message));
@@ -307,8 +339,7 @@ bool PolicyModel::Inhibited(const std::string& key) const {
   if (!config_.inhibition || ConditionOf(key) != "app") return false;
   return std::any_of(incidents_.begin(), incidents_.end(), [&](const auto& entry) {
     const Incident& other = entry.second;
-    return other.open && ConditionOf(other.key) == "infra" &&
-           TenantOf(other.key) == TenantOf(key);
+    return other.open && ConditionOf(other.key) == "infra" && TenantOf(other.key) == TenantOf(key);
   });
 }
 

@@ -29,8 +29,8 @@ struct Member {
 struct Message {
   Seconds at = 0;  // when it fell due
   std::string channel;
-  std::string group_key;         // a group message's; empty for a single transition
-  std::vector<Member> members;   // sorted; a single transition's one
+  std::string group_key;          // a group message's; empty for a single transition
+  std::vector<Member> members;    // sorted; a single transition's one
   std::optional<int> open_after;  // group messages: keys of the group still open
 
   auto operator<=>(const Message&) const = default;
@@ -64,6 +64,7 @@ class PolicyModel {
     Told told = Told::kNone;
     Seconds due = 0;
     bool silenced_at_open = false;  // kScheduled: the tier's open was written in a silence
+    bool heard = false;  // a message of this generation went (or waits in its group) here
   };
   struct Incident {
     std::string key;
@@ -96,12 +97,15 @@ class PolicyModel {
   enum class Cause { kPoll, kHand };
 
   void Deliver(Seconds now);
+  // Runs the clock to `at` through every due time before it, delivering at each.
+  void DeliverUpTo(Seconds at);
+  bool ApplyLine(const TraceLine& line, std::string* refused);
   std::optional<Seconds> NextDue(Seconds after) const;
   void Observe(const TraceLine& line);
   void AnnounceOwedOpen(Incident& incident, Seconds now);
   void Transition(Incident& incident, const std::string& kind, Seconds now, Cause cause);
-  void Emit(const Incident& incident, const std::string& channel, const std::string& kind,
-            Seconds now, bool may_group);
+  void Emit(Incident& incident, const std::string& channel, const std::string& kind, Seconds now,
+            bool may_group);
   void CancelScheduled(Incident& incident);
 
   bool Silenced(const std::string& key, Seconds now) const;

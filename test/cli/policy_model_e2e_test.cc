@@ -73,8 +73,13 @@ class PolicyModelE2eTest : public ::testing::Test {
   ProcessResult Replay(const policy::Trace& trace, const std::string& store = "") {
     const std::string config = dir_ + "/quell.yaml";
     std::ofstream(config, std::ios::trunc) << trace.config.Yaml();
-    std::vector<std::string> argv = {QUELL_BINARY, "replay", "-c", config, "--messages",
-                                     "--until", policy::FormatAt(trace.until)};
+    std::vector<std::string> argv = {QUELL_BINARY,
+                                     "replay",
+                                     "-c",
+                                     config,
+                                     "--messages",
+                                     "--until",
+                                     policy::FormatAt(trace.until)};
     if (!store.empty()) {
       argv.push_back("--store");
       argv.push_back("sqlite:" + store);
@@ -184,11 +189,10 @@ class PolicyModelE2eTest : public ::testing::Test {
     const policy::Trace shortest = Shrink(trace);
     const auto expected = Expected(shortest);
     out << "shortest diverging trace found (" << shortest.lines.size() << " of "
-        << trace.lines.size() << " lines; replay with --until "
-        << policy::FormatAt(shortest.until) << "):\n"
+        << trace.lines.size() << " lines; replay with --until " << policy::FormatAt(shortest.until)
+        << "):\n"
         << shortest.Jsonl() << "its divergence:\n"
-        << (expected ? Divergence(shortest, *expected, Replay(shortest)) : "")
-        << "the config:\n"
+        << (expected ? Divergence(shortest, *expected, Replay(shortest)) : "") << "the config:\n"
         << trace.config.Yaml();
     return out.str();
   }
@@ -213,8 +217,7 @@ class StoreReader {
   const std::string& error() const { return error_; }
 
   // Each row of `sql` (with `text` bound to ?1 when given) as strings.
-  std::vector<std::vector<std::string>> Rows(const std::string& sql,
-                                             const std::string& text = "") {
+  std::vector<std::vector<std::string>> Rows(const std::string& sql, const std::string& text = "") {
     std::vector<std::vector<std::string>> rows;
     sqlite3_stmt* stmt = nullptr;
     if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK) {
@@ -256,8 +259,7 @@ bool OpenBefore(StoreReader& store, const std::string& key, policy::Seconds at) 
 }
 
 // Empty when every message line agrees with the store the replay kept.
-std::string StoreDisagreement(const std::string& path, const std::string& out,
-                              const policy::KnownGaps& gaps) {
+std::string StoreDisagreement(const std::string& path, const std::string& out) {
   StoreReader store(path);
   if (!store.error().empty()) return store.error();
   std::string problems;
@@ -282,11 +284,17 @@ std::string StoreDisagreement(const std::string& path, const std::string& out,
     }
     // A group message: its members are the rows marked with it.
     std::vector<policy::Member> stored;
-    for (const auto& member : store.Rows(
-             "SELECT key, transition FROM outbox WHERE group_row = ?1 AND status = 'grouped'"
-             " ORDER BY created_at, key",
-             id)) {
+    const policy::Seconds at = *policy::ParseAt(line["at"]);
+    const std::string at_micros = std::to_string(kBaseMicros + at * 1000000);
+    // A message at the instant of a poll or an action went before it, unless it carries a
+    // member that instant wrote: then after it, and that instant's decisions count.
+    bool after_instant = false;
+    for (const auto& member :
+         store.Rows("SELECT key, transition, created_at FROM outbox WHERE group_row = ?1 AND"
+                    " status = 'grouped' ORDER BY created_at, key",
+                    id)) {
       stored.push_back({member[0], member[1]});
+      after_instant = after_instant || member[2] == at_micros;
     }
     std::vector<policy::Member> listed;
     for (const json& member : line["members"]) {
@@ -300,17 +308,13 @@ std::string StoreDisagreement(const std::string& path, const std::string& out,
       problems += "  counts.members is not the store's " + std::to_string(stored.size()) + ": " +
                   text + "\n";
     }
-    // open_after: the group's keys still open when it was sent; as today, the keys whose
-    // latest member transition is not a resolve.
-    auto& group = latest[line["channel"].get<std::string>() + " " +
-                         line["group_key"].get<std::string>()];
+    // open_after: the group's keys still open when it was sent, silenced or not.
+    auto& group =
+        latest[line["channel"].get<std::string>() + " " + line["group_key"].get<std::string>()];
     for (const policy::Member& member : stored) group[member.key] = member.transition;
-    const policy::Seconds at = *policy::ParseAt(line["at"]);
     int open = 0;
     for (const auto& [key, transition] : group) {
-      if (gaps.group_counts_at_send_time ? OpenBefore(store, key, at) : transition != "resolve") {
-        ++open;
-      }
+      if (OpenBefore(store, key, after_instant ? at + 1 : at)) ++open;
     }
     if (line.value("open_after", -1) != open) {
       problems += "  open_after is not the store's " + std::to_string(open) + ": " + text + "\n";
@@ -340,14 +344,14 @@ TEST_F(PolicyModelE2eTest, ReplayAndAKeptStoreAgreeWithTheModel) {
     const ProcessResult kept = Replay(trace, store);
     ASSERT_EQ(kept.exit_code, 0) << "seed " << seed << ": " << kept.err;
     ASSERT_EQ(kept.out, replayed.out) << "seed " << seed << ": a kept store changed the messages";
-    const std::string disagreement = StoreDisagreement(store, kept.out, gaps_);
+    const std::string disagreement = StoreDisagreement(store, kept.out);
     ASSERT_EQ(disagreement, "") << "seed " << seed << " (" << trace.config.Describe() << "):\n"
                                 << trace.Jsonl();
     std::filesystem::remove(store);
     messages += expected->size();
-    groups += static_cast<uint64_t>(std::count_if(
-        expected->begin(), expected->end(),
-        [](const policy::Message& m) { return !m.group_key.empty(); }));
+    groups += static_cast<uint64_t>(
+        std::count_if(expected->begin(), expected->end(),
+                      [](const policy::Message& m) { return !m.group_key.empty(); }));
   }
   // The traces exercise what they are for: without messages they would prove nothing.
   EXPECT_GT(messages, count);
@@ -367,10 +371,9 @@ TEST_F(PolicyModelE2eTest, ReplayRefusesToKeepAStoreThatExists) {
   EXPECT_EQ(again.exit_code, 2);
   EXPECT_NE(again.err.find("already exists"), std::string::npos) << again.err;
   EXPECT_EQ(again.out, "");
-  const ProcessResult postgres =
-      RunProcess({QUELL_BINARY, "replay", "-c", dir_ + "/quell.yaml", "--messages", "--store",
-                  "postgresql://localhost/x"},
-                 trace.Jsonl());
+  const ProcessResult postgres = RunProcess({QUELL_BINARY, "replay", "-c", dir_ + "/quell.yaml",
+                                             "--messages", "--store", "postgresql://localhost/x"},
+                                            trace.Jsonl());
   EXPECT_EQ(postgres.exit_code, 2);
   EXPECT_NE(postgres.err.find("wants sqlite:PATH"), std::string::npos) << postgres.err;
 }

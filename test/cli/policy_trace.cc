@@ -51,7 +51,6 @@ struct Gap {
   bool KnownGaps::*flag;
 };
 constexpr Gap kGaps[] = {
-    {"group_counts_at_send_time", &KnownGaps::group_counts_at_send_time},
     {"manual_resolve_joins_group", &KnownGaps::manual_resolve_joins_group},
     {"manual_resolve_skips_unpaged_tier", &KnownGaps::manual_resolve_skips_unpaged_tier},
     {"manual_resolve_muted_in_maintenance", &KnownGaps::manual_resolve_muted_in_maintenance},
@@ -118,7 +117,8 @@ std::optional<KnownGaps> KnownGaps::FromEnv(std::string* error) {
 std::string KnownGaps::Describe() const {
   std::string out;
   for (const Gap& gap : kGaps) {
-    out += std::string(out.empty() ? "" : ", ") + gap.name + "=" + (this->*gap.flag ? "fixed" : "as today");
+    out += std::string(out.empty() ? "" : ", ") + gap.name + "=" +
+           (this->*gap.flag ? "fixed" : "as today");
   }
   return out;
 }
@@ -316,7 +316,8 @@ Trace GenerateTrace(uint64_t seed) {
       } else if (roll < 18) {
         line.kind = TraceLine::Kind::kSilence;
         line.exact = random.Chance(40);
-        line.key = line.exact ? random.Pick(keys) : random.Pick<std::string>({"t1:*", "t2:*", "*:app", "*"});
+        line.key = line.exact ? random.Pick(keys)
+                              : random.Pick<std::string>({"t1:*", "t2:*", "*:app", "*"});
         // Ends between instants: at an offset of 35 or 40 seconds, where nothing happens.
         line.until = line.at + 60 * static_cast<Seconds>(1 + random.Below(5)) + 15;
       } else {

@@ -22,11 +22,6 @@ std::optional<Seconds> ParseAt(const std::string& text);
 // so the test passes and still guards everything else. QUELL_MODEL_ASSUME_FIXED=all (or a
 // comma-separated list of the names) turns them on, to see a fix take effect.
 struct KnownGaps {
-  // Issue 31 item 3: a group message's open_after is counted from its members' latest grouped
-  // rows when the message is built, so a member resolved by a silenced or muted resolve, or by
-  // hand (below), stays "still open" in every later message. Fixed: the keys of the group open
-  // in the store when the message is sent (branch h41b).
-  bool group_counts_at_send_time = false;
   // OperatorCommands::WriteResolve writes its resolve rows without JoinGroup: a resolve by hand
   // on a channel with group_by goes out as a message of its own, at once, instead of in the
   // group's next message as every other member transition does.

@@ -167,7 +167,8 @@ TEST_F(RunEscalationTest, AGroupedTierPagesOnceAndEveryPageCountsToItsSendTime) 
       << "conditions:\n"
       << "  - {name: checkout-errors, type: error_groups, interval: 1s}\n"
       << "channels:\n"
-      << "  - {name: chat, type: webhook, url: \"" << hook_.Url() << "\", secret_env: HOOK_SECRET}\n"
+      << "  - {name: chat, type: webhook, url: \"" << hook_.Url()
+      << "\", secret_env: HOOK_SECRET}\n"
       << "  - {name: page, type: webhook, url: \"" << page.Url() << "\", secret_env: HOOK_SECRET}\n"
       << "  - name: pager\n    type: webhook\n    url: \"" << pager.Url() << "\"\n"
       << "    secret_env: HOOK_SECRET\n"

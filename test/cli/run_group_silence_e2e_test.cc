@@ -126,10 +126,10 @@ class RunGroupSilenceTest : public ::testing::Test {
 TEST_F(RunGroupSilenceTest, GroupCountsAgreeWithTheStoreAndSilencedRecoveriesAreTold) {
   Child run({QUELL_BINARY, "run", "-c", config_}, log_);
   ASSERT_TRUE(run.running());
-  ASSERT_TRUE(WaitFor([&] { return !testing::Events(log_, "http.listening").empty(); }, seconds(30)))
+  ASSERT_TRUE(
+      WaitFor([&] { return !testing::Events(log_, "http.listening").empty(); }, seconds(30)))
       << testing::ReadFile(log_);
-  const int port =
-      std::stoi(testing::Events(log_, "http.listening")[0]["port"].get<std::string>());
+  const int port = std::stoi(testing::Events(log_, "http.listening")[0]["port"].get<std::string>());
   ASSERT_TRUE(WaitFor([&] { return Messages().size() >= 1; }, seconds(30)))
       << testing::ReadFile(log_);
   {

@@ -119,8 +119,8 @@ class GroupPolicyContractTest : public StoreTest {
   }
 
   void Silence(const std::string& pattern) {
-    core::Silence silence{0, pattern, clock_.Now() + std::chrono::hours(2), "on it", "ana",
-                          clock_.Now()};
+    core::Silence silence{0,       pattern, clock_.Now() + std::chrono::hours(2),
+                          "on it", "ana",   clock_.Now()};
     auto added = store_->operators().AddSilence(silence);
     ASSERT_TRUE(added.ok()) << added.error().message;
   }
@@ -181,8 +181,8 @@ TEST_P(GroupPolicyContractTest, EveryMessageCountsTheStoresMembersAtSendTime) {
   clock_.StepWall(seconds(30));
   sent = Dispatch(chat_);
   ASSERT_EQ(sent.size(), 1u);
-  EXPECT_EQ(Members(sent[0]), (std::vector<std::string>{"a2/resolve", "s1/resolve", "s2/resolve",
-                                                        "s3/resolve"}));
+  EXPECT_EQ(Members(sent[0]),
+            (std::vector<std::string>{"a2/resolve", "s1/resolve", "s2/resolve", "s3/resolve"}));
   EXPECT_EQ(Group(sent[0])["standing"], (json{{"open", 0}, {"silenced", 0}}));
   EXPECT_EQ(Group(sent[0])["open_after"], 0);
   EXPECT_EQ(OpenIncidents(), 0u);
@@ -269,11 +269,10 @@ TEST_P(GroupPolicyContractTest, AnAckCancelsAGroupedTiersWaitingOpen) {
   Poll({{"k1", true}, {"k2", true}});
   EXPECT_EQ(Dispatch(chat_).size(), 2u);
   clock_.StepWall(minutes(2));
-  app::OperatorCommands commands(store_->incidents(), store_->operators(), encoder_,
-                                 [](std::string_view) {
-                                   return std::optional<app::Route>(
-                                       app::Route{{"chat", "pager"}, false});
-                                 });
+  app::OperatorCommands commands(
+      store_->incidents(), store_->operators(), encoder_, [](std::string_view) {
+        return std::optional<app::Route>(app::Route{{"chat", "pager"}, false});
+      });
   ASSERT_TRUE(commands.Ack("k1", "ana", clock_.Now()).ok());
   clock_.StepWall(minutes(4));
   const auto paged = Dispatch(pager_);
@@ -296,11 +295,10 @@ TEST_P(GroupPolicyContractTest, AnAckCancelsAFollowUpWaitingBesideTheTiersOpen) 
   clock_.StepWall(minutes(5));
   Poll({{"k1", true}});  // the cooldown's renotify, to chat and to the tier now due
   clock_.StepWall(seconds(10));
-  app::OperatorCommands commands(store_->incidents(), store_->operators(), encoder_,
-                                 [](std::string_view) {
-                                   return std::optional<app::Route>(
-                                       app::Route{{"chat", "pager"}, false});
-                                 });
+  app::OperatorCommands commands(
+      store_->incidents(), store_->operators(), encoder_, [](std::string_view) {
+        return std::optional<app::Route>(app::Route{{"chat", "pager"}, false});
+      });
   ASSERT_TRUE(commands.Ack("k1", "ana", clock_.Now()).ok());
   clock_.StepWall(minutes(1));
   EXPECT_TRUE(Dispatch(pager_).empty());
@@ -329,16 +327,19 @@ TEST_P(GroupPolicyContractTest, MembersAreListedInOneOrderOnEveryStore) {
     }
   }
   ASSERT_EQ(InsertRows(store_->incidents(), rows), "");
-  auto built = store_->outbox().AssembleGroup("chat", "condition=answers", seconds(0), seconds(0),
-                                              t0);
+  auto built =
+      store_->outbox().AssembleGroup("chat", "condition=answers", seconds(0), seconds(0), t0);
   ASSERT_TRUE(built.ok()) << built.error().message;
   ASSERT_TRUE(built->has_value());
   auto members = store_->outbox().GroupMembers((*built)->idempotency_key);
   ASSERT_TRUE(members.ok()) << members.error().message;
   std::vector<std::string> order;
   for (const core::OutboxRow& m : *members) order.push_back(m.key + std::to_string(m.version));
-  EXPECT_EQ(order, (std::vector<std::string>{"B1", "B2", "a1", "a2", "b1", "b2", "\xC3\xA9" "1",
-                                             "\xC3\xA9" "2"}));
+  EXPECT_EQ(order, (std::vector<std::string>{"B1", "B2", "a1", "a2", "b1", "b2",
+                                             "\xC3\xA9"
+                                             "1",
+                                             "\xC3\xA9"
+                                             "2"}));
 }
 
 // HeardChannels: where a generation's open was told (sent, or still to be), not silenced or
@@ -372,8 +373,7 @@ TEST_P(GroupPolicyContractTest, HeardChannelsAreWhereARowWasOrWillBeSent) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Sqlite, GroupPolicyContractTest, ::testing::Values(Backend::kSqlite));
-INSTANTIATE_TEST_SUITE_P(Postgres, GroupPolicyContractTest,
-                         ::testing::Values(Backend::kPostgres));
+INSTANTIATE_TEST_SUITE_P(Postgres, GroupPolicyContractTest, ::testing::Values(Backend::kPostgres));
 
 }  // namespace
 }  // namespace quell::testing

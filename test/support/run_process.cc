@@ -1,5 +1,6 @@
 #include "run_process.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -49,6 +50,10 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, const std::string
   if (input.empty()) {
     ::close(in_fd);
     in_fd = -1;
+  } else {
+    // A blocking write of more than the pipe holds would wait for the child to read while
+    // the child waits for us to read its output: write what fits, then poll again.
+    ::fcntl(in_fd, F_SETFL, ::fcntl(in_fd, F_GETFL) | O_NONBLOCK);
   }
   bool out_open = true;
   bool err_open = true;
@@ -61,7 +66,7 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, const std::string
     if (in_fd >= 0 && (fds[2].revents & (POLLOUT | POLLERR | POLLHUP)) != 0) {
       const ssize_t n = ::write(in_fd, input.data() + written, input.size() - written);
       if (n > 0) written += static_cast<size_t>(n);
-      if (n < 0 || written == input.size()) {
+      if ((n < 0 && errno != EAGAIN) || written == input.size()) {
         ::close(in_fd);
         in_fd = -1;
       }

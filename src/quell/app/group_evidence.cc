@@ -25,6 +25,10 @@ std::string GroupEvidence(const core::ErrorGroup& group, const core::GroupDetail
   } else {
     add("message", group.message);
   }
+  // Sentry's: where the error happens, and the issue's own page, which a message links.
+  for (const char* name : {"culprit", "permalink"}) {
+    if (const auto value = core::FindLabel(group.fields, name)) add(name, std::string(*value));
+  }
   input.tags = group.tags;
   return core::BuildEvidence(input, redact, options);
 }

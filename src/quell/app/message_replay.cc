@@ -84,17 +84,18 @@ core::Status MessageReplay::Run(ReplayInput& input, ReplayedMessageSink& sink) {
     // action ends it, so the observations before the action are applied before it.
     if (!batch.empty() && (!*more || item.is_action || item.observation.at != batch.front().at)) {
       const core::WallTime at = batch.front().at;
-      clock_.Set(at);
-      if (auto delivered = Deliver(sink); !delivered) return delivered;
+      if (auto delivered = DeliverUpTo(at, sink); !delivered) return delivered;
       if (auto applied = ApplyBatch(batch, at); !applied) return applied;
+      // What the poll wrote for now goes out now, as the daemon sends after a commit.
+      if (auto delivered = Deliver(sink); !delivered) return delivered;
       batch.clear();
     }
     if (!*more) break;
     if (item.is_action) {
       // What was due before the action goes out first, as it would have in the daemon.
-      clock_.Set(item.action.at);
-      if (auto delivered = Deliver(sink); !delivered) return delivered;
+      if (auto delivered = DeliverUpTo(item.action.at, sink); !delivered) return delivered;
       if (auto applied = ApplyAction(item.action); !applied) return applied;
+      if (auto delivered = Deliver(sink); !delivered) return delivered;
       continue;
     }
     batch.push_back(item.observation);
@@ -117,6 +118,18 @@ core::Status MessageReplay::Run(ReplayInput& input, ReplayedMessageSink& sink) {
     }
   }
   return {};
+}
+
+core::Status MessageReplay::DeliverUpTo(core::WallTime at, ReplayedMessageSink& sink) {
+  for (;;) {
+    auto next = NextDue();
+    if (!next) return next.error();
+    if (!*next || **next >= at) break;
+    clock_.Set(**next);
+    if (auto delivered = Deliver(sink); !delivered) return delivered;
+  }
+  clock_.Set(at);
+  return Deliver(sink);
 }
 
 core::Result<std::optional<core::WallTime>> MessageReplay::NextDue() {

@@ -106,6 +106,9 @@ class MessageReplay {
   // Runs the dispatcher at the clock's time until nothing more is claimed; notes in
   // dispatcher_due_ the earliest later time it asked to be run again (a group's wait, a retry).
   core::Status Deliver(ReplayedMessageSink& sink);
+  // Moves the clock to `at` through every due time before it, delivering at each, as the
+  // daemon would have sent them: a message is rendered at the time it went out.
+  core::Status DeliverUpTo(core::WallTime at, ReplayedMessageSink& sink);
   // The earliest time after the clock's at which something falls due: a pending row's next
   // attempt or what the dispatcher asked for. nullopt when nothing waits.
   core::Result<std::optional<core::WallTime>> NextDue();

@@ -15,7 +15,7 @@ int RunReplay(const ReplayOptions& options, int in_fd, std::FILE* out, std::FILE
 struct MessageReplayOptions {
   std::string config_path;
   bool skip_invalid = false;
-  std::string until;  // --until: RFC 3339; empty: stop at the last line
+  std::string until;      // --until: RFC 3339; empty: stop at the last line
   std::string store_url;  // --store sqlite:PATH, a new file kept afterwards; empty: a temporary one
 };
 

@@ -170,7 +170,8 @@ int RunConfigCheck(const ConfigCheckOptions& options, core::Clock& clock, std::F
   std::fprintf(out,
                "config check: %s ok: %zu error-group, %zu metric and %zu push conditions, %zu "
                "channels, store %s%s\n",
-               path.c_str(), config.error_conditions.size(), config.metric_conditions.size(),
+               path.c_str(), config.error_conditions.size() + config.sentry_conditions.size(),
+               config.metric_conditions.size(),
                config.push_conditions.size(), config.channels.size(),
                core::MaskUrlPassword(config.store_url).c_str(),
                options.offline ? " (offline: no query sent to Prometheus)" : "");

@@ -116,8 +116,7 @@ TEST(MustacheRendererTest, TimePhrasesCountToTheSendTime) {
   ASSERT_TRUE(resolve.ok());
   EXPECT_NE(resolve->body.find("for 30m\n"), std::string::npos) << resolve->body;
   // A late open's "open for" is as long as it has been open when the message goes out.
-  const auto late =
-      renderer.RenderAt("email", Row("late_open"), opened + std::chrono::hours(3));
+  const auto late = renderer.RenderAt("email", Row("late_open"), opened + std::chrono::hours(3));
   ASSERT_TRUE(late.ok());
   EXPECT_NE(late->body.find("Open since: 2026-12-02 09:00 UTC (3h 0m;"), std::string::npos)
       << late->body;

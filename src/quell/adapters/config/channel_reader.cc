@@ -578,6 +578,7 @@ void CheckRoutes(MapReader& top, Config& config) {
   for (const auto& condition : config.error_conditions) check(condition.common);
   for (const auto& condition : config.metric_conditions) check(condition.condition.common);
   for (const auto& condition : config.push_conditions) check(condition.common);
+  for (const auto& entry : config.sentry_conditions) check(entry.condition.common);
   for (const auto& entry : config.datadog_conditions) check(entry.condition.common);
   if (!config.dispatch.dead_letter.empty() && !names.contains(config.dispatch.dead_letter)) {
     top.Fail("dispatch", "dead_letter names channel \"" + config.dispatch.dead_letter +

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "quell/adapters/config/channel_settings.h"
+#include "quell/adapters/config/sentry_settings.h"
 #include "quell/adapters/infrai/infrai_fields.h"
 #include "quell/core/conditions/error_group_condition.h"
 #include "quell/core/conditions/metric_condition.h"
@@ -66,6 +67,11 @@ struct PrometheusSettings {
   std::string url_where;  // "file:line:column: prometheus.url", for messages about reaching it
   HttpSettings http;
   std::optional<uint32_t> source_failures_to_open;  // see InfraiSettings
+};
+
+// `sentry:` (sentry_settings.h) with the HTTP settings every source has.
+struct SentrySettings : SentryAccess {
+  HttpSettings http;
 };
 
 enum class MetricSourceKind : uint8_t { kInfrai, kPrometheus };
@@ -173,6 +179,8 @@ struct Config {
   // `type: push`: fed by POST /v1/inputs/alertmanager and POST /v1/observations, swept for
   // staleness by the poller; they need no source section.
   std::vector<core::PushCondition> push_conditions;
+  SentrySettings sentry;
+  std::vector<SentryConditionConfig> sentry_conditions;  // `type: sentry_issues`
   // "file:line:column: conditions[i].type" of the first push condition, to point at when the
   // API token they need is missing.
   std::string push_where;

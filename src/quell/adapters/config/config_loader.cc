@@ -21,6 +21,7 @@
 #include "quell/adapters/config/inhibition_reader.h"
 #include "quell/adapters/config/maintenance_reader.h"
 #include "quell/adapters/config/secret_reader.h"
+#include "quell/adapters/config/sentry_reader.h"
 #include "quell/adapters/config/store_url_check.h"
 #include "quell/adapters/config/unclosed_quote.h"
 #include "quell/adapters/config/yaml_reader.h"
@@ -396,10 +397,12 @@ void ReadConditions(MapReader& root, const core::ConditionCommon& defaults,
     } else if (type == "push") {
       if (config.push_where.empty()) config.push_where = item.Locate("type");
       ReadPushCondition(item, std::move(common), config);
+    } else if (type == "sentry_issues") {
+      ReadSentryCondition(item, std::move(common), config);
     } else {
       item.Fail("type",
-                "expected error_groups, infrai_metric, prometheus, datadog_monitors or push, got "
-                "\"" +
+                "expected error_groups, infrai_metric, prometheus, push, sentry_issues or "
+                "datadog_monitors, got \"" +
                     type + "\"");
     }
     item.Finish();
@@ -501,6 +504,7 @@ void ReadConfigFile(const std::string& path, const EnvLookup& env, YamlContext& 
     config.infrai.api_key_where.clear();  // the first Infrai condition is pointed at instead
   }
   if (top.Has("prometheus")) ReadPrometheus(top.Child("prometheus"), config.prometheus);
+  if (top.Has("sentry")) ReadSentry(top.Child("sentry"), dir, config);
   if (top.Has("datadog")) {
     MapReader section = top.Child("datadog");
     ReadDatadog(section, dir, config.datadog);
@@ -524,6 +528,7 @@ void ReadConfigFile(const std::string& path, const EnvLookup& env, YamlContext& 
     for (auto& condition : config.error_conditions) condition.common.shadow = true;
     for (auto& condition : config.metric_conditions) condition.condition.common.shadow = true;
     for (auto& condition : config.push_conditions) condition.common.shadow = true;
+    for (auto& entry : config.sentry_conditions) entry.condition.common.shadow = true;
     for (auto& entry : config.datadog_conditions) entry.condition.common.shadow = true;
   }
   ReadChannels(top, dir, config);
@@ -540,6 +545,9 @@ void ReadConfigFile(const std::string& path, const EnvLookup& env, YamlContext& 
   for (auto& condition : config.push_conditions) {
     condition.key.set_max_bytes(config.limits.max_key_bytes);
   }
+  for (auto& entry : config.sentry_conditions) {
+    entry.condition.key.set_max_bytes(config.limits.max_key_bytes);
+  }
   for (auto& entry : config.datadog_conditions) {
     entry.condition.key.set_max_bytes(config.limits.max_key_bytes);
   }
@@ -550,7 +558,7 @@ void ReadConfigFile(const std::string& path, const EnvLookup& env, YamlContext& 
   top.Finish();
   if (need_conditions && !context.error && config.error_conditions.empty() &&
       config.metric_conditions.empty() && config.push_conditions.empty() &&
-      config.datadog_conditions.empty()) {
+      config.sentry_conditions.empty() && config.datadog_conditions.empty()) {
     context.Fail(root.Mark(), "conditions", "no conditions: there is nothing to poll");
   }
 }

@@ -53,9 +53,23 @@ bool AppendGroup(std::string& out, const std::string& payload) {
     out += simdjson::minify(counts);
   }
   // How many of the group's keys the message says are still open: what a reader checks
-  // against the store.
+  // against the store. The standing, counted from the store when the message was sent, is
+  // what the message says when it has one (silenced members are still open).
   uint64_t open_after = 0;
-  if (!group["open_after"].get_uint64().get(open_after)) {
+  bool said = !group["open_after"].get_uint64().get(open_after);
+  simdjson::dom::element standing;
+  if (!group["standing"].get(standing)) {
+    uint64_t open = 0;
+    uint64_t silenced = 0;
+    if (!standing["open"].get_uint64().get(open) &&
+        !standing["silenced"].get_uint64().get(silenced)) {
+      open_after = open + silenced;
+      said = true;
+    }
+    out += ",\"standing\":";
+    out += simdjson::minify(standing);
+  }
+  if (said) {
     out += ",\"open_after\":";
     out += std::to_string(open_after);
   }

@@ -84,8 +84,8 @@ class SqliteIncidentStore : public core::IncidentStore,
                                                              core::WallTime now) override;
   core::Result<std::vector<core::OutboxRow>> GroupMembers(std::string_view group_row) override;
   core::Result<core::GroupStanding> GroupStandingAt(std::string_view channel,
-                                                  std::string_view group_key,
-                                                  core::WallTime at) override;
+                                                    std::string_view group_key,
+                                                    core::WallTime at) override;
   core::Result<std::string> ThreadRemoteId(std::string_view key, uint64_t generation,
                                            std::string_view channel) override;
 

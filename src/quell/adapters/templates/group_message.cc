@@ -331,7 +331,10 @@ core::Result<GroupView> ParseGroupView(std::string_view payload, const ViewOptio
     if (group.listed.size() < limit) group.listed.push_back(std::move(*view));
   }
   const auto issued = core::ParseRfc3339(newest);
-  if (options.group_ack_link && group.episode != 0 && group.open_after > 0 && issued) {
+  if (StillOpen(group) == 0) {
+    // Every member recovered: nothing is left to ack, by the group's link or a member's own.
+    for (IncidentView& view : group.listed) view.ack_link.clear();
+  } else if (options.group_ack_link && group.episode != 0 && issued) {
     group.ack_link = options.group_ack_link(group.channel, group.key, group.episode, *issued);
   }
   if (group.severity.empty()) {

@@ -14,8 +14,8 @@
 
 // Group messages: one row standing for the transitions of several incidents on one channel,
 // with the payload {"group":{"key","channel","sequence","labels","counts","open_after",
-// "standing","members":[snapshot, ...]}}. Each channel type lists at most its limit of members and says how
-// many more; the counts are always the whole group's.
+// "standing","members":[snapshot, ...]}}. Each channel type lists at most its limit of members and
+// says how many more; the counts are always the whole group's.
 namespace quell::templates {
 
 struct GroupView {
@@ -27,7 +27,7 @@ struct GroupView {
   uint64_t opened = 0;
   uint64_t renotified = 0;
   uint64_t resolved = 0;
-  uint64_t open_after = 0;           // keys still open once this message is read; 0: all resolved
+  uint64_t open_after = 0;  // keys still open once this message is read; 0: all resolved
   // Where the members stand at send time ("standing", OutboxStore::GroupStandingAt), which the
   // text says rather than open_after when the payload has it: open, and open but silenced.
   bool has_standing = false;

@@ -105,6 +105,8 @@ IncidentView::Example MakeExample(const json& evidence, size_t max_chars, bool p
     // (or exception) is what tells one example from the next.
     text = StringField(evidence, "title");
     std::string detail = StringField(evidence, "message");
+    // Sentry's culprit (where it fails) before its exception, which repeats the title.
+    if (detail.empty()) detail = StringField(evidence, "culprit");
     if (detail.empty()) detail = StringField(evidence, "exception");
     if (!detail.empty() && detail != text) text = text.empty() ? detail : text + " - " + detail;
   } else if (evidence.is_string()) {
@@ -418,6 +420,7 @@ core::Result<IncidentView> IncidentViewOf(const nlohmann::json& doc, const ViewO
   if (newest != nullptr && newest->is_object()) {
     view.what = MetricWords(*newest, view.transition == "resolve");
     if (view.what.empty()) view.what = core::OneLine(StringField(*newest, "title"));
+    view.source_url = LinkableUrl(StringField(*newest, "permalink"));
   }
   ReadLabels(doc, newest, view);
   view.pushed = options.push_conditions.contains(view.condition) ||
@@ -502,6 +505,7 @@ const std::vector<std::string>& ViewFieldNames() {
                                                   "summary",
                                                   "description",
                                                   "runbook_url",
+                                                  "source_url",
                                                   "starts_at"};
   return kNames;
 }

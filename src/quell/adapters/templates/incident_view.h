@@ -3,8 +3,8 @@
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <optional>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -66,6 +66,9 @@ struct IncidentView {
   };
   std::vector<Example> examples;  // the most recent first, no two with the same text
   std::string link;               // empty without a base URL
+  // The failing thing's own page at its source (a Sentry issue's permalink: the newest
+  // evidence's "permalink"), linkable as LinkableUrl makes it; empty when none was sent.
+  std::string source_url;
   // A pushed alert (the newest evidence is an Alertmanager or Grafana alert's, holding its
   // "annotations"; or the condition is a push condition): its annotations as people read them.
   // `summary` is also `what`; `description` one line, cut, and empty when it repeats the
@@ -147,7 +150,7 @@ std::string LinkableUrl(std::string_view url);
 // an open an inhibitor held back; what, where,
 // labels (with "name" and "value"), tenant, stage, since, failing_for, polled_at, polls,
 // upstream_count, upstream_since_last, count_text, changes, has_changes, ack_command,
-// silence_command, ack_url, ack_link and next_step.
+// silence_command, ack_url, ack_link, next_step and source_url.
 const std::vector<std::string>& ViewFieldNames();
 
 }  // namespace quell::templates

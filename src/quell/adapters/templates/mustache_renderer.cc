@@ -101,6 +101,7 @@ mstch::map MakeContext(const IncidentView& view, bool slack) {
       {"description", text(view.description)},
       {"runbook_url", text(view.runbook_url)},  // "&" is "&amp;" in a Slack link too
       {"starts_at", view.starts_at},
+      {"source_url", text(view.source_url)},
   };
 }
 
@@ -194,6 +195,7 @@ core::Result<core::RenderedMessage> MustacheRenderer::RenderWith(
   if (!body) return body.error();
   core::RenderedMessage message{std::move(*subject), std::move(*body), view->severity};
   if (!view->runbook_url.empty()) message.links.push_back({view->runbook_url, "Runbook"});
+  if (!view->source_url.empty()) message.links.push_back({view->source_url, "Source"});
   ApplyLimits(channel_type, options_.sms_max_segments, /*group=*/false, message);
   return message;
 }

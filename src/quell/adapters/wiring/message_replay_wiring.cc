@@ -135,6 +135,9 @@ core::Result<std::optional<core::WallTime>> RunMessageReplay(const config::Confi
   for (const core::PushCondition& condition : config.push_conditions) {
     options.conditions.emplace(condition.common.name, condition.common);
   }
+  for (const config::SentryConditionConfig& entry : config.sentry_conditions) {
+    options.conditions.emplace(entry.condition.common.name, entry.condition.common);
+  }
   for (const config::DatadogConditionConfig& entry : config.datadog_conditions) {
     options.conditions.emplace(entry.condition.common.name, entry.condition.common);
   }

@@ -17,9 +17,9 @@ namespace quell::wiring {
 // the same store, routed as the config routes them. Nothing in the config is contacted.
 // With `until`, the clock runs on past the last line to it (MessageReplayOptions::until).
 // With `store_path` (a file ClaimNewStoreFile made), the store is that SQLite file instead, kept
-// afterwards so what the replay did can be read as a daemon's store is read. Returns when the first message left out (due past where the replay stopped) would have been
-// sent; nullopt when none. kInvalidArgument for a template that does not render; otherwise the
-// errors of MessageReplay::Run.
+// afterwards so what the replay did can be read as a daemon's store is read. Returns when the first
+// message left out (due past where the replay stopped) would have been sent; nullopt when none.
+// kInvalidArgument for a template that does not render; otherwise the errors of MessageReplay::Run.
 core::Result<std::optional<core::WallTime>> RunMessageReplay(
     const config::Config& config, app::ReplayInput& input, app::ReplayedMessageSink& sink,
     std::optional<core::WallTime> until = std::nullopt, const std::string& store_path = "");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "quell/adapters/wiring/sentry_sources.h"
 #include "quell/app/poll_leases.h"
 
 namespace quell::wiring {
@@ -36,6 +37,9 @@ std::vector<app::ExpectedLease> ExpectedPollLeases(const config::Config& config)
                                         ? kInfraiMetricsSource
                                         : kPrometheusSource;
     Add(out, source, common);
+  }
+  for (const auto& entry : config.sentry_conditions) {
+    Add(out, kSentrySource, entry.condition.common);
   }
   for (const auto& entry : config.datadog_conditions) {
     Add(out, kDatadogSource, entry.condition.common);

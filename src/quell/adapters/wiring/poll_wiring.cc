@@ -62,6 +62,9 @@ core::Duration SourcePollDeadline(const config::Config& config, const config::Ht
     longest = std::max(longest, m.condition.common.interval);
   }
   for (const auto& c : config.push_conditions) longest = std::max(longest, c.common.interval);
+  for (const auto& s : config.sentry_conditions) {
+    longest = std::max(longest, s.condition.common.interval);
+  }
   for (const auto& d : config.datadog_conditions) {
     longest = std::max(longest, d.condition.common.interval);
   }
@@ -72,6 +75,7 @@ core::Duration CyclePollDeadline(const config::Config& config) {
   core::Duration total = core::Duration::zero();
   if (UsesInfrai(config)) total += SourcePollDeadline(config, config.infrai.http);
   if (UsesPrometheus(config)) total += SourcePollDeadline(config, config.prometheus.http);
+  if (!config.sentry_conditions.empty()) total += SourcePollDeadline(config, config.sentry.http);
   if (!config.datadog_conditions.empty()) {
     total += SourcePollDeadline(config, config.datadog.http);
   }
@@ -131,6 +135,11 @@ core::Result<std::unique_ptr<PollWiring>> PollWiring::Create(const config::Confi
         std::make_unique<prometheus::PrometheusSource>(*w->prometheus_http_, std::move(options));
   }
 
+  if (!config.sentry_conditions.empty()) {
+    auto sentry = SentrySources::Create(config, w->http_, clock, entropy());
+    if (!sentry) return sentry.error();
+    w->sentry_ = std::move(*sentry);
+  }
   if (!config.datadog_conditions.empty()) {
     const config::DatadogSettings& settings = config.datadog;
     if (!settings.keys_unresolved.empty()) {
@@ -180,6 +189,7 @@ core::Result<std::unique_ptr<PollWiring>> PollWiring::Create(const config::Confi
     w->poller_->Watch(entry.condition, *w->datadog_, std::string(kDatadogSource));
   }
   for (const auto& condition : config.push_conditions) w->poller_->Watch(condition);
+  if (w->sentry_) w->sentry_->WatchAll(*w->poller_, SourcePollDeadline(config, config.sentry.http));
   return w;
 }
 

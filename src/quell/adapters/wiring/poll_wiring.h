@@ -14,6 +14,7 @@
 #include "quell/adapters/infrai/infrai_metric_source.h"
 #include "quell/adapters/jsonl/payload_encoder.h"
 #include "quell/adapters/prometheus/prometheus_source.h"
+#include "quell/adapters/wiring/sentry_sources.h"
 #include "quell/app/budgeted_http_client.h"
 #include "quell/app/poller.h"
 #include "quell/core/ports/clock.h"
@@ -49,6 +50,8 @@ class PollWiring {
   const infrai::InfraiClient* infrai() const { return infrai_client_.get(); }
   // Null when no condition uses Prometheus.
   prometheus::PrometheusSource* prometheus() const { return prometheus_.get(); }
+  // Null when no condition uses Sentry.
+  const SentrySources* sentry() const { return sentry_.get(); }
   // Null when no condition uses Datadog.
   datadog::DatadogMonitorSource* datadog() const { return datadog_.get(); }
 
@@ -66,6 +69,7 @@ class PollWiring {
   std::unique_ptr<app::RetryingHttpClient> prometheus_retrying_;
   std::unique_ptr<app::BudgetedHttpClient> prometheus_http_;
   std::unique_ptr<prometheus::PrometheusSource> prometheus_;
+  std::unique_ptr<SentrySources> sentry_;
   std::unique_ptr<app::RetryingHttpClient> datadog_retrying_;
   std::unique_ptr<app::BudgetedHttpClient> datadog_http_;
   std::unique_ptr<datadog::DatadogMonitorSource> datadog_;

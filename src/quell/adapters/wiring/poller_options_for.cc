@@ -11,6 +11,10 @@ app::PollerOptions PollerOptionsFor(const config::Config& config, core::Operator
   app::PollerOptions poller;
   poller.max_enrich = config.infrai.max_enrich;
   poller.enrich_concurrency = config.infrai.enrich_concurrency;
+  // Without Infrai, the Sentry section's bound is the detail fetches' too.
+  if (config.error_conditions.empty() && !config.sentry_conditions.empty()) {
+    poller.max_enrich = config.sentry.max_enrich;
+  }
   poller.tenant_budget_per_hour = config.dispatch.budget.per_hour;
   poller.severity_of = SeverityFromConfig(config);
   poller.maintenance = config.maintenance;

@@ -5,6 +5,7 @@
 #include "quell/adapters/datadog/monitor_check.h"
 #include "quell/adapters/infrai/contract_check.h"
 #include "quell/adapters/prometheus/query_check.h"
+#include "quell/adapters/sentry/sentry_schema_check.h"
 
 namespace quell::wiring {
 namespace {
@@ -88,11 +89,38 @@ size_t CheckSchema(PollWiring& poll, const config::Config& config, std::FILE* ou
     }
     problems += found;
   }
+  // Each Sentry condition's first page of issues (and, for a key over tags, its first issue's
+  // latest event), read as a poll reads them: drift is a problem, a missing tag a warning.
+  const SentrySources* sentry = poll.sentry();
+  if (sentry != nullptr && !sentry->sources().empty()) {
+    size_t found = 0;
+    size_t warnings = 0;
+    for (size_t i = 0; i < sentry->sources().size(); ++i) {
+      const config::SentryConditionConfig& entry = config.sentry_conditions[i];
+      for (const sentry::SchemaFinding& finding : sentry::CheckIssueSchema(
+               *sentry->sources()[i], entry.condition.common.name, entry.condition.key)) {
+        std::fprintf(out, "%s%s: %s\n", finding.warning ? "warning: " : "", finding.kind.c_str(),
+                     finding.text.c_str());
+        (finding.warning ? warnings : found) += 1;
+      }
+    }
+    const std::string& url = config.sentry.base_url;
+    const size_t checked = sentry->sources().size();
+    if (found == 0) {
+      std::fprintf(out, "schema check: ok against %s (%zu Sentry condition%s, %zu warning%s)\n",
+                   url.c_str(), checked, checked == 1 ? "" : "s", warnings,
+                   warnings == 1 ? "" : "s");
+    } else {
+      std::fprintf(out, "schema check: %zu problem%s against %s\n", found, found == 1 ? "" : "s",
+                   url.c_str());
+    }
+    problems += found;
+  }
   problems += CheckDatadogSchema(poll, config, out);
-  if (client == nullptr && source == nullptr && poll.datadog() == nullptr) {
+  if (client == nullptr && source == nullptr && sentry == nullptr && poll.datadog() == nullptr) {
     std::fprintf(out,
-                 "schema check: no condition uses Infrai, Prometheus or Datadog; nothing to "
-                 "check\n");
+                 "schema check: no condition uses Infrai, Prometheus, Sentry or Datadog; nothing "
+                 "to check\n");
   }
   return problems;
 }

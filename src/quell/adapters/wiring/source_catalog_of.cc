@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "quell/adapters/wiring/poll_lease_map.h"
+#include "quell/adapters/wiring/sentry_sources.h"
 #include "quell/core/redact/redact_url.h"
 
 namespace quell::wiring {
@@ -43,6 +44,9 @@ app::SourceCatalog SourceCatalogOf(const config::Config& config) {
     } else {
       See(catalog, kPrometheusSource, "prometheus", config.prometheus.url, entry.condition.common);
     }
+  }
+  for (const auto& entry : config.sentry_conditions) {
+    See(catalog, kSentrySource, "sentry", config.sentry.base_url, entry.condition.common);
   }
   for (const auto& entry : config.datadog_conditions) {
     See(catalog, kDatadogSource, "datadog", config.datadog.api_url, entry.condition.common);

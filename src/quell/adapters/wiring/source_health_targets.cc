@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "quell/adapters/wiring/poll_lease_map.h"
+#include "quell/adapters/wiring/sentry_sources.h"
 #include "quell/core/conditions/source_health.h"
 
 namespace quell::wiring {
@@ -73,6 +74,9 @@ std::map<std::string, app::SourceHealthTarget, std::less<>> SourceHealthTargets(
       targets.See(kPrometheusSource, config.prometheus.source_failures_to_open,
                   entry.condition.common);
     }
+  }
+  for (const auto& entry : config.sentry_conditions) {
+    targets.See(kSentrySource, config.sentry.source_failures_to_open, entry.condition.common);
   }
   for (const auto& entry : config.datadog_conditions) {
     targets.See(kDatadogSource, config.datadog.source_failures_to_open, entry.condition.common);

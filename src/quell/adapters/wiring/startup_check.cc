@@ -8,6 +8,7 @@
 #include "quell/adapters/prometheus/prometheus_source.h"
 #include "quell/adapters/prometheus/query_check.h"
 #include "quell/adapters/wiring/dispatch_wiring.h"
+#include "quell/adapters/wiring/sentry_sources.h"
 #include "quell/core/text/url.h"
 
 namespace quell::wiring {
@@ -82,6 +83,9 @@ StartupProblems CheckStartup(const config::Config& config, const StartupCheckOpt
         config.infrai.api_key_where.empty() ? config.path : config.infrai.api_key_where;
     problems.errors.push_back(where + ": no Infrai API key in the " + config.infrai.api_key_origin +
                               "; set it, or name a key file in infrai.api_key_file");
+  }
+  if (std::string sentry = SentryTokenProblem(config); !sentry.empty()) {
+    problems.errors.push_back(std::move(sentry));
   }
   // Without both keys every poll would be refused (403): a datadog condition cannot run.
   if (!config.datadog_conditions.empty() && !config.datadog.keys_unresolved.empty()) {
