@@ -102,7 +102,8 @@ class RunSentryTest : public ::testing::Test {
     }
     return std::nullopt;
   }
-  // The poll decisions logged about `key` (the quiet ones at debug), in order: "notify", "wait_for_health", ...
+  // The poll decisions logged about `key` (the quiet ones at debug), in order: "notify",
+  // "wait_for_health", ...
   std::vector<std::string> DecisionsAbout(const std::string& key) const {
     std::vector<std::string> out;
     for (const json& event : Events(log_, "poll.decision")) {

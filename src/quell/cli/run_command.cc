@@ -171,9 +171,8 @@ int RunConfigCheck(const ConfigCheckOptions& options, core::Clock& clock, std::F
                "config check: %s ok: %zu error-group, %zu metric and %zu push conditions, %zu "
                "channels, store %s%s\n",
                path.c_str(), config.error_conditions.size() + config.sentry_conditions.size(),
-               config.metric_conditions.size(),
-               config.push_conditions.size(), config.channels.size(),
-               core::MaskUrlPassword(config.store_url).c_str(),
+               config.metric_conditions.size(), config.push_conditions.size(),
+               config.channels.size(), core::MaskUrlPassword(config.store_url).c_str(),
                options.offline ? " (offline: no query sent to Prometheus)" : "");
   if (!config.datadog_conditions.empty()) {
     std::fprintf(out, "config check: %zu datadog_monitors condition%s on %s\n",
