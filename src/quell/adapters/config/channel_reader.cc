@@ -547,9 +547,9 @@ void CheckRoutes(MapReader& top, Config& config) {
     for (const core::EscalationTier& tier : tiers) {
       for (const std::string& channel : tier.channels) {
         if (!names.contains(channel)) {
-          top.Fail("conditions", "condition \"" + common.name + "\"" + where +
-                                     " escalates to channel \"" + channel +
-                                     "\", which is not in `channels`");
+          std::string what = "condition \"" + common.name + "\"";
+          what.append(where).append(" escalates to channel \"").append(channel);
+          top.Fail("conditions", what.append("\", which is not in `channels`"));
         }
       }
     }
