@@ -81,6 +81,8 @@ TEST(MonitorPageTest, DriftFailsNamingTheField) {
            Case{R"([{"id": 1, "name": "x", "overall_state": "OK",
                      "state": {"groups": {"host:a": {"status": "Critical"}}}}])",
                 "\"Critical\" is not a state Datadog documents"},
+           Case{R"([{"id": 1, "name": "x", "overall_state": "Paused", "state": {"groups": {}}}])",
+                "monitors[0].overall_state: \"Paused\" is not a state"},
            Case{"<html>", "not JSON"},
        }) {
     auto page = ParseMonitorPage(200, c.body, kApp);

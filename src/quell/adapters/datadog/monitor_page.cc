@@ -62,20 +62,23 @@ std::string IdText(const json& id) {
   return std::to_string(id.get<int64_t>());
 }
 
+// One group's state from `value`'s `status_field` ("status" in state.groups, "overall_state" for
+// a monitor without groups); `where` names `value` in errors.
 core::Status ReadGroup(const std::string& where, const std::string& group_name, const json& value,
-                       core::MonitorGroup& group) {
+                       const char* status_field, core::MonitorGroup& group) {
   if (!value.is_object()) return Corrupt(where, "must be an object");
-  const auto status = value.find("status");
+  const auto status = value.find(status_field);
   if (status == value.end() || !status->is_string()) {
-    return Corrupt(where + ".status", "missing or not a string");
+    return Corrupt(where + "." + status_field, "missing or not a string");
   }
   group.group = group_name;
   group.status = status->get<std::string>();
   const std::optional<core::Health> health = HealthOfStatus(group.status);
   if (!health) {
-    return Corrupt(where + ".status", "\"" + Excerpt(group.status, 40) +
-                                          "\" is not a state Datadog documents (Alert, Warn, OK, "
-                                          "No Data, Unknown, Skipped, Ignored)");
+    return Corrupt(where + "." + status_field,
+                   "\"" + Excerpt(group.status, 40) +
+                       "\" is not a state Datadog documents (Alert, Warn, OK, "
+                       "No Data, Unknown, Skipped, Ignored)");
   }
   group.health = *health;
   group.level = group.status == "Alert" ? "error" : group.status == "Warn" ? "warning" : "";
@@ -162,8 +165,7 @@ core::Result<MonitorPage> ParseMonitorPage(int status, std::string_view body,
     if (groups->empty()) {
       // A simple monitor (no group-by) is its own single group.
       core::MonitorGroup group = base;
-      const json whole = {{"status", *overall}};
-      if (auto read = ReadGroup(at + ".overall_state", "*", whole, group); !read) {
+      if (auto read = ReadGroup(at, "*", monitor, "overall_state", group); !read) {
         return read.error();
       }
       group.tags.clear();
@@ -173,7 +175,9 @@ core::Result<MonitorPage> ParseMonitorPage(int status, std::string_view body,
     for (const auto& [group_name, value] : groups->items()) {
       core::MonitorGroup group = base;
       const std::string where = at + ".state.groups[\"" + Excerpt(group_name, 80) + "\"]";
-      if (auto read = ReadGroup(where, group_name, value, group); !read) return read.error();
+      if (auto read = ReadGroup(where, group_name, value, "status", group); !read) {
+        return read.error();
+      }
       page.groups.push_back(std::move(group));
     }
   }
