@@ -146,9 +146,8 @@ int main(int argc, char** argv) {
   app::Latest<app::PushSettings> latest;
   latest.Set(settings);
   size_t suffix = 0;
-  app::PushInput input(
-      route_store->incidents(), route_store->operators(), encoder, clock, latest,
-      {.unique_suffix = [&suffix] { return std::to_string(++suffix); }, .after_commit = {}});
+  app::PushInput input(route_store->incidents(), route_store->operators(), encoder, clock, latest,
+                       {.unique_suffix = [&suffix] { return std::to_string(++suffix); }});
   const std::vector<app::OpsRoute> routes = quell::http_server::InputRoutes(input, latest, clock);
   const app::OpsRoute& alertmanager = routes.at(0);
 

@@ -83,7 +83,7 @@ TEST_F(OperatorCommandsTest, ResolveUsesTheConfiguredRouteWhenThereIsOne) {
   OperatorCommands routed(store_, ops_store_, payload_,
                           [](std::string_view condition) -> std::optional<Route> {
                             EXPECT_EQ(condition, "db");
-                            return Route{{"pager"}, true};
+                            return Route{.channels = {"pager"}, .shadow = true};
                           });
   auto resolved = routed.Resolve("acme:db", "alice", At(5));
   ASSERT_TRUE(resolved.ok()) << resolved.error().message;

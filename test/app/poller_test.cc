@@ -448,9 +448,10 @@ class ManualResolveTest : public PollerTest {
   }
 
   testing::FakeOperatorStore operators_;
-  OperatorCommands ops_{store_, operators_, encoder_, [](std::string_view) {
-                          return std::optional<Route>(Route{{"oncall"}, false});
-                        }};
+  OperatorCommands ops_{
+      store_, operators_, encoder_, [](std::string_view) {
+        return std::optional<Route>(Route{.channels = {"oncall"}, .shadow = false});
+      }};
 };
 
 TEST_F(ManualResolveTest, AStillFailingGroupDoesNotPageAgainUntilSeenHealthy) {

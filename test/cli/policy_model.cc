@@ -37,8 +37,7 @@ std::string Message::Describe() const {
   return out.str();
 }
 
-PolicyModel::PolicyModel(PolicyConfig config, KnownGaps gaps)
-    : config_(std::move(config)), gaps_(gaps) {}
+PolicyModel::PolicyModel(PolicyConfig config) : config_(std::move(config)) {}
 
 bool PolicyModel::IsOpen(const std::string& key) const {
   const auto it = incidents_.find(key);
@@ -212,14 +211,9 @@ void PolicyModel::Transition(Incident& incident, const std::string& kind, Second
       // Follow-ups go to the channels that were told of the open: a tier only once paged
       // (DESIGN.md), a flat channel also after a silenced open (operations.md: the next
       // transition sends normally).
-      bool reached = tier.after == 0 || now >= incident.opened_at + tier.after;
-      bool told = state.told == Told::kSent || (tier.after == 0 && state.told == Told::kSilenced);
-      if (cause == Cause::kHand && tier.after > 0 && !gaps_.manual_resolve_skips_unpaged_tier) {
-        // Today: every tier whose open row is silenced counts, reached or not.
-        reached = true;
-        told = state.told == Told::kSent || state.told == Told::kSilenced ||
-               (state.told == Told::kScheduled && state.silenced_at_open);
-      }
+      const bool reached = tier.after == 0 || now >= incident.opened_at + tier.after;
+      const bool told =
+          state.told == Told::kSent || (tier.after == 0 && state.told == Told::kSilenced);
       if (!reached || !told) continue;
       if (Silenced(key, now)) {
         // A poll's silenced resolve joins the group of a channel that heard of this outage,
@@ -235,11 +229,10 @@ void PolicyModel::Transition(Incident& incident, const std::string& kind, Second
       // renotifies are held, its resolve of a sent open is not (configuration.md, Inhibition).
       if (cause == Cause::kPoll && Inhibited(key)) {
         if (kind == "renotify") continue;
-      } else if ((cause == Cause::kPoll || gaps_.manual_resolve_muted_in_maintenance) &&
-                 Muted(key, now)) {
+      } else if (Muted(key, now)) {
         continue;
       }
-      Emit(incident, channel, kind, now, cause == Cause::kPoll || gaps_.manual_resolve_joins_group);
+      Emit(incident, channel, kind, now, true);
     }
   }
   if (kind == "resolve") CancelScheduled(incident);

@@ -39,7 +39,7 @@ struct Message {
 
 class PolicyModel {
  public:
-  PolicyModel(PolicyConfig config, KnownGaps gaps);
+  explicit PolicyModel(PolicyConfig config);
 
   // Feeds the next line (in time order): what fell due before it is delivered first, as in
   // the daemon. False, with a reason, for an action quell refuses: an ack or a resolve of a key
@@ -114,7 +114,6 @@ class PolicyModel {
   std::string GroupKeyOf(const std::string& key, const GroupSpec& group) const;
 
   PolicyConfig config_;
-  KnownGaps gaps_;
   Seconds clock_ = 0;
   bool in_poll_ = false;  // the last line fed was an observation at poll_at_
   Seconds poll_at_ = 0;

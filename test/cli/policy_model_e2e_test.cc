@@ -4,8 +4,7 @@
 // group message's members and counts must agree with what that store holds. A failure prints
 // the seed, the config and the shortest trace found that still diverges.
 //
-// QUELL_MODEL_FIRST_SEED and QUELL_MODEL_SEEDS choose the traces (scripts/model-test runs many);
-// QUELL_MODEL_ASSUME_FIXED=all expects the fixes of the KnownGaps.
+// QUELL_MODEL_FIRST_SEED and QUELL_MODEL_SEEDS choose the traces (scripts/model-test runs many).
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -49,17 +48,13 @@ class PolicyModelE2eTest : public ::testing::Test {
     std::string pattern = (std::filesystem::temp_directory_path() / "quell-model-XXXXXX").string();
     ASSERT_NE(mkdtemp(pattern.data()), nullptr);
     dir_ = pattern;
-    std::string error;
-    auto gaps = policy::KnownGaps::FromEnv(&error);
-    ASSERT_TRUE(gaps) << error;
-    gaps_ = *gaps;
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
   // What the model predicts, sorted; nullopt when it refuses a line (a shrunk trace can
   // leave an ack of a key that is no longer open).
   std::optional<std::vector<policy::Message>> Expected(const policy::Trace& trace) const {
-    policy::PolicyModel model(trace.config, gaps_);
+    policy::PolicyModel model(trace.config);
     for (const policy::TraceLine& line : trace.lines) {
       if (!model.Feed(line)) return std::nullopt;
     }
@@ -183,7 +178,7 @@ class PolicyModelE2eTest : public ::testing::Test {
 
   std::string Report(const policy::Trace& trace, const std::string& divergence) {
     std::ostringstream out;
-    out << "seed " << trace.seed << " diverges (" << gaps_.Describe() << ")\n"
+    out << "seed " << trace.seed << " diverges\n"
         << "config: " << trace.config.Describe() << "\n"
         << divergence;
     const policy::Trace shortest = Shrink(trace);
@@ -198,7 +193,6 @@ class PolicyModelE2eTest : public ::testing::Test {
   }
 
   std::string dir_;
-  policy::KnownGaps gaps_;
   int quell_runs_ = 0;
   int shrink_limit_ = 0;
 };
@@ -356,10 +350,9 @@ TEST_F(PolicyModelE2eTest, ReplayAndAKeptStoreAgreeWithTheModel) {
   // The traces exercise what they are for: without messages they would prove nothing.
   EXPECT_GT(messages, count);
   EXPECT_GT(groups, 0u);
-  std::printf("%llu traces from seed %llu: %llu messages, %llu of them group messages (%s)\n",
+  std::printf("%llu traces from seed %llu: %llu messages, %llu of them group messages\n",
               static_cast<unsigned long long>(count), static_cast<unsigned long long>(first),
-              static_cast<unsigned long long>(messages), static_cast<unsigned long long>(groups),
-              gaps_.Describe().c_str());
+              static_cast<unsigned long long>(messages), static_cast<unsigned long long>(groups));
 }
 
 // A kept store is new: a replay on top of other history would run its clock backwards.

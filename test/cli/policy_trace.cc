@@ -46,16 +46,6 @@ std::string JsonString(const std::string& text) {
   return "\"" + text + "\"";
 }
 
-struct Gap {
-  const char* name;
-  bool KnownGaps::*flag;
-};
-constexpr Gap kGaps[] = {
-    {"manual_resolve_joins_group", &KnownGaps::manual_resolve_joins_group},
-    {"manual_resolve_skips_unpaged_tier", &KnownGaps::manual_resolve_skips_unpaged_tier},
-    {"manual_resolve_muted_in_maintenance", &KnownGaps::manual_resolve_muted_in_maintenance},
-};
-
 }  // namespace
 
 std::string FormatAt(Seconds at) {
@@ -88,39 +78,6 @@ std::optional<Seconds> ParseAt(const std::string& text) {
   const int64_t unix =
       date.time_since_epoch().count() * 86400LL + hour * 3600LL + minute * 60LL + second;
   return unix - kBaseUnix;
-}
-
-std::optional<KnownGaps> KnownGaps::FromEnv(std::string* error) {
-  KnownGaps gaps;
-  const char* value = std::getenv("QUELL_MODEL_ASSUME_FIXED");
-  if (value == nullptr || *value == '\0') return gaps;
-  std::stringstream names(value);
-  for (std::string name; std::getline(names, name, ',');) {
-    if (name.empty()) continue;
-    bool known = false;
-    for (const Gap& gap : kGaps) {
-      if (name == "all" || name == gap.name) {
-        gaps.*gap.flag = true;
-        known = true;
-      }
-    }
-    if (!known) {
-      if (error != nullptr) {
-        *error = "QUELL_MODEL_ASSUME_FIXED: no known gap named \"" + name + "\"";
-      }
-      return std::nullopt;
-    }
-  }
-  return gaps;
-}
-
-std::string KnownGaps::Describe() const {
-  std::string out;
-  for (const Gap& gap : kGaps) {
-    out += std::string(out.empty() ? "" : ", ") + gap.name + "=" +
-           (this->*gap.flag ? "fixed" : "as today");
-  }
-  return out;
 }
 
 const ChannelSpec* PolicyConfig::Channel(const std::string& name) const {
@@ -282,7 +239,7 @@ Trace GenerateTrace(uint64_t seed) {
   }
 
   // Each key fails and recovers in runs; now and then a poll fails or leaves a key out.
-  PolicyModel model(config, KnownGaps{});
+  PolicyModel model(config);
   std::vector<bool> failing(keys.size(), false);
   const int polls = static_cast<int>(15 + random.Below(21));
   for (int poll = 0; poll < polls; ++poll) {

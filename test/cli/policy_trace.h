@@ -17,30 +17,6 @@ using Seconds = int64_t;
 std::string FormatAt(Seconds at);
 std::optional<Seconds> ParseAt(const std::string& text);
 
-// Where quell does not do what DESIGN.md and docs/ say, and the fix is not made here. Each
-// switch names the fixed behaviour; off (the default), the model expects what quell does today,
-// so the test passes and still guards everything else. QUELL_MODEL_ASSUME_FIXED=all (or a
-// comma-separated list of the names) turns them on, to see a fix take effect.
-struct KnownGaps {
-  // OperatorCommands::WriteResolve writes its resolve rows without JoinGroup: a resolve by hand
-  // on a channel with group_by goes out as a message of its own, at once, instead of in the
-  // group's next message as every other member transition does.
-  bool manual_resolve_joins_group = false;
-  // A resolve by hand reaches an escalation tier whose open was never sent, when that open was
-  // silenced: NeverLiveChannels counts a silenced row as live, and WriteResolve writes its rows
-  // with tier 0, so the dispatcher's tier check (which cancels a poll's resolve there) does not
-  // look at it. DESIGN.md: the resolve goes to the tiers that were paged.
-  bool manual_resolve_skips_unpaged_tier = false;
-  // A resolve by hand while a maintenance window covers the key is sent: WriteResolve applies
-  // silences but not windows, where a poll's resolve in the window is muted (docs/operations.md:
-  // transitions in a window are recorded, not sent; DESIGN.md: one planning stage for all).
-  bool manual_resolve_muted_in_maintenance = false;
-
-  // From QUELL_MODEL_ASSUME_FIXED; an unknown name is an error (the message names it).
-  static std::optional<KnownGaps> FromEnv(std::string* error);
-  std::string Describe() const;
-};
-
 struct GroupSpec {
   std::string by;  // "tenant" or "condition"
   Seconds wait = 30;

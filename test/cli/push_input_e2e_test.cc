@@ -11,7 +11,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <future>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -71,10 +70,7 @@ class PushInputE2eTest : public ::testing::Test {
     SetEnv("QUELL_OPS_TOKEN", kToken);
     SetEnv("HOOK_SECRET", kHookSecret);
   }
-  void TearDown() override {
-    unsetenv("QUELL_TEST_PAUSE_AFTER_COMMIT_MS");  // NOLINT(concurrency-mt-unsafe)
-    std::filesystem::remove_all(dir_);
-  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   // A push-only config, the YAML shape docs/inputs.md documents.
   void WriteConfig(const testing::WebhookReceiver& hook) {
@@ -198,10 +194,13 @@ TEST_F(PushInputE2eTest, AlertmanagerPushesOpenAndResolveAndNeedTheToken) {
   EXPECT_EQ(run->Signal(SIGTERM), 0) << testing::ReadFile(log_);
 }
 
-TEST_F(PushInputE2eTest, AKillBetweenCommitAndAnswerThenARetryAppliesOnce) {
+// A sender that lost the answer to a committed push (a kill -9 of the daemon, a dropped
+// connection) retries with the same poll_id. From the store's side a kill after the commit is
+// the same whether or not the answer left, so the daemon is killed right after the commit and
+// the answer is not used: the retry to the restarted daemon must change nothing.
+TEST_F(PushInputE2eTest, AKillAfterTheCommitThenARetryAppliesOnce) {
   testing::WebhookReceiver hook(kHookSecret);
   WriteConfig(hook);
-  SetEnv("QUELL_TEST_PAUSE_AFTER_COMMIT_MS", "30000");
   auto run = StartRun();
   ASSERT_NE(port_, 0);
   const std::string at = core::FormatRfc3339(
@@ -209,20 +208,13 @@ TEST_F(PushInputE2eTest, AKillBetweenCommitAndAnswerThenARetryAppliesOnce) {
   const std::string body = R"({"at":")" + at +
                            R"(","unhealthy":true,"condition":"prom-alerts",)"
                            R"("labels":{"tenant":"acme","alertname":"Down"}})";
-  auto pending = std::async(std::launch::async,
-                            [&] { return Post("/v1/observations?poll_id=am-retry-1", body); });
-  // Committed (the poll row is there), the answer held by the pause: kill -9 now.
-  ASSERT_TRUE(WaitFor(
-      [&] { return Query("SELECT count(*) FROM polls WHERE poll_id = 'am-retry-1'") == "1"; },
-      seconds(20)))
-      << testing::ReadFile(log_);
+  auto first = Post("/v1/observations?poll_id=am-retry-1", body);
+  ASSERT_TRUE(first);
+  ASSERT_EQ(first->status, 200) << first->body;
   run->Signal(SIGKILL);
-  auto lost = pending.get();
-  EXPECT_FALSE(lost && lost->status == 200) << "the sender must not have seen the answer";
-  const std::string events = Query("SELECT count(*) FROM decisions WHERE key = 'acme:Down'");
-  EXPECT_EQ(events, "1");
+  EXPECT_EQ(Query("SELECT count(*) FROM polls WHERE poll_id = 'am-retry-1'"), "1");
+  EXPECT_EQ(Query("SELECT count(*) FROM decisions WHERE key = 'acme:Down'"), "1");
 
-  unsetenv("QUELL_TEST_PAUSE_AFTER_COMMIT_MS");  // NOLINT(concurrency-mt-unsafe)
   run = StartRun();
   ASSERT_NE(port_, 0);
   auto retried = Post("/v1/observations?poll_id=am-retry-1", body);

@@ -83,10 +83,11 @@ class EscalationContractTest : public StoreTest {
     ASSERT_TRUE(applied.ok()) << applied.error().message;
   }
   app::OperatorCommands Commands() {
-    return app::OperatorCommands(
-        store_->incidents(), store_->operators(), encoder_, [](std::string_view) {
-          return std::optional<app::Route>(app::Route{{"chat", "pager"}, false});
-        });
+    return app::OperatorCommands(store_->incidents(), store_->operators(), encoder_,
+                                 [](std::string_view) {
+                                   return std::optional<app::Route>(
+                                       app::Route{.channels = {"chat", "pager"}, .shadow = false});
+                                 });
   }
   // One dispatcher round as `owner` on `store` at the clock's time; returns the channels sent.
   std::vector<std::string> Dispatch(core::Store& store, const std::string& owner) {

@@ -269,10 +269,11 @@ TEST_P(GroupPolicyContractTest, AnAckCancelsAGroupedTiersWaitingOpen) {
   Poll({{"k1", true}, {"k2", true}});
   EXPECT_EQ(Dispatch(chat_).size(), 2u);
   clock_.StepWall(minutes(2));
-  app::OperatorCommands commands(
-      store_->incidents(), store_->operators(), encoder_, [](std::string_view) {
-        return std::optional<app::Route>(app::Route{{"chat", "pager"}, false});
-      });
+  app::OperatorCommands commands(store_->incidents(), store_->operators(), encoder_,
+                                 [](std::string_view) {
+                                   return std::optional<app::Route>(
+                                       app::Route{.channels = {"chat", "pager"}, .shadow = false});
+                                 });
   ASSERT_TRUE(commands.Ack("k1", "ana", clock_.Now()).ok());
   clock_.StepWall(minutes(4));
   const auto paged = Dispatch(pager_);
@@ -295,10 +296,11 @@ TEST_P(GroupPolicyContractTest, AnAckCancelsAFollowUpWaitingBesideTheTiersOpen) 
   clock_.StepWall(minutes(5));
   Poll({{"k1", true}});  // the cooldown's renotify, to chat and to the tier now due
   clock_.StepWall(seconds(10));
-  app::OperatorCommands commands(
-      store_->incidents(), store_->operators(), encoder_, [](std::string_view) {
-        return std::optional<app::Route>(app::Route{{"chat", "pager"}, false});
-      });
+  app::OperatorCommands commands(store_->incidents(), store_->operators(), encoder_,
+                                 [](std::string_view) {
+                                   return std::optional<app::Route>(
+                                       app::Route{.channels = {"chat", "pager"}, .shadow = false});
+                                 });
   ASSERT_TRUE(commands.Ack("k1", "ana", clock_.Now()).ok());
   clock_.StepWall(minutes(1));
   EXPECT_TRUE(Dispatch(pager_).empty());

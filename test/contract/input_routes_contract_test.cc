@@ -84,8 +84,7 @@ class InputRoutesTest : public StoreTest {
     settings_.Set(settings);
     input_ = std::make_unique<app::PushInput>(
         push_store_->incidents(), push_store_->operators(), encoder_, clock_, settings_,
-        app::PushInputOptions{.unique_suffix = [this] { return std::to_string(++suffix_); },
-                              .after_commit = {}});
+        app::PushInputOptions{.unique_suffix = [this] { return std::to_string(++suffix_); }});
     http_server::OpsServerOptions options;
     options.token = kToken;
     server_ = std::make_unique<http_server::OpsHttpServer>(

@@ -240,7 +240,7 @@ TEST_P(OperatorContractTest, AManualResolveFollowsTheConfiguredRouteAndActiveSil
   app::OperatorCommands routed(store_->incidents(), store_->operators(), encoder_,
                                [](std::string_view condition) -> std::optional<app::Route> {
                                  if (condition != "c") return std::nullopt;
-                                 return app::Route{{"pager", "slack"}, false};
+                                 return app::Route{.channels = {"pager", "slack"}, .shadow = false};
                                });
   ASSERT_TRUE(
       routed.AddSilence(core::SilenceMatch::kGlob, "acme:d*", hours(1), "maintenance", "alice", t0_)

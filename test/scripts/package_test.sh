@@ -63,6 +63,8 @@ for line in NoNewPrivileges=yes ProtectSystem=strict StateDirectory=quell; do
   grep -qx "$line" "$unit" || fail "the unit lacks $line"
 done
 "$tmp/root/usr/bin/quell" --version | grep -q "$version" || fail "the packaged quell's --version"
+# No test-only hook ships: nothing in the binary reads a QUELL_TEST_ variable.
+! grep -aq 'QUELL_TEST_' "$tmp/root/usr/bin/quell" || fail "the packaged quell names a QUELL_TEST_ variable"
 zcat "$tmp/root/usr/share/man/man1/quell-run.1.gz" >"$tmp/run.1"
 grep -q '^\.TH QUELL-RUN "1"' "$tmp/run.1" || fail "quell-run(1) has no title: $(head -3 "$tmp/run.1")"
 grep -q '^quell-run \\- The daemon' "$tmp/run.1" || fail "quell-run(1) has no NAME line from the help"

@@ -102,18 +102,20 @@ core::Result<core::Incident> OperatorCommands::Ack(std::string_view key, std::st
   }
 }
 
-core::Result<std::vector<core::ChannelUse>> OperatorCommands::ResolveChannels(
+core::Result<OperatorCommands::ResolveTargets> OperatorCommands::ResolveChannels(
     const core::Incident& incident) {
-  if (routes_) {
-    if (std::optional<Route> route = routes_(incident.condition)) {
-      std::vector<core::ChannelUse> out;
-      for (const std::string& channel : route->channels) {
-        out.push_back(core::ChannelUse{channel, route->shadow});
-      }
-      return out;
+  ResolveTargets targets;
+  if (routes_) targets.route = routes_(incident.condition);
+  if (targets.route && !targets.route->channels_from_store) {
+    for (const std::string& channel : targets.route->channels) {
+      targets.channels.push_back(core::ChannelUse{channel, targets.route->shadow});
     }
+    return targets;
   }
-  return operators_.GenerationChannels(incident.key, incident.generation);
+  auto stored = operators_.GenerationChannels(incident.key, incident.generation);
+  if (!stored) return stored.error();
+  targets.channels = std::move(*stored);
+  return targets;
 }
 
 core::Status OperatorCommands::ResolveUpstream(std::string_view key, ResolveResult& result) {
@@ -190,8 +192,7 @@ core::Status OperatorCommands::ResolveOnce(std::string_view key, std::string_vie
 core::Status OperatorCommands::WriteResolve(core::StoreTransaction& tx, core::Incident& incident,
                                             uint64_t expected, std::string_view by,
                                             core::WallTime now, const ResolveOptions& options,
-                                            const std::vector<core::ChannelUse>& channels,
-                                            ResolveResult& result) {
+                                            const ResolveTargets& targets, ResolveResult& result) {
   const core::Decision decision = core::ResolveByHand(incident, now, options.hold_for);
   if (!decision.changed) return NotOpen(incident);
   auto silences = tx.LoadActiveSilences(now);
@@ -206,8 +207,27 @@ core::Status OperatorCommands::WriteResolve(core::StoreTransaction& tx, core::In
 
   result.outbox.clear();
   const bool silenced = core::IsSilenced(*silences, incident.key, now);
-  for (const core::ChannelUse& use : channels) {
+  const Route* route = targets.route ? &*targets.route : nullptr;
+  // Silences first, then maintenance, as for a poll's resolve; inhibition holds only what a
+  // poll sends (an operator's resolve of a held incident is theirs to make).
+  bool muted = false;
+  if (!silenced && route != nullptr && route->zones != nullptr && !route->maintenance.empty()) {
+    auto window = core::ActiveWindowFor(route->maintenance, *route->zones, incident.key,
+                                        incident.labels, now);
+    if (!window) return window.error();
+    muted = *window != nullptr;
+  }
+  for (const core::ChannelUse& use : targets.channels) {
+    core::TierTarget target{use.channel, 0, core::Duration::zero()};
+    if (route != nullptr) {
+      if (const auto tier = route->tiers.find(use.channel); tier != route->tiers.end()) {
+        target = tier->second;
+      }
+    }
+    // A tier whose time had not come was never paged: it hears nothing of the end either.
+    if (!core::TierDue(target, incident.opened_at, now)) continue;
     core::OutboxRow row;
+    row.tier = target.tier;
     row.idempotency_key = core::OutboxIdempotencyKey(incident.key, decision.generation,
                                                      decision.version, use.channel);
     row.key = incident.key;
@@ -220,6 +240,13 @@ core::Status OperatorCommands::WriteResolve(core::StoreTransaction& tx, core::In
       row.status = core::OutboxStatus::kShadow;
     } else if (silenced) {
       row.status = core::OutboxStatus::kSilenced;
+    } else if (muted) {
+      row.status = core::OutboxStatus::kMuted;
+    } else if (route != nullptr) {
+      if (const auto policy = route->grouping.find(use.channel); policy != route->grouping.end()) {
+        row.status = core::OutboxStatus::kGrouped;
+        row.group_key = core::GroupKeyOf(policy->second, incident.condition, incident.labels);
+      }
     }
     row.next_attempt_at = now;
     row.created_at = now;
@@ -252,7 +279,7 @@ core::Result<CallbackOutcome> OperatorCommands::ApplyCallback(const CallbackActi
                                                               core::WallTime now) {
   // A resolve's channels are read before the transaction, as Resolve reads them; a target
   // that changed generation meanwhile is not open at its generation in the transaction.
-  std::map<std::string, std::vector<core::ChannelUse>> routes;
+  std::map<std::string, ResolveTargets> routes;
   if (action.resolve) {
     for (const core::IncidentGeneration& target : action.targets) {
       auto snapshot = incidents_.FindIncident(target.key);
@@ -275,7 +302,7 @@ core::Result<CallbackOutcome> OperatorCommands::ApplyCallback(const CallbackActi
 
 core::Status OperatorCommands::ApplyCallbackOnce(
     const CallbackAction& action, core::WallTime now,
-    const std::map<std::string, std::vector<core::ChannelUse>>& routes, CallbackOutcome& outcome) {
+    const std::map<std::string, ResolveTargets>& routes, CallbackOutcome& outcome) {
   auto begun = incidents_.Begin();
   if (!begun) return begun.error();
   core::StoreTransaction& tx = **begun;

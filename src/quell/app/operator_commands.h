@@ -9,7 +9,10 @@
 #include <string_view>
 #include <vector>
 
+#include "quell/core/conditions/escalation.h"
 #include "quell/core/delivery/callback_key.h"
+#include "quell/core/delivery/grouping.h"
+#include "quell/core/delivery/maintenance_window.h"
 #include "quell/core/engine/incident.h"
 #include "quell/core/engine/silence.h"
 #include "quell/core/ports/group_resolver.h"
@@ -23,10 +26,22 @@
 
 namespace quell::app {
 
-// Where a condition's transitions go, as its config says.
+// Where a condition's transitions go, and what else the config says of them, so that a
+// resolve by hand obeys what a poll's resolve does.
 struct Route {
   std::vector<std::string> channels;
   bool shadow = false;
+  // The condition picks channels per incident (`route:`): a resolve by hand goes to the
+  // channels that carried the incident's current generation, and `channels` is empty.
+  bool channels_from_store = false;
+  // The escalation tier of each tiered channel (absent: tier 0): a tier whose time has not
+  // come is not told, and the rest are checked by the dispatcher as a poll's are.
+  std::map<std::string, core::TierTarget, std::less<>> tiers{};
+  // The channels that group, by name: a resolve joins its group there.
+  std::map<std::string, core::GroupPolicy, std::less<>> grouping{};
+  // Open windows mute a resolve by hand as they mute a poll's; `zones` reads their times.
+  std::vector<core::MaintenanceWindow> maintenance{};
+  const core::ZoneRules* zones = nullptr;
 };
 // The route of `condition`; std::nullopt when it is not known (no config given, or the
 // condition left it). A manual resolve then goes to the channels that carried rows of the
@@ -141,16 +156,22 @@ class OperatorCommands {
       std::optional<std::string_view> channel, core::WallTime now);
 
  private:
-  core::Result<std::vector<core::ChannelUse>> ResolveChannels(const core::Incident& incident);
+  // The channels a resolve by hand of `incident` goes to, with the route (when the config
+  // knows the condition) whose policy the rows obey.
+  struct ResolveTargets {
+    std::vector<core::ChannelUse> channels;
+    std::optional<Route> route;
+  };
+  core::Result<ResolveTargets> ResolveChannels(const core::Incident& incident);
   core::Status ResolveOnce(std::string_view key, std::string_view by, core::WallTime now,
                            const ResolveOptions& options, ResolveResult& result);
   core::Status ResolveUpstream(std::string_view key, ResolveResult& result);
   // Writes a manual resolve of `incident` (loaded in `tx` at `expected`) to `channels`.
   core::Status WriteResolve(core::StoreTransaction& tx, core::Incident& incident, uint64_t expected,
                             std::string_view by, core::WallTime now, const ResolveOptions& options,
-                            const std::vector<core::ChannelUse>& channels, ResolveResult& result);
+                            const ResolveTargets& targets, ResolveResult& result);
   core::Status ApplyCallbackOnce(const CallbackAction& action, core::WallTime now,
-                                 const std::map<std::string, std::vector<core::ChannelUse>>& routes,
+                                 const std::map<std::string, ResolveTargets>& routes,
                                  CallbackOutcome& outcome);
 
   core::IncidentStore& incidents_;

@@ -167,7 +167,6 @@ core::Result<PushSummary> PushInput::Apply(const PushSettings& settings,
   CollectedDecisions collected;
   auto applied = applier.Apply(stream, poll_id, now, collected);
   if (!applied) return applied.error();
-  if (!applied->duplicate && options_.after_commit) options_.after_commit();
   PushSummary summary;
   summary.poll_id = std::move(poll_id);
   summary.condition = condition.common.name;

@@ -51,8 +51,6 @@ struct PushSummary {
 struct PushInputOptions {
   // A fresh, unique suffix for the poll id of a request that names none (random in `quell run`).
   std::function<std::string()> unique_suffix;
-  // Called after each commit, before the answer; the kill -9 tests pause here. Unset: nothing.
-  std::function<void()> after_commit;
 };
 
 // Applies alerts pushed to quell (POST /v1/inputs/alertmanager, POST /v1/observations) for one

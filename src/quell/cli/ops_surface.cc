@@ -164,7 +164,6 @@ core::Result<int> OpsSurface::Serve() {
     std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(random()));
     return std::string(hex);
   };
-  push_options.after_commit = after_push_commit_;
   const app::Latest<app::PushSettings>& push_settings =
       push_settings_ != nullptr ? *push_settings_ : built_push_settings_;
   push_input_ =

@@ -72,13 +72,8 @@ class OpsSurface {
   void SetSourceCatalog(const app::Latest<app::SourceCatalog>* catalog) { catalog_ = catalog; }
   // What the push inputs (POST /v1/inputs/alertmanager, /v1/observations) apply with: the
   // running config's push conditions (kept current by the daemon's loads; must outlive the
-  // surface), and `after_commit`, called between a push's commit and its answer (the kill -9
-  // tests pause there). Before Serve; unset: the config's at Create, nothing.
-  void SetPushInputs(const app::Latest<app::PushSettings>* settings,
-                     std::function<void()> after_commit) {
-    push_settings_ = settings;
-    after_push_commit_ = std::move(after_commit);
-  }
+  // surface). Before Serve; unset: the config's at Create.
+  void SetPushInputs(const app::Latest<app::PushSettings>* settings) { push_settings_ = settings; }
   // Binds the configured address and serves until destroyed; returns the bound port.
   core::Result<int> Serve();
 
@@ -115,7 +110,6 @@ class OpsSurface {
   std::optional<core::Store> push_store_;
   app::Latest<app::PushSettings> built_push_settings_;
   const app::Latest<app::PushSettings>* push_settings_ = nullptr;
-  std::function<void()> after_push_commit_;
   std::unique_ptr<app::PushInput> push_input_;           // answers to Slack clicks' response_url
   std::shared_ptr<http_server::SessionStore> sessions_;  // the page's logins
   std::unique_ptr<http_server::OpsHttpServer> server_;

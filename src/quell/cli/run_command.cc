@@ -43,19 +43,6 @@ core::LogLevel ToLevel(config::LogLevelSetting level) {
   return core::LogLevel::kInfo;
 }
 
-// For tests only: QUELL_TEST_PAUSE_AFTER_COMMIT_MS makes every push input wait that long
-// between its commit and its answer, so a test can kill -9 the daemon in between and prove a
-// retried request changes nothing. Unset (always, outside tests): no pause.
-std::function<void()> PauseAfterCommit() {
-  // Read once, before the HTTP server's threads start; nothing sets the environment later.
-  const char* text =
-      std::getenv("QUELL_TEST_PAUSE_AFTER_COMMIT_MS");  // NOLINT(concurrency-mt-unsafe)
-  if (text == nullptr || *text == '\0') return {};
-  const long ms = std::strtol(text, nullptr, 10);
-  if (ms <= 0) return {};
-  return [ms] { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); };
-}
-
 }  // namespace
 
 int RunDaemonCommand(const RunCommandOptions& options, core::Clock& clock, std::FILE* err) {
@@ -131,7 +118,7 @@ int RunDaemonCommand(const RunCommandOptions& options, core::Clock& clock, std::
   (*ops)->SetRole([runtime] { return runtime->Role(); });
   (*ops)->SetStatusSources(owner, &poll_groups);
   (*ops)->SetSourceCatalog(&sources);
-  (*ops)->SetPushInputs(&push_settings, PauseAfterCommit());
+  (*ops)->SetPushInputs(&push_settings);
   auto port = (*ops)->Serve();
   if (!port) {
     std::fprintf(err, "quell run: http.listen %s: %s\n", config->http.listen.c_str(),

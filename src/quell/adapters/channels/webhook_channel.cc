@@ -8,6 +8,7 @@
 #include "quell/adapters/channels/webhook_signature.h"
 #include "quell/core/delivery/dead_letter.h"
 #include "quell/core/delivery/grouping.h"
+#include "quell/core/text/json_escape.h"
 
 namespace quell::channels {
 namespace {
@@ -16,11 +17,9 @@ using nlohmann::json;
 constexpr std::string_view kChannel = "webhook";
 constexpr size_t kMinSecretBytes = 16;
 
-// `text` as a JSON string literal; invalid UTF-8 in a rendered message becomes U+FFFD rather
-// than failing the send.
-void AppendString(std::string& out, const std::string& text) {
-  out.append(json(text).dump(-1, ' ', false, json::error_handler_t::replace));
-}
+// `text` as a JSON string literal, by quell's one escaper: invalid UTF-8 in a rendered message
+// becomes U+FFFD rather than failing the send.
+void AppendString(std::string& out, std::string_view text) { core::AppendJsonString(out, text); }
 
 bool IsJsonObject(const std::string& text) {
   const size_t first = text.find_first_not_of(" \t\r\n");
@@ -131,7 +130,7 @@ core::Result<std::string> WebhookBody(const core::Delivery& delivery, size_t gro
   body.append(R"(,"subject":)");
   AppendString(body, delivery.message.subject);
   body.append(R"(},"transition":)");
-  AppendString(body, std::string(core::TransitionName(row.transition)));
+  AppendString(body, core::TransitionName(row.transition));
   body.append(R"(,"version":1})");
   return body;
 }
