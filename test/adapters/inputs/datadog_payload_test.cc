@@ -91,6 +91,10 @@ TEST(DatadogPayloadTest, RefusesWhatTheTemplateCannotHaveSentNamingTheField) {
                 "\"Exploded\" is not a transition Datadog documents"},
            Case{R"({"alert_id": "1", "alert_transition": "Triggered", "date": "yesterday"})",
                 "date: expected epoch milliseconds"},
+           // Found by the fuzzer: milliseconds past year 9999 overflowed the microseconds.
+           Case{R"({"alert_id": "1", "alert_transition": "Triggered",
+                    "date": "1796634796634000000"})",
+                "date: expected epoch milliseconds"},
            Case{R"({"alert_id": ["1"], "alert_transition": "Triggered"})",
                 "alert_id: must be a string"},
            Case{"alert_id=1&alert_transition=Triggered", "is \"Encode as form\" unchecked?"},

@@ -185,7 +185,10 @@ core::Result<std::vector<core::PushedAlert>> ParseDatadogPayload(
     int64_t millis = 0;
     const char* end = date.data() + date.size();
     const auto [ptr, ec] = std::from_chars(date.data(), end, millis);
-    if (ec != std::errc() || ptr != end || millis <= 0) {
+    // Up to the end of year 9999, which RFC 3339 can write (and which keeps the microseconds
+    // of a WallTime from overflowing).
+    constexpr int64_t kLastMillis = 253402300799999;
+    if (ec != std::errc() || ptr != end || millis <= 0 || millis > kLastMillis) {
       return Invalid("date",
                      "expected epoch milliseconds (\"$DATE\"), got \"" + date.substr(0, 40) + "\"");
     }
