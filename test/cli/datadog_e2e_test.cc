@@ -3,7 +3,10 @@
 // Datadog's API reference), a real SQLite file and a loopback webhook receiver; and `quell
 // config check` and `quell schema check` on datadog configs.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "child_process.h"
+#include "daemon_probe.h"
 #include "datadog_server.h"
 #include "run_process.h"
 #include "webhook_receiver.h"
@@ -46,7 +51,8 @@ class DatadogTest : public ::testing::Test {
 
   std::string Store() const { return "sqlite:" + (dir_ / "quell.db").string(); }
 
-  std::string WriteConfig(const std::string& retry = "{max_attempts: 1}") {
+  std::string WriteConfig(const std::string& retry = "{max_attempts: 1}",
+                          const std::string& interval = "1m", const std::string& extra = "") {
     const auto path = dir_ / "quell.yaml";
     std::ofstream(path) << "store: " << Store() << "\n"
                         << "datadog:\n"
@@ -59,9 +65,11 @@ class DatadogTest : public ::testing::Test {
                         << "    type: datadog_monitors\n"
                         << "    monitor_tags: [\"team:support\"]\n"
                         << "    key: \"dd:{monitor_id}:{tags.host}\"\n"
+                        << "    interval: " << interval << "\n"
                         << "channels:\n"
                         << "  - {name: hook, type: webhook, url: \"" << hook_.Url()
-                        << "\", timeout: 2s, signing: off}\n";
+                        << "\", timeout: 2s, signing: off}\n"
+                        << extra;
     return path.string();
   }
 
@@ -169,6 +177,44 @@ TEST_F(DatadogTest, TwoGroupsInAlertOpenTwoIncidentsAndEachResolvesOnOk) {
   ASSERT_EQ(messages.size(), 4U);
   EXPECT_EQ(messages[3]["key"], two);
   EXPECT_EQ(messages[3]["transition"], "resolve");
+}
+
+// The daemon polls Datadog at the condition's interval under its own lease and shows it as a
+// source of its own; an alerting group pages once and resolves when it reads OK.
+TEST_F(DatadogTest, RunPollsTheMonitorsAndShowsDatadogAmongTheSources) {
+  datadog_.SetGroup(kMonitor, "host:web-1,env:prod", "Alert");
+  const std::string config = WriteConfig("{max_attempts: 1}", "1s",
+                                         "log: {format: json, level: info}\n"
+                                         "http: {listen: \"127.0.0.1:0\", open_reads: true}\n");
+  const auto log = dir_ / "run.log";
+  testing::Child run({QUELL_BINARY, "run", "-c", config}, log);
+  ASSERT_TRUE(testing::WaitFor([&] { return Messages().size() == 1; }, std::chrono::seconds(30)))
+      << testing::ReadFile(log);
+  EXPECT_EQ(Messages()[0]["key"], "dd:4711:web-1");
+  ASSERT_FALSE(testing::Events(log, "http.listening").empty());
+  const int port = std::stoi(testing::Events(log, "http.listening")[0]["port"].get<std::string>());
+  std::string body;
+  ASSERT_EQ(testing::HttpGet(port, "/v1/sources", &body), 200) << body;
+  const json sources = json::parse(body);
+  bool shown = false;
+  for (const json& source : sources["sources"]) {
+    if (source["name"] == "datadog") {
+      shown = true;
+      EXPECT_EQ(source["type"], "datadog");
+      EXPECT_EQ(source["base_url"], datadog_.BaseUrl());
+      EXPECT_EQ(source["conditions"], json::array({"dd-support"}));
+    }
+  }
+  EXPECT_TRUE(shown) << body;
+
+  datadog_.SetGroup(kMonitor, "host:web-1,env:prod", "OK");
+  ASSERT_TRUE(testing::WaitFor([&] { return Messages().size() == 2; }, std::chrono::seconds(30)))
+      << testing::ReadFile(log);
+  EXPECT_EQ(Messages()[1]["transition"], "resolve");
+  EXPECT_TRUE(WIFEXITED(run.Signal(SIGTERM))) << testing::ReadFile(log);
+  const std::string logged = testing::ReadFile(log);
+  EXPECT_EQ(logged.find(kApiKey), std::string::npos) << "a Datadog key reached the log";
+  EXPECT_EQ(logged.find(kAppKey), std::string::npos) << "a Datadog key reached the log";
 }
 
 // No Data proves nothing, and a failed poll holds incidents: neither may resolve one.
