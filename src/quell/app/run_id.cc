@@ -3,6 +3,7 @@
 #include <array>
 
 #include "quell/app/split_mix.h"
+#include "quell/core/text/hex.h"
 
 namespace quell::app {
 
@@ -16,13 +17,11 @@ std::string NewRunId(uint64_t& state) {
   }
   bytes[6] = static_cast<uint8_t>((bytes[6] & 0x0fU) | 0x40U);  // version 4
   bytes[8] = static_cast<uint8_t>((bytes[8] & 0x3fU) | 0x80U);  // RFC 4122 variant
-  static constexpr char kHex[] = "0123456789abcdef";
   std::string id;
   id.reserve(36);
   for (size_t i = 0; i < bytes.size(); ++i) {
     if (i == 4 || i == 6 || i == 8 || i == 10) id.push_back('-');
-    id.push_back(kHex[bytes[i] >> 4U]);
-    id.push_back(kHex[bytes[i] & 0x0fU]);
+    core::AppendHex(id, std::span<const uint8_t>(&bytes[i], 1));
   }
   return id;
 }

@@ -16,6 +16,7 @@
 #include "quell/adapters/system/signal_thread.h"
 #include "quell/app/run_control.h"
 #include "quell/cli/daemon.h"
+#include "quell/core/text/hex.h"
 #include "quell/demo/demo_receiver.h"
 #include "quell/demo/demo_script.h"
 #include "quell/demo/story_log.h"
@@ -36,10 +37,8 @@ std::string RandomHex(size_t bytes) {
   std::random_device random;
   std::string out;
   for (size_t i = 0; i < bytes; ++i) {
-    static constexpr char kHex[] = "0123456789abcdef";
-    const auto b = static_cast<unsigned>(random() & 0xffU);
-    out += kHex[b >> 4U];
-    out += kHex[b & 0xfU];
+    const auto b = static_cast<uint8_t>(random() & 0xffU);
+    core::AppendHex(out, std::span<const uint8_t>(&b, 1));
   }
   return out;
 }

@@ -11,44 +11,21 @@
 #include <vector>
 
 #include "quell/adapters/channels/webhook_signature.h"
+#include "quell/core/text/base64.h"
 
 namespace quell::channels {
 namespace {
 
 constexpr size_t kMacDigits = 32;
-constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
 std::string Base64Url(std::string_view bytes) {
   std::string out;
-  uint32_t bits = 0;
-  int count = 0;
-  for (const char c : bytes) {
-    bits = (bits << 8) | static_cast<unsigned char>(c);
-    count += 8;
-    while (count >= 6) {
-      count -= 6;
-      out += kAlphabet[(bits >> count) & 0x3F];
-    }
-  }
-  if (count > 0) out += kAlphabet[(bits << (6 - count)) & 0x3F];
+  core::AppendBase64(out, bytes, core::Base64Alphabet::kUrlSafe);
   return out;
 }
 
 std::optional<std::string> FromBase64Url(std::string_view text) {
-  std::string out;
-  uint32_t bits = 0;
-  int count = 0;
-  for (const char c : text) {
-    const char* at = std::char_traits<char>::find(kAlphabet, 64, c);
-    if (at == nullptr) return std::nullopt;
-    bits = (bits << 6) | static_cast<uint32_t>(at - kAlphabet);
-    count += 6;
-    if (count >= 8) {
-      count -= 8;
-      out += static_cast<char>((bits >> count) & 0xFF);
-    }
-  }
-  return out;
+  return core::DecodeBase64Url(text);
 }
 
 template <typename T>

@@ -9,6 +9,7 @@
 #include "quell/core/delivery/dead_letter.h"
 #include "quell/core/delivery/grouping.h"
 #include "quell/core/delivery/message_limits.h"
+#include "quell/core/text/hex.h"
 #include "quell/core/text/sha256.h"
 #include "quell/core/text/url.h"
 #include "quell/core/text/utf8.h"
@@ -27,15 +28,7 @@ constexpr size_t kMaxEntityChars = 512;
 constexpr size_t kMaxSourceChars = 100;
 constexpr size_t kMaxNoteChars = 25000;
 
-std::string Hex(std::string_view data) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (const uint8_t byte : core::Sha256(data)) {
-    out += kDigits[byte >> 4];
-    out += kDigits[byte & 0xF];
-  }
-  return out;
-}
+std::string Hex(std::string_view data) { return core::HexOf(core::Sha256(data)); }
 
 // Code points of `text`; an invalid byte counts as one, as CutToChars counts.
 size_t Chars(std::string_view text) {

@@ -8,6 +8,8 @@
 #include <charconv>
 #include <limits>
 
+#include "quell/core/text/hex.h"
+
 namespace quell::channels {
 namespace {
 
@@ -28,14 +30,7 @@ std::string HmacSha256Hex(std::string_view key, std::string_view data) {
   unsigned int length = 0;
   HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
        reinterpret_cast<const unsigned char*>(data.data()), data.size(), mac.data(), &length);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string hex;
-  hex.reserve(size_t{length} * 2);
-  for (unsigned int i = 0; i < length; ++i) {
-    hex += kHex[mac[i] >> 4];
-    hex += kHex[mac[i] & 0xF];
-  }
-  return hex;
+  return core::HexOf(std::span<const uint8_t>(mac.data(), length));
 }
 
 std::string WebhookSignature(std::string_view secret, int64_t unix_seconds, std::string_view body) {

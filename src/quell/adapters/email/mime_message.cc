@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "quell/core/delivery/message_limits.h"
+#include "quell/core/text/base64.h"
 #include "quell/core/text/utf8.h"
 
 namespace quell::email {
@@ -18,28 +19,6 @@ constexpr size_t kWordBytes = 45;
 constexpr std::array<const char*, 7> kDays = {"Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"};
 constexpr std::array<const char*, 12> kMonths = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
                                                  "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
-
-void AppendBase64(std::string& out, std::string_view bytes) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  size_t i = 0;
-  const auto at = [&](size_t k) { return static_cast<uint32_t>(static_cast<uint8_t>(bytes[k])); };
-  for (; i + 3 <= bytes.size(); i += 3) {
-    const uint32_t v = (at(i) << 16U) | (at(i + 1) << 8U) | at(i + 2);
-    out += kAlphabet[(v >> 18U) & 63U];
-    out += kAlphabet[(v >> 12U) & 63U];
-    out += kAlphabet[(v >> 6U) & 63U];
-    out += kAlphabet[v & 63U];
-  }
-  const size_t rest = bytes.size() - i;
-  if (rest == 0) return;
-  uint32_t v = at(i) << 16U;
-  if (rest == 2) v |= at(i + 1) << 8U;
-  out += kAlphabet[(v >> 18U) & 63U];
-  out += kAlphabet[(v >> 12U) & 63U];
-  out += rest == 2 ? kAlphabet[(v >> 6U) & 63U] : '=';
-  out += '=';
-}
 
 bool IsPrintableAscii(std::string_view text) {
   for (const char c : text) {
@@ -101,7 +80,7 @@ std::string EncodeHeaderText(std::string_view text) {
     if (take == 0) take = 1;  // an invalid byte goes alone
     if (!out.empty()) out += "\r\n ";
     out += "=?UTF-8?B?";
-    AppendBase64(out, text.substr(0, take));
+    core::AppendBase64(out, text.substr(0, take));
     out += "?=";
     text.remove_prefix(take);
   }

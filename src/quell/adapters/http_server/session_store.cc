@@ -1,33 +1,19 @@
 #include "quell/adapters/http_server/session_store.h"
 
 #include <openssl/rand.h>
-#include <openssl/sha.h>
 
 #include <algorithm>
 #include <array>
 #include <chrono>
 #include <stdexcept>
 
+#include "quell/core/text/hex.h"
+#include "quell/core/text/sha256.h"
+
 namespace quell::http_server {
 namespace {
 
-constexpr char kHex[] = "0123456789abcdef";
-
-std::string Hex(const unsigned char* bytes, size_t n) {
-  std::string out;
-  out.reserve(n * 2);
-  for (size_t i = 0; i < n; ++i) {
-    out += kHex[bytes[i] >> 4];
-    out += kHex[bytes[i] & 0xF];
-  }
-  return out;
-}
-
-std::string Digest(std::string_view id) {
-  std::array<unsigned char, SHA256_DIGEST_LENGTH> digest{};
-  SHA256(reinterpret_cast<const unsigned char*>(id.data()), id.size(), digest.data());
-  return Hex(digest.data(), digest.size());
-}
+std::string Digest(std::string_view id) { return core::HexOf(core::Sha256(id)); }
 
 }  // namespace
 
@@ -35,12 +21,12 @@ SessionStore::SessionStore(core::Clock& clock, core::Duration ttl, size_t max_se
     : clock_(clock), ttl_(ttl), max_sessions_(std::max<size_t>(max_sessions, 1)) {}
 
 std::string SessionStore::Create() {
-  std::array<unsigned char, 32> bytes{};
+  std::array<uint8_t, 32> bytes{};
   if (RAND_bytes(bytes.data(), static_cast<int>(bytes.size())) != 1) {
     // The handler's exception becomes a 500; a guessable id is never handed out.
     throw std::runtime_error("no random bytes for a session id");
   }
-  std::string id = Hex(bytes.data(), bytes.size());
+  std::string id = core::HexOf(bytes);
   const core::MonoTime now = clock_.Monotonic();
   const std::lock_guard<std::mutex> guard(mutex_);
   std::erase_if(expiry_by_digest_, [&](const auto& entry) { return entry.second <= now; });

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "quell/core/redact/redact_label.h"
+#include "quell/core/text/hex.h"
 #include "quell/core/text/sha256.h"
 #include "quell/core/text/utf8.h"
 
@@ -37,12 +38,8 @@ void AppendSanitized(std::string& out, std::string_view value) {
 bool IsIdField(std::string_view field) { return field == "error_group_id" || field == "id"; }
 
 void AppendHex(std::string& out, std::string_view value, size_t bytes) {
-  static constexpr char kHex[] = "0123456789abcdef";
   const std::array<uint8_t, 32> digest = Sha256(value);
-  for (size_t i = 0; i < bytes; ++i) {
-    out.push_back(kHex[digest[i] >> 4]);
-    out.push_back(kHex[digest[i] & 0xf]);
-  }
+  core::AppendHex(out, std::span<const uint8_t>(digest).first(bytes));
 }
 
 // The label name a field gives ("tags.api_key" -> "api_key"), which says whether its value is a

@@ -2,6 +2,7 @@
 
 #include <array>
 
+#include "quell/core/text/hex.h"
 #include "quell/core/text/sha256.h"
 
 namespace quell::core {
@@ -50,12 +51,8 @@ std::string OutboxIdempotencyKey(std::string_view key, uint64_t generation, uint
   AppendPart(encoded, std::to_string(version));
   AppendPart(encoded, channel);
   const auto digest = Sha256(encoded);
-  static constexpr char kHex[] = "0123456789abcdef";
   std::string out = "q1-";
-  for (size_t i = 0; i < 16; ++i) {
-    out += kHex[digest[i] >> 4U];
-    out += kHex[digest[i] & 0xfU];
-  }
+  AppendHex(out, std::span<const uint8_t>(digest).first(16));
   return out;
 }
 

@@ -5,6 +5,7 @@
 
 #include "quell/core/redact/redact_passes.h"
 #include "quell/core/redact/redact_prefilter.h"
+#include "quell/core/text/hex.h"
 #include "quell/core/text/sha256.h"
 
 namespace quell::core {
@@ -30,13 +31,9 @@ bool HoldsSecret(std::string_view value, const RedactOptions& options) {
 }  // namespace
 
 void AppendPseudonym(std::string& out, std::string_view value) {
-  static constexpr char kHex[] = "0123456789abcdef";
   const std::array<uint8_t, 32> digest = Sha256(value);
   out += kPseudonymPrefix;
-  for (size_t i = 0; i < kPseudonymBytes; ++i) {
-    out.push_back(kHex[digest[i] >> 4]);
-    out.push_back(kHex[digest[i] & 0xf]);
-  }
+  AppendHex(out, std::span<const uint8_t>(digest).first(kPseudonymBytes));
 }
 
 bool IsPseudonym(std::string_view value) {
