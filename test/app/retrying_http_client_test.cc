@@ -75,6 +75,18 @@ TEST_F(RetryingHttpClientTest, RetryAfterZeroRetriesWithoutSleeping) {
   EXPECT_TRUE(clock_.sleeps().empty());
 }
 
+// Datadog answers a 429 with X-RateLimit-Reset (seconds until its window resets), not
+// Retry-After; a Retry-After, when both come, wins.
+TEST_F(RetryingHttpClientTest, WaitsOutXRateLimitResetWithoutARetryAfter) {
+  http_.Respond(429, {{"X-RateLimit-Reset", "7"}, {"X-RateLimit-Remaining", "0"}})
+      .Respond(429, {{"Retry-After", "2"}, {"X-RateLimit-Reset", "9"}})
+      .Respond(200);
+  auto r = Send();
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->attempts, 3u);
+  EXPECT_EQ(clock_.sleeps(), (std::vector<core::Duration>{seconds{7}, seconds{2}}));
+}
+
 TEST_F(RetryingHttpClientTest, CapsRetryAfterAtThePolicyMaximum) {
   http_.Respond(429, {{"Retry-After", "3600"}}).Respond(200);
   ASSERT_TRUE(Send().ok());

@@ -101,6 +101,14 @@ void Poller::Watch(const core::MetricCondition& condition, core::MetricSource& s
   }
 }
 
+void Poller::Watch(const core::MonitorCondition& condition, core::MonitorSource& source,
+                   const std::string& source_name) {
+  for (PollPart& part : PollPartsOf(condition.common, source_name)) {
+    health_lease_.try_emplace(source_name, part.lease);
+    monitor_watches_.push_back(MonitorWatch{condition, &source, source_name, std::move(part)});
+  }
+}
+
 void Poller::Watch(const core::PushCondition& condition) {
   for (PollPart& part : PollPartsOf(condition.common, kPushSource)) {
     health_lease_.try_emplace(core::PushSenderName(condition.common.name), part.lease);
@@ -115,6 +123,7 @@ std::vector<std::string> Poller::LeaseNames() const {
   };
   for (const ErrorWatch& watch : error_watches_) add(watch.part.lease);
   for (const MetricWatch& watch : metric_watches_) add(watch.part.lease);
+  for (const MonitorWatch& watch : monitor_watches_) add(watch.part.lease);
   for (const PushWatch& watch : push_watches_) add(watch.part.lease);
   return names;
 }
@@ -179,6 +188,23 @@ CycleReport Poller::RunOnce(DecisionSink& sink, const HeldLeases* held) {
     outcome.lease = watch.part.lease;
     outcome.token = *token;
     PollMetric(watch, *answer, report.at, sink, outcome);
+  }
+
+  std::map<std::pair<core::MonitorSource*, std::string>, core::MonitorListing> monitor_listings;
+  for (const MonitorWatch& watch : monitor_watches_) {
+    const std::optional<uint64_t> token = TokenOf(held, watch.part.lease);
+    if (!token) continue;
+    std::string query_key;
+    for (const std::string& tag : watch.condition.query.monitor_tags) query_key += tag + '\n';
+    auto [it, fresh] = monitor_listings.try_emplace({watch.source, query_key});
+    if (fresh) it->second = watch.source->List(watch.condition.query);
+    saw(watch.source_name, it->second.complete, it->second.error.message);
+    ConditionOutcome& outcome = report.conditions.emplace_back();
+    outcome.condition = watch.condition.common.name;
+    outcome.source = watch.source_name;
+    outcome.lease = watch.part.lease;
+    outcome.token = *token;
+    PollMonitors(watch, it->second, report.at, sink, outcome);
   }
 
   for (const PushWatch& watch : push_watches_) {
@@ -323,6 +349,26 @@ void Poller::PollMetric(const MetricWatch& watch, const core::Result<core::Metri
   DropOtherShards(*open, keeps);
   std::vector<core::Observation> observations =
       core::ObserveMetric(watch.condition, answer, *open, now);
+  std::erase_if(observations, [&](const core::Observation& o) { return !keeps(o.key); });
+  Apply(watch.condition.common, part, std::move(observations), {}, {}, now, sink, outcome);
+}
+
+void Poller::PollMonitors(const MonitorWatch& watch, const core::MonitorListing& listing,
+                          core::WallTime now, DecisionSink& sink, ConditionOutcome& outcome) {
+  if (!listing.complete) {
+    outcome.source_ok = false;
+    outcome.source_error = core::RedactErrorText(listing.error.message);
+  }
+  auto open = store_.ListOpenIncidents(watch.condition.common.name);
+  if (!open) {
+    outcome.apply_error = open.error().message;
+    return;
+  }
+  const PollPart& part = watch.part;
+  const auto keeps = [&part](std::string_view key) { return part.Keeps(key); };
+  DropOtherShards(*open, keeps);
+  std::vector<core::Observation> observations =
+      core::ObserveMonitors(watch.condition, listing, *open, now);
   std::erase_if(observations, [&](const core::Observation& o) { return !keeps(o.key); });
   Apply(watch.condition.common, part, std::move(observations), {}, {}, now, sink, outcome);
 }

@@ -15,9 +15,11 @@
 #include "quell/app/source_health_apply.h"
 #include "quell/core/conditions/error_group_condition.h"
 #include "quell/core/conditions/metric_condition.h"
+#include "quell/core/conditions/monitor_condition.h"
 #include "quell/core/conditions/push_condition.h"
 #include "quell/core/ports/clock.h"
 #include "quell/core/ports/incident_store.h"
+#include "quell/core/ports/monitor_source.h"
 #include "quell/core/ports/payload_encoder.h"
 #include "quell/core/ports/sources.h"
 
@@ -115,6 +117,10 @@ class Poller {
              const std::string& source_name);
   void Watch(const core::MetricCondition& condition, core::MetricSource& source,
              const std::string& source_name);
+  // A monitor condition (Datadog's monitors): conditions asking one source the same query
+  // share one listing per cycle.
+  void Watch(const core::MonitorCondition& condition, core::MonitorSource& source,
+             const std::string& source_name);
   // A push condition's stale sweep (core::ObserveStalePushes over its open incidents), under
   // PollLeaseName(kPushSource, interval): alerts arrive over HTTP, not in the cycle, so the
   // cycle only notices keys nobody refreshed. Its outcome names source kPushSource.
@@ -151,11 +157,19 @@ class Poller {
     core::PushCondition condition;
     PollPart part;
   };
+  struct MonitorWatch {
+    core::MonitorCondition condition;
+    core::MonitorSource* source;
+    std::string source_name;
+    PollPart part;
+  };
 
   void PollErrors(const ErrorWatch& watch, const core::GroupListing& listing, core::WallTime now,
                   uint32_t& enrich_left, DecisionSink& sink, ConditionOutcome& outcome);
   void PollMetric(const MetricWatch& watch, const core::Result<core::MetricAnswer>& answer,
                   core::WallTime now, DecisionSink& sink, ConditionOutcome& outcome);
+  void PollMonitors(const MonitorWatch& watch, const core::MonitorListing& listing,
+                    core::WallTime now, DecisionSink& sink, ConditionOutcome& outcome);
   // `sender`: the sweep as a poll of the condition's sender, when this watch's lease is the one
   // its health is written under.
   void SweepPushes(const PushWatch& watch, core::WallTime now, DecisionSink& sink,
@@ -180,6 +194,7 @@ class Poller {
   std::vector<ErrorWatch> error_watches_;
   std::vector<MetricWatch> metric_watches_;
   std::vector<PushWatch> push_watches_;
+  std::vector<MonitorWatch> monitor_watches_;
   // By source (or push sender) name: the lease its own incident is written under, its first
   // watch's.
   std::map<std::string, std::string, std::less<>> health_lease_;

@@ -79,8 +79,14 @@ core::Result<RetriedResponse> RetryingHttpClient::Send(const core::HttpRequest& 
 core::Duration RetryingHttpClient::WaitBeforeRetry(const core::Result<core::HttpResponse>& last,
                                                    uint32_t retry_index) {
   if (last.ok() && last->status == 429) {
-    const std::optional<core::Duration> asked =
+    std::optional<core::Duration> asked =
         core::ParseRetryAfter(core::FindHeader(last->headers, "Retry-After"), clock_.Now());
+    // Datadog's API says when its rate-limit window resets instead: X-RateLimit-Reset, in
+    // seconds, the same form as a delay-seconds Retry-After.
+    if (!asked) {
+      asked =
+          core::ParseRetryAfter(core::FindHeader(last->headers, "X-RateLimit-Reset"), clock_.Now());
+    }
     if (asked) return std::min(*asked, policy_.max_retry_after);
   }
   return BackoffDelay(policy_, retry_index, NextRandom());

@@ -29,9 +29,9 @@ struct RetriedResponse {
 
 // Sends a request again after a transient failure: a transport error that IsRetryable, or a
 // 429, 500, 502, 503 or 504. A 429 waits for the server's Retry-After (at most
-// policy.max_retry_after) when it has a valid one; everything else waits BackoffDelay. Every
-// wait is taken from the poll's RetryBudget first and spent in Clock::SleepFor. Thread-safe
-// when the wrapped client and clock are.
+// policy.max_retry_after) when it has a valid one, else for its X-RateLimit-Reset (Datadog's);
+// everything else waits BackoffDelay. Every wait is taken from the poll's RetryBudget first and
+// spent in Clock::SleepFor. Thread-safe when the wrapped client and clock are.
 class RetryingHttpClient {
  public:
   RetryingHttpClient(core::HttpClient& client, core::Clock& clock, RetryPolicy policy,

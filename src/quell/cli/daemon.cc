@@ -28,6 +28,8 @@ config::Config OnlyInterval(const config::Config& config, core::Duration interva
                 [interval](const auto& c) { return c.common.interval != interval; });
   std::erase_if(part.sentry_conditions,
                 [interval](const auto& s) { return s.condition.common.interval != interval; });
+  std::erase_if(part.datadog_conditions,
+                [interval](const auto& d) { return d.condition.common.interval != interval; });
   return part;
 }
 
@@ -37,6 +39,7 @@ std::vector<core::Duration> Intervals(const config::Config& config) {
   for (const auto& m : config.metric_conditions) intervals.push_back(m.condition.common.interval);
   for (const auto& c : config.push_conditions) intervals.push_back(c.common.interval);
   for (const auto& s : config.sentry_conditions) intervals.push_back(s.condition.common.interval);
+  for (const auto& d : config.datadog_conditions) intervals.push_back(d.condition.common.interval);
   std::sort(intervals.begin(), intervals.end());
   intervals.erase(std::unique(intervals.begin(), intervals.end()), intervals.end());
   return intervals;

@@ -161,6 +161,11 @@ int RunConfigCheck(const ConfigCheckOptions& options, core::Clock& clock, std::F
                config.metric_conditions.size(), config.push_conditions.size(),
                config.channels.size(), core::MaskUrlPassword(config.store_url).c_str(),
                options.offline ? " (offline: no query sent to Prometheus)" : "");
+  if (!config.datadog_conditions.empty()) {
+    std::fprintf(out, "config check: %zu datadog_monitors condition%s on %s\n",
+                 config.datadog_conditions.size(), config.datadog_conditions.size() == 1 ? "" : "s",
+                 config.datadog.site.c_str());
+  }
   const auto joined = [](const std::vector<std::string>& names) {
     std::string text;
     for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;

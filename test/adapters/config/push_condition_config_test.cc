@@ -123,9 +123,10 @@ TEST_F(PushConditionConfigTest, StaleAfterIsRequiredAndExpireAfterMustBeLonger) 
 }
 
 TEST_F(PushConditionConfigTest, TheTypeErrorListsPush) {
-  ExpectError(
-      "conditions:\n  - {name: p, type: pushed}\n",
-      {"push.yaml:2:", "expected error_groups, infrai_metric, prometheus, push or sentry_issues"});
+  ExpectError("conditions:\n  - {name: p, type: pushed}\n",
+              {"push.yaml:2:",
+               "expected error_groups, infrai_metric, prometheus, push, "
+               "sentry_issues or datadog_monitors"});
 }
 
 TEST_F(PushConditionConfigTest, RoutesAndInhibitionsOfPushConditionsAreChecked) {

@@ -547,9 +547,9 @@ void CheckRoutes(MapReader& top, Config& config) {
     for (const core::EscalationTier& tier : tiers) {
       for (const std::string& channel : tier.channels) {
         if (!names.contains(channel)) {
-          top.Fail("conditions", "condition \"" + common.name + "\"" + where +
-                                     " escalates to channel \"" + channel +
-                                     "\", which is not in `channels`");
+          std::string what = "condition \"" + common.name + "\"";
+          what.append(where).append(" escalates to channel \"").append(channel);
+          top.Fail("conditions", what.append("\", which is not in `channels`"));
         }
       }
     }
@@ -579,6 +579,7 @@ void CheckRoutes(MapReader& top, Config& config) {
   for (const auto& condition : config.metric_conditions) check(condition.condition.common);
   for (const auto& condition : config.push_conditions) check(condition.common);
   for (const auto& entry : config.sentry_conditions) check(entry.condition.common);
+  for (const auto& entry : config.datadog_conditions) check(entry.condition.common);
   if (!config.dispatch.dead_letter.empty() && !names.contains(config.dispatch.dead_letter)) {
     top.Fail("dispatch", "dead_letter names channel \"" + config.dispatch.dead_letter +
                              "\", which is not in `channels`");

@@ -12,6 +12,7 @@
 #include "quell/adapters/infrai/infrai_fields.h"
 #include "quell/core/conditions/error_group_condition.h"
 #include "quell/core/conditions/metric_condition.h"
+#include "quell/core/conditions/monitor_condition.h"
 #include "quell/core/conditions/push_condition.h"
 #include "quell/core/delivery/maintenance_window.h"
 #include "quell/core/engine/input_limits.h"
@@ -79,6 +80,30 @@ struct MetricConditionConfig {
   core::MetricCondition condition;
   MetricSourceKind source = MetricSourceKind::kInfrai;
   std::string query_where;  // "file:line:column: conditions[i].query" (prometheus) or .metric
+};
+
+// `datadog:`: the monitor API of one Datadog site (docs/sources.md#datadog).
+struct DatadogSettings {
+  bool enabled = false;  // a `datadog:` section was given
+  std::string site = "datadoghq.com";
+  // The API's root for the site ("https://api.datadoghq.com"), or `base_url` when set (a proxy,
+  // a stand-in in tests); and the web app's, which monitor links point into.
+  std::string api_url;
+  std::string app_url;
+  // The keys themselves, read by reference (`api_key_env`/`_file`, `app_key_env`/`_file`) at
+  // load and never printed. `keys_unresolved`: why one did not resolve, located ("...:
+  // datadog.api_key_env: DD_API_KEY is not set"); a datadog condition refuses to start with it.
+  std::string api_key;
+  std::string app_key;
+  std::string keys_unresolved;
+  HttpSettings http;
+  uint32_t page_size = 100;
+  uint32_t max_pages = 100;
+  std::optional<uint32_t> source_failures_to_open;  // see InfraiSettings
+};
+
+struct DatadogConditionConfig {
+  core::MonitorCondition condition;
 };
 
 // The daemon's operator HTTP surface (`quell run`).
@@ -159,6 +184,9 @@ struct Config {
   // "file:line:column: conditions[i].type" of the first push condition, to point at when the
   // API token they need is missing.
   std::string push_where;
+  // `type: datadog_monitors`, polled from `datadog:`'s site.
+  DatadogSettings datadog;
+  std::vector<DatadogConditionConfig> datadog_conditions;
   // The `defaults:` section as read (the top-level shadow applied): what an observation of a
   // condition the config does not name gets in `quell replay --messages`.
   core::ConditionCommon defaults;

@@ -17,6 +17,7 @@
 
 #include "quell/adapters/config/channel_reader.h"
 #include "quell/adapters/config/daemon_reader.h"
+#include "quell/adapters/config/datadog_reader.h"
 #include "quell/adapters/config/inhibition_reader.h"
 #include "quell/adapters/config/maintenance_reader.h"
 #include "quell/adapters/config/secret_reader.h"
@@ -391,6 +392,8 @@ void ReadConditions(MapReader& root, const core::ConditionCommon& defaults,
       ReadMetricCondition(item, std::move(common), MetricSourceKind::kInfrai, config);
     } else if (type == "prometheus") {
       ReadMetricCondition(item, std::move(common), MetricSourceKind::kPrometheus, config);
+    } else if (type == "datadog_monitors") {
+      ReadDatadogCondition(item, std::move(common), config);
     } else if (type == "push") {
       if (config.push_where.empty()) config.push_where = item.Locate("type");
       ReadPushCondition(item, std::move(common), config);
@@ -398,8 +401,8 @@ void ReadConditions(MapReader& root, const core::ConditionCommon& defaults,
       ReadSentryCondition(item, std::move(common), config);
     } else {
       item.Fail("type",
-                "expected error_groups, infrai_metric, prometheus, push or sentry_issues, "
-                "got \"" +
+                "expected error_groups, infrai_metric, prometheus, push, sentry_issues or "
+                "datadog_monitors, got \"" +
                     type + "\"");
     }
     item.Finish();
@@ -502,6 +505,13 @@ void ReadConfigFile(const std::string& path, const EnvLookup& env, YamlContext& 
   }
   if (top.Has("prometheus")) ReadPrometheus(top.Child("prometheus"), config.prometheus);
   if (top.Has("sentry")) ReadSentry(top.Child("sentry"), dir, config);
+  if (top.Has("datadog")) {
+    MapReader section = top.Child("datadog");
+    ReadDatadog(section, dir, config.datadog);
+    ReadHttp(section, config.datadog.http);
+    ReadSourceFailures(section, config.datadog.source_failures_to_open);
+    section.Finish();
+  }
 
   core::ConditionCommon defaults;
   MapReader defaults_section = top.Child("defaults");
@@ -519,6 +529,7 @@ void ReadConfigFile(const std::string& path, const EnvLookup& env, YamlContext& 
     for (auto& condition : config.metric_conditions) condition.condition.common.shadow = true;
     for (auto& condition : config.push_conditions) condition.common.shadow = true;
     for (auto& entry : config.sentry_conditions) entry.condition.common.shadow = true;
+    for (auto& entry : config.datadog_conditions) entry.condition.common.shadow = true;
   }
   ReadChannels(top, dir, config);
   ReadDispatch(top.Child("dispatch"), config);
@@ -537,6 +548,9 @@ void ReadConfigFile(const std::string& path, const EnvLookup& env, YamlContext& 
   for (auto& entry : config.sentry_conditions) {
     entry.condition.key.set_max_bytes(config.limits.max_key_bytes);
   }
+  for (auto& entry : config.datadog_conditions) {
+    entry.condition.key.set_max_bytes(config.limits.max_key_bytes);
+  }
   CheckRoutes(top, config);
   top.Read("source_failures_to_open", config.source_failures_to_open, 0, 1000000);
   ReadMetaChannels(top, config);
@@ -544,7 +558,7 @@ void ReadConfigFile(const std::string& path, const EnvLookup& env, YamlContext& 
   top.Finish();
   if (need_conditions && !context.error && config.error_conditions.empty() &&
       config.metric_conditions.empty() && config.push_conditions.empty() &&
-      config.sentry_conditions.empty()) {
+      config.sentry_conditions.empty() && config.datadog_conditions.empty()) {
     context.Fail(root.Mark(), "conditions", "no conditions: there is nothing to poll");
   }
 }

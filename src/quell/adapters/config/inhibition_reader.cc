@@ -41,6 +41,7 @@ void CheckInhibitions(YamlContext& context, const std::map<std::string, Inhibiti
   for (auto& entry : config.metric_conditions) conditions.push_back(&entry.condition.common);
   for (auto& condition : config.push_conditions) conditions.push_back(&condition.common);
   for (auto& entry : config.sentry_conditions) conditions.push_back(&entry.condition.common);
+  for (auto& entry : config.datadog_conditions) conditions.push_back(&entry.condition.common);
   std::map<std::string, std::vector<core::Inhibition>, std::less<>> graph;
   std::map<std::string, InhibitionSites, std::less<>> graph_sites;  // parallel to graph
   for (const core::ConditionCommon* common : conditions) graph[common->name];

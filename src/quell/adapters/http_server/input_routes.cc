@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "quell/adapters/inputs/alertmanager_payload.h"
+#include "quell/adapters/inputs/datadog_payload.h"
 #include "quell/adapters/inputs/observation_body.h"
 
 namespace quell::http_server {
@@ -103,6 +104,18 @@ std::vector<app::OpsRoute> InputRoutes(app::PushInput& input,
     return Logged(log, kRoute, request, applied,
                   applied ? Answer(*applied) : ErrorOf(applied.error()));
   };
+  app::OpsHandler datadog = [&input, &settings, log](const app::OpsRequest& request) {
+    constexpr const char* kRoute = "datadog";
+    inputs::DatadogPayloadOptions options;
+    options.limits = settings.Get()->limits;
+    auto alerts = inputs::ParseDatadogPayload(request.body, options);
+    if (!alerts) {
+      return Logged(log, kRoute, request, alerts.error(), ErrorOf(alerts.error()));
+    }
+    auto applied = input.ApplyAlerts(QueryValue(request, "condition"), *alerts);
+    return Logged(log, kRoute, request, applied,
+                  applied ? Answer(*applied) : ErrorOf(applied.error()));
+  };
   app::OpsHandler observations = [&input, &settings, &clock, log](const app::OpsRequest& request) {
     constexpr const char* kRoute = "observations";
     inputs::ObservationBodyOptions options;
@@ -120,6 +133,8 @@ std::vector<app::OpsRoute> InputRoutes(app::PushInput& input,
   std::vector<app::OpsRoute> routes;
   routes.push_back(
       app::OpsRoute{"POST", "^/v1/inputs/alertmanager$", /*write=*/true, std::move(alertmanager)});
+  routes.push_back(
+      app::OpsRoute{"POST", "^/v1/inputs/datadog$", /*write=*/true, std::move(datadog)});
   routes.push_back(
       app::OpsRoute{"POST", "^/v1/observations$", /*write=*/true, std::move(observations)});
   return routes;

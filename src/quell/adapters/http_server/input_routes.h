@@ -12,6 +12,7 @@ namespace quell::http_server {
 
 // The push inputs, both write routes (the bearer token is checked before the body is read):
 //   POST /v1/inputs/alertmanager[?condition=NAME]  Alertmanager's or Grafana's webhook payload
+//   POST /v1/inputs/datadog[?condition=NAME]       Datadog's webhook integration, quell's template
 //   POST /v1/observations[?poll_id=ID]             quell's observation JSON (object, array, lines)
 // Each answers only after its one transaction committed: 200 {"poll_id","condition",
 // "observations","changed","outbox_rows","duplicate","decisions":[{"key","decision","reason"}]};

@@ -138,6 +138,9 @@ core::Result<std::optional<core::WallTime>> RunMessageReplay(const config::Confi
   for (const config::SentryConditionConfig& entry : config.sentry_conditions) {
     options.conditions.emplace(entry.condition.common.name, entry.condition.common);
   }
+  for (const config::DatadogConditionConfig& entry : config.datadog_conditions) {
+    options.conditions.emplace(entry.condition.common.name, entry.condition.common);
+  }
   jsonl::JsonPayloadEncoder encoder;
   app::OperatorCommands operators(store->incidents(), store->operators(), encoder,
                                   RoutesFromConfig(config));

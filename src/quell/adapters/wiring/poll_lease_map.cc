@@ -41,6 +41,9 @@ std::vector<app::ExpectedLease> ExpectedPollLeases(const config::Config& config)
   for (const auto& entry : config.sentry_conditions) {
     Add(out, kSentrySource, entry.condition.common);
   }
+  for (const auto& entry : config.datadog_conditions) {
+    Add(out, kDatadogSource, entry.condition.common);
+  }
   for (const auto& condition : config.push_conditions) Add(out, kPushSource, condition.common);
   return out;
 }

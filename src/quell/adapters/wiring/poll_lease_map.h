@@ -13,6 +13,7 @@ namespace quell::wiring {
 inline constexpr std::string_view kInfraiErrorsSource = "infrai error groups";
 inline constexpr std::string_view kInfraiMetricsSource = "infrai metrics";
 inline constexpr std::string_view kPrometheusSource = "prometheus";
+inline constexpr std::string_view kDatadogSource = "datadog";
 // A push condition's stale sweep: no remote, the store's open incidents only.
 inline constexpr std::string_view kPushSource = app::kPushSource;
 

@@ -65,6 +65,9 @@ core::Duration SourcePollDeadline(const config::Config& config, const config::Ht
   for (const auto& s : config.sentry_conditions) {
     longest = std::max(longest, s.condition.common.interval);
   }
+  for (const auto& d : config.datadog_conditions) {
+    longest = std::max(longest, d.condition.common.interval);
+  }
   return longest;
 }
 
@@ -73,6 +76,9 @@ core::Duration CyclePollDeadline(const config::Config& config) {
   if (UsesInfrai(config)) total += SourcePollDeadline(config, config.infrai.http);
   if (UsesPrometheus(config)) total += SourcePollDeadline(config, config.prometheus.http);
   if (!config.sentry_conditions.empty()) total += SourcePollDeadline(config, config.sentry.http);
+  if (!config.datadog_conditions.empty()) {
+    total += SourcePollDeadline(config, config.datadog.http);
+  }
   return total;
 }
 
@@ -134,6 +140,27 @@ core::Result<std::unique_ptr<PollWiring>> PollWiring::Create(const config::Confi
     if (!sentry) return sentry.error();
     w->sentry_ = std::move(*sentry);
   }
+  if (!config.datadog_conditions.empty()) {
+    const config::DatadogSettings& settings = config.datadog;
+    if (!settings.keys_unresolved.empty()) {
+      return core::MakeError(core::ErrorCode::kInvalidArgument, settings.keys_unresolved);
+    }
+    w->datadog_retrying_ = std::make_unique<app::RetryingHttpClient>(
+        w->http_, clock, ToPolicy(settings.http.retry), entropy());
+    w->datadog_http_ = std::make_unique<app::BudgetedHttpClient>(*w->datadog_retrying_,
+                                                                 settings.http.retry.budget);
+    datadog::DatadogOptions options;
+    options.api_url = settings.api_url;
+    options.app_url = settings.app_url;
+    options.api_key = settings.api_key;
+    options.app_key = settings.app_key;
+    options.page_size = settings.page_size;
+    options.max_pages = settings.max_pages;
+    options.connect_timeout = settings.http.connect_timeout;
+    options.total_timeout = settings.http.timeout;
+    w->datadog_ =
+        std::make_unique<datadog::DatadogMonitorSource>(*w->datadog_http_, std::move(options));
+  }
 
   app::PollerOptions options = PollerOptionsFor(config, operators);
   options.source_health = SourceHealthTargets(whole != nullptr ? *whole : config);
@@ -154,6 +181,12 @@ core::Result<std::unique_ptr<PollWiring>> PollWiring::Create(const config::Confi
     } else {
       w->poller_->Watch(entry.condition, *w->prometheus_, std::string(kPrometheusSource));
     }
+  }
+  if (w->datadog_http_) {
+    w->poller_->RenewEachCycle(*w->datadog_http_, SourcePollDeadline(config, config.datadog.http));
+  }
+  for (const auto& entry : config.datadog_conditions) {
+    w->poller_->Watch(entry.condition, *w->datadog_, std::string(kDatadogSource));
   }
   for (const auto& condition : config.push_conditions) w->poller_->Watch(condition);
   if (w->sentry_) w->sentry_->WatchAll(*w->poller_, SourcePollDeadline(config, config.sentry.http));

@@ -7,6 +7,7 @@
 
 #include "quell/adapters/config/config.h"
 #include "quell/adapters/curl/curl_http_client.h"
+#include "quell/adapters/datadog/datadog_monitor_source.h"
 #include "quell/adapters/infrai/contract_check.h"
 #include "quell/adapters/infrai/infrai_client.h"
 #include "quell/adapters/infrai/infrai_error_source.h"
@@ -51,6 +52,8 @@ class PollWiring {
   prometheus::PrometheusSource* prometheus() const { return prometheus_.get(); }
   // Null when no condition uses Sentry.
   const SentrySources* sentry() const { return sentry_.get(); }
+  // Null when no condition uses Datadog.
+  datadog::DatadogMonitorSource* datadog() const { return datadog_.get(); }
 
  private:
   PollWiring() = default;
@@ -67,6 +70,9 @@ class PollWiring {
   std::unique_ptr<app::BudgetedHttpClient> prometheus_http_;
   std::unique_ptr<prometheus::PrometheusSource> prometheus_;
   std::unique_ptr<SentrySources> sentry_;
+  std::unique_ptr<app::RetryingHttpClient> datadog_retrying_;
+  std::unique_ptr<app::BudgetedHttpClient> datadog_http_;
+  std::unique_ptr<datadog::DatadogMonitorSource> datadog_;
   std::unique_ptr<app::Poller> poller_;
 };
 

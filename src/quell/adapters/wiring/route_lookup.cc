@@ -42,6 +42,7 @@ app::RouteLookup RoutesFromConfig(const config::Config& config) {
   for (const auto& entry : config.metric_conditions) add(entry.condition.common);
   for (const auto& condition : config.push_conditions) add(condition.common);
   for (const auto& entry : config.sentry_conditions) add(entry.condition.common);
+  for (const auto& entry : config.datadog_conditions) add(entry.condition.common);
   return [routes = std::move(routes)](std::string_view condition) -> std::optional<app::Route> {
     auto it = routes.find(condition);
     if (it == routes.end()) return std::nullopt;

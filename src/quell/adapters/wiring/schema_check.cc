@@ -2,11 +2,41 @@
 
 #include <string>
 
+#include "quell/adapters/datadog/monitor_check.h"
 #include "quell/adapters/infrai/contract_check.h"
 #include "quell/adapters/prometheus/query_check.h"
 #include "quell/adapters/sentry/sentry_schema_check.h"
 
 namespace quell::wiring {
+namespace {
+
+// Each datadog_monitors condition's monitors, listed once.
+size_t CheckDatadogSchema(PollWiring& poll, const config::Config& config, std::FILE* out) {
+  datadog::DatadogMonitorSource* source = poll.datadog();
+  if (source == nullptr) return 0;
+  size_t found = 0;
+  size_t warnings = 0;
+  for (const config::DatadogConditionConfig& entry : config.datadog_conditions) {
+    for (const datadog::MonitorFinding& finding :
+         datadog::CheckMonitorCondition(*source, entry.condition)) {
+      std::fprintf(out, "%s%s: %s\n", finding.warning ? "warning: " : "", finding.kind.c_str(),
+                   finding.text.c_str());
+      (finding.warning ? warnings : found) += 1;
+    }
+  }
+  const std::string& url = config.datadog.api_url;
+  const size_t checked = config.datadog_conditions.size();
+  if (found == 0) {
+    std::fprintf(out, "schema check: ok against %s (%zu Datadog condition%s, %zu warning%s)\n",
+                 url.c_str(), checked, checked == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s");
+  } else {
+    std::fprintf(out, "schema check: %zu problem%s against %s\n", found, found == 1 ? "" : "s",
+                 url.c_str());
+  }
+  return found;
+}
+
+}  // namespace
 
 size_t CheckSchema(PollWiring& poll, const config::Config& config, std::FILE* out) {
   size_t problems = 0;
@@ -86,9 +116,11 @@ size_t CheckSchema(PollWiring& poll, const config::Config& config, std::FILE* ou
     }
     problems += found;
   }
-  if (client == nullptr && source == nullptr && sentry == nullptr) {
-    std::fprintf(
-        out, "schema check: no condition uses Infrai, Prometheus or Sentry; nothing to check\n");
+  problems += CheckDatadogSchema(poll, config, out);
+  if (client == nullptr && source == nullptr && sentry == nullptr && poll.datadog() == nullptr) {
+    std::fprintf(out,
+                 "schema check: no condition uses Infrai, Prometheus, Sentry or Datadog; nothing "
+                 "to check\n");
   }
   return problems;
 }

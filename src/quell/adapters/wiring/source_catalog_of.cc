@@ -48,6 +48,9 @@ app::SourceCatalog SourceCatalogOf(const config::Config& config) {
   for (const auto& entry : config.sentry_conditions) {
     See(catalog, kSentrySource, "sentry", config.sentry.base_url, entry.condition.common);
   }
+  for (const auto& entry : config.datadog_conditions) {
+    See(catalog, kDatadogSource, "datadog", config.datadog.api_url, entry.condition.common);
+  }
   // Pushed to quell: no URL to show; the source's cycles are the stale sweep's.
   for (const auto& condition : config.push_conditions) {
     See(catalog, kPushSource, "push", "", condition.common);

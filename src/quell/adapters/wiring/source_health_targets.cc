@@ -78,6 +78,9 @@ std::map<std::string, app::SourceHealthTarget, std::less<>> SourceHealthTargets(
   for (const auto& entry : config.sentry_conditions) {
     targets.See(kSentrySource, config.sentry.source_failures_to_open, entry.condition.common);
   }
+  for (const auto& entry : config.datadog_conditions) {
+    targets.See(kDatadogSource, config.datadog.source_failures_to_open, entry.condition.common);
+  }
   for (const auto& condition : config.push_conditions) {
     targets.See(core::PushSenderName(condition.common.name), std::nullopt, condition.common);
   }

@@ -87,6 +87,16 @@ StartupProblems CheckStartup(const config::Config& config, const StartupCheckOpt
   if (std::string sentry = SentryTokenProblem(config); !sentry.empty()) {
     problems.errors.push_back(std::move(sentry));
   }
+  // Without both keys every poll would be refused (403): a datadog condition cannot run.
+  if (!config.datadog_conditions.empty() && !config.datadog.keys_unresolved.empty()) {
+    for (size_t from = 0; from < config.datadog.keys_unresolved.size();) {
+      const size_t end = std::min(config.datadog.keys_unresolved.find('\n', from),
+                                  config.datadog.keys_unresolved.size());
+      problems.errors.push_back(config.datadog.keys_unresolved.substr(from, end - from) +
+                                " (datadog_monitors conditions need the API and application keys)");
+      from = end + 1;
+    }
+  }
   if (!config.http.ack_link_secret_unresolved.empty()) {
     problems.errors.push_back(config.http.ack_link_secret_unresolved);
   }

@@ -23,6 +23,7 @@ core::Duration LongestInterval(const config::Config& config) {
   for (const auto& c : config.metric_conditions) see(c.condition.common.interval);
   for (const auto& c : config.push_conditions) see(c.common.interval);
   for (const auto& s : config.sentry_conditions) see(s.condition.common.interval);
+  for (const auto& d : config.datadog_conditions) see(d.condition.common.interval);
   return longest;
 }
 
