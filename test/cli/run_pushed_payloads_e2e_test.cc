@@ -170,6 +170,10 @@ TEST_F(PushedPayloadsTest, GrafanasPayloadOpensAnIncidentWhoseMessageCarriesItsS
   EXPECT_NE(body.find("p99 answer latency has been above 5s for 10 minutes"), std::string::npos)
       << body;
   EXPECT_NE(body.find("https://runbooks.example.com/answer-latency"), std::string::npos) << body;
+  // The panel it fired on, as the message's source link.
+  EXPECT_NE(body.find("source: https://grafana.example.com/d/support-agents?viewPanel=4"),
+            std::string::npos)
+      << body;
   EXPECT_NE(body.find("2026-12-07 09:00 UTC"), std::string::npos) << body;
   EXPECT_EQ(body.find("\"annotations\""), std::string::npos) << body;
   EXPECT_EQ(body.find("valueString"), std::string::npos) << body;

@@ -167,11 +167,13 @@ TEST(PushedAlertMessageTest, TheDescriptionIsTextAndTheRunbookALinkInEachChannel
   }
   EXPECT_NE(Render("telegram", s.open).body.find(std::string("Runbook: ") + kRunbook),
             std::string::npos);
-  // PagerDuty and ntfy also carry it in their own link fields.
+  // PagerDuty and ntfy also carry it in their own link fields, first, then the rule's graph
+  // (generatorURL) as where the alert came from.
   for (const char* type : {"pagerduty", "ntfy", "slack", "email"}) {
     const core::RenderedMessage m = Render(type, s.open);
-    ASSERT_EQ(m.links.size(), 1u) << type;
+    ASSERT_EQ(m.links.size(), 2u) << type;
     EXPECT_EQ(m.links[0].url, kRunbook);
+    EXPECT_EQ(m.links[1].url, "http://prometheus:9090/graph?g0.expr=node_filesystem_avail_bytes");
   }
 }
 

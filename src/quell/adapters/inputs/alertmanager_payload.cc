@@ -62,6 +62,8 @@ struct AlertFields {
   std::string_view starts_at;
   std::string_view ends_at;
   std::string_view generator_url;
+  std::string_view panel_url;      // Grafana's
+  std::string_view dashboard_url;  // Grafana's
   std::string_view fingerprint;
   bool has_status = false;
   bool has_labels = false;
@@ -90,6 +92,8 @@ std::string Evidence(const core::PushedAlert& alert, const AlertFields& fields,
     core::AppendJsonString(out, redact ? core::Redact(value, options.redact) : std::string(value));
   };
   add("generatorURL", fields.generator_url, true);
+  add("panelURL", fields.panel_url, true);
+  add("dashboardURL", fields.dashboard_url, true);
   add("startsAt", fields.starts_at, true);
   add("endsAt", fields.ends_at, true);
   add("fingerprint", fields.fingerprint, true);
@@ -131,6 +135,14 @@ core::Status ReadAlert(simdjson::dom::element element, size_t index,
       if (auto status = ReadString(value, at + ".endsAt", fields.ends_at); !status) return status;
     } else if (name == "generatorURL") {
       if (auto status = ReadString(value, at + ".generatorURL", fields.generator_url); !status) {
+        return status;
+      }
+    } else if (name == "panelURL") {
+      if (auto status = ReadString(value, at + ".panelURL", fields.panel_url); !status) {
+        return status;
+      }
+    } else if (name == "dashboardURL") {
+      if (auto status = ReadString(value, at + ".dashboardURL", fields.dashboard_url); !status) {
         return status;
       }
     } else if (name == "fingerprint") {

@@ -420,7 +420,12 @@ core::Result<IncidentView> IncidentViewOf(const nlohmann::json& doc, const ViewO
   if (newest != nullptr && newest->is_object()) {
     view.what = MetricWords(*newest, view.transition == "resolve");
     if (view.what.empty()) view.what = core::OneLine(StringField(*newest, "title"));
-    view.source_url = LinkableUrl(StringField(*newest, "permalink"));
+    // Where to see it at its source: an error's permalink (Sentry); a pushed alert's panel,
+    // else its dashboard (Grafana), else the rule's graph (generatorURL).
+    for (const char* field : {"permalink", "panelURL", "dashboardURL", "generatorURL"}) {
+      view.source_url = LinkableUrl(StringField(*newest, field));
+      if (!view.source_url.empty()) break;
+    }
   }
   ReadLabels(doc, newest, view);
   view.pushed = options.push_conditions.contains(view.condition) ||
