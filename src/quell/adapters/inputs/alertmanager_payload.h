@@ -24,9 +24,9 @@ struct AlertPayloadOptions {
 // redacted by core::RedactLabels: "[secret]" for a credential, a pseudonym for personal data)
 // and `annotations` (optional) sorted by name, `startsAt` as starts_at unless it is Go's zero time,
 // and as evidence the redacted JSON of {annotations, generatorURL, panelURL and dashboardURL
-// (Grafana's), startsAt, endsAt, fingerprint, status}. Unknown fields are ignored, at the top and in each alert.
-// kInvalidArgument names the field: "alerts[2].labels.team: must be a string". Any input,
-// however malformed, ends in a value or that error.
+// (Grafana's), startsAt, endsAt, fingerprint, status}. Unknown fields are ignored, at the top and
+// in each alert. kInvalidArgument names the field: "alerts[2].labels.team: must be a string". Any
+// input, however malformed, ends in a value or that error.
 core::Result<std::vector<core::PushedAlert>> ParseAlertmanagerPayload(
     std::string_view body, const AlertPayloadOptions& options);
 
