@@ -504,7 +504,13 @@ void ReadConfigFile(const std::string& path, const EnvLookup& env, YamlContext& 
     config.infrai.api_key_where.clear();  // the first Infrai condition is pointed at instead
   }
   if (top.Has("prometheus")) ReadPrometheus(top.Child("prometheus"), config.prometheus);
-  if (top.Has("sentry")) ReadSentry(top.Child("sentry"), dir, config);
+  if (top.Has("sentry")) {
+    MapReader section = top.Child("sentry");
+    ReadSentry(section, dir, config);
+    ReadHttp(section, config.sentry.http);
+    ReadSourceFailures(section, config.sentry.source_failures_to_open);
+    section.Finish();
+  }
   if (top.Has("datadog")) {
     MapReader section = top.Child("datadog");
     ReadDatadog(section, dir, config.datadog);

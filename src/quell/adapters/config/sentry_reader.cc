@@ -21,7 +21,7 @@ bool IsSentryKeyField(const std::string& field) {
 
 }  // namespace
 
-void ReadSentry(MapReader section, const std::filesystem::path& dir, Config& config) {
+void ReadSentry(MapReader& section, const std::filesystem::path& dir, Config& config) {
   SentryAccess& sentry = config.sentry;
   sentry.enabled = true;
   section.Read("base_url", sentry.base_url);
@@ -38,27 +38,6 @@ void ReadSentry(MapReader section, const std::filesystem::path& dir, Config& con
   sentry.token_unresolved = std::move(token.unresolved);
   section.Read("max_pages", sentry.max_pages, 1, 100000);
   section.Read("max_enrich", sentry.max_enrich, 0, 10000);
-  if (section.Has("source_failures_to_open")) {
-    uint32_t failures = 0;
-    section.Read("source_failures_to_open", failures, 0, 1000000);
-    sentry.source_failures_to_open = failures;
-  }
-  HttpSettings& http = config.sentry.http;
-  section.Read("connect_timeout", http.connect_timeout);
-  section.Read("timeout", http.timeout);
-  section.Read("ca_file", http.ca_file);
-  section.Read("poll_deadline", http.poll_deadline);
-  if (http.poll_deadline && http.poll_deadline->count() <= 0) {
-    section.Fail("poll_deadline", "must be positive");
-  }
-  MapReader retry = section.Child("retry");
-  retry.Read("max_attempts", http.retry.max_attempts, 1, 20);
-  retry.Read("initial_backoff", http.retry.initial_backoff);
-  retry.Read("max_backoff", http.retry.max_backoff);
-  retry.Read("max_retry_after", http.retry.max_retry_after);
-  retry.Read("budget", http.retry.budget);
-  retry.Finish();
-  section.Finish();
 }
 
 void ReadSentryCondition(MapReader& item, core::ConditionCommon common, Config& config) {

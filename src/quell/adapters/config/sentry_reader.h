@@ -7,9 +7,9 @@
 
 namespace quell::config {
 
-// `sentry: {base_url, org, token_env | token_file, max_pages, max_enrich,
-// source_failures_to_open, connect_timeout, timeout, ca_file, poll_deadline, retry}`.
-void ReadSentry(MapReader section, const std::filesystem::path& dir, Config& config);
+// `sentry: {base_url, org, token_env | token_file, max_pages, max_enrich}`; the loader reads the
+// section's HTTP settings and source_failures_to_open as for every source, and finishes it.
+void ReadSentry(MapReader& section, const std::filesystem::path& dir, Config& config);
 
 // `type: sentry_issues`: project (required), query (default "is:unresolved"), key (default
 // "{project}:{id}", over id, short_id, project, level, title, culprit and tags.<name>), levels
