@@ -128,6 +128,17 @@ TEST_F(ConfigCheckTest, AnUnsetInfraiKeyIsAnErrorAtTheConditionThatNeedsIt) {
   EXPECT_NE(r.out.find("INFRAI_API_KEY (not set)"), std::string::npos) << r.out;
 }
 
+// `run` refuses the same config with the same line, before it opens (and so creates) the store:
+// a packaged service's first start with the shipped config leaves no empty database behind.
+TEST_F(ConfigCheckTest, RunRefusesAnUnsetInfraiKeyWithoutCreatingTheStore) {
+  unsetenv("INFRAI_API_KEY");  // NOLINT(concurrency-mt-unsafe)
+  Write(Sqlite(), Hook());
+  const auto r = testing::RunProcess({QUELL_BINARY, "run", "-c", config_});
+  EXPECT_NE(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE((r.out + r.err).find("no Infrai API key"), std::string::npos) << r.out << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "quell.db")) << "run created the store";
+}
+
 TEST_F(ConfigCheckTest, AnUnsetChannelSecretIsAnError) {
   unsetenv("HOOK_SECRET");  // NOLINT(concurrency-mt-unsafe)
   Write(Sqlite(), Hook());

@@ -154,8 +154,13 @@ core::Result<std::unique_ptr<app::DaemonRuntime>> MakeDaemon(
   // The lease keeper's own connection (the third, after the poller's and the dispatcher's), so a
   // renewal never waits behind a long poll transaction. The store named at start keeps the
   // leases for the process's life: a reload that moves the store needs a restart anyway.
-  // A config that does not load is reported whole by the loader below, every problem located.
-  if (auto config = config::LoadConfig(options.config_path, config::ProcessEnv()); config) {
+  // A config that does not load, or that start-up refuses (an unset secret), is reported whole
+  // by the loader below, every problem located, and no store is opened (nor a file created).
+  auto config = config::LoadConfig(options.config_path, config::ProcessEnv());
+  if (config &&
+      wiring::CheckStartup(
+          *config, {.store_override = options.store_url, .dispatch = options.dispatch}, clock)
+          .errors.empty()) {
     auto leases =
         wiring::OpenStore(options.store_url.empty() ? config->store_url : options.store_url);
     if (!leases) return leases.error();
