@@ -28,6 +28,12 @@ class FakeClock : public core::Clock {
     now_ += d;
     mono_ += d;
   }
+  // Moves both readings by `d`, as time passing does, without counting it as a sleep.
+  void Advance(core::Duration d) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    now_ += d;
+    mono_ += d;
+  }
   // Moves the wall clock by `d` (either way) and leaves the monotonic reading.
   void StepWall(core::Duration d) {
     const std::lock_guard<std::mutex> lock(mutex_);

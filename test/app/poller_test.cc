@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "fake_clock.h"
 #include "fake_http_client.h"
 #include "fake_incident_store.h"
 #include "fake_operator_store.h"
@@ -19,21 +20,7 @@ namespace {
 
 using std::chrono::minutes;
 
-class FakeClock : public core::Clock {
- public:
-  explicit FakeClock(core::WallTime start) : now_(start) {}
-  core::WallTime Now() override { return now_; }
-  core::MonoTime Monotonic() override { return mono_; }
-  void SleepFor(core::Duration d) override { Advance(d); }
-  void Advance(core::Duration d) {
-    now_ += d;
-    mono_ += d;
-  }
-
- private:
-  core::WallTime now_;
-  core::MonoTime mono_{};
-};
+using testing::FakeClock;
 
 class StubEncoder : public core::PayloadEncoder {
  public:

@@ -6,6 +6,7 @@
 #include <set>
 #include <thread>
 
+#include "fake_clock.h"
 #include "quell/app/run_id.h"
 
 namespace quell::app {
@@ -14,29 +15,19 @@ namespace {
 using std::chrono::seconds;
 
 // Advances on SleepFor and never waits on the wall (Clock's default WaitFor).
-class FakeClock : public core::Clock {
- public:
-  core::WallTime Now() override { return now_; }
-  core::MonoTime Monotonic() override { return mono_; }
-  void SleepFor(core::Duration d) override {
-    now_ += d;
-    mono_ += d;
-  }
-
- private:
-  core::WallTime now_{};
-  core::MonoTime mono_{};
+struct EpochClock : testing::FakeClock {
+  EpochClock() : testing::FakeClock(core::WallTime{}) {}
 };
 
 TEST(RunControlTest, AWaitOnAFakeClockAdvancesItAndReturns) {
-  FakeClock clock;
+  EpochClock clock;
   RunControl control;
   control.WaitFor(clock, seconds(30), true);
   EXPECT_EQ(clock.Now(), core::WallTime{} + seconds(30));
 }
 
 TEST(RunControlTest, AStopRequestCutsAWaitShort) {
-  FakeClock clock;
+  EpochClock clock;
   RunControl control;
   control.RequestStop();
   control.WaitFor(clock, seconds(30), false);
@@ -45,7 +36,7 @@ TEST(RunControlTest, AStopRequestCutsAWaitShort) {
 }
 
 TEST(RunControlTest, ReloadWakesOnlyWaitersThatAskAndIsTakenOnce) {
-  FakeClock clock;
+  EpochClock clock;
   RunControl control;
   control.RequestReload();
   control.RequestReload();
