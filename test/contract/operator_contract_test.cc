@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "../app/fake_clock.h"
 #include "outbox_test_support.h"
 #include "quell/adapters/jsonl/payload_encoder.h"
 #include "quell/app/operator_commands.h"
@@ -443,7 +444,7 @@ class ShadowExitTest : public OperatorContractTest {
   }
   // One poll cycle at `at` with the condition in or out of shadow mode.
   void Poll(bool shadow, core::WallTime at) {
-    FixedClock clock(at);
+    testing::FakeClock clock(at);
     source_.last_seen = at;
     app::Poller poller(store_->incidents(), encoder_, clock, {});
     poller.Watch(Condition(shadow), source_, "fake");
@@ -459,16 +460,6 @@ class ShadowExitTest : public OperatorContractTest {
     return out;
   }
 
-  class FixedClock : public core::Clock {
-   public:
-    explicit FixedClock(core::WallTime at) : at_(at) {}
-    core::WallTime Now() override { return at_; }
-    core::MonoTime Monotonic() override { return {}; }
-    void SleepFor(core::Duration) override {}
-
-   private:
-    core::WallTime at_;
-  };
   OneGroupSource source_;
 };
 

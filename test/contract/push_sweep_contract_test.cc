@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "../app/fake_clock.h"
 #include "outbox_test_support.h"
 #include "quell/adapters/jsonl/payload_encoder.h"
 #include "quell/app/apply_options_for.h"
@@ -27,17 +28,6 @@ namespace {
 using std::chrono::hours;
 using std::chrono::minutes;
 using std::chrono::seconds;
-
-class FixedClock : public core::Clock {
- public:
-  explicit FixedClock(core::WallTime at) : at_(at) {}
-  core::WallTime Now() override { return at_; }
-  core::MonoTime Monotonic() override { return {}; }
-  void SleepFor(core::Duration) override {}
-
- private:
-  core::WallTime at_;
-};
 
 class PushSweepContractTest : public StoreTest {
  protected:
@@ -72,7 +62,7 @@ class PushSweepContractTest : public StoreTest {
 
   // One poll cycle at `at` sweeping the condition; `held` as `quell run` passes it.
   app::CycleReport Sweep(core::WallTime at, const app::HeldLeases* held = nullptr) {
-    FixedClock clock(at);
+    testing::FakeClock clock(at);
     app::Poller poller(store_->incidents(), encoder_, clock, {});
     poller.Watch(condition_);
     NullSink sink;
@@ -223,7 +213,7 @@ TEST_P(PushSweepContractTest, AShardedSweepKeepsItsOwnKeys) {
   Push({Firing("acme", "DiskFull"), Firing("globex", "DiskFull"), Firing("initech", "DiskFull"),
         Firing("umbrella", "DiskFull")},
        t0_);
-  FixedClock clock(t0_ + hours(5));
+  testing::FakeClock clock(t0_ + hours(5));
   app::Poller poller(store_->incidents(), encoder_, clock, {});
   poller.Watch(condition_);
   ASSERT_EQ(poller.LeaseNames().size(), 2u);
