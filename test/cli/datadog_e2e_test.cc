@@ -283,6 +283,10 @@ TEST_F(DatadogTest, ADriftedAnswerFailsThePollAndTheSchemaCheck) {
 TEST_F(DatadogTest, ConfigCheckAcceptsTheExampleAndNamesWhatIsMissing) {
   auto r = Quell({"config", "check", "-c", QUELL_SOURCE_DIR "/examples/datadog.yaml", "--offline"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("ok: 0 error-group, 1 datadog_monitors (datadoghq.com), 0 metric and 0 "
+                       "push conditions"),
+            std::string::npos)
+      << r.out;
 
   const auto path = dir_ / "no-section.yaml";
   std::ofstream(path) << "conditions:\n"

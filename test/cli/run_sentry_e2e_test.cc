@@ -217,6 +217,9 @@ TEST_F(RunSentryTest, TheExampleConfigPassesConfigCheck) {
   const auto check =
       Quell({"config", "check", "-c", QUELL_SOURCE_DIR "/examples/sentry.yaml", "--offline"});
   EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  EXPECT_NE(check.out.find("ok: 0 error-group, 1 sentry_issues, 0 metric and 0 push conditions"),
+            std::string::npos)
+      << check.out;
 }
 
 TEST_F(RunSentryTest, SchemaCheckReadsSentrysAnswersAndNamesDrift) {

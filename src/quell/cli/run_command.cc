@@ -154,18 +154,27 @@ int RunConfigCheck(const ConfigCheckOptions& options, core::Clock& clock, std::F
   for (const std::string& warning : config.warnings) {
     std::fprintf(out, "warning: %s\n", warning.c_str());
   }
-  std::fprintf(out,
-               "config check: %s ok: %zu error-group, %zu metric and %zu push conditions, %zu "
-               "channels, store %s%s\n",
-               path.c_str(), config.error_conditions.size() + config.sentry_conditions.size(),
-               config.metric_conditions.size(), config.push_conditions.size(),
-               config.channels.size(), core::MaskUrlPassword(config.store_url).c_str(),
-               options.offline ? " (offline: no query sent to Prometheus)" : "");
-  if (!config.datadog_conditions.empty()) {
-    std::fprintf(out, "config check: %zu datadog_monitors condition%s on %s\n",
-                 config.datadog_conditions.size(), config.datadog_conditions.size() == 1 ? "" : "s",
-                 config.datadog.site.c_str());
+  // Each kind of condition by count: the three every config names, then the sources only some
+  // use, so a config without them reads as it always has.
+  std::vector<std::string> kinds = {std::to_string(config.error_conditions.size()) +
+                                    " error-group"};
+  if (!config.sentry_conditions.empty()) {
+    kinds.push_back(std::to_string(config.sentry_conditions.size()) + " sentry_issues");
   }
+  if (!config.datadog_conditions.empty()) {
+    kinds.push_back(std::to_string(config.datadog_conditions.size()) + " datadog_monitors (" +
+                    config.datadog.site + ")");
+  }
+  kinds.push_back(std::to_string(config.metric_conditions.size()) + " metric");
+  kinds.push_back(std::to_string(config.push_conditions.size()) + " push");
+  std::string counted;
+  for (size_t i = 0; i < kinds.size(); ++i) {
+    counted += (i == 0 ? "" : i + 1 == kinds.size() ? " and " : ", ") + kinds[i];
+  }
+  std::fprintf(out, "config check: %s ok: %s conditions, %zu channels, store %s%s\n", path.c_str(),
+               counted.c_str(), config.channels.size(),
+               core::MaskUrlPassword(config.store_url).c_str(),
+               options.offline ? " (offline: no query sent to Prometheus)" : "");
   const auto joined = [](const std::vector<std::string>& names) {
     std::string text;
     for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
