@@ -340,10 +340,6 @@ TargetRules PollApplier::Rules() const {
   return TargetRules{options_.channels, options_.escalation, options_.routes, options_.severity_of};
 }
 
-void PollApplier::JoinGroup(core::OutboxRow& row, const core::Incident& incident) const {
-  core::JoinGroupIfPending(row, incident, options_.grouping);
-}
-
 core::Result<uint64_t> PollApplier::JoinSilencedResolves(core::StoreTransaction& tx,
                                                          Chunk& chunk) const {
   if (options_.grouping.empty()) return uint64_t{0};
@@ -377,7 +373,8 @@ core::Result<uint64_t> PollApplier::JoinSilencedResolves(core::StoreTransaction&
     }
     row.status = core::OutboxStatus::kPending;
     const auto at = std::lower_bound(chunk.keys.begin(), chunk.keys.end(), row.key);
-    JoinGroup(row, chunk.slots[static_cast<size_t>(at - chunk.keys.begin())].incident);
+    core::JoinGroupIfPending(
+        row, chunk.slots[static_cast<size_t>(at - chunk.keys.begin())].incident, options_.grouping);
   }
   return changed;
 }
@@ -486,7 +483,7 @@ core::Result<uint64_t> PollApplier::AnnounceLateOpens(
     row.tier = target->tier;
     encode(incident, row.payload);
     if (core::IsSilenced(chunk.silences, use.key, now)) row.status = core::OutboxStatus::kSilenced;
-    JoinGroup(row, incident);
+    core::JoinGroupIfPending(row, incident, options_.grouping);
     row.next_attempt_at = now + target->after;
     row.created_at = now;
     row.updated_at = now;
@@ -530,7 +527,8 @@ core::Status PollApplier::SendResolvesOfSentOpens(core::StoreTransaction& tx, Ch
     row.status = core::OutboxStatus::kPending;
     row.last_error.clear();
     const auto at = std::lower_bound(chunk.keys.begin(), chunk.keys.end(), row.key);
-    JoinGroup(row, chunk.slots[static_cast<size_t>(at - chunk.keys.begin())].incident);
+    core::JoinGroupIfPending(
+        row, chunk.slots[static_cast<size_t>(at - chunk.keys.begin())].incident, options_.grouping);
   }
   return {};
 }

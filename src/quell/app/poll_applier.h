@@ -196,8 +196,6 @@ class PollApplier {
   // The window open at `now` that covers `incident`, or nullptr (also without windows).
   core::Result<const core::MaintenanceWindow*> MutingWindow(const core::Incident& incident,
                                                             core::WallTime now) const;
-  // A live row on a grouped channel becomes a waiting member of its group.
-  void JoinGroup(core::OutboxRow& row, const core::Incident& incident) const;
   // A silenced resolve on a grouped channel whose open the group told (StoreTransaction::
   // HeardChannels) joins the group after all, so its messages count the member resolved; one
   // whose open was never told there is cancelled. Returns how many silenced rows changed.

@@ -339,18 +339,12 @@ void Poller::PollMetric(const MetricWatch& watch, const core::Result<core::Metri
   outcome.empty_polls = empty;
   outcome.query = watch.condition.query.expr;
   outcome.no_series_warning = warn_after > 0 && empty >= warn_after;
-  auto open = store_.ListOpenIncidents(watch.condition.common.name);
-  if (!open) {
-    outcome.apply_error = open.error().message;
-    return;
-  }
-  const PollPart& part = watch.part;
-  const auto keeps = [&part](std::string_view key) { return part.Keeps(key); };
-  DropOtherShards(*open, keeps);
-  std::vector<core::Observation> observations =
-      core::ObserveMetric(watch.condition, answer, *open, now);
-  std::erase_if(observations, [&](const core::Observation& o) { return !keeps(o.key); });
-  Apply(watch.condition.common, part, std::move(observations), {}, {}, now, sink, outcome);
+  ApplyAgainstOpen(
+      watch.condition.common, watch.part,
+      [&](const std::vector<core::Incident>& open) {
+        return core::ObserveMetric(watch.condition, answer, open, now);
+      },
+      now, sink, outcome);
 }
 
 void Poller::PollMonitors(const MonitorWatch& watch, const core::MonitorListing& listing,
@@ -359,18 +353,29 @@ void Poller::PollMonitors(const MonitorWatch& watch, const core::MonitorListing&
     outcome.source_ok = false;
     outcome.source_error = core::RedactErrorText(listing.error.message);
   }
-  auto open = store_.ListOpenIncidents(watch.condition.common.name);
+  ApplyAgainstOpen(
+      watch.condition.common, watch.part,
+      [&](const std::vector<core::Incident>& open) {
+        return core::ObserveMonitors(watch.condition, listing, open, now);
+      },
+      now, sink, outcome);
+}
+
+void Poller::ApplyAgainstOpen(
+    const core::ConditionCommon& common, const PollPart& part,
+    const std::function<std::vector<core::Observation>(const std::vector<core::Incident>&)>&
+        observe,
+    core::WallTime now, DecisionSink& sink, ConditionOutcome& outcome) {
+  auto open = store_.ListOpenIncidents(common.name);
   if (!open) {
     outcome.apply_error = open.error().message;
     return;
   }
-  const PollPart& part = watch.part;
   const auto keeps = [&part](std::string_view key) { return part.Keeps(key); };
   DropOtherShards(*open, keeps);
-  std::vector<core::Observation> observations =
-      core::ObserveMonitors(watch.condition, listing, *open, now);
+  std::vector<core::Observation> observations = observe(*open);
   std::erase_if(observations, [&](const core::Observation& o) { return !keeps(o.key); });
-  Apply(watch.condition.common, part, std::move(observations), {}, {}, now, sink, outcome);
+  Apply(common, part, std::move(observations), {}, {}, now, sink, outcome);
 }
 
 void Poller::SweepPushes(const PushWatch& watch, core::WallTime now, DecisionSink& sink,

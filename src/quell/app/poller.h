@@ -170,6 +170,14 @@ class Poller {
                   core::WallTime now, DecisionSink& sink, ConditionOutcome& outcome);
   void PollMonitors(const MonitorWatch& watch, const core::MonitorListing& listing,
                     core::WallTime now, DecisionSink& sink, ConditionOutcome& outcome);
+  // A source whose observations depend on the condition's open incidents (a metric's absent
+  // series, a monitor's vanished group): lists them in this shard, observes, applies this
+  // shard's observations.
+  void ApplyAgainstOpen(
+      const core::ConditionCommon& common, const PollPart& part,
+      const std::function<std::vector<core::Observation>(const std::vector<core::Incident>&)>&
+          observe,
+      core::WallTime now, DecisionSink& sink, ConditionOutcome& outcome);
   // `sender`: the sweep as a poll of the condition's sender, when this watch's lease is the one
   // its health is written under.
   void SweepPushes(const PushWatch& watch, core::WallTime now, DecisionSink& sink,
