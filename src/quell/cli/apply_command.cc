@@ -10,7 +10,7 @@
 #include "quell/adapters/jsonl/decision_sinks.h"
 #include "quell/adapters/jsonl/fd_observation_stream.h"
 #include "quell/adapters/jsonl/payload_encoder.h"
-#include "quell/adapters/wiring/store_url.h"
+#include "quell/adapters/wiring/command_store.h"
 #include "quell/app/poll_applier.h"
 
 namespace quell::cli {
@@ -37,8 +37,8 @@ core::Result<core::InputLimits> InputLimitsOf(const std::string& config_path) {
 
 int RunApply(const ApplyCommandOptions& options, core::Clock& clock, int in_fd, std::FILE* out,
              std::FILE* err) {
-  auto url = wiring::ChooseStoreUrl(options.store_url, options.config_path);
-  auto store = url ? wiring::OpenStore(*url) : core::Result<core::Store>(url.error());
+  auto store = wiring::OpenCommandStore(
+      {.store_flag = options.store_url, .config_path = options.config_path});
   if (!store) {
     std::fprintf(err, "quell apply: %s\n", store.error().message.c_str());
     return store.error().code == core::ErrorCode::kInvalidArgument ? kUsageError : 1;
@@ -58,7 +58,7 @@ int RunApply(const ApplyCommandOptions& options, core::Clock& clock, int in_fd, 
   const std::string poll_id = options.poll_id.empty() ? GeneratedPollId(now) : options.poll_id;
 
   jsonl::JsonPayloadEncoder encoder;
-  app::PollApplier applier(store->incidents(), encoder, apply);
+  app::PollApplier applier(store->store.incidents(), encoder, apply);
   jsonl::FdObservationStream stream(
       in_fd, options.skip_invalid,
       jsonl::ObservationParserOptions{.limits = *limits, .now = now, .redact = {}}, err);

@@ -6,7 +6,7 @@
 #include "quell/adapters/system/lease_owner.h"
 #include "quell/adapters/system/signal_thread.h"
 #include "quell/adapters/wiring/dispatch_wiring.h"
-#include "quell/adapters/wiring/store_url.h"
+#include "quell/adapters/wiring/command_store.h"
 #include "quell/app/dispatch_loop.h"
 #include "quell/app/run_control.h"
 
@@ -33,15 +33,16 @@ int RunDispatch(const DispatchCommandOptions& options, core::Clock& clock, std::
                  options.config_path.c_str());
     return kConfigError;
   }
-  const std::string url = options.store_url.empty() ? config->store_url : options.store_url;
-  auto store = wiring::OpenStore(url);
+  auto store = wiring::OpenCommandStore({.store_flag = options.store_url,
+                                         .config_path = options.config_path,
+                                         .config = &*config});
   if (!store) {
     std::fprintf(err, "quell dispatch: %s\n", store.error().message.c_str());
     return kConfigError;
   }
   auto wiring = wiring::DispatchWiring::Create(
-      *config, store->outbox(), clock,
-      options.owner.empty() ? system::DefaultLeaseOwner() : options.owner, url);
+      *config, store->store.outbox(), clock,
+      options.owner.empty() ? system::DefaultLeaseOwner() : options.owner, store->url);
   if (!wiring) {
     std::fprintf(err, "quell dispatch: %s\n", wiring.error().message.c_str());
     return kConfigError;

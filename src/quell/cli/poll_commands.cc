@@ -11,7 +11,7 @@
 #include "quell/adapters/text_output/cycle_summary.h"
 #include "quell/adapters/wiring/poll_wiring.h"
 #include "quell/adapters/wiring/schema_check.h"
-#include "quell/adapters/wiring/store_url.h"
+#include "quell/adapters/wiring/command_store.h"
 
 namespace quell::cli {
 namespace {
@@ -37,13 +37,14 @@ std::unique_ptr<Loaded> Load(const PollCommandOptions& options, core::Clock& clo
   auto loaded = std::make_unique<Loaded>();
   loaded->clock = &clock;
   loaded->config = std::move(*config);
-  const std::string url = options.store_url.empty() ? loaded->config.store_url : options.store_url;
-  auto store = wiring::OpenStore(url);
+  auto store = wiring::OpenCommandStore({.store_flag = options.store_url,
+                                         .config_path = options.config_path,
+                                         .config = &loaded->config});
   if (!store) {
     std::fprintf(err, "quell %s: %s\n", command, store.error().message.c_str());
     return nullptr;
   }
-  loaded->store.emplace(std::move(*store));
+  loaded->store.emplace(std::move(store->store));
   auto wiring =
       wiring::PollWiring::Create(loaded->config, loaded->store->incidents(), *loaded->clock);
   if (!wiring) {

@@ -1,27 +1,18 @@
 #include "quell/cli/run_command.h"
 
-#include <chrono>
-#include <cstdlib>
-#include <functional>
 #include <random>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "quell/adapters/config/config_loader.h"
 #include "quell/adapters/logging/spdlog_event_log.h"
-#include "quell/adapters/system/lease_owner.h"
 #include "quell/adapters/system/signal_thread.h"
-#include "quell/adapters/wiring/poll_lease_map.h"
 #include "quell/adapters/wiring/restart_settings.h"
-#include "quell/adapters/wiring/source_catalog_of.h"
+#include "quell/adapters/wiring/run_assembly.h"
 #include "quell/adapters/wiring/startup_check.h"
-#include "quell/adapters/wiring/surface_settings.h"
-#include "quell/app/latest.h"
 #include "quell/app/run_control.h"
-#include "quell/cli/daemon.h"
-#include "quell/cli/ops_surface.h"
+#include "quell/cli/version.h"
 #include "quell/core/text/url.h"
 
 namespace quell::cli {
@@ -65,61 +56,24 @@ int RunDaemonCommand(const RunCommandOptions& options, core::Clock& clock, std::
                                                     : logging::EventFormat::kJson,
                                       .min_level = ToLevel(config->log.level)});
   std::random_device entropy;
-  // The windows GET /v1/maintenance lists follow the config the daemon runs, reloads included.
-  http_server::MaintenanceListing maintenance;
-  // And the poll groups GET /v1/status expects to see held.
-  app::Latest<std::vector<app::ExpectedLease>> poll_groups;
-  // And the sources and conditions GET /v1/sources lists.
-  app::Latest<app::SourceCatalog> sources;
-  // And the push conditions the push inputs apply.
-  app::Latest<app::PushSettings> push_settings;
-  // And the callback secrets, the routing of resolves by hand and the health limits.
-  app::Latest<wiring::SurfaceSettings> surface_settings;
-  // This instance's id: its dispatcher's lease owner, its poll leases' holder, its name in status.
-  const std::string owner = options.owner.empty() ? system::DefaultLeaseOwner() : options.owner;
-  DaemonOptions daemon_options{
-      .config_path = options.config_path,
-      .store_url = options.store_url,
-      .owner = owner,
-      .dispatch = !options.no_dispatch,
-      .seed = (static_cast<uint64_t>(entropy()) << 32U) | entropy(),
-      .jitter = 0.1,
-      .on_load =
-          [&maintenance, &poll_groups, &sources, &push_settings, &surface_settings,
-           &clock](const config::Config& loaded) {
-            maintenance.Set(loaded.maintenance);
-            poll_groups.Set(wiring::ExpectedPollLeases(loaded));
-            sources.Set(wiring::SourceCatalogOf(loaded));
-            push_settings.Set(PushSettingsOf(loaded));
-            surface_settings.Set(wiring::SurfaceSettingsOf(loaded, clock));
-          },
-  };
-  // Every problem of the config, each on its own line, before anything binds or runs.
-  auto daemon = MakeDaemon(std::move(daemon_options), clock, log, control, {});
-  if (!daemon) {
-    std::istringstream lines(daemon.error().message);
+  auto run = wiring::RunAssembly::Create(
+      *config,
+      wiring::RunOptions{.config_path = options.config_path,
+                         .store_url = options.store_url,
+                         .owner = options.owner,
+                         .dispatch = !options.no_dispatch,
+                         .seed = (static_cast<uint64_t>(entropy()) << 32U) | entropy(),
+                         .version = kVersion},
+      clock, log, control);
+  if (!run) {
+    // Every problem of the config, each on its own line, before anything binds or runs.
+    std::istringstream lines(run.error().message);
     for (std::string line; std::getline(lines, line);) {
       std::fprintf(err, "quell run: %s\n", line.c_str());
     }
     return kConfigError;
   }
-  // Metrics, heartbeat and the HTTP surface follow the daemon as listeners; a reload changes
-  // what the surface reads from surface_settings, not its listener, token or heartbeat
-  // (wiring::RestartOnlySettings).
-  auto ops =
-      OpsSurface::Create(*config, options.store_url.empty() ? config->store_url : options.store_url,
-                         clock, log, maintenance, surface_settings);
-  if (!ops) {
-    std::fprintf(err, "quell run: %s\n", ops.error().message.c_str());
-    return kConfigError;
-  }
-  (*daemon)->AddListeners((*ops)->listeners());
-  app::DaemonRuntime* runtime = daemon->get();
-  (*ops)->SetRole([runtime] { return runtime->Role(); });
-  (*ops)->SetStatusSources(owner, &poll_groups);
-  (*ops)->SetSourceCatalog(&sources);
-  (*ops)->SetPushInputs(&push_settings);
-  auto port = (*ops)->Serve();
+  auto port = (*run)->Serve();
   if (!port) {
     std::fprintf(err, "quell run: http.listen %s: %s\n", config->http.listen.c_str(),
                  port.error().message.c_str());
@@ -128,7 +82,7 @@ int RunDaemonCommand(const RunCommandOptions& options, core::Clock& clock, std::
   const std::string bound = std::to_string(*port);
   log.Log(core::LogLevel::kInfo, "http.listening",
           {{"listen", config->http.listen}, {"port", bound}});
-  return (*daemon)->Run();
+  return (*run)->Run();
 }
 
 int RunConfigCheck(const ConfigCheckOptions& options, core::Clock& clock, std::FILE* out) {

@@ -14,7 +14,8 @@ struct RunCommandOptions {
   bool no_dispatch = false;
 };
 
-// `quell run -c FILE`: the daemon (see Daemon) on the system clock, logging through spdlog as
+// `quell run -c FILE`: the daemon and its HTTP surface
+// (wiring::RunAssembly) on the system clock, logging through spdlog as
 // the config's `log:` says, until SIGTERM or SIGINT; SIGHUP reloads the config. Returns 0
 // after a clean stop, 2 when the config cannot run at start (one line on `err`).
 int RunDaemonCommand(const RunCommandOptions& options, core::Clock& clock, std::FILE* err);

@@ -1,7 +1,7 @@
 #include "quell/cli/shadow_report_command.h"
 
 #include "quell/adapters/text_output/shadow_report_text.h"
-#include "quell/adapters/wiring/store_url.h"
+#include "quell/adapters/wiring/command_store.h"
 #include "quell/app/shadow_report_query.h"
 
 namespace quell::cli {
@@ -23,20 +23,16 @@ int RunShadowReport(const ShadowReportCommandOptions& options, core::WallTime no
                  options.format.c_str());
     return 2;
   }
-  auto chosen = wiring::ChooseStoreUrl(options.store_url, options.config_path);
-  if (!chosen) {
-    std::fprintf(err, "%s: %s\n", kCommand, chosen.error().message.c_str());
-    return 2;
-  }
-  const std::string& url = *chosen;
-  auto store = wiring::OpenStore(url, wiring::StoreAccess::kExisting);
+  auto store = wiring::OpenCommandStore({.store_flag = options.store_url,
+                                         .config_path = options.config_path,
+                                         .access = wiring::StoreAccess::kExisting});
   if (!store) {
     std::fprintf(err, "%s: %s\n", kCommand, store.error().message.c_str());
     return store.error().code == core::ErrorCode::kInvalidArgument ? 2 : 1;
   }
   core::ShadowReportOptions report_options;
   report_options.top = options.top;
-  auto report = app::QueryShadowReport(store->reports(), now - *since, report_options);
+  auto report = app::QueryShadowReport(store->store.reports(), now - *since, report_options);
   if (!report) {
     std::fprintf(err, "%s: %s\n", kCommand, report.error().message.c_str());
     return 1;

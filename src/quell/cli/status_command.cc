@@ -5,7 +5,7 @@
 #include "quell/adapters/config/config_loader.h"
 #include "quell/adapters/text_output/cluster_status_text.h"
 #include "quell/adapters/wiring/poll_lease_map.h"
-#include "quell/adapters/wiring/store_url.h"
+#include "quell/adapters/wiring/command_store.h"
 #include "quell/app/cluster_status.h"
 
 namespace quell::cli {
@@ -36,17 +36,14 @@ int RunStatus(const StatusCommandOptions& options, core::WallTime now, std::FILE
     expected = wiring::ExpectedPollLeases(*config);
     lease = config->polling.lease;
   }
-  auto url = wiring::ChooseStoreUrl(options.store_url, options.config_path);
-  if (!url) {
-    std::fprintf(err, "%s: %s\n", kCommand, url.error().message.c_str());
-    return kUsage;
-  }
-  auto store = wiring::OpenStore(*url, wiring::StoreAccess::kExisting);
+  auto store = wiring::OpenCommandStore({.store_flag = options.store_url,
+                                         .config_path = options.config_path,
+                                         .access = wiring::StoreAccess::kExisting});
   if (!store) {
     std::fprintf(err, "%s: %s\n", kCommand, store.error().message.c_str());
     return store.error().code == core::ErrorCode::kInvalidArgument ? kUsage : kFailed;
   }
-  auto status = app::ReadClusterStatus(store->leases(), expected, now, lease);
+  auto status = app::ReadClusterStatus(store->store.leases(), expected, now, lease);
   if (!status) {
     std::fprintf(err, "%s: %s\n", kCommand, status.error().message.c_str());
     return kFailed;

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "quell/adapters/text_output/listings.h"
-#include "quell/adapters/wiring/store_url.h"
+#include "quell/adapters/wiring/command_store.h"
 #include "quell/app/operator_queries.h"
 
 namespace quell::cli {
@@ -15,15 +15,15 @@ namespace {
 // on failure.
 std::optional<core::Store> Open(const char* command, const StoreQueryOptions& options,
                                 std::FILE* err, int& code) {
-  auto url = wiring::ChooseStoreUrl(options.store_url, options.config_path);
-  auto store = url ? wiring::OpenStore(*url, wiring::StoreAccess::kExisting)
-                   : core::Result<core::Store>(url.error());
+  auto store = wiring::OpenCommandStore({.store_flag = options.store_url,
+                                         .config_path = options.config_path,
+                                         .access = wiring::StoreAccess::kExisting});
   if (!store) {
     std::fprintf(err, "%s: %s\n", command, store.error().message.c_str());
     code = store.error().code == core::ErrorCode::kInvalidArgument ? 2 : 1;
     return std::nullopt;
   }
-  return std::move(*store);
+  return std::move(store->store);
 }
 
 }  // namespace

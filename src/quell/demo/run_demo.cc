@@ -14,8 +14,9 @@
 
 #include "quell/adapters/system/scaled_clock.h"
 #include "quell/adapters/system/signal_thread.h"
+#include "quell/adapters/wiring/daemon_assembly.h"
 #include "quell/app/run_control.h"
-#include "quell/cli/daemon.h"
+#include "quell/cli/version.h"
 #include "quell/core/text/hex.h"
 #include "quell/demo/demo_receiver.h"
 #include "quell/demo/demo_script.h"
@@ -123,14 +124,15 @@ int RunDemo(std::FILE* out, std::FILE* err, bool keep) {
   // The daemon itself, as `quell run` runs it, on the compressed clock; stopped once the
   // story is told: the scripted polls done and both transitions at the receiver.
   StoryLog story(out, clock);
-  auto daemon = cli::MakeDaemon(cli::DaemonOptions{.config_path = env.config_path,
-                                                   .store_url = "",
-                                                   .owner = "demo",
-                                                   .dispatch = true,
-                                                   .seed = 1,
-                                                   .jitter = 0.0,
-                                                   .on_load = nullptr},
-                                clock, story, control, {});
+  auto daemon = wiring::MakeDaemon(wiring::DaemonOptions{.config_path = env.config_path,
+                                                         .store_url = "",
+                                                         .owner = "demo",
+                                                         .dispatch = true,
+                                                         .seed = 1,
+                                                         .jitter = 0.0,
+                                                         .version = cli::kVersion,
+                                                         .on_load = nullptr},
+                                   clock, story, control, {});
   if (!daemon) {
     std::fprintf(err, "quell demo: %s\n", daemon.error().message.c_str());
     return kCannotStart;

@@ -1,4 +1,4 @@
-#include "quell/cli/daemon.h"
+#include "quell/adapters/wiring/daemon_assembly.h"
 
 #include <algorithm>
 #include <optional>
@@ -11,10 +11,9 @@
 #include "quell/adapters/wiring/restart_settings.h"
 #include "quell/adapters/wiring/startup_check.h"
 #include "quell/adapters/wiring/store_url.h"
-#include "quell/cli/version.h"
 #include "quell/core/ports/store.h"
 
-namespace quell::cli {
+namespace quell::wiring {
 namespace {
 
 // The config with only the conditions polled every `interval`.
@@ -33,7 +32,7 @@ config::Config OnlyInterval(const config::Config& config, core::Duration interva
   return part;
 }
 
-std::vector<core::Duration> Intervals(const config::Config& config) {
+std::vector<core::Duration> IntervalsOf(const config::Config& config) {
   std::vector<core::Duration> intervals;
   for (const auto& c : config.error_conditions) intervals.push_back(c.common.interval);
   for (const auto& m : config.metric_conditions) intervals.push_back(m.condition.common.interval);
@@ -45,7 +44,7 @@ std::vector<core::Duration> Intervals(const config::Config& config) {
   return intervals;
 }
 
-// One wiring::PollWiring per interval, on one store connection.
+// One PollWiring per interval, on one store connection.
 struct WiredPollPlan : public app::PollPlan {
   std::vector<core::Duration> Intervals() const override { return intervals; }
   app::CycleReport RunCycle(size_t group, app::DecisionSink& sink,
@@ -58,7 +57,7 @@ struct WiredPollPlan : public app::PollPlan {
 
   std::optional<core::Store> store;
   std::vector<core::Duration> intervals;
-  std::vector<std::unique_ptr<wiring::PollWiring>> groups;  // after the store they write to
+  std::vector<std::unique_ptr<PollWiring>> groups;  // after the store they write to
 };
 
 // The dispatcher of a config's channels, on a store connection of its own.
@@ -68,7 +67,7 @@ struct WiredDispatchPlan : public app::DispatchPlan {
   core::Duration idle_interval() const override { return idle; }
 
   std::optional<core::Store> store;
-  std::unique_ptr<wiring::DispatchWiring> wiring;  // null when no channel is configured
+  std::unique_ptr<DispatchWiring> wiring;  // null when no channel is configured
   core::Duration idle{};
 };
 
@@ -81,7 +80,7 @@ class ConfigFileLoader : public app::RuntimeConfigLoader {
     auto loaded = config::LoadConfig(options_.config_path, config::ProcessEnv());
     if (!loaded) return loaded.error();
     const config::Config& config = *loaded;
-    const wiring::StartupProblems problems = wiring::CheckStartup(
+    const StartupProblems problems = CheckStartup(
         config, {.store_override = options_.store_url, .dispatch = options_.dispatch}, clock_);
     if (!problems.errors.empty()) {
       std::string message;
@@ -97,20 +96,19 @@ class ConfigFileLoader : public app::RuntimeConfigLoader {
     const std::string url = options_.store_url.empty() ? started_->store_url : options_.store_url;
     app::RuntimeConfig out;
     out.restart_needed =
-        wiring::SettingsNeedingRestart(*started_, config, !options_.store_url.empty());
+        SettingsNeedingRestart(*started_, config, !options_.store_url.empty());
     out.path = config.path;
     out.channels = config.channels.size();
     out.poll_lease = config.polling.lease;
     auto poll = std::make_unique<WiredPollPlan>();
-    auto store = wiring::OpenStore(url);
+    auto store = OpenStore(url);
     if (!store) return store.error();
     poll->store.emplace(std::move(*store));
-    poll->intervals = Intervals(config);
-    for (const core::Duration interval : poll->intervals) {
-      auto wiring =
-          wiring::PollWiring::Create(OnlyInterval(config, interval), poll->store->incidents(),
-                                     clock_, &poll->store->operators(), &config);
+    for (const PollGroupConfig& group : PollGroupsOf(config)) {
+      auto wiring = PollWiring::Create(group.config, poll->store->incidents(), clock_,
+                                       &poll->store->operators(), &config);
       if (!wiring) return wiring.error();
+      poll->intervals.push_back(group.interval);
       poll->groups.push_back(std::move(*wiring));
     }
     out.poll = std::move(poll);
@@ -118,10 +116,10 @@ class ConfigFileLoader : public app::RuntimeConfigLoader {
       auto dispatch = std::make_unique<WiredDispatchPlan>();
       dispatch->idle = config.dispatch.idle_interval;
       if (!config.channels.empty()) {
-        auto dispatch_store = wiring::OpenStore(url);
+        auto dispatch_store = OpenStore(url);
         if (!dispatch_store) return dispatch_store.error();
         dispatch->store.emplace(std::move(*dispatch_store));
-        auto wiring = wiring::DispatchWiring::Create(config, dispatch->store->outbox(), clock_,
+        auto wiring = DispatchWiring::Create(config, dispatch->store->outbox(), clock_,
                                                      options_.owner, url);
         if (!wiring) return wiring.error();
         dispatch->wiring = std::move(*wiring);
@@ -145,6 +143,14 @@ class ConfigFileLoader : public app::RuntimeConfigLoader {
 
 }  // namespace
 
+std::vector<PollGroupConfig> PollGroupsOf(const config::Config& config) {
+  std::vector<PollGroupConfig> groups;
+  for (const core::Duration interval : IntervalsOf(config)) {
+    groups.push_back({interval, OnlyInterval(config, interval)});
+  }
+  return groups;
+}
+
 core::Result<std::unique_ptr<app::DaemonRuntime>> MakeDaemon(
     DaemonOptions options, core::Clock& clock, core::EventLog& log, app::RunControl& control,
     std::vector<app::RunListener*> listeners) {
@@ -158,11 +164,11 @@ core::Result<std::unique_ptr<app::DaemonRuntime>> MakeDaemon(
   // by the loader below, every problem located, and no store is opened (nor a file created).
   auto config = config::LoadConfig(options.config_path, config::ProcessEnv());
   if (config &&
-      wiring::CheckStartup(
+      CheckStartup(
           *config, {.store_override = options.store_url, .dispatch = options.dispatch}, clock)
           .errors.empty()) {
     auto leases =
-        wiring::OpenStore(options.store_url.empty() ? config->store_url : options.store_url);
+        OpenStore(options.store_url.empty() ? config->store_url : options.store_url);
     if (!leases) return leases.error();
     runtime.lease_connection = std::make_shared<core::Store>(std::move(*leases));
     runtime.leases = &runtime.lease_connection->leases();
@@ -170,10 +176,10 @@ core::Result<std::unique_ptr<app::DaemonRuntime>> MakeDaemon(
   runtime.instance = app::InstanceIdentity{.id = options.owner,
                                            .host = system::HostName(),
                                            .pid = system::ProcessId(),
-                                           .version = kVersion,
+                                           .version = options.version,
                                            .started_at = clock.Now()};
   return app::DaemonRuntime::Create(std::make_unique<ConfigFileLoader>(std::move(options), clock),
                                     clock, log, control, std::move(runtime), std::move(listeners));
 }
 
-}  // namespace quell::cli
+}  // namespace quell::wiring

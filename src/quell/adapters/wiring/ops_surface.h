@@ -31,15 +31,17 @@
 #include "quell/core/ports/store.h"
 #include "quell/core/result.h"
 
-namespace quell::cli {
+namespace quell::wiring {
 
-// What `quell run` shows of itself: the metrics and the dead-man heartbeat (both hear the
-// daemon as RunListeners), and the HTTP surface serving /healthz, /readyz, /metrics and the
-// operator endpoints, each on store connections of its own (stores are one per thread).
 // What the push inputs need of `config`: its push conditions, the config-wide apply settings
 // and the input limits.
 app::PushSettings PushSettingsOf(const config::Config& config);
 
+// What `quell run` shows of itself: the metrics and the dead-man heartbeat (both hear the
+// daemon as RunListeners), and the HTTP surface serving /healthz, /readyz, /metrics and the
+// operator endpoints (the route table is http_server::OpsRoutes), over four store connections
+// of its own (stores are one per thread): health probes, operator routes, provider callbacks
+// and push inputs.
 class OpsSurface {
  public:
   // Opens the connections and builds the listeners; the server starts with Serve.
@@ -50,7 +52,7 @@ class OpsSurface {
   static core::Result<std::unique_ptr<OpsSurface>> Create(
       const config::Config& config, const std::string& store_url, core::Clock& clock,
       core::EventLog& log, const http_server::MaintenanceListing& maintenance,
-      const app::Latest<wiring::SurfaceSettings>& settings);
+      const app::Latest<SurfaceSettings>& settings);
   ~OpsSurface();
   OpsSurface(const OpsSurface&) = delete;
   OpsSurface& operator=(const OpsSurface&) = delete;
@@ -84,7 +86,7 @@ class OpsSurface {
   core::Clock* clock_ = nullptr;
   core::EventLog* log_ = nullptr;
   const http_server::MaintenanceListing* maintenance_ = nullptr;
-  const app::Latest<wiring::SurfaceSettings>* settings_ = nullptr;
+  const app::Latest<SurfaceSettings>* settings_ = nullptr;
   core::MonoTime started_at_;
   std::function<std::optional<app::PollRole>()> role_;
   std::string instance_;
@@ -115,4 +117,4 @@ class OpsSurface {
   std::unique_ptr<http_server::OpsHttpServer> server_;
 };
 
-}  // namespace quell::cli
+}  // namespace quell::wiring

@@ -1,7 +1,7 @@
 // The daemon's reload, driven by direct calls on a fake clock: quell-sim in process, a real
 // SQLite file, loopback webhook receivers. A reload is checked and built whole before anything
 // switches; poller and dispatcher switch together or not at all.
-#include "quell/cli/daemon.h"
+#include "quell/adapters/wiring/daemon_assembly.h"
 
 #include <gtest/gtest.h>
 
@@ -15,13 +15,13 @@
 #include <string>
 #include <vector>
 
-#include "../app/fake_clock.h"
+#include "../../app/fake_clock.h"
 #include "quell/adapters/sqlite/sqlite_incident_store.h"
 #include "quell/sim/scenario.h"
 #include "quell/sim/server.h"
 #include "webhook_receiver.h"
 
-namespace quell::cli {
+namespace quell::wiring {
 namespace {
 
 using nlohmann::json;
@@ -246,4 +246,4 @@ TEST_F(DaemonReloadTest, AValidReloadSwitchesThePollerAndTheDispatcherTogether) 
 }
 
 }  // namespace
-}  // namespace quell::cli
+}  // namespace quell::wiring
