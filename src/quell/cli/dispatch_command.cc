@@ -5,8 +5,8 @@
 #include "quell/adapters/config/config_loader.h"
 #include "quell/adapters/system/lease_owner.h"
 #include "quell/adapters/system/signal_thread.h"
-#include "quell/adapters/wiring/dispatch_wiring.h"
 #include "quell/adapters/wiring/command_store.h"
+#include "quell/adapters/wiring/dispatch_wiring.h"
 #include "quell/app/dispatch_loop.h"
 #include "quell/app/run_control.h"
 
@@ -33,9 +33,8 @@ int RunDispatch(const DispatchCommandOptions& options, core::Clock& clock, std::
                  options.config_path.c_str());
     return kConfigError;
   }
-  auto store = wiring::OpenCommandStore({.store_flag = options.store_url,
-                                         .config_path = options.config_path,
-                                         .config = &*config});
+  auto store = wiring::OpenCommandStore(
+      {.store_flag = options.store_url, .config_path = options.config_path, .config = &*config});
   if (!store) {
     std::fprintf(err, "quell dispatch: %s\n", store.error().message.c_str());
     return kConfigError;

@@ -9,9 +9,9 @@
 #include "quell/adapters/jsonl/decision_sinks.h"
 #include "quell/adapters/prometheus/query_check.h"
 #include "quell/adapters/text_output/cycle_summary.h"
+#include "quell/adapters/wiring/command_store.h"
 #include "quell/adapters/wiring/poll_wiring.h"
 #include "quell/adapters/wiring/schema_check.h"
-#include "quell/adapters/wiring/command_store.h"
 
 namespace quell::cli {
 namespace {

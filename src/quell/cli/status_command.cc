@@ -4,8 +4,8 @@
 
 #include "quell/adapters/config/config_loader.h"
 #include "quell/adapters/text_output/cluster_status_text.h"
-#include "quell/adapters/wiring/poll_lease_map.h"
 #include "quell/adapters/wiring/command_store.h"
+#include "quell/adapters/wiring/poll_lease_map.h"
 #include "quell/app/cluster_status.h"
 
 namespace quell::cli {

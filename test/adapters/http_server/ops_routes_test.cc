@@ -123,8 +123,8 @@ class OpsRoutesTest : public ::testing::Test {
   MaintenanceListing maintenance_;
   app::OperatorCommands callback_commands_{incidents_, operators_, encoder_};
   app::Latest<app::PushSettings> push_settings_;
-  app::PushInput push_input_{incidents_,      operators_, encoder_,
-                             clock_,          push_settings_, app::PushInputOptions{}};
+  app::PushInput push_input_{incidents_, operators_,     encoder_,
+                             clock_,     push_settings_, app::PushInputOptions{}};
   SessionStore sessions_{clock_, std::chrono::hours(12)};
   std::vector<app::OpsRoute> routes_;
 };
@@ -135,9 +135,8 @@ TEST_F(OpsRoutesTest, EveryDocumentedRouteIsServedWithItsAccess) {
     SCOPED_TRACE(documented.method + " " + documented.path);
     // The server serves a request by the first route that matches it: a key may hold "/", so
     // /v1/incidents/{key}/timeline must come before /v1/incidents/{key}.
-    const auto found = std::find_if(routes_.begin(), routes_.end(), [&](const app::OpsRoute& r) {
-      return Matches(r, documented);
-    });
+    const auto found = std::find_if(routes_.begin(), routes_.end(),
+                                    [&](const app::OpsRoute& r) { return Matches(r, documented); });
     ASSERT_NE(found, routes_.end());
     const app::OpsRoute& route = *found;
     const bool probe = std::find(probes.begin(), probes.end(), documented.path) != probes.end();

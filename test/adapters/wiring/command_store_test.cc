@@ -27,9 +27,8 @@ class CommandStoreTest : public ::testing::Test {
 TEST_F(CommandStoreTest, TheFlagWinsOverALoadedConfig) {
   config::Config config;
   config.store_url = "sqlite:" + dir_ + "/config.db";
-  auto opened = OpenCommandStore({.store_flag = "sqlite:" + dir_ + "/flag.db",
-                                  .config_path = "",
-                                  .config = &config});
+  auto opened = OpenCommandStore(
+      {.store_flag = "sqlite:" + dir_ + "/flag.db", .config_path = "", .config = &config});
   ASSERT_TRUE(opened.ok()) << opened.error().message;
   EXPECT_EQ(opened->url, "sqlite:" + dir_ + "/flag.db");
   EXPECT_TRUE(std::filesystem::exists(dir_ + "/flag.db"));

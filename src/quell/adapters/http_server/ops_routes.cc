@@ -24,10 +24,10 @@ std::vector<app::OpsRoute> OpsRoutes(const OpsServices& services) {
   core::Clock& clock = *services.clock;
   core::EventLog& log = *services.log;
   std::vector<app::OpsRoute> routes = app::HealthRoutes(services.health);
-  Append(routes, OperatorRoutes(*services.operator_commands, *services.operator_queries, clock,
-                                log));
-  Append(routes, MaintenanceRoutes(*services.maintenance, *services.zones, clock,
-                                   services.one_off, &log));
+  Append(routes,
+         OperatorRoutes(*services.operator_commands, *services.operator_queries, clock, log));
+  Append(routes,
+         MaintenanceRoutes(*services.maintenance, *services.zones, clock, services.one_off, &log));
   Append(routes, StatusRoutes(services.status));
   Append(routes, SourcesRoutes(services.sources));
   Append(routes, CallbackRoutes(*services.callback_commands, clock, log, services.callbacks));

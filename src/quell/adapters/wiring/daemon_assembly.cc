@@ -95,8 +95,7 @@ class ConfigFileLoader : public app::RuntimeConfigLoader {
     if (!started_) started_ = config;
     const std::string url = options_.store_url.empty() ? started_->store_url : options_.store_url;
     app::RuntimeConfig out;
-    out.restart_needed =
-        SettingsNeedingRestart(*started_, config, !options_.store_url.empty());
+    out.restart_needed = SettingsNeedingRestart(*started_, config, !options_.store_url.empty());
     out.path = config.path;
     out.channels = config.channels.size();
     out.poll_lease = config.polling.lease;
@@ -119,8 +118,8 @@ class ConfigFileLoader : public app::RuntimeConfigLoader {
         auto dispatch_store = OpenStore(url);
         if (!dispatch_store) return dispatch_store.error();
         dispatch->store.emplace(std::move(*dispatch_store));
-        auto wiring = DispatchWiring::Create(config, dispatch->store->outbox(), clock_,
-                                                     options_.owner, url);
+        auto wiring =
+            DispatchWiring::Create(config, dispatch->store->outbox(), clock_, options_.owner, url);
         if (!wiring) return wiring.error();
         dispatch->wiring = std::move(*wiring);
       }
@@ -164,11 +163,10 @@ core::Result<std::unique_ptr<app::DaemonRuntime>> MakeDaemon(
   // by the loader below, every problem located, and no store is opened (nor a file created).
   auto config = config::LoadConfig(options.config_path, config::ProcessEnv());
   if (config &&
-      CheckStartup(
-          *config, {.store_override = options.store_url, .dispatch = options.dispatch}, clock)
+      CheckStartup(*config, {.store_override = options.store_url, .dispatch = options.dispatch},
+                   clock)
           .errors.empty()) {
-    auto leases =
-        OpenStore(options.store_url.empty() ? config->store_url : options.store_url);
+    auto leases = OpenStore(options.store_url.empty() ? config->store_url : options.store_url);
     if (!leases) return leases.error();
     runtime.lease_connection = std::make_shared<core::Store>(std::move(*leases));
     runtime.leases = &runtime.lease_connection->leases();

@@ -42,9 +42,9 @@ std::vector<PollGroupConfig> PollGroupsOf(const config::Config& config);
 // `quell run`'s runtime (app::DaemonRuntime) over the config file: each load reads the file,
 // checks it whole (CheckStartup: the same checks at start and at a reload) and builds the
 // adapters of both sides, one store connection per side (PollGroupsOf on the poll side, a
-// DispatchWiring on the other), plus the lease keeper's connection opened once at start. kInvalidArgument with every problem
-// on its own line (file:line:column) when it cannot run. `clock`, `log`, `control` and the
-// listeners must outlive the daemon.
+// DispatchWiring on the other), plus the lease keeper's connection opened once at start.
+// kInvalidArgument with every problem on its own line (file:line:column) when it cannot run.
+// `clock`, `log`, `control` and the listeners must outlive the daemon.
 core::Result<std::unique_ptr<app::DaemonRuntime>> MakeDaemon(
     DaemonOptions options, core::Clock& clock, core::EventLog& log, app::RunControl& control,
     std::vector<app::RunListener*> listeners);

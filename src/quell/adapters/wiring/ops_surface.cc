@@ -118,8 +118,8 @@ core::Result<int> OpsSurface::Serve() {
   services.one_off = one_off_.get();
   services.maintenance = maintenance_;
   services.zones = &zones::SystemZoneRules();
-  services.status = [this, built_with = ExpectedPollLeases(config_)]()
-      -> core::Result<app::ClusterStatus> {
+  services.status = [this, built_with =
+                               ExpectedPollLeases(config_)]() -> core::Result<app::ClusterStatus> {
     const auto running = poll_groups_ != nullptr ? poll_groups_->Get() : nullptr;
     auto read = app::ReadClusterStatus(operator_store_->leases(), running ? *running : built_with,
                                        clock_->Now(), settings_->Get()->poll_lease);

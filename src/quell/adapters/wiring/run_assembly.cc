@@ -42,9 +42,9 @@ core::Result<std::unique_ptr<RunAssembly>> RunAssembly::Create(const config::Con
   // Metrics, heartbeat and the HTTP surface follow the daemon as listeners; a reload changes
   // what the surface reads from surface_settings_, not its listener, token or heartbeat
   // (RestartOnlySettings).
-  auto ops = OpsSurface::Create(config,
-                                options.store_url.empty() ? config.store_url : options.store_url,
-                                clock, log, run->maintenance_, run->surface_settings_);
+  auto ops =
+      OpsSurface::Create(config, options.store_url.empty() ? config.store_url : options.store_url,
+                         clock, log, run->maintenance_, run->surface_settings_);
   if (!ops) return ops.error();
   run->ops_ = std::move(*ops);
   run->daemon_->AddListeners(run->ops_->listeners());
