@@ -10,7 +10,7 @@
 namespace quell::wiring {
 
 core::Result<std::unique_ptr<RunAssembly>> RunAssembly::Create(const config::Config& config,
-                                                               RunOptions options,
+                                                               const RunOptions& options,
                                                                core::Clock& clock,
                                                                core::EventLog& log,
                                                                app::RunControl& control) {

@@ -41,8 +41,8 @@ class RunAssembly {
   // when the daemon cannot run; else the surface's one-line error. `clock`, `log` and
   // `control` must outlive the assembly.
   static core::Result<std::unique_ptr<RunAssembly>> Create(const config::Config& config,
-                                                           RunOptions options, core::Clock& clock,
-                                                           core::EventLog& log,
+                                                           const RunOptions& options,
+                                                           core::Clock& clock, core::EventLog& log,
                                                            app::RunControl& control);
   RunAssembly(const RunAssembly&) = delete;
   RunAssembly& operator=(const RunAssembly&) = delete;
