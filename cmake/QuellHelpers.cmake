@@ -34,10 +34,17 @@ function(quell_target_defaults target)
 endfunction()
 
 # quell_add_library(name SOURCES a.cc b.cc DEPS dep1 dep2 [PRIVATE_DEPS dep3])
+#
+# With QUELL_UNITY_BUILD (scripts/test turns it on), a library's sources are compiled
+# QUELL_UNITY_BATCH at a time as one translation unit each, so the headers they share are parsed
+# once per batch. A file that cannot share one (a name clash in an anonymous namespace) says so
+# with set_source_files_properties(... SKIP_UNITY_BUILD_INCLUSION ON).
 function(quell_add_library name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;PRIVATE_DEPS" ${ARGN})
   add_library(${name} STATIC ${ARG_SOURCES})
   quell_target_defaults(${name})
+  set_target_properties(${name} PROPERTIES UNITY_BUILD ${QUELL_UNITY_BUILD}
+                                           UNITY_BUILD_BATCH_SIZE ${QUELL_UNITY_BATCH})
   target_link_libraries(${name} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
 endfunction()
 

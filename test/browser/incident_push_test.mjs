@@ -14,7 +14,7 @@ import path from 'node:path';
 import {chromium} from 'playwright-core';
 
 import {contrastFailures, scrollWidth, unnamedControls} from './lib/page_checks.mjs';
-import {logTail, sleep, startQuell, stopAll, waitFor} from './lib/processes.mjs';
+import {logTail, startQuell, stopAll, waitFor} from './lib/processes.mjs';
 import {startReceiver} from './lib/receiver.mjs';
 
 const QUELL = process.env.QUELL_BINARY;
@@ -176,7 +176,8 @@ async function main() {
       fs.mkdirSync(ARTIFACTS, {recursive: true});
       await page.screenshot({path: path.join(ARTIFACTS, 'incident-pushed.png'), fullPage: true});
       await page.setViewportSize({width: 360, height: 780});
-      await sleep(100);
+      // The page has the new width (reading scrollWidth then lays it out anew).
+      await page.waitForFunction(() => window.innerWidth === 360);
       const width = await scrollWidth(page);
       assert.ok(width <= 360, `scrollWidth ${width} > 360 at 360 px wide`);
     });

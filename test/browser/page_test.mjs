@@ -20,7 +20,7 @@ import {fileURLToPath} from 'node:url';
 import {chromium} from 'playwright-core';
 
 import {contrastFailures, scrollWidth, unnamedControls} from './lib/page_checks.mjs';
-import {events, logTail, sleep, startQuell, startSim, stop, stopAll, waitFor}
+import {events, logTail, startQuell, startSim, stop, stopAll, waitFor}
   from './lib/processes.mjs';
 import {startReceiver} from './lib/receiver.mjs';
 
@@ -134,7 +134,8 @@ async function checkPage(page, name, narrow) {
   await shot(page, name);
   const wide = page.viewportSize();
   await page.setViewportSize({width: 360, height: 780});
-  await sleep(100);
+  // The page has the new width (reading scrollWidth then lays it out anew).
+  await page.waitForFunction(() => window.innerWidth === 360);
   const width = await scrollWidth(page);
   assert.ok(width <= 360, `${name}: scrollWidth ${width} > 360 at 360 px wide`);
   if (narrow) await shot(page, narrow);

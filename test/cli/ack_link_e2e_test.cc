@@ -17,6 +17,7 @@
 #include "daemon_probe.h"
 #include "quell/sim/scenario.h"
 #include "quell/sim/server.h"
+#include "quell_run.h"
 #include "run_process.h"
 #include "webhook_receiver.h"
 
@@ -25,7 +26,6 @@ namespace {
 
 using nlohmann::json;
 using std::chrono::seconds;
-using testing::Child;
 using testing::SetEnv;
 using testing::WaitFor;
 
@@ -35,19 +35,12 @@ constexpr const char* kAckSecret = "ack-link-secret-e2e-5e1b7c0d";
 class AckLinkRunTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() / "quell-ack-link-e2e";
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-    sim::SimOptions options;
-    options.scenario = json{{"groups", json::array({{{"id", "grp_1"},
-                                                     {"title", "Model answer failed"},
-                                                     {"tags", {{"tenant", "t1"}}},
-                                                     {"events", 3}}})}};
-    sim_ = std::make_unique<sim::SimServer>(std::move(options));
-    auto port = sim_->Start();
-    ASSERT_TRUE(port.ok()) << port.error().message;
-    SetEnv("INFRAI_BASE_URL", "http://127.0.0.1:" + std::to_string(*port));
-    SetEnv("INFRAI_API_KEY", "ifr_pk_proj_ack_0123456789abcdef");
+    sim_ = testing::StartInfraiSim(json{{"groups", json::array({{{"id", "grp_1"},
+                                                                 {"title", "Model answer failed"},
+                                                                 {"tags", {{"tenant", "t1"}}},
+                                                                 {"events", 3}}})}},
+                                   "ifr_pk_proj_ack_0123456789abcdef");
+    ASSERT_TRUE(sim_);
     SetEnv("HOOK_SECRET", kHookSecret);
     SetEnv("ACK_SECRET", kAckSecret);
     config_ = (dir_ / "quell.yaml").string();
@@ -55,14 +48,12 @@ class AckLinkRunTest : public ::testing::Test {
   }
   void TearDown() override {
     if (sim_) sim_->Stop();
-    std::filesystem::remove_all(dir_);
   }
 
   void WriteConfig(const testing::WebhookReceiver& hook) {
     std::ofstream(config_)
         << "store: sqlite:" << (dir_ / "quell.db").string() << "\n"
-        << "infrai:\n  base_url: ${INFRAI_BASE_URL}\n  retry: {max_attempts: 1}\n"
-        << "defaults: {cooldown: 2s, channels: [hook]}\n"
+        << testing::kInfraiSection << "defaults: {cooldown: 2s, channels: [hook]}\n"
         << "conditions:\n"
         << "  - {name: agent-errors, type: error_groups, interval: 1s}\n"
         << "channels:\n"
@@ -83,7 +74,7 @@ class AckLinkRunTest : public ::testing::Test {
     return out;
   }
 
-  std::filesystem::path dir_;
+  testing::ScratchDir dir_{"quell-ack-link-e2e"};
   std::string config_;
   std::filesystem::path log_;
   std::unique_ptr<sim::SimServer> sim_;
@@ -92,8 +83,7 @@ class AckLinkRunTest : public ::testing::Test {
 TEST_F(AckLinkRunTest, TheLinkInAMessageAcksTheIncidentAndStopsItsRenotifies) {
   testing::WebhookReceiver hook(kHookSecret);
   WriteConfig(hook);
-  auto run =
-      std::make_unique<Child>(std::vector<std::string>{QUELL_BINARY, "run", "-c", config_}, log_);
+  auto run = std::make_unique<testing::QuellRun>(config_, log_);
   ASSERT_TRUE(run->running());
   // The open, then a renotify after the cooldown: unacknowledged, it keeps reminding.
   ASSERT_TRUE(WaitFor([&] { return Delivered(hook).size() >= 2; }, seconds(30)))
@@ -108,7 +98,8 @@ TEST_F(AckLinkRunTest, TheLinkInAMessageAcksTheIncidentAndStopsItsRenotifies) {
   while (end < text.size() && text[end] != ' ' && text[end] != '\n') ++end;
   while (text[end - 1] == '.') --end;  // the sentence's full stop after the link
   const std::string path = text.substr(at + base.size() - 8, end - at - base.size() + 8);
-  const int port = std::stoi(testing::Events(log_, "http.listening")[0]["port"].get<std::string>());
+  const int port = run->WaitListening();
+  ASSERT_GT(port, 0) << run->Log();
 
   // GET (what a chat client's link preview does) acks nothing; POST acks.
   std::string page;

@@ -14,6 +14,7 @@
 
 #include "child_process.h"
 #include "prometheus_server.h"
+#include "quell_run.h"
 #include "run_process.h"
 
 namespace quell {
@@ -26,17 +27,11 @@ constexpr const char* kStorePassword = "pg-s3cr3t-81f0";
 class ConfigCheckTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("quell-check-" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
     setenv("INFRAI_API_KEY", kApiKey, 1);   // NOLINT(concurrency-mt-unsafe)
     setenv("HOOK_SECRET", kHookSecret, 1);  // NOLINT(concurrency-mt-unsafe)
     unsetenv("INFRAI_BASE_URL");            // NOLINT(concurrency-mt-unsafe)
     config_ = (dir_ / "quell.yaml").string();
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   // A config that passes, with `store`, and `tail` appended (channels, prometheus, ...).
   void Write(const std::string& store, const std::string& tail) {
@@ -70,7 +65,7 @@ class ConfigCheckTest : public ::testing::Test {
     return r.out.find(config_ + ":" + located) != std::string::npos;
   }
 
-  std::filesystem::path dir_;
+  testing::ScratchDir dir_{"quell-check"};
   std::string config_;
 };
 

@@ -20,6 +20,7 @@
 #include "child_process.h"
 #include "daemon_probe.h"
 #include "datadog_server.h"
+#include "quell_run.h"
 #include "run_process.h"
 #include "webhook_receiver.h"
 
@@ -35,11 +36,6 @@ constexpr int64_t kMonitor = 4711;
 class DatadogTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("quell-datadog-" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
     // The child inherits the environment; nothing else in this process reads it.
     setenv("DD_API_KEY", kApiKey, 1);  // NOLINT(concurrency-mt-unsafe)
     setenv("DD_APP_KEY", kAppKey, 1);  // NOLINT(concurrency-mt-unsafe)
@@ -47,7 +43,6 @@ class DatadogTest : public ::testing::Test {
     datadog_.SetMonitor(4712, "Billing latency", {"team:billing"});
     datadog_.SetGroup(4712, "host:bill-1", "Alert");  // another team's: never selected
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   std::string Store() const { return "sqlite:" + (dir_ / "quell.db").string(); }
 
@@ -116,7 +111,7 @@ class DatadogTest : public ::testing::Test {
     return out;
   }
 
-  std::filesystem::path dir_;
+  testing::ScratchDir dir_{"quell-datadog"};
   testing::DatadogServer datadog_{kApiKey, kAppKey};
   testing::WebhookReceiver hook_{""};
   std::string last_err_;
@@ -187,12 +182,12 @@ TEST_F(DatadogTest, RunPollsTheMonitorsAndShowsDatadogAmongTheSources) {
                                          "log: {format: json, level: info}\n"
                                          "http: {listen: \"127.0.0.1:0\", open_reads: true}\n");
   const auto log = dir_ / "run.log";
-  testing::Child run({QUELL_BINARY, "run", "-c", config}, log);
+  testing::QuellRun run(config, log);
   ASSERT_TRUE(testing::WaitFor([&] { return Messages().size() == 1; }, std::chrono::seconds(30)))
       << testing::ReadFile(log);
   EXPECT_EQ(Messages()[0]["key"], "dd:4711:web-1");
-  ASSERT_FALSE(testing::Events(log, "http.listening").empty());
-  const int port = std::stoi(testing::Events(log, "http.listening")[0]["port"].get<std::string>());
+  const int port = run.WaitListening();
+  ASSERT_GT(port, 0) << run.Log();
   std::string body;
   ASSERT_EQ(testing::HttpGet(port, "/v1/sources", &body), 200) << body;
   const json sources = json::parse(body);

@@ -27,6 +27,7 @@
 #include "ntfy_receiver.h"
 #include "pagerduty_receiver.h"
 #include "quell/sim/server.h"
+#include "quell_run.h"
 #include "run_process.h"
 #include "slack_receiver.h"
 #include "smtp_sink.h"
@@ -61,11 +62,6 @@ using testing::WaitFor;
 class DispatchTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("quell-dispatch-" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
     sim::SimOptions options;
     options.scenario = json::parse(R"({"groups": [{"id": "grp_e2e", "title": "Checkout failed",
         "tags": {"tenant": "acme", "agent_stage": "checkout"}, "events": 3}]})");
@@ -83,7 +79,6 @@ class DispatchTest : public ::testing::Test {
   }
   void TearDown() override {
     if (sim_) sim_->Stop();
-    std::filesystem::remove_all(dir_);
   }
 
   // A config polling the sim's error groups (one poll of health resolves) and routing them to
@@ -92,7 +87,7 @@ class DispatchTest : public ::testing::Test {
                           const std::string& extra = "") {
     const auto path = dir_ / "quell.yaml";
     std::ofstream(path) << "store: ${QUELL_STORE}\n"
-                        << "infrai:\n  base_url: ${INFRAI_BASE_URL}\n  retry: {max_attempts: 1}\n"
+                        << testing::kInfraiSection
                         << "defaults: {healthy_polls_to_close: 1, channels: [" << routes << "]}\n"
                         << "conditions:\n  - {name: agent-errors, type: error_groups}\n"
                         << "channels:\n"
@@ -168,7 +163,7 @@ class DispatchTest : public ::testing::Test {
            "max_backoff: 200ms" + more + "}\n";
   }
 
-  std::filesystem::path dir_;
+  testing::ScratchDir dir_{"quell-dispatch"};
   std::string config_;
   std::unique_ptr<sim::SimServer> sim_;
   std::unique_ptr<httplib::Client> admin_;

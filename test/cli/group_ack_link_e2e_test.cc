@@ -19,6 +19,7 @@
 #include "daemon_probe.h"
 #include "quell/sim/scenario.h"
 #include "quell/sim/server.h"
+#include "quell_run.h"
 #include "run_process.h"
 #include "webhook_receiver.h"
 
@@ -27,7 +28,6 @@ namespace {
 
 using nlohmann::json;
 using std::chrono::seconds;
-using testing::Child;
 using testing::SetEnv;
 using testing::WaitFor;
 
@@ -39,9 +39,6 @@ constexpr const char* kPublic = "https://quell.example.test";
 class GroupAckLinkRunTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() / "quell-group-ack-link-e2e";
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
     json groups = json::array();
     for (const char* id : {"grp_1", "grp_2", "grp_3"}) {
       groups.push_back({{"id", id},
@@ -49,13 +46,8 @@ class GroupAckLinkRunTest : public ::testing::Test {
                         {"tags", {{"tenant", "t1"}}},
                         {"events", 3}});
     }
-    sim::SimOptions options;
-    options.scenario = json{{"groups", groups}};
-    sim_ = std::make_unique<sim::SimServer>(std::move(options));
-    auto port = sim_->Start();
-    ASSERT_TRUE(port.ok()) << port.error().message;
-    SetEnv("INFRAI_BASE_URL", "http://127.0.0.1:" + std::to_string(*port));
-    SetEnv("INFRAI_API_KEY", "ifr_pk_proj_group_ack_0123456789ab");
+    sim_ = testing::StartInfraiSim(json{{"groups", groups}}, "ifr_pk_proj_group_ack_0123456789ab");
+    ASSERT_TRUE(sim_);
     SetEnv("HOOK_SECRET", kHookSecret);
     SetEnv("ACK_SECRET", kAckSecret);
     SetEnv("QUELL_TOKEN", kToken);
@@ -63,8 +55,7 @@ class GroupAckLinkRunTest : public ::testing::Test {
     log_ = dir_ / "run.log";
     std::ofstream(config_)
         << "store: sqlite:" << (dir_ / "quell.db").string() << "\n"
-        << "infrai:\n  base_url: ${INFRAI_BASE_URL}\n  retry: {max_attempts: 1}\n"
-        << "defaults: {cooldown: 3s, channels: [hook]}\n"
+        << testing::kInfraiSection << "defaults: {cooldown: 3s, channels: [hook]}\n"
         << "conditions:\n"
         << "  - {name: agent-errors, type: error_groups, interval: 1s}\n"
         << "channels:\n"
@@ -78,7 +69,6 @@ class GroupAckLinkRunTest : public ::testing::Test {
   }
   void TearDown() override {
     if (sim_) sim_->Stop();
-    std::filesystem::remove_all(dir_);
   }
 
   // The delivered messages' bodies, in the order they were accepted.
@@ -101,7 +91,7 @@ class GroupAckLinkRunTest : public ::testing::Test {
   }
 
   testing::WebhookReceiver hook_{kHookSecret};
-  std::filesystem::path dir_;
+  testing::ScratchDir dir_{"quell-group-ack-link-e2e"};
   std::string config_;
   std::filesystem::path log_;
   std::unique_ptr<sim::SimServer> sim_;
@@ -115,7 +105,7 @@ size_t Count(const std::string& text, const std::string& needle) {
 }
 
 TEST_F(GroupAckLinkRunTest, OneLinkAcksEveryOpenMemberByTheNameTypedOnItsPage) {
-  Child run({QUELL_BINARY, "run", "-c", config_}, log_);
+  testing::QuellRun run(config_, log_);
   ASSERT_TRUE(run.running());
   ASSERT_TRUE(WaitFor(
       [&] {
@@ -146,7 +136,8 @@ TEST_F(GroupAckLinkRunTest, OneLinkAcksEveryOpenMemberByTheNameTypedOnItsPage) {
   ASSERT_EQ(path.rfind("/v1/ack/g1.", 0), 0U) << path;
   std::vector<std::string> keys;
   for (const json& member : open["members"]) keys.push_back(member["key"]);
-  const int port = std::stoi(testing::Events(log_, "http.listening")[0]["port"].get<std::string>());
+  const int port = run.WaitListening();
+  ASSERT_GT(port, 0) << run.Log();
 
   // The page (what a chat client's preview fetches) acks nothing and asks for a name.
   std::string page;

@@ -13,10 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "child_process.h"
 #include "daemon_probe.h"
-#include "quell/sim/scenario.h"
-#include "quell/sim/server.h"
+#include "quell_run.h"
 #include "run_process.h"
 
 namespace quell {
@@ -24,24 +22,16 @@ namespace {
 
 using nlohmann::json;
 using std::chrono::seconds;
-using testing::Child;
 using testing::SetEnv;
 using testing::WaitFor;
 
 constexpr const char* kToken = "maintenance-e2e-token-3f9a1c";
 
 TEST(MaintenanceRunE2eTest, TheDaemonListsItsWindowsOverHttpAsTheCliDoes) {
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / "quell-maintenance-run-e2e";
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  sim::SimOptions options;
-  options.scenario = json{{"groups", json::array()}};
-  sim::SimServer sim(std::move(options));
-  auto sim_port = sim.Start();
-  ASSERT_TRUE(sim_port.ok()) << sim_port.error().message;
-  SetEnv("INFRAI_BASE_URL", "http://127.0.0.1:" + std::to_string(*sim_port));
-  SetEnv("INFRAI_API_KEY", "ifr_pk_proj_maint_0123456789abcdef");
+  const testing::ScratchDir dir("quell-maintenance-run");
+  const auto sim = testing::StartInfraiSim(json{{"groups", json::array()}},
+                                           "ifr_pk_proj_maint_0123456789abcdef");
+  ASSERT_TRUE(sim);
   SetEnv("QUELL_OPS_TOKEN", kToken);
   SetEnv("HOOK_SECRET", "whsec-maintenance-e2e-7d21");
   const std::string config = (dir / "quell.yaml").string();
@@ -49,9 +39,7 @@ TEST(MaintenanceRunE2eTest, TheDaemonListsItsWindowsOverHttpAsTheCliDoes) {
   // The config with `more_windows` after its two: what a reload adds.
   const auto write_config = [&](const std::string& more_windows) {
     std::ofstream(config) << "store: sqlite:" << (dir / "quell.db").string() << "\n"
-                          << "infrai:\n  base_url: ${INFRAI_BASE_URL}\n"
-                          << "  retry: {max_attempts: 1}\n"
-                          << "defaults: {channels: [hook]}\n"
+                          << testing::kInfraiSection << "defaults: {channels: [hook]}\n"
                           << "conditions:\n"
                           << "  - {name: agent-errors, type: error_groups, interval: 1s}\n"
                           << "channels:\n"
@@ -67,12 +55,10 @@ TEST(MaintenanceRunE2eTest, TheDaemonListsItsWindowsOverHttpAsTheCliDoes) {
                           << "http:\n  listen: \"127.0.0.1:0\"\n  token_env: QUELL_OPS_TOKEN\n";
   };
   write_config("");
-  auto run =
-      std::make_unique<Child>(std::vector<std::string>{QUELL_BINARY, "run", "-c", config}, log);
+  auto run = std::make_unique<testing::QuellRun>(config, log);
   ASSERT_TRUE(run->running());
-  ASSERT_TRUE(WaitFor([&] { return !testing::Events(log, "http.listening").empty(); }, seconds(30)))
-      << testing::ReadFile(log);
-  const int port = std::stoi(testing::Events(log, "http.listening")[0]["port"].get<std::string>());
+  const int port = run->WaitListening();
+  ASSERT_GT(port, 0) << run->Log();
   httplib::Client client("127.0.0.1", port);
   auto refused = client.Get("/v1/maintenance");
   ASSERT_TRUE(refused);
@@ -115,8 +101,7 @@ TEST(MaintenanceRunE2eTest, TheDaemonListsItsWindowsOverHttpAsTheCliDoes) {
   EXPECT_EQ(first_line["times"], windows[0]["times"]);
   EXPECT_EQ(first_line["time_zone"], "Europe/Berlin");
   EXPECT_EQ(first_line["active"], true);  // at its own start
-  sim.Stop();
-  std::filesystem::remove_all(dir);
+  sim->Stop();
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 
 #include "prometheus_server.h"
 #include "quell/sim/server.h"
+#include "quell_run.h"
 #include "run_process.h"
 
 namespace quell {
@@ -39,16 +40,9 @@ json Scenario() {
 
 class PollOnceTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("quell-poll-" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-  }
+  void SetUp() override {}
   void TearDown() override {
     if (sim_) sim_->Stop();
-    std::filesystem::remove_all(dir_);
   }
 
   void BootSim(json scenario) {
@@ -94,7 +88,7 @@ class PollOnceTest : public ::testing::Test {
     return path.string();
   }
 
-  std::filesystem::path dir_;
+  testing::ScratchDir dir_{"quell-poll"};
   std::unique_ptr<sim::SimServer> sim_;
   std::unique_ptr<httplib::Client> admin_;
   std::string base_url_;
@@ -481,9 +475,7 @@ TEST(PollOncePrometheusTest, APrometheusThresholdOpensAndResolves) {
   (*server)->SetGauge("model_answer_latency_p99_seconds", {{"tenant", "acme"}}, 3.5);
   ASSERT_TRUE((*server)->WaitForValue("model_answer_latency_p99_seconds", 3.5).ok());
 
-  const auto dir = std::filesystem::temp_directory_path() / "quell-poll-prometheus";
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const testing::ScratchDir dir("quell-poll-prometheus");
   const auto config = dir / "quell.yaml";
   std::ofstream(config) << "store: sqlite:" << (dir / "quell.db").string() << "\n"
                         << "prometheus: {url: " << (*server)->base_url() << "}\n"
@@ -509,7 +501,6 @@ conditions:
   ASSERT_TRUE((*server)->WaitForValue("model_answer_latency_p99_seconds", 1.0).ok());
   EXPECT_EQ(poll()["decision"], "wait_for_health");
   EXPECT_EQ(poll()["decision"], "resolve");
-  std::filesystem::remove_all(dir);
 }
 
 // A Prometheus condition with a typo'd query observed nothing, silently; a label missing from
@@ -521,9 +512,7 @@ TEST(PollOncePrometheusTest, SchemaCheckNamesABadQueryAMissingKeyLabelAndAnEmpty
   (*server)->SetGauge("schema_latency_seconds", {{"tenant", "acme"}}, 3.5);
   ASSERT_TRUE((*server)->WaitForValue("schema_latency_seconds", 3.5).ok());
 
-  const auto dir = std::filesystem::temp_directory_path() / "quell-schema-prometheus";
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const testing::ScratchDir dir("quell-schema-prometheus");
   const auto config = dir / "quell.yaml";
   const auto write = [&](const std::string& conditions) {
     std::ofstream(config) << "store: sqlite:" << (dir / "quell.db").string() << "\n"
@@ -570,7 +559,6 @@ TEST(PollOncePrometheusTest, SchemaCheckNamesABadQueryAMissingKeyLabelAndAnEmpty
       << r.out;
   EXPECT_EQ(r.out.find("condition \"good\""), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("schema check: 3 problems against"), std::string::npos) << r.out;
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

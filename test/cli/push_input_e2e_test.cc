@@ -20,6 +20,7 @@
 #include "child_process.h"
 #include "daemon_probe.h"
 #include "quell/core/text/time.h"
+#include "quell_run.h"
 #include "webhook_receiver.h"
 
 namespace quell {
@@ -27,7 +28,6 @@ namespace {
 
 using nlohmann::json;
 using std::chrono::seconds;
-using testing::Child;
 using testing::SetEnv;
 using testing::WaitFor;
 
@@ -62,15 +62,11 @@ std::string AlertmanagerPayload(const std::string& status) {
 class PushInputE2eTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() / "quell-push-input-e2e";
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
     config_ = (dir_ / "quell.yaml").string();
     log_ = dir_ / "run.log";
     SetEnv("QUELL_OPS_TOKEN", kToken);
     SetEnv("HOOK_SECRET", kHookSecret);
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   // A push-only config, the YAML shape docs/inputs.md documents.
   void WriteConfig(const testing::WebhookReceiver& hook) {
@@ -92,15 +88,11 @@ class PushInputE2eTest : public ::testing::Test {
                            << "http: {listen: \"127.0.0.1:0\", token_env: QUELL_OPS_TOKEN}\n";
   }
 
-  std::unique_ptr<Child> StartRun() {
+  std::unique_ptr<testing::QuellRun> StartRun() {
     std::filesystem::remove(log_);
-    auto run =
-        std::make_unique<Child>(std::vector<std::string>{QUELL_BINARY, "run", "-c", config_}, log_);
-    EXPECT_TRUE(
-        WaitFor([&] { return !testing::Events(log_, "http.listening").empty(); }, seconds(30)))
-        << testing::ReadFile(log_);
-    const auto listening = testing::Events(log_, "http.listening");
-    port_ = listening.empty() ? 0 : std::stoi(listening[0]["port"].get<std::string>());
+    auto run = std::make_unique<testing::QuellRun>(config_, log_);
+    port_ = run->WaitListening();
+    EXPECT_GT(port_, 0) << run->Log();
     return run;
   }
 
@@ -146,7 +138,7 @@ class PushInputE2eTest : public ::testing::Test {
     return n;
   }
 
-  std::filesystem::path dir_;
+  testing::ScratchDir dir_{"quell-push-input-e2e"};
   std::string config_;
   std::filesystem::path log_;
   int port_ = 0;

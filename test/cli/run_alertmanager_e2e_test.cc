@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "alertmanager_server.h"
-#include "child_process.h"
 #include "daemon_probe.h"
 #include "quell/core/text/time.h"
+#include "quell_run.h"
 #include "run_process.h"
 #include "webhook_receiver.h"
 
@@ -27,7 +27,6 @@ namespace {
 
 using nlohmann::json;
 using std::chrono::seconds;
-using testing::Child;
 using testing::SetEnv;
 using testing::WaitFor;
 
@@ -67,10 +66,7 @@ TEST(RunAlertmanagerE2eTest, AlertmanagersNotificationsOpenAndResolveOneIncident
     if (std::getenv("CI") != nullptr) FAIL() << "CI=true but " << why;
     GTEST_SKIP() << why;
   }
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / "quell-run-alertmanager-e2e";
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const testing::ScratchDir dir("quell-run-alertmanager");
   SetEnv("QUELL_OPS_TOKEN", kToken);
   SetEnv("HOOK_SECRET", kHookSecret);
   testing::WebhookReceiver hook(kHookSecret);
@@ -90,12 +86,10 @@ TEST(RunAlertmanagerE2eTest, AlertmanagersNotificationsOpenAndResolveOneIncident
                         << "log: {format: json, level: info}\n"
                         << "http:\n  listen: \"127.0.0.1:0\"\n  token_env: QUELL_OPS_TOKEN\n";
   const std::filesystem::path log = dir / "run.log";
-  auto run =
-      std::make_unique<Child>(std::vector<std::string>{QUELL_BINARY, "run", "-c", config}, log);
+  auto run = std::make_unique<testing::QuellRun>(config, log);
   ASSERT_TRUE(run->running());
-  ASSERT_TRUE(WaitFor([&] { return !testing::Events(log, "http.listening").empty(); }, seconds(30)))
-      << testing::ReadFile(log);
-  const int port = std::stoi(testing::Events(log, "http.listening")[0]["port"].get<std::string>());
+  const int port = run->WaitListening();
+  ASSERT_GT(port, 0) << run->Log();
 
   auto alertmanager =
       testing::AlertmanagerServer::Start({.url = "http://127.0.0.1:" + std::to_string(port) +
@@ -148,7 +142,6 @@ TEST(RunAlertmanagerE2eTest, AlertmanagersNotificationsOpenAndResolveOneIncident
       << testing::ReadFile(log);
   EXPECT_EQ(HookTransitions(hook), (std::vector<std::string>{"open", "resolve"}));
   EXPECT_EQ(run->Signal(SIGTERM), 0) << testing::ReadFile(log);
-  std::filesystem::remove_all(dir);
 }
 
 // The examples a user starts from: quell's push-only config passes `config check`, and the

@@ -24,6 +24,7 @@
 #include "opsgenie_receiver.h"
 #include "quell/sim/scenario.h"
 #include "quell/sim/server.h"
+#include "quell_run.h"
 #include "teams_receiver.h"
 #include "telegram_receiver.h"
 #include "webhook_receiver.h"
@@ -33,7 +34,6 @@ namespace {
 
 using nlohmann::json;
 using std::chrono::seconds;
-using testing::Child;
 using testing::SetEnv;
 using testing::WaitFor;
 
@@ -268,33 +268,24 @@ const ChannelCase kChannels[] = {
 class RunChannelsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() / "quell-run-channels-e2e";
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-    sim::SimOptions options;
-    options.scenario = json{{"groups", json::array({{{"id", "grp_1"},
-                                                     {"title", "Checkout failed"},
-                                                     {"tags", {{"tenant", "t1"}}},
-                                                     {"events", 3}}})}};
-    sim_ = std::make_unique<sim::SimServer>(std::move(options));
-    auto port = sim_->Start();
-    ASSERT_TRUE(port.ok()) << port.error().message;
-    SetEnv("INFRAI_BASE_URL", "http://127.0.0.1:" + std::to_string(*port));
-    SetEnv("INFRAI_API_KEY", "ifr_pk_proj_channels_0123456789ab");
+    sim_ = testing::StartInfraiSim(json{{"groups", json::array({{{"id", "grp_1"},
+                                                                 {"title", "Checkout failed"},
+                                                                 {"tags", {{"tenant", "t1"}}},
+                                                                 {"events", 3}}})}},
+                                   "ifr_pk_proj_channels_0123456789ab");
+    ASSERT_TRUE(sim_);
     for (const ChannelCase& c : kChannels) stand_ins_.push_back(c.make());
     config_ = (dir_ / "quell.yaml").string();
     log_ = dir_ / "run.log";
   }
   void TearDown() override {
     if (sim_) sim_->Stop();
-    std::filesystem::remove_all(dir_);
   }
 
   void WriteConfig() {
     std::ofstream out(config_);
     out << "store: sqlite:" << (dir_ / "quell.db").string() << "\n"
-        << "infrai:\n  base_url: ${INFRAI_BASE_URL}\n  retry: {max_attempts: 1}\n"
-        << "defaults:\n  healthy_polls_to_close: 1\n  cooldown: 1h\n"
+        << testing::kInfraiSection << "defaults:\n  healthy_polls_to_close: 1\n  cooldown: 1h\n"
         << "conditions:\n  - name: checkout-errors\n    type: error_groups\n    interval: 1s\n"
         << "    channels: [";
     for (size_t i = 0; i < stand_ins_.size(); ++i) out << (i > 0 ? ", " : "") << kChannels[i].type;
@@ -326,7 +317,7 @@ class RunChannelsTest : public ::testing::Test {
     return "";
   }
 
-  std::filesystem::path dir_;
+  testing::ScratchDir dir_{"quell-run-channels-e2e"};
   std::string config_;
   std::filesystem::path log_;
   std::unique_ptr<sim::SimServer> sim_;
@@ -336,7 +327,7 @@ class RunChannelsTest : public ::testing::Test {
 TEST_F(RunChannelsTest, OneIncidentOpenedAndResolvedReachesEveryChannelsStandIn) {
   ASSERT_STREQ(kChannels[0].type, "webhook");  // Key() reads the webhook's JSON
   WriteConfig();
-  Child run({QUELL_BINARY, "run", "-c", config_}, log_);
+  testing::QuellRun run(config_, log_);
   ASSERT_TRUE(run.running());
   ASSERT_TRUE(WaitFor([&] { return Every(Received::Kind::kOpen); }, seconds(30)))
       << testing::ReadFile(log_);

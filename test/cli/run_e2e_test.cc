@@ -25,6 +25,7 @@
 #include "prometheus_server.h"
 #include "quell/sim/scenario.h"
 #include "quell/sim/server.h"
+#include "quell_run.h"
 #include "run_process.h"
 #include "webhook_receiver.h"
 
@@ -46,19 +47,11 @@ constexpr const char* kHookSecret = "whsec-run-81b2-0f9e3a";
 class RunTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("quell-run-" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-    sim::SimOptions options;
-    options.scenario = json::parse(R"({"groups": [{"id": "grp_run", "title": "Checkout failed",
-        "tags": {"tenant": "acme", "agent_stage": "checkout"}, "events": 3}]})");
-    sim_ = std::make_unique<sim::SimServer>(std::move(options));
-    auto port = sim_->Start();
-    ASSERT_TRUE(port.ok()) << port.error().message;
-    SetEnv("INFRAI_BASE_URL", "http://127.0.0.1:" + std::to_string(*port));
-    SetEnv("INFRAI_API_KEY", kApiKey);
+    sim_ = testing::StartInfraiSim(
+        json::parse(R"({"groups": [{"id": "grp_run", "title": "Checkout failed",
+        "tags": {"tenant": "acme", "agent_stage": "checkout"}, "events": 3}]})"),
+        kApiKey);
+    ASSERT_TRUE(sim_);
     SetEnv("QUELL_STORE", "sqlite:" + (dir_ / "quell.db").string());
     SetEnv("HOOK_SECRET", kHookSecret);
     config_ = (dir_ / "quell.yaml").string();
@@ -66,7 +59,6 @@ class RunTest : public ::testing::Test {
   }
   void TearDown() override {
     if (sim_) sim_->Stop();
-    std::filesystem::remove_all(dir_);
   }
 
   // One error-group condition polled every `interval`, routed to a webhook at `hook`.
@@ -109,14 +101,13 @@ class RunTest : public ::testing::Test {
     return rows;
   }
 
-  std::unique_ptr<Child> StartRun() {
-    return std::make_unique<Child>(std::vector<std::string>{QUELL_BINARY, "run", "-c", config_},
-                                   log_);
+  std::unique_ptr<testing::QuellRun> StartRun() {
+    return std::make_unique<testing::QuellRun>(config_, log_);
   }
 
   static bool ExitedCleanly(int status) { return WIFEXITED(status) && WEXITSTATUS(status) == 0; }
 
-  std::filesystem::path dir_;
+  testing::ScratchDir dir_{"quell-run"};
   std::string config_;
   std::filesystem::path log_;
   std::unique_ptr<sim::SimServer> sim_;
@@ -161,9 +152,8 @@ TEST_F(RunTest, HeartbeatPingsEachCycleInOrderAndAStoppedDaemonGoesSilentAndUnhe
   testing::HealthchecksReceiver pings;
   WriteConfig(hook, "1s", "", "heartbeat: {url: \"" + pings.Url() + "\", timeout: 2s}\n");
   auto run = StartRun();
-  ASSERT_TRUE(WaitFor([&] { return !Events(log_, "http.listening").empty(); }, seconds(20)))
-      << testing::ReadFile(log_);
-  const int port = std::stoi(Events(log_, "http.listening")[0]["port"].get<std::string>());
+  const int port = run->WaitListening();
+  ASSERT_GT(port, 0) << run->Log();
   const auto successes = [&] {
     size_t n = 0;
     for (const auto& p : pings.Pings()) n += p.kind == "success" ? 1U : 0U;
@@ -179,7 +169,8 @@ TEST_F(RunTest, HeartbeatPingsEachCycleInOrderAndAStoppedDaemonGoesSilentAndUnhe
 
   // A stopped process: no ping, and the health check gets no healthy answer.
   run->Send(SIGSTOP);
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // a ping in flight lands
+  // Time, not a condition: a ping sent just before the stop reaches the receiver's count.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
   const size_t before = pings.Pings().size();
   // Longer than an interval and its jitter: a running daemon would have pinged. (How long
   // /healthz takes to go stale is daemon_runtime_test's and health_test's, on a fake clock.)
@@ -214,9 +205,8 @@ TEST_F(RunTest, ReadinessFailsWhileTheStoreRefusesWritesAndRecoversByItself) {
   SetEnv("QUELL_STORE", "sqlite:" + db + "?busy_timeout_ms=200");
   WriteConfig(hook, "1s");
   auto run = StartRun();
-  ASSERT_TRUE(WaitFor([&] { return !Events(log_, "http.listening").empty(); }, seconds(20)))
-      << testing::ReadFile(log_);
-  const int port = std::stoi(Events(log_, "http.listening")[0]["port"].get<std::string>());
+  const int port = run->WaitListening();
+  ASSERT_GT(port, 0) << run->Log();
   ASSERT_TRUE(WaitFor([&] { return hook.DeliveredKeys().size() == 1; }, seconds(20)))
       << testing::ReadFile(log_);
   ASSERT_TRUE(WaitFor([&] { return HttpGet(port, "/readyz") == 200; }, seconds(20)));
@@ -246,7 +236,8 @@ TEST_F(RunTest, ASourceHangingPastItsPollDeadlineIsHeldUnknownAndLivenessStaysGr
   auto run = StartRun();
   ASSERT_TRUE(WaitFor([&] { return hook.DeliveredKeys().size() == 1; }, seconds(20)))
       << testing::ReadFile(log_);
-  const int port = std::stoi(Events(log_, "http.listening").at(0)["port"].get<std::string>());
+  const int port = run->WaitListening();
+  ASSERT_GT(port, 0) << run->Log();
   {
     const std::lock_guard lock(sim_->state().mu);
     sim::Fault hang;
@@ -367,7 +358,8 @@ TEST_F(RunTest, APrometheusQueryThatAnswersNoSeriesIsWarnedInTheLogAndMetrics) {
   EXPECT_EQ(warning["query"], "max by (tenant) (model_answr_latency_seconds)");
   EXPECT_EQ(warning["empty_polls"], "2") << "the first warning comes at the second empty poll";
 
-  const int port = std::stoi(Events(log_, "http.listening")[0]["port"].get<std::string>());
+  const int port = run->WaitListening();
+  ASSERT_GT(port, 0) << run->Log();
   std::string metrics;
   ASSERT_EQ(HttpGet(port, "/metrics", &metrics), 200);
   EXPECT_NE(metrics.find("quell_condition_empty_polls{condition=\"latency\"} "), std::string::npos)
@@ -536,8 +528,8 @@ TEST_F(RunTest, TheExampleRunsWithTheApiKeyAndTheWebhookUrlAlone) {
     unsetenv(name);  // NOLINT(concurrency-mt-unsafe)
   }
   const std::string example = std::string(QUELL_SOURCE_DIR) + "/examples/quell.yaml";
-  Child run({"/bin/sh", "-c", "cd \"$0\" && exec \"$1\" run -c \"$2\"", dir_.string(), QUELL_BINARY,
-             example},
+  Child run({"/bin/sh", "-c", "cd \"$0\" && exec \"$1\" run -c \"$2\"", dir_.path().string(),
+             QUELL_BINARY, example},
             log_);
   ASSERT_TRUE(run.running());
   ASSERT_TRUE(WaitFor([&] { return hook.DeliveredKeys().size() == 1; }, seconds(30)))

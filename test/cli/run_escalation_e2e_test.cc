@@ -18,6 +18,7 @@
 #include "pagerduty_receiver.h"
 #include "quell/sim/scenario.h"
 #include "quell/sim/server.h"
+#include "quell_run.h"
 #include "run_process.h"
 #include "webhook_receiver.h"
 
@@ -26,7 +27,6 @@ namespace {
 
 using nlohmann::json;
 using std::chrono::seconds;
-using testing::Child;
 using testing::SetEnv;
 using testing::WaitFor;
 
@@ -36,21 +36,12 @@ constexpr const char* kPdKey = "R0UT1NGKEYESCALATIONE2E000000000";
 class RunEscalationTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("quell-escalation-" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-    sim::SimOptions options;
-    options.scenario = json{{"groups", json::array({{{"id", "grp_1"},
-                                                     {"title", "Checkout failed"},
-                                                     {"tags", {{"tenant", "t1"}}},
-                                                     {"events", 3}}})}};
-    sim_ = std::make_unique<sim::SimServer>(std::move(options));
-    auto port = sim_->Start();
-    ASSERT_TRUE(port.ok()) << port.error().message;
-    SetEnv("INFRAI_BASE_URL", "http://127.0.0.1:" + std::to_string(*port));
-    SetEnv("INFRAI_API_KEY", "ifr_pk_proj_escalate_0123456789ab");
+    sim_ = testing::StartInfraiSim(json{{"groups", json::array({{{"id", "grp_1"},
+                                                                 {"title", "Checkout failed"},
+                                                                 {"tags", {{"tenant", "t1"}}},
+                                                                 {"events", 3}}})}},
+                                   "ifr_pk_proj_escalate_0123456789ab");
+    ASSERT_TRUE(sim_);
     SetEnv("HOOK_SECRET", kHookSecret);
     SetEnv("PD_KEY", kPdKey);
     config_ = (dir_ / "quell.yaml").string();
@@ -58,26 +49,26 @@ class RunEscalationTest : public ::testing::Test {
   }
   void TearDown() override {
     if (sim_) sim_->Stop();
-    std::filesystem::remove_all(dir_);
   }
 
   void WriteConfig() {
-    std::ofstream(config_)
-        << "store: sqlite:" << (dir_ / "quell.db").string() << "\n"
-        << "infrai:\n  base_url: ${INFRAI_BASE_URL}\n  retry: {max_attempts: 1}\n"
-        << "defaults:\n  healthy_polls_to_close: 1\n  cooldown: 1h\n"
-        << "  escalation:\n    - {after: 0s, channels: [chat]}\n"
-        << "    - {after: 2s, channels: [pager]}\n"
-        << "conditions:\n"
-        << "  - {name: checkout-errors, type: error_groups, interval: 1s}\n"
-        << "channels:\n"
-        << "  - name: chat\n    type: webhook\n    url: \"" << hook_.Url() << "\"\n"
-        << "    secret_env: HOOK_SECRET\n"
-        << "  - name: pager\n    type: pagerduty\n    url: \"" << pagerduty_.BaseUrl() << "\"\n"
-        << "    routing_key_env: PD_KEY\n"
-        << "dispatch: {lease: 2s, idle_interval: 100ms}\n"
-        << "log: {format: json, level: info}\n"
-        << "http: {listen: \"127.0.0.1:0\"}\n";
+    std::ofstream(config_) << "store: sqlite:" << (dir_ / "quell.db").string() << "\n"
+                           << testing::kInfraiSection
+                           << "defaults:\n  healthy_polls_to_close: 1\n  cooldown: 1h\n"
+                           << "  escalation:\n    - {after: 0s, channels: [chat]}\n"
+                           << "    - {after: 2s, channels: [pager]}\n"
+                           << "conditions:\n"
+                           << "  - {name: checkout-errors, type: error_groups, interval: 1s}\n"
+                           << "channels:\n"
+                           << "  - name: chat\n    type: webhook\n    url: \"" << hook_.Url()
+                           << "\"\n"
+                           << "    secret_env: HOOK_SECRET\n"
+                           << "  - name: pager\n    type: pagerduty\n    url: \""
+                           << pagerduty_.BaseUrl() << "\"\n"
+                           << "    routing_key_env: PD_KEY\n"
+                           << "dispatch: {lease: 2s, idle_interval: 100ms}\n"
+                           << "log: {format: json, level: info}\n"
+                           << "http: {listen: \"127.0.0.1:0\"}\n";
   }
 
   // The chat's delivered transitions, in order.
@@ -96,7 +87,7 @@ class RunEscalationTest : public ::testing::Test {
 
   testing::WebhookReceiver hook_{kHookSecret};
   testing::PagerDutyReceiver pagerduty_{kPdKey};
-  std::filesystem::path dir_;
+  testing::ScratchDir dir_{"quell-escalation"};
   std::string config_;
   std::filesystem::path log_;
   std::unique_ptr<sim::SimServer> sim_;
@@ -104,7 +95,7 @@ class RunEscalationTest : public ::testing::Test {
 
 TEST_F(RunEscalationTest, AnUnacknowledgedOpenPagesTheSecondTierThenBothHearTheResolve) {
   WriteConfig();
-  Child run({QUELL_BINARY, "run", "-c", config_}, log_);
+  testing::QuellRun run(config_, log_);
   ASSERT_TRUE(run.running());
   ASSERT_TRUE(WaitFor([&] { return pagerduty_.Events().size() >= 1; }, seconds(30)))
       << testing::ReadFile(log_);
@@ -122,7 +113,7 @@ TEST_F(RunEscalationTest, AnUnacknowledgedOpenPagesTheSecondTierThenBothHearTheR
 
 TEST_F(RunEscalationTest, AnAckBeforeTheDelayLeavesThePagerSilentThroughTheResolve) {
   WriteConfig();
-  Child run({QUELL_BINARY, "run", "-c", config_}, log_);
+  testing::QuellRun run(config_, log_);
   ASSERT_TRUE(run.running());
   ASSERT_TRUE(WaitFor([&] { return !Chat().empty(); }, seconds(30))) << testing::ReadFile(log_);
   const std::string key = Chat()[0]["key"];
@@ -160,8 +151,7 @@ TEST_F(RunEscalationTest, AGroupedTierPagesOnceAndEveryPageCountsToItsSendTime) 
   testing::WebhookReceiver page(kHookSecret);
   std::ofstream(config_)
       << "store: sqlite:" << (dir_ / "quell.db").string() << "\n"
-      << "infrai:\n  base_url: ${INFRAI_BASE_URL}\n  retry: {max_attempts: 1}\n"
-      << "defaults:\n  healthy_polls_to_close: 1\n  cooldown: 1h\n"
+      << testing::kInfraiSection << "defaults:\n  healthy_polls_to_close: 1\n  cooldown: 1h\n"
       << "  escalation:\n    - {after: 0s, channels: [chat]}\n"
       << "    - {after: 2s, channels: [pager, page]}\n"
       << "conditions:\n"
@@ -176,7 +166,7 @@ TEST_F(RunEscalationTest, AGroupedTierPagesOnceAndEveryPageCountsToItsSendTime) 
       << "dispatch: {lease: 2s, idle_interval: 100ms}\n"
       << "log: {format: json, level: info}\n"
       << "http: {listen: \"127.0.0.1:0\"}\n";
-  Child run({QUELL_BINARY, "run", "-c", config_}, log_);
+  testing::QuellRun run(config_, log_);
   ASSERT_TRUE(run.running());
   ASSERT_TRUE(WaitFor([&] { return page.DeliveredKeys().size() >= 3 && !pager.Requests().empty(); },
                       seconds(30)))

@@ -16,10 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "child_process.h"
 #include "daemon_probe.h"
 #include "quell/sim/scenario.h"
-#include "quell/sim/server.h"
+#include "quell_run.h"
 #include "run_process.h"
 #include "webhook_receiver.h"
 
@@ -28,7 +27,6 @@ namespace {
 
 using nlohmann::json;
 using std::chrono::seconds;
-using testing::Child;
 using testing::SetEnv;
 using testing::WaitFor;
 
@@ -39,11 +37,6 @@ const std::vector<std::string> kTenants = {"a0", "a1", "a2", "s0", "s1", "s2", "
 class RunGroupSilenceTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("quell-group-silence-" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
     json groups = json::array();
     for (const std::string& tenant : kTenants) {
       groups.push_back({{"id", "grp_" + tenant},
@@ -51,19 +44,12 @@ class RunGroupSilenceTest : public ::testing::Test {
                         {"tags", {{"tenant", tenant}, {"agent_stage", "checkout"}}},
                         {"events", 3}});
     }
-    sim::SimOptions options;
-    options.scenario = json{{"groups", groups}};
-    sim_ = std::make_unique<sim::SimServer>(std::move(options));
-    auto port = sim_->Start();
-    ASSERT_TRUE(port.ok()) << port.error().message;
-    SetEnv("INFRAI_BASE_URL", "http://127.0.0.1:" + std::to_string(*port));
-    SetEnv("INFRAI_API_KEY", "ifr_pk_proj_group_silence_0123456");
+    sim_ = testing::StartInfraiSim(json{{"groups", groups}}, "ifr_pk_proj_group_silence_0123456");
+    ASSERT_TRUE(sim_);
     SetEnv("HOOK_SECRET", kHookSecret);
-    config_ = (dir_ / "quell.yaml").string();
-    log_ = dir_ / "run.log";
     std::ofstream(config_)
         << "store: sqlite:" << (dir_ / "quell.db").string() << "\n"
-        << "infrai:\n  base_url: ${INFRAI_BASE_URL}\n  retry: {max_attempts: 1}\n"
+        << testing::kInfraiSection
         << "defaults: {healthy_polls_to_close: 1, cooldown: 1h, channels: [hook]}\n"
         << "conditions:\n"
         << "  - {name: agent-errors, type: error_groups, interval: 1s}\n"
@@ -77,7 +63,6 @@ class RunGroupSilenceTest : public ::testing::Test {
   }
   void TearDown() override {
     if (sim_) sim_->Stop();
-    std::filesystem::remove_all(dir_);
   }
 
   // The delivered group messages, in the order they arrived (one per idempotency key).
@@ -117,21 +102,16 @@ class RunGroupSilenceTest : public ::testing::Test {
   }
 
   testing::WebhookReceiver hook_{kHookSecret};
-  std::filesystem::path dir_;
-  std::string config_;
-  std::filesystem::path log_;
+  testing::ScratchDir dir_{"quell-group-silence"};
+  std::filesystem::path config_ = dir_ / "quell.yaml";
   std::unique_ptr<sim::SimServer> sim_;
 };
 
 TEST_F(RunGroupSilenceTest, GroupCountsAgreeWithTheStoreAndSilencedRecoveriesAreTold) {
-  Child run({QUELL_BINARY, "run", "-c", config_}, log_);
-  ASSERT_TRUE(run.running());
-  ASSERT_TRUE(
-      WaitFor([&] { return !testing::Events(log_, "http.listening").empty(); }, seconds(30)))
-      << testing::ReadFile(log_);
-  const int port = std::stoi(testing::Events(log_, "http.listening")[0]["port"].get<std::string>());
-  ASSERT_TRUE(WaitFor([&] { return Messages().size() >= 1; }, seconds(30)))
-      << testing::ReadFile(log_);
+  testing::QuellRun run(config_, dir_ / "run.log");
+  const int port = run.WaitListening();
+  ASSERT_GT(port, 0) << run.Log();
+  ASSERT_TRUE(WaitFor([&] { return Messages().size() >= 1; }, seconds(30))) << run.Log();
   {
     const json first = Messages()[0];
     EXPECT_EQ(first["group"]["counts"]["open"], 8);
@@ -139,12 +119,12 @@ TEST_F(RunGroupSilenceTest, GroupCountsAgreeWithTheStoreAndSilencedRecoveriesAre
   }
 
   // An operator silences five of them, then two unsilenced tenants recover.
-  const testing::ProcessResult silenced = testing::RunProcess(
-      {QUELL_BINARY, "silence", "add", "s*", "--for", "1h", "--reason", "on it", "-c", config_});
+  const testing::ProcessResult silenced =
+      testing::RunProcess({QUELL_BINARY, "silence", "add", "s*", "--for", "1h", "--reason", "on it",
+                           "-c", config_.string()});
   ASSERT_EQ(silenced.exit_code, 0) << silenced.err;
   Recover({"a0", "a1"});
-  ASSERT_TRUE(WaitFor([&] { return Messages().size() >= 2; }, seconds(30)))
-      << testing::ReadFile(log_);
+  ASSERT_TRUE(WaitFor([&] { return Messages().size() >= 2; }, seconds(30))) << run.Log();
   {
     const json second = Messages()[1];
     EXPECT_EQ(second["transition"], "resolve");
@@ -161,13 +141,12 @@ TEST_F(RunGroupSilenceTest, GroupCountsAgreeWithTheStoreAndSilencedRecoveriesAre
   // Everything recovers, the silenced tenants too: their recoveries are a follow-up, and the
   // last message says what the store says, nothing open.
   Recover({"a2", "s0", "s1", "s2", "s3", "s4"});
-  ASSERT_TRUE(WaitFor([&] { return Messages().size() >= 3; }, seconds(30)))
-      << testing::ReadFile(log_);
+  ASSERT_TRUE(WaitFor([&] { return Messages().size() >= 3; }, seconds(30))) << run.Log();
   ASSERT_TRUE(WaitFor([&] { return OpenInTheStore(port) == 0; }, seconds(30)));
-  const size_t cycles = testing::Events(log_, "poll.cycle_end").size();
-  ASSERT_TRUE(WaitFor([&] { return testing::Events(log_, "poll.cycle_end").size() >= cycles + 3; },
-                      seconds(20)));
-  EXPECT_EQ(run.Signal(SIGTERM), 0) << testing::ReadFile(log_);
+  const size_t cycles = run.Events("poll.cycle_end").size();
+  ASSERT_TRUE(
+      WaitFor([&] { return run.Events("poll.cycle_end").size() >= cycles + 3; }, seconds(20)));
+  EXPECT_EQ(run.Signal(SIGTERM), 0) << run.Log();
   const std::vector<json> messages = Messages();
   ASSERT_EQ(messages.size(), 3U);
   const json& last = messages[2];

@@ -19,6 +19,7 @@
 #include "daemon_probe.h"
 #include "quell/sim/scenario.h"
 #include "quell/sim/server.h"
+#include "quell_run.h"
 #include "run_process.h"
 #include "webhook_receiver.h"
 
@@ -27,7 +28,6 @@ namespace {
 
 using nlohmann::json;
 using std::chrono::seconds;
-using testing::Child;
 using testing::Fault;
 using testing::SetEnv;
 using testing::WaitFor;
@@ -41,11 +41,6 @@ std::string KeyOf(int i) { return "t" + std::to_string(i) + ":checkout:grp_" + s
 class RunGroupingTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("quell-group-" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
     json groups = json::array();
     for (int i = 0; i < kTenants; ++i) {
       groups.push_back(
@@ -54,20 +49,14 @@ class RunGroupingTest : public ::testing::Test {
            {"tags", {{"tenant", "t" + std::to_string(i)}, {"agent_stage", "checkout"}}},
            {"events", 3}});
     }
-    sim::SimOptions options;
-    options.scenario = json{{"groups", groups}};
-    sim_ = std::make_unique<sim::SimServer>(std::move(options));
-    auto port = sim_->Start();
-    ASSERT_TRUE(port.ok()) << port.error().message;
-    SetEnv("INFRAI_BASE_URL", "http://127.0.0.1:" + std::to_string(*port));
-    SetEnv("INFRAI_API_KEY", kApiKey);
+    sim_ = testing::StartInfraiSim(json{{"groups", groups}}, kApiKey);
+    ASSERT_TRUE(sim_);
     SetEnv("HOOK_SECRET", kHookSecret);
     config_ = (dir_ / "quell.yaml").string();
     log_ = dir_ / "run.log";
   }
   void TearDown() override {
     if (sim_) sim_->Stop();
-    std::filesystem::remove_all(dir_);
   }
 
   // One error-group condition, every transition to one webhook that groups by condition.
@@ -75,23 +64,22 @@ class RunGroupingTest : public ::testing::Test {
                    const std::string& grouping =
                        "    group_by: [condition]\n    group_wait: 2s\n    group_interval: 1m\n",
                    const std::string& defaults = "", const std::string& timeout = "10s") {
-    std::ofstream(config_)
-        << "store: sqlite:" << (dir_ / "quell.db").string() << "\n"
-        << "infrai:\n  base_url: ${INFRAI_BASE_URL}\n  retry: {max_attempts: 1}\n"
-        << "defaults: {" << defaults << "healthy_polls_to_close: 1, channels: [hook]}\n"
-        << "conditions:\n"
-        << "  - {name: agent-errors, type: error_groups, interval: 1s}\n"
-        << "channels:\n"
-        << "  - name: hook\n    type: webhook\n    url: \"" << hook.Url() << "\"\n"
-        << "    secret_env: HOOK_SECRET\n    timeout: " << timeout << "\n"
-        << grouping << "dispatch: {lease: 2s, idle_interval: 100ms}\n"
-        << "log: {format: json, level: info}\n"
-        << "http: {listen: \"127.0.0.1:0\"}\n";
+    std::ofstream(config_) << "store: sqlite:" << (dir_ / "quell.db").string() << "\n"
+                           << testing::kInfraiSection << "defaults: {" << defaults
+                           << "healthy_polls_to_close: 1, channels: [hook]}\n"
+                           << "conditions:\n"
+                           << "  - {name: agent-errors, type: error_groups, interval: 1s}\n"
+                           << "channels:\n"
+                           << "  - name: hook\n    type: webhook\n    url: \"" << hook.Url()
+                           << "\"\n"
+                           << "    secret_env: HOOK_SECRET\n    timeout: " << timeout << "\n"
+                           << grouping << "dispatch: {lease: 2s, idle_interval: 100ms}\n"
+                           << "log: {format: json, level: info}\n"
+                           << "http: {listen: \"127.0.0.1:0\"}\n";
   }
 
-  std::unique_ptr<Child> StartRun() {
-    return std::make_unique<Child>(std::vector<std::string>{QUELL_BINARY, "run", "-c", config_},
-                                   log_);
+  std::unique_ptr<testing::QuellRun> StartRun() {
+    return std::make_unique<testing::QuellRun>(config_, log_);
   }
 
   // The accepted requests' bodies, one per idempotency key (what the receiver delivered).
@@ -117,7 +105,7 @@ class RunGroupingTest : public ::testing::Test {
     return counts;
   }
 
-  std::filesystem::path dir_;
+  testing::ScratchDir dir_{"quell-group"};
   std::string config_;
   std::filesystem::path log_;
   std::unique_ptr<sim::SimServer> sim_;
@@ -239,7 +227,7 @@ TEST_F(RunGroupingTest, KillsAroundTheAssemblyNeverLoseOrRepeatAMember) {
   WriteConfig(hook, "    group_by: [condition]\n    group_wait: 0s\n    group_interval: 1m\n");
   for (int round = 0; round < 4; ++round) {
     const auto log = dir_ / ("killed-" + std::to_string(round) + ".log");
-    Child run({QUELL_BINARY, "run", "-c", config_}, log);
+    testing::QuellRun run(config_, log);
     ASSERT_TRUE(run.running());
     ASSERT_TRUE(
         WaitFor([&] { return !testing::Events(log, "poll.cycle_end").empty(); }, seconds(30)))

@@ -19,6 +19,7 @@
 #include "daemon_probe.h"
 #include "quell/sim/scenario.h"
 #include "quell/sim/server.h"
+#include "quell_run.h"
 #include "run_process.h"
 #include "webhook_receiver.h"
 
@@ -27,7 +28,6 @@ namespace {
 
 using nlohmann::json;
 using std::chrono::seconds;
-using testing::Child;
 using testing::SetEnv;
 using testing::WaitFor;
 
@@ -44,31 +44,21 @@ json Group(const std::string& id, const std::string& tenant, const std::string& 
 class RunInhibitionTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("quell-inhibit-" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-    sim::SimOptions options;
-    options.scenario = json{{"groups", json::array({Group("grp_provider", "acme", "provider")})}};
-    sim_ = std::make_unique<sim::SimServer>(std::move(options));
-    auto port = sim_->Start();
-    ASSERT_TRUE(port.ok()) << port.error().message;
-    SetEnv("INFRAI_BASE_URL", "http://127.0.0.1:" + std::to_string(*port));
-    SetEnv("INFRAI_API_KEY", kApiKey);
+    sim_ = testing::StartInfraiSim(
+        json{{"groups", json::array({Group("grp_provider", "acme", "provider")})}}, kApiKey);
+    ASSERT_TRUE(sim_);
     SetEnv("HOOK_SECRET", kHookSecret);
     config_ = (dir_ / "quell.yaml").string();
     log_ = dir_ / "run.log";
   }
   void TearDown() override {
     if (sim_) sim_->Stop();
-    std::filesystem::remove_all(dir_);
   }
 
   void WriteConfig(const testing::WebhookReceiver& hook) {
     std::ofstream(config_)
         << "store: sqlite:" << (dir_ / "quell.db").string() << "\n"
-        << "infrai:\n  base_url: ${INFRAI_BASE_URL}\n  retry: {max_attempts: 1}\n"
+        << testing::kInfraiSection
         << "defaults: {healthy_polls_to_close: 1, cooldown: 1h, channels: [hook]}\n"
         << "conditions:\n"
         << "  - name: provider-down\n    type: error_groups\n    interval: 1s\n"
@@ -103,7 +93,7 @@ class RunInhibitionTest : public ::testing::Test {
 
   size_t Cycles() const { return testing::Events(log_, "poll.cycle_end").size(); }
 
-  std::filesystem::path dir_;
+  testing::ScratchDir dir_{"quell-inhibit"};
   std::string config_;
   std::filesystem::path log_;
   std::unique_ptr<sim::SimServer> sim_;
@@ -112,8 +102,7 @@ class RunInhibitionTest : public ::testing::Test {
 TEST_F(RunInhibitionTest, AProviderOutageHoldsItsTenantsAnswersUntilItRecovers) {
   testing::WebhookReceiver hook(kHookSecret);
   WriteConfig(hook);
-  auto run =
-      std::make_unique<Child>(std::vector<std::string>{QUELL_BINARY, "run", "-c", config_}, log_);
+  auto run = std::make_unique<testing::QuellRun>(config_, log_);
   ASSERT_TRUE(run->running());
   ASSERT_TRUE(WaitFor([&] { return Delivered(hook).contains("acme:provider open"); }, seconds(30)))
       << testing::ReadFile(log_);

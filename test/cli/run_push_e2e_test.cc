@@ -19,6 +19,7 @@
 #include "child_process.h"
 #include "daemon_probe.h"
 #include "quell/core/text/time.h"
+#include "quell_run.h"
 #include "run_process.h"
 
 namespace quell {
@@ -33,11 +34,6 @@ using testing::WaitFor;
 class RunPushTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("quell-run-push-" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
     // Nothing of a source in the environment: the config must not need it.
     unsetenv("INFRAI_API_KEY");   // NOLINT(concurrency-mt-unsafe)
     unsetenv("INFRAI_BASE_URL");  // NOLINT(concurrency-mt-unsafe)
@@ -58,7 +54,6 @@ class RunPushTest : public ::testing::Test {
                            << "http: {listen: \"127.0.0.1:0\", open_reads: true, "
                               "token_env: QUELL_PUSH_TEST_TOKEN}\n";
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   testing::ProcessResult Quell(std::vector<std::string> args, const std::string& input = "") {
     args.insert(args.begin(), QUELL_BINARY);
@@ -74,7 +69,7 @@ class RunPushTest : public ::testing::Test {
     return out;
   }
 
-  std::filesystem::path dir_;
+  testing::ScratchDir dir_{"quell-run-push"};
   std::string store_;
   std::string config_;
   std::filesystem::path log_;
@@ -98,10 +93,9 @@ TEST_F(RunPushTest, RunStartsSweepsUnderSourcePushAndExpiresAnUnrefreshedInciden
                 R"(","key":"acme:DiskFull","unhealthy":true,"condition":"prom-alerts"})" + "\n");
   ASSERT_EQ(applied.exit_code, 0) << applied.err;
 
-  testing::Child run({QUELL_BINARY, "run", "-c", config_}, log_);
-  ASSERT_TRUE(WaitFor([&] { return !Events(log_, "http.listening").empty(); }, seconds(20)))
-      << testing::ReadFile(log_);
-  const int port = std::stoi(Events(log_, "http.listening")[0]["port"].get<std::string>());
+  testing::QuellRun run(config_, log_);
+  const int port = run.WaitListening();
+  ASSERT_GT(port, 0) << run.Log();
   ASSERT_TRUE(WaitFor([&] { return HttpGet(port, "/healthz") == 200; }, seconds(20)))
       << testing::ReadFile(log_);
 

@@ -17,6 +17,7 @@
 
 #include "child_process.h"
 #include "daemon_probe.h"
+#include "quell_run.h"
 #include "webhook_receiver.h"
 
 namespace quell {
@@ -24,7 +25,6 @@ namespace {
 
 using nlohmann::json;
 using std::chrono::seconds;
-using testing::Child;
 using testing::WaitFor;
 
 constexpr const char* kToken = "pushed-payloads-token-3a9c55";
@@ -87,11 +87,6 @@ json DatadogPayload(const std::string& transition) {
 class PushedPayloadsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("quell-pushed-" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
     testing::SetEnv("QUELL_OPS_TOKEN", kToken);
     const std::string config = (dir_ / "quell.yaml").string();
     std::ofstream(config) << "store: sqlite:" << (dir_ / "quell.db").string() << "\n"
@@ -112,18 +107,14 @@ class PushedPayloadsTest : public ::testing::Test {
                           << "log: {format: json, level: info}\n"
                           << "http:\n  listen: \"127.0.0.1:0\"\n  token_env: QUELL_OPS_TOKEN\n";
     log_ = dir_ / "run.log";
-    run_ =
-        std::make_unique<Child>(std::vector<std::string>{QUELL_BINARY, "run", "-c", config}, log_);
-    ASSERT_TRUE(
-        WaitFor([&] { return !testing::Events(log_, "http.listening").empty(); }, seconds(30)))
-        << testing::ReadFile(log_);
-    port_ = std::stoi(testing::Events(log_, "http.listening")[0]["port"].get<std::string>());
+    run_ = std::make_unique<testing::QuellRun>(config, log_);
+    port_ = run_->WaitListening();
+    ASSERT_GT(port_, 0) << run_->Log();
   }
   void TearDown() override {
     if (run_) {
       EXPECT_TRUE(WIFEXITED(run_->Signal(SIGTERM))) << testing::ReadFile(log_);
     }
-    std::filesystem::remove_all(dir_);
   }
 
   int Post(const std::string& target, const std::string& body) {
@@ -144,10 +135,10 @@ class PushedPayloadsTest : public ::testing::Test {
     return out;
   }
 
-  std::filesystem::path dir_;
+  testing::ScratchDir dir_{"quell-pushed"};
   std::filesystem::path log_;
   testing::WebhookReceiver hook_{""};
-  std::unique_ptr<Child> run_;
+  std::unique_ptr<testing::QuellRun> run_;
   int port_ = 0;
 };
 

@@ -19,6 +19,7 @@
 #include "daemon_probe.h"
 #include "free_port.h"
 #include "quell/sim/server.h"
+#include "quell_run.h"
 #include "webhook_receiver.h"
 
 namespace quell {
@@ -26,7 +27,6 @@ namespace {
 
 using nlohmann::json;
 using std::chrono::seconds;
-using testing::Child;
 using testing::Events;
 using testing::ReadFile;
 using testing::SetEnv;
@@ -45,11 +45,6 @@ constexpr const char* kUrlKey = "SECRETHOOKKEY42";
 class RunRedactionTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("quell-redaction-" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
     SetEnv("QUELL_OPS_TOKEN", kToken);
     SetEnv("HOOK_SECRET", kHookSecret);
     config_ = (dir_ / "quell.yaml").string();
@@ -58,7 +53,6 @@ class RunRedactionTest : public ::testing::Test {
   void TearDown() override {
     if (run_) run_->Signal(SIGTERM);
     if (sim_) sim_->Stop();
-    std::filesystem::remove_all(dir_);
   }
 
   void Start(const std::string& config) {
@@ -66,12 +60,10 @@ class RunRedactionTest : public ::testing::Test {
                            << config << "log: {format: json, level: info}\n"
                            << "http:\n  listen: \"127.0.0.1:0\"\n  token_env: QUELL_OPS_TOKEN\n"
                            << "  open_reads: true\n";
-    run_ =
-        std::make_unique<Child>(std::vector<std::string>{QUELL_BINARY, "run", "-c", config_}, log_);
+    run_ = std::make_unique<testing::QuellRun>(config_, log_);
     ASSERT_TRUE(run_->running());
-    ASSERT_TRUE(WaitFor([&] { return !Events(log_, "http.listening").empty(); }, seconds(30)))
-        << ReadFile(log_);
-    port_ = std::stoi(Events(log_, "http.listening")[0]["port"].get<std::string>());
+    port_ = run_->WaitListening();
+    ASSERT_GT(port_, 0) << run_->Log();
   }
 
   // GET `path` with the token: the body, empty unless 200.
@@ -84,16 +76,16 @@ class RunRedactionTest : public ::testing::Test {
   // Every byte quell keeps on disk: the database, its WAL and the log.
   std::string Stored() const {
     std::string all;
-    for (const auto& entry : std::filesystem::directory_iterator(dir_)) {
+    for (const auto& entry : std::filesystem::directory_iterator(dir_.path())) {
       if (entry.path().filename() != "quell.yaml") all += ReadFile(entry.path());
     }
     return all;
   }
 
-  std::filesystem::path dir_;
+  testing::ScratchDir dir_{"quell-redaction"};
   std::string config_;
   std::filesystem::path log_;
-  std::unique_ptr<Child> run_;
+  std::unique_ptr<testing::QuellRun> run_;
   std::unique_ptr<sim::SimServer> sim_;
   int port_ = 0;
 };
@@ -198,9 +190,8 @@ TEST_F(RunRedactionTest, AnUpstreamErrorQuotingAKeyAndAnEmailIsShownRedacted) {
   ASSERT_TRUE(sim_port.ok()) << sim_port.error().message;
   SetEnv("INFRAI_BASE_URL", "http://127.0.0.1:" + std::to_string(*sim_port));
   SetEnv("INFRAI_API_KEY", "ifr_pk_proj_redaction_e2e_0123456789");
-  Start(
-      "infrai:\n  base_url: ${INFRAI_BASE_URL}\n  retry: {max_attempts: 1}\n"
-      "conditions:\n  - {name: agent-errors, type: error_groups, interval: 1s}\n");
+  Start(std::string(testing::kInfraiSection) +
+        "conditions:\n  - {name: agent-errors, type: error_groups, interval: 1s}\n");
   ASSERT_FALSE(HasFatalFailure());
 
   ASSERT_TRUE(WaitFor(

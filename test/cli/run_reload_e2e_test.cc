@@ -21,6 +21,7 @@
 #include "quell/adapters/channels/ack_link.h"
 #include "quell/sim/scenario.h"
 #include "quell/sim/server.h"
+#include "quell_run.h"
 #include "run_process.h"
 #include "webhook_receiver.h"
 
@@ -29,7 +30,6 @@ namespace {
 
 using nlohmann::json;
 using std::chrono::seconds;
-using testing::Child;
 using testing::Events;
 using testing::HttpGet;
 using testing::SetEnv;
@@ -63,19 +63,11 @@ struct Secrets {
 class RunReloadTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("quell-reload-" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-    sim::SimOptions options;
-    options.scenario = json::parse(R"({"groups": [{"id": "grp_reload", "title": "Checkout failed",
-        "tags": {"tenant": "acme", "agent_stage": "checkout"}, "events": 3}]})");
-    sim_ = std::make_unique<sim::SimServer>(std::move(options));
-    auto port = sim_->Start();
-    ASSERT_TRUE(port.ok()) << port.error().message;
-    SetEnv("INFRAI_BASE_URL", "http://127.0.0.1:" + std::to_string(*port));
-    SetEnv("INFRAI_API_KEY", "ifr_pk_proj_reload_0123456789abcdef");
+    sim_ = testing::StartInfraiSim(
+        json::parse(R"({"groups": [{"id": "grp_reload", "title": "Checkout failed",
+        "tags": {"tenant": "acme", "agent_stage": "checkout"}, "events": 3}]})"),
+        "ifr_pk_proj_reload_0123456789abcdef");
+    ASSERT_TRUE(sim_);
     SetEnv("HOOK_SECRET", kHookSecret);
     SetEnv("QUELL_TOKEN", kToken);
     SetEnv("SLACK_BOT_TOKEN", "xoxb-reload-e2e");
@@ -85,7 +77,6 @@ class RunReloadTest : public ::testing::Test {
   }
   void TearDown() override {
     if (sim_) sim_->Stop();
-    std::filesystem::remove_all(dir_);
   }
 
   // Routed to `hook_name` at `hook`; a Slack and a PagerDuty channel that carry nothing but
@@ -145,7 +136,7 @@ class RunReloadTest : public ::testing::Test {
     return r ? r->status : -1;
   }
 
-  std::filesystem::path dir_;
+  testing::ScratchDir dir_{"quell-reload"};
   std::string config_;
   std::filesystem::path log_;
   std::unique_ptr<sim::SimServer> sim_;
@@ -165,11 +156,11 @@ TEST_F(RunReloadTest, AReloadRotatesCallbackSecretsReroutesResolvesAndNamesWhatN
                             .pagerduty = "pd-webhook-new-3344ccdd",
                             .ack = "ack-link-secret-new-5566eeff"};
   WriteConfig("hook", hook, old_secrets, "127.0.0.1:0");
-  auto run =
-      std::make_unique<Child>(std::vector<std::string>{QUELL_BINARY, "run", "-c", config_}, log_);
+  auto run = std::make_unique<testing::QuellRun>(config_, log_);
   ASSERT_TRUE(WaitFor([&] { return hook.DeliveredKeys().size() == 1; }, seconds(20)))
       << testing::ReadFile(log_);
-  const int port = std::stoi(Events(log_, "http.listening").at(0)["port"].get<std::string>());
+  const int port = run->WaitListening();
+  ASSERT_GT(port, 0) << run->Log();
   client_ = std::make_unique<httplib::Client>("127.0.0.1", port);
   ASSERT_EQ(PostPagerDuty(old_secrets.pagerduty), 200) << testing::ReadFile(log_);
   ASSERT_EQ(PostSlack(old_secrets.slack), 200) << testing::ReadFile(log_);
@@ -269,12 +260,8 @@ TEST_F(RunReloadTest, AStandbyWhosePollFailedInAnOutageIsReadyAgainOnceTheStoreI
                          << "log: {format: json, level: info}\n"
                          << "http: {listen: \"127.0.0.1:0\"}\n";
   const auto start = [&](const std::filesystem::path& log) {
-    return std::make_unique<Child>(
-        std::vector<std::string>{QUELL_BINARY, "run", "-c", config_, "--no-dispatch"}, log);
-  };
-  const auto port_of = [](const std::filesystem::path& log) {
-    if (!WaitFor([&] { return !Events(log, "http.listening").empty(); }, seconds(20))) return -1;
-    return std::stoi(Events(log, "http.listening")[0]["port"].get<std::string>());
+    return std::make_unique<testing::QuellRun>(config_, log,
+                                               std::vector<std::string>{"--no-dispatch"});
   };
   const auto role_is = [](int port, const std::string& role) {
     std::string body;
@@ -284,12 +271,12 @@ TEST_F(RunReloadTest, AStandbyWhosePollFailedInAnOutageIsReadyAgainOnceTheStoreI
   const std::filesystem::path first_log = dir_ / "first.log";
   const std::filesystem::path second_log = dir_ / "second.log";
   auto first = start(first_log);
-  const int first_port = port_of(first_log);
+  const int first_port = first->WaitListening();
   ASSERT_GT(first_port, 0) << testing::ReadFile(first_log);
   ASSERT_TRUE(WaitFor([&] { return role_is(first_port, "polling"); }, seconds(20)))
       << testing::ReadFile(first_log);
   auto second = start(second_log);
-  const int second_port = port_of(second_log);
+  const int second_port = second->WaitListening();
   ASSERT_GT(second_port, 0) << testing::ReadFile(second_log);
   ASSERT_TRUE(WaitFor([&] { return role_is(second_port, "standby"); }, seconds(20)))
       << testing::ReadFile(second_log);

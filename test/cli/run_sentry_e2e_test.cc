@@ -19,6 +19,7 @@
 
 #include "child_process.h"
 #include "daemon_probe.h"
+#include "quell_run.h"
 #include "run_process.h"
 #include "sentry_server.h"
 #include "webhook_receiver.h"
@@ -50,18 +51,12 @@ testing::SentryIssue Issue(const std::string& id, const std::string& title,
 class RunSentryTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("quell-run-sentry-" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
     SetEnv("SENTRY_TOKEN", kToken);
     SetEnv("HOOK_SECRET", kHookSecret);
     store_ = "sqlite:" + (dir_ / "quell.db").string();
     config_ = (dir_ / "quell.yaml").string();
     log_ = dir_ / "run.log";
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   void WriteConfig(const std::string& sentry_url, const std::string& hook_url,
                    const std::string& sentry_section_extra = "") {
@@ -117,7 +112,7 @@ class RunSentryTest : public ::testing::Test {
     return testing::RunProcess(args);
   }
 
-  std::filesystem::path dir_;
+  testing::ScratchDir dir_{"quell-run-sentry"};
   std::string store_;
   std::string config_;
   std::filesystem::path log_;
@@ -134,7 +129,7 @@ TEST_F(RunSentryTest, ThreeIssuesOpenThreeIncidentsAndAResolvedOneClosesAfterThe
   for (const auto& issue : issues) sentry.Put("support-agent", issue);
   testing::WebhookReceiver hook(kHookSecret);
   WriteConfig(sentry.BaseUrl(), hook.Url());
-  testing::Child run({QUELL_BINARY, "run", "-c", config_}, log_);
+  testing::QuellRun run(config_, log_);
 
   for (const auto& issue : issues) {
     const std::string key = "support-agent:" + issue.id;

@@ -20,6 +20,7 @@
 #include "child_process.h"
 #include "daemon_probe.h"
 #include "quell/sim/server.h"
+#include "quell_run.h"
 #include "run_process.h"
 #include "webhook_receiver.h"
 
@@ -39,18 +40,8 @@ constexpr const char* kSourceKey = "source:infrai error groups";
 class RunSourceHealthTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("quell-run-source-" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-    sim::SimOptions options;
-    options.scenario = json::parse(R"({"groups": []})");
-    sim_ = std::make_unique<sim::SimServer>(std::move(options));
-    auto port = sim_->Start();
-    ASSERT_TRUE(port.ok()) << port.error().message;
-    SetEnv("INFRAI_BASE_URL", "http://127.0.0.1:" + std::to_string(*port));
-    SetEnv("INFRAI_API_KEY", kApiKey);
+    sim_ = testing::StartInfraiSim(json::parse(R"({"groups": []})"), kApiKey);
+    ASSERT_TRUE(sim_);
     SetEnv("HOOK_SECRET", kHookSecret);
     store_ = "sqlite:" + (dir_ / "quell.db").string();
     config_ = (dir_ / "quell.yaml").string();
@@ -58,7 +49,6 @@ class RunSourceHealthTest : public ::testing::Test {
   }
   void TearDown() override {
     if (sim_) sim_->Stop();
-    std::filesystem::remove_all(dir_);
   }
 
   void WriteConfig(const std::string& hook_url, const std::string& extra = "") {
@@ -115,7 +105,7 @@ class RunSourceHealthTest : public ::testing::Test {
     return testing::RunProcess(args);
   }
 
-  std::filesystem::path dir_;
+  testing::ScratchDir dir_{"quell-run-source"};
   std::string store_;
   std::string config_;
   std::filesystem::path log_;
@@ -126,7 +116,7 @@ TEST_F(RunSourceHealthTest, InfraiAnswering401PagesTheSourceWithin15PollsAndReso
   testing::WebhookReceiver hook(kHookSecret);
   WriteConfig(hook.Url());
   Fault401();
-  testing::Child run({QUELL_BINARY, "run", "-c", config_}, log_);
+  testing::QuellRun run(config_, log_);
 
   ASSERT_TRUE(
       WaitFor([&] { return WithTransition(BodiesAbout(hook, kSourceKey), "open").has_value(); },

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "quell/sim/server.h"
+#include "quell_run.h"
 #include "run_process.h"
 
 namespace quell {
@@ -30,11 +31,6 @@ json Group(const std::string& id, const std::string& tenant, const std::string& 
 class ShadowReportTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("quell-shadow-" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
     // Three acme failures in one stage and one globex failure; globex's resolves before poll 3.
     json scenario = {
         {"clock", {{"start", "2026-12-02T09:00:00Z"}, {"advance_per_poll", "1m"}}},
@@ -64,7 +60,6 @@ conditions:
   }
   void TearDown() override {
     if (sim_) sim_->Stop();
-    std::filesystem::remove_all(dir_);
   }
 
   std::string Store() const { return "sqlite:" + (dir_ / "quell.db").string(); }
@@ -78,7 +73,7 @@ conditions:
     return testing::RunProcess(args);
   }
 
-  std::filesystem::path dir_;
+  testing::ScratchDir dir_{"quell-shadow"};
   std::unique_ptr<sim::SimServer> sim_;
   std::string base_url_;
   std::string config_;

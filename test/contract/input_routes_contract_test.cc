@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "../app/fake_clock.h"
 #include "quell/adapters/http_server/input_routes.h"
 #include "quell/adapters/http_server/ops_http_server.h"
 #include "quell/adapters/jsonl/payload_encoder.h"
@@ -25,14 +26,6 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* kToken = "push-input-token-0123456789";
-
-class StepClock : public core::Clock {
- public:
-  core::WallTime Now() override { return now; }
-  core::MonoTime Monotonic() override { return core::MonoTime(now.time_since_epoch()); }
-  void SleepFor(core::Duration d) override { now += d; }
-  core::WallTime now = *core::ParseRfc3339("2026-12-02T09:00:00Z");
-};
 
 core::PushCondition Push(const std::string& name, uint32_t healthy_polls_to_close) {
   core::PushCondition c;
@@ -98,7 +91,7 @@ class InputRoutesTest : public StoreTest {
   }
 
   httplib::Result Post(const std::string& path, const std::string& body, bool token = true) {
-    clock_.now += std::chrono::minutes(1);  // each request is a later observation
+    clock_.Advance(std::chrono::minutes(1));  // each request is a later observation
     httplib::Headers headers;
     if (token) headers.emplace("Authorization", std::string("Bearer ") + kToken);
     return client_->Post(path, headers, body, "application/json");
@@ -113,7 +106,7 @@ class InputRoutesTest : public StoreTest {
     return test_store_->Query("SELECT count(*) FROM " + table);
   }
 
-  StepClock clock_;
+  testing::FakeClock clock_{*core::ParseRfc3339("2026-12-02T09:00:00Z")};
   std::optional<core::Store> push_store_;
   jsonl::JsonPayloadEncoder encoder_;
   app::Latest<app::PushSettings> settings_;

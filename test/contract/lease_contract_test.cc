@@ -211,7 +211,9 @@ TEST_P(LeaseContractTest, ATakeoverWaitsForAFencedPollInFlight) {
     taken = other->leases().Acquire(kLease, "b", kT0 + kTtl + 1s, kTtl);
     committed_first = committing.load();
   });
-  std::this_thread::sleep_for(300ms);  // lets b reach the lock; no assertion rests on it
+  // Time for b to reach the lock (neither store shows a waiter to wait for); no assertion rests
+  // on it, the takeover is right however late b gets there.
+  std::this_thread::sleep_for(300ms);
   committing = true;
   ASSERT_TRUE((*tx)->Commit().ok());
   b.join();

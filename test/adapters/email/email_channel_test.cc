@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 
+#include "../../app/fake_clock.h"
 #include "quell/adapters/email/message_id.h"
 #include "smtp_sink.h"
 
@@ -19,13 +20,6 @@ using testing::SmtpSink;
 using testing::SmtpSinkOptions;
 
 const core::WallTime kNow = core::WallTime{std::chrono::hours{24 * 20789 + 9}};
-
-class FixedClock : public core::Clock {
- public:
-  core::WallTime Now() override { return kNow; }
-  core::MonoTime Monotonic() override { return {}; }
-  void SleepFor(core::Duration /*d*/) override {}
-};
 
 core::Delivery MakeDelivery(core::TransitionKind transition, uint64_t version,
                             std::string thread = "") {
@@ -67,7 +61,7 @@ class EmailChannelTest : public ::testing::Test {
     EXPECT_TRUE(channel.ok()) << channel.error().message;
     return channel.ok() ? std::move(*channel) : nullptr;
   }
-  FixedClock clock_;
+  testing::FakeClock clock_{kNow};
 };
 
 TEST_F(EmailChannelTest, DeliversOverStartTlsWithTheRightHeaders) {
@@ -318,7 +312,7 @@ TEST_F(EmailChannelTest, APasswordThatIsPartOfTheMarkStillEnds) {
 }
 
 TEST(EmailSettingsTest, RejectsWhatCannotWork) {
-  FixedClock clock;
+  testing::FakeClock clock{kNow};
   EmailSettings s;
   s.url = "http://mail.example.com";
   s.from = "a@example.com";

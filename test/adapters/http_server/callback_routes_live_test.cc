@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "../../app/fake_clock.h"
 #include "quell/adapters/http_server/callback_routes.h"
 #include "quell/adapters/jsonl/payload_encoder.h"
 #include "quell/adapters/sqlite/sqlite_incident_store.h"
@@ -44,13 +45,6 @@ class NullLog : public core::EventLog {
   void Log(core::LogLevel, std::string_view, std::initializer_list<core::LogField>) override {}
 };
 
-class FixedClock : public core::Clock {
- public:
-  core::WallTime Now() override { return *core::ParseRfc3339("2026-12-02T09:00:00Z"); }
-  core::MonoTime Monotonic() override { return {}; }
-  void SleepFor(core::Duration) override {}
-};
-
 class LiveCallbackRoutesTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -80,7 +74,7 @@ class LiveCallbackRoutesTest : public ::testing::Test {
   }
 
   std::string dir_;
-  FixedClock clock_;
+  testing::FakeClock clock_{*core::ParseRfc3339("2026-12-02T09:00:00Z")};
   NullLog log_;
   jsonl::JsonPayloadEncoder encoder_;
   std::unique_ptr<sqlite::SqliteIncidentStore> store_;

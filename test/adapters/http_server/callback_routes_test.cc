@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "../../app/fake_clock.h"
 #include "quell/adapters/channels/pagerduty_channel.h"
 #include "quell/adapters/channels/slack_channel.h"
 #include "quell/adapters/curl/curl_http_client.h"
@@ -141,14 +142,6 @@ std::string PagerDutyBody(const std::string& event_type, const std::string& inci
 })";
 }
 
-class StepClock : public core::Clock {
- public:
-  core::WallTime Now() override { return now; }
-  core::MonoTime Monotonic() override { return core::MonoTime(now.time_since_epoch()); }
-  void SleepFor(core::Duration d) override { now += d; }
-  core::WallTime now = *core::ParseRfc3339("2026-12-02T09:00:00Z");
-};
-
 class RecordingLog : public core::EventLog {
  public:
   struct Line {
@@ -211,7 +204,7 @@ class AckLinkRoutesTest : public ::testing::Test {
     app::PollApplier applier(*store_, encoder_, apply_);
     core::Observation o;
     o.key = key;
-    o.at = clock_.now;
+    o.at = clock_.Now();
     o.health = unhealthy ? core::Health::kUnhealthy : core::Health::kHealthy;
     o.condition = "errs";
     o.labels = {{"tenant", tenant}};
@@ -219,7 +212,7 @@ class AckLinkRoutesTest : public ::testing::Test {
     app::VectorObservationStream stream(poll);
     NullSink sink;
     ASSERT_TRUE(
-        applier.Apply(stream, "p-" + core::FormatRfc3339(clock_.now), clock_.now, sink).ok());
+        applier.Apply(stream, "p-" + core::FormatRfc3339(clock_.Now()), clock_.Now(), sink).ok());
   }
 
   core::Incident Load(const std::string& key) {
@@ -243,7 +236,7 @@ class AckLinkRoutesTest : public ::testing::Test {
   // The group's next message on `channel`, due now, as the dispatcher hands it to the channel.
   core::Delivery GroupMessage(const std::string& channel, core::Duration interval = hours(0)) {
     auto row = store_->AssembleGroup(channel, "condition=errs", std::chrono::seconds(30), interval,
-                                     clock_.now);
+                                     clock_.Now());
     EXPECT_TRUE(row.ok() && row->has_value()) << "no group message was due";
     core::Delivery delivery;
     if (!row.ok() || !row->has_value()) return delivery;
@@ -281,7 +274,8 @@ class AckLinkRoutesTest : public ::testing::Test {
 
   // A PagerDuty event that occurred now, with an id of its own.
   std::string PagerDutyEventNow(const std::string& event_type, const std::string& incident_key) {
-    return PagerDutyBody(event_type, incident_key, "evt-" + std::to_string(++events_), clock_.now);
+    return PagerDutyBody(event_type, incident_key, "evt-" + std::to_string(++events_),
+                         clock_.Now());
   }
 
   // A Slack click with a trigger id of its own, on a message posted at `posted`.
@@ -306,7 +300,7 @@ class AckLinkRoutesTest : public ::testing::Test {
 
   // The path of the link a message of `key`'s `generation` carries, issued now.
   std::string LinkPath(const std::string& key, uint64_t generation) {
-    const std::string link = signer_->Link(key, generation, clock_.now);
+    const std::string link = signer_->Link(key, generation, clock_.Now());
     const std::string base = "https://quell.example.com";
     EXPECT_EQ(link.substr(0, base.size()), base);
     return link.substr(base.size());
@@ -315,7 +309,7 @@ class AckLinkRoutesTest : public ::testing::Test {
   // The path of the one link a group message of `channel`'s group condition=errs carries for
   // `episode`, issued now.
   std::string GroupLinkPath(const std::string& channel, uint64_t episode) {
-    const std::string link = signer_->GroupLink(channel, "condition=errs", episode, clock_.now);
+    const std::string link = signer_->GroupLink(channel, "condition=errs", episode, clock_.Now());
     const std::string base = "https://quell.example.com";
     EXPECT_EQ(link.substr(0, base.size()), base);
     return link.substr(base.size());
@@ -358,7 +352,7 @@ class AckLinkRoutesTest : public ::testing::Test {
   httplib::Result PostSlack(const std::string& body, const std::string& secret,
                             std::chrono::seconds age = std::chrono::seconds(3)) {
     const std::string ts = std::to_string(
-        std::chrono::duration_cast<std::chrono::seconds>(clock_.now.time_since_epoch() - age)
+        std::chrono::duration_cast<std::chrono::seconds>(clock_.Now().time_since_epoch() - age)
             .count());
     httplib::Headers headers = {
         {"X-Slack-Request-Timestamp", ts},
@@ -378,7 +372,7 @@ class AckLinkRoutesTest : public ::testing::Test {
   }
 
   std::string dir_;
-  StepClock clock_;
+  testing::FakeClock clock_{*core::ParseRfc3339("2026-12-02T09:00:00Z")};
   app::ApplyOptions apply_ = [] {
     app::ApplyOptions options;
     options.channels = {"webhook"};
@@ -430,7 +424,7 @@ TEST_F(AckLinkRoutesTest, AckPagesCarryTheSecurityHeaders) {
 
 TEST_F(AckLinkRoutesTest, PostAcksTheIncidentByLinkWithoutTheBearerToken) {
   Observe("acme:db", true);
-  clock_.now += std::chrono::minutes(5);
+  clock_.Advance(std::chrono::minutes(5));
   auto acked = Post(LinkPath("acme:db", 1));
   ASSERT_TRUE(acked);
   EXPECT_EQ(acked->status, 200) << acked->body;
@@ -458,7 +452,7 @@ TEST_F(AckLinkRoutesTest, ForgedLinksAreRefusedAndLoggedWithoutTheirMac) {
   std::string flipped = path;
   flipped.back() = flipped.back() == '0' ? '1' : '0';
   channels::AckLinkSigner stranger("another-secret-of-enough-length", "https://x", hours(24));
-  const std::string foreign = "/v1/ack/" + stranger.Token("acme:db", 1, clock_.now + hours(1));
+  const std::string foreign = "/v1/ack/" + stranger.Token("acme:db", 1, clock_.Now() + hours(1));
   for (const std::string& forged : {swapped, flipped, foreign}) {
     for (bool post : {false, true}) {
       auto refused = post ? Post(forged) : Get(forged);
@@ -481,7 +475,7 @@ TEST_F(AckLinkRoutesTest, ForgedLinksAreRefusedAndLoggedWithoutTheirMac) {
 TEST_F(AckLinkRoutesTest, ExpiredLinksAreRefused) {
   Observe("acme:db", true);
   const std::string path = LinkPath("acme:db", 1);
-  clock_.now += hours(24);
+  clock_.Advance(hours(24));
   auto get = Get(path);
   auto post = Post(path);
   ASSERT_TRUE(get && post);
@@ -495,15 +489,15 @@ TEST_F(AckLinkRoutesTest, ExpiredLinksAreRefused) {
 TEST_F(AckLinkRoutesTest, ALinkReplayedAfterTheResolveOrForAnEarlierGenerationIsRefused) {
   Observe("acme:db", true);
   const std::string first = LinkPath("acme:db", 1);
-  ASSERT_TRUE(commands_->Resolve("acme:db", "alice", clock_.now).ok());
+  ASSERT_TRUE(commands_->Resolve("acme:db", "alice", clock_.Now()).ok());
   auto after_resolve = Post(first);
   ASSERT_TRUE(after_resolve);
   EXPECT_EQ(after_resolve->status, 409) << after_resolve->body;
   EXPECT_NE(after_resolve->body.find("not open"), std::string::npos) << after_resolve->body;
 
-  clock_.now += std::chrono::minutes(1);
+  clock_.Advance(std::chrono::minutes(1));
   Observe("acme:db", false);
-  clock_.now += std::chrono::minutes(1);
+  clock_.Advance(std::chrono::minutes(1));
   Observe("acme:db", true);
   ASSERT_EQ(Load("acme:db").generation, 2u);
   auto old_generation = Post(first);
@@ -546,7 +540,7 @@ TEST_F(PagerDutyWebhookTest, AGroupsAckAcksTheMembersItsAlertCarriedOnly) {
   GroupOn({"pd"});
   Observe("acme:db", true);
   Observe("acme:cache", true);
-  clock_.now += std::chrono::seconds(30);
+  clock_.Advance(std::chrono::seconds(30));
   const std::string key = PagerDutyKey(GroupMessage("pd"));
   EXPECT_EQ(key, "{group:pd:1}:condition=errs");
   Observe("acme:late", true);  // waits for the next message: PagerDuty never heard of it
@@ -567,9 +561,9 @@ TEST_F(PagerDutyWebhookTest, AGroupsAckAcksTheMembersItsAlertCarriedOnly) {
 TEST_F(PagerDutyWebhookTest, AReplayedGroupResolveLeavesAnIncidentThatOpenedLaterAlone) {
   GroupOn({"pd"});
   Observe("early:ga", true);
-  clock_.now += std::chrono::seconds(30);
+  clock_.Advance(std::chrono::seconds(30));
   const std::string key = PagerDutyKey(GroupMessage("pd"));
-  clock_.now += std::chrono::minutes(2);
+  clock_.Advance(std::chrono::minutes(2));
   const std::string resolve = PagerDutyEventNow("incident.resolved", key);
   const std::string ack_sent_then = PagerDutyEventNow("incident.acknowledged", key);
   auto first = PostPagerDuty(resolve, kPagerDutySecret);
@@ -577,11 +571,11 @@ TEST_F(PagerDutyWebhookTest, AReplayedGroupResolveLeavesAnIncidentThatOpenedLate
   EXPECT_EQ(first->status, 200) << first->body;
   EXPECT_EQ(Load("early:ga").status, core::IncidentStatus::kResolved);
 
-  clock_.now += std::chrono::minutes(10);
+  clock_.Advance(std::chrono::minutes(10));
   Observe("later:gb", true);
-  clock_.now += std::chrono::seconds(30);
+  clock_.Advance(std::chrono::seconds(30));
   GroupMessage("pd");  // takes later:gb into the group's alert
-  clock_.now += std::chrono::minutes(1);
+  clock_.Advance(std::chrono::minutes(1));
   const std::string before = Snapshot("later:gb");
   auto replayed = PostPagerDuty(resolve, kPagerDutySecret);
   ASSERT_TRUE(replayed);
@@ -607,17 +601,17 @@ TEST_F(PagerDutyWebhookTest, AReplayedGroupResolveLeavesAnIncidentThatOpenedLate
 TEST_F(PagerDutyWebhookTest, TheSameEventTwiceIs200AndChangesNothingTheSecondTime) {
   GroupOn({"pd"});
   Observe("acme:a", true);
-  clock_.now += std::chrono::seconds(30);
+  clock_.Advance(std::chrono::seconds(30));
   const std::string key = PagerDutyKey(GroupMessage("pd"));
-  clock_.now += std::chrono::seconds(30);
+  clock_.Advance(std::chrono::seconds(30));
   const std::string ack = PagerDutyEventNow("incident.acknowledged", key);
   auto first = PostPagerDuty(ack, kPagerDutySecret);
   ASSERT_TRUE(first);
   EXPECT_NE(first->body.find(R"("keys":["acme:a"])"), std::string::npos) << first->body;
   // acme:b opens and joins the alert within the clock grace of the event's time.
-  clock_.now += std::chrono::seconds(5);
+  clock_.Advance(std::chrono::seconds(5));
   Observe("acme:b", true);
-  clock_.now += std::chrono::seconds(30);
+  clock_.Advance(std::chrono::seconds(30));
   GroupMessage("pd", std::chrono::seconds(10));
   const std::string before = Snapshot("acme:b");
   auto second = PostPagerDuty(ack, kPagerDutySecret);
@@ -630,14 +624,14 @@ TEST_F(PagerDutyWebhookTest, TheSameEventTwiceIs200AndChangesNothingTheSecondTim
 
 TEST_F(PagerDutyWebhookTest, EventsPastPagerDutysRetriesOrWithoutIdOrTimeChangeNothing) {
   Observe("acme:db", true);
-  clock_.now += std::chrono::hours(60);
+  clock_.Advance(std::chrono::hours(60));
   auto stale = PostPagerDuty(
-      PagerDutyBody("incident.acknowledged", "acme:db:1", "evt-old", clock_.now - hours(50)),
+      PagerDutyBody("incident.acknowledged", "acme:db:1", "evt-old", clock_.Now() - hours(50)),
       kPagerDutySecret);
   ASSERT_TRUE(stale);
   EXPECT_EQ(stale->status, 200) << stale->body;
   EXPECT_EQ(log_.Lines().back().fields["status"], "stale");
-  auto no_id = PostPagerDuty(PagerDutyBody("incident.acknowledged", "acme:db:1", "", clock_.now),
+  auto no_id = PostPagerDuty(PagerDutyBody("incident.acknowledged", "acme:db:1", "", clock_.Now()),
                              kPagerDutySecret);
   ASSERT_TRUE(no_id);
   EXPECT_EQ(no_id->status, 400) << no_id->body;
@@ -692,7 +686,7 @@ using SlackInteractivityTest = AckLinkRoutesTest;
 
 TEST_F(SlackInteractivityTest, AnAcknowledgeClickAcksTheIncidentByTheSlackUser) {
   Observe("acme:db", true);
-  auto answer = PostSlack(SlackClickOn("acme:db:1", clock_.now), kSlackSecret);
+  auto answer = PostSlack(SlackClickOn("acme:db:1", clock_.Now()), kSlackSecret);
   ASSERT_TRUE(answer);
   EXPECT_EQ(answer->status, 200) << answer->body;
   EXPECT_NE(answer->body.find("Acknowledged by slack:Amy McGee"), std::string::npos)
@@ -709,7 +703,7 @@ TEST_F(SlackInteractivityTest, AnAcknowledgeClickAcksTheIncidentByTheSlackUser) 
 // github.com/slackapi/bolt-js/issues/132).
 TEST_F(SlackInteractivityTest, TheAnswerToTheClickerGoesToTheResponseUrl) {
   Observe("acme:db", true);
-  auto answer = PostSlack(SlackClickOn("acme:db:1", clock_.now), kSlackSecret);
+  auto answer = PostSlack(SlackClickOn("acme:db:1", clock_.Now()), kSlackSecret);
   ASSERT_TRUE(answer);
   EXPECT_EQ(answer->status, 200) << answer->body;
   std::vector<testing::ReceivedRequest> posted = slack_responses_.Requests();
@@ -722,7 +716,7 @@ TEST_F(SlackInteractivityTest, TheAnswerToTheClickerGoesToTheResponseUrl) {
   EXPECT_EQ(message["text"], "Acknowledged by slack:Amy McGee");
 
   // A click for an incident that is not open: the clicker is told why nothing was acked.
-  answer = PostSlack(SlackClickOn("acme:gone:1", clock_.now), kSlackSecret);
+  answer = PostSlack(SlackClickOn("acme:gone:1", clock_.Now()), kSlackSecret);
   ASSERT_TRUE(answer);
   EXPECT_EQ(answer->status, 200);
   posted = slack_responses_.Requests();
@@ -738,7 +732,7 @@ TEST_F(SlackInteractivityTest, TheAnswerToTheClickerGoesToTheResponseUrl) {
 TEST_F(SlackInteractivityTest, AResponseUrlThatFailsIsLoggedAndTheAckStands) {
   Observe("acme:db", true);
   slack_responses_.FailNext(testing::Fault::kStatus500);
-  auto answer = PostSlack(SlackClickOn("acme:db:1", clock_.now), kSlackSecret);
+  auto answer = PostSlack(SlackClickOn("acme:db:1", clock_.Now()), kSlackSecret);
   ASSERT_TRUE(answer);
   EXPECT_EQ(answer->status, 200) << answer->body;
   EXPECT_TRUE(Load("acme:db").acked_at.has_value());
@@ -748,7 +742,7 @@ TEST_F(SlackInteractivityTest, AResponseUrlThatFailsIsLoggedAndTheAckStands) {
 
 TEST_F(SlackInteractivityTest, BadSignaturesAndStaleTimestampsAre401AndChangeNothing) {
   Observe("acme:db", true);
-  const std::string body = SlackClickOn("acme:db:1", clock_.now);
+  const std::string body = SlackClickOn("acme:db:1", clock_.Now());
   auto wrong = PostSlack(body, "another-apps-signing-secret");
   ASSERT_TRUE(wrong);
   EXPECT_EQ(wrong->status, 401) << wrong->body;
@@ -779,19 +773,19 @@ TEST_F(SlackInteractivityTest, BadSignaturesAndStaleTimestampsAre401AndChangeNot
 TEST_F(SlackInteractivityTest, AClickOnAnOlderMessageAcksNoLaterGeneration) {
   GroupOn({"slack"});
   Observe("acme:a", true);
-  clock_.now += std::chrono::seconds(30);
+  clock_.Advance(std::chrono::seconds(30));
   const core::Delivery first = GroupMessage("slack");
   const std::string first_button = SlackButton(first);
   EXPECT_EQ(first_button, "{group:slack:1}:condition=errs");
-  clock_.now += std::chrono::minutes(1);
-  ASSERT_TRUE(commands_->Resolve("acme:a", "alice", clock_.now).ok());
-  clock_.now += std::chrono::minutes(1);
+  clock_.Advance(std::chrono::minutes(1));
+  ASSERT_TRUE(commands_->Resolve("acme:a", "alice", clock_.Now()).ok());
+  clock_.Advance(std::chrono::minutes(1));
   Observe("acme:a", false);
-  clock_.now += std::chrono::minutes(1);
+  clock_.Advance(std::chrono::minutes(1));
   Observe("acme:a", true);  // generation 2
   Observe("acme:b", true);
   ASSERT_EQ(Load("acme:a").generation, 2u);
-  clock_.now += std::chrono::minutes(5);
+  clock_.Advance(std::chrono::minutes(5));
   const core::Delivery second = GroupMessage("slack");
 
   auto old_click = PostSlack(SlackClickOn(first_button, first.row.created_at), kSlackSecret);
@@ -827,11 +821,11 @@ TEST_F(AckLinkRoutesTest, AGroupsLinkAcksEveryOpenMemberOfItsEpisodeByTheNameGiv
   GroupOn({"hook"});
   Observe("acme:a", true);
   Observe("acme:b", true);
-  clock_.now += std::chrono::seconds(30);
+  clock_.Advance(std::chrono::seconds(30));
   GroupMessage("hook");
   const std::string path = GroupLinkPath("hook", 1);
   Observe("acme:c", true);
-  clock_.now += std::chrono::seconds(30);
+  clock_.Advance(std::chrono::seconds(30));
   GroupMessage("hook");           // carries c, in the same episode
   Observe("acme:waiting", true);  // no message carried it yet
 
@@ -851,7 +845,7 @@ TEST_F(AckLinkRoutesTest, AGroupsLinkAcksEveryOpenMemberOfItsEpisodeByTheNameGiv
       << ask->body;
   EXPECT_FALSE(Load("acme:a").acked_at.has_value()) << "a GET acks nothing";
 
-  clock_.now += std::chrono::minutes(2);
+  clock_.Advance(std::chrono::minutes(2));
   auto acked = PostName(path, "Ana Lima");
   ASSERT_TRUE(acked);
   EXPECT_EQ(acked->status, 200) << acked->body;
@@ -860,7 +854,7 @@ TEST_F(AckLinkRoutesTest, AGroupsLinkAcksEveryOpenMemberOfItsEpisodeByTheNameGiv
   for (const char* key : {"acme:a", "acme:b", "acme:c"}) {
     const core::Incident incident = Load(key);
     ASSERT_TRUE(incident.acked_at.has_value()) << key;
-    EXPECT_EQ(*incident.acked_at, clock_.now) << key;
+    EXPECT_EQ(*incident.acked_at, clock_.Now()) << key;
     EXPECT_EQ(incident.acked_by, "link:Ana Lima") << key;
   }
   EXPECT_FALSE(Load("acme:waiting").acked_at.has_value());
@@ -882,19 +876,19 @@ TEST_F(AckLinkRoutesTest, AGroupsLinkAcksEveryOpenMemberOfItsEpisodeByTheNameGiv
 TEST_F(AckLinkRoutesTest, AGroupsLinkActsOnItsOwnEpisodeAndChannelOnly) {
   GroupOn({"hook"});
   Observe("acme:a", true);
-  clock_.now += std::chrono::seconds(30);
+  clock_.Advance(std::chrono::seconds(30));
   GroupMessage("hook");
   const std::string path = GroupLinkPath("hook", 1);
   const std::string other_channel = GroupLinkPath("other", 1);
   for (int poll = 0; poll < 10 && Load("acme:a").status == core::IncidentStatus::kOpen; ++poll) {
-    clock_.now += std::chrono::seconds(10);
+    clock_.Advance(std::chrono::seconds(10));
     Observe("acme:a", false);
   }
   ASSERT_EQ(Load("acme:a").status, core::IncidentStatus::kResolved);
-  clock_.now += std::chrono::seconds(30);
+  clock_.Advance(std::chrono::seconds(30));
   GroupMessage("hook");  // its resolve: nothing left open, the episode ends
   Observe("acme:b", true);
-  clock_.now += std::chrono::seconds(30);
+  clock_.Advance(std::chrono::seconds(30));
   GroupMessage("hook");  // episode 3
 
   for (const std::string& link : {path, other_channel}) {
@@ -918,7 +912,7 @@ TEST_F(AckLinkRoutesTest, AGroupsLinkActsOnItsOwnEpisodeAndChannelOnly) {
 TEST_F(AckLinkRoutesTest, AGroupsAckPagesCarryTheSecurityHeaders) {
   GroupOn({"hook"});
   Observe("acme:a", true);
-  clock_.now += std::chrono::seconds(30);
+  clock_.Advance(std::chrono::seconds(30));
   GroupMessage("hook");
   auto ask = Get(GroupLinkPath("hook", 1));
   auto acked = PostName(GroupLinkPath("hook", 1), "<script>alert(1)</script>");
@@ -963,13 +957,13 @@ TEST_F(AckLinkRoutesTest, AnIncidentsLinkRecordsTheNameTypedOnItsPage) {
 TEST_F(SlackInteractivityTest, AGroupButtonAcksEveryOpenMemberOfItsEpisodeByTheSlackUser) {
   GroupOn({"slack"});
   Observe("acme:a", true);
-  clock_.now += std::chrono::seconds(30);
+  clock_.Advance(std::chrono::seconds(30));
   GroupMessage("slack");
   Observe("acme:b", true);
-  clock_.now += std::chrono::seconds(30);
+  clock_.Advance(std::chrono::seconds(30));
   const core::Delivery second = GroupMessage("slack");  // carries b only
   Observe("acme:later", true);
-  clock_.now += std::chrono::minutes(2);
+  clock_.Advance(std::chrono::minutes(2));
   GroupMessage("slack");  // carries later, posted after the click's message
 
   auto click = PostSlack(SlackClickOn(SlackButton(second), second.row.created_at), kSlackSecret);
@@ -989,7 +983,7 @@ TEST_F(PagerDutyWebhookTest, AGroupsAckRecordsTheAgentOnEveryMember) {
   GroupOn({"pd"});
   Observe("acme:db", true);
   Observe("acme:cache", true);
-  clock_.now += std::chrono::seconds(30);
+  clock_.Advance(std::chrono::seconds(30));
   const std::string key = PagerDutyKey(GroupMessage("pd"));
   auto answer = PostPagerDuty(PagerDutyEventNow("incident.acknowledged", key), kPagerDutySecret);
   ASSERT_TRUE(answer);

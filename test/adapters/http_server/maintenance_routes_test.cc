@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "../../app/fake_clock.h"
 #include "quell/adapters/http_server/ops_http_server.h"
 #include "quell/adapters/sqlite/sqlite_incident_store.h"
 #include "quell/adapters/text_output/maintenance_json.h"
@@ -23,14 +24,6 @@ using nlohmann::json;
 constexpr const char* kToken = "maintenance-reader-token-0123";
 
 core::WallTime At(const char* text) { return *core::ParseRfc3339(text); }
-
-class FixedClock : public core::Clock {
- public:
-  core::WallTime Now() override { return now; }
-  core::MonoTime Monotonic() override { return core::MonoTime(now.time_since_epoch()); }
-  void SleepFor(core::Duration d) override { now += d; }
-  core::WallTime now = At("2026-03-31T07:30:00Z");
-};
 
 // An hour east of UTC until 2026-03-29T01:00Z and two hours after, as Berlin; enough rules to
 // see the listing move with the zone's change without the system's tz database.
@@ -88,7 +81,7 @@ class MaintenanceRoutesTest : public ::testing::Test {
     return client_->Get("/v1/maintenance", headers);
   }
 
-  FixedClock clock_;
+  testing::FakeClock clock_{At("2026-03-31T07:30:00Z")};
   ShiftZones zones_;
   MaintenanceListing listing_;
   std::unique_ptr<OpsHttpServer> server_;
@@ -118,7 +111,7 @@ TEST_F(MaintenanceRoutesTest, ListsEachWindowWithWhetherItIsOpenNowAndItsOccurre
 
   // The server's clock moves: a week earlier, before the change, the same local hours are an
   // hour later in UTC, and at 07:30Z (08:30 local) the window is not open yet.
-  clock_.now = At("2026-03-24T07:30:00Z");
+  clock_.StepWall(At("2026-03-24T07:30:00Z") - clock_.Now());
   answer = Get();
   ASSERT_TRUE(answer);
   const json before = json::parse(answer->body)["windows"][0];
@@ -131,7 +124,7 @@ TEST_F(MaintenanceRoutesTest, ShowsTheSameObjectsAsTheCliLines) {
   Serve({TuesdayDeploys()});
   auto answer = Get();
   ASSERT_TRUE(answer);
-  auto line = text_output::MaintenanceWindowJson(TuesdayDeploys(), zones_, clock_.now);
+  auto line = text_output::MaintenanceWindowJson(TuesdayDeploys(), zones_, clock_.Now());
   ASSERT_TRUE(line.ok());
   // The same text, field order included: one writer.
   EXPECT_EQ(answer->body, R"({"windows":[)" + *line + "]}");
@@ -234,7 +227,7 @@ TEST_F(MaintenanceRoutesTest, OneOffWindowsAreAddedListedAndExpiredOverHttp) {
   ASSERT_EQ(body["one_off"].size(), 1u);
   EXPECT_EQ(body["one_off"][0]["reason"], "db upgrade");
 
-  clock_.now += std::chrono::minutes(10);
+  clock_.Advance(std::chrono::minutes(10));
   auto expired = client_->Post("/v1/maintenance/" + id + "/expire", auth, "", "application/json");
   ASSERT_TRUE(expired);
   ASSERT_EQ(expired->status, 200) << expired->body;

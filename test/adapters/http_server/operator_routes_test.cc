@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "../../app/fake_clock.h"
 #include "quell/adapters/jsonl/payload_encoder.h"
 #include "quell/adapters/sqlite/sqlite_incident_store.h"
 #include "quell/app/poll_applier.h"
@@ -22,14 +23,6 @@ namespace {
 using nlohmann::json;
 using std::chrono::minutes;
 using std::chrono::seconds;
-
-class StepClock : public core::Clock {
- public:
-  core::WallTime Now() override { return now; }
-  core::MonoTime Monotonic() override { return core::MonoTime(now.time_since_epoch()); }
-  void SleepFor(core::Duration d) override { now += d; }
-  core::WallTime now = *core::ParseRfc3339("2026-12-02T09:00:00Z");
-};
 
 // Every event the routes log, kept in order.
 class RecordingLog : public core::EventLog {
@@ -78,7 +71,7 @@ class OperatorRoutesTest : public ::testing::Test {
     app::PollApplier applier(*store_, encoder_, options);
     core::Observation o;
     o.key = key;
-    o.at = clock_.now;
+    o.at = clock_.Now();
     o.health = unhealthy ? core::Health::kUnhealthy : core::Health::kHealthy;
     o.condition = condition;
     o.labels = {{"tenant", "acme"}};
@@ -87,7 +80,8 @@ class OperatorRoutesTest : public ::testing::Test {
     app::VectorObservationStream stream(poll);
     NullSink sink;
     ASSERT_TRUE(
-        applier.Apply(stream, "p-" + key + "-" + core::FormatRfc3339(clock_.now), clock_.now, sink)
+        applier
+            .Apply(stream, "p-" + key + "-" + core::FormatRfc3339(clock_.Now()), clock_.Now(), sink)
             .ok());
   }
 
@@ -117,7 +111,7 @@ class OperatorRoutesTest : public ::testing::Test {
   static json Body(const app::OpsResponse& response) { return json::parse(response.body); }
 
   std::string dir_;
-  StepClock clock_;
+  testing::FakeClock clock_{*core::ParseRfc3339("2026-12-02T09:00:00Z")};
   jsonl::JsonPayloadEncoder encoder_;
   std::unique_ptr<sqlite::SqliteIncidentStore> store_;
   std::unique_ptr<app::OperatorCommands> commands_;
@@ -301,7 +295,7 @@ TEST_F(OperatorRoutesTest, ThePreviewListsTheOpenIncidentsASilenceWouldMatchAndS
 TEST_F(OperatorRoutesTest, DeadRowsAreListedRetriedAndDropped) {
   Open("acme:db");
   Open("beta:db");
-  auto claimed = store_->ClaimDue("d", clock_.now, seconds(60), 10);
+  auto claimed = store_->ClaimDue("d", clock_.Now(), seconds(60), 10);
   ASSERT_TRUE(claimed.ok());
   ASSERT_EQ(claimed->size(), 2u);
   std::vector<core::OutboxOutcome> dead(2);
@@ -310,7 +304,7 @@ TEST_F(OperatorRoutesTest, DeadRowsAreListedRetriedAndDropped) {
     dead[i].idempotency_key = (*claimed)[i].idempotency_key;
     dead[i].error = "HTTP 400";
   }
-  ASSERT_TRUE(store_->RecordOutcomes("d", dead, clock_.now).ok());
+  ASSERT_TRUE(store_->RecordOutcomes("d", dead, clock_.Now()).ok());
 
   app::OpsResponse list = Call("GET", "/v1/outbox/dead");
   ASSERT_EQ(list.status, 200);
@@ -329,7 +323,7 @@ TEST_F(OperatorRoutesTest, DeadRowsAreListedRetriedAndDropped) {
 
   EXPECT_EQ(Call("POST", "/v1/outbox/dead/" + a + "/retry", "", true).status, 409);
   EXPECT_EQ(Call("DELETE", "/v1/outbox/dead/q1-none", "", true).status, 404);
-  auto again = store_->ClaimDue("d2", clock_.now, seconds(60), 10);
+  auto again = store_->ClaimDue("d2", clock_.Now(), seconds(60), 10);
   ASSERT_TRUE(again.ok());
   ASSERT_EQ(again->size(), 1u);
   EXPECT_EQ((*again)[0].idempotency_key, a);
@@ -404,7 +398,7 @@ TEST_F(OperatorRoutesTest, OneGroupedIncidentShowsSeverityItsSendsAndItsGroupMes
   app::PollApplier applier(*store_, encoder_, options);
   core::Observation o;
   o.key = "acme:disk";
-  o.at = clock_.now;
+  o.at = clock_.Now();
   o.health = core::Health::kUnhealthy;
   o.condition = "prom-alerts";
   o.labels = {{"severity", "warning"}, {"tenant", "acme"}};
@@ -412,7 +406,7 @@ TEST_F(OperatorRoutesTest, OneGroupedIncidentShowsSeverityItsSendsAndItsGroupMes
   const std::vector<core::Observation> poll = {o};
   app::VectorObservationStream stream(poll);
   NullSink sink;
-  ASSERT_TRUE(applier.Apply(stream, "push-1", clock_.now, sink).ok());
+  ASSERT_TRUE(applier.Apply(stream, "push-1", clock_.Now(), sink).ok());
 
   json body = Body(Call("GET", "/v1/incidents/acme:disk"));
   EXPECT_EQ(body["incident"]["severity"], "warning");  // the alert's label: it has no level
@@ -424,7 +418,7 @@ TEST_F(OperatorRoutesTest, OneGroupedIncidentShowsSeverityItsSendsAndItsGroupMes
 
   clock_.SleepFor(seconds(30));
   auto group = store_->AssembleGroup("webhook", "condition=prom-alerts", policy.group_wait,
-                                     policy.group_interval, clock_.now);
+                                     policy.group_interval, clock_.Now());
   ASSERT_TRUE(group.ok() && group->has_value());
   const std::string group_row = (*group)->idempotency_key;
   body = Body(Call("GET", "/v1/incidents/acme:disk"));
@@ -435,7 +429,7 @@ TEST_F(OperatorRoutesTest, OneGroupedIncidentShowsSeverityItsSendsAndItsGroupMes
   EXPECT_EQ(body["group_messages"][0]["sent_at"], nullptr);
 
   clock_.SleepFor(seconds(2));
-  ASSERT_TRUE(store_->MarkSent(group_row, "hook-77", clock_.now).ok());
+  ASSERT_TRUE(store_->MarkSent(group_row, "hook-77", clock_.Now()).ok());
   body = Body(Call("GET", "/v1/incidents/acme:disk"));
   EXPECT_EQ(body["incident"]["notifications_sent"], 1);
   EXPECT_EQ(body["outbox"][0]["status"], "grouped");
@@ -462,7 +456,7 @@ TEST_F(OperatorRoutesTest, TheTimelineShowsEveryPollAndEachSendAttempt) {
     app::PollApplier applier(*store_, encoder_, app::ApplyOptions{});
     core::Observation o;
     o.key = "acme:db/primary";
-    o.at = clock_.now + minutes(1);
+    o.at = clock_.Now() + minutes(1);
     o.health = core::Health::kUnknown;
     o.condition = "c";
     const std::vector<core::Observation> poll = {o};
@@ -471,7 +465,7 @@ TEST_F(OperatorRoutesTest, TheTimelineShowsEveryPollAndEachSendAttempt) {
     ASSERT_TRUE(applier.Apply(stream, "p-unknown", o.at, sink).ok());
   }
   // The open fails once, then goes out.
-  auto claimed = store_->ClaimDue("d", clock_.now + seconds(5), minutes(1), 10);
+  auto claimed = store_->ClaimDue("d", clock_.Now() + seconds(5), minutes(1), 10);
   ASSERT_TRUE(claimed.ok());
   ASSERT_EQ(claimed->size(), 1u);
   const std::string ik = (*claimed)[0].idempotency_key;
@@ -479,14 +473,14 @@ TEST_F(OperatorRoutesTest, TheTimelineShowsEveryPollAndEachSendAttempt) {
   failed.kind = core::OutboxOutcome::Kind::kReschedule;
   failed.idempotency_key = ik;
   failed.error = "HTTP 500 from receiver";
-  failed.next_attempt_at = clock_.now + seconds(10);
-  ASSERT_TRUE(store_->RecordOutcomes("d", {&failed, 1}, clock_.now + seconds(5)).ok());
-  ASSERT_EQ(store_->ClaimDue("d", clock_.now + seconds(10), minutes(1), 10)->size(), 1u);
+  failed.next_attempt_at = clock_.Now() + seconds(10);
+  ASSERT_TRUE(store_->RecordOutcomes("d", {&failed, 1}, clock_.Now() + seconds(5)).ok());
+  ASSERT_EQ(store_->ClaimDue("d", clock_.Now() + seconds(10), minutes(1), 10)->size(), 1u);
   core::OutboxOutcome sent;
   sent.kind = core::OutboxOutcome::Kind::kSent;
   sent.idempotency_key = ik;
   sent.remote_message_id = "msg-7";
-  ASSERT_TRUE(store_->RecordOutcomes("d", {&sent, 1}, clock_.now + seconds(10)).ok());
+  ASSERT_TRUE(store_->RecordOutcomes("d", {&sent, 1}, clock_.Now() + seconds(10)).ok());
 
   app::OpsResponse shown = Call("GET", "/v1/incidents/acme:db/primary/timeline");
   ASSERT_EQ(shown.status, 200) << shown.body;
@@ -574,7 +568,8 @@ TEST_F(OperatorRoutesTest, IncidentListPagesInTriageOrderWithTotalSeverityAndSen
   Open("c:3", "latency");
   ASSERT_EQ(Call("POST", "/v1/incidents/b:2/resolve", "", true).status, 200);
   ASSERT_TRUE(
-      store_->MarkSent(core::OutboxIdempotencyKey("a:1", 1, 1, "webhook"), "m1", clock_.now).ok());
+      store_->MarkSent(core::OutboxIdempotencyKey("a:1", 1, 1, "webhook"), "m1", clock_.Now())
+          .ok());
   // Severity from the config for "errors"; "latency" has none and no evidence: "".
   queries_ = std::make_unique<app::OperatorQueries>(
       *store_, *store_, app::ConditionSeverities{{"errors", "critical"}});

@@ -210,7 +210,9 @@ TEST_F(OpsHttpServerFrontTest, SixtyFourSlowBodiesDelayNeitherProbesNorTokenHold
   StartServer({});
   SlowBodies slow(port_, 64, "/v1/ack/x", size_t{100} * 1000);
   ASSERT_EQ(slow.fds().size(), 64U);
-  std::this_thread::sleep_for(milliseconds(300));  // every head read, every body under way
+  // Time to pass, not a condition: the server shows no count of the bodies it is reading, and
+  // the probes below must meet all 64 under way.
+  std::this_thread::sleep_for(milliseconds(300));
   for (int round = 0; round < 3; ++round) {
     const auto healthz = TimedGet(port_, "/healthz");
     ASSERT_TRUE(healthz.has_value()) << "round " << round;
@@ -221,7 +223,8 @@ TEST_F(OpsHttpServerFrontTest, SixtyFourSlowBodiesDelayNeitherProbesNorTokenHold
     const auto incidents = TimedGet(port_, "/v1/incidents", Bearer());
     ASSERT_TRUE(incidents.has_value()) << "round " << round;
     EXPECT_LT(*incidents, seconds(2)) << "round " << round;
-    std::this_thread::sleep_for(milliseconds(1000));
+    // Time has to pass: the rounds are spread over the dribble's 2 s beat.
+    if (round < 2) std::this_thread::sleep_for(milliseconds(1000));
   }
   // The slow clients are still connected, waiting their turn at no one's expense.
   for (const int fd : slow.fds()) EXPECT_FALSE(Listen(fd, milliseconds(1)).closed);
@@ -255,6 +258,7 @@ TEST_F(OpsHttpServerFrontTest, StuckUnauthenticatedHandlersDelayNeitherProbesNor
     std::mutex mutex;
     std::condition_variable cv;
     bool open = false;
+    int entered = 0;  // handlers that reached the gate
     void Open() {
       {
         const std::lock_guard<std::mutex> lock(mutex);
@@ -268,6 +272,8 @@ TEST_F(OpsHttpServerFrontTest, StuckUnauthenticatedHandlersDelayNeitherProbesNor
     if (route.pattern != "/page") continue;
     route.handler = [gate](const app::OpsRequest&) {
       std::unique_lock<std::mutex> lock(gate->mutex);
+      ++gate->entered;
+      gate->cv.notify_all();
       gate->cv.wait(lock, [&] { return gate->open; });
       return Ok("{}");
     };
@@ -283,7 +289,11 @@ TEST_F(OpsHttpServerFrontTest, StuckUnauthenticatedHandlersDelayNeitherProbesNor
     if (fd >= 0) stuck.push_back(fd);
     if (fd >= 0) (void)SendAll(fd, "GET /page HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
   }
-  std::this_thread::sleep_for(milliseconds(200));
+  {
+    // Both unauthenticated workers (OpsServerOptions::unauthenticated_threads) are held.
+    std::unique_lock<std::mutex> lock(gate->mutex);
+    EXPECT_TRUE(gate->cv.wait_for(lock, seconds(10), [&] { return gate->entered >= 2; }));
+  }
   const auto healthz = TimedGet(port_, "/healthz");
   const auto incidents = TimedGet(port_, "/v1/incidents", Bearer());
   release();

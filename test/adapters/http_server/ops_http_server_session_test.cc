@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "../../app/fake_clock.h"
 #include "quell/adapters/http_server/ops_http_server.h"
 #include "quell/adapters/http_server/session_routes.h"
 #include "quell/adapters/http_server/session_store.h"
@@ -19,23 +20,6 @@ namespace quell::http_server {
 namespace {
 
 constexpr const char* kToken = "s3ssion-token-0123456789";
-
-class StepClock : public core::Clock {
- public:
-  core::WallTime Now() override { return core::WallTime(Monotonic().time_since_epoch()); }
-  core::MonoTime Monotonic() override {
-    const std::lock_guard<std::mutex> guard(mutex_);
-    return now_;
-  }
-  void SleepFor(core::Duration d) override {
-    const std::lock_guard<std::mutex> guard(mutex_);
-    now_ += d;
-  }
-
- private:
-  std::mutex mutex_;
-  core::MonoTime now_{std::chrono::hours(1000)};
-};
 
 class NullLog : public core::EventLog {
  public:
@@ -88,7 +72,7 @@ class SessionTest : public ::testing::Test {
     return set_cookie.substr(0, set_cookie.find(';'));
   }
 
-  StepClock clock_;
+  testing::FakeClock clock_{core::WallTime(std::chrono::hours(1000))};
   NullLog log_;
   std::atomic<int> writes_{0};
   std::shared_ptr<SessionStore> sessions_;

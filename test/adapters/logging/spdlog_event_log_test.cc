@@ -8,15 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "../../app/fake_clock.h"
+
 namespace quell::logging {
 namespace {
 
-class FixedClock : public core::Clock {
- public:
-  core::WallTime Now() override { return core::WallTime{std::chrono::seconds(1764716400)}; }
-  core::MonoTime Monotonic() override { return {}; }
-  void SleepFor(core::Duration /*d*/) override {}
-};
+const core::WallTime kNow{std::chrono::seconds(1764716400)};
 
 std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> lines;
@@ -27,7 +24,7 @@ std::vector<std::string> Lines(const std::string& text) {
 
 TEST(SpdlogEventLogTest, WritesOneJsonObjectPerLineWithEscapedFields) {
   std::ostringstream out;
-  FixedClock clock;
+  testing::FakeClock clock{kNow};
   SpdlogEventLog log(clock, {.format = EventFormat::kJson, .min_level = core::LogLevel::kInfo},
                      std::make_shared<spdlog::sinks::ostream_sink_mt>(out));
   log.Log(core::LogLevel::kWarn, "poll.condition",
@@ -66,7 +63,7 @@ TEST(SpdlogEventLogTest, NumbersAndBooleansAreJsonLiteralsAndStringsStayStrings)
 
 TEST(SpdlogEventLogTest, DropsEventsBelowTheLevel) {
   std::ostringstream out;
-  FixedClock clock;
+  testing::FakeClock clock{kNow};
   SpdlogEventLog log(clock, {.format = EventFormat::kJson, .min_level = core::LogLevel::kWarn},
                      std::make_shared<spdlog::sinks::ostream_sink_mt>(out));
   log.Log(core::LogLevel::kInfo, "poll.cycle_end", {});

@@ -1,0 +1,33 @@
+# With QUELL_UNITY_BUILD (cmake/QuellHelpers.cmake): what cannot share a batch. A batch is one
+# translation unit, so two files of one library that define the same name in an anonymous
+# namespace (each channel's kChannel, each command's exit codes) clash there. A new clash shows
+# in a unity build (scripts/test) as "redefinition of ... {anonymous}::NAME": rename the name,
+# or list the file (or, where every file does it, the library) here.
+
+# Libraries whose files each define the same names.
+foreach(target quell_channels quell_cli_commands)
+  if(TARGET ${target})
+    set_target_properties(${target} PROPERTIES UNITY_BUILD OFF)
+  endif()
+endforeach()
+
+# Files compiled alone, each beside a file of its library that defines the same name.
+set(quell_unity_alone
+  src/quell/adapters/inputs/datadog_payload.cc      # Invalid
+  src/quell/adapters/templates/mustache_renderer.cc # Upper
+  src/quell/app/metrics.cc                          # a member type from the anonymous namespace
+  src/quell/app/operator_queries.cc                 # Bad
+  src/quell/sim/routes_metrics.cc                   # Info
+  test/support/mattermost_receiver.cc               # StringField
+  test/support/ntfy_receiver.cc                     # kMaxMessageBytes
+  test/support/opsgenie_receiver.cc                 # StringField, Chars
+  test/support/pagerduty_receiver.cc                # StringField
+  test/support/prometheus_server.cc                 # kStartDeadline, FormatValue
+)
+foreach(file IN LISTS quell_unity_alone)
+  get_filename_component(dir ${PROJECT_SOURCE_DIR}/${file} DIRECTORY)
+  if(EXISTS ${dir}/CMakeLists.txt)
+    set_source_files_properties(${PROJECT_SOURCE_DIR}/${file} DIRECTORY ${dir}
+                                PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
+  endif()
+endforeach()
