@@ -29,7 +29,9 @@ using core::Status;
 // unique index. Each is a range probe on (key, channel, generation, version) of a few rows,
 // never a key's whole history; OFFSET 0 keeps each a per-row probe, so the planner can neither
 // make it a join (a lagging estimate once had it scan every sent row per claim) nor hash the
-// outbox for it. = ANY(...) keeps the outer UPDATE on the primary key. A claim counts in
+// outbox for it. The sent probe tests status through coalesce so that no partial index of
+// finished rows (outbox_sent, outbox_done) can answer it: analyzed while few rows were
+// finished, they look empty, and the planner read one whole per probe as a batch was sent. = ANY(...) keeps the outer UPDATE on the primary key. A claim counts in
 // claims, not in attempts: the attempt is counted with its outcome, so a holder that dies
 // costs none.
 #define QUELL_CLAIM_GUARDS                                                                    \
@@ -37,7 +39,8 @@ using core::Status;
   " p.channel = o.channel COLLATE \"C\" AND p.status IN ('pending', 'in_flight') AND"         \
   " (p.generation, p.version) < (o.generation, o.version) OFFSET 0)"                          \
   " AND NOT EXISTS (SELECT 1 FROM outbox n WHERE n.key = o.key AND n.channel = o.channel AND" \
-  " n.status = 'sent' AND (n.generation, n.version) > (o.generation, o.version) OFFSET 0)"
+  " coalesce(n.status, '') = 'sent' AND (n.generation, n.version) > (o.generation, o.version)"  \
+  " OFFSET 0)"
 constexpr const char* kClaimSql =
     "UPDATE outbox u SET status = 'in_flight', lease_owner = $1, lease_expires_at = $3,"
     " claims = u.claims + 1, updated_at = $2 WHERE u.idempotency_key = ANY((ARRAY("
