@@ -31,15 +31,15 @@ using core::Status;
 // make it a join (a lagging estimate once had it scan every sent row per claim) nor hash the
 // outbox for it. The sent probe tests status through coalesce so that no partial index of
 // finished rows (outbox_sent, outbox_done) can answer it: analyzed while few rows were
-// finished, they look empty, and the planner read one whole per probe as a batch was sent. = ANY(...) keeps the outer UPDATE on the primary key. A claim counts in
-// claims, not in attempts: the attempt is counted with its outcome, so a holder that dies
-// costs none.
-#define QUELL_CLAIM_GUARDS                                                                    \
-  " AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.key = o.key COLLATE \"C\" AND"             \
-  " p.channel = o.channel COLLATE \"C\" AND p.status IN ('pending', 'in_flight') AND"         \
-  " (p.generation, p.version) < (o.generation, o.version) OFFSET 0)"                          \
-  " AND NOT EXISTS (SELECT 1 FROM outbox n WHERE n.key = o.key AND n.channel = o.channel AND" \
-  " coalesce(n.status, '') = 'sent' AND (n.generation, n.version) > (o.generation, o.version)"  \
+// finished, they look empty, and the planner read one whole per probe as a batch was sent.
+// "= ANY(...)" keeps the outer UPDATE on the primary key. A claim counts in claims, not in
+// attempts: the attempt is counted with its outcome, so a holder that dies costs none.
+#define QUELL_CLAIM_GUARDS                                                                     \
+  " AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.key = o.key COLLATE \"C\" AND"              \
+  " p.channel = o.channel COLLATE \"C\" AND p.status IN ('pending', 'in_flight') AND"          \
+  " (p.generation, p.version) < (o.generation, o.version) OFFSET 0)"                           \
+  " AND NOT EXISTS (SELECT 1 FROM outbox n WHERE n.key = o.key AND n.channel = o.channel AND"  \
+  " coalesce(n.status, '') = 'sent' AND (n.generation, n.version) > (o.generation, o.version)" \
   " OFFSET 0)"
 constexpr const char* kClaimSql =
     "UPDATE outbox u SET status = 'in_flight', lease_owner = $1, lease_expires_at = $3,"
