@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "fake_clock.h"
@@ -937,6 +938,97 @@ TEST(DispatcherClaimAheadTest, ABatchClaimedAheadAndNeverSentGoesBackToPendingUn
     EXPECT_EQ(row.attempts, 0u);
     EXPECT_TRUE(row.lease_owner.empty());
     EXPECT_LE(row.next_attempt_at, clock.Now());
+  }
+}
+
+// Notes the thread each row was rendered on.
+class ThreadNotingRenderer : public core::MessageRenderer {
+ public:
+  core::Result<core::RenderedMessage> Render(std::string_view type,
+                                             const core::OutboxRow& row) const override {
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      threads_[row.key] = std::this_thread::get_id();
+    }
+    return inner_.Render(type, row);
+  }
+  std::thread::id ThreadOf(const std::string& key) const {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return threads_.at(key);
+  }
+
+ private:
+  FakeRenderer inner_;
+  mutable std::mutex mutex_;
+  mutable std::map<std::string, std::thread::id> threads_;
+};
+
+TEST(DispatcherClaimAheadTest, RendersTheBatchClaimedAheadOnTheClaimAheadsThread) {
+  FakeOutboxStore fake;
+  std::mutex mutex;
+  SharedOutboxStore main_store(fake, mutex);
+  SharedOutboxStore ahead_store(fake, mutex);
+  for (int i = 0; i < 6; ++i) fake.Add(Row("acme:k" + std::to_string(i), "hook"));
+  ThreadNotingRenderer renderer;
+  FakeHttpBatchClient http;
+  for (int i = 0; i < 6; ++i) http.Respond(200);
+  FakeClock clock{kT0};
+  FakeHttpChannel webhook{"https://hooks.test/w"};
+  app::DispatcherOptions options = Options("", /*claim_batch=*/3);
+  options.prepare_threads = 1;  // without a claim ahead, every render is on this thread
+  app::Dispatcher d(main_store, renderer, http, clock, options);
+  d.ClaimAheadWith(ahead_store);
+  d.AddHttpChannel("hook", "webhook", webhook);
+  EXPECT_EQ(d.RunOnce().sent, 3u);
+  EXPECT_EQ(d.RunOnce().sent, 3u);
+  const std::thread::id me = std::this_thread::get_id();
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(renderer.ThreadOf("acme:k" + std::to_string(i)), me);
+  for (int i = 3; i < 6; ++i) {
+    EXPECT_NE(renderer.ThreadOf("acme:k" + std::to_string(i)), me)
+        << "rendered while the first batch was on the wire, not after it";
+  }
+  EXPECT_EQ(http.requests().size(), 6u);
+}
+
+// Notes the threads outcomes were recorded on.
+class ThreadNotingOutboxStore : public SharedOutboxStore {
+ public:
+  using SharedOutboxStore::SharedOutboxStore;
+  core::Result<std::vector<core::Status>> RecordOutcomes(
+      std::string_view owner, std::span<const core::OutboxOutcome> outcomes,
+      core::WallTime now) override {
+    threads_.push_back(std::this_thread::get_id());
+    return SharedOutboxStore::RecordOutcomes(owner, outcomes, now);
+  }
+  const std::vector<std::thread::id>& threads() const { return threads_; }
+
+ private:
+  std::vector<std::thread::id> threads_;  // one transaction at a time: no lock needed
+};
+
+TEST(DispatcherRecordTest, RecordsEachGroupOfOutcomesBesideTheSendsAndCountsThemAll) {
+  FakeOutboxStore fake;
+  std::mutex mutex;
+  ThreadNotingOutboxStore store(fake, mutex);
+  for (int i = 0; i < 5; ++i) fake.Add(Row("acme:k" + std::to_string(i), "hook"));
+  FakeRenderer renderer;
+  FakeHttpBatchClient http;
+  for (int i = 0; i < 5; ++i) http.Respond(200);
+  FakeClock clock{kT0};
+  FakeHttpChannel webhook{"https://hooks.test/w"};
+  app::Dispatcher d(store, renderer, http, clock, Options("", 256, /*record_every=*/2));
+  d.AddHttpChannel("hook", "webhook", webhook);
+  const app::DispatchReport report = d.RunOnce();
+  EXPECT_EQ(report.sent, 5u);
+  EXPECT_EQ(report.record_batches, 3u);
+  EXPECT_EQ(fake.record_batches(), (std::vector<size_t>{2, 2, 1}));
+  ASSERT_EQ(store.threads().size(), 3u);
+  for (const std::thread::id& thread : store.threads()) {
+    EXPECT_NE(thread, std::this_thread::get_id()) << "the sending thread waited for the store";
+  }
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(fake.Row(Row("acme:k" + std::to_string(i), "hook").idempotency_key).status,
+              OutboxStatus::kSent);
   }
 }
 

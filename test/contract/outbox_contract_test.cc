@@ -134,6 +134,28 @@ TEST_P(OutboxContractTest, ClaimStopsAtTheLimitInOrder) {
   EXPECT_TRUE(Claim(a_->outbox(), "a", t0_, 0).empty());
 }
 
+TEST_P(OutboxContractTest, ClaimTakesTheEarliestDueRowsFirstAndPassesOverTheBacklogNotYetDue) {
+  // A backlog backing off sorts first by key; a claim reads by due time, so it neither walks
+  // the backlog nor lets it decide which due rows go first.
+  std::vector<core::OutboxRow> rows;
+  for (int k = 0; k < 20; ++k) {
+    rows.push_back(PendingRow("a-backlog-" + std::to_string(k), 1, 1, "c", t0_ + seconds(30)));
+  }
+  rows.push_back(PendingRow("k0", 1, 1, "c", t0_));
+  rows.push_back(PendingRow("k1", 1, 1, "c", t0_ - seconds(10)));
+  rows.push_back(PendingRow("k2", 1, 1, "c", t0_ - seconds(5)));
+  Insert(rows);
+  const auto first = Claim(a_->outbox(), "a", t0_, 2);
+  ASSERT_EQ(IdsOf(first), (std::vector<std::string>{"k1/c/1", "k2/c/1"}));
+  EXPECT_EQ(Record(a_->outbox(), "a", {Sent(first[0], "m1"), Sent(first[1], "m2")}, t0_),
+            (std::vector<bool>{true, true}));
+  const auto expiring = Claim(a_->outbox(), "a", t0_, 1);
+  EXPECT_EQ(IdsOf(expiring), (std::vector<std::string>{"k0/c/1"}));
+  // A dead holder's rows, their lease over, go before rows that fell due meanwhile.
+  EXPECT_EQ(IdsOf(Claim(b_->outbox(), "b", t0_ + kLease, 1)), (std::vector<std::string>{"k0/c/1"}));
+  EXPECT_EQ(Claim(b_->outbox(), "b", t0_ + kLease, 100).size(), 20u);
+}
+
 TEST_P(OutboxContractTest, AnExpiredLeaseIsReclaimedWithTheSameKeyAndOneMoreClaim) {
   Insert({PendingRow("k", 1, 1, "c", t0_)});
   const auto first = Claim(a_->outbox(), "a", t0_);

@@ -3,7 +3,9 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <future>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -54,25 +56,51 @@ struct DeadLetterRoute {
 // Records what became of claimed rows through OutboxStore::RecordOutcomes, `flush_every`
 // outcomes per transaction, and counts them into the report. A death (other than on the
 // dead-letter channel itself) carries its window's notice row into the same transaction, so
-// the notice is as durable as the death. Calling thread only.
+// the notice is as durable as the death. A full group's transaction runs on a thread of its
+// own while the caller goes on (sending the rest of the batch), one transaction at a time; the
+// store must not be used by anyone else until Flush returns. Report and counts are updated on
+// the calling thread only.
 class OutcomeRecorder {
  public:
+  // `writes`, when set, is held around each transaction: another connection's writer to the
+  // same store (the dispatcher's claim ahead) takes it too, so on SQLite the two queue on a
+  // mutex instead of meeting the busy handler's sleeps.
   OutcomeRecorder(core::OutboxStore& store, core::Clock& clock, std::string_view owner,
-                  size_t flush_every, DeadLetterRoute dead_letter, DispatchReport& report);
+                  size_t flush_every, DeadLetterRoute dead_letter, DispatchReport& report,
+                  std::mutex* writes = nullptr);
+  // Waits for a transaction still running (its outcomes are not counted).
+  ~OutcomeRecorder();
+  OutcomeRecorder(const OutcomeRecorder&) = delete;
+  OutcomeRecorder& operator=(const OutcomeRecorder&) = delete;
 
   // `row` must outlive the next Flush.
   void Add(const core::OutboxRow& row, core::OutboxOutcome outcome);
+  // Records everything added so far and returns once it is recorded and counted.
   void Flush();
 
  private:
+  using Statuses = core::Result<std::vector<core::Status>>;
+  struct Group {
+    std::vector<const core::OutboxRow*> rows;
+    std::vector<core::OutboxOutcome> outcomes;
+    core::WallTime at;
+  };
+  // Starts the transaction of the outcomes added since the last one, after the one running.
+  void Start();
+  // Waits for the running transaction and counts its outcomes.
+  void Collect();
+  void Count(const Group& group, const Statuses& statuses);
+
   core::OutboxStore& store_;
   core::Clock& clock_;
   std::string owner_;
   size_t flush_every_;
   DeadLetterRoute dead_letter_;
   DispatchReport& report_;
-  std::vector<const core::OutboxRow*> rows_;
-  std::vector<core::OutboxOutcome> outcomes_;
+  std::mutex* writes_;
+  Group adding_;
+  Group running_;
+  std::future<Statuses> recorded_;  // valid while running_'s transaction runs
 };
 
 }  // namespace quell::app

@@ -64,7 +64,7 @@ Dispatcher::Dispatcher(core::OutboxStore& store, const core::MessageRenderer& re
 
 Dispatcher::~Dispatcher() {
   if (!claimed_ahead_.valid()) return;
-  Claim rows = claimed_ahead_.get();
+  Claim rows = claimed_ahead_.get().rows;
   if (!rows || rows->empty()) return;
   // Unsent: back to pending now, without using up an attempt, rather than held for a lease.
   std::vector<core::OutboxOutcome> release(rows->size());
@@ -103,9 +103,12 @@ DispatchReport Dispatcher::RunOnce() {
   DispatchReport report;
   const core::WallTime now = clock_.Now();
   AssembleGroups(now, report);
-  Claim claimed = claimed_ahead_.valid()
-                      ? claimed_ahead_.get()
-                      : store_.ClaimDue(options_.owner, now, options_.lease, options_.claim_batch);
+  AheadBatch batch =
+      claimed_ahead_.valid()
+          ? claimed_ahead_.get()
+          : AheadBatch{store_.ClaimDue(options_.owner, now, options_.lease, options_.claim_batch),
+                       {}};
+  Claim& claimed = batch.rows;
   if (!claimed) {
     report.errors.push_back("claim: " + claimed.error().message);
     report.store_error = report.errors.back();
@@ -113,19 +116,17 @@ DispatchReport Dispatcher::RunOnce() {
   }
   report.claimed = claimed->size();
   CheckTiersAgain(*claimed, now, report);
-  std::vector<Attempt> attempts = Prepare(std::move(*claimed), report);
   if (claim_ahead_store_ != nullptr && report.claimed >= options_.claim_batch) {
     // A full batch: more is probably due. This batch's rows are in flight already, so the
     // claim ahead cannot take a younger sibling of one of them.
-    claimed_ahead_ = std::async(std::launch::async, [this] {
-      return claim_ahead_store_->ClaimDue(options_.owner, clock_.Now(), options_.lease,
-                                          options_.claim_batch);
-    });
+    claimed_ahead_ = std::async(std::launch::async, [this] { return ClaimAhead(); });
   }
+  std::vector<Attempt> attempts = Prepare(std::move(*claimed), std::move(batch.rendered), report);
 
   OutcomeRecorder recorder(
       store_, clock_, options_.owner, options_.record_every,
-      DeadLetterRoute{options_.dead_letter_channel, options_.dead_letter_interval}, report);
+      DeadLetterRoute{options_.dead_letter_channel, options_.dead_letter_interval}, report,
+      &store_writes_);
   // Rows a pacing rule holds go straight back to pending; the rest are sent.
   std::erase_if(attempts, [&](Attempt& attempt) {
     if (!attempt.deferred) return false;
@@ -243,8 +244,28 @@ void Dispatcher::TrimWhenDue(core::WallTime now, DispatchReport& report) {
   next_trim_ = mono;  // more to delete: again next round
 }
 
+Dispatcher::AheadBatch Dispatcher::ClaimAhead() {
+  AheadBatch batch{[this] {
+                     const std::lock_guard<std::mutex> lock(store_writes_);
+                     return claim_ahead_store_->ClaimDue(options_.owner, clock_.Now(),
+                                                         options_.lease, options_.claim_batch);
+                   }(),
+                   {}};
+  if (!batch.rows) return batch;
+  const core::WallTime now = clock_.Now();
+  for (const core::OutboxRow& row : *batch.rows) {
+    const auto route = routes_.find(row.channel);
+    if (route == routes_.end() || core::IsGroupKey(row.key) || core::IsDigestKey(row.key) ||
+        core::IsDeadLetterKey(row.key)) {
+      continue;  // Prepare sees to these, with the store's help
+    }
+    batch.rendered.emplace(row.idempotency_key, renderer_.RenderAt(route->second.type, row, now));
+  }
+  return batch;
+}
+
 std::vector<Dispatcher::Attempt> Dispatcher::Prepare(std::vector<core::OutboxRow> rows,
-                                                     DispatchReport& report) {
+                                                     Rendered rendered, DispatchReport& report) {
   const core::WallTime now = clock_.Now();
   std::vector<Attempt> attempts(rows.size());
   std::vector<Attempt*> to_render;
@@ -288,8 +309,20 @@ std::vector<Dispatcher::Attempt> Dispatcher::Prepare(std::vector<core::OutboxRow
 
   // Rendering is most of a row's cost and touches nothing shared, so it runs on the spare
   // core while the batch is not yet on the wire.
-  ForEachBounded(to_render.size(), options_.prepare_threads, [&](size_t i) {
-    Attempt& attempt = *to_render[i];
+  std::vector<Attempt*> unrendered;
+  unrendered.reserve(to_render.size());
+  for (Attempt* attempt : to_render) {
+    const auto it = rendered.find(attempt->delivery.row.idempotency_key);
+    if (it == rendered.end()) {
+      unrendered.push_back(attempt);
+    } else if (it->second) {
+      attempt->delivery.message = std::move(*it->second);
+    } else {
+      attempt->failed = core::SendOutcome::Permanent("render: " + it->second.error().message);
+    }
+  }
+  ForEachBounded(unrendered.size(), options_.prepare_threads, [&](size_t i) {
+    Attempt& attempt = *unrendered[i];
     auto message = renderer_.RenderAt(attempt.route->type, attempt.delivery.row, now);
     if (message) {
       attempt.delivery.message = std::move(*message);

@@ -5,8 +5,10 @@
 #include <functional>
 #include <future>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "quell/app/dispatch_outcome.h"
@@ -99,7 +101,20 @@ class Dispatcher {
   // every escalation row (its lease runs out and it is checked again then).
   void CheckTiersAgain(std::vector<core::OutboxRow>& rows, core::WallTime now,
                        DispatchReport& report);
-  std::vector<Attempt> Prepare(std::vector<core::OutboxRow> rows, DispatchReport& report);
+  using Claim = core::Result<std::vector<core::OutboxRow>>;
+  using Rendered = std::unordered_map<std::string, core::Result<core::RenderedMessage>>;
+  // A batch claimed ahead, with the messages of its plain rows rendered, by idempotency key.
+  struct AheadBatch {
+    Claim rows;
+    Rendered rendered;
+  };
+  // Claims the next batch through claim_ahead_store_ and renders, on the calling thread, the
+  // rows whose message needs nothing from the store (all but group, digest and dead-letter
+  // rows): that work then overlaps the batch on the wire instead of following it.
+  AheadBatch ClaimAhead();
+  // `rendered`: messages already rendered (ClaimAhead), used instead of rendering again.
+  std::vector<Attempt> Prepare(std::vector<core::OutboxRow> rows, Rendered rendered,
+                               DispatchReport& report);
   // Sends every attempt; `done` runs on this thread as each one ends, in completion order.
   void Deliver(std::vector<Attempt>& attempts, const Done& done);
   // Builds every due group message (OutboxStore::AssembleGroup) and notes the next one due.
@@ -117,11 +132,12 @@ class Dispatcher {
   // Applies options_.outbox_retention when its interval is due.
   void TrimWhenDue(core::WallTime now, DispatchReport& report);
 
-  using Claim = core::Result<std::vector<core::OutboxRow>>;
-
   core::OutboxStore& store_;
   core::OutboxStore* claim_ahead_store_ = nullptr;
-  std::future<Claim> claimed_ahead_;  // valid while a claim ahead runs or waits to be taken
+  std::future<AheadBatch> claimed_ahead_;  // valid while a claim ahead runs or waits to be taken
+  // Held by the claim ahead and by each outcome transaction, which run on threads of their own
+  // over two connections: they take turns instead of meeting SQLite's busy handler.
+  std::mutex store_writes_;
   const core::MessageRenderer& renderer_;
   core::HttpBatchClient& http_;
   core::Clock& clock_;

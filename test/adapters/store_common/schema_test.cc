@@ -31,7 +31,7 @@ TEST(SchemaTest, BothDialectsCreateTheSameTablesAndIndexes) {
   for (const Migration& m : Migrations()) {
     EXPECT_EQ(Created(m.sqlite_sql), Created(m.postgres_sql)) << "migration " << m.version;
   }
-  ASSERT_EQ(Migrations().size(), 17u);
+  ASSERT_EQ(Migrations().size(), 18u);
   EXPECT_EQ(Created(Migrations()[0].sqlite_sql),
             (std::vector<std::string>{"TABLE incidents", "TABLE decisions", "INDEX decisions_at",
                                       "TABLE polls", "TABLE outbox", "INDEX outbox_due"}));
@@ -68,6 +68,8 @@ TEST(SchemaTest, BothDialectsCreateTheSameTablesAndIndexes) {
   EXPECT_EQ(Created(Migrations()[16].sqlite_sql),
             (std::vector<std::string>{"INDEX outbox_generation", "INDEX outbox_tier_waiting",
                                       "INDEX key_groups_seen"}));
+  EXPECT_EQ(Created(Migrations()[17].sqlite_sql),
+            (std::vector<std::string>{"INDEX outbox_pending_due", "INDEX outbox_leases"}));
 }
 
 TEST(SchemaTest, TheTierIndexSelectsTheStatusesTheStoresWrite) {

@@ -16,29 +16,42 @@ namespace {
 
 using core::Status;
 
-// The inner SELECT picks and locks the due rows; SKIP LOCKED lets a concurrent claimer pass
-// over rows another is leasing instead of waiting for it. Under READ COMMITTED a row that
-// another claim leased meanwhile is re-checked on its new version and drops out, so two owners
-// never hold one row. One NOT EXISTS holds both guards, an older sibling still to deliver
-// (sends keep their order) and a newer one already sent (the supersede rule at claim time), so
-// the planner can only answer it through the (key, channel, generation, version) unique index,
-// a few rows per probe: two separate anti-joins let it scan every sent row per claim when its
-// statistics lag behind a busy outbox. ORDER BY matches outbox_live's byte order; = ANY(ARRAY)
-// keeps the outer UPDATE on the primary key instead of a hash join over the whole table.
-// A claim counts in claims, not in attempts: the attempt is counted with its outcome, so a
-// holder that dies costs none.
+// Each inner SELECT picks and locks due rows; SKIP LOCKED lets a concurrent claimer pass over
+// rows another is leasing instead of waiting for it. Under READ COMMITTED a row that another
+// claim leased meanwhile is re-checked on its new version and drops out, so two owners never
+// hold one row. Rows a dead holder left (their lease over, through outbox_leases) come first,
+// then pending rows in due order through outbox_pending_due; both range reads stop at the first
+// row not yet due, so a backlog backing off costs a claim nothing, and the slice keeps the two
+// to the limit. Due ties go in byte order, the index's. The guards: no older sibling still to
+// deliver (sends keep their order: a claim holds at most the oldest live row of a key and
+// channel, whatever order it reads rows in), through outbox_live (byte order, hence the
+// COLLATE), and no newer sibling already sent (the supersede rule at claim time), through the
+// unique index. Each is a range probe on (key, channel, generation, version) of a few rows,
+// never a key's whole history; OFFSET 0 keeps each a per-row probe, so the planner can neither
+// make it a join (a lagging estimate once had it scan every sent row per claim) nor hash the
+// outbox for it. The sent probe tests status through coalesce so that no partial index of
+// finished rows (outbox_sent, outbox_done) can answer it: analyzed while few rows were
+// finished, they look empty, and the planner read one whole per probe as a batch was sent.
+// "= ANY(...)" keeps the outer UPDATE on the primary key. A claim counts in claims, not in
+// attempts: the attempt is counted with its outcome, so a holder that dies costs none.
+#define QUELL_CLAIM_GUARDS                                                                     \
+  " AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.key = o.key COLLATE \"C\" AND"              \
+  " p.channel = o.channel COLLATE \"C\" AND p.status IN ('pending', 'in_flight') AND"          \
+  " (p.generation, p.version) < (o.generation, o.version) OFFSET 0)"                           \
+  " AND NOT EXISTS (SELECT 1 FROM outbox n WHERE n.key = o.key AND n.channel = o.channel AND"  \
+  " coalesce(n.status, '') = 'sent' AND (n.generation, n.version) > (o.generation, o.version)" \
+  " OFFSET 0)"
 constexpr const char* kClaimSql =
     "UPDATE outbox u SET status = 'in_flight', lease_owner = $1, lease_expires_at = $3,"
-    " claims = u.claims + 1, updated_at = $2 WHERE u.idempotency_key = ANY(ARRAY("
-    "SELECT o.idempotency_key FROM outbox o WHERE o.status IN ('pending', 'in_flight') AND"
-    " ((o.status = 'pending' AND o.next_attempt_at <= $2) OR"
-    " (o.status = 'in_flight' AND o.lease_expires_at <= $2)) AND NOT EXISTS ("
-    " SELECT 1 FROM outbox p WHERE p.key = o.key AND p.channel = o.channel AND"
-    " ((p.status IN ('pending', 'in_flight') AND"
-    " (p.generation, p.version) < (o.generation, o.version)) OR"
-    " (p.status = 'sent' AND (p.generation, p.version) > (o.generation, o.version))))"
-    " ORDER BY o.key COLLATE \"C\", o.channel COLLATE \"C\", o.generation, o.version"
-    " LIMIT $4 FOR UPDATE SKIP LOCKED)) RETURNING ";
+    " claims = u.claims + 1, updated_at = $2 WHERE u.idempotency_key = ANY((ARRAY("
+    "SELECT o.idempotency_key FROM outbox o WHERE o.status = 'in_flight' AND"
+    " o.lease_expires_at <= $2" QUELL_CLAIM_GUARDS
+    " ORDER BY o.lease_expires_at LIMIT $4 FOR UPDATE SKIP LOCKED) || ARRAY("
+    "SELECT o.idempotency_key FROM outbox o WHERE o.status = 'pending' AND"
+    " o.next_attempt_at <= $2" QUELL_CLAIM_GUARDS
+    " ORDER BY o.next_attempt_at, o.key COLLATE \"C\", o.channel COLLATE \"C\", o.generation,"
+    " o.version LIMIT $4 FOR UPDATE SKIP LOCKED))[1:$4::int]) RETURNING ";
+#undef QUELL_CLAIM_GUARDS
 
 // The whole batch in one statement, so one transaction and one round trip. An outcome applies
 // only while `owner` ($2) still holds the row's lease; a sent row supersedes its older pending
@@ -78,15 +91,18 @@ constexpr const char* kOutcomesSql =
 // its follow-ups thread on the first one sent.
 // A grouped row goes only once its group row is gone: a waiting member, or a member of a group
 // row still to send (or dead, which an operator may retry), is what that message lists.
+// OFFSET 0 keeps both checks per-row probes of the rows the batch walks (an incident by key, a
+// group row by its key): otherwise the planner may answer one by hashing every incident or
+// every outbox row, a cost that grows with history for a batch of at most $2 rows.
 constexpr const char* kTrimSql =
     "DELETE FROM outbox WHERE idempotency_key = ANY(ARRAY(SELECT o.idempotency_key FROM"
     " outbox o WHERE o.status NOT IN ('pending', 'in_flight') AND o.status IN ('sent', 'dead',"
     " 'dropped', 'shadow', 'superseded', 'folded', 'silenced', 'grouped', 'muted',"
     " 'cancelled', 'inhibited') AND"
     " o.updated_at < $1 AND NOT EXISTS (SELECT 1 FROM incidents i WHERE i.key = o.key AND"
-    " i.generation = o.generation AND i.status = 'open') AND (o.status <> 'grouped' OR"
+    " i.generation = o.generation AND i.status = 'open' OFFSET 0) AND (o.status <> 'grouped' OR"
     " (o.group_row IS NOT NULL AND NOT EXISTS (SELECT 1 FROM outbox g WHERE"
-    " g.idempotency_key = o.group_row)))"
+    " g.idempotency_key = o.group_row OFFSET 0)))"
     " ORDER BY o.updated_at LIMIT $2 FOR UPDATE SKIP LOCKED)) AND status IN ('sent', 'dead',"
     " 'dropped', 'shadow', 'superseded', 'folded', 'silenced', 'grouped', 'muted',"
     " 'cancelled', 'inhibited') AND"

@@ -17,26 +17,36 @@ using core::ErrorCode;
 using core::MakeError;
 using core::Status;
 
-// The statuses are literals, not parameters, so SQLite can prove that outbox_live (WHERE status
-// IN ('pending', 'in_flight')) covers both the scan and the guard. The guard keeps sends in
-// order: no row of a (key, channel) is leased while an older one is still to be delivered.
-// The second guard is the supersede rule at claim time: a row older than a sent sibling is
-// never sent (a lease that expired on it cannot resurrect it). A claim counts in claims, not
-// in attempts: the attempt is counted with its outcome, so a holder that dies costs none.
+// The guards keep sends in order: no row of a (key, channel) is leased while an older one is
+// still to be delivered (`p`, through outbox_live), so a claim holds at most the oldest live row
+// of each and the order it reads rows in never reorders a key's sends. The second guard is the
+// supersede rule at claim time: a row older than a sent sibling is never sent (a lease that
+// expired on it cannot resurrect it).
+#define QUELL_CLAIM_GUARDS                                                                     \
+  " AND NOT EXISTS (SELECT 1 FROM outbox p INDEXED BY outbox_live WHERE p.key = o.key AND"     \
+  " p.channel = o.channel AND p.status IN ('pending', 'in_flight') AND"                        \
+  " (p.generation < o.generation OR (p.generation = o.generation AND p.version < o.version)))" \
+  " AND NOT EXISTS (SELECT 1 FROM outbox n WHERE n.key = o.key AND n.channel = o.channel AND"  \
+  " n.status = 'sent' AND (n.generation > o.generation OR"                                     \
+  " (n.generation = o.generation AND n.version > o.version)))"
+
+// Rows a dead holder left (their lease over) first, then pending rows in due order: both are
+// range reads that stop at the first row not yet due (outbox_leases, outbox_pending_due), so
+// rows backing off cost a claim nothing however many there are. Due ties go in (key, channel,
+// generation, version) order, the index's. The statuses are literals, not parameters, so SQLite
+// can prove that the partial indexes apply. The compound's LIMIT counts across both halves. A
+// claim counts in claims, not in attempts: the attempt is counted with its outcome, so a
+// holder that dies costs none.
 constexpr const char* kClaimSql =
     "UPDATE outbox SET status = 'in_flight', lease_owner = ?1, lease_expires_at = ?3,"
     " claims = claims + 1, updated_at = ?2 WHERE rowid IN ("
-    " SELECT o.rowid FROM outbox o INDEXED BY outbox_live"
-    " WHERE o.status IN ('pending', 'in_flight') AND"
-    " ((o.status = 'pending' AND o.next_attempt_at <= ?2) OR"
-    " (o.status = 'in_flight' AND o.lease_expires_at <= ?2)) AND NOT EXISTS ("
-    " SELECT 1 FROM outbox p INDEXED BY outbox_live WHERE p.key = o.key AND"
-    " p.channel = o.channel AND p.status IN ('pending', 'in_flight') AND"
-    " (p.generation < o.generation OR (p.generation = o.generation AND p.version < o.version)))"
-    " AND NOT EXISTS (SELECT 1 FROM outbox n WHERE n.key = o.key AND n.channel = o.channel AND"
-    " n.status = 'sent' AND (n.generation > o.generation OR"
-    " (n.generation = o.generation AND n.version > o.version)))"
-    " ORDER BY o.key, o.channel, o.generation, o.version LIMIT ?4) RETURNING ";
+    " SELECT o.rowid FROM outbox o INDEXED BY outbox_leases WHERE o.status = 'in_flight' AND"
+    " o.lease_expires_at <= ?2" QUELL_CLAIM_GUARDS
+    " UNION ALL SELECT rowid FROM (SELECT o.rowid FROM outbox o INDEXED BY outbox_pending_due"
+    " WHERE o.status = 'pending' AND o.next_attempt_at <= ?2" QUELL_CLAIM_GUARDS
+    " ORDER BY o.next_attempt_at, o.key, o.channel, o.generation, o.version) LIMIT ?4)"
+    " RETURNING ";
+#undef QUELL_CLAIM_GUARDS
 // After kOutboxColumns in the claim's RETURNING.
 constexpr const char* kClaimExtraColumns = ", claims, throttled_since, tier";
 

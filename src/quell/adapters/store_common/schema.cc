@@ -237,7 +237,19 @@ namespace {
   " (status = 'pending' OR (status = 'grouped' AND group_row IS NULL));"            \
   "CREATE INDEX key_groups_seen ON key_groups (last_seen_at);"
 
-constexpr std::array<Migration, 17> kMigrations = {{
+// The claim reads the outbox in due order and stops at the first row not yet due, so a
+// backlog backing off (a receiver down) costs it nothing. outbox_pending_due lists the pending
+// rows by next_attempt_at, ties in the (key, channel, generation, version) byte order the
+// claim has always used; outbox_leases the in-flight rows by the end of their lease, which a
+// dead holder's rows pass. Both hold only live rows: the claim moves a row from the first to
+// the second, its outcome out of both.
+#define QUELL_SCHEMA_V18(BYTE_ORDER)                                           \
+  "CREATE INDEX outbox_pending_due ON outbox (next_attempt_at, key" BYTE_ORDER \
+  ", channel" BYTE_ORDER                                                       \
+  ", generation, version) WHERE status = 'pending';"                           \
+  "CREATE INDEX outbox_leases ON outbox (lease_expires_at) WHERE status = 'in_flight';"
+
+constexpr std::array<Migration, 18> kMigrations = {{
     {1, "incidents, decision log, polls and outbox", QUELL_SCHEMA_V1(" WITHOUT ROWID"),
      QUELL_SCHEMA_V1("")},
     {2, "open-incident index and source marks", QUELL_SCHEMA_V2(" WITHOUT ROWID", ""),
@@ -268,8 +280,11 @@ constexpr std::array<Migration, 17> kMigrations = {{
      QUELL_SCHEMA_V16("")},
     {17, "outbox rows by generation, waiting escalation tiers, key groups by age", QUELL_SCHEMA_V17,
      QUELL_SCHEMA_V17},
+    {18, "outbox rows by due time and by lease end", QUELL_SCHEMA_V18(""),
+     QUELL_SCHEMA_V18(" COLLATE \"C\"")},
 }};
 
+#undef QUELL_SCHEMA_V18
 #undef QUELL_SCHEMA_V17
 #undef QUELL_SCHEMA_V16
 #undef QUELL_SCHEMA_V15
