@@ -38,7 +38,7 @@ struct PollerOptions {
   uint32_t max_enrich = 20;         // detail requests per cycle, over all conditions
   uint32_t enrich_concurrency = 4;  // detail requests in flight at once
   // Observations per transaction. An error-group listing is walked a page at a time and
-  // committed a chunk of this many at a time (its watched incidents read in slices as large),
+  // committed in chunks of this many (its watched incidents read in slices as large),
   // so this, not the number of groups, bounds a poll's memory.
   size_t chunk_observations = 5000;
   std::optional<core::Duration> decision_retention;  // nullopt keeps the decision log forever

@@ -1,5 +1,5 @@
 // The error-group part of Poller: a listing streamed page by page, observed, enriched and
-// committed a chunk at a time (core::ListingObserver), so a poll's memory is bounded by the
+// committed chunk by chunk (core::ListingObserver), so a poll's memory is bounded by the
 // chunk, not by the number of groups.
 #include <algorithm>
 #include <string>
