@@ -218,7 +218,7 @@ TEST(PollerLeaseTest, AWatchNotHeldIsSkippedAndItsSourceNotAsked) {
   // Unfenced (poll-once): every watch, no lease asked.
   const CycleReport unfenced = poller.RunOnce(sink);
   EXPECT_EQ(unfenced.conditions.size(), 2U);
-  EXPECT_EQ(store.fence_calls().size(), 2U);
+  EXPECT_EQ(store.fence_calls().size(), 4U);
 }
 
 TEST(PollerLeaseTest, ACommitRefusedByTheFenceIsReportedFenced) {

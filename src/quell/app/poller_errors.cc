@@ -53,6 +53,9 @@ core::GroupListing Poller::PollErrorSource(core::ErrorGroupSource& source,
   const size_t chunk = std::max<size_t>(options_.chunk_observations, 1);
 
   core::GroupListing walked = source.WalkPages([&](std::span<const core::ErrorGroup> page) {
+    // A source's poll deadline bounds its own requests: the time spent here observing and
+    // committing a page is the poller's work, so it moves the deadline on.
+    const core::MonoTime started = clock_.Monotonic();
     for (ErrorStream& stream : streams) {
       if (stream.stopped) continue;
       const std::string& condition = stream.watch->condition.common.name;
@@ -81,6 +84,8 @@ core::GroupListing Poller::PollErrorSource(core::ErrorGroupSource& source,
         ApplyErrorChunk(stream, stream.observer->TakeChunk(), false, now, enrich_left, sink);
       }
     }
+    const core::Duration spent = clock_.Monotonic() - started;
+    for (const auto& budget : budgets_) budget.first->Postpone(spent);
   });
 
   for (ErrorStream& stream : streams) {

@@ -126,22 +126,24 @@ core::GroupListing InfraiErrorSource::WalkPages(
     // Where the walk goes next, read before the page is handed over (the parser's document
     // is not touched after that).
     std::optional<core::Error> stop;
-    bool done = false;
+    std::optional<std::string> next_text;
+    if (const auto next = FindField(*data, options.fields.next_cursor)) {
+      next_text = AsText(*next);
+      if (!next_text) stop = Corrupt(what + ": next_cursor is not a string");
+    }
+    // An absent, null or empty cursor ends the walk.
+    const bool done = !stop && (!next_text || next_text->empty());
     std::string cursor;
-    if (const auto next = FindField(*data, options.fields.next_cursor); !next) {
-      done = true;
-    } else if (auto next_text = AsText(*next); !next_text) {
-      stop = Corrupt(what + ": next_cursor is not a string");
-    } else if (next_text->empty()) {
-      done = true;
-    } else if (!cursors_seen.insert(*next_text).second) {
-      stop = Corrupt(what + ": the server repeated cursor \"" + *next_text + "\"");
-    } else if (listing.pages >= options.max_pages) {
-      stop = Corrupt("GET " + options.groups_path + ": more than " +
-                     std::to_string(options.max_pages) +
-                     " pages; raise infrai.max_pages if that is expected");
-    } else {
-      cursor = std::move(*next_text);
+    if (!done && !stop) {
+      if (!cursors_seen.insert(*next_text).second) {
+        stop = Corrupt(what + ": the server repeated cursor \"" + *next_text + "\"");
+      } else if (listing.pages >= options.max_pages) {
+        stop = Corrupt("GET " + options.groups_path + ": more than " +
+                       std::to_string(options.max_pages) +
+                       " pages; raise infrai.max_pages if that is expected");
+      } else {
+        cursor = std::move(*next_text);
+      }
     }
     if (!done && !stop) next_page = std::async(std::launch::async, fetch, cursor);
     page(page_groups);
