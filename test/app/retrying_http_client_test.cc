@@ -344,6 +344,24 @@ TEST(BudgetedHttpClientTest, ThePollDeadlineCountsFromTheSourcesFirstRequest) {
   EXPECT_EQ(hanging.timeouts.size(), 2U);
 }
 
+// A streamed listing's pages are observed and committed between its requests: the poller
+// moves the deadline on by that time, so only the source's own time counts.
+TEST(BudgetedHttpClientTest, APostponedDeadlineLeavesTheTimeItWasMovedBy) {
+  testing::FakeClock clock(kStart);
+  HangingHttpClient hanging(clock);
+  RetryingHttpClient retrying(hanging, clock, RetryPolicy{.max_attempts = 1}, 1);
+  BudgetedHttpClient budgeted(retrying, seconds{30});
+  budgeted.StartPoll(seconds{10});
+  core::HttpRequest request;
+  request.url = kUrl;
+  request.total_timeout = seconds{8};
+  EXPECT_FALSE(budgeted.Send(request).ok());  // hangs its 8 s: 2 s of the deadline left
+  budgeted.Postpone(seconds{20});
+  EXPECT_FALSE(budgeted.Send(request).ok());
+  ASSERT_EQ(hanging.timeouts.size(), 2U);
+  EXPECT_EQ(hanging.timeouts[1], seconds{8}) << "cut to the 2 s left without the postponement";
+}
+
 // The wall clock jumping forward a day between a poll's first request and its retry does not
 // end the poll's deadline early.
 TEST(BudgetedHttpClientTest, AWallClockStepDoesNotEndThePollDeadline) {

@@ -287,6 +287,7 @@ class QueryPlanContractTest : public StoreTest {
     EXPECT_TRUE(incidents.ListIncidents().ok());
     EXPECT_TRUE(incidents.FindIncident("acme:db").ok());
     EXPECT_TRUE(incidents.ListOpenIncidents("db").ok());
+    EXPECT_TRUE(incidents.ListOpenIncidentsAfter("db", "acme:a", 100).ok());
     EXPECT_TRUE(incidents.ListOutbox(std::nullopt).ok());
     EXPECT_TRUE(incidents.ListOutbox(core::OutboxStatus::kDead).ok());
     EXPECT_TRUE(incidents.GetSourceMark("sentry").ok());

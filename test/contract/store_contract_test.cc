@@ -576,6 +576,20 @@ TEST_P(StoreContractTest, ListsOnlyTheOpenIncidentsOfOneConditionInKeyOrder) {
           .ok());
   EXPECT_EQ(Keys(*store_->incidents().ListOpenIncidents("errors")),
             (std::vector<std::string>{"B", "_z", "a-1", "gone"}));
+
+  // A slice at a time, as a streamed poll reads them: the same keys in the same order.
+  std::vector<std::string> sliced;
+  std::string after;
+  for (int slice = 0; slice < 10; ++slice) {
+    auto some = store_->incidents().ListOpenIncidentsAfter("errors", after, 3);
+    ASSERT_TRUE(some.ok()) << some.error().message;
+    for (const std::string& key : Keys(*some)) sliced.push_back(key);
+    if (some->size() < 3) break;
+    after = some->back().key;
+  }
+  EXPECT_EQ(sliced, (std::vector<std::string>{"B", "_z", "a-1", "gone"}));
+  EXPECT_EQ(Keys(*store_->incidents().ListOpenIncidentsAfter("errors", "_z", 1)),
+            std::vector<std::string>{"a-1"});
 }
 
 TEST_P(StoreContractTest, OpenIncidentsAreReadThroughTheOpenIndex) {

@@ -17,6 +17,11 @@ void BudgetedHttpClient::StartPoll(std::optional<core::Duration> deadline) {
   deadline_.reset();
 }
 
+void BudgetedHttpClient::Postpone(core::Duration by) {
+  const std::lock_guard<std::mutex> lock(deadline_mutex_);
+  if (deadline_) *deadline_ += by;
+}
+
 core::Result<core::HttpResponse> BudgetedHttpClient::Send(const core::HttpRequest& request) {
   std::optional<core::MonoTime> deadline;
   {

@@ -22,6 +22,9 @@ class BudgetedHttpClient : public core::HttpClient {
   // counted from the poll's first request (none: each request is bounded by its own timeouts
   // and retries only). Past it a request is not sent and one in flight is cut.
   void StartPoll(std::optional<core::Duration> deadline = std::nullopt);
+  // Moves a started poll's deadline `by` later: the time the poller spent on a streamed
+  // listing's pages between requests is its own work, not the source's. Thread-safe.
+  void Postpone(core::Duration by);
 
   core::Result<core::HttpResponse> Send(const core::HttpRequest& request) override;
 

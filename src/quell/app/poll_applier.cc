@@ -145,8 +145,15 @@ core::Status PollApplier::ApplyOnce(core::ObservationStream& poll, std::string_v
     }
   }
 
-  if (summary.poll.changed > 0 || options_.record_unchanged_poll) {
-    auto recorded = tx.RecordPoll(summary.poll);
+  core::PollRecord record = summary.poll;
+  record.observations += options_.earlier_counts.observations;
+  record.changed += options_.earlier_counts.changed;
+  record.outbox_rows += options_.earlier_counts.outbox_rows;
+  for (size_t k = 0; k < record.by_decision.size(); ++k) {
+    record.by_decision[k] += options_.earlier_counts.by_decision[k];
+  }
+  if (options_.record_poll && (record.changed > 0 || options_.record_unchanged_poll)) {
+    auto recorded = tx.RecordPoll(record);
     if (!recorded) return recorded.error();
     summary.poll_recorded = *recorded;
     if (!*recorded && options_.roll_back_recorded_poll) {

@@ -104,6 +104,10 @@ struct ApplyOptions {
   std::optional<core::Duration> decision_retention;  // nullopt keeps the log forever
   // Record the poll row even when the poll changed nothing; set for an explicit poll id.
   bool record_unchanged_poll = false;
+  // A poll committed in several transactions (a streamed listing) records its poll row in the
+  // last only: false in the others; the last adds `earlier_counts`, theirs, to its own.
+  bool record_poll = true;
+  core::PollRecord earlier_counts;
   // Set for a poll id a sender chose (a pushed request's poll_id, with record_unchanged_poll):
   // when the id was recorded before, the transaction is rolled back whole, so a retried request
   // changes nothing, and the summary says `duplicate`. The poll row is written last, and its

@@ -18,15 +18,6 @@
 namespace quell::app {
 namespace {
 
-std::string FormatMark(core::WallTime at) { return core::FormatRfc3339(at); }
-
-std::optional<core::WallTime> ParseMark(const std::optional<std::string>& text) {
-  if (!text) return std::nullopt;
-  auto parsed = core::ParseRfc3339(*text);
-  if (!parsed) return std::nullopt;  // an unreadable mark is no baseline, not a failure
-  return *parsed;
-}
-
 // Conditions asking one source the same question share one answer per cycle.
 std::string MetricQueryKey(const core::MetricQuery& query) {
   std::string key = query.expr;
@@ -48,21 +39,28 @@ std::optional<uint64_t> TokenOf(const HeldLeases* held, const std::string& lease
   return it->second;
 }
 
-// Keeps the observations (with their groups) and key-group pairs of one shard's keys.
-void KeepShard(core::GroupObservations& observed,
-               const std::function<bool(std::string_view)>& keeps) {
-  size_t kept = 0;
-  for (size_t i = 0; i < observed.observations.size(); ++i) {
-    if (!keeps(observed.observations[i].key)) continue;
-    if (kept != i) {
-      observed.observations[kept] = std::move(observed.observations[i]);
-      observed.groups[kept] = observed.groups[i];
-    }
-    ++kept;
+// Adds one piece's summary of a poll applied in pieces to the poll's.
+void AddPiece(ApplySummary& total, const ApplySummary& piece) {
+  const core::PollRecord earlier = total.poll;
+  total.poll = piece.poll;
+  total.poll.observations += earlier.observations;
+  total.poll.changed += earlier.changed;
+  total.poll.outbox_rows += earlier.outbox_rows;
+  for (size_t k = 0; k < total.poll.by_decision.size(); ++k) {
+    total.poll.by_decision[k] += earlier.by_decision[k];
   }
-  observed.observations.resize(kept);
-  observed.groups.resize(kept);
-  std::erase_if(observed.key_groups, [&](const core::KeyGroup& pair) { return !keeps(pair.key); });
+  total.poll_recorded = piece.poll_recorded;
+  total.duplicate = total.duplicate || piece.duplicate;
+  total.batch_attempts = std::max(total.batch_attempts, piece.batch_attempts);
+  total.chunk_retries += piece.chunk_retries;
+  total.decisions_pruned += piece.decisions_pruned;
+  total.key_groups_pruned += piece.key_groups_pruned;
+  total.outbox_silenced += piece.outbox_silenced;
+  total.late_opens += piece.late_opens;
+  total.outbox_muted += piece.outbox_muted;
+  total.maintenance_opens += piece.maintenance_opens;
+  total.outbox_inhibited += piece.outbox_inhibited;
+  total.inhibition_opens += piece.inhibition_opens;
 }
 
 void DropOtherShards(std::vector<core::Incident>& open,
@@ -155,19 +153,35 @@ CycleReport Poller::RunOnce(DecisionSink& sink, const HeldLeases* held) {
     }
   };
 
-  std::map<core::ErrorGroupSource*, core::GroupListing> listings;
+  // The error watches polled, by source in order of first use: one walk of a listing serves
+  // every watch of its source. Their outcomes are all in place before any is filled in.
+  std::vector<std::pair<core::ErrorGroupSource*, std::vector<std::pair<const ErrorWatch*, size_t>>>>
+      by_source;
   for (const ErrorWatch& watch : error_watches_) {
     const std::optional<uint64_t> token = TokenOf(held, watch.part.lease);
     if (!token) continue;  // another instance polls it
-    auto [it, fresh] = listings.try_emplace(watch.source);
-    if (fresh) it->second = watch.source->List();
-    saw(watch.source_name, it->second.complete, it->second.error.message);
     ConditionOutcome& outcome = report.conditions.emplace_back();
     outcome.condition = watch.condition.common.name;
     outcome.source = watch.source_name;
     outcome.lease = watch.part.lease;
     outcome.token = *token;
-    PollErrors(watch, it->second, report.at, enrich_left, sink, outcome);
+    auto it = std::find_if(by_source.begin(), by_source.end(),
+                           [&watch](const auto& entry) { return entry.first == watch.source; });
+    if (it == by_source.end()) it = by_source.insert(by_source.end(), {watch.source, {}});
+    it->second.emplace_back(&watch, report.conditions.size() - 1);
+  }
+  for (auto& [source, watches] : by_source) {
+    std::vector<ErrorStream> streams;
+    for (const auto& [watch, index] : watches) {
+      ErrorStream& stream = streams.emplace_back();
+      stream.watch = watch;
+      stream.outcome = &report.conditions[index];
+    }
+    const core::GroupListing walked =
+        PollErrorSource(*source, streams, report.at, enrich_left, sink);
+    for (const auto& [watch, index] : watches) {
+      saw(watch->source_name, walked.complete, walked.error.message);
+    }
   }
 
   std::map<std::pair<core::MetricSource*, std::string>,
@@ -253,78 +267,6 @@ void Poller::ApplySourcePolls(const std::map<std::string, core::SourcePoll, std:
   }
 }
 
-void Poller::PollErrors(const ErrorWatch& watch, const core::GroupListing& listing,
-                        core::WallTime now, uint32_t& enrich_left, DecisionSink& sink,
-                        ConditionOutcome& outcome) {
-  const core::ErrorGroupCondition& condition = watch.condition;
-  if (!listing.complete) {
-    outcome.source_ok = false;
-    outcome.source_error = core::RedactErrorText(listing.error.message);
-  }
-  auto open = store_.ListOpenIncidents(condition.common.name);
-  if (!open) {
-    outcome.apply_error = open.error().message;
-    return;
-  }
-  const PollPart& part = watch.part;
-  const auto keeps = [&part](std::string_view key) { return part.Keeps(key); };
-  DropOtherShards(*open, keeps);
-  const std::string mark_name = WatermarkMarkName(condition.common.name) + part.Suffix();
-  auto mark = store_.GetSourceMark(mark_name);
-  if (!mark) {
-    outcome.apply_error = mark.error().message;
-    return;
-  }
-  const auto summary_evidence = [this](const core::ErrorGroup& group) {
-    return options_.group_evidence ? options_.group_evidence(group, nullptr) : std::string();
-  };
-  core::GroupObservations observed =
-      core::ObserveGroups(condition, listing, *open, ParseMark(*mark), now, summary_evidence);
-  if (part.shards > 1) KeepShard(observed, keeps);
-
-  // Predict which keys transition (open, renotify, resolve) against the incidents as read;
-  // only those are worth a detail request. A race with another worker can make the guess
-  // wrong, which costs one missing or one unneeded enrichment, never a wrong decision.
-  std::unordered_map<std::string_view, const core::Incident*> open_by_key;
-  for (const core::Incident& incident : *open) open_by_key.emplace(incident.key, &incident);
-  std::vector<size_t> to_enrich;
-  for (size_t i = 0; i < observed.observations.size() && to_enrich.size() < enrich_left; ++i) {
-    if (observed.groups[i] == core::GroupObservations::kNoGroup) continue;
-    const core::Observation& observation = observed.observations[i];
-    const auto it = open_by_key.find(observation.key);
-    core::Incident current = it == open_by_key.end() ? core::Incident{} : *it->second;
-    const core::Evaluation predicted =
-        core::EvaluateCopy(std::move(current), observation, condition.common.policy);
-    if (predicted.decision.transition) to_enrich.push_back(i);
-  }
-  enrich_left -= static_cast<uint32_t>(to_enrich.size());
-
-  std::vector<core::Result<core::GroupDetail>> details(
-      to_enrich.size(), core::MakeError(core::ErrorCode::kInternal, "not fetched"));
-  ForEachBounded(to_enrich.size(), options_.enrich_concurrency, [&](size_t n) {
-    const core::ErrorGroup& group = listing.groups[observed.groups[to_enrich[n]]];
-    details[n] = watch.source->Detail(group.id);
-  });
-  for (size_t n = 0; n < to_enrich.size(); ++n) {
-    if (!details[n]) {
-      ++outcome.enrich_failed;  // the summary evidence stays; the transition is not held up
-      continue;
-    }
-    ++outcome.enriched;
-    if (options_.group_evidence) {
-      core::Observation& observation = observed.observations[to_enrich[n]];
-      observation.evidence = options_.group_evidence(details[n]->group, &*details[n]);
-    }
-  }
-
-  std::vector<std::pair<std::string, std::string>> marks;
-  if (listing.complete && observed.watermark) {
-    marks.emplace_back(mark_name, FormatMark(*observed.watermark));
-  }
-  Apply(condition.common, part, std::move(observed.observations), std::move(marks),
-        std::move(observed.key_groups), now, sink, outcome);
-}
-
 void Poller::PollMetric(const MetricWatch& watch, const core::Result<core::MetricAnswer>& answer,
                         core::WallTime now, DecisionSink& sink, ConditionOutcome& outcome) {
   if (!answer) {
@@ -399,33 +341,47 @@ void Poller::SweepPushes(const PushWatch& watch, core::WallTime now, DecisionSin
         now, sink, outcome);
 }
 
-void Poller::Apply(const core::ConditionCommon& common, const PollPart& part,
+bool Poller::Apply(const core::ConditionCommon& common, const PollPart& part,
                    std::vector<core::Observation> observations,
                    std::vector<std::pair<std::string, std::string>> marks,
                    std::vector<core::KeyGroup> key_groups, core::WallTime now, DecisionSink& sink,
-                   ConditionOutcome& outcome) {
-  outcome.observations = observations.size();
+                   ConditionOutcome& outcome, Pieces* pieces) {
+  const bool last = pieces == nullptr || pieces->last;
+  outcome.observations += observations.size();
   ApplyOptions apply = ApplyOptionsFor(common, options_, cycle_maintenance_);
   // The mode of the condition's last committed poll: a poll that finds it was in shadow (or
   // cannot tell: a store from before the mark existed) announces the opens shadow kept quiet,
-  // and moves the mark in its own transaction, so that happens exactly once per change.
+  // and moves the mark in its own transaction (its last, when in pieces: each piece announces
+  // the opens of its own keys), so that happens exactly once per change.
   const std::string shadow_mark = ShadowMarkName(common.name) + part.Suffix();
-  auto mode = store_.GetSourceMark(shadow_mark);
-  if (!mode) {
-    outcome.apply_error = mode.error().message;
-    return;
+  std::optional<std::string> mode_read;
+  if (pieces == nullptr || !pieces->shadow_mode) {
+    auto mode = store_.GetSourceMark(shadow_mark);
+    if (!mode) {
+      outcome.apply_error = mode.error().message;
+      return false;
+    }
+    mode_read = mode->value_or("");
+    if (pieces != nullptr) pieces->shadow_mode = mode_read;
   }
+  const std::string& mode = pieces != nullptr ? *pieces->shadow_mode : *mode_read;
   const char* now_mode = common.shadow ? "on" : "off";
-  if (*mode != now_mode) {
-    marks.emplace_back(shadow_mark, now_mode);
+  if (mode != now_mode) {
+    if (last) marks.emplace_back(shadow_mark, now_mode);
     apply.announce_shadow_opens = !common.shadow;
   }
+  if (!last) marks.clear();
   apply.source_marks = std::move(marks);
   apply.key_groups = std::move(key_groups);
   const bool prune_due =
-      options_.key_group_retention &&
+      last && options_.key_group_retention &&
       (!key_groups_pruned_at_ || now - *key_groups_pruned_at_ >= options_.key_group_prune_every);
   if (prune_due) apply.key_groups_cutoff = now - *options_.key_group_retention;
+  if (!last) apply.decision_retention.reset();
+  if (pieces != nullptr) {
+    apply.record_poll = last;
+    apply.earlier_counts = pieces->total.poll;
+  }
   if (outcome.token != 0) apply.fence = Fence{part.lease, outcome.token};
   PollApplier applier(store_, encoder_, std::move(apply));
   VectorObservationStream stream(observations);
@@ -437,12 +393,19 @@ void Poller::Apply(const core::ConditionCommon& common, const PollPart& part,
     outcome.apply_error = applied.error().message;
     outcome.fenced = applied.error().code == core::ErrorCode::kConflict &&
                      applied.error().message.starts_with(core::kFencedPrefix);
-    return;
+    outcome.applied = false;
+    return false;
   }
-  outcome.applied = true;
-  outcome.summary = *applied;
+  if (pieces != nullptr) {
+    AddPiece(pieces->total, *applied);
+    outcome.summary = pieces->total;
+  } else {
+    outcome.summary = *applied;
+  }
+  outcome.applied = last;
   if (prune_due) key_groups_pruned_at_ = now;
   held.ForwardTo(sink);
+  return true;
 }
 
 }  // namespace quell::app

@@ -14,6 +14,7 @@
 #include "quell/app/poll_leases.h"
 #include "quell/app/source_health_apply.h"
 #include "quell/core/conditions/error_group_condition.h"
+#include "quell/core/conditions/listing_observer.h"
 #include "quell/core/conditions/metric_condition.h"
 #include "quell/core/conditions/monitor_condition.h"
 #include "quell/core/conditions/push_condition.h"
@@ -36,6 +37,9 @@ using HeldLeases = std::map<std::string, uint64_t, std::less<>>;
 struct PollerOptions {
   uint32_t max_enrich = 20;         // detail requests per cycle, over all conditions
   uint32_t enrich_concurrency = 4;  // detail requests in flight at once
+  // Observations per transaction. An error-group listing is walked a page at a time and
+  // committed in chunks of this many (its watched incidents read in slices as large),
+  // so this, not the number of groups, bounds a poll's memory.
   size_t chunk_observations = 5000;
   std::optional<core::Duration> decision_retention;  // nullopt keeps the decision log forever
   // The shadow report's (key, group) pairs not seen failing for this long are deleted, at most
@@ -98,7 +102,9 @@ struct CycleReport {
 // shared by several conditions is fetched once), turn answers into observations, enrich the
 // keys about to open, renotify or resolve with their group's detail (bounded in count and
 // concurrency), and apply each condition's observations durably with its own policy and
-// channels, its source mark moving in the same transaction. A failed source still applies:
+// channels, its source mark moving in the same transaction (an error-group listing's last:
+// it streams, a chunk per transaction, and only a complete walk moves its watermark or
+// resolves anything; see poller_errors.cc). A failed source still applies:
 // its observations are unknown, which holds every open incident where it is. Then each source
 // polled (and each push condition swept) feeds its own incident (core/conditions/source_health,
 // PollerOptions::source_health) in a transaction of its own, under the lease of the source's
@@ -164,8 +170,32 @@ class Poller {
     PollPart part;
   };
 
-  void PollErrors(const ErrorWatch& watch, const core::GroupListing& listing, core::WallTime now,
-                  uint32_t& enrich_left, DecisionSink& sink, ConditionOutcome& outcome);
+  // A poll applied in several transactions: what its pieces share.
+  struct Pieces {
+    std::optional<std::string> shadow_mode;  // the shadow mark as the first piece read it
+    bool last = false;                       // this piece ends the poll
+    ApplySummary total;                      // the pieces committed so far
+  };
+  // One error watch's poll while its listing streams in (poller_errors.cc).
+  struct ErrorStream {
+    const ErrorWatch* watch = nullptr;
+    ConditionOutcome* outcome = nullptr;
+    std::string mark_name;  // the watermark's
+    std::optional<core::ListingObserver> observer;
+    Pieces pieces;
+    uint32_t remembered = 0;  // healthy keys whose group is kept for a predicted resolve
+    bool stopped = false;     // a read or a commit failed: this watch commits nothing more
+  };
+
+  // Walks `source`'s listing once for all of `streams` (its watches polled this cycle), each
+  // observing, enriching and committing a chunk of observations at a time, then its watched
+  // incidents not seen failing, a slice at a time; returns how the walk ended.
+  core::GroupListing PollErrorSource(core::ErrorGroupSource& source,
+                                     std::vector<ErrorStream>& streams, core::WallTime now,
+                                     uint32_t& enrich_left, DecisionSink& sink);
+  // Enriches a chunk's predicted transitions (within `enrich_left`) and applies it.
+  void ApplyErrorChunk(ErrorStream& stream, core::ObservedChunk chunk, bool last,
+                       core::WallTime now, uint32_t& enrich_left, DecisionSink& sink);
   void PollMetric(const MetricWatch& watch, const core::Result<core::MetricAnswer>& answer,
                   core::WallTime now, DecisionSink& sink, ConditionOutcome& outcome);
   void PollMonitors(const MonitorWatch& watch, const core::MonitorListing& listing,
@@ -186,11 +216,14 @@ class Poller {
   void ApplySourcePolls(const std::map<std::string, core::SourcePoll, std::less<>>& polls,
                         const HeldLeases* held, core::WallTime now, DecisionSink& sink,
                         CycleReport& report);
-  void Apply(const core::ConditionCommon& common, const PollPart& part,
+  // Applies one transaction's observations. With `pieces`, one piece of a poll in several:
+  // every piece but the last leaves the shadow mark, `marks`' moves, the prunes and the poll
+  // row to the last. Returns whether it committed.
+  bool Apply(const core::ConditionCommon& common, const PollPart& part,
              std::vector<core::Observation> observations,
              std::vector<std::pair<std::string, std::string>> marks,
              std::vector<core::KeyGroup> key_groups, core::WallTime now, DecisionSink& sink,
-             ConditionOutcome& outcome);
+             ConditionOutcome& outcome, Pieces* pieces = nullptr);
 
   core::IncidentStore& store_;
   const core::PayloadEncoder& encoder_;

@@ -2,7 +2,10 @@
 
 #include <simdjson.h>
 
+#include <future>
+#include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <utility>
 
@@ -56,29 +59,41 @@ core::GroupEvent ParseEvent(simdjson::dom::object object) {
 InfraiErrorSource::InfraiErrorSource(const InfraiClient& client) : client_(client) {}
 
 core::GroupListing InfraiErrorSource::List() {
+  std::vector<core::ErrorGroup> groups;
+  core::GroupListing listing = WalkPages([&groups](std::span<const core::ErrorGroup> page) {
+    groups.insert(groups.end(), page.begin(), page.end());
+  });
+  listing.groups = std::move(groups);
+  return listing;
+}
+
+core::GroupListing InfraiErrorSource::WalkPages(
+    const std::function<void(std::span<const core::ErrorGroup>)>& page) {
   const InfraiOptions& options = client_.options();
   core::GroupListing listing;
+  std::vector<core::ErrorGroup> page_groups;  // one page's, the vector reused page after page
   simdjson::dom::parser parser;
-  std::string cursor;
   std::set<std::string> cursors_seen;
   const auto fail = [&listing](core::Error error) {
     listing.complete = false;
     listing.error = std::move(error);
     return std::move(listing);
   };
-
-  while (true) {
-    if (listing.pages >= options.max_pages) {
-      return fail(Corrupt("GET " + options.groups_path + ": more than " +
-                          std::to_string(options.max_pages) +
-                          " pages; raise infrai.max_pages if that is expected"));
-    }
+  const auto fetch = [this, &options](const std::string& cursor) {
     QueryParams query;
     if (options.page_size > 0) query.emplace_back("limit", std::to_string(options.page_size));
     if (!cursor.empty()) query.emplace_back("cursor", cursor);
+    return client_.Get(options.groups_path, query);
+  };
+
+  // The next page is requested before this one is handed over, so the server prepares it
+  // while the caller observes and commits this one.
+  std::future<core::Result<core::HttpResponse>> next_page =
+      std::async(std::launch::deferred, fetch, std::string());
+  while (true) {
     const std::string what =
         "GET " + options.groups_path + " (page " + std::to_string(listing.pages + 1) + ")";
-    auto response = client_.Get(options.groups_path, query);
+    auto response = next_page.get();
     if (!response) return fail(core::MakeError(response.error().code, response.error().message));
     auto data = OpenEnvelope(parser, *response, what);
     if (!data) return fail(data.error());
@@ -93,6 +108,7 @@ core::GroupListing InfraiErrorSource::List() {
       return fail(drift.error());
     }
     size_t index = 0;
+    page_groups.clear();
     for (const simdjson::dom::element item : array) {
       simdjson::dom::object object;
       const std::string where =
@@ -103,19 +119,36 @@ core::GroupListing InfraiErrorSource::List() {
           !parsed) {
         return fail(parsed.error());
       }
-      listing.groups.push_back(std::move(group));
+      page_groups.push_back(std::move(group));
     }
     ++listing.pages;
 
-    const auto next = FindField(*data, options.fields.next_cursor);
-    if (!next) break;
-    auto next_text = AsText(*next);
-    if (!next_text) return fail(Corrupt(what + ": next_cursor is not a string"));
-    if (next_text->empty()) break;
-    if (!cursors_seen.insert(*next_text).second) {
-      return fail(Corrupt(what + ": the server repeated cursor \"" + *next_text + "\""));
+    // Where the walk goes next, read before the page is handed over (the parser's document
+    // is not touched after that).
+    std::optional<core::Error> stop;
+    std::optional<std::string> next_text;
+    if (const auto next = FindField(*data, options.fields.next_cursor)) {
+      next_text = AsText(*next);
+      if (!next_text) stop = Corrupt(what + ": next_cursor is not a string");
     }
-    cursor = std::move(*next_text);
+    // An absent, null or empty cursor ends the walk.
+    const bool done = !stop && (!next_text || next_text->empty());
+    std::string cursor;
+    if (!done && !stop) {
+      if (!cursors_seen.insert(*next_text).second) {
+        stop = Corrupt(what + ": the server repeated cursor \"" + *next_text + "\"");
+      } else if (listing.pages >= options.max_pages) {
+        stop = Corrupt("GET " + options.groups_path + ": more than " +
+                       std::to_string(options.max_pages) +
+                       " pages; raise infrai.max_pages if that is expected");
+      } else {
+        cursor = std::move(*next_text);
+      }
+    }
+    if (!done && !stop) next_page = std::async(std::launch::async, fetch, cursor);
+    page(page_groups);
+    if (stop) return fail(std::move(*stop));
+    if (done) break;
   }
   listing.complete = true;
   return listing;

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <functional>
+#include <span>
 #include <string_view>
 
 #include "quell/adapters/infrai/infrai_client.h"
@@ -18,6 +20,10 @@ class InfraiErrorSource : public core::ErrorGroupSource {
   explicit InfraiErrorSource(const InfraiClient& client);
 
   core::GroupListing List() override;
+  // Each page goes to `page` as soon as it is read and parsed whole; a page that fails gives
+  // nothing, and the walk ends there.
+  core::GroupListing WalkPages(
+      const std::function<void(std::span<const core::ErrorGroup>)>& page) override;
   core::Result<core::GroupDetail> Detail(std::string_view group_id) override;
 
  private:

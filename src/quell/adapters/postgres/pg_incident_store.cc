@@ -725,6 +725,26 @@ core::Result<std::optional<core::Incident>> PgIncidentStore::FindIncident(std::s
   return std::optional<core::Incident>(std::move(*incident));
 }
 
+core::Result<std::vector<core::Incident>> PgIncidentStore::ListOpenIncidentsAfter(
+    std::string_view condition, std::string_view after, size_t limit) {
+  // As ListOpenIncidents, each index read from the key after the previous slice's.
+  static const std::string sql =
+      std::string("SELECT * FROM (SELECT ") + kIncidentColumns +
+      " FROM incidents WHERE condition = $1 AND status = 'open' AND key COLLATE \"C\" > $2"
+      " UNION ALL SELECT " +
+      kIncidentColumns +
+      " FROM incidents WHERE condition = $1 AND held = 1 AND status <> 'open' AND"
+      " key COLLATE \"C\" > $2 UNION ALL SELECT " +
+      kIncidentColumns +
+      " FROM incidents WHERE condition = $1 AND unhealthy_streak > 0 AND held = 0 AND"
+      " status <> 'open' AND key COLLATE \"C\" > $2) AS watched"
+      " ORDER BY key COLLATE \"C\" LIMIT $3";
+  auto result =
+      connection_->Run(sql, {std::string(condition), std::string(after), std::to_string(limit)});
+  if (!result) return result.error();
+  return ReadIncidents(result->get());
+}
+
 core::Result<std::vector<core::Incident>> PgIncidentStore::ListOpenIncidents(
     std::string_view condition) {
   // The literals and COLLATE "C" match the open, held and pending indexes' predicates and key

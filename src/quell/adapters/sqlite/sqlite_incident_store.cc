@@ -136,7 +136,7 @@ struct SqliteIncidentStore::Statements {
   Stmt load, insert_incident, update_incident;
   Stmt insert_decision, newer_sent, insert_outbox, insert_poll, prune, put_mark, admit;
   Stmt insert_observation_mark, prune_observation_marks, prune_attempts;
-  Stmt list_incidents, find_incident, list_open, list_outbox, list_outbox_status;
+  Stmt list_incidents, find_incident, list_open, list_open_after, list_outbox, list_outbox_status;
   Stmt find_outbox, mark_sent, supersede, get_mark;
   Stmt record_key_group, prune_key_groups, decisions_since, key_groups_since;
   Stmt never_live, heard, inhibited_rows, open_of, cancel_tier_opens, cancel_tier_follow_ups;
@@ -653,6 +653,17 @@ core::Result<std::unique_ptr<SqliteIncidentStore>> SqliteIncidentStore::Open(
                          cols +
                          " FROM incidents INDEXED BY incidents_pending WHERE condition = ?1 AND"
                          " unhealthy_streak > 0 AND held = 0 AND status <> 'open' ORDER BY key"},
+      // list_open a slice at a time: each index read from the key after the last slice's.
+      {&s.list_open_after, "SELECT " + cols +
+                               " FROM incidents INDEXED BY incidents_open WHERE condition = ?1 AND"
+                               " status = 'open' AND key > ?2 UNION ALL SELECT " +
+                               cols +
+                               " FROM incidents INDEXED BY incidents_held WHERE condition = ?1 AND"
+                               " held = 1 AND status <> 'open' AND key > ?2 UNION ALL SELECT " +
+                               cols +
+                               " FROM incidents INDEXED BY incidents_pending WHERE condition = ?1"
+                               " AND unhealthy_streak > 0 AND held = 0 AND status <> 'open' AND"
+                               " key > ?2 ORDER BY key LIMIT ?3"},
       {&s.list_outbox,
        "SELECT " + ocols + ", tier FROM outbox ORDER BY key, channel, generation, version"},
       {&s.list_outbox_status, "SELECT " + ocols +
@@ -765,6 +776,15 @@ core::Result<std::vector<core::Incident>> SqliteIncidentStore::ListOpenIncidents
     std::string_view condition) {
   Stmt& s = statements_->list_open;
   s.BindText(1, condition);
+  return ReadAll(s);
+}
+
+core::Result<std::vector<core::Incident>> SqliteIncidentStore::ListOpenIncidentsAfter(
+    std::string_view condition, std::string_view after, size_t limit) {
+  Stmt& s = statements_->list_open_after;
+  s.BindText(1, condition);
+  s.BindText(2, after);
+  s.BindUint(3, limit);
   return ReadAll(s);
 }
 

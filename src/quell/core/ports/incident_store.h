@@ -228,6 +228,22 @@ class IncidentStore {
   // any transaction: a poll applied afterwards re-reads each incident under its lock.
   // kCorrupt when a row does not decode.
   virtual Result<std::vector<Incident>> ListOpenIncidents(std::string_view condition) = 0;
+  // The same incidents a slice at a time: at most `limit` of those whose key sorts after
+  // `after` ("" for the first slice), in key order, so a poll over a million open incidents
+  // holds one slice. By default ListOpenIncidents, cut; the stores read just the slice.
+  virtual Result<std::vector<Incident>> ListOpenIncidentsAfter(std::string_view condition,
+                                                               std::string_view after,
+                                                               size_t limit) {
+    auto all = ListOpenIncidents(condition);
+    if (!all) return all;
+    std::vector<Incident> out;
+    for (Incident& incident : *all) {
+      if (incident.key <= after) continue;
+      if (out.size() >= limit) break;
+      out.push_back(std::move(incident));
+    }
+    return out;
+  }
   // Outbox rows ordered by (key, channel, generation, version), only `status` when given.
   virtual Result<std::vector<OutboxRow>> ListOutbox(std::optional<OutboxStatus> status) = 0;
 

@@ -1,0 +1,178 @@
+// The error-group part of Poller: a listing streamed page by page, observed, enriched and
+// committed chunk by chunk (core::ListingObserver), so a poll's memory is bounded by the
+// chunk, not by the number of groups.
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "quell/app/bounded_parallel.h"
+#include "quell/app/poller.h"
+#include "quell/core/engine/evaluate.h"
+#include "quell/core/redact/redact.h"
+
+namespace quell::app {
+namespace {
+
+std::string FormatMark(core::WallTime at) { return core::FormatRfc3339(at); }
+
+std::optional<core::WallTime> ParseMark(const std::optional<std::string>& text) {
+  if (!text) return std::nullopt;
+  auto parsed = core::ParseRfc3339(*text);
+  if (!parsed) return std::nullopt;  // an unreadable mark is no baseline, not a failure
+  return *parsed;
+}
+
+// Whether an incident is one a poll of its condition watches (ListOpenIncidents' rows).
+bool Watched(const core::Incident& incident) {
+  return incident.is_open() || incident.held ||
+         (incident.unhealthy_streak > 0 && incident.status != core::IncidentStatus::kOpen);
+}
+
+}  // namespace
+
+core::GroupListing Poller::PollErrorSource(core::ErrorGroupSource& source,
+                                           std::vector<ErrorStream>& streams, core::WallTime now,
+                                           uint32_t& enrich_left, DecisionSink& sink) {
+  for (ErrorStream& stream : streams) {
+    const ErrorWatch& watch = *stream.watch;
+    stream.mark_name = WatermarkMarkName(watch.condition.common.name) + watch.part.Suffix();
+    auto mark = store_.GetSourceMark(stream.mark_name);
+    if (!mark) {
+      stream.outcome->apply_error = mark.error().message;
+      stream.stopped = true;
+      continue;
+    }
+    const PollPart* part = &watch.part;
+    stream.observer.emplace(watch.condition, ParseMark(*mark), now,
+                            [part](std::string_view key) { return part->Keeps(key); });
+  }
+  const auto summary_evidence = [this](const core::ErrorGroup& group) {
+    return options_.group_evidence ? options_.group_evidence(group, nullptr) : std::string();
+  };
+  const size_t chunk = std::max<size_t>(options_.chunk_observations, 1);
+
+  core::GroupListing walked = source.WalkPages([&](std::span<const core::ErrorGroup> page) {
+    // A source's poll deadline bounds its own requests: the time spent here observing and
+    // committing a page is the poller's work, so it moves the deadline on.
+    const core::MonoTime started = clock_.Monotonic();
+    for (ErrorStream& stream : streams) {
+      if (stream.stopped) continue;
+      const std::string& condition = stream.watch->condition.common.name;
+      const core::Policy& policy = stream.watch->condition.common.policy;
+      // A healthy listed key whose watched incident would resolve: its group is kept so
+      // the resolve can be enriched after the walk (within the cycle's detail budget).
+      const auto remember = [&](std::string_view key) {
+        if (stream.remembered >= enrich_left) return false;
+        auto found = store_.FindIncident(key);
+        if (!found || !*found || (*found)->condition != condition || !Watched(**found)) {
+          return false;
+        }
+        core::Observation healthy;
+        healthy.key = std::string(key);
+        healthy.at = now;
+        healthy.health = core::Health::kHealthy;
+        healthy.condition = condition;
+        if (!core::EvaluateCopy(std::move(**found), healthy, policy).decision.transition) {
+          return false;
+        }
+        ++stream.remembered;
+        return true;
+      };
+      stream.observer->ObservePage(page, summary_evidence, remember);
+      if (stream.observer->pending() >= chunk) {
+        ApplyErrorChunk(stream, stream.observer->TakeChunk(), false, now, enrich_left, sink);
+      }
+    }
+    const core::Duration spent = clock_.Monotonic() - started;
+    for (const auto& budget : budgets_) budget.first->Postpone(spent);
+  });
+
+  for (ErrorStream& stream : streams) {
+    ConditionOutcome& outcome = *stream.outcome;
+    if (!walked.complete) {
+      outcome.source_ok = false;
+      outcome.source_error = core::RedactErrorText(walked.error.message);
+    }
+    if (stream.stopped) continue;
+    if (stream.observer->pending() > 0) {
+      ApplyErrorChunk(stream, stream.observer->TakeChunk(), false, now, enrich_left, sink);
+    }
+    // The watched incidents not seen failing, a slice at a time in key order; the last slice
+    // commits the marks.
+    std::string after;
+    while (!stream.stopped) {
+      auto slice = store_.ListOpenIncidentsAfter(stream.watch->condition.common.name, after, chunk);
+      if (!slice) {
+        outcome.apply_error = slice.error().message;
+        outcome.applied = false;
+        break;
+      }
+      const bool last = slice->size() < chunk;
+      core::ObservedChunk unseen;
+      stream.observer->ObserveUnseen(*slice, walked.complete, last, unseen);
+      if (!slice->empty()) after = slice->back().key;
+      if (!last && unseen.observations.empty()) continue;
+      ApplyErrorChunk(stream, std::move(unseen), last, now, enrich_left, sink);
+      if (last) break;
+    }
+  }
+  return walked;
+}
+
+void Poller::ApplyErrorChunk(ErrorStream& stream, core::ObservedChunk chunk, bool last,
+                             core::WallTime now, uint32_t& enrich_left, DecisionSink& sink) {
+  const ErrorWatch& watch = *stream.watch;
+  const core::ErrorGroupCondition& condition = watch.condition;
+  ConditionOutcome& outcome = *stream.outcome;
+
+  // Predict which keys transition (open, renotify, resolve) against the incidents as they
+  // stand; only those are worth a detail request. A race with another worker can make the
+  // guess wrong, which costs one missing or one unneeded enrichment, never a wrong decision.
+  std::vector<size_t> to_enrich;
+  for (size_t i = 0; i < chunk.observations.size() && to_enrich.size() < enrich_left; ++i) {
+    if (chunk.group_ids[i].empty()) continue;
+    const core::Observation& observation = chunk.observations[i];
+    auto found = store_.FindIncident(observation.key);
+    if (!found) {
+      outcome.apply_error = found.error().message;
+      stream.stopped = true;
+      return;
+    }
+    core::Incident current = found->value_or(core::Incident{});
+    const core::Evaluation predicted =
+        core::EvaluateCopy(std::move(current), observation, condition.common.policy);
+    if (predicted.decision.transition) to_enrich.push_back(i);
+  }
+  enrich_left -= static_cast<uint32_t>(to_enrich.size());
+
+  std::vector<core::Result<core::GroupDetail>> details(
+      to_enrich.size(), core::MakeError(core::ErrorCode::kInternal, "not fetched"));
+  ForEachBounded(to_enrich.size(), options_.enrich_concurrency, [&](size_t n) {
+    details[n] = watch.source->Detail(chunk.group_ids[to_enrich[n]]);
+  });
+  for (size_t n = 0; n < to_enrich.size(); ++n) {
+    if (!details[n]) {
+      ++outcome.enrich_failed;  // the summary evidence stays; the transition is not held up
+      continue;
+    }
+    ++outcome.enriched;
+    if (options_.group_evidence) {
+      chunk.observations[to_enrich[n]].evidence =
+          options_.group_evidence(details[n]->group, &*details[n]);
+    }
+  }
+
+  std::vector<std::pair<std::string, std::string>> marks;
+  const std::optional<core::WallTime> watermark = stream.observer->watermark();
+  if (last && outcome.source_ok && watermark) {
+    marks.emplace_back(stream.mark_name, FormatMark(*watermark));
+  }
+  stream.pieces.last = last;
+  if (!Apply(condition.common, watch.part, std::move(chunk.observations), std::move(marks),
+             std::move(chunk.key_groups), now, sink, outcome, &stream.pieces)) {
+    stream.stopped = true;
+  }
+}
+
+}  // namespace quell::app

@@ -1,0 +1,150 @@
+#include "quell/core/conditions/listing_observer.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace quell::core {
+namespace {
+
+bool IsUnhealthy(const ErrorGroupCondition& condition, const ErrorGroup& group,
+                 std::optional<WallTime> previous_watermark) {
+  if (group.resolved) return false;
+  if (condition.rule == UnhealthyRule::kUnresolved) return true;
+  if (!previous_watermark || !group.last_seen) return true;
+  return *group.last_seen > *previous_watermark;
+}
+
+}  // namespace
+
+ListingObserver::ListingObserver(const ErrorGroupCondition& condition,
+                                 std::optional<WallTime> previous_watermark, WallTime at,
+                                 std::function<bool(std::string_view)> keeps)
+    : condition_(condition),
+      previous_watermark_(previous_watermark),
+      watermark_(previous_watermark),
+      at_(at),
+      keeps_(std::move(keeps)),
+      keep_all_healthy_(condition.common.policy.flap.has_value()) {}
+
+void ListingObserver::ObservePage(std::span<const ErrorGroup> page, const GroupEvidence& evidence,
+                                  const std::function<bool(std::string_view key)>& remember) {
+  std::string key;
+  for (const ErrorGroup& group : page) {
+    if (!Matches(condition_.filter, group)) continue;
+    ++groups_matched_;
+    if (group.last_seen && (!watermark_ || *group.last_seen > *watermark_)) {
+      watermark_ = group.last_seen;
+    }
+    const bool unhealthy = IsUnhealthy(condition_, group, previous_watermark_);
+    const auto lookup = [&group](std::string_view field) { return GroupField(group, field); };
+    key.clear();
+    condition_.key.AppendTo(key, lookup);
+    if (keeps_ && !keeps_(key)) continue;
+    if (!unhealthy) {
+      if (keep_all_healthy_) healthy_keys_.push_back(key);
+      if (remember && !remembered_.contains(key) && remember(key))
+        remembered_.emplace(key, group.id);
+      continue;
+    }
+    chunk_.key_groups.push_back(KeyGroup{key, group.id});
+    if (const auto it = chunk_index_.find(key); it != chunk_index_.end()) {
+      // Groups sharing a key: their events all count upstream.
+      Observation& merged = chunk_.observations[it->second];
+      merged.upstream_count = merged.upstream_count.value_or(0) + group.count;
+      continue;
+    }
+    const uint64_t hash = KeyHashSet::Hash(key);
+    if (failing_.Contains(hash)) continue;  // an earlier chunk observed it failing
+    chunk_index_.emplace(key, chunk_.observations.size());
+    chunk_hashes_.push_back(hash);
+    chunk_.observations.push_back(Observation{
+        .key = key,
+        .at = at_,
+        .health = Health::kUnhealthy,
+        .condition = condition_.common.name,
+        .evidence = evidence ? evidence(group) : std::string(),
+        .labels = condition_.key.LabelsOf(lookup),
+        .upstream_count = group.count,
+        .first_seen_at = std::nullopt,
+        .expire = false,
+    });
+    chunk_.group_ids.push_back(group.id);
+  }
+}
+
+ObservedChunk ListingObserver::TakeChunk() {
+  ObservedChunk out;
+  std::vector<size_t> order(chunk_.observations.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [this](size_t a, size_t b) {
+    return chunk_.observations[a].key < chunk_.observations[b].key;
+  });
+  out.observations.reserve(order.size());
+  out.group_ids.reserve(order.size());
+  for (const size_t i : order) {
+    out.observations.push_back(std::move(chunk_.observations[i]));
+    out.group_ids.push_back(std::move(chunk_.group_ids[i]));
+  }
+  out.key_groups = std::move(chunk_.key_groups);
+  std::sort(out.key_groups.begin(), out.key_groups.end(), [](const KeyGroup& a, const KeyGroup& b) {
+    return a.key != b.key ? a.key < b.key : a.group_id < b.group_id;
+  });
+  out.key_groups.erase(std::unique(out.key_groups.begin(), out.key_groups.end()),
+                       out.key_groups.end());
+  failing_.Insert(std::move(chunk_hashes_));
+  chunk_ = ObservedChunk{};
+  chunk_index_.clear();
+  chunk_hashes_.clear();
+  return out;
+}
+
+void ListingObserver::AddUnseen(const std::string& key, Health health, ObservedChunk& out) {
+  out.observations.push_back(Observation{
+      .key = key,
+      .at = at_,
+      .health = health,
+      .condition = condition_.common.name,
+      .evidence = {},
+      .labels = {},
+      .upstream_count = std::nullopt,
+      .first_seen_at = std::nullopt,
+      .expire = false,
+  });
+  const auto remembered = remembered_.find(key);
+  out.group_ids.push_back(remembered == remembered_.end() ? std::string() : remembered->second);
+}
+
+void ListingObserver::ObserveHealthyKeysBefore(const std::string* key, ObservedChunk& out) {
+  for (; healthy_next_ < healthy_keys_.size(); ++healthy_next_) {
+    const std::string& healthy = healthy_keys_[healthy_next_];
+    if (key != nullptr && healthy >= *key) return;
+    if (!failing_.Contains(healthy)) AddUnseen(healthy, Health::kHealthy, out);
+  }
+}
+
+void ListingObserver::ObserveUnseen(std::span<const Incident> watched, bool complete, bool last,
+                                    ObservedChunk& out) {
+  // A partial listing proves nothing healthy: its healthy keys observe nothing.
+  const bool healthy_keys = keep_all_healthy_ && complete;
+  if (healthy_keys && !healthy_sorted_) {
+    std::sort(healthy_keys_.begin(), healthy_keys_.end());
+    healthy_keys_.erase(std::unique(healthy_keys_.begin(), healthy_keys_.end()),
+                        healthy_keys_.end());
+    healthy_sorted_ = true;
+  }
+  for (const Incident& incident : watched) {
+    if (incident.condition != condition_.common.name) continue;
+    if (keeps_ && !keeps_(incident.key)) continue;
+    if (healthy_keys) {
+      ObserveHealthyKeysBefore(&incident.key, out);
+      if (healthy_next_ < healthy_keys_.size() && healthy_keys_[healthy_next_] == incident.key) {
+        ++healthy_next_;
+      }
+    }
+    if (failing_.Contains(incident.key)) continue;
+    AddUnseen(incident.key, complete ? Health::kHealthy : Health::kUnknown, out);
+  }
+  if (healthy_keys && last) ObserveHealthyKeysBefore(nullptr, out);
+}
+
+}  // namespace quell::core
