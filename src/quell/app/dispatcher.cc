@@ -286,11 +286,29 @@ std::vector<Dispatcher::Attempt> Dispatcher::Prepare(std::vector<core::OutboxRow
     to_render.push_back(&attempt);
   }
 
-  // Rendering is most of a row's cost and touches nothing shared, so it runs on the spare
-  // core while the batch is not yet on the wire.
-  ForEachBounded(to_render.size(), options_.prepare_threads, [&](size_t i) {
-    Attempt& attempt = *to_render[i];
-    auto message = renderer_.RenderAt(attempt.route->type, attempt.delivery.row, now);
+  // Each payload is read once, here, into the typed message the renderer and then the channel
+  // take (core::Delivery::content); digests and dead-letter notices, rendered above, are read
+  // for the channels too. Reading and rendering are most of a row's cost and touch nothing
+  // shared, so they run on the spare core while the batch is not yet on the wire.
+  for (Attempt* attempt : to_render) attempt->render = true;
+  std::vector<Attempt*> to_read;
+  to_read.reserve(attempts.size());
+  for (Attempt& attempt : attempts) {
+    if (attempt.route != nullptr && !attempt.failed && !attempt.deferred) {
+      to_read.push_back(&attempt);
+    }
+  }
+  ForEachBounded(to_read.size(), options_.prepare_threads, [&](size_t i) {
+    Attempt& attempt = *to_read[i];
+    auto content = renderer_.Decode(attempt.delivery.row);
+    if (!content) {
+      attempt.failed = core::SendOutcome::Permanent("render: " + content.error().message);
+      return;
+    }
+    attempt.delivery.content = std::move(*content);
+    if (!attempt.render) return;
+    auto message = renderer_.RenderMessage(attempt.route->type, attempt.delivery.row,
+                                           attempt.delivery.content, now);
     if (message) {
       attempt.delivery.message = std::move(*message);
     } else {

@@ -91,6 +91,7 @@ class Dispatcher {
     // Set when the outcome is known without a send: a pacing rule holds the row, or a
     // dead-letter notice has nothing left to report (recorded sent).
     std::optional<core::OutboxOutcome> deferred;
+    bool render = false;  // rendered from its payload (not a digest or dead-letter notice)
   };
   using Done = std::function<void(Attempt&, const core::SendOutcome&)>;
 
