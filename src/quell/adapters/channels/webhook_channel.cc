@@ -14,7 +14,6 @@
 namespace quell::channels {
 namespace {
 
-using jsonl::JsonMember;
 using jsonl::JsonText;
 constexpr std::string_view kChannel = "webhook";
 constexpr size_t kMinSecretBytes = 16;

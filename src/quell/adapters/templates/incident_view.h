@@ -125,7 +125,7 @@ std::string HumanDuration(int64_t seconds);
 // incident still open count to it: failing_for, and open_for of a late or held open; without
 // it, to the snapshot's own time (the poll that wrote it). A resolve's failing_for counts to
 // resolved_at either way.
-IncidentView IncidentViewOf(const core::IncidentSnapshot& snapshot, const ViewOptions& options,
+IncidentView IncidentViewOf(const core::IncidentSnapshot& doc, const ViewOptions& options,
                             std::optional<core::WallTime> sent_at = std::nullopt);
 // The same from a payload's text (config checks, tests); kInvalidArgument when it is not a JSON
 // object with a string "key".
