@@ -701,6 +701,61 @@ TEST_F(DispatcherTest, ARenderFailureIsDeadWithoutASend) {
   EXPECT_TRUE(http_.requests().empty());
 }
 
+// The payload is read once per claimed row, rendered from what was read, and the channel gets
+// that same message: nothing reads the stored JSON again between the claim and the send.
+TEST_F(DispatcherTest, EachPayloadIsReadOnceAndTheChannelGetsWhatWasRead) {
+  class ReadingRenderer : public core::MessageRenderer {
+   public:
+    core::Result<core::RenderedMessage> Render(std::string_view,
+                                               const core::OutboxRow&) const override {
+      return core::MakeError(core::ErrorCode::kInternal, "rendered from the row again");
+    }
+    core::Result<core::Message> Decode(const core::OutboxRow& row) const override {
+      ++reads;
+      if (row.payload == "unreadable") {
+        return core::MakeError(core::ErrorCode::kInvalidArgument, "no string \"key\"");
+      }
+      core::Message message;
+      message.incident.key = "read:" + row.payload;
+      return message;
+    }
+    core::Result<core::RenderedMessage> RenderMessage(std::string_view, const core::OutboxRow&,
+                                                      const core::Message& message,
+                                                      core::WallTime) const override {
+      return core::RenderedMessage{message.incident.key, message.incident.key, "error"};
+    }
+    mutable std::atomic<int> reads{0};
+  } renderer;
+  class ContentChannel : public core::HttpChannel {
+   public:
+    core::Result<core::HttpRequest> Encode(const core::Delivery& d, core::WallTime) const override {
+      core::HttpRequest request;
+      request.method = "POST";
+      request.url = "http://hook.test/";
+      request.body = d.content.incident.key + "|" + d.message.body;
+      return request;
+    }
+    core::SendOutcome Decode(const core::Delivery&, const core::HttpResponse&) const override {
+      return core::SendOutcome::Sent("");
+    }
+  } channel;
+  store_.Add(Row("a", "hook", 1, "p1"));
+  store_.Add(Row("b", "hook", 1, "p2"));
+  const core::OutboxRow bad = Row("c", "hook", 1, "unreadable");
+  store_.Add(bad);
+  http_.Respond(200).Respond(200);
+  app::Dispatcher d(store_, renderer, http_, clock_, Options(""));
+  d.AddHttpChannel("hook", "webhook", channel);
+  const app::DispatchReport report = d.RunOnce();
+  EXPECT_EQ(renderer.reads.load(), 3);
+  EXPECT_EQ(report.sent, 2u);
+  ASSERT_EQ(http_.requests().size(), 2u);
+  EXPECT_EQ(http_.requests()[0].body, "read:p1|read:p1");
+  EXPECT_EQ(http_.requests()[1].body, "read:p2|read:p2");
+  EXPECT_EQ(store_.Row(bad.idempotency_key).status, OutboxStatus::kDead);
+  EXPECT_EQ(store_.Row(bad.idempotency_key).last_error, "render: no string \"key\"");
+}
+
 TEST_F(DispatcherTest, AnEncodeFailureIsDeadWithoutASend) {
   const core::OutboxRow row = Row("k", "hook", 1, "unencodable");
   store_.Add(row);

@@ -259,13 +259,23 @@ Dispatcher::AheadBatch Dispatcher::ClaimAhead() {
         core::IsDeadLetterKey(row.key)) {
       continue;  // Prepare sees to these, with the store's help
     }
-    batch.rendered.emplace(row.idempotency_key, renderer_.RenderAt(route->second.type, row, now));
+    batch.rendered.emplace(row.idempotency_key, ReadAndRender(route->second.type, row, now));
   }
   return batch;
 }
 
+core::Result<Dispatcher::ReadMessage> Dispatcher::ReadAndRender(std::string_view channel_type,
+                                                                const core::OutboxRow& row,
+                                                                core::WallTime now) const {
+  auto content = renderer_.Decode(row);
+  if (!content) return std::move(content.error());
+  auto message = renderer_.RenderMessage(channel_type, row, *content, now);
+  if (!message) return std::move(message.error());
+  return ReadMessage{std::move(*content), std::move(*message)};
+}
+
 std::vector<Dispatcher::Attempt> Dispatcher::Prepare(std::vector<core::OutboxRow> rows,
-                                                     Rendered rendered, DispatchReport& report) {
+                                                     Rendered ahead, DispatchReport& report) {
   const core::WallTime now = clock_.Now();
   std::vector<Attempt> attempts(rows.size());
   std::vector<Attempt*> to_render;
@@ -307,23 +317,37 @@ std::vector<Dispatcher::Attempt> Dispatcher::Prepare(std::vector<core::OutboxRow
     to_render.push_back(&attempt);
   }
 
-  // Rendering is most of a row's cost and touches nothing shared, so it runs on the spare
-  // core while the batch is not yet on the wire.
-  std::vector<Attempt*> unrendered;
-  unrendered.reserve(to_render.size());
-  for (Attempt* attempt : to_render) {
-    const auto it = rendered.find(attempt->delivery.row.idempotency_key);
-    if (it == rendered.end()) {
-      unrendered.push_back(attempt);
+  // Each payload is read once into the typed message the renderer and then the channel take
+  // (core::Delivery::content); digests and dead-letter notices, rendered above, are read for
+  // the channels too. Reading and rendering are most of a row's cost and touch nothing shared,
+  // so they run on the spare core while the batch is not yet on the wire, or were already done
+  // on the claim ahead's thread (`ahead`).
+  for (Attempt* attempt : to_render) attempt->render = true;
+  std::vector<Attempt*> to_read;
+  to_read.reserve(attempts.size());
+  for (Attempt& attempt : attempts) {
+    if (attempt.route == nullptr || attempt.failed || attempt.deferred) continue;
+    const auto it = attempt.render ? ahead.find(attempt.delivery.row.idempotency_key) : ahead.end();
+    if (it == ahead.end()) {
+      to_read.push_back(&attempt);
     } else if (it->second) {
-      attempt->delivery.message = std::move(*it->second);
+      attempt.delivery.content = std::move(it->second->content);
+      attempt.delivery.message = std::move(it->second->message);
     } else {
-      attempt->failed = core::SendOutcome::Permanent("render: " + it->second.error().message);
+      attempt.failed = core::SendOutcome::Permanent("render: " + it->second.error().message);
     }
   }
-  ForEachBounded(unrendered.size(), options_.prepare_threads, [&](size_t i) {
-    Attempt& attempt = *unrendered[i];
-    auto message = renderer_.RenderAt(attempt.route->type, attempt.delivery.row, now);
+  ForEachBounded(to_read.size(), options_.prepare_threads, [&](size_t i) {
+    Attempt& attempt = *to_read[i];
+    auto content = renderer_.Decode(attempt.delivery.row);
+    if (!content) {
+      attempt.failed = core::SendOutcome::Permanent("render: " + content.error().message);
+      return;
+    }
+    attempt.delivery.content = std::move(*content);
+    if (!attempt.render) return;
+    auto message = renderer_.RenderMessage(attempt.route->type, attempt.delivery.row,
+                                           attempt.delivery.content, now);
     if (message) {
       attempt.delivery.message = std::move(*message);
     } else {

@@ -93,6 +93,7 @@ class Dispatcher {
     // Set when the outcome is known without a send: a pacing rule holds the row, or a
     // dead-letter notice has nothing left to report (recorded sent).
     std::optional<core::OutboxOutcome> deferred;
+    bool render = false;  // rendered from its payload (not a digest or dead-letter notice)
   };
   using Done = std::function<void(Attempt&, const core::SendOutcome&)>;
 
@@ -102,8 +103,13 @@ class Dispatcher {
   void CheckTiersAgain(std::vector<core::OutboxRow>& rows, core::WallTime now,
                        DispatchReport& report);
   using Claim = core::Result<std::vector<core::OutboxRow>>;
-  using Rendered = std::unordered_map<std::string, core::Result<core::RenderedMessage>>;
-  // A batch claimed ahead, with the messages of its plain rows rendered, by idempotency key.
+  // A row's payload as read once (the channel's content) and the message rendered from it.
+  struct ReadMessage {
+    core::Message content;
+    core::RenderedMessage message;
+  };
+  using Rendered = std::unordered_map<std::string, core::Result<ReadMessage>>;
+  // A batch claimed ahead, with its plain rows read and rendered, by idempotency key.
   struct AheadBatch {
     Claim rows;
     Rendered rendered;
@@ -112,8 +118,11 @@ class Dispatcher {
   // rows whose message needs nothing from the store (all but group, digest and dead-letter
   // rows): that work then overlaps the batch on the wire instead of following it.
   AheadBatch ClaimAhead();
-  // `rendered`: messages already rendered (ClaimAhead), used instead of rendering again.
-  std::vector<Attempt> Prepare(std::vector<core::OutboxRow> rows, Rendered rendered,
+  // Reads a plain row's payload and renders its message (the claim ahead's share of Prepare).
+  core::Result<ReadMessage> ReadAndRender(std::string_view channel_type,
+                                          const core::OutboxRow& row, core::WallTime now) const;
+  // `ahead`: rows already read and rendered (ClaimAhead), used instead of doing it again.
+  std::vector<Attempt> Prepare(std::vector<core::OutboxRow> rows, Rendered ahead,
                                DispatchReport& report);
   // Sends every attempt; `done` runs on this thread as each one ends, in completion order.
   void Deliver(std::vector<Attempt>& attempts, const Done& done);

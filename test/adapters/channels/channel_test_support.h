@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "quell/adapters/curl/curl_multi_client.h"
+#include "quell/adapters/jsonl/message_codec.h"
 #include "quell/core/ports/channel.h"
 
 // Drives one delivery through a channel and CurlMultiClient the way the dispatcher does:
@@ -13,6 +14,14 @@ namespace quell::channels::testing {
 
 inline core::WallTime TestNow() {
   return core::WallTime{std::chrono::seconds(1'796'000'000)};  // 2026-11-29
+}
+
+// Reads the row's payload into delivery.content, as the dispatcher does once per claimed row
+// (an unreadable payload leaves it empty: the dispatcher would not have sent the row).
+inline core::Delivery& Read(core::Delivery& delivery) {
+  core::Result<core::Message> message = jsonl::DecodeMessage(delivery.row);
+  delivery.content = message.ok() ? std::move(*message) : core::Message{};
+  return delivery;
 }
 
 inline core::Delivery MakeDelivery(core::TransitionKind transition = core::TransitionKind::kOpen,
@@ -29,6 +38,7 @@ inline core::Delivery MakeDelivery(core::TransitionKind transition = core::Trans
   delivery.message.subject = "TypeError in checkout";
   delivery.message.body = "12 events since 09:00. Latest: cannot read 'id' of undefined";
   delivery.message.severity = "critical";
+  Read(delivery);
   return delivery;
 }
 

@@ -61,9 +61,14 @@ core::Delivery Rendered(core::OutboxRow row, const std::string& type,
                         templates::RendererOptions options = {}) {
   options.view.public_url = "https://quell.example.com";
   const templates::MustacheRenderer renderer(options);
+  // The payload read as the dispatcher reads it, for the channel.
+  core::Result<core::Message> content = renderer.Decode(row);
+  EXPECT_TRUE(content.ok()) << content.error().message;
+  if (!content.ok()) return core::Delivery{std::move(row), {}, "", {}};
   core::Result<core::RenderedMessage> message = renderer.Render(type, row);
   EXPECT_TRUE(message.ok()) << message.error().message;
-  return core::Delivery{std::move(row), message.ok() ? *message : core::RenderedMessage{}, ""};
+  return core::Delivery{std::move(row), message.ok() ? *message : core::RenderedMessage{}, "",
+                        std::move(*content)};
 }
 
 WebhookSettings Webhook() {

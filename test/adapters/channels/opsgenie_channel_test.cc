@@ -17,6 +17,7 @@ using core::TransitionKind;
 using nlohmann::json;
 using quell::testing::Fault;
 using testing::MakeDelivery;
+using testing::Read;
 using testing::SendOnce;
 using Kind = core::SendOutcome::Kind;
 
@@ -41,7 +42,7 @@ class OpsgenieChannelTest : public ::testing::Test {
     d.row.payload =
         R"({"key":"checkout/errors:TypeError","condition":"checkout-errors","status":"open",)"
         R"("event_count":12,"labels":{"tenant":"acme","stage":"prod"}})";
-    return d;
+    return Read(d);
   }
 
   quell::testing::OpsgenieReceiver receiver_{kApiKey};
@@ -112,6 +113,7 @@ TEST_F(OpsgenieChannelTest, AGroupIsOneAlertClosedOnlyWhenNothingInItIsOpen) {
         core::MakeGroupRow("ops", "condition=model-answer", sequence, transition, open_after, t0);
     d.message = core::RenderedMessage{"[error] 2 incidents of model-answer",
                                       "2 incidents\n- acme:a\n- acme:b", "error"};
+    Read(d);
     const SendOutcome sent = SendOnce(*channel, client_, d);
     EXPECT_EQ(sent.kind, Kind::kSent) << sent.error;
   };
@@ -139,7 +141,9 @@ TEST_F(OpsgenieChannelTest, KeepsToOpsgeniesLimitsSoNothingIsRefused) {
     labels += (i > 0 ? "," : "") +
               ("\"label" + std::to_string(i) + "\":\"" + std::string(60, 'v') + "\"");
   }
-  d.row.payload = R"({"condition":")" + std::string(80, 'c') + R"(","labels":{)" + labels + "}}";
+  d.row.payload =
+      R"({"key":"k","condition":")" + std::string(80, 'c') + R"(","labels":{)" + labels + "}}";
+  Read(d);
   const SendOutcome sent = SendOnce(*Channel(), client_, d);
   ASSERT_EQ(sent.kind, Kind::kSent) << sent.error;
   const auto alerts = receiver_.Alerts();

@@ -17,6 +17,7 @@ using core::TransitionKind;
 using nlohmann::json;
 using quell::testing::Fault;
 using testing::MakeDelivery;
+using testing::Read;
 using testing::SendOnce;
 using Kind = core::SendOutcome::Kind;
 
@@ -48,6 +49,7 @@ TEST_F(PagerDutyChannelTest, AGroupIsOneAlertThatResolvesOnlyWhenNothingInItIsOp
     d.row =
         core::MakeGroupRow("ops", "condition=model-answer", sequence, transition, open_after, t0);
     d.message = core::RenderedMessage{"2 incidents", "2 incidents", "error"};
+    Read(d);
     const SendOutcome sent = SendOnce(*channel, client_, d);
     EXPECT_EQ(sent.kind, Kind::kSent) << sent.error;
   };

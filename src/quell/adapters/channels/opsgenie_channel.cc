@@ -54,7 +54,8 @@ void AddDetail(json& details, size_t& used, const std::string& name, const std::
 
 // What Opsgenie keeps as the alert's custom properties: quell's references first (they fit
 // always), then the incident's labels, or the group's counts, as long as they fit.
-json Details(const core::OutboxRow& row, const json& payload, bool group) {
+json Details(const core::Delivery& delivery, bool group) {
+  const core::OutboxRow& row = delivery.row;
   json details = json::object();
   size_t used = 0;
   const core::MessageKind kind = core::MessageKindOf(row);
@@ -64,27 +65,21 @@ json Details(const core::OutboxRow& row, const json& payload, bool group) {
   AddDetail(details, used, "quell_transition", core::TransitionName(row.transition));
   AddDetail(details, used, "quell_idempotency_key", row.idempotency_key);
   if (group) {
-    const json g = payload.is_object() ? payload.value("group", json::object()) : json::object();
-    for (const char* name : {"sequence", "open_after"}) {
-      if (g.is_object() && g.contains(name)) AddDetail(details, used, name, g[name].dump());
-    }
-    if (g.is_object() && g.contains("counts") && g["counts"].is_object()) {
-      for (const auto& [name, count] : g["counts"].items()) {
-        AddDetail(details, used, "count_" + name, count.dump());
-      }
+    const core::GroupSnapshot& g = delivery.content.group;
+    if (g.sequence) AddDetail(details, used, "sequence", std::to_string(*g.sequence));
+    if (g.open_after) AddDetail(details, used, "open_after", std::to_string(*g.open_after));
+    for (const auto& [name, count] : g.counts) {
+      AddDetail(details, used, "count_" + name, std::to_string(count));
     }
     return details;
   }
-  AddDetail(details, used, "quell_condition", StringOf(payload, "condition"));
-  if (payload.is_object() && payload.contains("labels") && payload["labels"].is_object()) {
-    for (const auto& [name, value] : payload["labels"].items()) {
-      if (value.is_string()) AddDetail(details, used, name, value.get<std::string>());
-    }
-  }
+  const core::IncidentSnapshot& incident = delivery.content.incident;
+  AddDetail(details, used, "quell_condition", incident.condition);
+  for (const auto& [name, value] : incident.labels) AddDetail(details, used, name, value);
   return details;
 }
 
-json Tags(const core::Delivery& delivery, const json& payload, bool group) {
+json Tags(const core::Delivery& delivery, bool group) {
   json tags = json::array({"quell"});
   const auto add = [&](const std::string& tag) {
     if (!tag.empty()) tags.push_back(core::CutToChars(core::OneLine(tag), kMaxTagChars));
@@ -93,7 +88,7 @@ json Tags(const core::Delivery& delivery, const json& payload, bool group) {
   if (group) {
     add("group");
   } else {
-    add(StringOf(payload, "condition"));
+    add(delivery.content.incident.condition);
   }
   return tags;
 }
@@ -162,13 +157,8 @@ core::Result<core::HttpRequest> OpsgenieChannel::Encode(const core::Delivery& de
   const core::RenderedMessage& message = delivery.message;
   const std::string alias = OpsgenieAlias(row);
   const bool group = core::IsGroupKey(row.key);
-  const json payload = json::parse(row.payload, nullptr, /*allow_exceptions=*/false);
   bool close = row.transition == core::TransitionKind::kResolve;
-  if (group) {
-    const json g = payload.is_object() ? payload.value("group", json::object()) : json::object();
-    close = !(g.is_object() && g.contains("open_after") && g["open_after"].is_number_unsigned() &&
-              g["open_after"].get<uint64_t>() > 0);
-  }
+  if (group) close = delivery.content.group.open_after.value_or(0) == 0;
   const std::string headline =
       core::OneLine(message.subject.empty() ? message.body : message.subject);
   std::string url = settings_.api_url + "/v2/alerts";
@@ -186,8 +176,8 @@ core::Result<core::HttpRequest> OpsgenieChannel::Encode(const core::Delivery& de
             {"priority", OpsgeniePriority(message.severity)},
             {"source", settings_.source},
             {"entity", core::CutToChars(row.key, kMaxEntityChars)},
-            {"tags", Tags(delivery, payload, group)},
-            {"details", Details(row, payload, group)}};
+            {"tags", Tags(delivery, group)},
+            {"details", Details(delivery, group)}};
   }
   core::HttpRequest request =
       PostRequest(std::move(url), "application/json",

@@ -1,8 +1,11 @@
 #include "quell/adapters/channels/pagerduty_channel.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <utility>
+#include <vector>
 
+#include "quell/adapters/jsonl/message_codec.h"
 #include "quell/core/delivery/callback_key.h"
 #include "quell/core/delivery/dead_letter.h"
 #include "quell/core/delivery/grouping.h"
@@ -10,6 +13,8 @@
 namespace quell::channels {
 namespace {
 
+using jsonl::JsonMember;
+using jsonl::JsonText;
 using nlohmann::json;
 constexpr std::string_view kChannel = "pagerduty";
 constexpr size_t kMaxSummaryBytes = 1024;  // PagerDuty truncates longer summaries itself
@@ -26,47 +31,25 @@ std::string Severity(std::string_view severity) {
 
 // What PagerDuty gets of a group: its counts and the first `limit` members' keys and
 // transitions (the whole payload could pass PagerDuty's 512 KB event limit).
-json GroupDetails(const json& payload, size_t limit, uint64_t& open_after) {
-  json details = json::object();
-  open_after = 0;
-  if (!payload.is_object() || !payload.contains("group") || !payload["group"].is_object()) {
-    return details;
+std::vector<JsonMember> GroupDetails(const core::GroupSnapshot& group, size_t limit) {
+  const size_t listed = std::min(limit, group.members.size());
+  std::string members = "[";
+  for (size_t i = 0; i < listed; ++i) {
+    if (i > 0) members += ',';
+    members += jsonl::SortedObject({{"key", JsonText(group.members[i].key)},
+                                    {"transition", JsonText(group.members[i].transition)}});
   }
-  const json& group = payload["group"];
-  for (const char* name :
-       {"key", "channel", "sequence", "episode", "labels", "counts", "open_after", "standing"}) {
-    if (group.contains(name)) details[name] = group[name];
-  }
-  if (group.contains("open_after") && group["open_after"].is_number_unsigned()) {
-    open_after = group["open_after"].get<uint64_t>();
-  }
-  json members = json::array();
-  size_t total = 0;
-  if (group.contains("members") && group["members"].is_array()) {
-    total = group["members"].size();
-    for (const json& m : group["members"]) {
-      if (members.size() >= limit) break;
-      if (!m.is_object()) continue;
-      members.push_back({{"key", m.value("key", "")}, {"transition", m.value("transition", "")}});
-    }
-  }
-  details["members_more"] = total - members.size();
-  details["members"] = std::move(members);
-  return details;
+  members += ']';
+  return {{"members_more", std::to_string(group.members.size() - listed)},
+          {"members", std::move(members)}};
 }
 
 }  // namespace
 
-std::string PagerDutyDedupKey(const core::OutboxRow& row) {
+std::string PagerDutyDedupKey(const core::Delivery& delivery) {
+  const core::OutboxRow& row = delivery.row;
   if (!core::IsGroupKey(row.key)) return core::IncidentCallbackKey(row.key, row.generation);
-  const json payload = json::parse(row.payload, nullptr, /*allow_exceptions=*/false);
-  uint64_t episode = 0;
-  if (payload.is_object() && payload.contains("group") && payload["group"].is_object()) {
-    const json& group = payload["group"];
-    if (group.contains("episode") && group["episode"].is_number_unsigned()) {
-      episode = group["episode"].get<uint64_t>();
-    }
-  }
+  const uint64_t episode = delivery.content.group.episode.value_or(0);
   // An alert begun before episodes were kept keeps the key it was opened with.
   if (episode == 0) return row.key;
   return core::GroupAlertCallbackKey(row.channel, core::GroupKeyOfRow(row), episode);
@@ -86,50 +69,62 @@ core::Result<std::unique_ptr<PagerDutyChannel>> PagerDutyChannel::Create(
 core::Result<core::HttpRequest> PagerDutyChannel::Encode(const core::Delivery& delivery,
                                                          core::WallTime /*now*/) const {
   const core::OutboxRow& row = delivery.row;
-  const std::string dedup_key = PagerDutyDedupKey(row);
+  const core::Message& content = delivery.content;
+  const std::string dedup_key = PagerDutyDedupKey(delivery);
   if (dedup_key.size() > kMaxDedupKeyBytes) {
     return core::MakeError(
         core::ErrorCode::kInvalidArgument,
         "pagerduty: the dedup key of " + row.idempotency_key + " passes PagerDuty's 255 bytes");
   }
   const bool group = core::IsGroupKey(row.key);
-  uint64_t open_after = 0;
-  json group_details;
-  if (group) {
-    group_details = GroupDetails(json::parse(row.payload, nullptr, /*allow_exceptions=*/false),
-                                 settings_.group_limit, open_after);
-  }
-  const bool resolve = group ? open_after == 0 : row.transition == core::TransitionKind::kResolve;
-  json body = {{"routing_key", settings_.routing_key},
-               {"event_action", resolve ? "resolve" : "trigger"},
-               {"dedup_key", dedup_key},
-               {"client", "quell"}};
+  const bool resolve = group ? content.group.open_after.value_or(0) == 0
+                             : row.transition == core::TransitionKind::kResolve;
+  // The body's objects are written with their keys sorted, as PagerDuty has always had them.
+  std::vector<JsonMember> body = {{"routing_key", JsonText(settings_.routing_key)},
+                                  {"event_action", resolve ? "\"resolve\"" : "\"trigger\""},
+                                  {"dedup_key", JsonText(dedup_key)},
+                                  {"client", "\"quell\""}};
   if (!resolve) {
     const core::RenderedMessage& message = delivery.message;
     const std::string& summary = message.subject.empty() ? message.body : message.subject;
-    json details = group ? std::move(group_details)
-                         : json::parse(row.payload, nullptr, /*allow_exceptions=*/false);
-    if (details.is_discarded()) details = json::object();
-    details["quell_idempotency_key"] = row.idempotency_key;
     const core::MessageKind kind = core::MessageKindOf(row);
-    details["kind"] = core::MessageKindName(kind);
-    if (group) details["kind"] = "group";
+    std::vector<JsonMember> extra = {
+        {"quell_idempotency_key", JsonText(row.idempotency_key)},
+        {"kind", JsonText(group ? "group" : core::MessageKindName(kind))}};
     if (kind != core::MessageKind::kDeadLetter) {
-      details["transition"] = core::TransitionName(row.transition);
+      extra.push_back({"transition", JsonText(core::TransitionName(row.transition))});
     }
-    body["payload"] = {{"summary", Truncate(summary.empty() ? row.key : summary, kMaxSummaryBytes)},
-                       {"source", settings_.source.empty() ? row.key : settings_.source},
-                       {"severity", Severity(message.severity)},
-                       {"custom_details", std::move(details)}};
+    std::string details;
+    if (group) {
+      std::vector<JsonMember> listed = GroupDetails(content.group, settings_.group_limit);
+      extra.insert(extra.end(), listed.begin(), listed.end());
+      details = jsonl::GroupJson(content.group, std::move(extra));
+    } else if (content.kind == core::Message::Kind::kIncident) {
+      details = jsonl::SnapshotJson(content.incident, std::move(extra));
+    } else {
+      details = jsonl::NoticeJson(content, std::move(extra));
+    }
+    body.push_back(
+        {"payload",
+         jsonl::SortedObject(
+             {{"summary",
+               JsonText(Truncate(summary.empty() ? row.key : summary, kMaxSummaryBytes))},
+              {"source", JsonText(settings_.source.empty() ? row.key : settings_.source)},
+              {"severity", JsonText(Severity(message.severity))},
+              {"custom_details", std::move(details)}})});
     // A pushed alert's runbook, as a link on the PagerDuty incident.
-    json links = json::array();
-    for (const core::MessageLink& link : message.links) {
-      links.push_back({{"href", link.url}, {"text", link.text}});
+    if (!message.links.empty()) {
+      std::string links = "[";
+      for (const core::MessageLink& link : message.links) {
+        if (links.size() > 1) links += ',';
+        links += jsonl::SortedObject({{"href", JsonText(link.url)}, {"text", JsonText(link.text)}});
+      }
+      links += ']';
+      body.push_back({"links", std::move(links)});
     }
-    if (!links.empty()) body["links"] = std::move(links);
   }
   return PostRequest(settings_.base_url + "/v2/enqueue", "application/json",
-                     body.dump(-1, ' ', false, json::error_handler_t::replace), settings_.timeouts);
+                     jsonl::SortedObject(std::move(body)), settings_.timeouts);
 }
 
 core::SendOutcome PagerDutyChannel::Decode(const core::Delivery& delivery,
@@ -139,7 +134,7 @@ core::SendOutcome PagerDutyChannel::Decode(const core::Delivery& delivery,
     if (answer.is_object() && answer.contains("dedup_key") && answer["dedup_key"].is_string()) {
       return core::SendOutcome::Sent(answer["dedup_key"].get<std::string>());
     }
-    return core::SendOutcome::Sent(PagerDutyDedupKey(delivery.row));
+    return core::SendOutcome::Sent(PagerDutyDedupKey(delivery));
   }
   // {"status":"invalid event","message":"Event object is invalid","errors":["..."]}
   std::string detail;

@@ -41,6 +41,6 @@ class PagerDutyChannel : public core::HttpChannel {
 // "<key>:<generation>"; for a group message its episode's key, the same for every message of
 // the episode (core::GroupAlertCallbackKey), or its row key when the episode began before
 // episodes were kept.
-std::string PagerDutyDedupKey(const core::OutboxRow& row);
+std::string PagerDutyDedupKey(const core::Delivery& delivery);
 
 }  // namespace quell::channels

@@ -91,15 +91,11 @@ constexpr size_t kMaxButtonValueBytes = 2000;
 // group message every member its episode carried (up to the clicked message) and still open,
 // as PagerDuty's group alert; a group message of an episode begun before episodes were kept,
 // exactly the members it carried, by its row.
-std::string ButtonValue(const core::OutboxRow& row) {
+std::string ButtonValue(const core::Delivery& delivery) {
+  const core::OutboxRow& row = delivery.row;
   if (!core::IsGroupKey(row.key)) return core::IncidentCallbackKey(row.key, row.generation);
-  const json payload = json::parse(row.payload, nullptr, /*allow_exceptions=*/false);
-  const json* group =
-      payload.is_object() && payload.contains("group") ? &payload["group"] : nullptr;
-  if (group != nullptr && group->is_object() && group->contains("episode") &&
-      (*group)["episode"].is_number_unsigned() && (*group)["episode"].get<uint64_t>() != 0) {
-    return core::GroupAlertCallbackKey(row.channel, core::GroupKeyOfRow(row),
-                                       (*group)["episode"].get<uint64_t>());
+  if (const uint64_t episode = delivery.content.group.episode.value_or(0); episode != 0) {
+    return core::GroupAlertCallbackKey(row.channel, core::GroupKeyOfRow(row), episode);
   }
   return row.idempotency_key;
 }
@@ -107,7 +103,7 @@ std::string ButtonValue(const core::OutboxRow& row) {
 // The message's blocks, with the Acknowledge button when asked for and there is room.
 json BlocksOf(const core::Delivery& delivery, bool ack_button) {
   json blocks = Blocks(delivery.message);
-  const std::string value = ButtonValue(delivery.row);
+  const std::string value = ButtonValue(delivery);
   if (!ack_button || delivery.row.transition == core::TransitionKind::kResolve ||
       blocks.size() >= kMaxBlocks || value.size() > kMaxButtonValueBytes) {
     return blocks;

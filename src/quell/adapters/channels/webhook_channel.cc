@@ -1,11 +1,12 @@
 #include "quell/adapters/channels/webhook_channel.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
-#include <nlohmann/json.hpp>
 #include <utility>
 
 #include "quell/adapters/channels/webhook_signature.h"
+#include "quell/adapters/jsonl/message_codec.h"
 #include "quell/core/delivery/dead_letter.h"
 #include "quell/core/delivery/grouping.h"
 #include "quell/core/text/json_escape.h"
@@ -13,7 +14,7 @@
 namespace quell::channels {
 namespace {
 
-using nlohmann::json;
+using jsonl::JsonText;
 constexpr std::string_view kChannel = "webhook";
 constexpr size_t kMinSecretBytes = 16;
 
@@ -21,9 +22,11 @@ constexpr size_t kMinSecretBytes = 16;
 // becomes U+FFFD rather than failing the send.
 void AppendString(std::string& out, std::string_view text) { core::AppendJsonString(out, text); }
 
-bool IsJsonObject(const std::string& text) {
-  const size_t first = text.find_first_not_of(" \t\r\n");
-  return first != std::string::npos && text[first] == '{' && json::accept(text);
+// {"body","severity","subject"} of the rendered message, keys sorted as in every body.
+std::string MessageJson(const core::RenderedMessage& message) {
+  return jsonl::SortedObject({{"body", JsonText(message.body)},
+                              {"severity", JsonText(message.severity)},
+                              {"subject", JsonText(message.subject)}});
 }
 
 }  // namespace
@@ -44,58 +47,50 @@ namespace {
 // transition, only what died ({"dead_letter":{...}} from the payload) and the message.
 core::Result<std::string> DeadLetterBody(const core::Delivery& delivery) {
   const core::OutboxRow& row = delivery.row;
-  const json payload = json::parse(row.payload, nullptr, /*allow_exceptions=*/false);
-  if (!payload.is_object() || !payload.contains("dead_letter")) {
+  const core::Message& content = delivery.content;
+  if (content.kind != core::Message::Kind::kDeadLetter || content.notice_name != "dead_letter") {
     return core::MakeError(
         core::ErrorCode::kInvalidArgument,
         "webhook: the outbox payload of " + row.idempotency_key + " is not a dead-letter notice");
   }
-  const json body = {{"dead_letter", payload["dead_letter"]},
-                     {"idempotency_key", row.idempotency_key},
-                     {"kind", core::MessageKindName(core::MessageKind::kDeadLetter)},
-                     {"message",
-                      {{"body", delivery.message.body},
-                       {"severity", delivery.message.severity},
-                       {"subject", delivery.message.subject}}},
-                     {"version", 1}};
-  return body.dump(-1, ' ', false, json::error_handler_t::replace);
+  return jsonl::SortedObject(
+      {{"dead_letter", content.notice_json},
+       {"idempotency_key", JsonText(row.idempotency_key)},
+       {"kind", JsonText(core::MessageKindName(core::MessageKind::kDeadLetter))},
+       {"message", MessageJson(delivery.message)},
+       {"version", "1"}});
 }
 
 // A group message: the fields every body has, beside the group's own; the member snapshots
 // past `limit` are counted, not sent, so one outage never makes a body of megabytes.
 core::Result<std::string> GroupBody(const core::Delivery& delivery, size_t limit) {
   const core::OutboxRow& row = delivery.row;
-  json payload = json::parse(row.payload, nullptr, /*allow_exceptions=*/false);
-  if (!payload.is_object() || !payload.contains("group") || !payload["group"].is_object()) {
+  if (delivery.content.kind != core::Message::Kind::kGroup) {
     return core::MakeError(
         core::ErrorCode::kInvalidArgument,
         "webhook: the outbox payload of " + row.idempotency_key + " is not a group message");
   }
-  json& group = payload["group"];
-  json members = json::array();
-  if (group.contains("members") && group["members"].is_array()) {
-    members = std::move(group["members"]);
-    group.erase("members");
+  const core::GroupSnapshot& group = delivery.content.group;
+  const size_t listed = std::min(limit, group.members.size());
+  std::string members = "[";
+  for (size_t i = 0; i < listed; ++i) {
+    if (i > 0) members += ',';
+    members += jsonl::SnapshotJson(group.members[i]);
   }
-  const size_t total = members.size();
-  if (total > limit)
-    members.erase(members.begin() + static_cast<std::ptrdiff_t>(limit), members.end());
-  group["members_more"] = total - members.size();
-  const json body = {{"generation", row.generation},
-                     {"group", std::move(group)},
-                     {"idempotency_key", row.idempotency_key},
-                     {"incident", nullptr},
-                     {"incident_version", row.version},
-                     {"key", row.key},
-                     {"kind", "group"},
-                     {"members", std::move(members)},
-                     {"message",
-                      {{"body", delivery.message.body},
-                       {"severity", delivery.message.severity},
-                       {"subject", delivery.message.subject}}},
-                     {"transition", core::TransitionName(row.transition)},
-                     {"version", 1}};
-  return body.dump(-1, ' ', false, json::error_handler_t::replace);
+  members += ']';
+  return jsonl::SortedObject(
+      {{"generation", std::to_string(row.generation)},
+       {"group",
+        jsonl::GroupJson(group, {{"members_more", std::to_string(group.members.size() - listed)}})},
+       {"idempotency_key", JsonText(row.idempotency_key)},
+       {"incident", "null"},
+       {"incident_version", std::to_string(row.version)},
+       {"key", JsonText(row.key)},
+       {"kind", "\"group\""},
+       {"members", std::move(members)},
+       {"message", MessageJson(delivery.message)},
+       {"transition", JsonText(core::TransitionName(row.transition))},
+       {"version", "1"}});
 }
 
 }  // namespace
@@ -105,12 +100,15 @@ core::Result<std::string> WebhookBody(const core::Delivery& delivery, size_t gro
   const core::MessageKind kind = core::MessageKindOf(row);
   if (kind == core::MessageKind::kDeadLetter) return DeadLetterBody(delivery);
   if (core::IsGroupKey(row.key)) return GroupBody(delivery, group_limit);
-  // The payload is already compact JSON: it is checked and embedded as it is, since parsing it
-  // into a tree and printing it again cost about as much as rendering the message.
-  if (!IsJsonObject(row.payload)) {
-    return core::MakeError(
-        core::ErrorCode::kInvalidArgument,
-        "webhook: the outbox payload of " + row.idempotency_key + " is not a JSON object");
+  // The stored snapshot (or digest), which the dispatcher has read, is embedded as it is:
+  // printing the message's snapshot again would cost about as much as rendering the message.
+  const core::Message& content = delivery.content;
+  const bool read = content.kind == core::Message::Kind::kIncident ? !content.incident.key.empty()
+                                                                   : !content.notice_name.empty();
+  if (!read) {
+    return core::MakeError(core::ErrorCode::kInvalidArgument,
+                           "webhook: the outbox payload of " + row.idempotency_key +
+                               " was not read as a snapshot or a notice");
   }
   std::string body;
   body.reserve(row.payload.size() + delivery.message.subject.size() + delivery.message.body.size() +

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <nlohmann/json.hpp>
 
+#include "quell/adapters/jsonl/message_codec.h"
 #include "quell/adapters/templates/slack_text.h"
 #include "quell/core/delivery/message_limits.h"
 #include "quell/core/text/url.h"
@@ -12,11 +12,11 @@
 namespace quell::templates {
 namespace {
 
-using nlohmann::json;
-
-uint64_t Count(const json& counts, const char* name) {
-  const auto it = counts.find(name);
-  return it != counts.end() && it->is_number_unsigned() ? it->get<uint64_t>() : 0;
+uint64_t Count(const core::GroupSnapshot& g, std::string_view name) {
+  for (const auto& [n, count] : g.counts) {
+    if (n == name) return count;
+  }
+  return 0;
 }
 
 int Rank(std::string_view severity) {
@@ -281,54 +281,41 @@ size_t DefaultGroupLimit(std::string_view channel_type) {
 
 core::Result<GroupView> ParseGroupView(std::string_view payload, const ViewOptions& options,
                                        size_t limit, std::optional<core::WallTime> sent_at) {
-  const json doc = json::parse(payload, nullptr, /*allow_exceptions=*/false);
-  if (!doc.is_object() || !doc.contains("group") || !doc["group"].is_object()) {
-    return core::MakeError(core::ErrorCode::kInvalidArgument,
-                           "the outbox payload is not a group message (no \"group\" object)");
-  }
-  const json& g = doc["group"];
+  core::Result<core::GroupSnapshot> group = jsonl::DecodeGroup(payload);
+  if (!group) return group.error();
+  return GroupViewOf(*group, options, limit, sent_at);
+}
+
+GroupView GroupViewOf(const core::GroupSnapshot& g, const ViewOptions& options, size_t limit,
+                      std::optional<core::WallTime> sent_at) {
   GroupView group;
-  if (const auto it = g.find("key"); it != g.end() && it->is_string()) group.key = *it;
-  if (const auto it = g.find("channel"); it != g.end() && it->is_string()) group.channel = *it;
-  if (const auto it = g.find("sequence"); it != g.end() && it->is_number_unsigned()) {
-    group.sequence = it->get<uint64_t>();
-  }
-  if (const auto it = g.find("open_after"); it != g.end() && it->is_number_unsigned()) {
-    group.open_after = it->get<uint64_t>();
-  }
-  if (const auto it = g.find("standing"); it != g.end() && it->is_object()) {
+  group.key = g.key;
+  group.channel = g.channel;
+  group.sequence = g.sequence.value_or(0);
+  group.open_after = g.open_after.value_or(0);
+  if (g.standing) {
     group.has_standing = true;
-    group.standing_open = Count(*it, "open");
-    group.standing_silenced = Count(*it, "silenced");
+    group.standing_open = g.standing->open;
+    group.standing_silenced = g.standing->silenced;
   }
-  if (const auto it = g.find("episode"); it != g.end() && it->is_number_unsigned()) {
-    group.episode = it->get<uint64_t>();
-  }
-  if (const auto it = g.find("labels"); it != g.end() && it->is_object()) {
-    for (const auto& [name, value] : it->items()) {
-      if (value.is_string()) group.labels.emplace_back(name, value.get<std::string>());
-    }
-  }
-  const json empty = json::array();
-  const auto members_it = g.find("members");
-  const json& members = members_it != g.end() && members_it->is_array() ? *members_it : empty;
-  const auto counts_it = g.find("counts");
-  const json counts = counts_it != g.end() && counts_it->is_object() ? *counts_it : json::object();
-  group.members = counts.contains("members") ? Count(counts, "members") : members.size();
-  group.opened = Count(counts, "open");
-  group.renotified = Count(counts, "renotify");
-  group.resolved = Count(counts, "resolve");
+  group.episode = g.episode.value_or(0);
+  group.labels = g.labels;
+  const bool has_members_count = std::any_of(g.counts.begin(), g.counts.end(),
+                                             [](const auto& c) { return c.first == "members"; });
+  group.members = has_members_count ? Count(g, "members") : g.members.size();
+  group.opened = Count(g, "open");
+  group.renotified = Count(g, "renotify");
+  group.resolved = Count(g, "resolve");
   int gravest = -1;
   std::string newest;  // the newest member's transition time
-  for (const json& member : members) {
-    core::Result<IncidentView> view = IncidentViewOf(member, options, sent_at);
-    if (!view) return view.error();
-    if (view->transition != "resolve" && Rank(view->severity) > gravest) {
-      gravest = Rank(view->severity);
-      group.severity = view->severity;
+  for (const core::IncidentSnapshot& member : g.members) {
+    IncidentView view = IncidentViewOf(member, options, sent_at);
+    if (view.transition != "resolve" && Rank(view.severity) > gravest) {
+      gravest = Rank(view.severity);
+      group.severity = view.severity;
     }
-    if (view->polled_at > newest) newest = view->polled_at;  // RFC 3339 UTC: text order is time
-    if (group.listed.size() < limit) group.listed.push_back(std::move(*view));
+    if (view.polled_at > newest) newest = view.polled_at;  // RFC 3339 UTC: text order is time
+    if (group.listed.size() < limit) group.listed.push_back(std::move(view));
   }
   const auto issued = core::ParseRfc3339(newest);
   if (StillOpen(group) == 0) {

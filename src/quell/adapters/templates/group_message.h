@@ -55,6 +55,9 @@ bool IsGroupPayload(std::string_view payload);
 core::Result<GroupView> ParseGroupView(std::string_view payload, const ViewOptions& options,
                                        size_t limit,
                                        std::optional<core::WallTime> sent_at = std::nullopt);
+// The view of a group read once (jsonl::DecodeMessage), listing its first `limit` members.
+GroupView GroupViewOf(const core::GroupSnapshot& group, const ViewOptions& options, size_t limit,
+                      std::optional<core::WallTime> sent_at = std::nullopt);
 
 // Members listed before "… and N more" when a channel sets no group_limit: short for a page or
 // a text message, longer where a reader scrolls.

@@ -3,10 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
-#include <cstdio>
-#include <nlohmann/json.hpp>
 #include <utility>
 
+#include "quell/adapters/jsonl/message_codec.h"
 #include "quell/core/delivery/message_limits.h"
 #include "quell/core/text/time.h"
 #include "quell/core/text/url.h"
@@ -14,103 +13,62 @@
 namespace quell::templates {
 namespace {
 
-using nlohmann::json;
-
-std::string StringField(const json& doc, const char* name) {
-  const auto it = doc.find(name);
-  return it != doc.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-uint64_t NumberField(const json& doc, const char* name) {
-  const auto it = doc.find(name);
-  return it != doc.end() && it->is_number_unsigned() ? it->get<uint64_t>() : 0;
-}
-
-// A string field, or a number's digits (the evidence builder writes every value as a string).
-std::string TextField(const json& doc, const char* name) {
-  const auto it = doc.find(name);
-  if (it == doc.end()) return {};
-  if (it->is_string()) return it->get<std::string>();
-  if (it->is_number_unsigned()) return std::to_string(it->get<uint64_t>());
-  return {};
-}
+using Evidence = core::MessageEvidence;
 
 bool IsDigits(std::string_view s) {
   return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
 }
 
-std::string Number(const json& value) {
-  if (value.is_number_integer() || value.is_number_unsigned()) return value.dump();
-  if (!value.is_number()) return {};
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.6g", value.get<double>());
-  return buffer;
-}
-
 // A metric condition's evidence in words: "error_rate 0.31 is above the threshold 0.2
 // (recovers below 0.1)", or "was above" in a resolve (the evidence is the last unhealthy
 // reading). Empty when `evidence` is not a metric's.
-std::string MetricWords(const json& evidence, bool past) {
-  if (!evidence.is_object() || !evidence.contains("threshold") || !evidence.contains("value")) {
-    return {};
-  }
-  std::string metric = StringField(evidence, "metric");
+std::string MetricWords(const Evidence& evidence, bool past) {
+  if (!evidence.is_metric) return {};
+  std::string metric = evidence.metric;
   if (metric.empty()) metric = "the value";
-  const std::string threshold = Number(evidence["threshold"]);
-  const bool below = StringField(evidence, "direction") == "below";
-  const std::string value = Number(evidence["value"]);
+  const std::string& threshold = evidence.threshold;
+  const bool below = evidence.direction == "below";
+  const std::string& value = evidence.value;
   if (value.empty()) return metric + " has no data (threshold " + threshold + ")";
   std::string words = metric + " " + value + (past ? " was " : " is ") +
                       (below ? "below" : "above") + " the threshold " + threshold;
-  if (const auto it = evidence.find("recovery"); it != evidence.end() && it->is_number()) {
-    words += std::string(" (recovers ") + (below ? "above " : "below ") + Number(*it) + ")";
+  if (evidence.recovery) {
+    words += std::string(" (recovers ") + (below ? "above " : "below ") + *evidence.recovery + ")";
   } else {
     words += std::string(" (recovers at ") + threshold + (below ? " or above)" : " or below)");
   }
   return words;
 }
 
-// A pushed alert's evidence (inputs/alertmanager_payload.h): {"annotations":{...}, "startsAt",
-// "generatorURL", ..., "status"}, with no title of an error group.
-bool IsAlertEvidence(const json& evidence) {
-  if (!evidence.is_object() || evidence.contains("title")) return false;
-  const auto annotations = evidence.find("annotations");
-  const auto status = evidence.find("status");
-  return annotations != evidence.end() && annotations->is_object() && status != evidence.end() &&
-         status->is_string();
-}
-
 // A pushed alert's headline: its summary annotation, or Grafana's older "message".
-std::string AlertSummary(const json& annotations) {
-  std::string summary = core::OneLine(StringField(annotations, "summary"));
-  if (summary.empty()) summary = core::OneLine(StringField(annotations, "message"));
+std::string AlertSummary(const Evidence& alert) {
+  std::string summary = core::OneLine(alert.summary);
+  if (summary.empty()) summary = core::OneLine(alert.old_message);
   return summary;
 }
 
-IncidentView::Example MakeExample(const json& evidence, size_t max_chars, bool past) {
+IncidentView::Example MakeExample(const Evidence& evidence, size_t max_chars, bool past) {
   IncidentView::Example example;
-  example.json = evidence.dump(-1, ' ', false, json::error_handler_t::replace);
-  std::string text;
-  if (evidence.is_object()) text = MetricWords(evidence, past);
+  example.json = evidence.json;
+  std::string text = MetricWords(evidence, past);
   if (!text.empty()) {
     // A metric's evidence reads as its sentence.
-  } else if (IsAlertEvidence(evidence)) {
+  } else if (evidence.is_alert) {
     // A pushed alert reads as its summary and description, not as its JSON.
-    const json& annotations = evidence["annotations"];
-    text = AlertSummary(annotations);
-    const std::string detail = core::OneLine(StringField(annotations, "description"));
+    text = AlertSummary(evidence);
+    const std::string detail = core::OneLine(evidence.description);
     if (!detail.empty() && detail != text) text = text.empty() ? detail : text + " - " + detail;
-  } else if (evidence.is_object()) {
+  } else if (evidence.is_object) {
     // The title names the group and repeats in every evidence of it; the event's own message
     // (or exception) is what tells one example from the next.
-    text = StringField(evidence, "title");
-    std::string detail = StringField(evidence, "message");
+    text = evidence.title;
+    std::string detail = evidence.message;
     // Sentry's culprit (where it fails) before its exception, which repeats the title.
-    if (detail.empty()) detail = StringField(evidence, "culprit");
-    if (detail.empty()) detail = StringField(evidence, "exception");
+    if (detail.empty()) detail = evidence.culprit;
+    if (detail.empty()) detail = evidence.exception;
     if (!detail.empty() && detail != text) text = text.empty() ? detail : text + " - " + detail;
-  } else if (evidence.is_string()) {
-    text = evidence.get<std::string>();
+  } else {
+    text = evidence.text;
   }
   if (text.empty()) text = example.json;
   example.text = core::CutToChars(core::OneLine(text), max_chars);
@@ -147,16 +105,9 @@ std::string SecondsUntil(const std::string& from, core::WallTime to) {
 
 // The snapshot's labels; a snapshot written before incidents kept labels falls back on the
 // newest evidence's tags, where an error group's tenant and agent stage are.
-void ReadLabels(const json& doc, const json* newest, IncidentView& view) {
-  const auto add = [&view](const json& object) {
-    for (const auto& [name, value] : object.items()) {
-      if (value.is_string()) view.labels.emplace_back(name, value.get<std::string>());
-    }
-  };
-  if (const auto it = doc.find("labels"); it != doc.end() && it->is_object()) add(*it);
-  if (view.labels.empty() && newest != nullptr && newest->is_object()) {
-    if (const auto it = newest->find("tags"); it != newest->end() && it->is_object()) add(*it);
-  }
+void ReadLabels(const core::IncidentSnapshot& doc, const Evidence* newest, IncidentView& view) {
+  view.labels = doc.labels;
+  if (view.labels.empty() && newest != nullptr) view.labels = newest->tags;
   std::sort(view.labels.begin(), view.labels.end());
   for (const auto& [name, value] : view.labels) {
     if (name == "tenant") view.tenant = value;
@@ -183,23 +134,22 @@ void ReadLabels(const json& doc, const json* newest, IncidentView& view) {
 
 // A pushed alert's annotations and start (see IncidentView::pushed); `newest` may be another
 // kind of evidence (a push condition fed quell's own observations), or none.
-void ReadPushed(const json& doc, const json* newest, const ViewOptions& options,
-                IncidentView& view) {
-  if (newest != nullptr && IsAlertEvidence(*newest)) {
-    const json& annotations = (*newest)["annotations"];
-    view.summary = core::CutToChars(AlertSummary(annotations), options.max_description_chars);
-    view.description = core::CutToChars(core::OneLine(StringField(annotations, "description")),
-                                        options.max_description_chars);
+void ReadPushed(const core::IncidentSnapshot& doc, const Evidence* newest,
+                const ViewOptions& options, IncidentView& view) {
+  if (newest != nullptr && newest->is_alert) {
+    view.summary = core::CutToChars(AlertSummary(*newest), options.max_description_chars);
+    view.description =
+        core::CutToChars(core::OneLine(newest->description), options.max_description_chars);
     if (view.description == view.summary) view.description.clear();
-    view.runbook_url = LinkableUrl(StringField(annotations, "runbook_url"));
+    view.runbook_url = LinkableUrl(newest->runbook_url);
     // Whole seconds: Prometheus' nanoseconds would make "5m" of 08:55:00.1 to 09:00 read "4m".
-    if (auto starts = core::ParseRfc3339(StringField(*newest, "startsAt")); starts) {
+    if (auto starts = core::ParseRfc3339(newest->starts_at); starts) {
       view.starts_at = core::FormatRfc3339(std::chrono::floor<std::chrono::seconds>(*starts));
     }
   }
   // Without a startsAt in the newest evidence: the key's first sighting, which took the first
   // alert's startsAt when it was earlier than the push.
-  if (view.starts_at.empty()) view.starts_at = StringField(doc, "first_seen_at");
+  if (view.starts_at.empty()) view.starts_at = doc.first_seen_at;
   if (!view.summary.empty()) {
     view.what = view.summary;
   } else if (!view.description.empty()) {
@@ -211,7 +161,7 @@ void ReadPushed(const json& doc, const json* newest, const ViewOptions& options,
   }
 }
 
-void FillCounts(const json& doc, const json* newest, IncidentView& view) {
+void FillCounts(const core::IncidentSnapshot& doc, const Evidence* newest, IncidentView& view) {
   view.polls = view.event_count;
   if (view.pushed) {
     // A push is no poll of quell's: what on-call wants is since when it has been firing.
@@ -225,12 +175,10 @@ void FillCounts(const json& doc, const json* newest, IncidentView& view) {
     }
     return;
   }
-  view.upstream_count = TextField(doc, "upstream_count");
-  if (view.upstream_count.empty() && newest != nullptr && newest->is_object()) {
-    view.upstream_count = TextField(*newest, "count");
-  }
+  view.upstream_count = doc.upstream_count;
+  if (view.upstream_count.empty() && newest != nullptr) view.upstream_count = newest->count;
   if (!IsDigits(view.upstream_count)) view.upstream_count.clear();
-  view.upstream_since_last = TextField(doc, "upstream_count_since_last_message");
+  view.upstream_since_last = doc.upstream_count_since_last_message;
   if (!IsDigits(view.upstream_since_last)) view.upstream_since_last.clear();
   if (view.upstream_count.empty()) {
     view.count_text = "failing in " + std::to_string(view.polls) +
@@ -305,20 +253,11 @@ std::string LinkableUrl(std::string_view url) {
   if (url.size() > kMaxUrlBytes || !(lower_starts("http://") || lower_starts("https://"))) {
     return {};
   }
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(url.size());
-  for (const char c : url) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u <= 0x20 || u >= 0x7f ||
-        std::string_view("\"<>|()[]{}\\^`").find(c) != std::string_view::npos) {
-      out += '%';
-      out += kHex[u >> 4];
-      out += kHex[u & 0xf];
-    } else {
-      out += c;
-    }
-  }
+  // Blanks, controls, non-ASCII bytes and the characters that would end a Slack or Markdown link.
+  std::string out = core::PercentEncode(url, [](unsigned char c) {
+    return c > 0x20 && c < 0x7f &&
+           std::string_view("\"<>|()[]{}\\^`").find(static_cast<char>(c)) == std::string_view::npos;
+  });
   // "https://" alone, or followed by a path only, names no host.
   const size_t host = out.find("://") + 3;
   if (host >= out.size() || out[host] == '/' || out[host] == '?' || out[host] == '#') return {};
@@ -347,68 +286,59 @@ std::string HumanDuration(int64_t seconds) {
 
 core::Result<IncidentView> ParseIncidentView(std::string_view payload, const ViewOptions& options,
                                              std::optional<core::WallTime> sent_at) {
-  return IncidentViewOf(json::parse(payload, nullptr, /*allow_exceptions=*/false), options,
-                        sent_at);
+  core::Result<core::IncidentSnapshot> snapshot = jsonl::DecodeSnapshot(payload);
+  if (!snapshot) return snapshot.error();
+  return IncidentViewOf(*snapshot, options, sent_at);
 }
 
-core::Result<IncidentView> IncidentViewOf(const nlohmann::json& doc, const ViewOptions& options,
-                                          std::optional<core::WallTime> sent_at) {
-  if (!doc.is_object() || !doc.contains("key") || !doc["key"].is_string()) {
-    return core::MakeError(core::ErrorCode::kInvalidArgument,
-                           "the outbox payload is not an incident snapshot (no string \"key\")");
-  }
+IncidentView IncidentViewOf(const core::IncidentSnapshot& doc, const ViewOptions& options,
+                            std::optional<core::WallTime> sent_at) {
   IncidentView view;
-  view.key = StringField(doc, "key");
-  view.condition = StringField(doc, "condition");
-  view.status = StringField(doc, "status");
-  view.transition = StringField(doc, "transition");
-  view.generation = NumberField(doc, "generation");
-  view.version = NumberField(doc, "version");
-  view.opened_at = StringField(doc, "opened_at");
-  view.first_seen_at = StringField(doc, "first_seen_at");
-  view.last_seen_at = StringField(doc, "last_seen_at");
-  view.resolved_at = StringField(doc, "resolved_at");
-  view.event_count = NumberField(doc, "event_count");
-  if (const auto it = doc.find("opened_in_shadow"); it != doc.end() && it->is_boolean()) {
-    view.opened_in_shadow = it->get<bool>();
-  }
-  view.held_behind = StringField(doc, "held_behind");
+  view.key = doc.key;
+  view.condition = doc.condition;
+  view.status = doc.status;
+  view.transition = doc.transition;
+  view.generation = doc.generation.value_or(0);
+  view.version = doc.version.value_or(0);
+  view.opened_at = doc.opened_at;
+  view.first_seen_at = doc.first_seen_at;
+  view.last_seen_at = doc.last_seen_at;
+  view.resolved_at = doc.resolved_at;
+  view.event_count = doc.event_count.value_or(0);
+  view.opened_in_shadow = doc.opened_in_shadow;
+  view.held_behind = doc.held_behind;
   if (view.opened_in_shadow || !view.held_behind.empty()) {
-    view.open_for = HumanDuration(static_cast<int64_t>(NumberField(doc, "open_for_seconds")));
+    view.open_for = HumanDuration(static_cast<int64_t>(doc.open_for_seconds));
     view.open_since = MinuteText(view.opened_at);
   }
   // The store appends evidence, so the newest is last; a message shows it first.
-  std::vector<const json*> evidence;
-  if (const auto it = doc.find("evidence"); it != doc.end() && it->is_array()) {
-    for (auto e = it->rbegin(); e != it->rend(); ++e) evidence.push_back(&*e);
-  }
-  const json* newest = evidence.empty() ? nullptr : evidence.front();
+  std::vector<const Evidence*> evidence;
+  evidence.reserve(doc.evidence.size());
+  for (auto e = doc.evidence.rbegin(); e != doc.evidence.rend(); ++e) evidence.push_back(&*e);
+  const Evidence* newest = evidence.empty() ? nullptr : evidence.front();
   if (const auto it = options.condition_severity.find(view.condition);
       it != options.condition_severity.end()) {
     view.severity = it->second;
   } else {
-    view.severity = StringField(doc, "severity");
-    if (view.severity.empty() && newest != nullptr && newest->is_object()) {
-      view.severity = SeverityOfLevel(StringField(*newest, "level"));
-    }
+    view.severity = doc.severity;
+    if (view.severity.empty() && newest != nullptr) view.severity = SeverityOfLevel(newest->level);
     if (view.severity.empty()) {
       // A pushed alert states its severity as a label (Prometheus' and Grafana's convention).
-      if (const auto labels = doc.find("labels"); labels != doc.end() && labels->is_object()) {
-        view.severity = SeverityOfLevel(StringField(*labels, "severity"));
+      for (const auto& [name, value] : doc.labels) {
+        if (name == "severity") view.severity = SeverityOfLevel(value);
       }
     }
     if (view.severity.empty()) view.severity = options.default_severity;
   }
   view.polled_at = view.last_seen_at;
-  for (const json* e : evidence) {
-    if (!e->is_object()) continue;
-    if (const std::string at = StringField(*e, "last_seen"); !at.empty()) {
-      view.last_seen_at = at;
+  for (const Evidence* e : evidence) {
+    if (!e->last_seen.empty()) {
+      view.last_seen_at = e->last_seen;
       break;
     }
   }
   std::vector<IncidentView::Example> newest_two;
-  for (const json* e : evidence) {
+  for (const Evidence* e : evidence) {
     IncidentView::Example example =
         MakeExample(*e, options.max_example_chars, view.transition == "resolve");
     if (newest_two.size() < 2) newest_two.push_back(example);
@@ -417,19 +347,20 @@ core::Result<IncidentView> IncidentViewOf(const nlohmann::json& doc, const ViewO
                                   [&](const auto& x) { return x.text == example.text; });
     if (!seen) view.examples.push_back(std::move(example));
   }
-  if (newest != nullptr && newest->is_object()) {
+  if (newest != nullptr && newest->is_object) {
     view.what = MetricWords(*newest, view.transition == "resolve");
-    if (view.what.empty()) view.what = core::OneLine(StringField(*newest, "title"));
+    if (view.what.empty()) view.what = core::OneLine(newest->title);
     // Where to see it at its source: an error's permalink (Sentry); a pushed alert's panel,
     // else its dashboard (Grafana), else the rule's graph (generatorURL).
-    for (const char* field : {"permalink", "panelURL", "dashboardURL", "generatorURL"}) {
-      view.source_url = LinkableUrl(StringField(*newest, field));
+    for (const std::string* url :
+         {&newest->permalink, &newest->panel_url, &newest->dashboard_url, &newest->generator_url}) {
+      view.source_url = LinkableUrl(*url);
       if (!view.source_url.empty()) break;
     }
   }
   ReadLabels(doc, newest, view);
-  view.pushed = options.push_conditions.contains(view.condition) ||
-                (newest != nullptr && IsAlertEvidence(*newest));
+  view.pushed =
+      options.push_conditions.contains(view.condition) || (newest != nullptr && newest->is_alert);
   if (view.pushed) ReadPushed(doc, newest, options, view);
   if (view.what.empty()) view.what = view.condition + " failing for " + view.key;
   view.where += "condition " + view.condition;

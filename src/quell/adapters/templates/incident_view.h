@@ -3,13 +3,13 @@
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "quell/core/ports/message.h"
 #include "quell/core/result.h"
 #include "quell/core/text/time.h"
 
@@ -115,21 +115,22 @@ struct ViewOptions {
   std::set<std::string, std::less<>> push_conditions;
 };
 
-// Reads `payload`; kInvalidArgument when it is not a JSON object with a string "key". The
-// severity is condition_severity[condition], else the payload's "severity", else the newest
-// evidence's source level, else the "severity" label (a pushed alert's; both through
-// SeverityOfLevel), else the default.
 // "45s", "13m", "2h 13m", "3d 4h": the two largest units, for a person reading a message.
 std::string HumanDuration(int64_t seconds);
 
-// With `sent_at` (the time the message goes out), the time phrases of an incident still open
-// count to it: failing_for, and open_for of a late or held open; without it, to the snapshot's
-// own time (the poll that wrote it). A resolve's failing_for counts to resolved_at either way.
+// The view of a snapshot (read once by jsonl::DecodeMessage). The severity is
+// condition_severity[condition], else the payload's "severity", else the newest evidence's
+// source level, else the "severity" label (a pushed alert's; both through SeverityOfLevel),
+// else the default. With `sent_at` (the time the message goes out), the time phrases of an
+// incident still open count to it: failing_for, and open_for of a late or held open; without
+// it, to the snapshot's own time (the poll that wrote it). A resolve's failing_for counts to
+// resolved_at either way.
+IncidentView IncidentViewOf(const core::IncidentSnapshot& doc, const ViewOptions& options,
+                            std::optional<core::WallTime> sent_at = std::nullopt);
+// The same from a payload's text (config checks, tests); kInvalidArgument when it is not a JSON
+// object with a string "key".
 core::Result<IncidentView> ParseIncidentView(std::string_view payload, const ViewOptions& options,
                                              std::optional<core::WallTime> sent_at = std::nullopt);
-// The same from a parsed snapshot (a group message's member).
-core::Result<IncidentView> IncidentViewOf(const nlohmann::json& doc, const ViewOptions& options,
-                                          std::optional<core::WallTime> sent_at = std::nullopt);
 
 // A source's level as a severity: fatal stays fatal, "warn" is warning, debug and the like are
 // info; empty for a word that names no level.

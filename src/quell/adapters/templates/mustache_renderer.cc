@@ -6,6 +6,7 @@
 #include <mutex>
 #include <optional>
 
+#include "quell/adapters/jsonl/message_codec.h"
 #include "quell/adapters/templates/default_templates.h"
 #include "quell/adapters/templates/group_message.h"
 #include "quell/adapters/templates/slack_text.h"
@@ -158,46 +159,63 @@ MustacheRenderer::MustacheRenderer(RendererOptions options) : options_(std::move
 
 core::Result<core::RenderedMessage> MustacheRenderer::Render(std::string_view channel_type,
                                                              const core::OutboxRow& row) const {
-  return RenderWith(channel_type, row, std::nullopt);
+  core::Result<core::Message> message = Decode(row);
+  if (!message) return message.error();
+  return RenderWith(channel_type, row, *message, std::nullopt);
 }
 
 core::Result<core::RenderedMessage> MustacheRenderer::RenderAt(std::string_view channel_type,
                                                                const core::OutboxRow& row,
                                                                core::WallTime sent_at) const {
-  return RenderWith(channel_type, row, sent_at);
+  core::Result<core::Message> message = Decode(row);
+  if (!message) return message.error();
+  return RenderWith(channel_type, row, *message, sent_at);
+}
+
+core::Result<core::Message> MustacheRenderer::Decode(const core::OutboxRow& row) const {
+  return jsonl::DecodeMessage(row);
+}
+
+core::Result<core::RenderedMessage> MustacheRenderer::RenderMessage(std::string_view channel_type,
+                                                                    const core::OutboxRow& row,
+                                                                    const core::Message& message,
+                                                                    core::WallTime sent_at) const {
+  return RenderWith(channel_type, row, message, sent_at);
 }
 
 core::Result<core::RenderedMessage> MustacheRenderer::RenderWith(
-    std::string_view channel_type, const core::OutboxRow& row,
+    std::string_view channel_type, const core::OutboxRow& row, const core::Message& message,
     std::optional<core::WallTime> sent_at) const {
   const std::optional<TemplatePair> pair = TemplatesFor(options_, channel_type, row.channel);
   if (!pair) {
     return MakeError(ErrorCode::kInvalidArgument,
                      "no templates for channel type \"" + std::string(channel_type) + "\"");
   }
-  if (IsGroupPayload(row.payload)) {
+  if (message.kind == core::Message::Kind::kGroup) {
     const auto limit = options_.group_limits.find(row.channel);
-    core::Result<GroupView> group = ParseGroupView(
-        row.payload, options_.view,
+    const GroupView group = GroupViewOf(
+        message.group, options_.view,
         limit != options_.group_limits.end() ? limit->second : DefaultGroupLimit(channel_type),
         sent_at);
-    if (!group) return group.error();
-    core::RenderedMessage message = RenderGroup(channel_type, *group, options_.view);
-    ApplyLimits(channel_type, options_.sms_max_segments, /*group=*/true, message);
-    return message;
+    core::RenderedMessage rendered = RenderGroup(channel_type, group, options_.view);
+    ApplyLimits(channel_type, options_.sms_max_segments, /*group=*/true, rendered);
+    return rendered;
   }
-  core::Result<IncidentView> view = ParseIncidentView(row.payload, options_.view, sent_at);
-  if (!view) return view.error();
-  const mstch::map context = MakeContext(*view, channel_type == "slack");
+  if (message.kind != core::Message::Kind::kIncident) {
+    return MakeError(ErrorCode::kInvalidArgument,
+                     "the outbox payload is not an incident snapshot (no string \"key\")");
+  }
+  const IncidentView view = IncidentViewOf(message.incident, options_.view, sent_at);
+  const mstch::map context = MakeContext(view, channel_type == "slack");
   core::Result<std::string> subject = RenderOne(pair->subject, context, "subject");
   if (!subject) return subject.error();
   core::Result<std::string> body = RenderOne(pair->body, context, "body");
   if (!body) return body.error();
-  core::RenderedMessage message{std::move(*subject), std::move(*body), view->severity};
-  if (!view->runbook_url.empty()) message.links.push_back({view->runbook_url, "Runbook"});
-  if (!view->source_url.empty()) message.links.push_back({view->source_url, "Source"});
-  ApplyLimits(channel_type, options_.sms_max_segments, /*group=*/false, message);
-  return message;
+  core::RenderedMessage rendered{std::move(*subject), std::move(*body), view.severity};
+  if (!view.runbook_url.empty()) rendered.links.push_back({view.runbook_url, "Runbook"});
+  if (!view.source_url.empty()) rendered.links.push_back({view.source_url, "Source"});
+  ApplyLimits(channel_type, options_.sms_max_segments, /*group=*/false, rendered);
+  return rendered;
 }
 
 std::string SamplePayload(std::string_view transition) {

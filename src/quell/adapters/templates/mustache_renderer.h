@@ -40,7 +40,7 @@ class MustacheRenderer : public core::MessageRenderer {
   explicit MustacheRenderer(RendererOptions options);
 
   // Templates are picked by row.channel's override, else by `channel_type`'s defaults. A group
-  // message (IsGroupPayload) is rendered by RenderGroup, whatever the templates.
+  // message (a group key, or IsGroupPayload) is rendered by RenderGroup, whatever the templates.
   // kInvalidArgument: an unknown type, a payload that is not a snapshot, a template mstch
   // rejects.
   core::Result<core::RenderedMessage> Render(std::string_view channel_type,
@@ -49,10 +49,17 @@ class MustacheRenderer : public core::MessageRenderer {
   core::Result<core::RenderedMessage> RenderAt(std::string_view channel_type,
                                                const core::OutboxRow& row,
                                                core::WallTime sent_at) const override;
+  // The payload read once (jsonl::DecodeMessage), then rendered from that.
+  core::Result<core::Message> Decode(const core::OutboxRow& row) const override;
+  core::Result<core::RenderedMessage> RenderMessage(std::string_view channel_type,
+                                                    const core::OutboxRow& row,
+                                                    const core::Message& message,
+                                                    core::WallTime sent_at) const override;
 
  private:
   core::Result<core::RenderedMessage> RenderWith(std::string_view channel_type,
                                                  const core::OutboxRow& row,
+                                                 const core::Message& message,
                                                  std::optional<core::WallTime> sent_at) const;
 
   RendererOptions options_;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "quell/core/ports/http_client.h"
+#include "quell/core/ports/message.h"
 #include "quell/core/ports/outbox_row.h"
 #include "quell/core/text/time.h"
 
@@ -36,6 +37,10 @@ struct Delivery {
   // (Slack ts, e-mail Message-ID, PagerDuty dedup key), so follow-ups thread under it; empty
   // for the open itself or when it was never sent.
   std::string thread_remote_id;
+  // The row's payload as the dispatcher read it, once (MessageRenderer::Decode): channels take
+  // what they send of the incident, the group or the notice from here, never from row.payload's
+  // JSON (a channel embedding the stored snapshot as it is may copy the text).
+  Message content;
 };
 
 // How one attempt ended. kRetry is transient (timeouts, resets, 408, 409, 425, 429, 5xx): the
@@ -111,6 +116,16 @@ class MessageRenderer {
   virtual Result<RenderedMessage> RenderAt(std::string_view channel_type, const OutboxRow& row,
                                            WallTime /*sent_at*/) const {
     return Render(channel_type, row);
+  }
+  // The row's payload read into its typed form, once per claimed row (the dispatcher keeps it
+  // in Delivery::content for the channel). kInvalidArgument when the payload cannot be read; a
+  // renderer that renders from the row alone reads nothing (this default).
+  virtual Result<Message> Decode(const OutboxRow& /*row*/) const { return Message{}; }
+  // As RenderAt, from the message Decode read; the default renders the row as RenderAt does.
+  virtual Result<RenderedMessage> RenderMessage(std::string_view channel_type, const OutboxRow& row,
+                                                const Message& /*message*/,
+                                                WallTime sent_at) const {
+    return RenderAt(channel_type, row, sent_at);
   }
 };
 

@@ -12,13 +12,13 @@ bool IsUnreserved(unsigned char c) {
 
 }  // namespace
 
-std::string UrlEncode(std::string_view text) {
+std::string PercentEncode(std::string_view text, bool (*keep)(unsigned char)) {
   static constexpr char kHex[] = "0123456789ABCDEF";
   std::string out;
   out.reserve(text.size());
   for (const char ch : text) {
     const auto c = static_cast<unsigned char>(ch);
-    if (IsUnreserved(c)) {
+    if (keep(c)) {
       out += ch;
     } else {
       out += '%';
@@ -28,6 +28,8 @@ std::string UrlEncode(std::string_view text) {
   }
   return out;
 }
+
+std::string UrlEncode(std::string_view text) { return PercentEncode(text, IsUnreserved); }
 
 std::string MaskUrlPassword(std::string_view url) {
   const size_t hash = std::min(url.find('#'), url.size());

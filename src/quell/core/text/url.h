@@ -9,6 +9,9 @@ namespace quell::core {
 // (A-Z a-z 0-9 - . _ ~), with upper-case hex. Safe for a query parameter's name or value and
 // for one path segment. A space becomes %20, not '+': '+' means a space only in HTML forms.
 std::string UrlEncode(std::string_view text);
+// `text` with every byte `keep` refuses written as %XX (uppercase hex): quell's one
+// percent-encoder, which UrlEncode and the links messages carry (templates::LinkableUrl) share.
+std::string PercentEncode(std::string_view text, bool (*keep)(unsigned char));
 
 // A store URL fit for a message: the password of "scheme://user:password@host/..." replaced by
 // "****", and every query parameter's value by "[redacted]" (its name kept, as RedactUrl in
