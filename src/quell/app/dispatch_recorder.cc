@@ -38,7 +38,7 @@ void OutcomeRecorder::Flush() {
     for (size_t i = 0; i < outcomes_.size(); ++i) {
       const core::OutboxRow& row = *rows_[i];
       if (outcomes_[i].kind != core::OutboxOutcome::Kind::kDead ||
-          row.channel == dead_letter_.channel || core::IsDeadLetterKey(row.key)) {
+          row.channel == dead_letter_.channel || core::IsDeadLetterRow(row)) {
         continue;  // a notice about the dead-letter channel would go to that very channel
       }
       outcomes_[i].notice = core::MakeDeadLetterRow(
@@ -67,7 +67,7 @@ void OutcomeRecorder::Flush() {
       switch (outcome.kind) {
         case core::OutboxOutcome::Kind::kSent:
           ++report_.sent;
-          if (core::IsDeadLetterKey(rows_[i]->key)) ++report_.meta_alerts;
+          if (core::IsDeadLetterRow(*rows_[i])) ++report_.meta_alerts;
           report_.by_channel[rows_[i]->channel].delivery_latencies.push_back(now -
                                                                              rows_[i]->created_at);
           break;

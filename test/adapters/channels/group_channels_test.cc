@@ -43,6 +43,7 @@ core::OutboxRow GroupRow(int members, int open_after) {
   std::string list;
   for (int i = 0; i < members; ++i) list += (i > 0 ? "," : "") + Member(i + 1, "open");
   core::OutboxRow row;
+  row.kind = core::OutboxRowKind::kGroup;
   row.key = "{group}:condition=model-answer";
   row.channel = "ops";
   row.generation = 4;

@@ -15,6 +15,7 @@
 #include "quell/adapters/sqlite/sqlite_incident_store.h"
 #include "quell/app/poll_applier.h"
 #include "quell/app/vector_observation_stream.h"
+#include "quell/core/delivery/group_plan.h"
 
 namespace quell::http_server {
 namespace {
@@ -423,8 +424,9 @@ TEST_F(OperatorRoutesTest, OneGroupedIncidentShowsSeverityItsSendsAndItsGroupMes
   EXPECT_EQ(body["group_messages"], json::array());
 
   clock_.SleepFor(seconds(30));
-  auto group = store_->AssembleGroup("webhook", "condition=prom-alerts", policy.group_wait,
-                                     policy.group_interval, clock_.now);
+  auto group =
+      store_->AssembleGroup("webhook", "condition=prom-alerts", clock_.now,
+                            core::GroupPlannerFor(policy.group_wait, policy.group_interval));
   ASSERT_TRUE(group.ok() && group->has_value());
   const std::string group_row = (*group)->idempotency_key;
   body = Body(Call("GET", "/v1/incidents/acme:disk"));

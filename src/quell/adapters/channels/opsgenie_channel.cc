@@ -128,7 +128,7 @@ std::optional<core::Duration> ThrottleWait(const core::HttpResponse& response) {
 
 std::string OpsgenieAlias(const core::OutboxRow& row) {
   std::string alias =
-      core::IsGroupKey(row.key) ? row.key : row.key + ":" + std::to_string(row.generation);
+      core::IsGroupRow(row) ? row.key : row.key + ":" + std::to_string(row.generation);
   if (Chars(alias) <= kMaxAliasChars) return alias;
   // 512 - 33 bytes are at most that many characters; "~" and 32 hex digits follow.
   const std::string digest = Hex(alias).substr(0, 32);
@@ -161,7 +161,7 @@ core::Result<core::HttpRequest> OpsgenieChannel::Encode(const core::Delivery& de
   const core::OutboxRow& row = delivery.row;
   const core::RenderedMessage& message = delivery.message;
   const std::string alias = OpsgenieAlias(row);
-  const bool group = core::IsGroupKey(row.key);
+  const bool group = core::IsGroupRow(row);
   const json payload = json::parse(row.payload, nullptr, /*allow_exceptions=*/false);
   bool close = row.transition == core::TransitionKind::kResolve;
   if (group) {

@@ -58,7 +58,7 @@ json GroupDetails(const json& payload, size_t limit, uint64_t& open_after) {
 }  // namespace
 
 std::string PagerDutyDedupKey(const core::OutboxRow& row) {
-  if (!core::IsGroupKey(row.key)) return core::IncidentCallbackKey(row.key, row.generation);
+  if (!core::IsGroupRow(row)) return core::IncidentCallbackKey(row.key, row.generation);
   const json payload = json::parse(row.payload, nullptr, /*allow_exceptions=*/false);
   uint64_t episode = 0;
   if (payload.is_object() && payload.contains("group") && payload["group"].is_object()) {
@@ -92,7 +92,7 @@ core::Result<core::HttpRequest> PagerDutyChannel::Encode(const core::Delivery& d
         core::ErrorCode::kInvalidArgument,
         "pagerduty: the dedup key of " + row.idempotency_key + " passes PagerDuty's 255 bytes");
   }
-  const bool group = core::IsGroupKey(row.key);
+  const bool group = core::IsGroupRow(row);
   uint64_t open_after = 0;
   json group_details;
   if (group) {

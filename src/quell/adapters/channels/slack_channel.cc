@@ -92,7 +92,7 @@ constexpr size_t kMaxButtonValueBytes = 2000;
 // as PagerDuty's group alert; a group message of an episode begun before episodes were kept,
 // exactly the members it carried, by its row.
 std::string ButtonValue(const core::OutboxRow& row) {
-  if (!core::IsGroupKey(row.key)) return core::IncidentCallbackKey(row.key, row.generation);
+  if (!core::IsGroupRow(row)) return core::IncidentCallbackKey(row.key, row.generation);
   const json payload = json::parse(row.payload, nullptr, /*allow_exceptions=*/false);
   const json* group =
       payload.is_object() && payload.contains("group") ? &payload["group"] : nullptr;

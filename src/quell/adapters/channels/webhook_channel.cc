@@ -104,7 +104,7 @@ core::Result<std::string> WebhookBody(const core::Delivery& delivery, size_t gro
   const core::OutboxRow& row = delivery.row;
   const core::MessageKind kind = core::MessageKindOf(row);
   if (kind == core::MessageKind::kDeadLetter) return DeadLetterBody(delivery);
-  if (core::IsGroupKey(row.key)) return GroupBody(delivery, group_limit);
+  if (core::IsGroupRow(row)) return GroupBody(delivery, group_limit);
   // The payload is already compact JSON: it is checked and embedded as it is, since parsing it
   // into a tree and printing it again cost about as much as rendering the message.
   if (!IsJsonObject(row.payload)) {
