@@ -116,6 +116,8 @@ TEST(GroupChannelsTest, WebhookBodyIsJsonWithAMembersArrayAndEveryCount) {
 TEST(GroupChannelsTest, WebhookBodyOfASingleTransitionIsAsBefore) {
   auto channel = WebhookChannel::Create(Webhook());
   core::OutboxRow row = GroupRow(1, 1);
+  row.kind = core::OutboxRowKind::kIncident;  // one incident's row, not a group's
+  row.kind = core::OutboxRowKind::kIncident;  // one incident\'s row, not a group\'s
   row.key = "t1/model-answer/TimeoutError";
   row.payload = Member(1, "open");
   const auto request = (*channel)->Encode(Rendered(row, "webhook"), kNow);
@@ -192,6 +194,8 @@ TEST(GroupChannelsTest, PagerDutyMakesOneAlertPerGroupAndResolvesItWhenNoneIsOpe
 TEST(GroupChannelsTest, PagerDutyGetsCriticalForAFatalLevel) {
   auto channel = PagerDutyChannel::Create(PagerDuty());
   core::OutboxRow row = GroupRow(1, 1);
+  row.kind = core::OutboxRowKind::kIncident;  // one incident's row, not a group's
+  row.kind = core::OutboxRowKind::kIncident;  // one incident\'s row, not a group\'s
   row.key = "t1/model-answer/TimeoutError";
   row.payload = Member(1, "open");
   const std::string from = R"("level":"error")";
@@ -379,6 +383,8 @@ TEST(GroupChannelsTest, MattermostIsOnePostOfAtMost16383Characters) {
 // shows a title.
 TEST(GroupChannelsTest, SingleTransitionsUseTheMarkdownTemplate) {
   core::OutboxRow row = GroupRow(1, 1);
+  row.kind = core::OutboxRowKind::kIncident;  // one incident's row, not a group's
+  row.kind = core::OutboxRowKind::kIncident;  // one incident\'s row, not a group\'s
   row.key = "t1/model-answer/TimeoutError";
   row.payload = Member(1, "open");
   const core::Delivery delivery = Rendered(row, "mattermost");

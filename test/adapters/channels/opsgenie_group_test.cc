@@ -102,6 +102,8 @@ TEST(OpsgenieGroupTest, AGroupIsOneAlertListingTwentyMembersWithinTheLimits) {
 
 TEST(OpsgenieGroupTest, ASingleTransitionWithTheDefaultTemplatesFitsOpsgenie) {
   core::OutboxRow row = GroupRow(1, 1);
+  row.kind = core::OutboxRowKind::kIncident;  // one incident's row, not a group's
+  row.kind = core::OutboxRowKind::kIncident;  // one incident\'s row, not a group\'s
   row.key = "t1/model-answer/" + std::string(300, 'x');
   row.payload = Member(1);
   row.payload.replace(row.payload.find("t1/model-answer/TimeoutError"), 28, row.key);

@@ -426,10 +426,10 @@ core::Result<std::vector<core::WaitingGroup>> SqliteIncidentStore::WaitingGroups
 
 namespace {
 
-// The members `s` (kGroupWaitingSql or kGroupTakenSql) yields, and each one's ready time when
-// `ready` is given.
+// The members `s` (kGroupWaitingSql or kGroupTakenSql) yields, and, when `first_ready` is
+// given, the ready time of the first (kGroupWaitingSql lists the earliest first).
 core::Status ReadGroupMembers(Stmt& s, std::vector<core::GroupMemberFact>& out,
-                              std::vector<core::WallTime>* ready) {
+                              std::optional<core::WallTime>* first_ready) {
   for (;;) {
     auto row = s.Step();
     if (!row) return row.error();
@@ -443,7 +443,7 @@ core::Status ReadGroupMembers(Stmt& s, std::vector<core::GroupMemberFact>& out,
                                         .generation = s.Uint(1),
                                         .version = s.Uint(2),
                                         .transition = *transition});
-    if (ready != nullptr) ready->push_back(store::FromMicros(s.Int(4)));
+    if (first_ready != nullptr && !*first_ready) *first_ready = store::FromMicros(s.Int(4));
   }
   s.Reset();
   return {};
@@ -480,12 +480,12 @@ core::Result<std::optional<core::OutboxRow>> SqliteIncidentStore::AssembleGroup(
     w.BindText(1, channel);
     w.BindText(2, group_key);
     w.BindInt(3, now_us);
-    std::vector<core::WallTime> ready;
-    if (auto status = ReadGroupMembers(w, facts.ready, &ready); !status) {
+    std::optional<core::WallTime> first;
+    if (auto status = ReadGroupMembers(w, facts.ready, &first); !status) {
       return fail(status.error());
     }
-    if (ready.empty()) return nothing();
-    facts.first_waiting = ready.front();
+    if (!first) return nothing();
+    facts.first_waiting = *first;
   }
   {
     Stmt& g = s.group_state;
