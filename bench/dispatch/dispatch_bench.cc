@@ -141,12 +141,10 @@ class TimedStore : public core::OutboxStore {
   core::Result<std::vector<core::WaitingGroup>> WaitingGroups() override {
     return inner_.WaitingGroups();
   }
-  core::Result<std::optional<core::OutboxRow>> AssembleGroup(std::string_view channel,
-                                                             std::string_view group_key,
-                                                             core::Duration wait,
-                                                             core::Duration interval,
-                                                             core::WallTime now) override {
-    return inner_.AssembleGroup(channel, group_key, wait, interval, now);
+  core::Result<std::optional<core::OutboxRow>> AssembleGroup(
+      std::string_view channel, std::string_view group_key, core::WallTime now,
+      const core::GroupPlanner& plan) override {
+    return inner_.AssembleGroup(channel, group_key, now, plan);
   }
   core::Result<std::vector<core::OutboxRow>> GroupMembers(std::string_view group_row) override {
     return inner_.GroupMembers(group_row);

@@ -213,13 +213,11 @@ class SharedOutboxStore : public core::OutboxStore {
     const std::lock_guard<std::mutex> lock(mutex_);
     return inner_.WaitingGroups();
   }
-  core::Result<std::optional<core::OutboxRow>> AssembleGroup(std::string_view channel,
-                                                             std::string_view group_key,
-                                                             core::Duration wait,
-                                                             core::Duration interval,
-                                                             core::WallTime now) override {
+  core::Result<std::optional<core::OutboxRow>> AssembleGroup(
+      std::string_view channel, std::string_view group_key, core::WallTime now,
+      const core::GroupPlanner& plan) override {
     const std::lock_guard<std::mutex> lock(mutex_);
-    return inner_.AssembleGroup(channel, group_key, wait, interval, now);
+    return inner_.AssembleGroup(channel, group_key, now, plan);
   }
   core::Result<std::vector<core::OutboxRow>> GroupMembers(std::string_view group_row) override {
     const std::lock_guard<std::mutex> lock(mutex_);

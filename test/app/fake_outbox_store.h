@@ -220,8 +220,8 @@ class FakeOutboxStore : public core::OutboxStore {
     return std::vector<core::WaitingGroup>{};
   }
   core::Result<std::optional<core::OutboxRow>> AssembleGroup(std::string_view, std::string_view,
-                                                             core::Duration, core::Duration,
-                                                             core::WallTime) override {
+                                                             core::WallTime,
+                                                             const core::GroupPlanner&) override {
     return std::optional<core::OutboxRow>{};
   }
   core::Result<std::vector<core::OutboxRow>> GroupMembers(std::string_view) override {

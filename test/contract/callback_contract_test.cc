@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "outbox_test_support.h"
+#include "quell/core/delivery/group_plan.h"
 #include "quell/core/delivery/grouping.h"
 #include "store_fixture.h"
 #include "test_support.h"
@@ -82,7 +83,8 @@ class CallbackStoreTest : public StoreTest {
 
   core::OutboxRow Assemble(core::WallTime now, const std::string& channel = "pd",
                            const std::string& group = kGroup) {
-    auto built = store_->outbox().AssembleGroup(channel, group, kWait, kInterval, now);
+    auto built = store_->outbox().AssembleGroup(channel, group, now,
+                                                core::GroupPlannerFor(kWait, kInterval));
     EXPECT_TRUE(built.ok()) << built.error().message;
     EXPECT_TRUE(built.ok() && built->has_value()) << "no message was due";
     return built.ok() && built->has_value() ? **built : core::OutboxRow{};

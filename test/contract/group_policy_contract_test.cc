@@ -19,6 +19,7 @@
 #include "quell/app/operator_commands.h"
 #include "quell/app/poll_applier.h"
 #include "quell/app/vector_observation_stream.h"
+#include "quell/core/delivery/group_plan.h"
 #include "quell/core/delivery/grouping.h"
 #include "store_fixture.h"
 #include "test_support.h"
@@ -209,8 +210,9 @@ TEST_P(GroupPolicyContractTest, EveryMessageCountsTheStoresMembersAtSendTime) {
 TEST_P(GroupPolicyContractTest, TheStandingIsReadAtSendTimeNotAtAssembly) {
   Poll({{"a1", true}, {"a2", true}});
   clock_.StepWall(seconds(30));
-  auto built = store_->outbox().AssembleGroup("chat", "condition=answers", policy_.group_wait,
-                                              policy_.group_interval, clock_.Now());
+  auto built = store_->outbox().AssembleGroup(
+      "chat", "condition=answers", clock_.Now(),
+      core::GroupPlannerFor(policy_.group_wait, policy_.group_interval));
   ASSERT_TRUE(built.ok()) << built.error().message;
   ASSERT_TRUE(built->has_value());
   Poll({{"a1", false}});
@@ -329,8 +331,8 @@ TEST_P(GroupPolicyContractTest, MembersAreListedInOneOrderOnEveryStore) {
     }
   }
   ASSERT_EQ(InsertRows(store_->incidents(), rows), "");
-  auto built =
-      store_->outbox().AssembleGroup("chat", "condition=answers", seconds(0), seconds(0), t0);
+  auto built = store_->outbox().AssembleGroup("chat", "condition=answers", t0,
+                                              core::GroupPlannerFor(seconds(0), seconds(0)));
   ASSERT_TRUE(built.ok()) << built.error().message;
   ASSERT_TRUE(built->has_value());
   auto members = store_->outbox().GroupMembers((*built)->idempotency_key);

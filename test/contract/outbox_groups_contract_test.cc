@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "outbox_test_support.h"
+#include "quell/core/delivery/group_plan.h"
 #include "quell/core/delivery/grouping.h"
 #include "store_fixture.h"
 #include "test_support.h"
@@ -50,7 +51,7 @@ class OutboxGroupsTest : public StoreTest {
 
   std::optional<core::OutboxRow> Assemble(core::OutboxStore& store, core::WallTime now,
                                           const std::string& group = kGroup) {
-    auto built = store.AssembleGroup("ops", group, kWait, kInterval, now);
+    auto built = store.AssembleGroup("ops", group, now, core::GroupPlannerFor(kWait, kInterval));
     EXPECT_TRUE(built.ok()) << built.error().message;
     return built.ok() ? *built : std::nullopt;
   }
@@ -228,6 +229,79 @@ TEST_P(OutboxGroupsTest, RetentionKeepsWaitingMembersAndMembersOfAnUnsentGroup) 
   ASSERT_TRUE(left.ok()) << left.error().message;
   ASSERT_EQ(left->size(), 1u);
   EXPECT_EQ((*left)[0].key, "t2:c");  // still waiting
+}
+
+// The port's shape: the store reads the group's facts inside its transaction and persists
+// exactly what the planner decided; a planner that decides nothing leaves everything as it was.
+TEST_P(OutboxGroupsTest, TheStoreHandsThePlannerTheFactsAndPersistsOnlyWhatItDecides) {
+  const core::WallTime t0 = OutboxEpoch();
+  Insert({Member("t1:c", 1, 1, TransitionKind::kOpen, t0),
+          Member("t2:c", 1, 1, TransitionKind::kOpen, t0)});
+  const auto first = Assemble(store_->outbox(), t0 + seconds(30));
+  ASSERT_TRUE(first.has_value());
+  Send(*first, t0 + seconds(31));
+  Insert({Member("t2:c", 1, 2, TransitionKind::kResolve, t0 + minutes(2)),
+          Member("t3:c", 2, 5, TransitionKind::kRenotify, t0 + minutes(1)),
+          Member("t4:c", 1, 1, TransitionKind::kOpen, t0 + minutes(9))});  // not ready yet
+
+  std::vector<core::GroupFacts> seen;
+  const auto decline = [&](const core::GroupFacts& facts) {
+    seen.push_back(facts);
+    return std::optional<core::GroupMessage>{};
+  };
+  const core::WallTime at = t0 + minutes(8);
+  auto declined = store_->outbox().AssembleGroup("ops", kGroup, at, decline);
+  ASSERT_TRUE(declined.ok()) << declined.error().message;
+  EXPECT_FALSE(declined->has_value());
+  ASSERT_EQ(seen.size(), 1u);
+  const core::GroupFacts& facts = seen[0];
+  EXPECT_EQ(facts.channel, "ops");
+  EXPECT_EQ(facts.group_key, kGroup);
+  EXPECT_EQ(facts.at, at);
+  EXPECT_EQ(facts.first_waiting, t0 + minutes(1));
+  const auto text = [](const std::vector<core::GroupMemberFact>& members) {
+    std::vector<std::string> out;
+    for (const auto& m : members) {
+      out.push_back(m.key + "/" + std::to_string(m.generation) + "." + std::to_string(m.version) +
+                    "/" + core::TransitionName(m.transition));
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  EXPECT_EQ(text(facts.ready), (std::vector<std::string>{"t2:c/1.2/resolve", "t3:c/2.5/renotify"}));
+  EXPECT_EQ(facts.ready.front().key, "t3:c") << "earliest ready first";
+  EXPECT_EQ(text(facts.taken), (std::vector<std::string>{"t1:c/1.1/open", "t2:c/1.1/open"}));
+  ASSERT_TRUE(facts.state.has_value());
+  EXPECT_EQ(facts.state->last_sequence, 1u);
+  EXPECT_EQ(facts.state->last_message_at, t0 + seconds(30));
+  EXPECT_EQ(facts.state->episode, std::optional<uint64_t>(1));
+  ASSERT_EQ(Waiting().size(), 1u) << "a declined plan leaves every member waiting";
+
+  // Whatever the planner decides is what the store keeps: here a message due later than the
+  // core would make it, with a state the store must not second-guess.
+  auto planned = core::PlanGroupMessage(facts, core::GroupPolicy{.group_by = {"condition"},
+                                                                 .group_wait = seconds(0),
+                                                                 .group_interval = seconds(0)});
+  ASSERT_TRUE(planned.has_value());
+  planned->row.next_attempt_at = at + minutes(3);
+  planned->state_after.last_message_at = at + minutes(3);
+  auto built = store_->outbox().AssembleGroup("ops", kGroup, at,
+                                              [&](const core::GroupFacts&) { return planned; });
+  ASSERT_TRUE(built.ok()) << built.error().message;
+  ASSERT_TRUE(built->has_value());
+  EXPECT_EQ((*built)->kind, core::OutboxRowKind::kGroup);
+  EXPECT_EQ((*built)->generation, 2u);
+  EXPECT_EQ(MemberKeys(**built), (std::vector<std::string>{"t3:c/renotify", "t2:c/resolve"}));
+  const auto waiting = Waiting();
+  ASSERT_EQ(waiting.size(), 1u);  // t4, not ready when the facts were read
+  EXPECT_EQ(waiting[0].last_message_at, at + minutes(3));
+  auto claimed = store_->outbox().ClaimDue("d1", at + minutes(2), seconds(60), 100);
+  ASSERT_TRUE(claimed.ok()) << claimed.error().message;
+  EXPECT_TRUE(claimed->empty()) << "due when the plan said, not before";
+  claimed = store_->outbox().ClaimDue("d1", at + minutes(3), seconds(60), 100);
+  ASSERT_TRUE(claimed.ok()) << claimed.error().message;
+  ASSERT_EQ(claimed->size(), 1u);
+  EXPECT_EQ((*claimed)[0].kind, core::OutboxRowKind::kGroup);
 }
 
 INSTANTIATE_TEST_SUITE_P(Sqlite, OutboxGroupsTest, ::testing::Values(Backend::kSqlite));

@@ -31,6 +31,7 @@
 #include "quell/app/operator_commands.h"
 #include "quell/app/poll_applier.h"
 #include "quell/app/vector_observation_stream.h"
+#include "quell/core/delivery/group_plan.h"
 #include "store_fixture.h"
 #include "test_support.h"
 
@@ -274,7 +275,8 @@ class QueryPlanContractTest : public StoreTest {
     EXPECT_TRUE(outbox.FoldedRows("chat", "acme", t0, clock_.Now()).ok());
     EXPECT_TRUE(outbox.DeadRows(t0, clock_.Now()).ok());
     EXPECT_TRUE(outbox.WaitingGroups().ok());
-    auto group = outbox.AssembleGroup("chat", "acme", minutes(0), minutes(5), clock_.Now());
+    auto group = outbox.AssembleGroup("chat", "acme", clock_.Now(),
+                                      core::GroupPlannerFor(minutes(0), minutes(5)));
     EXPECT_TRUE(group.ok()) << group.error().message;
     const std::string group_row = group.ok() && *group ? (*group)->idempotency_key : "none";
     EXPECT_TRUE(outbox.GroupMembers(group_row).ok());

@@ -16,7 +16,7 @@ core::Result<uint64_t> FoldOverBudget(core::StoreTransaction& tx,
   std::vector<core::OutboxRow> added;
   uint64_t folded = 0;
   for (core::OutboxRow& row : rows) {
-    if (row.status != core::OutboxStatus::kPending || core::IsDigestKey(row.key)) continue;
+    if (row.status != core::OutboxStatus::kPending || core::IsDigestRow(row)) continue;
     const std::string_view tenant = core::TenantOf(row.key);
     auto admitted = tx.AdmitToBudget(tenant, row.channel, window.start, per_hour);
     if (!admitted) return admitted.error();

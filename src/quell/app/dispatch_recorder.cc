@@ -51,7 +51,7 @@ void OutcomeRecorder::Start() {
     for (size_t i = 0; i < running_.outcomes.size(); ++i) {
       const core::OutboxRow& row = *running_.rows[i];
       if (running_.outcomes[i].kind != core::OutboxOutcome::Kind::kDead ||
-          row.channel == dead_letter_.channel || core::IsDeadLetterKey(row.key)) {
+          row.channel == dead_letter_.channel || core::IsDeadLetterRow(row)) {
         continue;  // a notice about the dead-letter channel would go to that very channel
       }
       running_.outcomes[i].notice = core::MakeDeadLetterRow(
@@ -98,7 +98,7 @@ void OutcomeRecorder::Count(const Group& group, const Statuses& statuses) {
     switch (outcome.kind) {
       case core::OutboxOutcome::Kind::kSent:
         ++report_.sent;
-        if (core::IsDeadLetterKey(rows[i]->key)) ++report_.meta_alerts;
+        if (core::IsDeadLetterRow(*rows[i])) ++report_.meta_alerts;
         report_.by_channel[rows[i]->channel].delivery_latencies.push_back(now -
                                                                           rows[i]->created_at);
         break;

@@ -9,6 +9,7 @@
 #include "quell/app/bounded_parallel.h"
 #include "quell/app/split_mix.h"
 #include "quell/core/delivery/dead_letter.h"
+#include "quell/core/delivery/group_plan.h"
 #include "quell/core/delivery/grouping.h"
 #include "quell/core/delivery/tenant_budget.h"
 
@@ -181,13 +182,16 @@ void Dispatcher::AssembleGroups(core::WallTime now, DispatchReport& report) {
             : core::GroupPolicy{.group_by = {},
                                 .group_wait = core::Duration::zero(),
                                 .group_interval = core::Duration::zero()};
+    // The listing only says when to look again; whether a message is due, and what it says,
+    // the core decides on the facts the store reads inside the message's own transaction.
     const core::WallTime due = core::GroupDueAt(policy, group.first_waiting, group.last_message_at);
     if (due > now) {
       if (!report.next_due || due < *report.next_due) report.next_due = due;
       continue;
     }
-    auto built = store_.AssembleGroup(group.channel, group.group_key, policy.group_wait,
-                                      policy.group_interval, now);
+    auto built =
+        store_.AssembleGroup(group.channel, group.group_key, now,
+                             core::GroupPlannerFor(policy.group_wait, policy.group_interval));
     if (!built) {
       report.errors.push_back("group " + group.channel + " " + group.group_key + ": " +
                               built.error().message);
@@ -255,8 +259,7 @@ Dispatcher::AheadBatch Dispatcher::ClaimAhead() {
   const core::WallTime now = clock_.Now();
   for (const core::OutboxRow& row : *batch.rows) {
     const auto route = routes_.find(row.channel);
-    if (route == routes_.end() || core::IsGroupKey(row.key) || core::IsDigestKey(row.key) ||
-        core::IsDeadLetterKey(row.key)) {
+    if (route == routes_.end() || row.kind != core::OutboxRowKind::kIncident) {
       continue;  // Prepare sees to these, with the store's help
     }
     batch.rendered.emplace(row.idempotency_key, ReadAndRender(route->second.type, row, now));
@@ -293,16 +296,16 @@ std::vector<Dispatcher::Attempt> Dispatcher::Prepare(std::vector<core::OutboxRow
       continue;
     }
     attempt.route = &route->second;
-    if (core::IsGroupKey(row.key)) {
+    if (core::IsGroupRow(row)) {
       PrepareGroup(attempt, now, report);
       if (!attempt.deferred) to_render.push_back(&attempt);
       continue;
     }
-    if (core::IsDigestKey(row.key)) {
+    if (core::IsDigestRow(row)) {
       PrepareDigest(attempt, report);
       continue;
     }
-    if (core::IsDeadLetterKey(row.key)) {
+    if (core::IsDeadLetterRow(row)) {
       PrepareDeadLetter(attempt, report);
       continue;
     }
@@ -499,7 +502,7 @@ void Dispatcher::PrepareDeadLetter(Attempt& attempt, DispatchReport& report) {
   }
   // Rows of the dead-letter channel itself are not reported on it (see OutcomeRecorder).
   std::erase_if(*dead, [&](const core::OutboxRow& d) {
-    return d.channel == row.channel || core::IsDeadLetterKey(d.key);
+    return d.channel == row.channel || core::IsDeadLetterRow(d);
   });
   if (dead->empty()) {
     // Every row of the window was retried or dropped before its end: nothing left to say.

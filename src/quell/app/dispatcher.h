@@ -126,7 +126,8 @@ class Dispatcher {
                                DispatchReport& report);
   // Sends every attempt; `done` runs on this thread as each one ends, in completion order.
   void Deliver(std::vector<Attempt>& attempts, const Done& done);
-  // Builds every due group message (OutboxStore::AssembleGroup) and notes the next one due.
+  // Builds every due group message (OutboxStore::AssembleGroup, planned by
+  // core::PlanGroupMessage) and notes the next one due.
   void AssembleGroups(core::WallTime now, DispatchReport& report);
   // Fills a group row's payload from its members and where the group stands at `now`; the
   // channel's renderer renders it.

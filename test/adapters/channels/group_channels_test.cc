@@ -43,6 +43,7 @@ core::OutboxRow GroupRow(int members, int open_after) {
   std::string list;
   for (int i = 0; i < members; ++i) list += (i > 0 ? "," : "") + Member(i + 1, "open");
   core::OutboxRow row;
+  row.kind = core::OutboxRowKind::kGroup;
   row.key = "{group}:condition=model-answer";
   row.channel = "ops";
   row.generation = 4;
@@ -120,6 +121,8 @@ TEST(GroupChannelsTest, WebhookBodyIsJsonWithAMembersArrayAndEveryCount) {
 TEST(GroupChannelsTest, WebhookBodyOfASingleTransitionIsAsBefore) {
   auto channel = WebhookChannel::Create(Webhook());
   core::OutboxRow row = GroupRow(1, 1);
+  row.kind = core::OutboxRowKind::kIncident;  // one incident's row, not a group's
+  row.kind = core::OutboxRowKind::kIncident;  // one incident\'s row, not a group\'s
   row.key = "t1/model-answer/TimeoutError";
   row.payload = Member(1, "open");
   const auto request = (*channel)->Encode(Rendered(row, "webhook"), kNow);
@@ -196,6 +199,8 @@ TEST(GroupChannelsTest, PagerDutyMakesOneAlertPerGroupAndResolvesItWhenNoneIsOpe
 TEST(GroupChannelsTest, PagerDutyGetsCriticalForAFatalLevel) {
   auto channel = PagerDutyChannel::Create(PagerDuty());
   core::OutboxRow row = GroupRow(1, 1);
+  row.kind = core::OutboxRowKind::kIncident;  // one incident's row, not a group's
+  row.kind = core::OutboxRowKind::kIncident;  // one incident\'s row, not a group\'s
   row.key = "t1/model-answer/TimeoutError";
   row.payload = Member(1, "open");
   const std::string from = R"("level":"error")";
@@ -383,6 +388,8 @@ TEST(GroupChannelsTest, MattermostIsOnePostOfAtMost16383Characters) {
 // shows a title.
 TEST(GroupChannelsTest, SingleTransitionsUseTheMarkdownTemplate) {
   core::OutboxRow row = GroupRow(1, 1);
+  row.kind = core::OutboxRowKind::kIncident;  // one incident's row, not a group's
+  row.kind = core::OutboxRowKind::kIncident;  // one incident\'s row, not a group\'s
   row.key = "t1/model-answer/TimeoutError";
   row.payload = Member(1, "open");
   const core::Delivery delivery = Rendered(row, "mattermost");

@@ -265,8 +265,10 @@ TEST(OpsgenieAliasTest, IsTheKeyAndGenerationOrTheGroupRowsKey) {
   row.key = "acme:answer";
   row.generation = 7;
   EXPECT_EQ(OpsgenieAlias(row), "acme:answer:7");
+  row.kind = core::OutboxRowKind::kGroup;  // what makes it a group's row, not its key
   row.key = "{group}:condition=x";
   EXPECT_EQ(OpsgenieAlias(row), "{group}:condition=x");
+  row.kind = core::OutboxRowKind::kIncident;
   row.key = std::string(520, 'a');
   const std::string first = OpsgenieAlias(row);
   row.key.back() = 'b';

@@ -31,6 +31,7 @@ core::OutboxRow GroupRow(int members, int open_after) {
   std::string list;
   for (int i = 0; i < members; ++i) list += (i > 0 ? "," : "") + Member(i + 1);
   core::OutboxRow row;
+  row.kind = core::OutboxRowKind::kGroup;
   row.key = "{group}:condition=model-answer";
   row.channel = "og";
   row.generation = 4;
@@ -106,6 +107,8 @@ TEST(OpsgenieGroupTest, AGroupIsOneAlertListingTwentyMembersWithinTheLimits) {
 
 TEST(OpsgenieGroupTest, ASingleTransitionWithTheDefaultTemplatesFitsOpsgenie) {
   core::OutboxRow row = GroupRow(1, 1);
+  row.kind = core::OutboxRowKind::kIncident;  // one incident's row, not a group's
+  row.kind = core::OutboxRowKind::kIncident;  // one incident\'s row, not a group\'s
   row.key = "t1/model-answer/" + std::string(300, 'x');
   row.payload = Member(1);
   row.payload.replace(row.payload.find("t1/model-answer/TimeoutError"), 28, row.key);

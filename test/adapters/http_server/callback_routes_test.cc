@@ -26,6 +26,7 @@
 #include "quell/adapters/sqlite/sqlite_incident_store.h"
 #include "quell/app/poll_applier.h"
 #include "quell/app/vector_observation_stream.h"
+#include "quell/core/delivery/group_plan.h"
 #include "quell/core/delivery/grouping.h"
 #include "quell/core/redact/redact.h"
 #include "webhook_receiver.h"
@@ -235,8 +236,8 @@ class AckLinkRoutesTest : public ::testing::Test {
 
   // The group's next message on `channel`, due now, as the dispatcher hands it to the channel.
   core::Delivery GroupMessage(const std::string& channel, core::Duration interval = hours(0)) {
-    auto row = store_->AssembleGroup(channel, "condition=errs", std::chrono::seconds(30), interval,
-                                     clock_.Now());
+    auto row = store_->AssembleGroup(channel, "condition=errs", clock_.Now(),
+                                     core::GroupPlannerFor(std::chrono::seconds(30), interval));
     EXPECT_TRUE(row.ok() && row->has_value()) << "no group message was due";
     core::Delivery delivery;
     if (!row.ok() || !row->has_value()) return delivery;

@@ -16,6 +16,7 @@
 #include "quell/adapters/sqlite/sqlite_incident_store.h"
 #include "quell/app/poll_applier.h"
 #include "quell/app/vector_observation_stream.h"
+#include "quell/core/delivery/group_plan.h"
 
 namespace quell::http_server {
 namespace {
@@ -417,8 +418,9 @@ TEST_F(OperatorRoutesTest, OneGroupedIncidentShowsSeverityItsSendsAndItsGroupMes
   EXPECT_EQ(body["group_messages"], json::array());
 
   clock_.SleepFor(seconds(30));
-  auto group = store_->AssembleGroup("webhook", "condition=prom-alerts", policy.group_wait,
-                                     policy.group_interval, clock_.Now());
+  auto group =
+      store_->AssembleGroup("webhook", "condition=prom-alerts", clock_.Now(),
+                            core::GroupPlannerFor(policy.group_wait, policy.group_interval));
   ASSERT_TRUE(group.ok() && group->has_value());
   const std::string group_row = (*group)->idempotency_key;
   body = Body(Call("GET", "/v1/incidents/acme:disk"));

@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "quell/core/delivery/grouping.h"
+
 namespace quell::jsonl {
 namespace {
 
@@ -14,6 +16,8 @@ const core::WallTime kAt = *core::ParseRfc3339("2026-12-01T09:00:30Z");
 core::Delivery Delivery(std::string key, std::string payload) {
   core::Delivery d;
   d.row.idempotency_key = "q1-abc";
+  // A group message's key starts "{group}:" and its row says so (core::MakeGroupRow does both).
+  if (key.starts_with(core::kGroupKeyPrefix)) d.row.kind = core::OutboxRowKind::kGroup;
   d.row.key = std::move(key);
   d.row.channel = "ops";
   d.row.transition = core::TransitionKind::kRenotify;

@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "quell/core/delivery/dead_letter.h"
+#include "quell/core/delivery/grouping.h"
 #include "quell/core/engine/incident.h"
 #include "quell/core/ports/outbox_row.h"
 
@@ -31,7 +34,7 @@ TEST(SchemaTest, BothDialectsCreateTheSameTablesAndIndexes) {
   for (const Migration& m : Migrations()) {
     EXPECT_EQ(Created(m.sqlite_sql), Created(m.postgres_sql)) << "migration " << m.version;
   }
-  ASSERT_EQ(Migrations().size(), 18u);
+  ASSERT_EQ(Migrations().size(), 19u);
   EXPECT_EQ(Created(Migrations()[0].sqlite_sql),
             (std::vector<std::string>{"TABLE incidents", "TABLE decisions", "INDEX decisions_at",
                                       "TABLE polls", "TABLE outbox", "INDEX outbox_due"}));
@@ -70,6 +73,25 @@ TEST(SchemaTest, BothDialectsCreateTheSameTablesAndIndexes) {
                                       "INDEX key_groups_seen"}));
   EXPECT_EQ(Created(Migrations()[17].sqlite_sql),
             (std::vector<std::string>{"INDEX outbox_pending_due", "INDEX outbox_leases"}));
+  EXPECT_TRUE(Created(Migrations()[18].sqlite_sql).empty());  // a column only
+}
+
+// Migration 19 labels old rows by the prefixes the core's keys carried, and allows exactly the
+// kinds the stores write.
+TEST(SchemaTest, TheKindStepNamesEveryKindAndTheKeyPrefixes) {
+  for (const char* sql : {Migrations()[18].sqlite_sql, Migrations()[18].postgres_sql}) {
+    const std::string text(sql);
+    for (auto kind : {core::OutboxRowKind::kIncident, core::OutboxRowKind::kGroup,
+                      core::OutboxRowKind::kDigest, core::OutboxRowKind::kDeadLetter}) {
+      EXPECT_NE(text.find(std::string("'") + core::OutboxRowKindName(kind) + "'"),
+                std::string::npos)
+          << core::OutboxRowKindName(kind);
+    }
+    for (std::string_view prefix :
+         {core::kGroupKeyPrefix, core::kDigestKeyPrefix, core::kDeadLetterKey}) {
+      EXPECT_NE(text.find("'" + std::string(prefix) + "'"), std::string::npos) << prefix;
+    }
+  }
 }
 
 TEST(SchemaTest, TheTierIndexSelectsTheStatusesTheStoresWrite) {

@@ -33,7 +33,7 @@ std::string Hex(std::string_view data, size_t bytes) {
 std::string ThreadKey(const core::OutboxRow& row) {
   // One thread per incident generation, or per group (its row key).
   std::string key =
-      core::IsGroupKey(row.key) ? row.key : core::IncidentCallbackKey(row.key, row.generation);
+      core::IsGroupRow(row) ? row.key : core::IncidentCallbackKey(row.key, row.generation);
   if (key.size() > kMaxThreadKeyBytes) key = "sha256:" + Hex(key, 32);
   return key;
 }

@@ -74,7 +74,7 @@ core::Result<core::HttpRequest> NtfyChannel::Encode(const core::Delivery& delive
                                                     core::WallTime /*now*/) const {
   const core::OutboxRow& row = delivery.row;
   const core::RenderedMessage& message = delivery.message;
-  const bool group = core::IsGroupKey(row.key);
+  const bool group = core::IsGroupRow(row);
   const bool resolve = row.transition == core::TransitionKind::kResolve;
   std::string text = message.body.empty() ? message.subject : message.body;
   if (text.empty()) text = row.key;

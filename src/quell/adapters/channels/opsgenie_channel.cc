@@ -123,7 +123,7 @@ std::optional<core::Duration> ThrottleWait(const core::HttpResponse& response) {
 
 std::string OpsgenieAlias(const core::OutboxRow& row) {
   std::string alias =
-      core::IsGroupKey(row.key) ? row.key : row.key + ":" + std::to_string(row.generation);
+      core::IsGroupRow(row) ? row.key : row.key + ":" + std::to_string(row.generation);
   if (Chars(alias) <= kMaxAliasChars) return alias;
   // 512 - 33 bytes are at most that many characters; "~" and 32 hex digits follow.
   const std::string digest = Hex(alias).substr(0, 32);
@@ -156,7 +156,7 @@ core::Result<core::HttpRequest> OpsgenieChannel::Encode(const core::Delivery& de
   const core::OutboxRow& row = delivery.row;
   const core::RenderedMessage& message = delivery.message;
   const std::string alias = OpsgenieAlias(row);
-  const bool group = core::IsGroupKey(row.key);
+  const bool group = core::IsGroupRow(row);
   bool close = row.transition == core::TransitionKind::kResolve;
   if (group) close = delivery.content.group.open_after.value_or(0) == 0;
   const std::string headline =

@@ -48,7 +48,7 @@ std::vector<JsonMember> GroupDetails(const core::GroupSnapshot& group, size_t li
 
 std::string PagerDutyDedupKey(const core::Delivery& delivery) {
   const core::OutboxRow& row = delivery.row;
-  if (!core::IsGroupKey(row.key)) return core::IncidentCallbackKey(row.key, row.generation);
+  if (!core::IsGroupRow(row)) return core::IncidentCallbackKey(row.key, row.generation);
   const uint64_t episode = delivery.content.group.episode.value_or(0);
   // An alert begun before episodes were kept keeps the key it was opened with.
   if (episode == 0) return row.key;
@@ -76,7 +76,7 @@ core::Result<core::HttpRequest> PagerDutyChannel::Encode(const core::Delivery& d
         core::ErrorCode::kInvalidArgument,
         "pagerduty: the dedup key of " + row.idempotency_key + " passes PagerDuty's 255 bytes");
   }
-  const bool group = core::IsGroupKey(row.key);
+  const bool group = core::IsGroupRow(row);
   const bool resolve = group ? content.group.open_after.value_or(0) == 0
                              : row.transition == core::TransitionKind::kResolve;
   // The body's objects are written with their keys sorted, as PagerDuty has always had them.

@@ -93,7 +93,7 @@ constexpr size_t kMaxButtonValueBytes = 2000;
 // exactly the members it carried, by its row.
 std::string ButtonValue(const core::Delivery& delivery) {
   const core::OutboxRow& row = delivery.row;
-  if (!core::IsGroupKey(row.key)) return core::IncidentCallbackKey(row.key, row.generation);
+  if (!core::IsGroupRow(row)) return core::IncidentCallbackKey(row.key, row.generation);
   if (const uint64_t episode = delivery.content.group.episode.value_or(0); episode != 0) {
     return core::GroupAlertCallbackKey(row.channel, core::GroupKeyOfRow(row), episode);
   }

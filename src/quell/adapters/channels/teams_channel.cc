@@ -74,7 +74,7 @@ json Facts(const core::Delivery& delivery) {
   json facts = json::array();
   const core::MessageKind kind = core::MessageKindOf(row);
   if (kind != core::MessageKind::kDeadLetter) {
-    facts.push_back({{"title", core::IsGroupKey(row.key) ? "Group" : "Key"},
+    facts.push_back({{"title", core::IsGroupRow(row) ? "Group" : "Key"},
                      {"value", Truncate(row.key, kMaxFactBytes)}});
     facts.push_back({{"title", "Transition"}, {"value", core::TransitionName(row.transition)}});
   }

@@ -99,7 +99,7 @@ core::Result<std::string> WebhookBody(const core::Delivery& delivery, size_t gro
   const core::OutboxRow& row = delivery.row;
   const core::MessageKind kind = core::MessageKindOf(row);
   if (kind == core::MessageKind::kDeadLetter) return DeadLetterBody(delivery);
-  if (core::IsGroupKey(row.key)) return GroupBody(delivery, group_limit);
+  if (core::IsGroupRow(row)) return GroupBody(delivery, group_limit);
   // The stored snapshot (or digest), which the dispatcher has read, is embedded as it is:
   // printing the message's snapshot again would cost about as much as rendering the message.
   const core::Message& content = delivery.content;

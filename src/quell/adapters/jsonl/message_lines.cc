@@ -11,8 +11,6 @@
 namespace quell::jsonl {
 namespace {
 
-constexpr std::string_view kGroupPrefix = "{group}:";
-
 void AppendMember(std::string& out, std::string_view key, std::string_view transition) {
   out += "{\"key\":";
   core::AppendJsonString(out, key);
@@ -87,7 +85,7 @@ void AppendMessageLine(std::string& out, core::WallTime at, const core::Delivery
   out += ",\"idempotency_key\":";
   core::AppendJsonString(out, row.idempotency_key);
   const size_t mark = out.size();
-  if (!row.key.starts_with(kGroupPrefix) || !AppendGroup(out, row.payload)) {
+  if (!core::IsGroupRow(row) || !AppendGroup(out, row.payload)) {
     out.resize(mark);
     out += ",\"members\":[";
     AppendMember(out, row.key, core::TransitionName(row.transition));

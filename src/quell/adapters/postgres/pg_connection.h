@@ -27,7 +27,9 @@ using core::MakeError;
 inline constexpr const char* kOutboxColumns =
     "idempotency_key, key, generation, version, transition, channel, payload, status, attempts,"
     " next_attempt_at, lease_owner, lease_expires_at, last_error, remote_message_id, created_at,"
-    " updated_at";
+    " updated_at, kind";
+// How many columns kOutboxColumns names: a statement's extra columns come after them.
+inline constexpr int kOutboxColumnCount = 17;
 
 struct ResultDeleter {
   void operator()(PGresult* r) const { PQclear(r); }
@@ -332,6 +334,9 @@ inline core::Result<core::OutboxRow> ReadOutboxRow(const PGresult* r, int i) {
   row.remote_message_id = TextAt(r, i, 13);
   row.created_at = store::FromMicros(ParseInt(PQgetvalue(r, i, 14)));
   row.updated_at = store::FromMicros(ParseInt(PQgetvalue(r, i, 15)));
+  auto kind = core::ParseOutboxRowKind(TextAt(r, i, 16));
+  if (!kind) return kind.error();
+  row.kind = *kind;
   return row;
 }
 

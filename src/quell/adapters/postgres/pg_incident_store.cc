@@ -409,7 +409,7 @@ class PgTransaction : public core::StoreTransaction {
 
   Status InsertOutbox(std::span<const core::OutboxRow> rows) override {
     if (rows.empty()) return {};
-    std::vector<ArrayBuilder> cols(18);
+    std::vector<ArrayBuilder> cols(19);
     for (const core::OutboxRow& row : rows) {
       cols[0].Text(row.idempotency_key);
       cols[1].Text(row.key);
@@ -427,8 +427,9 @@ class PgTransaction : public core::StoreTransaction {
       cols[13].Text(row.remote_message_id);
       cols[14].Int(store::ToMicros(row.created_at));
       cols[15].Int(store::ToMicros(row.updated_at));
-      cols[16].Text(row.group_key);
-      cols[17].Uint(row.tier);
+      cols[16].Text(core::OutboxRowKindName(row.kind));
+      cols[17].Text(row.group_key);
+      cols[18].Uint(row.tier);
     }
     std::vector<std::string> params;
     params.reserve(cols.size() + 1);
@@ -445,11 +446,12 @@ class PgTransaction : public core::StoreTransaction {
         " o.channel = u.channel AND o.status = 'sent' AND (o.generation, o.version) >"
         " (u.generation, u.version)) THEN 'superseded' ELSE"
         " u.status END, u.attempts, u.next_attempt_at, u.lease_owner, u.lease_expires_at,"
-        " u.last_error, u.remote_message_id, u.created_at, u.updated_at,"
+        " u.last_error, u.remote_message_id, u.created_at, u.updated_at, u.kind,"
         " NULLIF(u.group_key, ''), u.tier FROM unnest($1::text[],"
         " $2::text[], $3::bigint[], $4::bigint[], $5::text[], $6::text[], $7::text[],"
         " $8::text[], $9::bigint[], $10::bigint[], $11::text[], $12::bigint[], $13::text[],"
-        " $14::text[], $15::bigint[], $16::bigint[], $17::text[], $18::bigint[]) AS u(" +
+        " $14::text[], $15::bigint[], $16::bigint[], $17::text[], $18::text[], $19::bigint[])"
+        " AS u(" +
         kOutboxColumns + ", group_key, tier) ON CONFLICT DO NOTHING";
     auto result = c_.Run(sql, params);
     if (!result) return result.error();
@@ -778,7 +780,7 @@ core::Result<std::vector<core::OutboxRow>> PgIncidentStore::ListOutbox(
   for (int i = 0; i < PQntuples(result->get()); ++i) {
     auto row = ReadOutboxRow(result->get(), i);
     if (!row) return row.error();
-    row->tier = static_cast<uint32_t>(UintAt(result->get(), i, 16));
+    row->tier = static_cast<uint32_t>(UintAt(result->get(), i, kOutboxColumnCount));
     out.push_back(std::move(*row));
   }
   return out;

@@ -250,8 +250,8 @@ core::Result<std::vector<core::OutboxRow>> PgIncidentStore::RecentOutbox(std::st
   for (int i = 0; i < PQntuples(result->get()); ++i) {
     auto row = ReadOutboxRow(result->get(), i);
     if (!row) return row.error();
-    row->group_key = TextAt(result->get(), i, 16);
-    row->group_row = TextAt(result->get(), i, 17);
+    row->group_key = TextAt(result->get(), i, kOutboxColumnCount);
+    row->group_row = TextAt(result->get(), i, kOutboxColumnCount + 1);
     out.push_back(std::move(*row));
   }
   return out;
@@ -263,7 +263,7 @@ core::Result<std::vector<core::OutboxRow>> PgIncidentStore::GroupMessagesOf(std:
   auto result = connection_->Run(
       "SELECT idempotency_key, key, generation, version, transition, channel, '', status,"
       " attempts, next_attempt_at, lease_owner, lease_expires_at, last_error, remote_message_id,"
-      " created_at, updated_at FROM outbox WHERE idempotency_key IN (SELECT group_row FROM"
+      " created_at, updated_at, kind FROM outbox WHERE idempotency_key IN (SELECT group_row FROM"
       " outbox WHERE key = $1 AND group_row IS NOT NULL) ORDER BY created_at DESC,"
       " idempotency_key COLLATE \"C\" DESC LIMIT $2",
       {std::string(key), std::to_string(limit)});

@@ -9,7 +9,6 @@
 #include "quell/adapters/postgres/pg_incident_store.h"
 #include "quell/adapters/store_common/outbox_common.h"
 #include "quell/core/delivery/group_members.h"
-#include "quell/core/delivery/grouping.h"
 
 namespace quell::postgres {
 namespace {
@@ -127,8 +126,23 @@ constexpr const char* kCancelTierRowsSql =
 constexpr const char* kInsertNoticeSql =
     "INSERT INTO outbox (idempotency_key, key, generation, version, transition, channel,"
     " payload, status, attempts, next_attempt_at, lease_owner, lease_expires_at, last_error,"
-    " remote_message_id, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, $9,"
-    " '', NULL, '', '', $10, $10) ON CONFLICT DO NOTHING";
+    " remote_message_id, created_at, updated_at, kind) VALUES ($1, $2, $3, $4, $5, $6, $7, $8,"
+    " 0, $9, '', NULL, '', '', $10, $10, $11) ON CONFLICT DO NOTHING";
+
+// kInsertNoticeSql's parameters for `row`.
+std::vector<std::string> NoticeParams(const core::OutboxRow& row) {
+  return {row.idempotency_key,
+          row.key,
+          std::to_string(row.generation),
+          std::to_string(row.version),
+          core::TransitionName(row.transition),
+          row.channel,
+          row.payload,
+          core::OutboxStatusName(row.status),
+          std::to_string(store::ToMicros(row.next_attempt_at)),
+          std::to_string(store::ToMicros(row.created_at)),
+          core::OutboxRowKindName(row.kind)};
+}
 
 }  // namespace
 
@@ -144,7 +158,7 @@ core::Result<std::vector<core::OutboxRow>> PgIncidentStore::ClaimDue(std::string
       std::string(kClaimSql) +
       "u.idempotency_key, u.key, u.generation, u.version, u.transition, u.channel, u.payload,"
       " u.status, u.attempts, u.next_attempt_at, u.lease_owner, u.lease_expires_at,"
-      " u.last_error, u.remote_message_id, u.created_at, u.updated_at, u.claims,"
+      " u.last_error, u.remote_message_id, u.created_at, u.updated_at, u.kind, u.claims,"
       " u.throttled_since, u.tier";
   auto result =
       connection_->Run(sql, {std::string(owner), std::to_string(store::ToMicros(now)),
@@ -154,9 +168,9 @@ core::Result<std::vector<core::OutboxRow>> PgIncidentStore::ClaimDue(std::string
   for (int i = 0; i < PQntuples(r); ++i) {
     auto row = ReadOutboxRow(r, i);
     if (!row) return row.error();
-    row->claims = static_cast<uint32_t>(UintAt(r, i, 16));
-    row->throttled_since = TimeAt(r, i, 17);
-    row->tier = static_cast<uint32_t>(UintAt(r, i, 18));
+    row->claims = static_cast<uint32_t>(UintAt(r, i, kOutboxColumnCount));
+    row->throttled_since = TimeAt(r, i, kOutboxColumnCount + 1);
+    row->tier = static_cast<uint32_t>(UintAt(r, i, kOutboxColumnCount + 2));
     out.push_back(std::move(*row));
   }
   // RETURNING yields rows in no particular order; byte order, as the claim's ORDER BY.
@@ -234,12 +248,7 @@ core::Result<std::vector<Status>> PgIncidentStore::RecordOutcomes(
         continue;
       }
       const core::OutboxRow& n = *o.notice;
-      auto put = c.Run(
-          std::string(kInsertNoticeSql),
-          {n.idempotency_key, n.key, std::to_string(n.generation), std::to_string(n.version),
-           core::TransitionName(n.transition), n.channel, n.payload,
-           core::OutboxStatusName(n.status), std::to_string(store::ToMicros(n.next_attempt_at)),
-           std::to_string(store::ToMicros(n.created_at))});
+      auto put = c.Run(std::string(kInsertNoticeSql), NoticeParams(n));
       if (!put) return fail(put.error());
     }
     if (auto committed = c.Run("COMMIT"); !committed) return fail(committed.error());
@@ -281,7 +290,7 @@ core::Result<std::vector<core::OutboxRow>> PgIncidentStore::FoldedRows(std::stri
   static const std::string sql =
       "SELECT idempotency_key, key, generation, version, transition, channel, payload, status,"
       " attempts, next_attempt_at, lease_owner, lease_expires_at, last_error,"
-      " remote_message_id, created_at, updated_at FROM outbox WHERE channel = $1 AND"
+      " remote_message_id, created_at, updated_at, kind FROM outbox WHERE channel = $1 AND"
       " key COLLATE \"C\" >= $2 AND key COLLATE \"C\" < $3 AND status = 'folded' AND"
       " created_at >= $4 AND created_at < $5 ORDER BY created_at, key COLLATE \"C\"";
   auto result = connection_->Run(
@@ -345,8 +354,8 @@ core::Result<std::vector<core::WaitingGroup>> PgIncidentStore::WaitingGroups() {
 }
 
 core::Result<std::optional<core::OutboxRow>> PgIncidentStore::AssembleGroup(
-    std::string_view channel, std::string_view group_key, core::Duration group_wait,
-    core::Duration group_interval, core::WallTime now) {
+    std::string_view channel, std::string_view group_key, core::WallTime now,
+    const core::GroupPlanner& plan) {
   using Assembled = core::Result<std::optional<core::OutboxRow>>;
   Connection& c = *connection_;
   const auto fail = [&c](core::Error error) -> Assembled {
@@ -361,89 +370,89 @@ core::Result<std::optional<core::OutboxRow>> PgIncidentStore::AssembleGroup(
   const std::string gk(group_key);
   if (auto begun = c.Run("BEGIN"); !begun) return begun.error();
   // FOR UPDATE: a second assembler waits here for the first to commit, then finds these rows
-  // taken (READ COMMITTED re-checks group_row IS NULL on their new version) and skips them.
+  // taken (READ COMMITTED re-checks group_row IS NULL on their new version) and skips them, so
+  // the facts the plan decides on stay true until the commit.
   // Ready members only: an escalation tier's open waits for its tier's time (next_attempt_at).
   // The comparisons are in "C", outbox_waiting's collation, so the index serves them.
   static const std::string waiting_sql =
-      "SELECT idempotency_key, transition, GREATEST(created_at, next_attempt_at) AS ready FROM"
-      " outbox WHERE channel = $1 COLLATE \"C\" AND group_key = $2 COLLATE \"C\" AND status ="
-      " 'grouped' AND group_row IS NULL"
+      "SELECT idempotency_key, key, generation, version, transition,"
+      " GREATEST(created_at, next_attempt_at) AS ready FROM outbox WHERE channel = $1 COLLATE"
+      " \"C\" AND group_key = $2 COLLATE \"C\" AND status = 'grouped' AND group_row IS NULL"
       " AND next_attempt_at <= $3 ORDER BY ready, key COLLATE \"C\" FOR UPDATE";
   const std::string now_us = std::to_string(store::ToMicros(now));
   auto waiting = c.Run(waiting_sql, {ch, gk, now_us});
   if (!waiting) return fail(waiting.error());
-  const int n = PQntuples(waiting->get());
+  const PGresult* w = waiting->get();
+  const int n = PQntuples(w);
   if (n == 0) return nothing();
-  std::vector<core::TransitionKind> transitions;
-  transitions.reserve(static_cast<size_t>(n));
+  core::GroupFacts facts{.channel = ch,
+                         .group_key = gk,
+                         .at = now,
+                         .ready = {},
+                         .first_waiting = *TimeAt(w, 0, 5),
+                         .taken = {},
+                         .state = std::nullopt};
+  facts.ready.reserve(static_cast<size_t>(n));
   ArrayBuilder ids;
   for (int i = 0; i < n; ++i) {
-    ids.Text(TextAt(waiting->get(), i, 0));
-    auto kind = core::ParseTransitionName(TextAt(waiting->get(), i, 1));
-    if (!kind) return fail(kind.error());
-    transitions.push_back(*kind);
+    ids.Text(TextAt(w, i, 0));
+    auto transition = core::ParseTransitionName(TextAt(w, i, 4));
+    if (!transition) return fail(transition.error());
+    facts.ready.push_back(core::GroupMemberFact{.key = TextAt(w, i, 1),
+                                                .generation = UintAt(w, i, 2),
+                                                .version = UintAt(w, i, 3),
+                                                .transition = *transition});
   }
-  const core::WallTime first = *TimeAt(waiting->get(), 0, 2);
   static const std::string state_sql =
       "SELECT last_sequence, last_message_at, episode FROM outbox_groups WHERE channel = $1 AND"
       " group_key = $2 FOR UPDATE";
   auto state = c.Run(state_sql, {ch, gk});
   if (!state) return fail(state.error());
-  uint64_t sequence = 1;
-  std::optional<core::WallTime> last;
-  const bool had_state = PQntuples(state->get()) > 0;
-  core::StoredEpisode stored;
-  if (had_state) {
-    sequence = UintAt(state->get(), 0, 0) + 1;
-    last = TimeAt(state->get(), 0, 1);
+  if (PQntuples(state->get()) > 0) {
+    facts.state = core::GroupState{.last_sequence = UintAt(state->get(), 0, 0),
+                                   .last_message_at = *TimeAt(state->get(), 0, 1),
+                                   .episode = std::nullopt};
     // NULL: kept before episodes were.
-    if (PQgetisnull(state->get(), 0, 2) == 0) stored = UintAt(state->get(), 0, 2);
+    if (PQgetisnull(state->get(), 0, 2) == 0) facts.state->episode = UintAt(state->get(), 0, 2);
   }
-  const uint64_t episode = core::GroupEpisodeOf(had_state, stored, sequence);
-  const core::GroupPolicy timing{
-      .group_by = {}, .group_wait = group_wait, .group_interval = group_interval};
-  // The message is due at `due`, which a late dispatcher round may have passed: the row and the
-  // group's interval count from it, so the cadence does not drift with when rounds run.
-  const core::WallTime due = core::GroupDueAt(timing, first, last);
-  if (due > now) return nothing();
-  const core::TransitionKind transition = core::GroupTransition(transitions);
-  // The idempotency key does not depend on the payload: mark first, then count what is open.
-  const std::string id =
-      core::MakeGroupRow(channel, group_key, sequence, transition, 0, now).idempotency_key;
-  static const std::string mark_sql =
-      "UPDATE outbox SET group_row = $1, updated_at = $2 WHERE idempotency_key = ANY($3::text[])";
-  if (auto marked = c.Run(mark_sql, {id, now_us, ids.Finish()}); !marked) {
-    return fail(marked.error());
+  // For each key the group's built messages took, its latest member.
+  static const std::string taken_sql =
+      "SELECT key, generation, version, transition FROM (SELECT key, generation, version,"
+      " transition, row_number() OVER (PARTITION BY key ORDER BY generation DESC, version DESC)"
+      " AS n FROM outbox WHERE channel = $1 COLLATE \"C\" AND group_key = $2 COLLATE \"C\""
+      " AND status = 'grouped' AND group_row IS NOT NULL) AS latest WHERE n = 1";
+  auto taken = c.Run(taken_sql, {ch, gk});
+  if (!taken) return fail(taken.error());
+  const PGresult* t = taken->get();
+  facts.taken.reserve(static_cast<size_t>(PQntuples(t)));
+  for (int i = 0; i < PQntuples(t); ++i) {
+    auto transition = core::ParseTransitionName(TextAt(t, i, 3));
+    if (!transition) return fail(transition.error());
+    facts.taken.push_back(core::GroupMemberFact{.key = TextAt(t, i, 0),
+                                                .generation = UintAt(t, i, 1),
+                                                .version = UintAt(t, i, 2),
+                                                .transition = *transition});
   }
-  static const std::string open_sql =
-      "SELECT count(*) FROM (SELECT transition, row_number() OVER (PARTITION BY key ORDER BY"
-      " generation DESC, version DESC) AS n FROM outbox WHERE channel = $1 COLLATE \"C\" AND"
-      " group_key = $2 COLLATE \"C\""
-      " AND status = 'grouped' AND group_row IS NOT NULL) AS latest WHERE n = 1 AND"
-      " transition <> 'resolve'";
-  auto open = c.Run(open_sql, {ch, gk});
-  if (!open) return fail(open.error());
-  const uint64_t open_after = UintAt(open->get(), 0, 0);
-  core::OutboxRow group =
-      core::MakeGroupRow(channel, group_key, sequence, transition, open_after, now, episode);
-  group.next_attempt_at = due;
-  auto put = c.Run(std::string(kInsertNoticeSql),
-                   {group.idempotency_key, group.key, std::to_string(group.generation),
-                    std::to_string(group.version), core::TransitionName(group.transition),
-                    group.channel, group.payload, core::OutboxStatusName(group.status),
-                    std::to_string(store::ToMicros(group.next_attempt_at)),
-                    std::to_string(store::ToMicros(group.created_at))});
+  std::optional<core::GroupMessage> message = plan(facts);
+  if (!message) return nothing();
+  core::OutboxRow& group = message->row;
+  auto put = c.Run(std::string(kInsertNoticeSql), NoticeParams(group));
   if (!put) return fail(put.error());
   if (Affected(put->get()) == 0) return nothing();  // built already: its key exists
+  static const std::string mark_sql =
+      "UPDATE outbox SET group_row = $1, updated_at = $2 WHERE idempotency_key = ANY($3::text[])";
+  if (auto marked = c.Run(mark_sql, {group.idempotency_key, now_us, ids.Finish()}); !marked) {
+    return fail(marked.error());
+  }
   static const std::string upsert_sql =
       "INSERT INTO outbox_groups (channel, group_key, last_sequence, last_message_at, episode)"
       " VALUES ($1, $2, $3, $4, NULLIF($5, '')::bigint) ON CONFLICT (channel, group_key) DO"
       " UPDATE SET last_sequence = excluded.last_sequence,"
       " last_message_at = excluded.last_message_at, episode = excluded.episode";
-  const core::StoredEpisode after = core::GroupEpisodeAfter(episode, open_after);
-  if (auto up =
-          c.Run(upsert_sql, {ch, gk, std::to_string(sequence), std::to_string(store::ToMicros(due)),
-                             after ? std::to_string(*after) : std::string()});
+  const core::GroupState& after = message->state_after;
+  if (auto up = c.Run(upsert_sql, {ch, gk, std::to_string(after.last_sequence),
+                                   std::to_string(store::ToMicros(after.last_message_at)),
+                                   after.episode ? std::to_string(*after.episode) : std::string()});
       !up) {
     return fail(up.error());
   }

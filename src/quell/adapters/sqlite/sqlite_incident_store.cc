@@ -362,8 +362,9 @@ class SqliteTransaction : public core::StoreTransaction {
       s.BindText(14, row.remote_message_id);
       s.BindInt(15, store::ToMicros(row.created_at));
       s.BindInt(16, store::ToMicros(row.updated_at));
-      s.BindTextOrNull(17, row.group_key);
-      s.BindUint(18, row.tier);
+      s.BindText(17, core::OutboxRowKindName(row.kind));
+      s.BindTextOrNull(18, row.group_key);
+      s.BindUint(19, row.tier);
       if (auto run = s.Run(); !run) return run;
     }
     return {};
@@ -585,7 +586,7 @@ core::Result<std::unique_ptr<SqliteIncidentStore>> SqliteIncidentStore::Open(
        "SELECT 1 FROM outbox WHERE key = ?1 AND channel = ?2 AND status = 'sent' AND"
        " (generation > ?3 OR (generation = ?3 AND version > ?4)) LIMIT 1"},
       {&s.insert_outbox, "INSERT INTO outbox (" + ocols +
-                             ", group_key, tier) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+                             ", group_key, tier) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
                              " ON CONFLICT DO NOTHING"},
       // The outbox's unique (key, channel, generation, version) index serves it, by key. A
       // silenced open counts as told (the next transition sends normally); a silenced
@@ -832,7 +833,7 @@ core::Result<std::vector<core::OutboxRow>> SqliteIncidentStore::ListOutbox(
       s.Reset();
       return parsed.error();
     }
-    parsed->tier = static_cast<uint32_t>(s.Uint(16));
+    parsed->tier = static_cast<uint32_t>(s.Uint(kOutboxColumnCount));
     out.push_back(std::move(*parsed));
   }
   s.Reset();

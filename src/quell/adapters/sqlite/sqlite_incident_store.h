@@ -81,11 +81,9 @@ class SqliteIncidentStore : public core::IncidentStore,
                                                       core::WallTime end) override;
   core::Result<uint64_t> TrimOutbox(core::WallTime cutoff, size_t limit) override;
   core::Result<std::vector<core::WaitingGroup>> WaitingGroups() override;
-  core::Result<std::optional<core::OutboxRow>> AssembleGroup(std::string_view channel,
-                                                             std::string_view group_key,
-                                                             core::Duration group_wait,
-                                                             core::Duration group_interval,
-                                                             core::WallTime now) override;
+  core::Result<std::optional<core::OutboxRow>> AssembleGroup(
+      std::string_view channel, std::string_view group_key, core::WallTime now,
+      const core::GroupPlanner& plan) override;
   core::Result<std::vector<core::OutboxRow>> GroupMembers(std::string_view group_row) override;
   core::Result<core::GroupStanding> GroupStandingAt(std::string_view channel,
                                                     std::string_view group_key,

@@ -38,7 +38,7 @@ constexpr const char* kRetryAllSql =
 constexpr const char* kGroupMessagesOfSql =
     "SELECT idempotency_key, key, generation, version, transition, channel, '', status, attempts,"
     " next_attempt_at, lease_owner, lease_expires_at, last_error, remote_message_id, created_at,"
-    " updated_at FROM outbox WHERE idempotency_key IN (SELECT group_row FROM outbox WHERE"
+    " updated_at, kind FROM outbox WHERE idempotency_key IN (SELECT group_row FROM outbox WHERE"
     " key = ?1 AND group_row IS NOT NULL) ORDER BY created_at DESC, idempotency_key DESC"
     " LIMIT ?2";
 
@@ -329,8 +329,8 @@ core::Result<std::vector<core::OutboxRow>> SqliteIncidentStore::RecentOutbox(std
     if (!*row) break;
     auto parsed = ReadOutboxRow(s);
     if (!parsed) return parsed.error();
-    parsed->group_key = s.Text(16);
-    parsed->group_row = s.Text(17);
+    parsed->group_key = s.Text(kOutboxColumnCount);
+    parsed->group_row = s.Text(kOutboxColumnCount + 1);
     out.push_back(std::move(*parsed));
   }
   return out;

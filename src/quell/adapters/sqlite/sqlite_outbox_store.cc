@@ -8,7 +8,6 @@
 #include "quell/adapters/sqlite/sqlite_statement.h"
 #include "quell/adapters/store_common/outbox_common.h"
 #include "quell/core/delivery/group_members.h"
-#include "quell/core/delivery/grouping.h"
 
 namespace quell::sqlite {
 namespace {
@@ -109,9 +108,9 @@ constexpr const char* kWaitingGroupsSql =
     " g.group_key = w.group_key WHERE w.status = 'grouped' AND w.group_row IS NULL"
     " GROUP BY w.channel, w.group_key, g.last_message_at ORDER BY w.channel, w.group_key";
 constexpr const char* kGroupWaitingSql =
-    "SELECT transition, max(created_at, next_attempt_at) AS ready FROM outbox INDEXED BY"
-    " outbox_waiting WHERE channel = ?1 AND group_key = ?2 AND status = 'grouped' AND"
-    " group_row IS NULL AND next_attempt_at <= ?3 ORDER BY ready";
+    "SELECT key, generation, version, transition, max(created_at, next_attempt_at) AS ready"
+    " FROM outbox INDEXED BY outbox_waiting WHERE channel = ?1 AND group_key = ?2 AND"
+    " status = 'grouped' AND group_row IS NULL AND next_attempt_at <= ?3 ORDER BY ready";
 constexpr const char* kGroupStateSql =
     "SELECT last_sequence, last_message_at, episode FROM outbox_groups WHERE channel = ?1 AND"
     " group_key = ?2";
@@ -123,12 +122,12 @@ constexpr const char* kGroupOpenKeysSql =
     "SELECT DISTINCT o.key FROM outbox o INDEXED BY outbox_group_keys JOIN incidents i ON"
     " i.key = o.key WHERE o.channel = ?1 AND o.group_key = ?2 AND o.status = 'grouped' AND"
     " o.group_row IS NOT NULL AND i.status = 'open'";
-// The group's keys whose latest message so far is not a resolve.
-constexpr const char* kGroupOpenSql =
-    "SELECT count(*) FROM (SELECT transition, row_number() OVER (PARTITION BY key ORDER BY"
-    " generation DESC, version DESC) AS n FROM outbox INDEXED BY outbox_group_keys WHERE"
-    " channel = ?1 AND group_key = ?2 AND status = 'grouped' AND group_row IS NOT NULL)"
-    " AS latest WHERE n = 1 AND transition <> 'resolve'";
+// For each key the group's built messages took, its latest member.
+constexpr const char* kGroupTakenSql =
+    "SELECT key, generation, version, transition FROM (SELECT key, generation, version,"
+    " transition, row_number() OVER (PARTITION BY key ORDER BY generation DESC, version DESC)"
+    " AS n FROM outbox INDEXED BY outbox_group_keys WHERE channel = ?1 AND group_key = ?2 AND"
+    " status = 'grouped' AND group_row IS NOT NULL) AS latest WHERE n = 1";
 constexpr const char* kGroupUpsertSql =
     "INSERT INTO outbox_groups (channel, group_key, last_sequence, last_message_at, episode)"
     " VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (channel, group_key) DO UPDATE SET"
@@ -176,6 +175,7 @@ Status InsertNotice(Stmt& s, const core::OutboxRow& row) {
   s.BindText(14, row.remote_message_id);
   s.BindInt(15, store::ToMicros(row.created_at));
   s.BindInt(16, store::ToMicros(row.updated_at));
+  s.BindText(17, core::OutboxRowKindName(row.kind));
   return s.Run();
 }
 
@@ -184,7 +184,7 @@ Status InsertNotice(Stmt& s, const core::OutboxRow& row) {
 struct SqliteIncidentStore::OutboxStatements {
   Stmt begin, commit, rollback, claim, outcome, supersede, sent_times, thread, folded;
   Stmt insert_notice, dead_rows, trim;
-  Stmt waiting_groups, group_waiting, group_state, group_mark, group_open, group_upsert;
+  Stmt waiting_groups, group_waiting, group_state, group_mark, group_taken, group_upsert;
   Stmt group_open_keys;
   Stmt group_members, cancel_tier_row, insert_attempt;
 };
@@ -217,7 +217,7 @@ Status SqliteIncidentStore::PrepareOutbox() {
                       " key >= ?2 AND key < ?3 AND status = 'folded' AND created_at >= ?4 AND"
                       " created_at < ?5 ORDER BY created_at, key"},
       {&s.insert_notice, std::string("INSERT INTO outbox (") + kOutboxColumns +
-                             ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING"},
+                             ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING"},
       // Dead rows are few (an operator retries or drops them): the status prefix of
       // outbox_due finds them.
       {&s.dead_rows, std::string("SELECT ") + kOutboxColumns +
@@ -227,7 +227,7 @@ Status SqliteIncidentStore::PrepareOutbox() {
       {&s.group_waiting, kGroupWaitingSql},
       {&s.group_state, kGroupStateSql},
       {&s.group_mark, kGroupMarkSql},
-      {&s.group_open, kGroupOpenSql},
+      {&s.group_taken, kGroupTakenSql},
       {&s.group_upsert, kGroupUpsertSql},
       {&s.group_open_keys, kGroupOpenKeysSql},
       {&s.cancel_tier_row, kCancelTierRowSql},
@@ -261,9 +261,9 @@ core::Result<std::vector<core::OutboxRow>> SqliteIncidentStore::ClaimDue(std::st
       s.Reset();
       return parsed.error();
     }
-    parsed->claims = static_cast<uint32_t>(s.Uint(16));
-    parsed->throttled_since = s.Time(17);
-    parsed->tier = static_cast<uint32_t>(s.Uint(18));
+    parsed->claims = static_cast<uint32_t>(s.Uint(kOutboxColumnCount));
+    parsed->throttled_since = s.Time(kOutboxColumnCount + 1);
+    parsed->tier = static_cast<uint32_t>(s.Uint(kOutboxColumnCount + 2));
     out.push_back(std::move(*parsed));
   }
   s.Reset();
@@ -434,12 +434,40 @@ core::Result<std::vector<core::WaitingGroup>> SqliteIncidentStore::WaitingGroups
   return out;
 }
 
+namespace {
+
+// The members `s` (kGroupWaitingSql or kGroupTakenSql) yields, and, when `first_ready` is
+// given, the ready time of the first (kGroupWaitingSql lists the earliest first).
+core::Status ReadGroupMembers(Stmt& s, std::vector<core::GroupMemberFact>& out,
+                              std::optional<core::WallTime>* first_ready) {
+  for (;;) {
+    auto row = s.Step();
+    if (!row) return row.error();
+    if (!*row) break;
+    auto transition = core::ParseTransitionName(s.Text(3));
+    if (!transition) {
+      s.Reset();
+      return transition.error();
+    }
+    out.push_back(core::GroupMemberFact{.key = s.Text(0),
+                                        .generation = s.Uint(1),
+                                        .version = s.Uint(2),
+                                        .transition = *transition});
+    if (first_ready != nullptr && !*first_ready) *first_ready = store::FromMicros(s.Int(4));
+  }
+  s.Reset();
+  return {};
+}
+
+}  // namespace
+
 core::Result<std::optional<core::OutboxRow>> SqliteIncidentStore::AssembleGroup(
-    std::string_view channel, std::string_view group_key, core::Duration group_wait,
-    core::Duration group_interval, core::WallTime now) {
+    std::string_view channel, std::string_view group_key, core::WallTime now,
+    const core::GroupPlanner& plan) {
   OutboxStatements& s = *outbox_;
   using Assembled = core::Result<std::optional<core::OutboxRow>>;
-  // BEGIN IMMEDIATE: one writer at a time, so the members read are the members marked.
+  // BEGIN IMMEDIATE: one writer at a time, so the facts the plan decides on stay true until
+  // the commit, and the members read are the members marked.
   if (auto status = s.begin.Run(); !status) return status.error();
   auto fail = [&s](core::Error error) -> Assembled {
     (void)s.rollback.Run();
@@ -449,32 +477,26 @@ core::Result<std::optional<core::OutboxRow>> SqliteIncidentStore::AssembleGroup(
     if (auto status = s.rollback.Run(); !status) return status.error();
     return std::optional<core::OutboxRow>{};
   };
-  std::vector<core::TransitionKind> transitions;
-  std::optional<core::WallTime> first;
+  core::GroupFacts facts{.channel = std::string(channel),
+                         .group_key = std::string(group_key),
+                         .at = now,
+                         .ready = {},
+                         .first_waiting = {},
+                         .taken = {},
+                         .state = std::nullopt};
+  const int64_t now_us = store::ToMicros(now);
   {
     Stmt& w = s.group_waiting;
     w.BindText(1, channel);
     w.BindText(2, group_key);
-    w.BindInt(3, store::ToMicros(now));
-    for (;;) {
-      auto row = w.Step();
-      if (!row) return fail(row.error());
-      if (!*row) break;
-      auto kind = core::ParseTransitionName(w.Text(0));
-      if (!kind) {
-        w.Reset();
-        return fail(kind.error());
-      }
-      transitions.push_back(*kind);
-      if (!first) first = store::FromMicros(w.Int(1));
+    w.BindInt(3, now_us);
+    std::optional<core::WallTime> first;
+    if (auto status = ReadGroupMembers(w, facts.ready, &first); !status) {
+      return fail(status.error());
     }
-    w.Reset();
+    if (!first) return nothing();
+    facts.first_waiting = *first;
   }
-  if (!first) return nothing();
-  uint64_t sequence = 1;
-  std::optional<core::WallTime> last;
-  bool had_state = false;
-  core::StoredEpisode stored;
   {
     Stmt& g = s.group_state;
     g.BindText(1, channel);
@@ -482,57 +504,42 @@ core::Result<std::optional<core::OutboxRow>> SqliteIncidentStore::AssembleGroup(
     auto row = g.Step();
     if (!row) return fail(row.error());
     if (*row) {
-      had_state = true;
-      sequence = g.Uint(0) + 1;
-      last = store::FromMicros(g.Int(1));
-      if (!g.IsNull(2)) stored = g.Uint(2);  // NULL: kept before episodes were
+      facts.state = core::GroupState{.last_sequence = g.Uint(0),
+                                     .last_message_at = store::FromMicros(g.Int(1)),
+                                     .episode = std::nullopt};
+      if (!g.IsNull(2)) facts.state->episode = g.Uint(2);  // NULL: kept before episodes were
     }
     g.Reset();
   }
-  const uint64_t episode = core::GroupEpisodeOf(had_state, stored, sequence);
-  const core::GroupPolicy timing{
-      .group_by = {}, .group_wait = group_wait, .group_interval = group_interval};
-  // The message is due at `due`, which a late dispatcher round may have passed: the row and the
-  // group's interval count from it, so the cadence does not drift with when rounds run.
-  const core::WallTime due = core::GroupDueAt(timing, *first, last);
-  if (due > now) return nothing();
-  const core::TransitionKind transition = core::GroupTransition(transitions);
-  // The idempotency key does not depend on the payload: mark first, then count what is open.
-  const std::string id =
-      core::MakeGroupRow(channel, group_key, sequence, transition, 0, now).idempotency_key;
-  const int64_t now_us = store::ToMicros(now);
+  {
+    Stmt& t = s.group_taken;
+    t.BindText(1, channel);
+    t.BindText(2, group_key);
+    if (auto status = ReadGroupMembers(t, facts.taken, nullptr); !status) {
+      return fail(status.error());
+    }
+  }
+  std::optional<core::GroupMessage> message = plan(facts);
+  if (!message) return nothing();
+  core::OutboxRow& group = message->row;
+  if (auto status = InsertNotice(s.insert_notice, group); !status) return fail(status.error());
+  if (sqlite3_changes(db_) == 0) return nothing();  // built already: its key exists
   {
     Stmt& m = s.group_mark;
     m.BindText(1, channel);
     m.BindText(2, group_key);
-    m.BindText(3, id);
+    m.BindText(3, group.idempotency_key);
     m.BindInt(4, now_us);
     if (auto status = m.Run(); !status) return fail(status.error());
   }
-  uint64_t open_after = 0;
   {
-    Stmt& o = s.group_open;
-    o.BindText(1, channel);
-    o.BindText(2, group_key);
-    auto row = o.Step();
-    if (!row) return fail(row.error());
-    if (*row) open_after = o.Uint(0);
-    o.Reset();
-  }
-  core::OutboxRow group =
-      core::MakeGroupRow(channel, group_key, sequence, transition, open_after, now, episode);
-  group.next_attempt_at = due;
-  if (auto status = InsertNotice(s.insert_notice, group); !status) return fail(status.error());
-  if (sqlite3_changes(db_) == 0) return nothing();  // built already: its key exists
-  {
+    const core::GroupState& after = message->state_after;
     Stmt& u = s.group_upsert;
     u.BindText(1, channel);
     u.BindText(2, group_key);
-    u.BindUint(3, sequence);
-    u.BindInt(4, store::ToMicros(due));
-    if (const core::StoredEpisode after = core::GroupEpisodeAfter(episode, open_after)) {
-      u.BindUint(5, *after);
-    }  // else NULL, as Reset left it
+    u.BindUint(3, after.last_sequence);
+    u.BindInt(4, store::ToMicros(after.last_message_at));
+    if (after.episode) u.BindUint(5, *after.episode);  // else NULL, as Reset left it
     if (auto status = u.Run(); !status) return fail(status.error());
   }
   if (auto status = s.commit.Run(); !status) return fail(status.error());

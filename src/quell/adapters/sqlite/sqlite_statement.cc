@@ -63,6 +63,9 @@ core::Result<core::OutboxRow> ReadOutboxRow(const Stmt& s) {
   row.remote_message_id = s.Text(13);
   row.created_at = store::FromMicros(s.Int(14));
   row.updated_at = store::FromMicros(s.Int(15));
+  auto kind = core::ParseOutboxRowKind(s.Text(16));
+  if (!kind) return kind.error();
+  row.kind = *kind;
   return row;
 }
 

@@ -106,9 +106,11 @@ class Stmt {
 inline constexpr const char* kOutboxColumns =
     "idempotency_key, key, generation, version, transition, channel, payload, status, attempts,"
     " next_attempt_at, lease_owner, lease_expires_at, last_error, remote_message_id, created_at,"
-    " updated_at";
+    " updated_at, kind";
+// How many columns kOutboxColumns names: a statement's extra columns come after them.
+inline constexpr int kOutboxColumnCount = 17;
 
-// The row `s` stands on, selected as kOutboxColumns. kCorrupt for an unknown status.
+// The row `s` stands on, selected as kOutboxColumns. kCorrupt for an unknown status or kind.
 core::Result<core::OutboxRow> ReadOutboxRow(const Stmt& s);
 
 // The incident columns, in the order ReadIncident reads them.

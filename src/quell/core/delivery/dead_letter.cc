@@ -47,7 +47,8 @@ OutboxRow MakeDeadLetterRow(std::string_view channel, BudgetWindow window, WallT
   const auto length = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::seconds>(window.end - window.start).count());
   return MakeWindowRow(std::string(kDeadLetterKey), static_cast<uint64_t>(Seconds(window.start)),
-                       length, channel, "dead_letter", "channel", channel, window, now);
+                       length, channel, OutboxRowKind::kDeadLetter, "channel", channel, window,
+                       now);
 }
 
 BudgetWindow DeadLetterWindowOf(const OutboxRow& notice) {
@@ -123,8 +124,15 @@ std::string DeadLetterPayload(const OutboxRow& notice, std::span<const OutboxRow
 }
 
 MessageKind MessageKindOf(const OutboxRow& row) {
-  if (IsDeadLetterKey(row.key)) return MessageKind::kDeadLetter;
-  if (IsDigestKey(row.key)) return MessageKind::kDigest;
+  switch (row.kind) {
+    case OutboxRowKind::kDeadLetter:
+      return MessageKind::kDeadLetter;
+    case OutboxRowKind::kDigest:
+      return MessageKind::kDigest;
+    case OutboxRowKind::kIncident:
+    case OutboxRowKind::kGroup:
+      break;
+  }
   return MessageKind::kIncident;
 }
 

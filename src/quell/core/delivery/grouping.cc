@@ -90,6 +90,7 @@ OutboxRow MakeGroupRow(std::string_view channel, std::string_view group_key, uin
                        TransitionKind transition, uint64_t open_after, WallTime now,
                        uint64_t episode) {
   OutboxRow row;
+  row.kind = OutboxRowKind::kGroup;
   row.key = std::string(kGroupKeyPrefix) + std::string(group_key);
   row.generation = sequence;
   row.version = 1;

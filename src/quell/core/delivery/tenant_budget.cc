@@ -19,9 +19,8 @@ BudgetWindow HourWindow(WallTime at) {
 bool IsDigestKey(std::string_view key) { return key.starts_with(kDigestKeyPrefix); }
 
 OutboxRow MakeWindowRow(std::string key, uint64_t generation, uint64_t version,
-                        std::string_view channel, std::string_view kind,
-                        std::string_view subject_name, std::string_view subject,
-                        BudgetWindow window, WallTime now) {
+                        std::string_view channel, OutboxRowKind kind, std::string_view subject_name,
+                        std::string_view subject, BudgetWindow window, WallTime now) {
   OutboxRow row;
   row.key = std::move(key);
   row.generation = generation;
@@ -30,8 +29,9 @@ OutboxRow MakeWindowRow(std::string key, uint64_t generation, uint64_t version,
   row.transition = TransitionKind::kOpen;
   row.channel = std::string(channel);
   row.idempotency_key = OutboxIdempotencyKey(row.key, row.generation, row.version, row.channel);
+  row.kind = kind;
   row.payload = "{";
-  AppendJsonString(row.payload, kind);
+  AppendJsonString(row.payload, OutboxRowKindName(kind));
   row.payload += ":{";
   AppendJsonString(row.payload, subject_name);
   row.payload += ':';
@@ -53,7 +53,7 @@ OutboxRow MakeDigestRow(std::string_view tenant, std::string_view channel, Budge
   const auto hour = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::hours>(window.start.time_since_epoch()).count());
   return MakeWindowRow(std::string(kDigestKeyPrefix) + std::string(tenant), hour, 1, channel,
-                       "digest", "tenant", tenant, window, now);
+                       OutboxRowKind::kDigest, "tenant", tenant, window, now);
 }
 
 std::string_view DigestTenant(const OutboxRow& digest) {

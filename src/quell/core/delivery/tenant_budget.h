@@ -36,11 +36,11 @@ bool IsDigestKey(std::string_view key);
 
 // A row that reports a window rather than one transition (a digest, a dead-letter notice):
 // pending, due at the window's end, keyed by (key, generation, version, channel), with the
-// payload {"<kind>":{"<subject_name>":"<subject>","window_start":"...","window_end":"..."}}.
+// payload {"<kind>":{"<subject_name>":"<subject>","window_start":"...","window_end":"..."}}
+// (<kind>: OutboxRowKindName).
 OutboxRow MakeWindowRow(std::string key, uint64_t generation, uint64_t version,
-                        std::string_view channel, std::string_view kind,
-                        std::string_view subject_name, std::string_view subject,
-                        BudgetWindow window, WallTime now);
+                        std::string_view channel, OutboxRowKind kind, std::string_view subject_name,
+                        std::string_view subject, BudgetWindow window, WallTime now);
 
 // The digest row of (tenant, channel, window): generation = the window's hour number since the
 // epoch, version 1, due at the window's end, a payload naming tenant and window. Built the same

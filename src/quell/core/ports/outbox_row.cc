@@ -12,6 +12,8 @@ constexpr std::array<const char*, 13> kStatusNames = {
     "pending",  "in_flight", "sent",    "dead",  "shadow",    "superseded", "folded",
     "silenced", "dropped",   "grouped", "muted", "cancelled", "inhibited"};
 
+constexpr std::array<const char*, 4> kKindNames = {"incident", "group", "digest", "dead_letter"};
+
 void AppendPart(std::string& out, std::string_view part) {
   // Length-prefixed, so no choice of key or channel can make two tuples encode alike.
   out += std::to_string(part.size());
@@ -21,6 +23,15 @@ void AppendPart(std::string& out, std::string_view part) {
 }
 
 }  // namespace
+
+const char* OutboxRowKindName(OutboxRowKind kind) { return kKindNames[static_cast<size_t>(kind)]; }
+
+Result<OutboxRowKind> ParseOutboxRowKind(std::string_view name) {
+  for (size_t i = 0; i < kKindNames.size(); ++i) {
+    if (name == kKindNames[i]) return static_cast<OutboxRowKind>(i);
+  }
+  return MakeError(ErrorCode::kCorrupt, "unknown outbox row kind \"" + std::string(name) + "\"");
+}
 
 const char* OutboxStatusName(OutboxStatus status) {
   return kStatusNames[static_cast<size_t>(status)];

@@ -44,6 +44,16 @@ enum class OutboxStatus : uint8_t {
   kInhibited
 };
 
+// What an outbox row is, stored in its own column (kind) and written at insert: an incident's
+// transition (a grouped member and an escalation tier's row are incident rows too), a group's
+// message (core/delivery/grouping.h), a tenant's hourly digest (core/delivery/tenant_budget.h)
+// or a dead-letter notice (core/delivery/dead_letter.h). Readers ask the row, never its key:
+// the key stays what it always was, because idempotency keys are derived from it.
+enum class OutboxRowKind : uint8_t { kIncident, kGroup, kDigest, kDeadLetter };
+
+const char* OutboxRowKindName(OutboxRowKind kind);
+Result<OutboxRowKind> ParseOutboxRowKind(std::string_view name);
+
 const char* OutboxStatusName(OutboxStatus status);
 Result<OutboxStatus> ParseOutboxStatus(std::string_view name);
 Result<TransitionKind> ParseTransitionName(std::string_view name);
@@ -81,7 +91,12 @@ struct OutboxRow {
   // The escalation tier the row belongs to (core::TierTarget): 0 for an ordinary row; k >= 1
   // for the k-th tier of an escalation, whose open the dispatcher checks again before sending.
   uint32_t tier = 0;
+  OutboxRowKind kind = OutboxRowKind::kIncident;
 };
+
+inline bool IsGroupRow(const OutboxRow& row) { return row.kind == OutboxRowKind::kGroup; }
+inline bool IsDigestRow(const OutboxRow& row) { return row.kind == OutboxRowKind::kDigest; }
+inline bool IsDeadLetterRow(const OutboxRow& row) { return row.kind == OutboxRowKind::kDeadLetter; }
 
 // "q1-" + 32 hex digits (128 bits) of SHA-256 over an unambiguous encoding of the four parts.
 // Deterministic across processes, machines and versions of quell: the unique constraint that

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "quell/core/ports/group_facts.h"
 #include "quell/core/ports/outbox_row.h"
 #include "quell/core/result.h"
 #include "quell/core/text/time.h"
@@ -112,16 +113,19 @@ class OutboxStore {
   // (channel, group key).
   virtual Result<std::vector<WaitingGroup>> WaitingGroups() = 0;
 
-  // In one transaction: when (channel, group_key) has waiting members ready at `now` (due: an
-  // escalation tier's open waits for its tier's time) and its next message is due at `now`
-  // (core::GroupDueAt with `group_wait` and `group_interval`, read inside the transaction),
-  // inserts the group's next row (core::MakeGroupRow, sequence = the previous + 1) and marks
-  // exactly the ready members as its own. nullopt when nothing was waiting or due,
-  // or another writer built that message first (its idempotency key exists): nothing changes.
+  // In one transaction: reads the facts of (channel, group_key) at `now` (GroupFacts: the
+  // members ready then, an escalation tier's open at its tier's time; the latest member of each
+  // key its earlier messages took; its kept state) and asks `plan`, which decides (the core's
+  // PlanGroupMessage). When it answers with a message, inserts its row, marks exactly the ready
+  // members read as that row's, keeps its state_after, and commits. nullopt when nothing was
+  // ready, `plan` answered none, or another writer built that message first (its idempotency
+  // key exists): nothing changes. The facts stay true until the commit (SQLite: BEGIN
+  // IMMEDIATE; PostgreSQL: the ready members and the group's state FOR UPDATE), so two writers
+  // never both take a member or both send a message; a planner that only read facts and a
+  // second call that wrote would lose that, which is why the plan runs inside.
   virtual Result<std::optional<OutboxRow>> AssembleGroup(std::string_view channel,
-                                                         std::string_view group_key,
-                                                         Duration group_wait,
-                                                         Duration group_interval, WallTime now) = 0;
+                                                         std::string_view group_key, WallTime now,
+                                                         const GroupPlanner& plan) = 0;
 
   // The members of the group row whose idempotency key is `group_row`, in commit order
   // (core::SortWaitingMembers: created_at, key byte-wise, generation, version).
