@@ -22,6 +22,7 @@
 #include "quell/adapters/channels/slack_channel.h"
 #include "quell/adapters/curl/curl_http_client.h"
 #include "quell/adapters/http_server/ops_http_server.h"
+#include "quell/adapters/jsonl/message_codec.h"
 #include "quell/adapters/jsonl/payload_encoder.h"
 #include "quell/adapters/sqlite/sqlite_incident_store.h"
 #include "quell/app/poll_applier.h"
@@ -245,6 +246,10 @@ class AckLinkRoutesTest : public ::testing::Test {
     auto members = store_->GroupMembers(delivery.row.idempotency_key);
     EXPECT_TRUE(members.ok());
     delivery.row.payload = core::GroupPayload(delivery.row, *members);
+    // Read once, as the dispatcher reads it: the channels take the group's episode from it.
+    auto content = jsonl::DecodeMessage(delivery.row);
+    EXPECT_TRUE(content.ok());
+    if (content.ok()) delivery.content = std::move(*content);
     delivery.message = core::RenderedMessage{"errs", "group", "error"};
     return delivery;
   }
