@@ -119,8 +119,8 @@ class Dispatcher {
   // rows): that work then overlaps the batch on the wire instead of following it.
   AheadBatch ClaimAhead();
   // Reads a plain row's payload and renders its message (the claim ahead's share of Prepare).
-  core::Result<ReadMessage> ReadAndRender(std::string_view channel_type,
-                                          const core::OutboxRow& row, core::WallTime now) const;
+  core::Result<ReadMessage> ReadAndRender(std::string_view channel_type, const core::OutboxRow& row,
+                                          core::WallTime now) const;
   // `ahead`: rows already read and rendered (ClaimAhead), used instead of doing it again.
   std::vector<Attempt> Prepare(std::vector<core::OutboxRow> rows, Rendered ahead,
                                DispatchReport& report);
