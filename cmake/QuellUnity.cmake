@@ -4,8 +4,9 @@
 # in a unity build (scripts/test) as "redefinition of ... {anonymous}::NAME": rename the name,
 # or list the file (or, where every file does it, the library) here.
 
-# Libraries whose files each define the same names.
-foreach(target quell_channels quell_cli_commands)
+# Libraries whose files each define the same names (each channel's kChannel, each receiver's
+# field and error helpers, each command's exit codes).
+foreach(target quell_channels quell_cli_commands quell_test_receivers)
   if(TARGET ${target})
     set_target_properties(${target} PROPERTIES UNITY_BUILD OFF)
   endif()
@@ -18,10 +19,6 @@ set(quell_unity_alone
   src/quell/app/metrics.cc                          # a member type from the anonymous namespace
   src/quell/app/operator_queries.cc                 # Bad
   src/quell/sim/routes_metrics.cc                   # Info
-  test/support/mattermost_receiver.cc               # StringField
-  test/support/ntfy_receiver.cc                     # kMaxMessageBytes
-  test/support/opsgenie_receiver.cc                 # StringField, Chars
-  test/support/pagerduty_receiver.cc                # StringField
   test/support/prometheus_server.cc                 # kStartDeadline, FormatValue
 )
 foreach(file IN LISTS quell_unity_alone)

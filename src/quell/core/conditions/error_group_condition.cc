@@ -7,9 +7,7 @@
 #include <utility>
 
 namespace quell::core {
-namespace {
-
-bool IsUnhealthy(const ErrorGroupCondition& condition, const ErrorGroup& group,
+bool IsUnhealthyGroup(const ErrorGroupCondition& condition, const ErrorGroup& group,
                  std::optional<WallTime> previous_watermark) {
   if (group.resolved) return false;
   if (condition.rule == UnhealthyRule::kUnresolved) return true;
@@ -18,8 +16,6 @@ bool IsUnhealthy(const ErrorGroupCondition& condition, const ErrorGroup& group,
   if (!previous_watermark || !group.last_seen) return true;
   return *group.last_seen > *previous_watermark;
 }
-
-}  // namespace
 
 std::optional<std::string_view> GroupField(const ErrorGroup& group, std::string_view name) {
   if (name == "error_group_id" || name == "id") return std::string_view{group.id};
@@ -70,7 +66,7 @@ GroupObservations ObserveGroups(const ErrorGroupCondition& condition, const Grou
         (!result.watermark || *group.last_seen > *result.watermark)) {
       result.watermark = group.last_seen;
     }
-    const bool unhealthy = IsUnhealthy(condition, group, previous_watermark);
+    const bool unhealthy = IsUnhealthyGroup(condition, group, previous_watermark);
     // A partial listing only ever contributes what it proves: failures it saw.
     if (!listing.complete && !unhealthy) continue;
 

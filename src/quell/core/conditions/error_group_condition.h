@@ -40,6 +40,11 @@ struct ErrorGroupCondition {
 // status, count, first_seen, last_seen, tags.NAME, or any other field the source sent.
 std::optional<std::string_view> GroupField(const ErrorGroup& group, std::string_view name);
 
+// Whether a listed group counts as failing under the condition's rule, given the watermark of
+// the last complete listing (ObserveGroups and ListingObserver judge a group alike).
+bool IsUnhealthyGroup(const ErrorGroupCondition& condition, const ErrorGroup& group,
+                      std::optional<WallTime> previous_watermark);
+
 bool Matches(const GroupFilter& filter, const ErrorGroup& group);
 
 struct GroupObservations {

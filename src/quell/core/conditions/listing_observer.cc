@@ -4,17 +4,6 @@
 #include <utility>
 
 namespace quell::core {
-namespace {
-
-bool IsUnhealthy(const ErrorGroupCondition& condition, const ErrorGroup& group,
-                 std::optional<WallTime> previous_watermark) {
-  if (group.resolved) return false;
-  if (condition.rule == UnhealthyRule::kUnresolved) return true;
-  if (!previous_watermark || !group.last_seen) return true;
-  return *group.last_seen > *previous_watermark;
-}
-
-}  // namespace
 
 ListingObserver::ListingObserver(const ErrorGroupCondition& condition,
                                  std::optional<WallTime> previous_watermark, WallTime at,
@@ -35,7 +24,7 @@ void ListingObserver::ObservePage(std::span<const ErrorGroup> page, const GroupE
     if (group.last_seen && (!watermark_ || *group.last_seen > *watermark_)) {
       watermark_ = group.last_seen;
     }
-    const bool unhealthy = IsUnhealthy(condition_, group, previous_watermark_);
+    const bool unhealthy = IsUnhealthyGroup(condition_, group, previous_watermark_);
     const auto lookup = [&group](std::string_view field) { return GroupField(group, field); };
     key.clear();
     condition_.key.AppendTo(key, lookup);
