@@ -8,7 +8,7 @@
 
 namespace quell::core {
 bool IsUnhealthyGroup(const ErrorGroupCondition& condition, const ErrorGroup& group,
-                 std::optional<WallTime> previous_watermark) {
+                      std::optional<WallTime> previous_watermark) {
   if (group.resolved) return false;
   if (condition.rule == UnhealthyRule::kUnresolved) return true;
   // kNewEvents. Without a previous complete listing there is no baseline, and an unresolved
