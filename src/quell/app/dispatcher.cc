@@ -271,9 +271,9 @@ core::Result<Dispatcher::ReadMessage> Dispatcher::ReadAndRender(std::string_view
                                                                 const core::OutboxRow& row,
                                                                 core::WallTime now) const {
   auto content = renderer_.Decode(row);
-  if (!content) return std::move(content.error());
+  if (!content) return content.error();
   auto message = renderer_.RenderMessage(channel_type, row, *content, now);
-  if (!message) return std::move(message.error());
+  if (!message) return message.error();
   return ReadMessage{std::move(*content), std::move(*message)};
 }
 
