@@ -5,8 +5,9 @@
 # or list the file (or, where every file does it, the library) here.
 
 # Libraries whose files each define the same names (each channel's kChannel, each receiver's
-# field and error helpers, each command's exit codes).
-foreach(target quell_channels quell_cli_commands quell_test_receivers)
+# field and error helpers, each command's exit codes). The test libraries are listed here, not
+# file by file below: a fuzzer build has no test/ directory to set a file's property in.
+foreach(target quell_channels quell_cli_commands quell_test_receivers quell_test_prometheus)
   if(TARGET ${target})
     set_target_properties(${target} PROPERTIES UNITY_BUILD OFF)
   endif()
@@ -19,7 +20,6 @@ set(quell_unity_alone
   src/quell/app/metrics.cc                          # a member type from the anonymous namespace
   src/quell/app/operator_queries.cc                 # Bad
   src/quell/sim/routes_metrics.cc                   # Info
-  test/support/prometheus_server.cc                 # kStartDeadline, FormatValue
 )
 foreach(file IN LISTS quell_unity_alone)
   get_filename_component(dir ${PROJECT_SOURCE_DIR}/${file} DIRECTORY)
