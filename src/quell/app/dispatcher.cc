@@ -277,6 +277,15 @@ core::Result<Dispatcher::ReadMessage> Dispatcher::ReadAndRender(std::string_view
   return ReadMessage{std::move(*content), std::move(*message)};
 }
 
+void Dispatcher::TakeRead(Attempt& attempt, core::Result<ReadMessage> read) {
+  if (!read) {
+    attempt.failed = core::SendOutcome::Permanent("render: " + read.error().message);
+    return;
+  }
+  attempt.delivery.content = std::move(read->content);
+  attempt.delivery.message = std::move(read->message);
+}
+
 std::vector<Dispatcher::Attempt> Dispatcher::Prepare(std::vector<core::OutboxRow> rows,
                                                      Rendered ahead, DispatchReport& report) {
   const core::WallTime now = clock_.Now();
@@ -333,28 +342,21 @@ std::vector<Dispatcher::Attempt> Dispatcher::Prepare(std::vector<core::OutboxRow
     const auto it = attempt.render ? ahead.find(attempt.delivery.row.idempotency_key) : ahead.end();
     if (it == ahead.end()) {
       to_read.push_back(&attempt);
-    } else if (it->second) {
-      attempt.delivery.content = std::move(it->second->content);
-      attempt.delivery.message = std::move(it->second->message);
     } else {
-      attempt.failed = core::SendOutcome::Permanent("render: " + it->second.error().message);
+      TakeRead(attempt, std::move(it->second));
     }
   }
   ForEachBounded(to_read.size(), options_.prepare_threads, [&](size_t i) {
     Attempt& attempt = *to_read[i];
-    auto content = renderer_.Decode(attempt.delivery.row);
-    if (!content) {
-      attempt.failed = core::SendOutcome::Permanent("render: " + content.error().message);
+    if (attempt.render) {
+      TakeRead(attempt, ReadAndRender(attempt.route->type, attempt.delivery.row, now));
       return;
     }
-    attempt.delivery.content = std::move(*content);
-    if (!attempt.render) return;
-    auto message = renderer_.RenderMessage(attempt.route->type, attempt.delivery.row,
-                                           attempt.delivery.content, now);
-    if (message) {
-      attempt.delivery.message = std::move(*message);
+    auto content = renderer_.Decode(attempt.delivery.row);  // a digest or notice: read only
+    if (content) {
+      attempt.delivery.content = std::move(*content);
     } else {
-      attempt.failed = core::SendOutcome::Permanent("render: " + message.error().message);
+      attempt.failed = core::SendOutcome::Permanent("render: " + content.error().message);
     }
   });
 

@@ -121,6 +121,8 @@ class Dispatcher {
   // Reads a plain row's payload and renders its message (the claim ahead's share of Prepare).
   core::Result<ReadMessage> ReadAndRender(std::string_view channel_type, const core::OutboxRow& row,
                                           core::WallTime now) const;
+  // Puts a row's read and rendered message on its attempt, or fails the attempt with the error.
+  static void TakeRead(Attempt& attempt, core::Result<ReadMessage> read);
   // `ahead`: rows already read and rendered (ClaimAhead), used instead of doing it again.
   std::vector<Attempt> Prepare(std::vector<core::OutboxRow> rows, Rendered ahead,
                                DispatchReport& report);
