@@ -20,7 +20,7 @@ import {fileURLToPath} from 'node:url';
 import {chromium} from 'playwright-core';
 
 import {contrastFailures, scrollWidth, unnamedControls} from './lib/page_checks.mjs';
-import {events, logTail, startQuell, startSim, stop, stopAll, waitFor}
+import {events, logTail, sleep, startQuell, startSim, stop, stopAll, waitFor}
   from './lib/processes.mjs';
 import {startReceiver} from './lib/receiver.mjs';
 
@@ -280,9 +280,38 @@ async function main() {
 
     await step('Acknowledge with the token shows who acked, and the API agrees', async () => {
       assert.ok(!(await page.locator('#acked-by').innerText()).includes(TOKEN_NAME));
+      // The page's own refresh reads the incident every 5 s. Hold the answer of one that was
+      // read before the ack until after the ack's reload has drawn: the page must not draw
+      // that older read over the newer one (it did, and showed the incident unacked again).
+      const story = `**/v1/incidents/${enc(STORY)}?limit=200`;
+      let readBefore;
+      let answered;
+      const readDone = new Promise((resolve) => { answered = resolve; });
+      const fetched = new Promise((resolve) => { readBefore = resolve; });
+      let held = false;
+      await page.route(story, async (route) => {
+        if (held) return route.continue();
+        held = true;
+        const response = await route.fetch();
+        readBefore();
+        await waitFor('the ack to be drawn before the older read answers', async () =>
+          (await page.locator('#acked-by').innerText()).includes(TOKEN_NAME), 10000);
+        await route.fulfill({response});
+        answered();
+      });
+      await fetched;
       await page.getByRole('button', {name: 'Acknowledge'}).click();
       await waitFor('#acked-by to name ' + TOKEN_NAME, async () =>
         (await page.locator('#acked-by').innerText()).includes(TOKEN_NAME), 10000);
+      await readDone;
+      await page.unroute(story);
+      // The older read's page goes on to read the timeline before it would draw: give it that
+      // read's time, checking all along that the ack stays shown.
+      for (let i = 0; i < 10; i++) {
+        assert.ok((await page.locator('#acked-by').innerText()).includes(TOKEN_NAME),
+          'an older read was drawn over the ack');
+        await sleep(100);
+      }
       const {incident: inc} = await incident(base, STORY);
       assert.equal(inc.acked_by, TOKEN_NAME);
       assert.equal((await incident(base, OTHER)).incident.acked_by || '', '');
@@ -354,9 +383,27 @@ async function main() {
     });
 
     await step('open reads: with the right token Acknowledge acks', async () => {
-      // The refused token left the page logged out; Acknowledge asks again.
+      // The refused token left the page logged out, its form shown; Acknowledge asks again.
+      // Typing into that form while the ack's refusal is on its way must not be lost when the
+      // refusal arrives (the form was drawn anew, emptied, and Log in hit an empty field): the
+      // refusal is held until the token is typed.
+      const ackUrl = `**/v1/incidents/${enc(OTHER)}/ack`;
+      let typed;
+      const tokenTyped = new Promise((resolve) => { typed = resolve; });
+      let heldAck = false;
+      await page.route(ackUrl, async (route) => {
+        if (heldAck) return route.continue();
+        heldAck = true;
+        await tokenTyped;
+        await route.continue();
+      });
       await page.getByRole('button', {name: 'Acknowledge'}).click();
       await page.getByLabel('API token').fill(TOKEN);
+      typed();
+      await waitFor('the form to say Acknowledge needs the token', async () =>
+        /Acknowledge needs/.test(await page.locator('#token-form-h').innerText()), 10000);
+      assert.equal(await page.getByLabel('API token').inputValue(), TOKEN);
+      await page.unroute(ackUrl);
       await page.getByRole('button', {name: 'Log in'}).click();
       await waitFor('#acked-by to name ' + TOKEN_NAME, async () =>
         (await page.locator('#acked-by').innerText()).includes(TOKEN_NAME), 10000);

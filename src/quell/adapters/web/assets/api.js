@@ -58,7 +58,6 @@ export async function read(path) {
     if (e.status === 401) {
       stopRefresh(); // no refresh behind the form: it would ask again every 5 s
       loggedIn = false;
-      drawTokenArea();
       showTokenForm('This quell needs its token to show anything; log in once and every link '
         + 'opens directly.');
       throw new NeedToken();
@@ -77,7 +76,6 @@ export async function act(what, method, path, body, done) {
     if (e.status === 401) {
       pendingAction = () => act(what, method, path, body, done);
       loggedIn = false;
-      drawTokenArea();
       showTokenForm(what + ' needs you to log in with the token.');
     } else {
       say(what + ' failed: ' + e.message);
@@ -102,9 +100,12 @@ async function logIn(token) {
   return true;
 }
 
+// A form already shown stays, with what is typed in it: an action's 401 can arrive after the
+// user started typing into the form a refused token left (redrawing the header here emptied
+// their input under them). A new form replaces the header's corner, "Log out" included.
 function showTokenForm(message) {
   const shown = document.getElementById('token-form');
-  if (shown) { // keep what is being typed; only the reason changes
+  if (shown) {
     document.getElementById('token-form-h').textContent = message;
     document.getElementById('token').focus();
     return;

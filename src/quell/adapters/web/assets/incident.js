@@ -275,9 +275,13 @@ export async function incidentPage(ctx, encoded) {
     ack.disabled = inc.status !== 'open';
     resolve.disabled = inc.status !== 'open';
   }
+  // Only the newest read is drawn: a refresh that started before an ack may answer after the
+  // ack's own reload, and would show the incident unacked again until the next one.
+  let asked = 0;
   async function reload() {
+    const mine = ++asked;
     const s = await fetchStory(key);
-    if (ctx.alive()) draw(s);
+    if (ctx.alive() && mine === asked) draw(s);
   }
 
   ack.addEventListener('click', () => act('Acknowledge', 'POST',

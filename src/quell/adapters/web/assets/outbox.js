@@ -27,11 +27,15 @@ export async function outboxPage(ctx) {
       onsubmit: (e) => e.preventDefault()}, field('o-status', 'Status', select)),
     holder);
 
+  // Only the newest read is drawn: a refresh that started before a Retry, a Drop or a filter
+  // change may answer after theirs, and would bring back the rows as they were.
+  let asked = 0;
   async function refresh() {
+    const mine = ++asked;
     const q = new URLSearchParams({limit: 500});
     if (status) q.set('status', status);
     const data = await read('/v1/outbox?' + q);
-    if (!ctx.alive()) return;
+    if (!ctx.alive() || mine !== asked) return;
     const rows = (data.rows || []).map((r) => {
       const ik = r.idempotency_key;
       const path = '/v1/outbox/dead/' + enc(ik);
