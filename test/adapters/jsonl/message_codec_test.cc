@@ -179,10 +179,34 @@ TEST(MessageCodecTest, RefusesAPayloadThatIsNoSnapshot) {
     EXPECT_EQ(message.error().code, core::ErrorCode::kInvalidArgument);
   }
   row.key = "{group}:condition=x";
+  row.kind = core::OutboxRowKind::kGroup;
   row.payload = R"({"group":{"key":"condition=x","members":[{"status":"open"}]}})";
   EXPECT_FALSE(DecodeMessage(row).ok()) << "a member without a key";
   row.payload = R"({"groups":{}})";
   EXPECT_FALSE(DecodeMessage(row).ok());
+}
+
+// The kind column decides what a payload is read as: an incident whose key looks like a group's
+// or whose upstream snapshot starts with a "group" member is still an incident, and a group row
+// is read as a group whatever its key.
+TEST(MessageCodecTest, TheRowKindNotTheKeyOrShapeSaysWhatThePayloadIs) {
+  core::OutboxRow row;
+  row.key = "{group}:lookalike";
+  row.payload = R"({"group":"upstream's own field","key":"{group}:lookalike","status":"open"})";
+  core::Result<core::Message> message = DecodeMessage(row);
+  ASSERT_TRUE(message.ok()) << message.error().message;
+  EXPECT_EQ(message->kind, core::Message::Kind::kIncident);
+  EXPECT_EQ(message->incident.key, "{group}:lookalike");
+
+  const core::WallTime now = *core::ParseRfc3339("2026-12-02T11:00:00Z");
+  core::OutboxRow group =
+      core::MakeGroupRow("ops", "condition=x", 1, core::TransitionKind::kOpen, 0, now, 0);
+  ASSERT_EQ(group.kind, core::OutboxRowKind::kGroup);
+  group.key = "renamed";
+  message = DecodeMessage(group);
+  ASSERT_TRUE(message.ok()) << message.error().message;
+  EXPECT_EQ(message->kind, core::Message::Kind::kGroup);
+  EXPECT_EQ(message->group.key, "condition=x");
 }
 
 TEST(MessageCodecTest, SortedObjectKeepsTheLastOfTwoMembersOfOneName) {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "quell/adapters/templates/mustache_renderer.h"
+#include "quell/core/delivery/grouping.h"
 
 namespace quell::templates {
 namespace {
@@ -34,6 +35,8 @@ std::string Payload(const std::string& key, const std::string& transition) {
 
 core::OutboxRow Row(std::string key, std::string payload) {
   core::OutboxRow row;
+  // As a store writes it: a group's row carries the group kind (the renderer reads the kind).
+  row.kind = core::IsGroupKey(key) ? core::OutboxRowKind::kGroup : core::OutboxRowKind::kIncident;
   row.key = std::move(key);
   row.channel = "ops";
   row.payload = std::move(payload);

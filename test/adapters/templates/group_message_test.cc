@@ -46,6 +46,7 @@ std::string GroupPayload(int opened, int resolved, int open_after) {
 core::OutboxRow Row(std::string payload, std::string channel = "ops") {
   core::OutboxRow row;
   row.key = "{group}:condition=model-answer";
+  row.kind = core::OutboxRowKind::kGroup;
   row.channel = std::move(channel);
   row.payload = std::move(payload);
   return row;

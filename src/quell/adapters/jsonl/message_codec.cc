@@ -193,13 +193,6 @@ core::Result<core::GroupSnapshot> GroupOf(const json& doc) {
   return group;
 }
 
-bool StartsAsGroup(std::string_view payload) {
-  const size_t first = payload.find_first_not_of(" \t\r\n");
-  if (first == std::string_view::npos || payload[first] != '{') return false;
-  const size_t name = payload.find_first_not_of(" \t\r\n", first + 1);
-  return name != std::string_view::npos && payload.substr(name, 7) == "\"group\"";
-}
-
 void AddString(std::vector<JsonMember>& members, const char* name, const std::string& value) {
   if (!value.empty()) members.push_back({name, JsonText(value)});
 }
@@ -331,21 +324,27 @@ core::Result<core::GroupSnapshot> DecodeGroup(std::string_view payload) {
 core::Result<core::Message> DecodeMessage(const core::OutboxRow& row) {
   core::Message message;
   const json doc = json::parse(row.payload, nullptr, /*allow_exceptions=*/false);
-  if (core::IsDeadLetterKey(row.key) || core::IsDigestKey(row.key)) {
-    message.kind = core::IsDeadLetterKey(row.key) ? core::Message::Kind::kDeadLetter
-                                                  : core::Message::Kind::kDigest;
-    if (doc.is_object() && doc.size() == 1) {
-      message.notice_name = doc.begin().key();
-      message.notice_json = Compact(doc.begin().value());
+  // The row's kind column says what the payload is; neither the key nor the payload's shape is
+  // read for it (an incident key may start like a group's, an upstream payload could hold "group").
+  switch (row.kind) {
+    case core::OutboxRowKind::kDeadLetter:
+    case core::OutboxRowKind::kDigest:
+      message.kind = row.kind == core::OutboxRowKind::kDeadLetter ? core::Message::Kind::kDeadLetter
+                                                                  : core::Message::Kind::kDigest;
+      if (doc.is_object() && doc.size() == 1) {
+        message.notice_name = doc.begin().key();
+        message.notice_json = Compact(doc.begin().value());
+      }
+      return message;
+    case core::OutboxRowKind::kGroup: {
+      message.kind = core::Message::Kind::kGroup;
+      core::Result<core::GroupSnapshot> group = GroupOf(doc);
+      if (!group) return group.error();
+      message.group = std::move(*group);
+      return message;
     }
-    return message;
-  }
-  if (core::IsGroupKey(row.key) || StartsAsGroup(row.payload)) {
-    message.kind = core::Message::Kind::kGroup;
-    core::Result<core::GroupSnapshot> group = GroupOf(doc);
-    if (!group) return group.error();
-    message.group = std::move(*group);
-    return message;
+    case core::OutboxRowKind::kIncident:
+      break;
   }
   core::Result<core::IncidentSnapshot> snapshot = SnapshotOf(doc);
   if (!snapshot) return snapshot.error();
