@@ -166,6 +166,8 @@ async function main() {
       assert.equal(page.url(), url); // moved within the page, no navigation or redraw
       assert.ok((await target.innerText()).includes('{group}:') === false);
       assert.ok((await target.innerText()).includes('condition=prom-alerts'));
+      assert.match(await target.locator('a.group-page').getAttribute('href'),
+        /^\/groups\/[^/]+\/condition%3Dprom-alerts$/);
     });
 
     await step('the page: names, contrast, 360 px', async () => {

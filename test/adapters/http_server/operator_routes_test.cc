@@ -439,6 +439,7 @@ TEST_F(OperatorRoutesTest, OneGroupedIncidentShowsSeverityItsSendsAndItsGroupMes
   const json& message = body["group_messages"][0];
   EXPECT_EQ(message["idempotency_key"], group_row);
   EXPECT_EQ(message["key"], "{group}:condition=prom-alerts");
+  EXPECT_EQ(message["group_key"], "condition=prom-alerts");  // as /v1/groups names it
   EXPECT_EQ(message["channel"], "webhook");
   EXPECT_EQ(message["status"], "sent");
   EXPECT_EQ(message["remote_message_id"], "hook-77");

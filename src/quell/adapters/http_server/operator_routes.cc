@@ -10,6 +10,7 @@
 
 #include "quell/adapters/text_output/listing_json.h"
 #include "quell/adapters/text_output/timeline_json.h"
+#include "quell/core/delivery/grouping.h"
 
 namespace quell::http_server {
 namespace {
@@ -111,6 +112,8 @@ json GroupMessageList(const std::vector<core::OutboxRow>& rows) {
   for (const core::OutboxRow& row : rows) {
     json item = json::parse(OutboxJson(row));
     item.erase("payload");
+    // The group as the page's group route names it, so no reader strips the row key's prefix.
+    item["group_key"] = std::string(core::GroupKeyOfRow(row));
     item["sent_at"] = row.status == core::OutboxStatus::kSent
                           ? json(core::FormatRfc3339(row.updated_at))
                           : json(nullptr);

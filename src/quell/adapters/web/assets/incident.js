@@ -176,8 +176,8 @@ function groupMessagesTable(groups) {
   const rows = groups.map((g) => h('tr', {id: 'gm-' + g.idempotency_key, tabindex: -1,
     'data-idempotency-key': g.idempotency_key, 'data-status': g.status},
   h('td', {class: 'mono'}, g.idempotency_key), h('td', {}, g.channel),
-  h('td', {class: 'wrap'}, h('a', {href: groupHref(g.channel, g.key.replace(/^\{group\}:/, '')),
-    class: 'group-page'}, g.key.replace(/^\{group\}:/, ''))), h('td', {}, g.transition),
+  h('td', {class: 'wrap'}, h('a', {href: groupHref(g.channel, g.group_key), class: 'group-page'},
+    g.group_key)), h('td', {}, g.transition),
   h('td', {}, g.status), h('td', {class: 'num'}, g.attempts), h('td', {}, when(g.sent_at)),
   h('td', {class: 'wrap'}, g.remote_message_id || (g.status === 'sent' ? '' : g.last_error))));
   return [h('h3', {id: 'group-messages-h'}, 'Group messages that carried it'),
