@@ -17,7 +17,6 @@
 // does (RunOnce; again at once when the claim was full, else sleeps --idle-ms, whose default
 // is quell's dispatch.idle_interval); prints p50/p99/max from each row's commit to its arrival
 // at the receiver.
-#include <httplib.h>
 #include <libpq-fe.h>
 #include <unistd.h>
 
@@ -407,7 +406,7 @@ int Throughput(const Flags& f) {
     PgExec(f.url, "ANALYZE dbench_" + f.mode + std::to_string(getpid()) + ".outbox");
   }
 
-  FastReceiver receiver(2 * static_cast<int>(f.concurrency) + 8);
+  FastReceiver receiver;
   Spent spent;
   quell::templates::MustacheRenderer mustache(RendererSettings());
   TimedRenderer renderer(mustache, spent);
@@ -489,7 +488,7 @@ int Throughput(const Flags& f) {
 int Latency(const Flags& f) {
   Stores stores = OpenStores(f);
   const size_t total = f.rate * f.seconds;
-  FastReceiver receiver(2 * static_cast<int>(f.concurrency) + 8);
+  FastReceiver receiver;
   quell::templates::MustacheRenderer renderer(RendererSettings());
   auto channel = MakeChannel(receiver);
   quell::curl::CurlMultiClient http(CurlSettings(f.concurrency));
