@@ -51,7 +51,7 @@ enum class Field : size_t {
   kAckLink,
   kNextStep,
   kPushed,
-  kSummary,
+  kAlertSummary,
   kDescription,
   kRunbookUrl,
   kStartsAt,
@@ -63,7 +63,7 @@ enum class Field : size_t {
   kValue,
 };
 
-std::string_view TransitionLabel(std::string_view transition) {
+std::string_view TransitionWords(std::string_view transition) {
   if (transition == "open") return "opened";
   if (transition == "renotify") return "still failing";
   if (transition == "resolve") return "resolved";
@@ -201,7 +201,7 @@ TemplateValue IncidentTemplateData::Root(size_t id) const {
     case Field::kTransition:
       return Text(v.transition);
     case Field::kTransitionLabel:
-      return Plain(TransitionLabel(v.transition));
+      return Plain(TransitionWords(v.transition));
     case Field::kGeneration:
       return Plain(generation_);
     case Field::kVersion:
@@ -276,7 +276,7 @@ TemplateValue IncidentTemplateData::Root(size_t id) const {
       return Text(v.next_step);
     case Field::kPushed:
       return Flag(v.pushed);
-    case Field::kSummary:
+    case Field::kAlertSummary:
       return Text(v.summary);
     case Field::kDescription:
       return Text(v.description);

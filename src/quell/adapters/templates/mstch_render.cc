@@ -27,7 +27,7 @@ const char* TransitionLabel(std::string_view transition) {
   return "changed";
 }
 
-std::string Upper(std::string text) {
+std::string UpperCase(std::string text) {
   for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return text;
 }
@@ -51,7 +51,7 @@ mstch::map MakeContext(const IncidentView& view, bool slack) {
       {"key", text(view.key)},
       {"condition", text(view.condition)},
       {"severity", text(view.severity)},
-      {"severity_upper", text(Upper(severity_word))},
+      {"severity_upper", text(UpperCase(severity_word))},
       {"status", text(view.status)},
       {"transition", text(view.transition)},
       {"transition_label", std::string(TransitionLabel(view.transition))},
