@@ -17,8 +17,8 @@
 // does (RunOnce; again at once when the claim was full, else sleeps --idle-ms, whose default
 // is quell's dispatch.idle_interval); prints p50/p99/max from each row's commit to its arrival
 // at the receiver.
-#include <httplib.h>
 #include <libpq-fe.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -400,6 +400,18 @@ void Seed(core::IncidentStore& store, size_t rows, core::WallTime now) {
 
 double Ms(Steady::duration d) { return 1000.0 * Seconds(d); }
 
+// CPU seconds this process has used, all threads (the receiver's included), user and system.
+// Unlike wall time it hardly moves with the machine's load, so it compares runs on a busy
+// machine: on an idle one a CPU-bound run's rate is about cores / (CPU seconds per send).
+double ProcessCpuSeconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  const auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+  };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
 int Throughput(const Flags& f) {
   Stores stores = OpenStores(f);
   Seed(*stores.writer, f.rows, WallNow());
@@ -407,7 +419,7 @@ int Throughput(const Flags& f) {
     PgExec(f.url, "ANALYZE dbench_" + f.mode + std::to_string(getpid()) + ".outbox");
   }
 
-  FastReceiver receiver(2 * static_cast<int>(f.concurrency) + 8);
+  FastReceiver receiver;
   Spent spent;
   quell::templates::MustacheRenderer mustache(RendererSettings());
   TimedRenderer renderer(mustache, spent);
@@ -433,6 +445,7 @@ int Throughput(const Flags& f) {
   dispatcher->AddHttpChannel("hook", "webhook", channel, limits);
 
   size_t sent = 0, runs = 0;
+  const double cpu_started = ProcessCpuSeconds();
   const auto started = Steady::now();
   for (;;) {
     const quell::app::DispatchReport report = dispatcher->RunOnce();
@@ -443,6 +456,7 @@ int Throughput(const Flags& f) {
     ++runs;
   }
   const auto elapsed = Steady::now() - started;
+  const double cpu_per_send = (ProcessCpuSeconds() - cpu_started) / static_cast<double>(f.rows);
   const auto arrivals = receiver.Take();
   if (sent != f.rows || arrivals.size() != f.rows) {
     Die("sent " + std::to_string(sent) + ", received " + std::to_string(arrivals.size()) + " of " +
@@ -474,9 +488,16 @@ int Throughput(const Flags& f) {
       per_row(render), per_row(encode), per_row(spent.record), per_row(ahead_spent.claim));
   dispatcher.reset();  // it may hold a batch claimed ahead, returned through its store
   http.reset();
+  const double ceiling_cpu_started = ProcessCpuSeconds();
   const double ceiling = CeilingSendsPerSecond(*webhook, mustache, f.concurrency, f.ceiling_rows);
+  const double ceiling_cpu_per_send =
+      (ProcessCpuSeconds() - ceiling_cpu_started) / static_cast<double>(f.ceiling_rows);
   std::printf("         ceiling (CurlMultiClient alone, %zu POSTs): %6.0f sends/s; ratio %.2f\n",
               f.ceiling_rows, ceiling, rate / ceiling);
+  std::printf(
+      "         CPU per send (the whole process, receiver included): %.1f us, ceiling %.1f us;"
+      " ratio %.2f\n",
+      1e6 * cpu_per_send, 1e6 * ceiling_cpu_per_send, ceiling_cpu_per_send / cpu_per_send);
   stores.ahead.reset();
   stores.dispatcher.reset();
   stores.writer.reset();
@@ -489,7 +510,7 @@ int Throughput(const Flags& f) {
 int Latency(const Flags& f) {
   Stores stores = OpenStores(f);
   const size_t total = f.rate * f.seconds;
-  FastReceiver receiver(2 * static_cast<int>(f.concurrency) + 8);
+  FastReceiver receiver;
   quell::templates::MustacheRenderer renderer(RendererSettings());
   auto channel = MakeChannel(receiver);
   quell::curl::CurlMultiClient http(CurlSettings(f.concurrency));

@@ -195,7 +195,7 @@ struct ModeResult {
 
 ModeResult RunMode(const Flags& f, bool grouped) {
   Store store = OpenStore(f, grouped ? "on" : "off");
-  quell::bench::FastReceiver receiver(2 * static_cast<int>(f.concurrency) + 8);
+  quell::bench::FastReceiver receiver;
   quell::jsonl::JsonPayloadEncoder encoder;
   quell::app::ApplyOptions apply;
   apply.channels = {"hook"};

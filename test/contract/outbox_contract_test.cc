@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <set>
 #include <string>
 #include <vector>
@@ -257,6 +258,80 @@ TEST_P(OutboxContractTest, RecordsAMixedBatchInOneCallEachAgainstItsLease) {
   ASSERT_EQ(again.size(), 1u);
   EXPECT_EQ(again[0].idempotency_key, mine[1].idempotency_key);
   EXPECT_EQ(again[0].attempts, 1u);
+}
+
+// More outcomes than one statement takes (the SQLite store writes a batch in chunks of up to
+// 256 rows): each still applies against its own lease, in the order given; a key named twice
+// applies once; every sent row supersedes its own older siblings.
+TEST_P(OutboxContractTest, ABatchOfManyOutcomesAppliesEachAgainstItsOwnLeaseInOrder) {
+  constexpr size_t kRows = 300;
+  std::vector<core::OutboxRow> rows;
+  for (size_t i = 0; i < kRows; ++i) {
+    char key[16];
+    std::snprintf(key, sizeof key, "k%03zu", i);
+    rows.push_back(PendingRow(key, 1, 2, "c", t0_));
+  }
+  Insert(rows);
+  const auto mine = Claim(a_->outbox(), "a", t0_, kRows - 10);
+  const auto theirs = Claim(b_->outbox(), "b", t0_, kRows);
+  ASSERT_EQ(mine.size(), kRows - 10);
+  ASSERT_EQ(theirs.size(), 10u);
+  // Late writers: an older sibling of every tenth row of mine, pending behind it.
+  std::vector<core::OutboxRow> older;
+  for (size_t i = 0; i < mine.size(); i += 10)
+    older.push_back(PendingRow(mine[i].key, 1, 1, "c", t0_));
+  Insert(older);
+
+  const core::WallTime now = t0_ + seconds(2);
+  std::vector<OutboxOutcome> outcomes;
+  std::vector<bool> expected;
+  for (size_t i = 0; i < mine.size(); ++i) {
+    if (i % 29 == 0) {  // theirs, interleaved: not this owner's lease
+      outcomes.push_back(Sent(theirs[i / 29], "not mine"));
+      expected.push_back(false);
+    }
+    const core::OutboxRow& row = mine[i];
+    outcomes.push_back(i % 10 == 0  ? Sent(row, "m" + std::to_string(i))
+                       : i % 3 == 1 ? Reschedule(row, now + seconds(40), "503")
+                       : i % 3 == 2 ? Dead(row, "400")
+                                    : Sent(row, "m" + std::to_string(i)));
+    expected.push_back(true);
+  }
+  outcomes.push_back(Sent(mine[7], "again"));  // named twice: the first applied
+  expected.push_back(false);
+  EXPECT_EQ(Record(a_->outbox(), "a", outcomes, now), expected);
+
+  for (size_t i = 0; i < mine.size(); ++i) {
+    const core::OutboxRow row = Find(mine[i].idempotency_key);
+    if (i % 10 == 0 || i % 3 == 0) {
+      EXPECT_EQ(row.status, OutboxStatus::kSent) << i;
+      EXPECT_EQ(row.remote_message_id, "m" + std::to_string(i));
+    } else if (i % 3 == 1) {
+      EXPECT_EQ(row.status, OutboxStatus::kPending) << i;
+      EXPECT_EQ(row.next_attempt_at, now + seconds(40));
+      EXPECT_EQ(row.attempts, 1u);
+    } else {
+      EXPECT_EQ(row.status, OutboxStatus::kDead) << i;
+      EXPECT_EQ(row.last_error, "400");
+    }
+    EXPECT_EQ(row.lease_owner, "");
+  }
+  for (const core::OutboxRow& row : theirs) {
+    EXPECT_EQ(Find(row.idempotency_key).status, OutboxStatus::kInFlight);
+    EXPECT_EQ(Find(row.idempotency_key).lease_owner, "b");
+  }
+  for (const core::OutboxRow& row : older) {
+    EXPECT_EQ(Find(row.idempotency_key).status, OutboxStatus::kSuperseded) << row.key;
+  }
+  // One attempt per applied outcome, numbered by the row's claims, saying what became of it.
+  EXPECT_EQ(test_store_->Query("SELECT count(*) FROM delivery_attempts"),
+            std::to_string(mine.size()));
+  EXPECT_EQ(test_store_->Query("SELECT count(*) FROM delivery_attempts WHERE attempt = 1"),
+            std::to_string(mine.size()));
+  EXPECT_EQ(test_store_->Query("SELECT outcome || ' ' || detail FROM delivery_attempts WHERE"
+                               " idempotency_key = '" +
+                               mine[7].idempotency_key + "'"),
+            "failed 503");
 }
 
 TEST_P(OutboxContractTest, ASentRowSupersedesItsOlderPendingSiblingsWhichNeverSend) {

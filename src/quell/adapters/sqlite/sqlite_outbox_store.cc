@@ -4,6 +4,7 @@
 #include <tuple>
 #include <utility>
 
+#include "quell/adapters/sqlite/sqlite_batch_statement.h"
 #include "quell/adapters/sqlite/sqlite_incident_store.h"
 #include "quell/adapters/sqlite/sqlite_statement.h"
 #include "quell/adapters/store_common/outbox_common.h"
@@ -62,25 +63,47 @@ constexpr const char* kCancelTierRowSql =
     " s.generation = outbox.generation AND s.transition = 'open' AND s.status = 'sent')))"
     " RETURNING idempotency_key";
 
-// Each outcome applies only while `owner` still holds the lease (?2): a row that went back to
-// in_flight under another owner, or was recorded already, changes nothing. ?8 is the attempt
-// it counts (0 or 1); ?9 what becomes of throttled_since (see store::ThrottleMark).
-constexpr const char* kOutcomeSql =
-    "UPDATE outbox SET status = ?3, remote_message_id = CASE WHEN ?3 = 'sent' THEN ?4 ELSE"
-    " remote_message_id END, last_error = CASE WHEN ?3 = 'sent' THEN last_error ELSE ?5 END,"
-    " next_attempt_at = CASE WHEN ?3 = 'pending' THEN ?6 ELSE next_attempt_at END,"
-    " attempts = attempts + ?8, throttled_since = CASE ?9 WHEN 1 THEN"
-    " coalesce(throttled_since, ?7) WHEN 0 THEN NULL ELSE throttled_since END,"
-    " lease_owner = '', lease_expires_at = NULL, updated_at = ?7"
-    " WHERE idempotency_key = ?1 AND lease_owner = ?2 AND status = 'in_flight'"
-    " RETURNING key, channel, generation, version, claims";
+// A batch of outcomes, one statement per batch (BatchStatement: `rows` groups of (idempotency
+// key, status, remote id, error, next attempt, counted attempt, throttle mark) from ?3). Each
+// applies only while `owner` (?1) still holds the lease: a row that went back to in_flight under
+// another owner, or was recorded already, changes nothing and is not returned. The counted
+// attempt is 0 or 1; the throttle mark says what becomes of throttled_since (see
+// store::ThrottleMark). ?2 is now.
+std::string OutcomesSql(size_t rows) {
+  return "UPDATE outbox SET status = o.status, remote_message_id = CASE WHEN o.status = 'sent'"
+         " THEN o.remote ELSE remote_message_id END, last_error = CASE WHEN o.status = 'sent' THEN"
+         " last_error ELSE o.error END, next_attempt_at = CASE WHEN o.status = 'pending' THEN"
+         " o.next ELSE next_attempt_at END, attempts = attempts + o.counted, throttled_since ="
+         " CASE o.throttle WHEN 1 THEN coalesce(throttled_since, ?2) WHEN 0 THEN NULL ELSE"
+         " throttled_since END, lease_owner = '', lease_expires_at = NULL, updated_at = ?2"
+         " FROM (SELECT column1 AS k, column2 AS status, column3 AS remote, column4 AS error,"
+         " column5 AS next, column6 AS counted, column7 AS throttle FROM (VALUES " +
+         ValuesGroups(rows, 7, 3) +
+         ")) AS o WHERE outbox.idempotency_key = o.k AND outbox.lease_owner = ?1 AND"
+         " outbox.status = 'in_flight' RETURNING idempotency_key, key, channel, generation,"
+         " version, claims";
+}
 
-// Each applied outcome is one attempt of its row's timeline. The row's claims number it: one
-// outcome applies per claim (the lease ends with it), so the pair is new unless the same
-// transaction is replayed.
-constexpr const char* kInsertAttemptSql =
-    "INSERT INTO delivery_attempts (idempotency_key, attempt, key, channel, generation, at,"
-    " outcome, detail) VALUES (?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING";
+// Each applied outcome is one attempt of its row's timeline, in the order the outcomes came
+// (groups of (idempotency key, attempt, key, channel, generation, outcome, detail) from ?2; ?1
+// is now). The row's claims number it: one outcome applies per claim (the lease ends with it),
+// so the pair is new unless the same transaction is replayed.
+std::string AttemptsSql(size_t rows) {
+  return "INSERT INTO delivery_attempts (idempotency_key, attempt, key, channel, generation, at,"
+         " outcome, detail) VALUES " +
+         ValuesGroups(rows, 7, 2, 1, 5) + " ON CONFLICT DO NOTHING";
+}
+
+// A sent row supersedes its (key, channel)'s older pending rows: groups of (key, channel,
+// generation, version) from ?2; ?1 is now.
+std::string SupersedeSql(size_t rows) {
+  return "UPDATE outbox SET status = 'superseded', updated_at = ?1 FROM (SELECT column1 AS key,"
+         " column2 AS channel, column3 AS generation, column4 AS version FROM (VALUES " +
+         ValuesGroups(rows, 4, 2) +
+         ")) AS s WHERE outbox.key = s.key AND outbox.channel = s.channel AND"
+         " outbox.status = 'pending' AND (outbox.generation < s.generation OR"
+         " (outbox.generation = s.generation AND outbox.version < s.version))";
+}
 
 // Finished rows past the cutoff, oldest first through outbox_done (its predicate repeated
 // first, so SQLite may use it), a batch per statement (its own short transaction, so writers
@@ -134,11 +157,6 @@ constexpr const char* kGroupUpsertSql =
     " last_sequence = excluded.last_sequence, last_message_at = excluded.last_message_at,"
     " episode = excluded.episode";
 
-constexpr const char* kSupersedeSql =
-    "UPDATE outbox SET status = 'superseded', updated_at = ?5 WHERE key = ?1 AND"
-    " channel = ?2 AND status = 'pending' AND"
-    " (generation < ?3 OR (generation = ?3 AND version < ?4))";
-
 // Every row a prepared SELECT or RETURNING yields; the statement is reset either way.
 core::Result<std::vector<core::OutboxRow>> ReadOutboxRows(Stmt& s) {
   std::vector<core::OutboxRow> out;
@@ -181,12 +199,31 @@ Status InsertNotice(Stmt& s, const core::OutboxRow& row) {
 
 }  // namespace
 
+// What RecordOutcomes learns of a row it applied, from the outcome statement's RETURNING.
+struct AppliedOutcome {
+  bool applied = false;
+  int64_t generation = 0;
+  int64_t version = 0;
+  int64_t claims = 0;
+  size_t key_at = 0;  // key, then channel, in OutboxStatements::arena
+  size_t key_size = 0;
+  size_t channel_size = 0;
+};
+
 struct SqliteIncidentStore::OutboxStatements {
-  Stmt begin, commit, rollback, claim, outcome, supersede, sent_times, thread, folded;
+  Stmt begin, commit, rollback, claim, sent_times, thread, folded;
   Stmt insert_notice, dead_rows, trim;
   Stmt waiting_groups, group_waiting, group_state, group_mark, group_taken, group_upsert;
   Stmt group_open_keys;
-  Stmt group_members, cancel_tier_row, insert_attempt;
+  Stmt group_members, cancel_tier_row;
+  BatchStatement outcomes{OutcomesSql};
+  BatchStatement attempts{AttemptsSql};
+  BatchStatement supersede{SupersedeSql};
+  // RecordOutcomes' working space, kept between batches so a batch allocates nothing per row.
+  std::vector<size_t> by_key;  // outcome indexes in idempotency key order
+  std::vector<size_t> rows;    // the outcome indexes a statement takes, in outcome order
+  std::vector<AppliedOutcome> applied;
+  std::string arena;
 };
 
 void SqliteIncidentStore::OutboxStatementsDeleter::operator()(OutboxStatements* s) const {
@@ -202,9 +239,6 @@ Status SqliteIncidentStore::PrepareOutbox() {
       {&s.rollback, "ROLLBACK"},
       {&s.claim, std::string(kClaimSql) + kOutboxColumns + kClaimExtraColumns},
       {&s.trim, kTrimSql},
-      {&s.outcome, kOutcomeSql},
-      {&s.insert_attempt, kInsertAttemptSql},
-      {&s.supersede, kSupersedeSql},
       {&s.sent_times,
        "SELECT updated_at FROM outbox INDEXED BY outbox_sent WHERE channel = ?1 AND"
        " status = 'sent' AND updated_at >= ?2 ORDER BY updated_at"},
@@ -281,65 +315,146 @@ core::Result<std::vector<Status>> SqliteIncidentStore::RecordOutcomes(
   std::vector<Status> statuses;
   statuses.reserve(outcomes.size());
   if (outcomes.empty()) return statuses;
+  const int64_t now_us = store::ToMicros(now);
+  const size_t n = outcomes.size();
+  // A key named twice applies once, the first time, as when each outcome was its own statement.
+  std::vector<size_t>& by_key = s.by_key;
+  by_key.resize(n);
+  for (size_t i = 0; i < n; ++i) by_key[i] = i;
+  std::sort(by_key.begin(), by_key.end(), [&](size_t x, size_t y) {
+    return std::tie(outcomes[x].idempotency_key, x) < std::tie(outcomes[y].idempotency_key, y);
+  });
+  std::vector<AppliedOutcome>& applied = s.applied;
+  applied.assign(n, AppliedOutcome{});
+  s.rows.clear();
+  for (size_t i = 0; i < n; ++i) {
+    if (i == 0 || outcomes[by_key[i]].idempotency_key != outcomes[by_key[i - 1]].idempotency_key) {
+      s.rows.push_back(by_key[i]);
+    }
+  }
+  std::sort(s.rows.begin(), s.rows.end());
+  const auto index_of = [&](std::string_view key) {
+    const auto it = std::lower_bound(by_key.begin(), by_key.end(), key, [&](size_t x, auto k) {
+      return outcomes[x].idempotency_key < k;
+    });
+    return it != by_key.end() && outcomes[*it].idempotency_key == key ? *it : n;
+  };
+  s.arena.clear();
+
   if (auto status = s.begin.Run(); !status) return status.error();
   auto fail = [&s](core::Error error) -> core::Result<std::vector<Status>> {
     (void)s.rollback.Run();
     return error;
   };
-  const int64_t now_us = store::ToMicros(now);
-  for (const core::OutboxOutcome& o : outcomes) {
-    Stmt& u = s.outcome;
-    u.BindText(1, o.idempotency_key);
-    u.BindText(2, owner);
-    u.BindText(3, store::OutcomeStatus(o.kind));
-    u.BindText(4, o.remote_message_id);
-    u.BindText(5, o.error);
-    u.BindInt(6, store::ToMicros(o.next_attempt_at));
-    u.BindInt(7, now_us);
-    u.BindInt(8, store::CountedAttempt(o));
-    u.BindInt(9, store::ThrottleMark(o));
-    auto row = u.Step();
-    if (!row) return fail(row.error());
-    if (!*row) {
-      u.Reset();
-      statuses.emplace_back(
-          MakeError(ErrorCode::kConflict, "the lease on outbox row " + o.idempotency_key +
-                                              " is no longer held by " + std::string(owner)));
-      continue;
+  // The outcomes, a statement per chunk of rows; the rows it changed say what they were.
+  for (size_t done = 0; done < s.rows.size();) {
+    size_t chunk = 0;
+    auto stmt = s.outcomes.For(s.rows.size() - done, db_, path_, &chunk);
+    if (!stmt) return fail(stmt.error());
+    Stmt& u = **stmt;
+    u.BindText(1, owner);
+    u.BindInt(2, now_us);
+    for (size_t r = 0; r < chunk; ++r) {
+      const core::OutboxOutcome& o = outcomes[s.rows[done + r]];
+      const int p = static_cast<int>(3 + 7 * r);
+      u.BindText(p, o.idempotency_key);
+      u.BindText(p + 1, store::OutcomeStatus(o.kind));
+      u.BindText(p + 2, o.remote_message_id);
+      u.BindText(p + 3, o.error);
+      u.BindInt(p + 4, store::ToMicros(o.next_attempt_at));
+      u.BindInt(p + 5, store::CountedAttempt(o));
+      u.BindInt(p + 6, store::ThrottleMark(o));
     }
-    const std::string key = u.Text(0);
-    const std::string channel = u.Text(1);
-    const int64_t generation = u.Int(2);
-    const int64_t version = u.Int(3);
-    const int64_t claims = u.Int(4);
+    for (;;) {
+      auto row = u.Step();
+      if (!row) return fail(row.error());
+      if (!*row) break;
+      const size_t i = index_of(u.TextView(0));
+      if (i == n) continue;
+      AppliedOutcome& a = applied[i];
+      a.applied = true;
+      a.key_at = s.arena.size();
+      a.key_size = u.TextView(1).size();
+      a.channel_size = u.TextView(2).size();
+      s.arena.append(u.TextView(1));
+      s.arena.append(u.TextView(2));
+      a.generation = u.Int(3);
+      a.version = u.Int(4);
+      a.claims = u.Int(5);
+    }
     u.Reset();
-    Stmt& a = s.insert_attempt;
-    a.BindText(1, o.idempotency_key);
-    a.BindInt(2, claims);
-    a.BindText(3, key);
-    a.BindText(4, channel);
-    a.BindInt(5, generation);
-    a.BindInt(6, now_us);
-    a.BindText(7, store::AttemptOutcome(o));
-    a.BindText(8, store::AttemptDetail(o));
+    done += chunk;
+  }
+  const std::string_view arena = s.arena;
+  const auto key_of = [&](const AppliedOutcome& a) { return arena.substr(a.key_at, a.key_size); };
+  const auto channel_of = [&](const AppliedOutcome& a) {
+    return arena.substr(a.key_at + a.key_size, a.channel_size);
+  };
+
+  // Then their attempts, in the order the outcomes came.
+  s.rows.clear();
+  for (size_t i = 0; i < n; ++i) {
+    if (applied[i].applied) s.rows.push_back(i);
+  }
+  for (size_t done = 0; done < s.rows.size();) {
+    size_t chunk = 0;
+    auto stmt = s.attempts.For(s.rows.size() - done, db_, path_, &chunk);
+    if (!stmt) return fail(stmt.error());
+    Stmt& a = **stmt;
+    a.BindInt(1, now_us);
+    for (size_t r = 0; r < chunk; ++r) {
+      const size_t i = s.rows[done + r];
+      const core::OutboxOutcome& o = outcomes[i];
+      const int p = static_cast<int>(2 + 7 * r);
+      a.BindText(p, o.idempotency_key);
+      a.BindInt(p + 1, applied[i].claims);
+      a.BindText(p + 2, key_of(applied[i]));
+      a.BindText(p + 3, channel_of(applied[i]));
+      a.BindInt(p + 4, applied[i].generation);
+      a.BindText(p + 5, store::AttemptOutcome(o));
+      a.BindText(p + 6, store::AttemptDetail(o));
+    }
     if (auto status = a.Run(); !status) return fail(status.error());
+    done += chunk;
+  }
+  for (const size_t i : s.rows) {
+    const core::OutboxOutcome& o = outcomes[i];
     if (o.kind == core::OutboxOutcome::Kind::kDead && o.notice) {
       if (auto status = InsertNotice(s.insert_notice, *o.notice); !status) {
         return fail(status.error());
       }
     }
-    if (o.kind == core::OutboxOutcome::Kind::kSent) {
-      Stmt& x = s.supersede;
-      x.BindText(1, key);
-      x.BindText(2, channel);
-      x.BindInt(3, generation);
-      x.BindInt(4, version);
-      x.BindInt(5, now_us);
-      if (auto status = x.Run(); !status) return fail(status.error());
+  }
+  // A sent row supersedes its older pending siblings.
+  std::erase_if(s.rows,
+                [&](size_t i) { return outcomes[i].kind != core::OutboxOutcome::Kind::kSent; });
+  for (size_t done = 0; done < s.rows.size();) {
+    size_t chunk = 0;
+    auto stmt = s.supersede.For(s.rows.size() - done, db_, path_, &chunk);
+    if (!stmt) return fail(stmt.error());
+    Stmt& x = **stmt;
+    x.BindInt(1, now_us);
+    for (size_t r = 0; r < chunk; ++r) {
+      const AppliedOutcome& a = applied[s.rows[done + r]];
+      const int p = static_cast<int>(2 + 4 * r);
+      x.BindText(p, key_of(a));
+      x.BindText(p + 1, channel_of(a));
+      x.BindInt(p + 2, a.generation);
+      x.BindInt(p + 3, a.version);
     }
-    statuses.emplace_back();
+    if (auto status = x.Run(); !status) return fail(status.error());
+    done += chunk;
   }
   if (auto status = s.commit.Run(); !status) return fail(status.error());
+  for (size_t i = 0; i < n; ++i) {
+    if (applied[i].applied) {
+      statuses.emplace_back();
+    } else {
+      statuses.emplace_back(
+          MakeError(ErrorCode::kConflict, "the lease on outbox row " + outcomes[i].idempotency_key +
+                                              " is no longer held by " + std::string(owner)));
+    }
+  }
   return statuses;
 }
 

@@ -69,4 +69,21 @@ core::Result<core::OutboxRow> ReadOutboxRow(const Stmt& s) {
   return row;
 }
 
+std::string ValuesGroups(size_t rows, size_t per_row, size_t first, size_t shared,
+                         size_t shared_at) {
+  std::string sql;
+  size_t next = first;
+  for (size_t r = 0; r < rows; ++r) {
+    sql += r == 0 ? "(" : ",(";
+    const size_t places = per_row + (shared != 0 ? 1 : 0);
+    for (size_t p = 0; p < places; ++p) {
+      if (p > 0) sql += ',';
+      sql += '?';
+      sql += std::to_string(shared != 0 && p == shared_at ? shared : next++);
+    }
+    sql += ')';
+  }
+  return sql;
+}
+
 }  // namespace quell::sqlite

@@ -91,6 +91,13 @@ class Stmt {
     return std::string(reinterpret_cast<const char*>(p),
                        static_cast<size_t>(sqlite3_column_bytes(stmt_, col)));
   }
+  // The column's text without a copy: valid until the statement steps or resets.
+  std::string_view TextView(int col) const {
+    const auto* p = sqlite3_column_text(stmt_, col);
+    if (p == nullptr) return {};
+    return {reinterpret_cast<const char*>(p),
+            static_cast<size_t>(sqlite3_column_bytes(stmt_, col))};
+  }
   std::optional<core::WallTime> Time(int col) const {
     if (sqlite3_column_type(stmt_, col) == SQLITE_NULL) return std::nullopt;
     return store::FromMicros(sqlite3_column_int64(stmt_, col));

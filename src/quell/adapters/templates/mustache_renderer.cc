@@ -1,15 +1,12 @@
 #include "quell/adapters/templates/mustache_renderer.h"
 
-#include <cctype>
-#include <exception>
-#include <mstch/mstch.hpp>
-#include <mutex>
 #include <optional>
 
 #include "quell/adapters/jsonl/message_codec.h"
 #include "quell/adapters/templates/default_templates.h"
 #include "quell/adapters/templates/group_message.h"
-#include "quell/adapters/templates/slack_text.h"
+#include "quell/adapters/templates/incident_template_data.h"
+#include "quell/adapters/templates/mstch_render.h"
 #include "quell/adapters/templates/template_check.h"
 #include "quell/core/delivery/message_limits.h"
 
@@ -18,103 +15,6 @@ namespace {
 
 using core::ErrorCode;
 using core::MakeError;
-
-// mstch escapes {{name}} for HTML through one global function; plain text, mrkdwn and JSON
-// bodies must not see "&amp;", so it is made the identity once, before any render.
-void DisableHtmlEscaping() {
-  static std::once_flag once;
-  std::call_once(once, [] { mstch::config::escape = [](const std::string& s) { return s; }; });
-}
-
-const char* TransitionLabel(std::string_view transition) {
-  if (transition == "open") return "opened";
-  if (transition == "renotify") return "still failing";
-  if (transition == "resolve") return "resolved";
-  return "changed";
-}
-
-std::string Upper(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return text;
-}
-
-mstch::map MakeContext(const IncidentView& view, bool slack) {
-  const auto text = [slack](std::string_view s) -> mstch::node {
-    return slack ? SlackEscape(s) : std::string(s);
-  };
-  mstch::array examples;
-  for (const IncidentView::Example& example : view.examples) {
-    examples.emplace_back(mstch::map{{"text", text(example.text)}, {"json", text(example.json)}});
-  }
-  mstch::array labels;
-  for (const auto& [name, value] : view.labels) {
-    labels.emplace_back(mstch::map{{"name", text(name)}, {"value", text(value)}});
-  }
-  // A resolve says so where the severity stands ("RESOLVED new_errors resolved: ..."); the
-  // message's severity itself stays the level, for pacing rules such as SMS quiet hours.
-  const std::string severity_word = view.transition == "resolve" ? "resolved" : view.severity;
-  return mstch::map{
-      {"key", text(view.key)},
-      {"condition", text(view.condition)},
-      {"severity", text(view.severity)},
-      {"severity_upper", text(Upper(severity_word))},
-      {"status", text(view.status)},
-      {"transition", text(view.transition)},
-      {"transition_label", std::string(TransitionLabel(view.transition))},
-      {"generation", std::to_string(view.generation)},
-      {"version", std::to_string(view.version)},
-      {"opened_at", view.opened_at},
-      {"first_seen_at", view.first_seen_at},
-      {"last_seen_at", view.last_seen_at},
-      {"resolved_at", view.resolved_at},
-      {"event_count", std::to_string(view.event_count)},
-      {"examples", std::move(examples)},
-      {"has_examples", !view.examples.empty()},
-      {"link", view.link},  // the key in it is percent-encoded: nothing for Slack to escape
-      {"is_open", view.transition == "open"},
-      {"is_renotify", view.transition == "renotify"},
-      {"is_resolve", view.transition == "resolve"},
-      {"opened_in_shadow", view.opened_in_shadow},
-      {"open_for", view.open_for},
-      {"open_since", view.open_since},
-      {"held_behind", text(view.held_behind)},
-      {"what", text(view.what)},
-      {"where", text(view.where)},
-      {"labels", std::move(labels)},
-      {"tenant", text(view.tenant)},
-      {"stage", text(view.stage)},
-      {"since", view.since},
-      {"failing_for", view.failing_for},
-      {"polled_at", view.polled_at},
-      {"polls", std::to_string(view.polls)},
-      {"upstream_count", view.upstream_count},
-      {"upstream_since_last", view.upstream_since_last},
-      {"count_text", view.count_text},
-      {"changes", text(view.changes)},
-      {"has_changes", !view.changes.empty()},
-      {"ack_command", text(view.ack_command)},
-      {"silence_command", text(view.silence_command)},
-      {"ack_url", view.ack_url},
-      {"ack_link", view.ack_link},
-      {"next_step", text(view.next_step)},
-      {"pushed", view.pushed},
-      {"summary", text(view.summary)},
-      {"description", text(view.description)},
-      {"runbook_url", text(view.runbook_url)},  // "&" is "&amp;" in a Slack link too
-      {"starts_at", view.starts_at},
-      {"source_url", text(view.source_url)},
-  };
-}
-
-core::Result<std::string> RenderOne(const std::string& text, const mstch::map& context,
-                                    const char* which) {
-  try {
-    return mstch::render(text, context);
-  } catch (const std::exception& e) {
-    return MakeError(ErrorCode::kInvalidArgument,
-                     std::string(which) + " template cannot be rendered: " + e.what());
-  }
-}
 
 std::optional<TemplatePair> TemplatesFor(const RendererOptions& options,
                                          std::string_view channel_type,
@@ -153,8 +53,46 @@ void ApplyLimits(std::string_view channel_type, size_t sms_segments, bool group,
 
 }  // namespace
 
+MustacheRenderer::CompiledPair MustacheRenderer::CompiledPair::Of(TemplatePair pair) {
+  CompiledPair compiled;
+  compiled.subject = MustacheTemplate::Compile(pair.subject, IncidentContextNames());
+  compiled.body = MustacheTemplate::Compile(pair.body, IncidentContextNames());
+  compiled.text = std::move(pair);
+  return compiled;
+}
+
 MustacheRenderer::MustacheRenderer(RendererOptions options) : options_(std::move(options)) {
-  DisableHtmlEscaping();
+  // Parsed once here, not per message: a row's render is then a walk over the parts.
+  for (const char* type : {"webhook", "slack", "email", "sms", "pagerduty", "opsgenie",
+                           "google_chat", "ntfy", "telegram", "teams", "discord", "mattermost"}) {
+    if (std::optional<TemplatePair> pair = TemplatesFor(options_, type, "")) {
+      defaults_.emplace(type, CompiledPair::Of(std::move(*pair)));
+    }
+  }
+  for (const auto& [name, templates] : options_.channels) {
+    if (std::optional<TemplatePair> pair = TemplatesFor(options_, templates.type, name)) {
+      configured_.emplace(name, CompiledPair::Of(std::move(*pair)));
+    }
+  }
+}
+
+const MustacheRenderer::CompiledPair* MustacheRenderer::TemplatesOf(
+    std::string_view channel_type, std::string_view channel_name,
+    std::optional<CompiledPair>& scratch) const {
+  const auto configured = options_.channels.find(channel_name);
+  if (configured == options_.channels.end()) {
+    const auto it = defaults_.find(channel_type);
+    return it == defaults_.end() ? nullptr : &it->second;
+  }
+  if (configured->second.type == channel_type) {
+    const auto it = configured_.find(channel_name);
+    if (it != configured_.end()) return &it->second;
+  }
+  // A channel rendered as another type than configured: rare enough to compile per message.
+  std::optional<TemplatePair> pair = TemplatesFor(options_, channel_type, channel_name);
+  if (!pair) return nullptr;
+  scratch = CompiledPair::Of(std::move(*pair));
+  return &*scratch;
 }
 
 core::Result<core::RenderedMessage> MustacheRenderer::Render(std::string_view channel_type,
@@ -186,8 +124,9 @@ core::Result<core::RenderedMessage> MustacheRenderer::RenderMessage(std::string_
 core::Result<core::RenderedMessage> MustacheRenderer::RenderWith(
     std::string_view channel_type, const core::OutboxRow& row, const core::Message& message,
     std::optional<core::WallTime> sent_at) const {
-  const std::optional<TemplatePair> pair = TemplatesFor(options_, channel_type, row.channel);
-  if (!pair) {
+  std::optional<CompiledPair> scratch;
+  const CompiledPair* pair = TemplatesOf(channel_type, row.channel, scratch);
+  if (pair == nullptr) {
     return MakeError(ErrorCode::kInvalidArgument,
                      "no templates for channel type \"" + std::string(channel_type) + "\"");
   }
@@ -206,10 +145,19 @@ core::Result<core::RenderedMessage> MustacheRenderer::RenderWith(
                      "the outbox payload is not an incident snapshot (no string \"key\")");
   }
   const IncidentView view = IncidentViewOf(message.incident, options_.view, sent_at);
-  const mstch::map context = MakeContext(view, channel_type == "slack");
-  core::Result<std::string> subject = RenderOne(pair->subject, context, "subject");
+  const bool slack = channel_type == "slack";
+  const IncidentTemplateData data(view, slack);
+  const auto render = [&](const std::optional<MustacheTemplate>& compiled, const std::string& text,
+                          const char* which) -> core::Result<std::string> {
+    if (!compiled) return RenderWithMstch(text, view, slack, which);
+    std::string out;
+    out.reserve(text.size() + 256);
+    compiled->RenderTo(data, out);
+    return out;
+  };
+  core::Result<std::string> subject = render(pair->subject, pair->text.subject, "subject");
   if (!subject) return subject.error();
-  core::Result<std::string> body = RenderOne(pair->body, context, "body");
+  core::Result<std::string> body = render(pair->body, pair->text.body, "body");
   if (!body) return body.error();
   core::RenderedMessage rendered{std::move(*subject), std::move(*body), view.severity};
   if (!view.runbook_url.empty()) rendered.links.push_back({view.runbook_url, "Runbook"});
@@ -259,7 +207,6 @@ std::string SamplePayload(std::string_view transition) {
 }
 
 std::vector<std::string> TemplateProblems(const RendererOptions& options) {
-  DisableHtmlEscaping();
   MustacheRenderer renderer(options);
   std::vector<std::string> problems;
   const auto check = [&](const std::string& channel, bool configured, const std::string& type) {

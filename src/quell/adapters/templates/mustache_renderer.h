@@ -6,7 +6,9 @@
 #include <string_view>
 #include <vector>
 
+#include "quell/adapters/templates/default_templates.h"
 #include "quell/adapters/templates/incident_view.h"
+#include "quell/adapters/templates/mustache_template.h"
 #include "quell/core/ports/channel.h"
 
 namespace quell::templates {
@@ -30,7 +32,9 @@ struct RendererOptions {
   std::map<std::string, std::string, std::less<>> template_where;
 };
 
-// core::MessageRenderer on mustache templates (Debian's mstch). Values are never HTML-escaped
+// core::MessageRenderer on mustache templates. Each channel's templates are compiled once, at
+// construction (MustacheTemplate, which writes what mstch writes); a template it cannot take is
+// rendered by Debian's mstch per message instead. Values are never HTML-escaped
 // (mstch's default is turned off process-wide: no channel here is HTML); Slack's values get
 // Slack's own escaping of &, < and > instead. Limits applied after rendering: e-mail subject
 // one line of at most 200 characters, Slack text 3000, PagerDuty summary one line of 1024, SMS
@@ -62,7 +66,21 @@ class MustacheRenderer : public core::MessageRenderer {
                                                  const core::Message& message,
                                                  std::optional<core::WallTime> sent_at) const;
 
+  // A channel's templates, compiled; nullopt where mstch renders the text.
+  struct CompiledPair {
+    TemplatePair text;
+    std::optional<MustacheTemplate> subject;
+    std::optional<MustacheTemplate> body;
+    static CompiledPair Of(TemplatePair pair);
+  };
+  // The templates of `channel_name` rendered as `channel_type`; `scratch` holds them when they
+  // had to be compiled for this call. nullptr for an unknown type.
+  const CompiledPair* TemplatesOf(std::string_view channel_type, std::string_view channel_name,
+                                  std::optional<CompiledPair>& scratch) const;
+
   RendererOptions options_;
+  std::map<std::string, CompiledPair, std::less<>> defaults_;    // by channel type
+  std::map<std::string, CompiledPair, std::less<>> configured_;  // by channel name
 };
 
 // Checks every configured channel's templates (CheckTemplateSyntax) and renders them, and each
