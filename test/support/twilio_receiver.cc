@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "quell/adapters/channels/twilio_sms_channel.h"
+#include "quell/adapters/channels/sms/twilio_sms_channel.h"
 
 namespace quell::testing {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-#include "quell/adapters/channels/webhook_signature.h"
+#include "quell/adapters/channels/webhook/webhook_signature.h"
 
 namespace quell::testing {
 

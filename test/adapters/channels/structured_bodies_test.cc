@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "quell/adapters/channels/pagerduty_channel.h"
-#include "quell/adapters/channels/webhook_channel.h"
+#include "quell/adapters/channels/pagerduty/pagerduty_channel.h"
+#include "quell/adapters/channels/webhook/webhook_channel.h"
 #include "quell/adapters/jsonl/message_codec.h"
 #include "quell/adapters/jsonl/payload_encoder.h"
 #include "quell/core/delivery/dead_letter.h"
