@@ -10,17 +10,17 @@
 #include <vector>
 
 #include "fuzz_input.h"
-#include "quell/adapters/channels/discord_channel.h"
-#include "quell/adapters/channels/google_chat_channel.h"
-#include "quell/adapters/channels/mattermost_channel.h"
-#include "quell/adapters/channels/ntfy_channel.h"
-#include "quell/adapters/channels/opsgenie_channel.h"
-#include "quell/adapters/channels/pagerduty_channel.h"
-#include "quell/adapters/channels/slack_channel.h"
-#include "quell/adapters/channels/teams_channel.h"
-#include "quell/adapters/channels/telegram_channel.h"
-#include "quell/adapters/channels/twilio_sms_channel.h"
-#include "quell/adapters/channels/webhook_channel.h"
+#include "quell/adapters/channels/discord/discord_channel.h"
+#include "quell/adapters/channels/google_chat/google_chat_channel.h"
+#include "quell/adapters/channels/mattermost/mattermost_channel.h"
+#include "quell/adapters/channels/ntfy/ntfy_channel.h"
+#include "quell/adapters/channels/opsgenie/opsgenie_channel.h"
+#include "quell/adapters/channels/pagerduty/pagerduty_channel.h"
+#include "quell/adapters/channels/slack/slack_channel.h"
+#include "quell/adapters/channels/teams/teams_channel.h"
+#include "quell/adapters/channels/telegram/telegram_channel.h"
+#include "quell/adapters/channels/sms/twilio_sms_channel.h"
+#include "quell/adapters/channels/webhook/webhook_channel.h"
 
 namespace {
 
