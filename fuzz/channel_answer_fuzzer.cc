@@ -48,7 +48,7 @@ std::vector<std::unique_ptr<HttpChannel>> Channels() {
   bot.channel = "C0123";
   Add(out, SlackChannel::Create(bot));
   Add(out, PagerDutyChannel::Create(PagerDutySettings{.routing_key = "R0123"}));
-  Add(out, TwilioSmsChannel::Create(TwilioSettings{.account_sid = "AC0123",
+  Add(out, TwilioSmsChannel::Create(SmsSettings{.account_sid = "AC0123",
                                                    .auth_token = "t",
                                                    .from = "+15005550006",
                                                    .to = "+15005550001"}));
