@@ -85,7 +85,9 @@ std::set<std::string> DocumentedTypes() {
   const size_t start = doc.find("## Which channel does what");
   const size_t end = doc.find("\n## ", start + 1);
   EXPECT_NE(start, std::string::npos) << "docs/channels.md lost its \"Which channel does what\"";
-  const std::string section = doc.substr(start, end - start);
+  // The rows after the table's header ("| `type` | ...") and its "|---|" line.
+  const size_t rows = doc.find("|---|", start);
+  const std::string section = doc.substr(rows, end - rows);
   std::set<std::string> types;
   const std::regex row(R"(\n\| `([a-z_]+)` \|)");
   for (auto it = std::sregex_iterator(section.begin(), section.end(), row);
@@ -108,10 +110,12 @@ TEST(ChannelRegistryTest, EveryKindReadsAMinimalBlockAndBuildsItsChannel) {
     EXPECT_EQ(ChannelTypeOf(*read.settings), type);
     // The registry's default agrees with the renderer's, which a renderer without a config uses.
     EXPECT_EQ(DefaultGroupLimitOf(*read.settings), templates::DefaultGroupLimit(type));
-    auto built = BuildChannel(*read.settings, {.name = "ops",
-                                               .group_limit = DefaultGroupLimitOf(*read.settings),
-                                               .link_prefix = "https://quell.test/incidents/",
-                                               .clock = &clock});
+    ChannelBuild build;
+    build.name = "ops";
+    build.group_limit = DefaultGroupLimitOf(*read.settings);
+    build.link_prefix = "https://quell.test/incidents/";
+    build.clock = &clock;
+    auto built = BuildChannel(*read.settings, build);
     ASSERT_TRUE(built.ok()) << built.error().message;
     const bool blocking = std::holds_alternative<std::unique_ptr<core::Channel>>(*built);
     EXPECT_EQ(blocking, type == "email");

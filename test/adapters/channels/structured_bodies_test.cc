@@ -85,6 +85,7 @@ PagerDutySettings PagerDuty() {
   PagerDutySettings settings;
   settings.base_url = "http://127.0.0.1:9";
   settings.routing_key = "R0UTING";
+  settings.source.clear();  // payload.source falls back to the row's key
   return settings;
 }
 
