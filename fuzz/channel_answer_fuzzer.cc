@@ -17,9 +17,9 @@
 #include "quell/adapters/channels/opsgenie/opsgenie_channel.h"
 #include "quell/adapters/channels/pagerduty/pagerduty_channel.h"
 #include "quell/adapters/channels/slack/slack_channel.h"
+#include "quell/adapters/channels/sms/twilio_sms_channel.h"
 #include "quell/adapters/channels/teams/teams_channel.h"
 #include "quell/adapters/channels/telegram/telegram_channel.h"
-#include "quell/adapters/channels/sms/twilio_sms_channel.h"
 #include "quell/adapters/channels/webhook/webhook_channel.h"
 
 namespace {
@@ -49,9 +49,9 @@ std::vector<std::unique_ptr<HttpChannel>> Channels() {
   Add(out, SlackChannel::Create(bot));
   Add(out, PagerDutyChannel::Create(PagerDutySettings{.routing_key = "R0123"}));
   Add(out, TwilioSmsChannel::Create(SmsSettings{.account_sid = "AC0123",
-                                                   .auth_token = "t",
-                                                   .from = "+15005550006",
-                                                   .to = "+15005550001"}));
+                                                .auth_token = "t",
+                                                .from = "+15005550006",
+                                                .to = "+15005550001"}));
   Add(out, OpsgenieChannel::Create(OpsgenieSettings{.api_key = "k"}));
   Add(out, TelegramChannel::Create(TelegramSettings{.token = "123456:ABC", .chat_id = "-100123"}));
   Add(out, TeamsChannel::Create(TeamsSettings{.url = "https://teams.example/x"}));

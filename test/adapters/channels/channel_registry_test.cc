@@ -30,8 +30,9 @@ const std::map<std::string, std::string>& MinimalBlocks() {
       {"webhook", "{url: \"https://hooks.test/quell\", secret_env: SECRET}"},
       {"slack", "{bot_token_env: TOKEN, channel: C0ALERTS, signing_secret_env: SECRET}"},
       {"email", "{url: \"smtp://mail.test:587\", from: \"quell <a@b.test>\", to: [ops@b.test]}"},
-      {"sms", "{account_sid: AC0123, auth_token_env: TOKEN, from: \"+15005550006\", "
-              "to: \"+15005550007\"}"},
+      {"sms",
+       "{account_sid: AC0123, auth_token_env: TOKEN, from: \"+15005550006\", "
+       "to: \"+15005550007\"}"},
       {"pagerduty", "{routing_key_env: TOKEN, webhook_secret_env: SECRET}"},
       {"opsgenie", "{api_key_env: TOKEN}"},
       {"google_chat", "{url: \"https://chat.googleapis.com/v1/spaces/A/messages?key=k\"}"},

@@ -219,7 +219,8 @@ constexpr const char* kWhenSetWebhook = R"(channels:
 TEST_F(ChannelConfigTest, WhenSetSignsWithTheKeyAndWarnsWithoutIt) {
   auto with_key = Load(std::string(kWhenSetWebhook) + kRouteToOps);
   ASSERT_TRUE(with_key.ok()) << with_key.error().message;
-  EXPECT_EQ(with_key->channels[0].As<channels::WebhookSettings>().signing, channels::WebhookSigning::kWhenSet);
+  EXPECT_EQ(with_key->channels[0].As<channels::WebhookSettings>().signing,
+            channels::WebhookSigning::kWhenSet);
   EXPECT_EQ(with_key->channels[0].As<channels::WebhookSettings>().secret, "s3cret-value-9");
   EXPECT_TRUE(with_key->warnings.empty());
 
@@ -240,7 +241,8 @@ TEST_F(ChannelConfigTest, SigningIsRequiredUnlessTheConfigSaysOtherwise) {
   env_.erase("HOOK_SECRET");
   auto config = Load(std::string(kWebhookChannel) + kRouteToOps);
   ASSERT_TRUE(config.ok()) << config.error().message;
-  EXPECT_EQ(config->channels[0].As<channels::WebhookSettings>().signing, channels::WebhookSigning::kRequired);
+  EXPECT_EQ(config->channels[0].As<channels::WebhookSettings>().signing,
+            channels::WebhookSigning::kRequired);
   EXPECT_EQ(config->channels[0].unresolved_secrets.size(), 1U);
   EXPECT_TRUE(config->warnings.empty());
 }
@@ -267,7 +269,8 @@ TEST_F(ChannelConfigTest, SigningOffWarnsAndRefusesAnUnusedSecret) {
     signing: off
 )" + std::string(kRouteToOps));
   ASSERT_TRUE(off.ok()) << off.error().message;
-  EXPECT_EQ(off->channels[0].As<channels::WebhookSettings>().signing, channels::WebhookSigning::kOff);
+  EXPECT_EQ(off->channels[0].As<channels::WebhookSettings>().signing,
+            channels::WebhookSigning::kOff);
   ASSERT_EQ(off->warnings.size(), 1U);
   EXPECT_NE(off->warnings[0].find("quell.yaml:5:"), std::string::npos) << off->warnings[0];
   EXPECT_NE(off->warnings[0].find("(signing: off)"), std::string::npos) << off->warnings[0];
@@ -401,9 +404,11 @@ conditions:
   ASSERT_EQ(c.size(), 7U);
   EXPECT_EQ(c[0].type(), "google_chat");
   EXPECT_EQ(c[0].As<channels::GoogleChatSettings>().url, env_["GCHAT_URL"]);
-  EXPECT_EQ(c[1].As<channels::GoogleChatSettings>().url, "https://chat.googleapis.com/v1/spaces/BBB/messages?key=k");
+  EXPECT_EQ(c[1].As<channels::GoogleChatSettings>().url,
+            "https://chat.googleapis.com/v1/spaces/BBB/messages?key=k");
   EXPECT_TRUE(c[1].delivery.grouping.has_value());
-  EXPECT_EQ(c[2].As<channels::GoogleChatSettings>().url, "https://chat.googleapis.com/v1/spaces/C/messages");
+  EXPECT_EQ(c[2].As<channels::GoogleChatSettings>().url,
+            "https://chat.googleapis.com/v1/spaces/C/messages");
   EXPECT_EQ(c[3].type(), "ntfy");
   EXPECT_EQ(c[3].As<channels::NtfySettings>().url, "https://ntfy.sh/quell-ops");
   EXPECT_EQ(c[3].As<channels::NtfySettings>().token, "tk_0123456789");
@@ -515,12 +520,15 @@ conditions:
   EXPECT_EQ(config->channels[0].As<channels::TeamsSettings>().url, env_["TEAMS_URL"]);
   EXPECT_EQ(config->channels[0].delivery.timeout, std::chrono::seconds(5));
   EXPECT_EQ(config->channels[1].type(), "discord");
-  EXPECT_EQ(config->channels[1].As<channels::DiscordSettings>().url, "https://discord.com/api/webhooks/1/t0k?thread_id=9");
+  EXPECT_EQ(config->channels[1].As<channels::DiscordSettings>().url,
+            "https://discord.com/api/webhooks/1/t0k?thread_id=9");
   EXPECT_EQ(config->channels[1].As<channels::DiscordSettings>().username, "quell");
   EXPECT_TRUE(config->channels[1].delivery.grouping.has_value());
   EXPECT_EQ(config->channels[2].type(), "mattermost");
-  EXPECT_EQ(config->channels[2].As<channels::MattermostSettings>().url, "https://chat.example.com/hooks/k3y");
-  EXPECT_EQ(config->channels[2].As<channels::MattermostSettings>().icon_url, "https://quell.example.com/i.png");
+  EXPECT_EQ(config->channels[2].As<channels::MattermostSettings>().url,
+            "https://chat.example.com/hooks/k3y");
+  EXPECT_EQ(config->channels[2].As<channels::MattermostSettings>().icon_url,
+            "https://quell.example.com/i.png");
   for (const auto& channel : config->channels) EXPECT_TRUE(channel.unresolved_secrets.empty());
 }
 

@@ -102,7 +102,8 @@ TEST_F(ConfigLoaderTest, TheBundledExampleNeedsOnlyTheKeyAndTheWebhookUrl) {
   env_["QUELL_HTTP_TOKEN"] = "an-operator-token";
   auto signed_config = LoadConfig(QUELL_SOURCE_DIR "/examples/quell.yaml", Env());
   ASSERT_TRUE(signed_config.ok()) << signed_config.error().message;
-  EXPECT_EQ(signed_config->channels[0].As<channels::WebhookSettings>().secret, "0123456789abcdef-secret");
+  EXPECT_EQ(signed_config->channels[0].As<channels::WebhookSettings>().secret,
+            "0123456789abcdef-secret");
   EXPECT_TRUE(signed_config->warnings.empty());
 }
 

@@ -72,7 +72,8 @@ TEST_F(OpsgenieConfigTest, DefaultsToTheUsApiAndReadsAKeyFile) {
   std::ofstream(dir_ / "opsgenie.key") << kKey << "\n";
   auto config = Load("  - {name: og, type: opsgenie, api_key_file: opsgenie.key}\n");
   ASSERT_TRUE(config.ok()) << config.error().message;
-  EXPECT_EQ(config->channels[0].As<channels::OpsgenieSettings>().api_url, "https://api.opsgenie.com");
+  EXPECT_EQ(config->channels[0].As<channels::OpsgenieSettings>().api_url,
+            "https://api.opsgenie.com");
   EXPECT_EQ(config->channels[0].As<channels::OpsgenieSettings>().api_key, kKey);
   EXPECT_EQ(config->channels[0].As<channels::OpsgenieSettings>().source, "quell");
 }

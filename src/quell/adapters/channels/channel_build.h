@@ -17,11 +17,11 @@ namespace quell::channels {
 // What a channel type's builder is handed besides its settings: the parts of the channel's
 // shared delivery settings a channel itself uses, and what the process provides.
 struct ChannelBuild {
-  std::string name;             // the channel's name, for its messages
-  HttpTimeouts timeouts;        // connect_timeout and timeout
-  std::string ca_file;          // e-mail's; the HTTP channels share the multi handle's
-  size_t group_limit = 0;       // the channel's group_limit, else its type's default
-  std::string link_prefix;      // where an incident's link starts; empty: no link
+  std::string name;              // the channel's name, for its messages
+  HttpTimeouts timeouts;         // connect_timeout and timeout
+  std::string ca_file;           // e-mail's; the HTTP channels share the multi handle's
+  size_t group_limit = 0;        // the channel's group_limit, else its type's default
+  std::string link_prefix;       // where an incident's link starts; empty: no link
   core::Clock* clock = nullptr;  // e-mail dates its Message-IDs by it
 };
 

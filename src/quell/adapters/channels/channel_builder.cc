@@ -8,9 +8,7 @@ namespace {
 template <typename F, typename... Kinds>
 decltype(auto) WithBuilder(KindList<Kinds...> /*kinds*/, const ChannelSettings& settings, F&& f) {
   return std::visit(
-      [&]<typename S>(const S& typed) {
-        return f(typename KindOf<S, Kinds...>::type{}, typed);
-      },
+      [&]<typename S>(const S& typed) { return f(typename KindOf<S, Kinds...>::type{}, typed); },
       settings);
 }
 

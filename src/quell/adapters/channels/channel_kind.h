@@ -36,8 +36,7 @@ struct KindList {
 template <typename S, typename... Kinds>
 struct KindOf;
 template <typename S, typename K, typename... Rest>
-struct KindOf<S, K, Rest...>
-    : std::conditional_t<std::is_same_v<S, typename K::Settings>, std::type_identity<K>,
-                         KindOf<S, Rest...>> {};
+struct KindOf<S, K, Rest...> : std::conditional_t<std::is_same_v<S, typename K::Settings>,
+                                                  std::type_identity<K>, KindOf<S, Rest...>> {};
 
 }  // namespace quell::channels

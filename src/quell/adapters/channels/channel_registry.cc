@@ -9,9 +9,7 @@ namespace {
 template <typename F, typename... Kinds>
 decltype(auto) WithKind(KindList<Kinds...> /*kinds*/, const ChannelSettings& settings, F&& f) {
   return std::visit(
-      [&]<typename S>(const S& typed) {
-        return f(typename KindOf<S, Kinds...>::type{}, typed);
-      },
+      [&]<typename S>(const S& typed) { return f(typename KindOf<S, Kinds...>::type{}, typed); },
       settings);
 }
 
@@ -43,8 +41,7 @@ std::string_view ChannelTypeOf(const ChannelSettings& settings) {
                   []<typename K>(K /*kind*/, const auto& /*typed*/) { return K::kType; });
 }
 
-std::optional<ChannelSettings> ReadChannelSettings(std::string_view type,
-                                                   ChannelReading& reading) {
+std::optional<ChannelSettings> ReadChannelSettings(std::string_view type, ChannelReading& reading) {
   return Read(ChannelKinds{}, type, reading);
 }
 

@@ -42,8 +42,7 @@ std::vector<std::string_view> ChannelTypeNames();
 std::string_view ChannelTypeOf(const ChannelSettings& settings);
 // The settings of the kind named `type`, read by its reader (its problems reported on
 // `reading.item`); nullopt when no kind has that name.
-std::optional<ChannelSettings> ReadChannelSettings(std::string_view type,
-                                                   ChannelReading& reading);
+std::optional<ChannelSettings> ReadChannelSettings(std::string_view type, ChannelReading& reading);
 // Members a group message on such a channel lists when its group_limit is not set.
 size_t DefaultGroupLimitOf(const ChannelSettings& settings);
 // The secret with which the channel's provider signs its calls to `route`; empty when the

@@ -3,8 +3,8 @@
 #include <memory>
 #include <string>
 
-#include "quell/adapters/channels/http_channel_support.h"
 #include "quell/adapters/channels/discord/discord_settings.h"
+#include "quell/adapters/channels/http_channel_support.h"
 #include "quell/core/ports/channel.h"
 
 namespace quell::channels {

@@ -2,7 +2,6 @@
 
 #include <string>
 
-
 namespace quell::channels {
 
 void ReadDiscordSettings(ChannelReading& reading, DiscordSettings& out) {

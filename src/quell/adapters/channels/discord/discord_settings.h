@@ -14,7 +14,7 @@ struct DiscordSettings {
   std::string url;
   std::string username;    // overrides the webhook's name when set
   std::string avatar_url;  // overrides the webhook's avatar when set
-  HttpTimeouts timeouts;
+  HttpTimeouts timeouts;   // the builder's, from the channel's delivery settings
 };
 
 }  // namespace quell::channels

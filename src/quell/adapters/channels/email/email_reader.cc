@@ -2,7 +2,6 @@
 
 #include <string>
 
-
 namespace quell::channels {
 
 void ReadEmailSettings(ChannelReading& reading, email::EmailSettings& out) {

@@ -2,7 +2,6 @@
 
 #include <string>
 
-
 namespace quell::channels {
 
 void ReadGoogleChatSettings(ChannelReading& reading, GoogleChatSettings& out) {

@@ -12,7 +12,7 @@ struct GoogleChatSettings {
   // The space's incoming-webhook URL, "https://chat.googleapis.com/v1/spaces/<space>/messages
   // ?key=<key>&token=<token>": the key and token make it a credential.
   std::string url;
-  HttpTimeouts timeouts;
+  HttpTimeouts timeouts;  // the builder's, from the channel's delivery settings
 };
 
 }  // namespace quell::channels

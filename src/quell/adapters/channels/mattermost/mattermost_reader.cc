@@ -2,7 +2,6 @@
 
 #include <string>
 
-
 namespace quell::channels {
 
 void ReadMattermostSettings(ChannelReading& reading, MattermostSettings& out) {

@@ -3,7 +3,6 @@
 #include <cctype>
 #include <string>
 
-
 namespace quell::channels {
 namespace {
 

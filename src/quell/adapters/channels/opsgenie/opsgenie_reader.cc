@@ -2,7 +2,6 @@
 
 #include <string>
 
-
 namespace quell::channels {
 
 // Opsgenie's Alert API: the key is a credential, so only by reference.

@@ -14,7 +14,7 @@ struct OpsgenieSettings {
   std::string api_url = "https://api.opsgenie.com";
   std::string api_key;  // an API integration's key, sent as "Authorization: GenieKey <key>"
   std::string source = "quell";  // the alert's source field
-  HttpTimeouts timeouts;
+  HttpTimeouts timeouts;         // the builder's, from the channel's delivery settings
 };
 
 }  // namespace quell::channels

@@ -2,7 +2,6 @@
 
 #include <string>
 
-
 namespace quell::channels {
 
 void ReadPagerDutySettings(ChannelReading& reading, PagerDutySettings& out) {

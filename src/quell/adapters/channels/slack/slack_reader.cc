@@ -2,7 +2,6 @@
 
 #include <string>
 
-
 namespace quell::channels {
 
 void ReadSlackSettings(ChannelReading& reading, SlackSettings& out) {

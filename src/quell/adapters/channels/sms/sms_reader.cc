@@ -3,8 +3,8 @@
 #include <cctype>
 #include <string>
 
-#include "quell/adapters/zones/date_zone_rules.h"
 #include "quell/adapters/config/config_names.h"
+#include "quell/adapters/zones/date_zone_rules.h"
 
 namespace quell::channels {
 namespace {
@@ -52,9 +52,10 @@ void ReadSmsSettings(ChannelReading& reading, SmsSettings& out) {
         quiet.Fail("time_zone", known.error().message);
       }
     } else if (quiet.Has("utc_offset")) {
-      reading.warnings.push_back(quiet.Locate("utc_offset") +
-                         ": a fixed offset is wrong on one side of every daylight-saving change; "
-                         "give time_zone (an IANA name such as Europe/Berlin) instead");
+      reading.warnings.push_back(
+          quiet.Locate("utc_offset") +
+          ": a fixed offset is wrong on one side of every daylight-saving change; "
+          "give time_zone (an IANA name such as Europe/Berlin) instead");
     }
     quiet.Read("override", out.quiet_override);
     if (!ValidClock(start)) quiet.Fail("start", "expected HH:MM, e.g. 22:00");

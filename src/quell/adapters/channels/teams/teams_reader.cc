@@ -2,7 +2,6 @@
 
 #include <string>
 
-
 namespace quell::channels {
 
 void ReadTeamsSettings(ChannelReading& reading, TeamsSettings& out) {

@@ -12,7 +12,7 @@ struct TeamsSettings {
   // The Workflows trigger URL ("When a Teams webhook request is received"); it carries its
   // signature (sig=...) in the query, so it is a credential.
   std::string url;
-  HttpTimeouts timeouts;
+  HttpTimeouts timeouts;  // the builder's, from the channel's delivery settings
 };
 
 }  // namespace quell::channels

@@ -10,9 +10,9 @@ namespace quell::channels {
 
 struct TelegramSettings {
   std::string api_url = "https://api.telegram.org";
-  std::string token;    // the bot token, "123456:ABC..."; it travels in the URL path
-  std::string chat_id;  // "123", "-100123..." or "@channelname"
-  HttpTimeouts timeouts;
+  std::string token;      // the bot token, "123456:ABC..."; it travels in the URL path
+  std::string chat_id;    // "123", "-100123..." or "@channelname"
+  HttpTimeouts timeouts;  // the builder's, from the channel's delivery settings
 };
 
 }  // namespace quell::channels

@@ -33,7 +33,7 @@ void ReadWebhookSettings(ChannelReading& reading, WebhookSettings& out) {
       item.Read("secret_file", unused);
     }
     reading.warnings.push_back(item.Locate("signing") + ": channel \"" + reading.name +
-                       "\" sends unsigned requests (signing: off)");
+                               "\" sends unsigned requests (signing: off)");
     return;
   }
   config::SecretRef secret = config::ReadSecret(item, "secret", reading.dir, true);
@@ -42,7 +42,7 @@ void ReadWebhookSettings(ChannelReading& reading, WebhookSettings& out) {
   // An unset variable is what when_set allows; an unreadable secret_file is still a mistake.
   if (out.signing == WebhookSigning::kWhenSet && !item.Has("secret_file")) {
     reading.warnings.push_back(secret.unresolved + ": channel \"" + reading.name +
-                       "\" sends unsigned requests until it is (signing: when_set)");
+                               "\" sends unsigned requests until it is (signing: when_set)");
   } else {
     reading.unresolved.push_back(std::move(secret.unresolved));
   }
