@@ -35,9 +35,9 @@ template <typename Made>
 core::Result<BuiltChannel> Built(core::Result<std::unique_ptr<Made>> made) {
   if (!made) return made.error();
   if constexpr (std::is_base_of_v<core::HttpChannel, Made>) {
-    return BuiltChannel(std::unique_ptr<core::HttpChannel>(std::move(*made)));
+    return BuiltChannel{std::in_place_type<std::unique_ptr<core::HttpChannel>>, std::move(*made)};
   } else {
-    return BuiltChannel(std::unique_ptr<core::Channel>(std::move(*made)));
+    return BuiltChannel{std::in_place_type<std::unique_ptr<core::Channel>>, std::move(*made)};
   }
 }
 
