@@ -23,7 +23,7 @@
 #include "fake_operator_store.h"
 #include "fuzz_input.h"
 #include "quell/adapters/channels/ack_link.h"
-#include "quell/adapters/channels/webhook_signature.h"
+#include "quell/adapters/channels/webhook/webhook_signature.h"
 #include "quell/adapters/http_server/callback_routes.h"
 #include "quell/adapters/jsonl/payload_encoder.h"
 #include "quell/core/text/url.h"

@@ -10,17 +10,17 @@
 #include <vector>
 
 #include "fuzz_input.h"
-#include "quell/adapters/channels/discord_channel.h"
-#include "quell/adapters/channels/google_chat_channel.h"
-#include "quell/adapters/channels/mattermost_channel.h"
-#include "quell/adapters/channels/ntfy_channel.h"
-#include "quell/adapters/channels/opsgenie_channel.h"
-#include "quell/adapters/channels/pagerduty_channel.h"
-#include "quell/adapters/channels/slack_channel.h"
-#include "quell/adapters/channels/teams_channel.h"
-#include "quell/adapters/channels/telegram_channel.h"
-#include "quell/adapters/channels/twilio_sms_channel.h"
-#include "quell/adapters/channels/webhook_channel.h"
+#include "quell/adapters/channels/discord/discord_channel.h"
+#include "quell/adapters/channels/google_chat/google_chat_channel.h"
+#include "quell/adapters/channels/mattermost/mattermost_channel.h"
+#include "quell/adapters/channels/ntfy/ntfy_channel.h"
+#include "quell/adapters/channels/opsgenie/opsgenie_channel.h"
+#include "quell/adapters/channels/pagerduty/pagerduty_channel.h"
+#include "quell/adapters/channels/slack/slack_channel.h"
+#include "quell/adapters/channels/sms/twilio_sms_channel.h"
+#include "quell/adapters/channels/teams/teams_channel.h"
+#include "quell/adapters/channels/telegram/telegram_channel.h"
+#include "quell/adapters/channels/webhook/webhook_channel.h"
 
 namespace {
 
@@ -48,10 +48,10 @@ std::vector<std::unique_ptr<HttpChannel>> Channels() {
   bot.channel = "C0123";
   Add(out, SlackChannel::Create(bot));
   Add(out, PagerDutyChannel::Create(PagerDutySettings{.routing_key = "R0123"}));
-  Add(out, TwilioSmsChannel::Create(TwilioSettings{.account_sid = "AC0123",
-                                                   .auth_token = "t",
-                                                   .from = "+15005550006",
-                                                   .to = "+15005550001"}));
+  Add(out, TwilioSmsChannel::Create(SmsSettings{.account_sid = "AC0123",
+                                                .auth_token = "t",
+                                                .from = "+15005550006",
+                                                .to = "+15005550001"}));
   Add(out, OpsgenieChannel::Create(OpsgenieSettings{.api_key = "k"}));
   Add(out, TelegramChannel::Create(TelegramSettings{.token = "123456:ABC", .chat_id = "-100123"}));
   Add(out, TeamsChannel::Create(TeamsSettings{.url = "https://teams.example/x"}));

@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "quell/adapters/channels/webhook_signature.h"
+#include "quell/adapters/channels/webhook/webhook_signature.h"
 
 namespace quell::testing {
 

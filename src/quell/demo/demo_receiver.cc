@@ -6,7 +6,7 @@
 #include <csignal>
 #include <nlohmann/json.hpp>
 
-#include "quell/adapters/channels/webhook_signature.h"
+#include "quell/adapters/channels/webhook/webhook_signature.h"
 
 namespace quell::demo {
 

@@ -1,5 +1,5 @@
 // DiscordChannel through CurlMultiClient against the loopback DiscordReceiver (Execute Webhook).
-#include "quell/adapters/channels/discord_channel.h"
+#include "quell/adapters/channels/discord/discord_channel.h"
 
 #include <gtest/gtest.h>
 

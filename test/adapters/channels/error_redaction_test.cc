@@ -3,8 +3,8 @@
 
 #include <string>
 
-#include "quell/adapters/channels/google_chat_channel.h"
-#include "quell/adapters/channels/twilio_sms_channel.h"
+#include "quell/adapters/channels/google_chat/google_chat_channel.h"
+#include "quell/adapters/channels/sms/twilio_sms_channel.h"
 
 namespace quell::channels {
 namespace {
@@ -22,7 +22,7 @@ core::Delivery Open() {
 // each occurrence of the token by "[redacted]" and searched again from the mark itself, so a
 // token found inside "[redacted]" was replaced for ever (the dispatcher hung on the answer).
 TEST(ErrorRedactionTest, ATokenThatIsPartOfTheMarkStillEnds) {
-  TwilioSettings settings;
+  SmsSettings settings;
   settings.account_sid = "AC0123";
   settings.auth_token = "act";
   settings.from = "+15005550006";

@@ -1,6 +1,6 @@
 // GoogleChatChannel through CurlMultiClient against the loopback GoogleChatReceiver, which
 // follows Google's documentation of incoming webhooks and spaces.messages.create.
-#include "quell/adapters/channels/google_chat_channel.h"
+#include "quell/adapters/channels/google_chat/google_chat_channel.h"
 
 #include <gtest/gtest.h>
 

@@ -7,16 +7,16 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "quell/adapters/channels/discord_channel.h"
-#include "quell/adapters/channels/google_chat_channel.h"
-#include "quell/adapters/channels/mattermost_channel.h"
-#include "quell/adapters/channels/ntfy_channel.h"
-#include "quell/adapters/channels/pagerduty_channel.h"
-#include "quell/adapters/channels/slack_channel.h"
-#include "quell/adapters/channels/teams_channel.h"
-#include "quell/adapters/channels/telegram_channel.h"
-#include "quell/adapters/channels/twilio_sms_channel.h"
-#include "quell/adapters/channels/webhook_channel.h"
+#include "quell/adapters/channels/discord/discord_channel.h"
+#include "quell/adapters/channels/google_chat/google_chat_channel.h"
+#include "quell/adapters/channels/mattermost/mattermost_channel.h"
+#include "quell/adapters/channels/ntfy/ntfy_channel.h"
+#include "quell/adapters/channels/pagerduty/pagerduty_channel.h"
+#include "quell/adapters/channels/slack/slack_channel.h"
+#include "quell/adapters/channels/sms/twilio_sms_channel.h"
+#include "quell/adapters/channels/teams/teams_channel.h"
+#include "quell/adapters/channels/telegram/telegram_channel.h"
+#include "quell/adapters/channels/webhook/webhook_channel.h"
 #include "quell/adapters/templates/mustache_renderer.h"
 #include "quell/core/delivery/message_limits.h"
 #include "quell/core/text/url.h"
@@ -75,7 +75,7 @@ core::Delivery Rendered(core::OutboxRow row, const std::string& type,
 WebhookSettings Webhook() {
   WebhookSettings settings;
   settings.url = "http://127.0.0.1:1/hook";
-  settings.sign = false;
+  settings.signing = WebhookSigning::kOff;
   return settings;
 }
 
@@ -215,7 +215,7 @@ TEST(GroupChannelsTest, PagerDutyGetsCriticalForAFatalLevel) {
 }
 
 TEST(GroupChannelsTest, TwilioSendsTwoHundredMembersWithinTheSegments) {
-  TwilioSettings twilio;
+  SmsSettings twilio;
   twilio.account_sid = "AC123";
   twilio.auth_token = "token";
   twilio.from = "+15005550006";
@@ -437,7 +437,7 @@ TEST(GroupChannelsTest, PagerDutyKeysEachEpisodeOfAGroupApart) {
 TEST(GroupChannelsTest, SlacksAckButtonOnAGroupNamesTheMessage) {
   SlackSettings slack;
   slack.webhook_url = "http://127.0.0.1:1/slack";
-  slack.ack_button = true;
+  slack.signing_secret = "slack-signing-secret";
   auto channel = SlackChannel::Create(slack);
   ASSERT_TRUE(channel.ok());
   const core::Delivery delivery = Rendered(GroupRow(3, 3), "slack");

@@ -1,5 +1,5 @@
 // MattermostChannel through CurlMultiClient against the loopback MattermostReceiver.
-#include "quell/adapters/channels/mattermost_channel.h"
+#include "quell/adapters/channels/mattermost/mattermost_channel.h"
 
 #include <gtest/gtest.h>
 

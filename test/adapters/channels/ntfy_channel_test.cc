@@ -1,6 +1,6 @@
 // NtfyChannel through CurlMultiClient against the loopback NtfyReceiver, which follows
 // docs.ntfy.sh/publish.
-#include "quell/adapters/channels/ntfy_channel.h"
+#include "quell/adapters/channels/ntfy/ntfy_channel.h"
 
 #include <gtest/gtest.h>
 

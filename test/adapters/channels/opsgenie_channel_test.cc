@@ -1,5 +1,5 @@
 // OpsgenieChannel through CurlMultiClient against the loopback OpsgenieReceiver.
-#include "quell/adapters/channels/opsgenie_channel.h"
+#include "quell/adapters/channels/opsgenie/opsgenie_channel.h"
 
 #include <gtest/gtest.h>
 

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "quell/adapters/channels/opsgenie_channel.h"
+#include "quell/adapters/channels/opsgenie/opsgenie_channel.h"
 #include "quell/adapters/templates/mustache_renderer.h"
 
 namespace quell::channels {

@@ -1,5 +1,5 @@
 // PagerDutyChannel through CurlMultiClient against the loopback PagerDutyReceiver.
-#include "quell/adapters/channels/pagerduty_channel.h"
+#include "quell/adapters/channels/pagerduty/pagerduty_channel.h"
 
 #include <gtest/gtest.h>
 
@@ -30,6 +30,7 @@ class PagerDutyChannelTest : public ::testing::Test {
     PagerDutySettings settings;
     settings.base_url = receiver_.BaseUrl();
     settings.routing_key = std::move(routing_key);
+    settings.source.clear();  // payload.source falls back to the incident key
     settings.timeouts.connect = std::min<core::Duration>(total, std::chrono::seconds(1));
     settings.timeouts.total = total;
     auto channel = PagerDutyChannel::Create(settings);

@@ -1,6 +1,6 @@
 // SlackChannel (bot-token and incoming-webhook modes) through CurlMultiClient against the
 // loopback SlackReceiver.
-#include "quell/adapters/channels/slack_channel.h"
+#include "quell/adapters/channels/slack/slack_channel.h"
 
 #include <gtest/gtest.h>
 
@@ -203,7 +203,7 @@ TEST_F(SlackChannelTest, AnIncomingWebhookPostsTextAndBlocks) {
 TEST_F(SlackChannelTest, AnAckButtonEndsOpensWhenTheChannelHasASigningSecret) {
   SlackSettings settings;
   settings.webhook_url = receiver_.WebhookUrl();
-  settings.ack_button = true;
+  settings.signing_secret = "slack-signing-secret";
   auto channel = SlackChannel::Create(settings);
   ASSERT_TRUE(channel.ok());
   const core::Delivery open = MakeDelivery();
@@ -229,7 +229,7 @@ TEST_F(SlackChannelTest, AnAckButtonEndsOpensWhenTheChannelHasASigningSecret) {
 TEST_F(SlackChannelTest, AKeyTooLongForAButtonValueSendsTheMessageWithoutTheButton) {
   SlackSettings settings;
   settings.webhook_url = receiver_.WebhookUrl();
-  settings.ack_button = true;
+  settings.signing_secret = "slack-signing-secret";
   auto channel = SlackChannel::Create(settings);
   ASSERT_TRUE(channel.ok());
   core::Delivery open = MakeDelivery();

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "quell/adapters/channels/pagerduty_channel.h"
-#include "quell/adapters/channels/webhook_channel.h"
+#include "quell/adapters/channels/pagerduty/pagerduty_channel.h"
+#include "quell/adapters/channels/webhook/webhook_channel.h"
 #include "quell/adapters/jsonl/message_codec.h"
 #include "quell/adapters/jsonl/payload_encoder.h"
 #include "quell/core/delivery/dead_letter.h"
@@ -85,6 +85,7 @@ PagerDutySettings PagerDuty() {
   PagerDutySettings settings;
   settings.base_url = "http://127.0.0.1:9";
   settings.routing_key = "R0UTING";
+  settings.source.clear();  // payload.source falls back to the row's key
   return settings;
 }
 

@@ -1,6 +1,6 @@
 // TeamsChannel through CurlMultiClient against the loopback TeamsReceiver (a Workflows trigger
 // posting the card it is sent).
-#include "quell/adapters/channels/teams_channel.h"
+#include "quell/adapters/channels/teams/teams_channel.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // TelegramChannel through CurlMultiClient against the loopback TelegramReceiver, which follows
 // core.telegram.org/bots/api (sendMessage, ReplyParameters, ResponseParameters).
-#include "quell/adapters/channels/telegram_channel.h"
+#include "quell/adapters/channels/telegram/telegram_channel.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // TwilioSmsChannel through CurlMultiClient against the loopback TwilioReceiver.
-#include "quell/adapters/channels/twilio_sms_channel.h"
+#include "quell/adapters/channels/sms/twilio_sms_channel.h"
 
 #include <gtest/gtest.h>
 
@@ -22,7 +22,7 @@ class TwilioSmsChannelTest : public ::testing::Test {
  protected:
   std::unique_ptr<TwilioSmsChannel> Channel(std::string token = kToken,
                                             core::Duration total = std::chrono::seconds(5)) {
-    TwilioSettings settings;
+    SmsSettings settings;
     settings.base_url = receiver_.BaseUrl();
     settings.account_sid = kSid;
     settings.auth_token = std::move(token);
@@ -116,8 +116,8 @@ TEST_F(TwilioSmsChannelTest, CutsLongBodiesToTwiliosLimit) {
   EXPECT_TRUE(messages[0].body.ends_with("\xE2\x80\xA6"));
 }
 
-TEST(TwilioSettingsTest, CreateRefusesMissingSettings) {
-  TwilioSettings settings;
+TEST(SmsSettingsTest, CreateRefusesMissingSettings) {
+  SmsSettings settings;
   settings.account_sid = kSid;
   settings.auth_token = kToken;
   settings.from = "+15005550006";

@@ -1,5 +1,5 @@
 // WebhookChannel through CurlMultiClient against the loopback WebhookReceiver.
-#include "quell/adapters/channels/webhook_channel.h"
+#include "quell/adapters/channels/webhook/webhook_channel.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "channel_test_support.h"
-#include "quell/adapters/channels/webhook_signature.h"
+#include "quell/adapters/channels/webhook/webhook_signature.h"
 #include "quell/core/delivery/dead_letter.h"
 #include "webhook_receiver.h"
 
@@ -231,7 +231,7 @@ TEST(WebhookSettingsTest, CreateRefusesBadSettingsWithoutQuotingTheSecret) {
 TEST(WebhookSettingsTest, AnUnsignedChannelSendsNoSignatureHeader) {
   WebhookSettings settings;
   settings.url = "https://example.com/hook";
-  settings.sign = false;
+  settings.signing = WebhookSigning::kOff;
   auto channel = WebhookChannel::Create(settings);
   ASSERT_TRUE(channel.ok()) << channel.error().message;
   const core::Delivery delivery = MakeDelivery();
@@ -241,7 +241,7 @@ TEST(WebhookSettingsTest, AnUnsignedChannelSendsNoSignatureHeader) {
   EXPECT_EQ(core::FindHeader(request->headers, "Idempotency-Key"), delivery.row.idempotency_key);
   EXPECT_EQ(json::parse(request->body)["version"], 1);
 
-  settings.sign = true;  // signing with no key is still refused
+  settings.signing = WebhookSigning::kRequired;  // signing with no key is still refused
   EXPECT_FALSE(WebhookChannel::Create(settings).ok());
 }
 

@@ -91,14 +91,14 @@ conditions:
 )");
   ASSERT_TRUE(config.ok()) << config.error().message;
   ASSERT_EQ(config->channels.size(), 5U);
-  EXPECT_EQ(config->channels[0].webhook.secret, "s3cret-value-9");
+  EXPECT_EQ(config->channels[0].As<channels::WebhookSettings>().secret, "s3cret-value-9");
   EXPECT_EQ(config->channels[0].delivery.concurrency, 16U);
-  EXPECT_EQ(config->channels[1].slack.bot_token, "xoxb-1");
-  EXPECT_EQ(config->channels[2].email.password, "mail-pass");
-  EXPECT_EQ(config->channels[2].email.to.size(), 2U);
-  EXPECT_EQ(config->channels[3].sms.quiet_start.value_or(""), "22:00");
-  EXPECT_EQ(config->channels[3].sms.auth_token, "tw-2");
-  EXPECT_EQ(config->channels[4].pagerduty.routing_key, "pd-3");
+  EXPECT_EQ(config->channels[1].As<channels::SlackSettings>().token, "xoxb-1");
+  EXPECT_EQ(config->channels[2].As<email::EmailSettings>().password, "mail-pass");
+  EXPECT_EQ(config->channels[2].As<email::EmailSettings>().to.size(), 2U);
+  EXPECT_EQ(config->channels[3].As<channels::SmsSettings>().quiet_start.value_or(""), "22:00");
+  EXPECT_EQ(config->channels[3].As<channels::SmsSettings>().auth_token, "tw-2");
+  EXPECT_EQ(config->channels[4].As<channels::PagerDutySettings>().routing_key, "pd-3");
   EXPECT_EQ(config->dispatch.dead_letter, "chat");
   EXPECT_EQ(config->dispatch.budget.per_hour, 30U);
   EXPECT_TRUE(config->shadow);
@@ -120,9 +120,9 @@ conditions:
   - {name: errs, type: error_groups, channels: [chat, pager, pager2]}
 )");
   ASSERT_TRUE(config.ok()) << config.error().message;
-  EXPECT_FALSE(config->channels[0].slack.resolve_updates_root);
-  EXPECT_EQ(config->channels[1].pagerduty.source, "checkout-agents");
-  EXPECT_EQ(config->channels[2].pagerduty.source, "quell");
+  EXPECT_FALSE(config->channels[0].As<channels::SlackSettings>().resolve_updates_root);
+  EXPECT_EQ(config->channels[1].As<channels::PagerDutySettings>().source, "checkout-agents");
+  EXPECT_EQ(config->channels[2].As<channels::PagerDutySettings>().source, "quell");
 
   ExpectError(R"(channels:
   - {name: pager, type: pagerduty, routing_key_env: PD_KEY, source: ""}
@@ -190,7 +190,7 @@ conditions:
 )");
   ASSERT_TRUE(config.ok()) << config.error().message;
   ASSERT_EQ(config->channels.size(), 2U);
-  EXPECT_TRUE(config->channels[0].webhook.secret.empty());
+  EXPECT_TRUE(config->channels[0].As<channels::WebhookSettings>().secret.empty());
   ASSERT_EQ(config->channels[0].unresolved_secrets.size(), 1U);
   const std::string& hook = config->channels[0].unresolved_secrets[0];
   EXPECT_NE(hook.find("quell.yaml:5:"), std::string::npos) << hook;
@@ -219,14 +219,15 @@ constexpr const char* kWhenSetWebhook = R"(channels:
 TEST_F(ChannelConfigTest, WhenSetSignsWithTheKeyAndWarnsWithoutIt) {
   auto with_key = Load(std::string(kWhenSetWebhook) + kRouteToOps);
   ASSERT_TRUE(with_key.ok()) << with_key.error().message;
-  EXPECT_EQ(with_key->channels[0].webhook.signing, WebhookSigning::kWhenSet);
-  EXPECT_EQ(with_key->channels[0].webhook.secret, "s3cret-value-9");
+  EXPECT_EQ(with_key->channels[0].As<channels::WebhookSettings>().signing,
+            channels::WebhookSigning::kWhenSet);
+  EXPECT_EQ(with_key->channels[0].As<channels::WebhookSettings>().secret, "s3cret-value-9");
   EXPECT_TRUE(with_key->warnings.empty());
 
   env_.erase("HOOK_SECRET");
   auto without = Load(std::string(kWhenSetWebhook) + kRouteToOps);
   ASSERT_TRUE(without.ok()) << without.error().message;
-  EXPECT_TRUE(without->channels[0].webhook.secret.empty());
+  EXPECT_TRUE(without->channels[0].As<channels::WebhookSettings>().secret.empty());
   EXPECT_TRUE(without->channels[0].unresolved_secrets.empty());
   ASSERT_EQ(without->warnings.size(), 1U);
   const std::string& warning = without->warnings[0];
@@ -240,7 +241,8 @@ TEST_F(ChannelConfigTest, SigningIsRequiredUnlessTheConfigSaysOtherwise) {
   env_.erase("HOOK_SECRET");
   auto config = Load(std::string(kWebhookChannel) + kRouteToOps);
   ASSERT_TRUE(config.ok()) << config.error().message;
-  EXPECT_EQ(config->channels[0].webhook.signing, WebhookSigning::kRequired);
+  EXPECT_EQ(config->channels[0].As<channels::WebhookSettings>().signing,
+            channels::WebhookSigning::kRequired);
   EXPECT_EQ(config->channels[0].unresolved_secrets.size(), 1U);
   EXPECT_TRUE(config->warnings.empty());
 }
@@ -267,7 +269,8 @@ TEST_F(ChannelConfigTest, SigningOffWarnsAndRefusesAnUnusedSecret) {
     signing: off
 )" + std::string(kRouteToOps));
   ASSERT_TRUE(off.ok()) << off.error().message;
-  EXPECT_EQ(off->channels[0].webhook.signing, WebhookSigning::kOff);
+  EXPECT_EQ(off->channels[0].As<channels::WebhookSettings>().signing,
+            channels::WebhookSigning::kOff);
   ASSERT_EQ(off->warnings.size(), 1U);
   EXPECT_NE(off->warnings[0].find("quell.yaml:5:"), std::string::npos) << off->warnings[0];
   EXPECT_NE(off->warnings[0].find("(signing: off)"), std::string::npos) << off->warnings[0];
@@ -399,23 +402,24 @@ conditions:
   ASSERT_TRUE(config.ok()) << config.error().message;
   const auto& c = config->channels;
   ASSERT_EQ(c.size(), 7U);
-  EXPECT_EQ(c[0].type, ChannelType::kGoogleChat);
-  EXPECT_STREQ(ChannelTypeName(c[0].type), "google_chat");
-  EXPECT_EQ(c[0].google_chat.url, env_["GCHAT_URL"]);
-  EXPECT_EQ(c[1].google_chat.url, "https://chat.googleapis.com/v1/spaces/BBB/messages?key=k");
+  EXPECT_EQ(c[0].type(), "google_chat");
+  EXPECT_EQ(c[0].As<channels::GoogleChatSettings>().url, env_["GCHAT_URL"]);
+  EXPECT_EQ(c[1].As<channels::GoogleChatSettings>().url,
+            "https://chat.googleapis.com/v1/spaces/BBB/messages?key=k");
   EXPECT_TRUE(c[1].delivery.grouping.has_value());
-  EXPECT_EQ(c[2].google_chat.url, "https://chat.googleapis.com/v1/spaces/C/messages");
-  EXPECT_STREQ(ChannelTypeName(c[3].type), "ntfy");
-  EXPECT_EQ(c[3].ntfy.url, "https://ntfy.sh/quell-ops");
-  EXPECT_EQ(c[3].ntfy.token, "tk_0123456789");
-  EXPECT_EQ(c[4].ntfy.token, "");
-  EXPECT_STREQ(ChannelTypeName(c[5].type), "telegram");
-  EXPECT_EQ(c[5].telegram.chat_id, "-1001234567890");
-  EXPECT_EQ(c[5].telegram.token, "7000000001:AAH");
-  EXPECT_EQ(c[5].telegram.api_url, "https://api.telegram.org");
+  EXPECT_EQ(c[2].As<channels::GoogleChatSettings>().url,
+            "https://chat.googleapis.com/v1/spaces/C/messages");
+  EXPECT_EQ(c[3].type(), "ntfy");
+  EXPECT_EQ(c[3].As<channels::NtfySettings>().url, "https://ntfy.sh/quell-ops");
+  EXPECT_EQ(c[3].As<channels::NtfySettings>().token, "tk_0123456789");
+  EXPECT_EQ(c[4].As<channels::NtfySettings>().token, "");
+  EXPECT_EQ(c[5].type(), "telegram");
+  EXPECT_EQ(c[5].As<channels::TelegramSettings>().chat_id, "-1001234567890");
+  EXPECT_EQ(c[5].As<channels::TelegramSettings>().token, "7000000001:AAH");
+  EXPECT_EQ(c[5].As<channels::TelegramSettings>().api_url, "https://api.telegram.org");
   EXPECT_EQ(c[5].delivery.max_attempts, 4U);
-  EXPECT_EQ(c[6].telegram.chat_id, "@quell_alerts");
-  EXPECT_EQ(c[6].telegram.api_url, "http://127.0.0.1:8081");
+  EXPECT_EQ(c[6].As<channels::TelegramSettings>().chat_id, "@quell_alerts");
+  EXPECT_EQ(c[6].As<channels::TelegramSettings>().api_url, "http://127.0.0.1:8081");
   for (const auto& channel : c) EXPECT_TRUE(channel.unresolved_secrets.empty()) << channel.name;
 
   // An unset variable loads (the poller runs without it) and is recorded with its line.
@@ -512,19 +516,19 @@ conditions:
 )");
   ASSERT_TRUE(config.ok()) << config.error().message;
   ASSERT_EQ(config->channels.size(), 3U);
-  EXPECT_EQ(config->channels[0].type, ChannelType::kTeams);
-  EXPECT_EQ(config->channels[0].teams.url, env_["TEAMS_URL"]);
+  EXPECT_EQ(config->channels[0].type(), "teams");
+  EXPECT_EQ(config->channels[0].As<channels::TeamsSettings>().url, env_["TEAMS_URL"]);
   EXPECT_EQ(config->channels[0].delivery.timeout, std::chrono::seconds(5));
-  EXPECT_EQ(config->channels[1].type, ChannelType::kDiscord);
-  EXPECT_EQ(config->channels[1].discord.url, "https://discord.com/api/webhooks/1/t0k?thread_id=9");
-  EXPECT_EQ(config->channels[1].discord.username, "quell");
+  EXPECT_EQ(config->channels[1].type(), "discord");
+  EXPECT_EQ(config->channels[1].As<channels::DiscordSettings>().url,
+            "https://discord.com/api/webhooks/1/t0k?thread_id=9");
+  EXPECT_EQ(config->channels[1].As<channels::DiscordSettings>().username, "quell");
   EXPECT_TRUE(config->channels[1].delivery.grouping.has_value());
-  EXPECT_EQ(config->channels[2].type, ChannelType::kMattermost);
-  EXPECT_EQ(config->channels[2].mattermost.url, "https://chat.example.com/hooks/k3y");
-  EXPECT_EQ(config->channels[2].mattermost.icon_url, "https://quell.example.com/i.png");
-  EXPECT_STREQ(ChannelTypeName(ChannelType::kTeams), "teams");
-  EXPECT_STREQ(ChannelTypeName(ChannelType::kDiscord), "discord");
-  EXPECT_STREQ(ChannelTypeName(ChannelType::kMattermost), "mattermost");
+  EXPECT_EQ(config->channels[2].type(), "mattermost");
+  EXPECT_EQ(config->channels[2].As<channels::MattermostSettings>().url,
+            "https://chat.example.com/hooks/k3y");
+  EXPECT_EQ(config->channels[2].As<channels::MattermostSettings>().icon_url,
+            "https://quell.example.com/i.png");
   for (const auto& channel : config->channels) EXPECT_TRUE(channel.unresolved_secrets.empty());
 }
 

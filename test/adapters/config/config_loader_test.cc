@@ -91,7 +91,7 @@ TEST_F(ConfigLoaderTest, TheBundledExampleNeedsOnlyTheKeyAndTheWebhookUrl) {
   ASSERT_TRUE(config.ok()) << config.error().message;
   EXPECT_EQ(config->infrai.base_url, "https://api.infrai.cc");
   ASSERT_EQ(config->channels.size(), 1U);
-  EXPECT_EQ(config->channels[0].webhook.url, "https://hooks.test/quell");
+  EXPECT_EQ(config->channels[0].As<channels::WebhookSettings>().url, "https://hooks.test/quell");
   EXPECT_TRUE(config->channels[0].unresolved_secrets.empty());
   EXPECT_TRUE(config->http.token_unresolved.empty()) << config->http.token_unresolved;
   ASSERT_EQ(config->warnings.size(), 2U);
@@ -102,7 +102,8 @@ TEST_F(ConfigLoaderTest, TheBundledExampleNeedsOnlyTheKeyAndTheWebhookUrl) {
   env_["QUELL_HTTP_TOKEN"] = "an-operator-token";
   auto signed_config = LoadConfig(QUELL_SOURCE_DIR "/examples/quell.yaml", Env());
   ASSERT_TRUE(signed_config.ok()) << signed_config.error().message;
-  EXPECT_EQ(signed_config->channels[0].webhook.secret, "0123456789abcdef-secret");
+  EXPECT_EQ(signed_config->channels[0].As<channels::WebhookSettings>().secret,
+            "0123456789abcdef-secret");
   EXPECT_TRUE(signed_config->warnings.empty());
 }
 

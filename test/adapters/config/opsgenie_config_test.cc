@@ -59,11 +59,10 @@ TEST_F(OpsgenieConfigTest, ReadsTheApiUrlTheKeyByReferenceAndTheSource) {
       "     api_key_env: OPSGENIE_API_KEY, source: checkout-agents, timeout: 5s}\n");
   ASSERT_TRUE(config.ok()) << config.error().message;
   const ChannelConfig& channel = config->channels[0];
-  EXPECT_EQ(channel.type, ChannelType::kOpsgenie);
-  EXPECT_STREQ(ChannelTypeName(channel.type), "opsgenie");
-  EXPECT_EQ(channel.opsgenie.api_url, "https://api.eu.opsgenie.com");
-  EXPECT_EQ(channel.opsgenie.api_key, kKey);
-  EXPECT_EQ(channel.opsgenie.source, "checkout-agents");
+  EXPECT_EQ(channel.type(), "opsgenie");
+  EXPECT_EQ(channel.As<channels::OpsgenieSettings>().api_url, "https://api.eu.opsgenie.com");
+  EXPECT_EQ(channel.As<channels::OpsgenieSettings>().api_key, kKey);
+  EXPECT_EQ(channel.As<channels::OpsgenieSettings>().source, "checkout-agents");
   EXPECT_EQ(channel.delivery.timeout, std::chrono::seconds(5));
   system::SystemClock clock;
   EXPECT_TRUE(wiring::ChannelProblems(*config, clock).empty());
@@ -73,9 +72,10 @@ TEST_F(OpsgenieConfigTest, DefaultsToTheUsApiAndReadsAKeyFile) {
   std::ofstream(dir_ / "opsgenie.key") << kKey << "\n";
   auto config = Load("  - {name: og, type: opsgenie, api_key_file: opsgenie.key}\n");
   ASSERT_TRUE(config.ok()) << config.error().message;
-  EXPECT_EQ(config->channels[0].opsgenie.api_url, "https://api.opsgenie.com");
-  EXPECT_EQ(config->channels[0].opsgenie.api_key, kKey);
-  EXPECT_EQ(config->channels[0].opsgenie.source, "quell");
+  EXPECT_EQ(config->channels[0].As<channels::OpsgenieSettings>().api_url,
+            "https://api.opsgenie.com");
+  EXPECT_EQ(config->channels[0].As<channels::OpsgenieSettings>().api_key, kKey);
+  EXPECT_EQ(config->channels[0].As<channels::OpsgenieSettings>().source, "quell");
 }
 
 TEST_F(OpsgenieConfigTest, RefusesAnInlineKeyAMissingKeyAndABadUrl) {

@@ -1,4 +1,4 @@
-#include "quell/adapters/email/email_channel.h"
+#include "quell/adapters/channels/email/email_channel.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -9,7 +9,7 @@
 #include <cstdlib>
 
 #include "../../app/fake_clock.h"
-#include "quell/adapters/email/message_id.h"
+#include "quell/adapters/channels/email/message_id.h"
 #include "smtp_sink.h"
 
 namespace quell::email {

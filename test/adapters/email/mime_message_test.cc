@@ -1,9 +1,9 @@
-#include "quell/adapters/email/mime_message.h"
+#include "quell/adapters/channels/email/mime_message.h"
 
 #include <gtest/gtest.h>
 
-#include "quell/adapters/email/message_id.h"
-#include "quell/adapters/email/smtp_outcome.h"
+#include "quell/adapters/channels/email/message_id.h"
+#include "quell/adapters/channels/email/smtp_outcome.h"
 
 namespace quell::email {
 namespace {

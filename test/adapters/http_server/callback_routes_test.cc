@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "../../app/fake_clock.h"
-#include "quell/adapters/channels/pagerduty_channel.h"
-#include "quell/adapters/channels/slack_channel.h"
+#include "quell/adapters/channels/pagerduty/pagerduty_channel.h"
+#include "quell/adapters/channels/slack/slack_channel.h"
 #include "quell/adapters/curl/curl_http_client.h"
 #include "quell/adapters/http_server/ops_http_server.h"
 #include "quell/adapters/jsonl/message_codec.h"
@@ -270,7 +270,7 @@ class AckLinkRoutesTest : public ::testing::Test {
   static std::string SlackButton(const core::Delivery& message) {
     channels::SlackSettings settings;
     settings.webhook_url = "http://127.0.0.1:9/hook";
-    settings.ack_button = true;
+    settings.signing_secret = "slack-signing-secret";
     auto channel = channels::SlackChannel::Create(settings);
     EXPECT_TRUE(channel.ok());
     auto request = (*channel)->Encode(message, message.row.created_at);

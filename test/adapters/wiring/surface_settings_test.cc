@@ -21,8 +21,9 @@ config::Config WithChannel(const std::string& channel, const std::string& slack_
   config.infrai.api_key = "ifr_pk_proj_surface_0123456789";
   config::ChannelConfig slack;
   slack.name = "chat";
-  slack.type = config::ChannelType::kSlack;
-  slack.slack.signing_secret = slack_secret;
+  channels::SlackSettings settings;
+  settings.signing_secret = slack_secret;
+  slack.settings = settings;
   config.channels.push_back(slack);
   config.condition_severity["agent-errors"] = channel == "hook" ? "warning" : "critical";
   return config;

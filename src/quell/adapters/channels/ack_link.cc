@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "quell/adapters/channels/webhook_signature.h"
+#include "quell/adapters/channels/webhook/webhook_signature.h"
 #include "quell/core/text/base64.h"
 
 namespace quell::channels {

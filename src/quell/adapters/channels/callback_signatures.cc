@@ -3,7 +3,7 @@
 #include <optional>
 #include <string>
 
-#include "quell/adapters/channels/webhook_signature.h"
+#include "quell/adapters/channels/webhook/webhook_signature.h"
 
 namespace quell::channels {
 namespace {

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "quell/adapters/channels/http_timeouts.h"
 #include "quell/core/ports/channel.h"
 #include "quell/core/ports/http_client.h"
 #include "quell/core/result.h"
@@ -13,11 +14,6 @@
 
 // What the HTTP channels share: settings checks, text limits and reading a provider's answer.
 namespace quell::channels {
-
-struct HttpTimeouts {
-  core::Duration connect = std::chrono::seconds(5);
-  core::Duration total = std::chrono::seconds(10);
-};
 
 // kInvalidArgument "<channel>: <setting> ..." unless `url` is an absolute http:// or https://
 // URL with a host and no whitespace.

@@ -4,17 +4,14 @@
 #include <string>
 
 #include "quell/adapters/config/config.h"
+#include "quell/adapters/config/config_names.h"
 #include "quell/adapters/config/yaml_reader.h"
 
 namespace quell::config {
 
-// A condition or channel name: 1 to 100 letters, digits, '-', '_' or '.'.
-bool IsConfigName(const std::string& name);
-// One of the message severities: critical, error, warning, info.
-bool IsSeverity(const std::string& severity);
-
-// Reads the `channels:` list into config.channels: each a name, a type and that type's
-// settings, secrets by reference only (see ReadSecret).
+// Reads the `channels:` list into config.channels: each a name, the delivery settings every
+// type shares, a type and that type's settings, read by the type's reader from the channel
+// registry (adapters/channels/channel_registry.h); secrets by reference only (see ReadSecret).
 void ReadChannels(MapReader& top, const std::filesystem::path& dir, Config& config);
 
 // Reads the `dispatch:` section.

@@ -25,7 +25,7 @@ constexpr std::array<Site, 5> kSites = {{
     {"ap1.datadoghq.com", "https://api.ap1.datadoghq.com", "https://ap1.datadoghq.com"},
 }};
 
-constexpr const char* kDefaultKey = "{monitor_id}:{group}";
+constexpr const char* kDefaultDatadogKey = "{monitor_id}:{group}";
 
 }  // namespace
 
@@ -74,7 +74,7 @@ void ReadDatadogCondition(MapReader& item, core::ConditionCommon common, Config&
     item.Fail("no_series_warn_after", "only metric conditions answer with series");
   }
   item.Read("monitor_tags", condition.query.monitor_tags);
-  std::string text = kDefaultKey;
+  std::string text = kDefaultDatadogKey;
   item.Read("key", text);
   if (auto parsed = core::KeyTemplate::Parse(text); !parsed) {
     item.Fail("key", parsed.error().message);

@@ -9,7 +9,7 @@
 namespace quell::config {
 namespace {
 
-constexpr const char* kDefaultKey = "{project}:{id}";
+constexpr const char* kDefaultSentryKey = "{project}:{id}";
 
 bool IsSentryKeyField(const std::string& field) {
   if (field.starts_with("tags.")) return field.size() > 5;
@@ -56,7 +56,7 @@ void ReadSentryCondition(MapReader& item, core::ConditionCommon common, Config& 
   item.Read("project", entry.project);
   if (entry.project.empty()) item.Fail("project", "the project's slug is required");
   item.Read("query", entry.query);
-  std::string key = kDefaultKey;
+  std::string key = kDefaultSentryKey;
   item.Read("key", key);
   if (auto parsed = core::KeyTemplate::Parse(key); !parsed) {
     item.Fail("key", parsed.error().message);

@@ -1,23 +1,13 @@
 #include "quell/adapters/wiring/dispatch_wiring.h"
 
 #include <memory>
+#include <string>
 #include <utility>
+#include <variant>
 
 #include "quell/adapters/channels/ack_link.h"
-#include "quell/adapters/channels/discord_channel.h"
-#include "quell/adapters/channels/google_chat_channel.h"
-#include "quell/adapters/channels/mattermost_channel.h"
-#include "quell/adapters/channels/ntfy_channel.h"
-#include "quell/adapters/channels/opsgenie_channel.h"
-#include "quell/adapters/channels/pagerduty_channel.h"
-#include "quell/adapters/channels/slack_channel.h"
-#include "quell/adapters/channels/teams_channel.h"
-#include "quell/adapters/channels/telegram_channel.h"
-#include "quell/adapters/channels/twilio_sms_channel.h"
-#include "quell/adapters/channels/webhook_channel.h"
-#include "quell/adapters/email/email_channel.h"
+#include "quell/adapters/channels/channel_builder.h"
 #include "quell/adapters/wiring/store_url.h"
-#include "quell/adapters/zones/date_zone_rules.h"
 
 namespace quell::wiring {
 namespace {
@@ -26,29 +16,6 @@ template <typename T>
 T Value(const std::map<std::string, std::string>& map, const char* key, T fallback) {
   const auto it = map.find(key);
   return it == map.end() ? fallback : it->second;
-}
-
-// Minutes of the day of a validated "HH:MM" (the config reader checked the shape).
-int MinuteOf(const std::string& clock) {
-  auto parsed = core::ParseClockTime(clock);
-  return parsed ? *parsed : 0;
-}
-
-core::SmsPacingRules PacingOf(const config::SmsSettings& sms) {
-  core::SmsPacingRules rules;
-  rules.min_interval = sms.min_interval;
-  rules.daily_cap = sms.daily_cap;
-  if (sms.quiet_start && sms.quiet_end) {
-    rules.quiet_hours = core::QuietHours{MinuteOf(*sms.quiet_start), MinuteOf(*sms.quiet_end)};
-  }
-  auto offset = core::ParseUtcOffset(sms.utc_offset);
-  rules.utc_offset_minutes = offset ? *offset : 0;
-  if (!sms.time_zone.empty()) {
-    rules.time_zone = sms.time_zone;
-    rules.zones = &zones::SystemZoneRules();
-  }
-  rules.quiet_hours_override = sms.quiet_override;
-  return rules;
 }
 
 app::ChannelLimits LimitsOf(const config::ChannelDelivery& delivery,
@@ -64,13 +31,10 @@ app::ChannelLimits LimitsOf(const config::ChannelDelivery& delivery,
   return limits;
 }
 
-channels::HttpTimeouts TimeoutsOf(const config::ChannelDelivery& delivery) {
-  return {.connect = delivery.connect_timeout, .total = delivery.timeout};
-}
-
-// The channel's group_limit, else its type's default (templates::DefaultGroupLimit's).
-size_t GroupLimit(const config::ChannelConfig& channel, size_t type_default) {
-  return channel.delivery.group_limit > 0 ? channel.delivery.group_limit : type_default;
+// The channel's group_limit, else its type's default (its kind's in the channel registry).
+size_t GroupLimit(const config::ChannelConfig& channel) {
+  return channel.delivery.group_limit > 0 ? channel.delivery.group_limit
+                                          : channels::DefaultGroupLimitOf(channel.settings);
 }
 
 // Where a message's incident link starts, as the renderer makes it (link_base wins over
@@ -81,85 +45,17 @@ std::string LinkPrefix(const config::Config& config) {
   return {};
 }
 
-core::Result<std::unique_ptr<core::HttpChannel>> MakeHttpChannel(
-    const config::ChannelConfig& channel, const std::string& link_prefix) {
-  auto erase = [](auto result) -> core::Result<std::unique_ptr<core::HttpChannel>> {
-    if (!result) return result.error();
-    return std::unique_ptr<core::HttpChannel>(std::move(*result));
-  };
-  switch (channel.type) {
-    case config::ChannelType::kWebhook:
-      return erase(channels::WebhookChannel::Create(
-          {.url = channel.webhook.url,
-           .sign = channel.webhook.signing == config::WebhookSigning::kRequired ||
-                   !channel.webhook.secret.empty(),
-           .secret = channel.webhook.secret,
-           .timeouts = TimeoutsOf(channel.delivery),
-           .group_limit = GroupLimit(channel, 1000)}));
-    case config::ChannelType::kSlack: {
-      channels::SlackSettings slack;
-      if (channel.slack.bot_token.empty()) {
-        slack.mode = channels::SlackSettings::Mode::kIncomingWebhook;
-        slack.webhook_url = channel.slack.webhook_url;
-      } else {
-        slack.mode = channels::SlackSettings::Mode::kBotToken;
-        slack.token = channel.slack.bot_token;
-        slack.channel = channel.slack.channel;
-        slack.api_base_url = channel.slack.api_url;
-        slack.resolve_updates_root = channel.slack.resolve_updates_root;
-      }
-      slack.ack_button = !channel.slack.signing_secret.empty();
-      slack.timeouts = TimeoutsOf(channel.delivery);
-      return erase(channels::SlackChannel::Create(std::move(slack)));
-    }
-    case config::ChannelType::kSms:
-      return erase(channels::TwilioSmsChannel::Create({.base_url = channel.sms.base_url,
-                                                       .account_sid = channel.sms.account_sid,
-                                                       .auth_token = channel.sms.auth_token,
-                                                       .from = channel.sms.from,
-                                                       .to = channel.sms.to,
-                                                       .timeouts = TimeoutsOf(channel.delivery)}));
-    case config::ChannelType::kPagerDuty:
-      return erase(channels::PagerDutyChannel::Create({.base_url = channel.pagerduty.url,
-                                                       .routing_key = channel.pagerduty.routing_key,
-                                                       .source = channel.pagerduty.source,
-                                                       .timeouts = TimeoutsOf(channel.delivery),
-                                                       .group_limit = GroupLimit(channel, 5)}));
-    case config::ChannelType::kOpsgenie:
-      return erase(channels::OpsgenieChannel::Create({.api_url = channel.opsgenie.api_url,
-                                                      .api_key = channel.opsgenie.api_key,
-                                                      .source = channel.opsgenie.source,
-                                                      .timeouts = TimeoutsOf(channel.delivery)}));
-    case config::ChannelType::kGoogleChat:
-      return erase(channels::GoogleChatChannel::Create(
-          {.url = channel.google_chat.url, .timeouts = TimeoutsOf(channel.delivery)}));
-    case config::ChannelType::kNtfy:
-      return erase(channels::NtfyChannel::Create({.url = channel.ntfy.url,
-                                                  .token = channel.ntfy.token,
-                                                  .link_prefix = link_prefix,
-                                                  .timeouts = TimeoutsOf(channel.delivery)}));
-    case config::ChannelType::kTelegram:
-      return erase(channels::TelegramChannel::Create({.api_url = channel.telegram.api_url,
-                                                      .token = channel.telegram.token,
-                                                      .chat_id = channel.telegram.chat_id,
-                                                      .timeouts = TimeoutsOf(channel.delivery)}));
-    case config::ChannelType::kTeams:
-      return erase(channels::TeamsChannel::Create(
-          {.url = channel.teams.url, .timeouts = TimeoutsOf(channel.delivery)}));
-    case config::ChannelType::kDiscord:
-      return erase(channels::DiscordChannel::Create({.url = channel.discord.url,
-                                                     .username = channel.discord.username,
-                                                     .avatar_url = channel.discord.avatar_url,
-                                                     .timeouts = TimeoutsOf(channel.delivery)}));
-    case config::ChannelType::kMattermost:
-      return erase(channels::MattermostChannel::Create({.url = channel.mattermost.url,
-                                                        .username = channel.mattermost.username,
-                                                        .icon_url = channel.mattermost.icon_url,
-                                                        .timeouts = TimeoutsOf(channel.delivery)}));
-    case config::ChannelType::kEmail:
-      break;
-  }
-  return core::MakeError(core::ErrorCode::kInvalidArgument, "not an HTTP channel");
+// The channel the registry builds from the channel's settings and shared delivery settings.
+core::Result<channels::BuiltChannel> Build(const config::ChannelConfig& channel,
+                                           const config::Config& config, core::Clock& clock) {
+  return channels::BuildChannel(
+      channel.settings,
+      {.name = channel.name,
+       .timeouts = {.connect = channel.delivery.connect_timeout, .total = channel.delivery.timeout},
+       .ca_file = channel.delivery.ca_file,
+       .group_limit = GroupLimit(channel),
+       .link_prefix = LinkPrefix(config),
+       .clock = &clock});
 }
 
 core::Error Fail(const config::ChannelConfig& channel, const core::Error& error) {
@@ -188,15 +84,15 @@ templates::RendererOptions RendererOptionsFor(const config::Config& config) {
     renderer.view.condition_severity.emplace(condition, severity);
   }
   for (const config::ChannelConfig& channel : config.channels) {
-    if (channel.type == config::ChannelType::kSms) {
-      renderer.sms_max_segments = channel.sms.max_segments;
+    if (auto segments = channels::MaxSegmentsOf(channel.settings)) {
+      renderer.sms_max_segments = *segments;
     }
     if (channel.delivery.group_limit > 0) {
       renderer.group_limits.emplace(channel.name, channel.delivery.group_limit);
     }
     const auto& parts = channel.delivery.templates;
     renderer.channels.emplace(channel.name, templates::ChannelTemplates{
-                                                .type = config::ChannelTypeName(channel.type),
+                                                .type = std::string(channel.type()),
                                                 .subject = Value<std::string>(parts, "subject", ""),
                                                 .body = Value<std::string>(parts, "body", "")});
     for (const auto& [part, where] : channel.delivery.template_where) {
@@ -209,7 +105,7 @@ templates::RendererOptions RendererOptionsFor(const config::Config& config) {
 app::ChannelLimits ChannelLimitsFor(const config::ChannelConfig& channel,
                                     const config::Config& config) {
   app::ChannelLimits limits = LimitsOf(channel.delivery, config.dispatch);
-  if (channel.type == config::ChannelType::kSms) limits.pacing = PacingOf(channel.sms);
+  limits.pacing = channels::PacingOf(channel.settings);
   return limits;
 }
 
@@ -232,21 +128,7 @@ std::vector<std::string> ChannelProblems(const config::Config& config, core::Clo
                     channel.unresolved_secrets.end());
     if (!channel.unresolved_secrets.empty()) continue;  // built without them, it would mislead
     core::Status built;
-    if (channel.type == config::ChannelType::kEmail) {
-      email::EmailSettings settings;
-      settings.name = channel.name;
-      settings.url = channel.email.url;
-      settings.username = channel.email.username;
-      settings.password = channel.email.password;
-      settings.from = channel.email.from;
-      settings.to = channel.email.to;
-      settings.message_id_domain = channel.email.message_id_domain;
-      auto made = email::EmailChannel::Create(std::move(settings), clock);
-      if (!made) built = made.error();
-    } else {
-      auto made = MakeHttpChannel(channel, LinkPrefix(config));
-      if (!made) built = made.error();
-    }
+    if (auto made = Build(channel, config, clock); !made) built = made.error();
     if (!built) problems.push_back(channel.where + ": " + Fail(channel, built.error()).message);
   }
   std::vector<std::string> templates = templates::TemplateProblems(RendererOptionsFor(config));
@@ -296,33 +178,19 @@ core::Result<std::unique_ptr<DispatchWiring>> DispatchWiring::Create(
   }
 
   for (const config::ChannelConfig& channel : config.channels) {
-    const std::string type = config::ChannelTypeName(channel.type);
-    if (channel.type == config::ChannelType::kEmail) {
-      email::EmailSettings settings;
-      settings.name = channel.name;
-      settings.url = channel.email.url;
-      settings.starttls =
-          channel.email.starttls_required ? email::StartTls::kRequired : email::StartTls::kOptional;
-      settings.ca_file = channel.delivery.ca_file;
-      settings.username = channel.email.username;
-      settings.password = channel.email.password;
-      settings.from = channel.email.from;
-      settings.to = channel.email.to;
-      settings.message_id_domain = channel.email.message_id_domain;
-      settings.connect_timeout = channel.delivery.connect_timeout;
-      settings.timeout = channel.delivery.timeout;
-      auto made = email::EmailChannel::Create(std::move(settings), clock);
-      if (!made) return Fail(channel, made.error());
-      wiring->dispatcher_->AddChannel(channel.name, type, **made,
-                                      ChannelLimitsFor(channel, config));
-      wiring->channels_.push_back(std::move(*made));
-      continue;
-    }
-    auto made = MakeHttpChannel(channel, LinkPrefix(config));
+    const std::string type(channel.type());
+    auto made = Build(channel, config, clock);
     if (!made) return Fail(channel, made.error());
-    wiring->dispatcher_->AddHttpChannel(channel.name, type, **made,
-                                        ChannelLimitsFor(channel, config));
-    wiring->http_channels_.push_back(std::move(*made));
+    if (auto* http = std::get_if<std::unique_ptr<core::HttpChannel>>(&*made)) {
+      wiring->dispatcher_->AddHttpChannel(channel.name, type, **http,
+                                          ChannelLimitsFor(channel, config));
+      wiring->http_channels_.push_back(std::move(*http));
+    } else {
+      auto& blocking = std::get<std::unique_ptr<core::Channel>>(*made);
+      wiring->dispatcher_->AddChannel(channel.name, type, *blocking,
+                                      ChannelLimitsFor(channel, config));
+      wiring->channels_.push_back(std::move(blocking));
+    }
   }
   return wiring;
 }

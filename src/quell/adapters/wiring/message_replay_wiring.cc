@@ -106,7 +106,7 @@ core::Result<std::optional<core::WallTime>> RunMessageReplay(const config::Confi
   for (const config::ChannelConfig& channel : config.channels) {
     recorders.push_back(std::make_unique<app::RecordingChannel>());
     recorder_list.push_back(recorders.back().get());
-    dispatcher.AddChannel(channel.name, config::ChannelTypeName(channel.type), *recorders.back(),
+    dispatcher.AddChannel(channel.name, std::string(channel.type()), *recorders.back(),
                           ChannelLimitsFor(channel, config));
   }
 

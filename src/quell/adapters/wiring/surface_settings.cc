@@ -31,10 +31,9 @@ core::Duration LongestInterval(const config::Config& config) {
 std::vector<std::string> PagerDutySecrets(const config::Config& config) {
   std::vector<std::string> secrets;
   for (const config::ChannelConfig& channel : config.channels) {
-    if (channel.type == config::ChannelType::kPagerDuty &&
-        !channel.pagerduty.webhook_secret.empty()) {
-      secrets.push_back(channel.pagerduty.webhook_secret);
-    }
+    std::string secret =
+        channels::CallbackSecretOf(channel.settings, channels::CallbackRoute::kPagerDutyWebhook);
+    if (!secret.empty()) secrets.push_back(std::move(secret));
   }
   return secrets;
 }
@@ -43,9 +42,9 @@ std::vector<std::string> PagerDutySecrets(const config::Config& config) {
 std::vector<std::string> SlackSecrets(const config::Config& config) {
   std::vector<std::string> secrets;
   for (const config::ChannelConfig& channel : config.channels) {
-    if (channel.type == config::ChannelType::kSlack && !channel.slack.signing_secret.empty()) {
-      secrets.push_back(channel.slack.signing_secret);
-    }
+    std::string secret =
+        channels::CallbackSecretOf(channel.settings, channels::CallbackRoute::kSlackInteractivity);
+    if (!secret.empty()) secrets.push_back(std::move(secret));
   }
   return secrets;
 }
