@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "fast_receiver.h"
-#include "quell/adapters/channels/webhook_channel.h"
+#include "quell/adapters/channels/webhook/webhook_channel.h"
 #include "quell/adapters/curl/curl_multi_client.h"
 #include "quell/adapters/jsonl/payload_encoder.h"
 #include "quell/adapters/postgres/pg_incident_store.h"
