@@ -11,7 +11,7 @@ namespace {
 
 using std::chrono::minutes;
 
-const WallTime kNine = WallTime{std::chrono::hours{24 * 20789 + 9}};  // 2026-12-02T09:00:00Z
+constexpr WallTime kNine = WallTime{std::chrono::hours{24 * 20789 + 9}};  // 2026-12-02T09:00:00Z
 constexpr Duration kRefresh = minutes{5};
 
 class QuietSightingTest : public ::testing::Test {
