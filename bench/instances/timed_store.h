@@ -77,6 +77,10 @@ class TimedTransaction : public core::StoreTransaction {
   core::Status RecordKeyGroups(std::span<const core::KeyGroup> seen, core::WallTime now) override {
     return inner_->RecordKeyGroups(seen, now);
   }
+  core::Status RecordNewKeyGroups(std::span<const core::KeyGroup> seen,
+                                  core::WallTime now) override {
+    return inner_->RecordNewKeyGroups(seen, now);
+  }
   core::Result<bool> AdmitToBudget(std::string_view tenant, std::string_view channel,
                                    core::WallTime window_start, uint32_t per_hour) override {
     return inner_->AdmitToBudget(tenant, channel, window_start, per_hour);

@@ -318,6 +318,14 @@ class FakeIncidentStore : public core::IncidentStore {
       }
       return {};
     }
+    core::Status RecordNewKeyGroups(std::span<const core::KeyGroup> seen,
+                                    core::WallTime now) override {
+      for (const core::KeyGroup& kg : seen) {
+        work_.key_groups.try_emplace(std::pair(kg.key, kg.group_id),
+                                     core::KeyGroupRow{kg.key, kg.group_id, now, now, 1});
+      }
+      return {};
+    }
     core::Status PutSourceMark(std::string_view name, std::string_view value,
                                core::WallTime now) override {
       work_.marks.insert_or_assign(std::string(name), Mark{std::string(value), now});

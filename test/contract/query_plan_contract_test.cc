@@ -69,6 +69,7 @@ const std::vector<std::pair<std::string, std::string>> kAllowed = {
     {"count(*) FROM decisions", "CountDecisions: operator count"},
     {"count(*) FROM polls", "CountPolls: operator count"},
     {"FROM decisions WHERE at >= ", "the shadow report's window, read once per report"},
+    {"FROM polls WHERE applied_at >= ", "the shadow report's update_only, read once per report"},
     {"FROM key_groups WHERE last_seen_at >= ", "the shadow report's window, read once"},
     {"GROUP BY status", "CountOutboxByStatus: the metrics scrape, once per scrape"},
     {"FROM incidents INDEXED BY incidents_open WHERE status",

@@ -8,6 +8,7 @@
 #include "quell/app/follow_up_rules.h"
 #include "quell/core/delivery/delivery_plan.h"
 #include "quell/core/engine/evaluate.h"
+#include "quell/core/engine/quiet_sighting.h"
 
 namespace quell::app {
 namespace {
@@ -51,7 +52,25 @@ struct PollApplier::Chunk {
   std::vector<core::OutboxRow> outbox;
   std::vector<core::Silence> silences;     // active at the poll's `now`, read once per transaction
   std::vector<core::Incident> inhibitors;  // open incidents of inhibited_by, read likewise
+  // Keys whose sighting this transaction left unrecorded (a quiet sighting): their key_groups
+  // pairs are only inserted when new, not upserted. Over every chunk of the transaction.
+  std::vector<std::string> quiet_keys;
 };
+
+namespace {
+
+// Splits the poll's pairs: those of keys whose sighting was recorded (upserted), and those of
+// keys seen quietly (inserted only when new: their incident is not written either).
+void SplitPairs(const std::vector<core::KeyGroup>& pairs, std::vector<std::string>& quiet_keys,
+                std::vector<core::KeyGroup>& recorded, std::vector<core::KeyGroup>& quiet) {
+  std::sort(quiet_keys.begin(), quiet_keys.end());
+  for (const core::KeyGroup& pair : pairs) {
+    const bool is_quiet = std::binary_search(quiet_keys.begin(), quiet_keys.end(), pair.key);
+    (is_quiet ? quiet : recorded).push_back(pair);
+  }
+}
+
+}  // namespace
 
 PollApplier::PollApplier(core::IncidentStore& store, const core::PayloadEncoder& encoder,
                          ApplyOptions options)
@@ -152,7 +171,10 @@ core::Status PollApplier::ApplyOnce(core::ObservationStream& poll, std::string_v
   for (size_t k = 0; k < record.by_decision.size(); ++k) {
     record.by_decision[k] += options_.earlier_counts.by_decision[k];
   }
-  if (options_.record_poll && (record.changed > 0 || options_.record_unchanged_poll)) {
+  // A poll of quiet sightings only changed nothing, but its row counts them (the shadow
+  // report's update_only): one row a poll.
+  const bool quiet = record.by_decision[static_cast<size_t>(core::DecisionKind::kUpdateOnly)] > 0;
+  if (options_.record_poll && (record.changed > 0 || quiet || options_.record_unchanged_poll)) {
     auto recorded = tx.RecordPoll(record);
     if (!recorded) return recorded.error();
     summary.poll_recorded = *recorded;
@@ -173,10 +195,18 @@ core::Status PollApplier::ApplyOnce(core::ObservationStream& poll, std::string_v
     summary.key_groups_pruned = *pruned;
   }
   // In slices of a chunk, as the decisions are written, so one statement stays bounded.
-  const std::span<const core::KeyGroup> key_groups(options_.key_groups);
+  std::vector<core::KeyGroup> recorded;
+  std::vector<core::KeyGroup> quiet_pairs;
+  SplitPairs(options_.key_groups, chunk.quiet_keys, recorded, quiet_pairs);
+  const std::span<const core::KeyGroup> key_groups(recorded);
   for (size_t at = 0; at < key_groups.size(); at += options_.chunk_observations) {
     const size_t n = std::min(options_.chunk_observations, key_groups.size() - at);
     if (auto status = tx.RecordKeyGroups(key_groups.subspan(at, n), now); !status) return status;
+  }
+  const std::span<const core::KeyGroup> new_only(quiet_pairs);
+  for (size_t at = 0; at < new_only.size(); at += options_.chunk_observations) {
+    const size_t n = std::min(options_.chunk_observations, new_only.size() - at);
+    if (auto status = tx.RecordNewKeyGroups(new_only.subspan(at, n), now); !status) return status;
   }
   if (options_.fence) {
     // Last before the marks and the commit: on PostgreSQL its row lock holds until the commit,
@@ -199,7 +229,9 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
   std::sort(chunk.keys.begin(), chunk.keys.end());
   chunk.keys.erase(std::unique(chunk.keys.begin(), chunk.keys.end()), chunk.keys.end());
 
+  const size_t quiet_before = chunk.quiet_keys.size();
   for (uint32_t attempt = 1;; ++attempt) {
+    chunk.quiet_keys.resize(quiet_before);  // a retried chunk evaluates again
     if (auto status = tx.Savepoint(); !status) return status;
     chunk.loaded.clear();
     if (auto status = tx.LoadIncidents(chunk.keys, chunk.loaded); !status) return status;
@@ -229,10 +261,16 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
     for (size_t i = 0; i < chunk.size; ++i) {
       const core::Observation& observation = chunk.observations[i];
       Slot& slot = chunk.slots[index.at(observation.key)];
-      const core::Decision decision = core::Evaluate(slot.incident, observation, options_.policy);
+      const bool quiet = options_.sighting_refresh &&
+                         core::IsQuietSighting(slot.incident, observation, options_.policy,
+                                               *options_.sighting_refresh);
+      const core::Decision decision =
+          quiet ? core::QuietSightingDecision(slot.incident)
+                : core::Evaluate(slot.incident, observation, options_.policy);
       chunk.decisions[i] = decision;
       ++counts.by_decision[static_cast<size_t>(decision.kind)];
       if (!decision.changed) {
+        if (quiet) chunk.quiet_keys.push_back(observation.key);
         if (Marks(slot.incident, observation, decision)) {
           chunk.marks.push_back(core::ObservationMark{observation.key, std::string(poll_id),
                                                       observation.at, slot.incident.generation,

@@ -47,6 +47,10 @@ struct Fence {
 
 struct ApplyOptions {
   core::Policy policy;
+  // Quiet sightings (core/engine/quiet_sighting.h): an open incident's failure that goes on
+  // unchanged is recorded at most this often; its other polls write nothing for it. Unset:
+  // every sighting is recorded (the reference behaviour). Polled conditions set it.
+  std::optional<core::Duration> sighting_refresh;
   // Observations evaluated per chunk. A chunk's keys are loaded and written together, so this
   // bounds memory; all chunks of a poll still commit in one transaction.
   size_t chunk_observations = 5000;

@@ -18,6 +18,11 @@
 namespace quell::app {
 namespace {
 
+// How often a polled key's unchanged failure is recorded (ApplyOptions::sighting_refresh):
+// last_seen_at, event_count and the key_groups pair lag the newest poll by less than this
+// while nothing else about the failure changes (docs/store.md, "Quiet sightings").
+constexpr core::Duration kPolledSightingRefresh = std::chrono::minutes{5};
+
 // Conditions asking one source the same question share one answer per cycle.
 std::string MetricQueryKey(const core::MetricQuery& query) {
   std::string key = query.expr;
@@ -349,6 +354,10 @@ bool Poller::Apply(const core::ConditionCommon& common, const PollPart& part,
   const bool last = pieces == nullptr || pieces->last;
   outcome.observations += observations.size();
   ApplyOptions apply = ApplyOptionsFor(common, options_, cycle_maintenance_);
+  // A polled key's failure that goes on unchanged is recorded at most this often: a steady
+  // poll of a million failing groups then writes nothing (ApplyOptions::sighting_refresh). Pushed
+  // keys go through push_input.cc, not here, so their expiry still sees every push.
+  apply.sighting_refresh = kPolledSightingRefresh;
   // The mode of the condition's last committed poll: a poll that finds it was in shadow (or
   // cannot tell: a store from before the mark existed) announces the opens shadow kept quiet,
   // and moves the mark in its own transaction (its last, when in pieces: each piece announces

@@ -57,6 +57,7 @@ core::Status GenerateGroups(SimState& state, const json& gen) {
   int64_t resolved_every = gen.value("resolved_every", int64_t{0});
   Tags tags = TagsField(gen, "tags");
   core::WallTime now = state.clock.Now();
+  if (count > 0) state.store.Reserve(static_cast<size_t>(count));
   for (int64_t i = 0; i < count; ++i) {
     char id[64];
     std::snprintf(id, sizeof id, "%s%06lld", prefix.c_str(), static_cast<long long>(i));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <type_traits>
 
 namespace quell::sim {
 namespace {
@@ -24,6 +25,9 @@ std::string SeriesKey(const std::string& name, const Tags& tags) {
   }
   return key;
 }
+
+// A growing table moves its groups only when moving cannot throw; otherwise it copies each.
+static_assert(std::is_nothrow_move_constructible_v<Group>);
 
 }  // namespace
 
@@ -56,7 +60,9 @@ std::string GroupIdForKey(const std::string& grouping_key) {
 }
 
 Group& Store::Upsert(Group g) {
-  if (auto it = by_id_.find(g.id); it != by_id_.end()) {
+  // One hash lookup for the id whether it is new or not: a generated set inserts a million.
+  const auto [it, inserted] = by_id_.try_emplace(g.id, groups_.size());
+  if (!inserted) {
     Group& existing = groups_[it->second];
     g.events = std::move(existing.events);
     if (g.grouping_key.empty()) g.grouping_key = existing.grouping_key;
@@ -64,11 +70,15 @@ Group& Store::Upsert(Group g) {
     if (!existing.grouping_key.empty()) by_key_[existing.grouping_key] = it->second;
     return existing;
   }
-  size_t index = groups_.size();
-  by_id_[g.id] = index;
-  if (!g.grouping_key.empty()) by_key_[g.grouping_key] = index;
+  if (!g.grouping_key.empty()) by_key_[g.grouping_key] = it->second;
   groups_.push_back(std::move(g));
   return groups_.back();
+}
+
+void Store::Reserve(size_t n) {
+  groups_.reserve(groups_.size() + n);
+  by_id_.reserve(by_id_.size() + n);
+  by_key_.reserve(by_key_.size() + n);
 }
 
 Group* Store::Find(const std::string& id) {
@@ -89,7 +99,11 @@ void Store::AddEvent(Group& g, Event e) {
   g.resolved = false;
   g.resolved_at.reset();
   g.events.push_back(std::move(e));
-  while (g.events.size() > event_cap) g.events.pop_front();
+  if (g.events.size() > event_cap) {
+    // At most event_cap moves, on a path that serves one capture.
+    g.events.erase(g.events.begin(),
+                   g.events.begin() + static_cast<std::ptrdiff_t>(g.events.size() - event_cap));
+  }
 }
 
 bool Store::Resolve(const std::string& id, core::WallTime now) {

@@ -2,7 +2,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -41,7 +40,11 @@ struct Group {
   std::string release;
   std::string service;
   Tags tags;
-  std::deque<Event> events;  // most recent last, bounded by Store::event_cap
+  // Most recent last, bounded by Store::event_cap. A vector, not a deque: libstdc++'s deque
+  // allocates a 512-byte block even when empty (half a gigabyte over a million generated
+  // groups that never get an event) and its move is not noexcept, so a growing vector<Group>
+  // copied every group.
+  std::vector<Event> events;
 };
 
 struct Point {
@@ -88,6 +91,8 @@ class Store {
   bool Resolve(const std::string& id, core::WallTime now);
   ListPage List(const GroupFilter& filter, size_t offset, size_t limit) const;
   size_t group_count() const { return groups_.size(); }
+  // Room for `n` more groups without regrowing the table or the indexes (generated sets).
+  void Reserve(size_t n);
 
   Series& SeriesFor(const std::string& name, const Tags& tags);
   void AddPoint(const std::string& name, const Tags& tags, const std::string& type, Point p);

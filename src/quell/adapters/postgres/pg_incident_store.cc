@@ -522,6 +522,24 @@ class PgTransaction : public core::StoreTransaction {
     return {};
   }
 
+  Status RecordNewKeyGroups(std::span<const core::KeyGroup> seen, core::WallTime now) override {
+    if (seen.empty()) return {};
+    ArrayBuilder keys;
+    ArrayBuilder groups;
+    for (const core::KeyGroup& kg : seen) {
+      keys.Text(kg.key);
+      groups.Text(kg.group_id);
+    }
+    static const std::string sql =
+        "INSERT INTO key_groups (key, group_id, first_seen_at, last_seen_at, polls)"
+        " SELECT u.key, u.group_id, $3, $3, 1 FROM unnest($1::text[], $2::text[])"
+        " AS u (key, group_id) ON CONFLICT (key, group_id) DO NOTHING";
+    auto result =
+        c_.Run(sql, {keys.Finish(), groups.Finish(), std::to_string(store::ToMicros(now))});
+    if (!result) return result.error();
+    return {};
+  }
+
   core::Result<bool> AdmitToBudget(std::string_view tenant, std::string_view channel,
                                    core::WallTime window_start, uint32_t per_hour) override {
     // The upsert locks the window's row, so concurrent writers each take the next number.
@@ -840,6 +858,12 @@ core::Result<std::array<uint64_t, 7>> PgIncidentStore::CountDecisionsSince(core:
       return MakeError(ErrorCode::kCorrupt, "decisions: unknown decision " + name);
     }
   }
+  // A quiet sighting is an update_only the log leaves out; each poll's row counts it.
+  auto polls = connection_->Run(
+      std::string("SELECT coalesce(sum(n_update_only), 0) FROM polls WHERE applied_at >= $1"),
+      {std::to_string(store::ToMicros(since))});
+  if (!polls) return polls.error();
+  counts[static_cast<size_t>(core::DecisionKind::kUpdateOnly)] = UintAt(polls->get(), 0, 0);
   return counts;
 }
 

@@ -138,7 +138,8 @@ struct SqliteIncidentStore::Statements {
   Stmt insert_observation_mark, prune_observation_marks, prune_attempts;
   Stmt list_incidents, find_incident, list_open, list_open_after, list_outbox, list_outbox_status;
   Stmt find_outbox, mark_sent, supersede, get_mark;
-  Stmt record_key_group, prune_key_groups, decisions_since, key_groups_since;
+  Stmt record_key_group, record_new_key_group, prune_key_groups, decisions_since, update_only_since,
+      key_groups_since;
   Stmt never_live, heard, inhibited_rows, open_of, cancel_tier_opens, cancel_tier_follow_ups;
   Stmt tier_waiting;
   Stmt fence_poll, lease_exists;
@@ -420,6 +421,18 @@ class SqliteTransaction : public core::StoreTransaction {
     return {};
   }
 
+  Status RecordNewKeyGroups(std::span<const core::KeyGroup> seen, core::WallTime now) override {
+    Stmt& s = s_.record_new_key_group;
+    const int64_t at = store::ToMicros(now);
+    for (const core::KeyGroup& kg : seen) {
+      s.BindText(1, kg.key);
+      s.BindText(2, kg.group_id);
+      s.BindInt(3, at);
+      if (auto status = s.Run(); !status) return status;
+    }
+    return {};
+  }
+
   core::Result<bool> AdmitToBudget(std::string_view tenant, std::string_view channel,
                                    core::WallTime window_start, uint32_t per_hour) override {
     Stmt& s = s_.admit;
@@ -684,7 +697,12 @@ core::Result<std::unique_ptr<SqliteIncidentStore>> SqliteIncidentStore::Open(
        "INSERT INTO key_groups (key, group_id, first_seen_at, last_seen_at, polls)"
        " VALUES (?1, ?2, ?3, ?3, 1) ON CONFLICT (key, group_id) DO UPDATE SET"
        " last_seen_at = excluded.last_seen_at, polls = polls + 1"},
+      {&s.record_new_key_group,
+       "INSERT INTO key_groups (key, group_id, first_seen_at, last_seen_at, polls)"
+       " VALUES (?1, ?2, ?3, ?3, 1) ON CONFLICT (key, group_id) DO NOTHING"},
       {&s.decisions_since, "SELECT decision, count(*) FROM decisions WHERE at >= ? GROUP BY 1"},
+      {&s.update_only_since,
+       "SELECT coalesce(sum(n_update_only), 0) FROM polls WHERE applied_at >= ?"},
       {&s.key_groups_since,
        "SELECT key, group_id, first_seen_at, last_seen_at, polls FROM key_groups"
        " WHERE last_seen_at >= ? ORDER BY key, group_id"},
@@ -906,6 +924,13 @@ core::Result<std::array<uint64_t, 7>> SqliteIncidentStore::CountDecisionsSince(
     }
   }
   s.Reset();
+  // A quiet sighting is an update_only the log leaves out; each poll's row counts it.
+  Stmt& polls = statements_->update_only_since;
+  polls.BindInt(1, store::ToMicros(since));
+  auto row = polls.Step();
+  if (!row) return row.error();
+  counts[static_cast<size_t>(core::DecisionKind::kUpdateOnly)] = *row ? polls.Uint(0) : 0;
+  polls.Reset();
   return counts;
 }
 

@@ -168,6 +168,11 @@ class StoreTransaction {
   // Upserts each (key, group id) pair as seen failing at `now`: first_seen_at on insert,
   // last_seen_at = now and polls + 1 otherwise. `seen` is sorted and unique.
   virtual Status RecordKeyGroups(std::span<const KeyGroup> seen, WallTime now) = 0;
+  // Inserts each pair not recorded yet as RecordKeyGroups would (first and last seen `now`,
+  // polls 1) and leaves a recorded pair as it is: the pairs of a quiet sighting, whose key's
+  // incident is not written either, so a group newly failing under it is still recorded at
+  // the cost of a lookup. `seen` is sorted and unique.
+  virtual Status RecordNewKeyGroups(std::span<const KeyGroup> seen, WallTime now) = 0;
 
   // Counts one notification of `tenant` on `channel` in the budget window starting at
   // `window_start` and says whether it is within `per_hour` (true) or must be folded into the

@@ -14,7 +14,8 @@ namespace quell::core {
 class ShadowReportStore {
  public:
   virtual ~ShadowReportStore() = default;
-  // Decision log lines observed at or after `since`, counted by kind (indexed by DecisionKind).
+  // Decision log lines observed at or after `since`, counted by kind (indexed by DecisionKind);
+  // update_only from the rows of the polls applied since, which count quiet sightings too.
   virtual Result<std::array<uint64_t, 7>> CountDecisionsSince(WallTime since) = 0;
   // Every (key, group) pair last seen at or after `since`, in (key, group_id) order.
   virtual Result<std::vector<KeyGroupRow>> KeyGroupsSince(WallTime since) = 0;

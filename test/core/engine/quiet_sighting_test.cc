@@ -1,0 +1,99 @@
+#include "quell/core/engine/quiet_sighting.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "quell/core/engine/evaluate.h"
+
+namespace quell::core {
+namespace {
+
+using std::chrono::minutes;
+
+constexpr WallTime kNine = WallTime{std::chrono::hours{24 * 20789 + 9}};  // 2026-12-02T09:00:00Z
+constexpr Duration kRefresh = minutes{5};
+
+class QuietSightingTest : public ::testing::Test {
+ protected:
+  Observation Failing(WallTime at, std::string evidence = "{\"e\":1}", uint64_t count = 7) {
+    Observation o;
+    o.key = "t1:a";
+    o.at = at;
+    o.health = Health::kUnhealthy;
+    o.condition = "errors";
+    o.evidence = std::move(evidence);
+    o.labels = {{"tenant", "t1"}};
+    o.upstream_count = count;
+    return o;
+  }
+  // What a poller with quiet sightings does: the quiet decision, or Evaluate's.
+  Decision See(const Observation& o) {
+    if (IsQuietSighting(incident_, o, policy_, kRefresh)) return QuietSightingDecision(incident_);
+    return Evaluate(incident_, o, policy_);
+  }
+
+  Policy policy_;  // cooldown 10m
+  Incident incident_;
+};
+
+TEST_F(QuietSightingTest, AnUnchangedFailureInsideTheCooldownChangesNothing) {
+  ASSERT_EQ(See(Failing(kNine)).kind, DecisionKind::kNotify);
+  const Decision quiet = See(Failing(kNine + minutes{1}));
+  EXPECT_EQ(quiet.kind, DecisionKind::kUpdateOnly);
+  EXPECT_FALSE(quiet.changed);
+  EXPECT_EQ(quiet.version, 1U);
+  EXPECT_EQ(quiet.generation, 1U);
+  EXPECT_EQ(incident_.version, 1U);
+  EXPECT_EQ(incident_.last_seen_at, kNine);
+  EXPECT_EQ(incident_.event_count, 1U);
+}
+
+TEST_F(QuietSightingTest, ANewCountEvidenceOrLabelIsRecorded) {
+  ASSERT_EQ(See(Failing(kNine)).kind, DecisionKind::kNotify);
+  EXPECT_TRUE(See(Failing(kNine + minutes{1}, "{\"e\":1}", 8)).changed);
+  EXPECT_TRUE(See(Failing(kNine + minutes{2}, "{\"e\":2}", 8)).changed);
+  EXPECT_FALSE(See(Failing(kNine + minutes{3}, "{\"e\":2}", 8)).changed);
+  Observation relabelled = Failing(kNine + minutes{4}, "{\"e\":2}", 8);
+  relabelled.labels = {{"tenant", "t2"}};
+  EXPECT_TRUE(See(relabelled).changed);
+  // No evidence and no labels at all change nothing: quiet.
+  Observation bare = Failing(kNine + minutes{5}, "", 8);
+  bare.labels.clear();
+  EXPECT_FALSE(See(bare).changed);
+}
+
+TEST_F(QuietSightingTest, TheRefreshIntervalAndTheCooldownEndAreRecorded) {
+  ASSERT_EQ(See(Failing(kNine)).kind, DecisionKind::kNotify);
+  EXPECT_FALSE(See(Failing(kNine + minutes{4})).changed);
+  const Decision refreshed = See(Failing(kNine + minutes{5}));
+  EXPECT_TRUE(refreshed.changed);
+  EXPECT_EQ(refreshed.kind, DecisionKind::kUpdateOnly);
+  EXPECT_EQ(incident_.last_seen_at, kNine + minutes{5});
+  EXPECT_EQ(incident_.event_count, 2U);
+  EXPECT_FALSE(See(Failing(kNine + minutes{9})).changed);
+  EXPECT_EQ(See(Failing(kNine + minutes{10})).kind, DecisionKind::kNotify);
+}
+
+TEST_F(QuietSightingTest, NotAfterAHealthyPollWithFlapDampingOrForAStaleObservation) {
+  ASSERT_EQ(See(Failing(kNine)).kind, DecisionKind::kNotify);
+  Observation healthy = Failing(kNine + minutes{1});
+  healthy.health = Health::kHealthy;
+  EXPECT_FALSE(IsQuietSighting(incident_, healthy, policy_, kRefresh));
+  ASSERT_EQ(See(healthy).kind, DecisionKind::kWaitForHealth);
+  EXPECT_TRUE(See(Failing(kNine + minutes{2})).changed) << "the healthy streak goes back to 0";
+  EXPECT_FALSE(See(Failing(kNine + minutes{3})).changed);
+  EXPECT_EQ(See(Failing(kNine + minutes{2})).kind, DecisionKind::kStale);
+  policy_.flap = FlapDamping{};
+  EXPECT_TRUE(See(Failing(kNine + minutes{4})).changed) << "the flap history records every poll";
+}
+
+TEST_F(QuietSightingTest, AResolvedOrNewKeyIsNeverQuiet) {
+  EXPECT_FALSE(IsQuietSighting(incident_, Failing(kNine), policy_, kRefresh));
+  ASSERT_EQ(See(Failing(kNine)).kind, DecisionKind::kNotify);
+  incident_.status = IncidentStatus::kResolved;
+  EXPECT_FALSE(IsQuietSighting(incident_, Failing(kNine + minutes{1}), policy_, kRefresh));
+}
+
+}  // namespace
+}  // namespace quell::core
