@@ -28,3 +28,16 @@ foreach(file IN LISTS quell_unity_alone)
                                 PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
   endif()
 endforeach()
+
+# Test files compiled alone (quell_test_objects puts a test binary's files in one unity target,
+# <binary>_unity; the property is set in that target's folder). Empty where a fuzzer build has
+# no test/.
+set(quell_unity_alone_tests
+)
+foreach(file IN LISTS quell_unity_alone_tests)
+  get_property(batch GLOBAL PROPERTY quell_unity_target:${PROJECT_SOURCE_DIR}/${file})
+  if(batch)
+    set_source_files_properties(${PROJECT_SOURCE_DIR}/${file} TARGET_DIRECTORY ${batch}
+                                PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
+  endif()
+endforeach()
