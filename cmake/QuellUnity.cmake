@@ -1,8 +1,9 @@
 # With QUELL_UNITY_BUILD (cmake/QuellHelpers.cmake): what cannot share a batch. A batch is one
 # translation unit, so two files of one library that define the same name in an anonymous
 # namespace (each channel's kChannel, each command's exit codes) clash there. A new clash shows
-# in a unity build (scripts/test) as "redefinition of ... {anonymous}::NAME": rename the name,
-# or list the file (or, where every file does it, the library) here.
+# in a unity build (scripts/test) as "redefinition of ... {anonymous}::NAME" or as an ambiguous
+# call: rename the name (a test file: name its namespace after the file, `namespace
+# grouping_test {`), or list the file (or, where every file does it, the library) here.
 
 # Libraries whose files each define the same names (each channel's kChannel, each receiver's
 # field and error helpers, each command's exit codes). The test libraries are listed here, not
