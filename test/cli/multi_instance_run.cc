@@ -17,7 +17,7 @@
 #include "quell/sim/server.h"
 
 namespace quell::testing {
-namespace multi_instance_run {
+namespace {
 
 using nlohmann::json;
 using std::chrono::milliseconds;
@@ -81,7 +81,7 @@ void WriteConfig(const std::string& path, const std::string& store, int sim_port
                       << "http: {listen: \"127.0.0.1:0\"}\n";
 }
 
-}  // namespace multi_instance_run
+}  // namespace
 
 Outcome RunScenario(const RunSpec& spec) {
   Outcome out;
