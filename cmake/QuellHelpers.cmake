@@ -105,7 +105,7 @@ function(quell_test_objects name binary)
   endif()
   # An object library needs a source: this header compiles to nothing.
   set(entry ${PROJECT_BINARY_DIR}/test/unity_entry.h)
-  file(CONFIGURE OUTPUT ${entry} CONTENT "// quell_test_objects: a test entry's sources compile in its binary's unity target.\n")
+  file(CONFIGURE OUTPUT ${entry} CONTENT "// quell_test_objects: the sources are in <binary>_unity\n")
   add_library(${name} OBJECT ${entry})
   quell_target_defaults(${name})
   target_link_libraries(${name} PUBLIC ${ARG_DEPS} GTest::gtest)
