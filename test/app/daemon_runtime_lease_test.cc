@@ -15,7 +15,7 @@
 #include "recording_log.h"
 
 namespace quell::app {
-namespace {
+namespace daemon_runtime_lease_test {
 
 using std::chrono::seconds;
 
@@ -232,5 +232,5 @@ TEST_F(DaemonRuntimeLeaseTest, RunTakesTheLeaseFirstAndReleasesItAtStop) {
   EXPECT_EQ(a_.log.Named("lease.released").size(), 1U);
 }
 
-}  // namespace
+}  // namespace daemon_runtime_lease_test
 }  // namespace quell::app

@@ -7,7 +7,7 @@
 #include "fake_clock.h"
 
 namespace quell::app {
-namespace {
+namespace dispatch_loop_test {
 
 using std::chrono::milliseconds;
 using std::chrono::seconds;
@@ -72,5 +72,5 @@ TEST_F(DispatchLoopTest, AStoreOutageIsSaidAtItsStartAndEndAndBacksOff) {
             (std::vector<core::Duration>{milliseconds(100), milliseconds(200), milliseconds(50)}));
 }
 
-}  // namespace
+}  // namespace dispatch_loop_test
 }  // namespace quell::app

@@ -8,7 +8,7 @@
 #include "fake_clock.h"
 
 namespace quell::app {
-namespace {
+namespace health_test {
 
 using std::chrono::seconds;
 
@@ -148,5 +148,5 @@ TEST(HealthRoutesTest, AStandbyIsHealthyWhileItsLeaseKeeperReachesTheStore) {
   EXPECT_NE(r.body.find(R"("role":"polling")"), std::string::npos) << r.body;
 }
 
-}  // namespace
+}  // namespace health_test
 }  // namespace quell::app

@@ -11,7 +11,7 @@
 #include "fake_http_client.h"
 
 namespace quell::app {
-namespace {
+namespace heartbeat_test {
 
 using std::chrono::seconds;
 
@@ -211,5 +211,5 @@ TEST(HeartbeatTest, KeepsAQueryStringOfTheBaseUrl) {
   EXPECT_EQ(http.requests()[0].url, "https://hc.example/ping/abc/start?create=1&rid=r");
 }
 
-}  // namespace
+}  // namespace heartbeat_test
 }  // namespace quell::app

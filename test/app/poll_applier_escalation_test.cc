@@ -11,7 +11,7 @@
 #include "quell/app/vector_observation_stream.h"
 
 namespace quell::app {
-namespace {
+namespace poll_applier_escalation_test {
 
 using core::Health;
 using core::OutboxStatus;
@@ -156,5 +156,5 @@ TEST_F(PollApplierEscalationTest, ARouteMayEscalateToo) {
   EXPECT_EQ(opens["pager"].next_attempt_at, At(10));
 }
 
-}  // namespace
+}  // namespace poll_applier_escalation_test
 }  // namespace quell::app

@@ -12,7 +12,7 @@
 #include "quell/app/poller.h"
 
 namespace quell::app {
-namespace {
+namespace poller_lease_test {
 
 class StubEncoder : public core::PayloadEncoder {
  public:
@@ -244,5 +244,5 @@ TEST(PollerLeaseTest, ACommitRefusedByTheFenceIsReportedFenced) {
   EXPECT_TRUE(store.state().incidents.empty());
 }
 
-}  // namespace
+}  // namespace poller_lease_test
 }  // namespace quell::app

@@ -13,7 +13,7 @@
 #include "quell/app/poller.h"
 
 namespace quell::app {
-namespace {
+namespace poller_stream_test {
 
 using std::chrono::minutes;
 
@@ -223,5 +223,5 @@ TEST_F(PollerStreamTest, AResolveOfAKeyListedHealthyIsEnriched) {
   EXPECT_EQ(source_.details, 1);
 }
 
-}  // namespace
+}  // namespace poller_stream_test
 }  // namespace quell::app

@@ -22,7 +22,7 @@
 #include "webhook_receiver.h"
 
 namespace quell {
-namespace {
+namespace ack_link_e2e_test {
 
 using nlohmann::json;
 using std::chrono::seconds;
@@ -128,5 +128,5 @@ TEST_F(AckLinkRunTest, TheLinkInAMessageAcksTheIncidentAndStopsItsRenotifies) {
   EXPECT_EQ(testing::ReadFile(log_).find(kAckSecret), std::string::npos);
 }
 
-}  // namespace
+}  // namespace ack_link_e2e_test
 }  // namespace quell

@@ -25,7 +25,7 @@
 #include "webhook_receiver.h"
 
 namespace quell {
-namespace {
+namespace datadog_e2e_test {
 
 using nlohmann::json;
 
@@ -297,5 +297,5 @@ TEST_F(DatadogTest, ConfigCheckAcceptsTheExampleAndNamesWhatIsMissing) {
   EXPECT_NE(r.out.find("datadog.app_key_env: DD_APP_KEY is not set"), std::string::npos) << r.out;
 }
 
-}  // namespace
+}  // namespace datadog_e2e_test
 }  // namespace quell

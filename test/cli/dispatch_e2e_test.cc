@@ -37,7 +37,7 @@
 #include "webhook_receiver.h"
 
 namespace quell {
-namespace {
+namespace dispatch_e2e_test {
 
 using nlohmann::json;
 using testing::Fault;
@@ -684,5 +684,5 @@ TEST_F(DispatchTest, GoogleChatNtfyAndTelegramGetTheOpenThenTheResolve) {
   }
 }
 
-}  // namespace
+}  // namespace dispatch_e2e_test
 }  // namespace quell

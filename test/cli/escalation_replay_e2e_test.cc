@@ -12,7 +12,7 @@
 #include "replay_fixture.h"
 #include "run_process.h"
 
-namespace {
+namespace escalation_replay_e2e_test {
 
 using nlohmann::json;
 using quell::testing::ProcessResult;
@@ -57,4 +57,4 @@ TEST_F(EscalationReplayE2eTest, AResolveBeforeTheDelayReachesOnlyTheTierPaged) {
             (std::vector<std::string>{"09:00 chat open", "09:03 chat resolve"}));
 }
 
-}  // namespace
+}  // namespace escalation_replay_e2e_test

@@ -24,7 +24,7 @@
 #include "webhook_receiver.h"
 
 namespace quell {
-namespace {
+namespace group_ack_link_e2e_test {
 
 using nlohmann::json;
 using std::chrono::seconds;
@@ -189,5 +189,5 @@ TEST_F(GroupAckLinkRunTest, OneLinkAcksEveryOpenMemberByTheNameTypedOnItsPage) {
       << "the link's mac is never logged";
 }
 
-}  // namespace
+}  // namespace group_ack_link_e2e_test
 }  // namespace quell

@@ -13,7 +13,7 @@
 #include "replay_fixture.h"
 #include "run_process.h"
 
-namespace {
+namespace maintenance_replay_e2e_test {
 
 using nlohmann::json;
 using quell::testing::ProcessResult;
@@ -135,4 +135,4 @@ TEST_F(MaintenanceReplayE2eTest, ListShowsWhetherEachWindowIsOpenAndItsOccurrenc
   EXPECT_EQ(lines[0]["start_local"], "2026-03-24T09:00:00");
 }
 
-}  // namespace
+}  // namespace maintenance_replay_e2e_test

@@ -18,7 +18,7 @@
 #include "run_process.h"
 
 namespace quell {
-namespace {
+namespace maintenance_run_e2e_test {
 
 using nlohmann::json;
 using std::chrono::seconds;
@@ -104,5 +104,5 @@ TEST(MaintenanceRunE2eTest, TheDaemonListsItsWindowsOverHttpAsTheCliDoes) {
   sim->Stop();
 }
 
-}  // namespace
+}  // namespace maintenance_run_e2e_test
 }  // namespace quell

@@ -24,7 +24,7 @@
 #include "webhook_receiver.h"
 
 namespace quell {
-namespace {
+namespace push_input_e2e_test {
 
 using nlohmann::json;
 using std::chrono::seconds;
@@ -224,5 +224,5 @@ TEST_F(PushInputE2eTest, AKillAfterTheCommitThenARetryAppliesOnce) {
   EXPECT_EQ(run->Signal(SIGTERM), 0) << testing::ReadFile(log_);
 }
 
-}  // namespace
+}  // namespace push_input_e2e_test
 }  // namespace quell

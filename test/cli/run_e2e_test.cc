@@ -30,7 +30,7 @@
 #include "webhook_receiver.h"
 
 namespace quell {
-namespace {
+namespace run_e2e_test {
 
 using nlohmann::json;
 using std::chrono::seconds;
@@ -572,5 +572,5 @@ TEST(HelpTest, EverySubcommandHasHelp) {
   EXPECT_EQ(version.out.find("unknown"), std::string::npos) << version.out;
 }
 
-}  // namespace
+}  // namespace run_e2e_test
 }  // namespace quell

@@ -23,7 +23,7 @@
 #include "webhook_receiver.h"
 
 namespace quell {
-namespace {
+namespace run_escalation_e2e_test {
 
 using nlohmann::json;
 using std::chrono::seconds;
@@ -188,5 +188,5 @@ TEST_F(RunEscalationTest, AGroupedTierPagesOnceAndEveryPageCountsToItsSendTime) 
   }
 }
 
-}  // namespace
+}  // namespace run_escalation_e2e_test
 }  // namespace quell

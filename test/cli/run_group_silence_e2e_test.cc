@@ -23,7 +23,7 @@
 #include "webhook_receiver.h"
 
 namespace quell {
-namespace {
+namespace run_group_silence_e2e_test {
 
 using nlohmann::json;
 using std::chrono::seconds;
@@ -158,5 +158,5 @@ TEST_F(RunGroupSilenceTest, GroupCountsAgreeWithTheStoreAndSilencedRecoveriesAre
       << last["message"]["subject"];
 }
 
-}  // namespace
+}  // namespace run_group_silence_e2e_test
 }  // namespace quell

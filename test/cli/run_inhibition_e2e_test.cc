@@ -24,7 +24,7 @@
 #include "webhook_receiver.h"
 
 namespace quell {
-namespace {
+namespace run_inhibition_e2e_test {
 
 using nlohmann::json;
 using std::chrono::seconds;
@@ -142,5 +142,5 @@ TEST_F(RunInhibitionTest, AProviderOutageHoldsItsTenantsAnswersUntilItRecovers) 
   EXPECT_EQ(delivered.size(), 4U);  // provider open and resolve, globex's open, acme's held open
 }
 
-}  // namespace
+}  // namespace run_inhibition_e2e_test
 }  // namespace quell

@@ -21,7 +21,7 @@
 #include "webhook_receiver.h"
 
 namespace quell {
-namespace {
+namespace run_pushed_payloads_e2e_test {
 
 using nlohmann::json;
 using std::chrono::seconds;
@@ -199,5 +199,5 @@ TEST_F(PushedPayloadsTest, DatadogsWebhookOpensAndResolvesOneIncidentPerMonitorG
   EXPECT_EQ(Post("/v1/inputs/datadog?condition=datadog-alerts", R"({"alert_title":"x"})"), 400);
 }
 
-}  // namespace
+}  // namespace run_pushed_payloads_e2e_test
 }  // namespace quell

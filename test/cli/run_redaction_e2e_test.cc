@@ -23,7 +23,7 @@
 #include "webhook_receiver.h"
 
 namespace quell {
-namespace {
+namespace run_redaction_e2e_test {
 
 using nlohmann::json;
 using std::chrono::seconds;
@@ -220,5 +220,5 @@ TEST_F(RunRedactionTest, AnUpstreamErrorQuotingAKeyAndAnEmailIsShownRedacted) {
   }
 }
 
-}  // namespace
+}  // namespace run_redaction_e2e_test
 }  // namespace quell

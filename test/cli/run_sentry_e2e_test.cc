@@ -25,7 +25,7 @@
 #include "webhook_receiver.h"
 
 namespace quell {
-namespace {
+namespace run_sentry_e2e_test {
 
 using nlohmann::json;
 using std::chrono::seconds;
@@ -237,5 +237,5 @@ TEST_F(RunSentryTest, SchemaCheckReadsSentrysAnswersAndNamesDrift) {
       << check.out;
 }
 
-}  // namespace
+}  // namespace run_sentry_e2e_test
 }  // namespace quell

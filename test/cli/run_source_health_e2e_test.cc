@@ -25,7 +25,7 @@
 #include "webhook_receiver.h"
 
 namespace quell {
-namespace {
+namespace run_source_health_e2e_test {
 
 using nlohmann::json;
 using std::chrono::seconds;
@@ -185,5 +185,5 @@ TEST_F(RunSourceHealthTest, AnUnknownMetaChannelIsRefusedByConfigCheckAndRunAlik
   EXPECT_EQ(fixed.exit_code, 0) << fixed.out << fixed.err;
 }
 
-}  // namespace
+}  // namespace run_source_health_e2e_test
 }  // namespace quell

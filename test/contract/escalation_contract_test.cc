@@ -21,7 +21,7 @@
 #include "test_support.h"
 
 namespace quell::testing {
-namespace {
+namespace escalation_contract_test {
 
 using core::OutboxStatus;
 using core::TransitionKind;
@@ -223,5 +223,5 @@ TEST_P(EscalationContractTest, AResolveByHandCancelsThePendingTierAndSkipsIt) {
 INSTANTIATE_TEST_SUITE_P(Sqlite, EscalationContractTest, ::testing::Values(Backend::kSqlite));
 INSTANTIATE_TEST_SUITE_P(Postgres, EscalationContractTest, ::testing::Values(Backend::kPostgres));
 
-}  // namespace
+}  // namespace escalation_contract_test
 }  // namespace quell::testing

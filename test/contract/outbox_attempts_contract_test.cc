@@ -19,7 +19,7 @@
 #include "test_support.h"
 
 namespace quell::testing {
-namespace {
+namespace outbox_attempts_contract_test {
 
 using core::OutboxOutcome;
 using core::OutboxStatus;
@@ -284,5 +284,5 @@ TEST_P(OutboxAttemptsTest, RetentionTrimsOldFinishedRowsInBatchesAndKeepsTheRest
 INSTANTIATE_TEST_SUITE_P(Sqlite, OutboxAttemptsTest, ::testing::Values(Backend::kSqlite));
 INSTANTIATE_TEST_SUITE_P(Postgres, OutboxAttemptsTest, ::testing::Values(Backend::kPostgres));
 
-}  // namespace
+}  // namespace outbox_attempts_contract_test
 }  // namespace quell::testing

@@ -6,7 +6,7 @@
 #include <string>
 
 namespace quell::channels {
-namespace {
+namespace ack_link_test {
 
 const core::WallTime kNow{std::chrono::seconds(1798794000)};
 constexpr core::Duration kHour = std::chrono::hours(1);
@@ -112,5 +112,5 @@ TEST_F(AckLinkTest, ATokenWithAPartRepeatedPastItsEndDoesNotVerify) {
   EXPECT_EQ(claim.error().code, core::ErrorCode::kInvalidArgument);
 }
 
-}  // namespace
+}  // namespace ack_link_test
 }  // namespace quell::channels

@@ -11,7 +11,7 @@
 #include "quell/core/delivery/grouping.h"
 
 namespace quell::channels {
-namespace {
+namespace google_chat_channel_test {
 
 using core::SendOutcome;
 using core::TransitionKind;
@@ -194,5 +194,5 @@ TEST(GoogleChatSettingsTest, CreateNeedsAnHttpUrl) {
   EXPECT_EQ(r.error().message, "google_chat: url must start with http:// or https://");
 }
 
-}  // namespace
+}  // namespace google_chat_channel_test
 }  // namespace quell::channels

@@ -11,7 +11,7 @@
 #include "quell/core/delivery/grouping.h"
 
 namespace quell::channels {
-namespace {
+namespace ntfy_channel_test {
 
 using core::SendOutcome;
 using core::TransitionKind;
@@ -185,5 +185,5 @@ TEST(NtfySettingsTest, CreateNeedsATopicUrl) {
   EXPECT_TRUE(NtfyChannel::Create(settings).ok());
 }
 
-}  // namespace
+}  // namespace ntfy_channel_test
 }  // namespace quell::channels

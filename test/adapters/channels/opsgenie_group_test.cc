@@ -11,7 +11,7 @@
 #include "quell/adapters/templates/mustache_renderer.h"
 
 namespace quell::channels {
-namespace {
+namespace opsgenie_group_test {
 
 using nlohmann::json;
 
@@ -128,5 +128,5 @@ TEST(OpsgenieGroupTest, ASingleTransitionWithTheDefaultTemplatesFitsOpsgenie) {
   EXPECT_EQ(header, "GenieKey og-key-0000");
 }
 
-}  // namespace
+}  // namespace opsgenie_group_test
 }  // namespace quell::channels

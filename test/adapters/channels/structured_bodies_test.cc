@@ -16,7 +16,7 @@
 #include "quell/core/delivery/grouping.h"
 
 namespace quell::channels {
-namespace {
+namespace structured_bodies_test {
 
 using nlohmann::json;
 
@@ -208,5 +208,5 @@ TEST(StructuredBodiesTest, TheDeadLetterBodiesAreTheSameBytes) {
   EXPECT_EQ(request->body, Dump(old));
 }
 
-}  // namespace
+}  // namespace structured_bodies_test
 }  // namespace quell::channels

@@ -11,7 +11,7 @@
 #include "telegram_receiver.h"
 
 namespace quell::channels {
-namespace {
+namespace telegram_channel_test {
 
 using core::SendOutcome;
 using core::TransitionKind;
@@ -200,5 +200,5 @@ TEST(TelegramSettingsTest, CreateNeedsATokenAndAChat) {
   EXPECT_EQ(r.error().message, "telegram: chat_id is required");
 }
 
-}  // namespace
+}  // namespace telegram_channel_test
 }  // namespace quell::channels

@@ -7,7 +7,7 @@
 #include "twilio_receiver.h"
 
 namespace quell::channels {
-namespace {
+namespace twilio_sms_channel_test {
 
 using core::SendOutcome;
 using quell::testing::Fault;
@@ -140,5 +140,5 @@ TEST(BasicAuthorizationTest, EncodesUserAndPassword) {
   EXPECT_EQ(BasicAuthorization("Aladdin", "open sesame"), "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==");
 }
 
-}  // namespace
+}  // namespace twilio_sms_channel_test
 }  // namespace quell::channels

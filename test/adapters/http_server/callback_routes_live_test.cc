@@ -18,7 +18,7 @@
 #include "quell/app/latest.h"
 
 namespace quell::http_server {
-namespace {
+namespace callback_routes_live_test {
 
 std::string Hmac(const std::string& key, const std::string& data) {
   unsigned char mac[EVP_MAX_MD_SIZE];
@@ -113,5 +113,5 @@ TEST_F(LiveCallbackRoutesTest, ARotatedSecretIsRefusedFromTheNextRequestOn) {
   EXPECT_EQ(PagerDutyPing("pd-secret-two"), 404);
 }
 
-}  // namespace
+}  // namespace callback_routes_live_test
 }  // namespace quell::http_server

@@ -17,7 +17,7 @@
 #include "quell/adapters/text_output/maintenance_json.h"
 
 namespace quell::http_server {
-namespace {
+namespace maintenance_routes_test {
 
 using nlohmann::json;
 
@@ -258,5 +258,5 @@ TEST_F(MaintenanceRoutesTest, OneOffWindowsAreAddedListedAndExpiredOverHttp) {
   std::filesystem::remove_all(dir);
 }
 
-}  // namespace
+}  // namespace maintenance_routes_test
 }  // namespace quell::http_server

@@ -24,7 +24,7 @@
 #include "quell/adapters/http_server/ops_http_server.h"
 
 namespace quell::http_server {
-namespace {
+namespace ops_http_server_front_test {
 
 using std::chrono::milliseconds;
 using std::chrono::seconds;
@@ -547,5 +547,5 @@ TEST_F(OpsHttpServerFrontTest, EveryHtmlAnswerCarriesTheSecurityHeaders) {
   EXPECT_FALSE(json->has_header("Content-Security-Policy"));
 }
 
-}  // namespace
+}  // namespace ops_http_server_front_test
 }  // namespace quell::http_server

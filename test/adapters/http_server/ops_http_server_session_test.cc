@@ -17,7 +17,7 @@
 #include "quell/adapters/http_server/session_store.h"
 
 namespace quell::http_server {
-namespace {
+namespace ops_http_server_session_test {
 
 constexpr const char* kToken = "s3ssion-token-0123456789";
 
@@ -192,5 +192,5 @@ TEST(SessionCookieTest, TheSessionIdIsReadFromAnyPlaceInTheCookieHeader) {
   EXPECT_EQ(SessionIdOf(""), "");
 }
 
-}  // namespace
+}  // namespace ops_http_server_session_test
 }  // namespace quell::http_server

@@ -19,7 +19,7 @@
 #include "quell/core/text/sha256.h"
 
 namespace quell::http_server {
-namespace {
+namespace page_routes_test {
 
 constexpr const char* kToken = "page-routes-test-token-0123";
 
@@ -333,5 +333,5 @@ TEST_F(PageServerTest, UnknownPathsStayJson404s) {
   EXPECT_EQ(answer->get_header_value("Content-Type"), "application/json");
 }
 
-}  // namespace
+}  // namespace page_routes_test
 }  // namespace quell::http_server

@@ -17,7 +17,7 @@
 #include "quell/adapters/wiring/source_catalog_of.h"
 
 namespace quell::http_server {
-namespace {
+namespace sources_routes_test {
 
 using nlohmann::json;
 
@@ -153,5 +153,5 @@ TEST_F(SourcesRoutesTest, NeedsTheTokenToRead) {
   EXPECT_EQ(res->status, 401);
 }
 
-}  // namespace
+}  // namespace sources_routes_test
 }  // namespace quell::http_server

@@ -13,7 +13,7 @@
 #include "quell/adapters/http_server/ops_http_server.h"
 
 namespace quell::http_server {
-namespace {
+namespace status_routes_test {
 
 using nlohmann::json;
 
@@ -162,5 +162,5 @@ TEST_F(StatusRoutesTest, AStoreThatCannotAnswerIsA503NamingWhy) {
   EXPECT_NE(answer->body.find("store unreachable"), std::string::npos) << answer->body;
 }
 
-}  // namespace
+}  // namespace status_routes_test
 }  // namespace quell::http_server

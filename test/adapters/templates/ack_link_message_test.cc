@@ -8,7 +8,7 @@
 #include "quell/core/delivery/grouping.h"
 
 namespace quell::templates {
-namespace {
+namespace ack_link_message_test {
 
 constexpr const char* kTypes[] = {"email", "slack", "sms", "pagerduty", "webhook"};
 
@@ -132,5 +132,5 @@ TEST(AckLinkMessageTest, AGroupMessageWithoutAnEpisodeKeepsOneLinkPerListedOpenM
   }
 }
 
-}  // namespace
+}  // namespace ack_link_message_test
 }  // namespace quell::templates

@@ -9,7 +9,7 @@
 #include "quell/core/delivery/message_limits.h"
 
 namespace quell::templates {
-namespace {
+namespace message_content_test {
 
 constexpr const char* kKey = "t1/model-answer/TimeoutError";
 constexpr const char* kTypes[] = {"email",   "slack", "sms",     "pagerduty",
@@ -271,5 +271,5 @@ TEST(MessageContentTest, OldUserTemplatesKeepWorkingAndNewNamesPassTheCheck) {
   EXPECT_NE(custom->body.find("stage=prod tenant=t1 "), std::string::npos) << custom->body;
 }
 
-}  // namespace
+}  // namespace message_content_test
 }  // namespace quell::templates

@@ -14,7 +14,7 @@
 #include "quell/core/engine/evaluate.h"
 
 namespace quell::templates {
-namespace {
+namespace pushed_alert_message_test {
 
 constexpr const char* kRunbook = "https://runbooks.example.com/disk-full?host=db-1&mount=/var";
 
@@ -228,5 +228,5 @@ TEST(PushedAlertMessageTest, APushConditionsObservationWithoutAlertEvidenceSaysP
   EXPECT_EQ(pushed->count_text, "firing since 2026-12-02 09:00 UTC");
 }
 
-}  // namespace
+}  // namespace pushed_alert_message_test
 }  // namespace quell::templates

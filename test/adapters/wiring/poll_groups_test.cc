@@ -8,7 +8,7 @@
 #include "quell/adapters/wiring/daemon_assembly.h"
 
 namespace quell::wiring {
-namespace {
+namespace poll_groups_test {
 
 using std::chrono::minutes;
 using std::chrono::seconds;
@@ -51,5 +51,5 @@ TEST(PollGroupsTest, AConfigWithoutConditionsHasNoGroup) {
   EXPECT_TRUE(PollGroupsOf(config::Config{}).empty());
 }
 
-}  // namespace
+}  // namespace poll_groups_test
 }  // namespace quell::wiring

@@ -6,7 +6,7 @@
 #include <vector>
 
 namespace quell::core {
-namespace {
+namespace listing_observer_test {
 
 WallTime At(const char* text) { return ParseRfc3339(text).value(); }
 
@@ -114,5 +114,5 @@ TEST(ListingObserverTest, AFlapDampedConditionObservesItsHealthyKeysAfterTheWalk
   EXPECT_EQ(Keys(second), (std::vector<std::string>{"d", "e"}));
 }
 
-}  // namespace
+}  // namespace listing_observer_test
 }  // namespace quell::core

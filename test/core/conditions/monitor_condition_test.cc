@@ -6,7 +6,7 @@
 #include <vector>
 
 namespace quell::core {
-namespace {
+namespace monitor_condition_test {
 
 const WallTime kAt = WallTime{} + std::chrono::hours(24 * 365 * 56);
 
@@ -119,5 +119,5 @@ TEST(MonitorConditionTest, KeyFieldsNameTheMonitorAndTheGroup) {
   EXPECT_FALSE(MonitorField(group, "title").has_value());
 }
 
-}  // namespace
+}  // namespace monitor_condition_test
 }  // namespace quell::core

@@ -8,7 +8,7 @@
 #include "quell/core/engine/evaluate.h"
 
 namespace quell::core {
-namespace {
+namespace push_condition_test {
 
 using std::chrono::hours;
 using std::chrono::minutes;
@@ -293,5 +293,5 @@ TEST(PushConditionKeyFieldsTest, AFieldWithAFallbackMayBeMissing) {
       << missing.error().message;
 }
 
-}  // namespace
+}  // namespace push_condition_test
 }  // namespace quell::core

@@ -7,7 +7,7 @@
 #include <vector>
 
 namespace quell::core {
-namespace {
+namespace group_plan_test {
 
 using std::chrono::minutes;
 using std::chrono::seconds;
@@ -131,5 +131,5 @@ TEST(GroupPlanTest, ThePlannerForAChannelUsesItsTiming) {
   EXPECT_FALSE(patient(FirstFacts(At("2026-12-02T09:09:59Z"))).has_value());
 }
 
-}  // namespace
+}  // namespace group_plan_test
 }  // namespace quell::core

@@ -5,7 +5,7 @@
 #include <vector>
 
 namespace quell::core {
-namespace {
+namespace grouping_test {
 
 WallTime At(const char* text) { return *ParseRfc3339(text); }
 
@@ -152,5 +152,5 @@ TEST(GroupingTest, TheStoredPayloadNamesTheEpisode) {
       << group.payload;
 }
 
-}  // namespace
+}  // namespace grouping_test
 }  // namespace quell::core

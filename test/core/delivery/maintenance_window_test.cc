@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace quell::core {
-namespace {
+namespace maintenance_window_test {
 
 WallTime At(const char* text) { return *ParseRfc3339(text); }
 
@@ -134,5 +134,5 @@ TEST(MaintenanceWindowTest, RefusesBadRangesWeekdaysAndUnknownZones) {
   EXPECT_EQ(active.error().code, ErrorCode::kNotFound);
 }
 
-}  // namespace
+}  // namespace maintenance_window_test
 }  // namespace quell::core

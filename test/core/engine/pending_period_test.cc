@@ -12,7 +12,7 @@
 #include "quell/core/engine/evaluate.h"
 
 namespace quell::core {
-namespace {
+namespace pending_period_test {
 
 using std::chrono::minutes;
 using std::chrono::seconds;
@@ -271,5 +271,5 @@ TEST(PendingPeriodPropertyTest, OpensOnlyAfterNFailuresInARowUnderEveryPolicy) {
   EXPECT_GT(opens, 1000u);
 }
 
-}  // namespace
+}  // namespace pending_period_test
 }  // namespace quell::core
