@@ -11,7 +11,7 @@
 #include "quell/adapters/templates/mustache_renderer.h"
 
 namespace quell::templates {
-namespace {
+namespace mustache_template_test {
 
 ViewOptions Options() {
   ViewOptions options;
@@ -139,5 +139,5 @@ TEST(MustacheTemplateTest, TheRendererFallsBackOnMstchForATemplateThatDoesNotCom
   EXPECT_EQ(rendered->body, "new_errors!");
 }
 
-}  // namespace
+}  // namespace mustache_template_test
 }  // namespace quell::templates

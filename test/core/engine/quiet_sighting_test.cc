@@ -7,7 +7,7 @@
 #include "quell/core/engine/evaluate.h"
 
 namespace quell::core {
-namespace {
+namespace quiet_sighting_test {
 
 using std::chrono::minutes;
 
@@ -95,5 +95,5 @@ TEST_F(QuietSightingTest, AResolvedOrNewKeyIsNeverQuiet) {
   EXPECT_FALSE(IsQuietSighting(incident_, Failing(kNine + minutes{1}), policy_, kRefresh));
 }
 
-}  // namespace
+}  // namespace quiet_sighting_test
 }  // namespace quell::core
