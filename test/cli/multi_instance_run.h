@@ -26,11 +26,12 @@ struct RunSpec {
 
 // The durable outcome, in the shapes the test compares between runs.
 struct Outcome {
-  // "key" -> "generation=2 status=resolved renotifies=1 events=5" (events only when resolved:
-  // an open incident keeps counting until the instances stop).
+  // "key" -> "generation=2 status=resolved renotifies=1" (no event count: quiet sightings make
+  // it depend on when the polls land).
   std::map<std::string, std::string> incidents;
   // "key#generation" -> its decisions: counts per kind (notify and resolve by reason) for a
-  // resolved generation; the kinds alone for the generation still open.
+  // resolved generation, update_only by kind alone; the kinds alone for the generation still
+  // open.
   std::map<std::string, std::string> decisions;
   // "key#generation#transition" -> outbox rows (every row must be sent).
   std::map<std::string, int> transitions;

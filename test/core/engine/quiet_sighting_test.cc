@@ -88,6 +88,18 @@ TEST_F(QuietSightingTest, NotAfterAHealthyPollWithFlapDampingOrForAStaleObservat
   EXPECT_TRUE(See(Failing(kNine + minutes{4})).changed) << "the flap history records every poll";
 }
 
+// A metric's or a monitor's sighting has no upstream count: its message says "failing in N
+// polls" from event_count, so every one of its polls is recorded.
+TEST_F(QuietSightingTest, ASightingWithoutAnUpstreamCountIsAlwaysRecorded) {
+  Observation metric = Failing(kNine);
+  metric.upstream_count.reset();
+  ASSERT_EQ(See(metric).kind, DecisionKind::kNotify);
+  metric.at = kNine + minutes{1};
+  EXPECT_FALSE(IsQuietSighting(incident_, metric, policy_, kRefresh));
+  EXPECT_TRUE(See(metric).changed);
+  EXPECT_EQ(incident_.event_count, 2U);
+}
+
 TEST_F(QuietSightingTest, AResolvedOrNewKeyIsNeverQuiet) {
   EXPECT_FALSE(IsQuietSighting(incident_, Failing(kNine), policy_, kRefresh));
   ASSERT_EQ(See(Failing(kNine)).kind, DecisionKind::kNotify);

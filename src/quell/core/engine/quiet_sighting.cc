@@ -15,7 +15,10 @@ bool IsQuietSighting(const Incident& incident, const Observation& observation, c
     return false;
   }
   if (!observation.labels.empty() && observation.labels != incident.labels) return false;
-  if (observation.upstream_count && observation.upstream_count != incident.upstream_count) {
+  // Only a sighting that carries its upstream count (an error group's) can be quiet: a message
+  // about one without it (a metric, a monitor) says "failing in N polls" from event_count,
+  // which must then count every poll.
+  if (!observation.upstream_count || observation.upstream_count != incident.upstream_count) {
     return false;
   }
   // Evaluate's AppendEvidence would add this entry; the same as the newest adds nothing new.
