@@ -410,19 +410,15 @@ class SqliteTransaction : public core::StoreTransaction {
   }
 
   Status RecordKeyGroups(std::span<const core::KeyGroup> seen, core::WallTime now) override {
-    Stmt& s = s_.record_key_group;
-    const int64_t at = store::ToMicros(now);
-    for (const core::KeyGroup& kg : seen) {
-      s.BindText(1, kg.key);
-      s.BindText(2, kg.group_id);
-      s.BindInt(3, at);
-      if (auto status = s.Run(); !status) return status;
-    }
-    return {};
+    return WriteKeyGroups(s_.record_key_group, seen, now);
   }
 
   Status RecordNewKeyGroups(std::span<const core::KeyGroup> seen, core::WallTime now) override {
-    Stmt& s = s_.record_new_key_group;
+    return WriteKeyGroups(s_.record_new_key_group, seen, now);
+  }
+
+  // One row per pair through `s`: the upsert, or the insert that leaves a known pair alone.
+  static Status WriteKeyGroups(Stmt& s, std::span<const core::KeyGroup> seen, core::WallTime now) {
     const int64_t at = store::ToMicros(now);
     for (const core::KeyGroup& kg : seen) {
       s.BindText(1, kg.key);

@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "quell/adapters/templates/slack_text.h"
+
 namespace quell::templates {
 namespace {
 
@@ -172,17 +174,7 @@ TemplateValue IncidentTemplateData::Text(std::string_view text) const {
 
 void IncidentTemplateData::AppendEscaped(std::string& out, std::string_view text) const {
   // Slack reads &, < and > as control characters (links, mentions): SlackEscape's entities.
-  for (const char c : text) {
-    if (c == '&') {
-      out += "&amp;";
-    } else if (c == '<') {
-      out += "&lt;";
-    } else if (c == '>') {
-      out += "&gt;";
-    } else {
-      out += c;
-    }
-  }
+  AppendSlackEscaped(out, text);
 }
 
 TemplateValue IncidentTemplateData::Root(size_t id) const {

@@ -5,6 +5,11 @@ namespace quell::templates {
 std::string SlackEscape(std::string_view text) {
   std::string out;
   out.reserve(text.size());
+  AppendSlackEscaped(out, text);
+  return out;
+}
+
+void AppendSlackEscaped(std::string& out, std::string_view text) {
   for (const char c : text) {
     if (c == '&') {
       out += "&amp;";
@@ -16,7 +21,6 @@ std::string SlackEscape(std::string_view text) {
       out += c;
     }
   }
-  return out;
 }
 
 }  // namespace quell::templates
