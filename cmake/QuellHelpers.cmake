@@ -11,6 +11,11 @@ if(QUELL_WERROR)
   list(APPEND QUELL_WARNINGS -Werror)
 endif()
 
+# __FILE__ (gtest's failure lines, assert) as a path from the source root rather than from this
+# clone's folder, which the unity batches' #include "/abs/path" would otherwise put into every
+# test object: with it an object is the same in every clone and ccache shares it (scripts/test).
+add_compile_options(-fmacro-prefix-map=${PROJECT_SOURCE_DIR}/=)
+
 if(QUELL_SANITIZE)
   add_compile_options(-fsanitize=${QUELL_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
   add_link_options(-fsanitize=${QUELL_SANITIZE})
@@ -100,7 +105,7 @@ function(quell_test_objects name binary)
   if(NOT QUELL_UNITY_BUILD)
     add_library(${name} OBJECT ${ARG_SOURCES})
     quell_target_defaults(${name})
-    target_link_libraries(${name} PUBLIC ${ARG_DEPS} GTest::gtest)
+    target_link_libraries(${name} PUBLIC ${ARG_DEPS} GTest::gtest quell_test_paths)
     return()
   endif()
   # An object library needs a source: this header compiles to nothing.
@@ -108,7 +113,7 @@ function(quell_test_objects name binary)
   file(CONFIGURE OUTPUT ${entry} CONTENT "// quell_test_objects: the sources are in <binary>_unity\n")
   add_library(${name} OBJECT ${entry})
   quell_target_defaults(${name})
-  target_link_libraries(${name} PUBLIC ${ARG_DEPS} GTest::gtest)
+  target_link_libraries(${name} PUBLIC ${ARG_DEPS} GTest::gtest quell_test_paths)
   set(batch ${binary}_unity)
   if(NOT TARGET ${batch})
     add_library(${batch} OBJECT)

@@ -13,6 +13,7 @@
 
 #include "quell/core/text/time.h"
 #include "run_process.h"
+#include "test_paths.h"
 
 namespace {
 
@@ -30,7 +31,7 @@ class ApplyInputE2eTest : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
   ProcessResult Quell(std::vector<std::string> args, const std::string& input = "") {
-    std::vector<std::string> argv{QUELL_BINARY};
+    std::vector<std::string> argv{quell::testing::QuellBinary()};
     argv.insert(argv.end(), args.begin(), args.end());
     if (args.front() != "replay") {
       argv.push_back("--store");
@@ -135,8 +136,8 @@ limits:
 conditions:
   - {name: c, type: error_groups, key: "{error_group_id}"}
 )";
-  ProcessResult r =
-      RunProcess({QUELL_BINARY, "apply", "-c", config.string()}, Obs(Now(), "a-key-of-17-bytes"));
+  ProcessResult r = RunProcess({quell::testing::QuellBinary(), "apply", "-c", config.string()},
+                               Obs(Now(), "a-key-of-17-bytes"));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("stdin:1: field \"key\" is 17 bytes, more than 16 (limits.key_bytes)"),
             std::string::npos)
@@ -146,7 +147,8 @@ conditions:
   bad << "limits:\n  key_bytes: 3\nconditions:\n  - {name: c, type: error_groups, key: "
          "\"{error_group_id}\"}\n";
   bad.close();
-  r = RunProcess({QUELL_BINARY, "config", "check", "-c", (dir_ / "bad.yaml").string()});
+  r = RunProcess(
+      {quell::testing::QuellBinary(), "config", "check", "-c", (dir_ / "bad.yaml").string()});
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_NE((r.out + r.err).find("limits.key_bytes"), std::string::npos) << r.out << r.err;
 }

@@ -16,6 +16,7 @@
 #include "prometheus_server.h"
 #include "quell_run.h"
 #include "run_process.h"
+#include "test_paths.h"
 
 namespace quell {
 namespace {
@@ -52,7 +53,7 @@ class ConfigCheckTest : public ::testing::Test {
   std::string Sqlite() const { return "sqlite:" + (dir_ / "quell.db").string(); }
 
   testing::ProcessResult Check(std::vector<std::string> extra = {}) {
-    std::vector<std::string> args = {QUELL_BINARY, "config", "check", "-c", config_};
+    std::vector<std::string> args = {testing::QuellBinary(), "config", "check", "-c", config_};
     args.insert(args.end(), extra.begin(), extra.end());
     auto r = testing::RunProcess(args);
     for (const char* secret : {kApiKey, kHookSecret, kStorePassword}) {
@@ -77,7 +78,7 @@ TEST_F(ConfigCheckTest, AStoreOfAnotherKindIsAnErrorAtTheStoreLineWithThePasswor
   EXPECT_NE(r.out.find("mysql://quell:****@db/quell"), std::string::npos) << r.out;
 
   // And `quell run` says the same, at the same place.
-  auto run = testing::RunProcess({QUELL_BINARY, "run", "-c", config_});
+  auto run = testing::RunProcess({testing::QuellBinary(), "run", "-c", config_});
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_NE(run.err.find(config_ + ":1:8: store:"), std::string::npos) << run.err;
   EXPECT_EQ(run.err.find(kStorePassword), std::string::npos) << run.err;
@@ -88,20 +89,21 @@ TEST_F(ConfigCheckTest, TakesTheFileAsAnArgumentToo) {
   Write(Sqlite(), Hook());
   const auto flagged = Check();
   ASSERT_EQ(flagged.exit_code, 0) << flagged.out << flagged.err;
-  const auto positional = testing::RunProcess({QUELL_BINARY, "config", "check", config_});
+  const auto positional = testing::RunProcess({testing::QuellBinary(), "config", "check", config_});
   EXPECT_EQ(positional.exit_code, 0) << positional.out << positional.err;
   EXPECT_EQ(positional.out, flagged.out);
-  const auto listed = testing::RunProcess({QUELL_BINARY, "maintenance", "list", config_});
+  const auto listed = testing::RunProcess({testing::QuellBinary(), "maintenance", "list", config_});
   EXPECT_EQ(listed.exit_code, 0) << listed.err;
 }
 
 // The bundled example shows a maintenance window (and passes the check with it).
 TEST_F(ConfigCheckTest, TheExampleHasAMaintenanceWindowThatPassesTheCheck) {
-  const std::string example = std::string(QUELL_SOURCE_DIR) + "/examples/quell.yaml";
-  const auto checked = testing::RunProcess({QUELL_BINARY, "config", "check", "-c", example});
+  const std::string example = testing::SourcePath("examples/quell.yaml");
+  const auto checked =
+      testing::RunProcess({testing::QuellBinary(), "config", "check", "-c", example});
   EXPECT_EQ(checked.exit_code, 0) << checked.out << checked.err;
-  const auto listed = testing::RunProcess(
-      {QUELL_BINARY, "maintenance", "list", "-c", example, "--at", "2026-03-31T07:30:00Z"});
+  const auto listed = testing::RunProcess({testing::QuellBinary(), "maintenance", "list", "-c",
+                                           example, "--at", "2026-03-31T07:30:00Z"});
   ASSERT_EQ(listed.exit_code, 0) << listed.err;
   EXPECT_NE(listed.out.find(R"("name":"tuesday-deploys")"), std::string::npos) << listed.out;
   EXPECT_NE(listed.out.find(R"("active":true)"), std::string::npos) << listed.out;
@@ -128,7 +130,7 @@ TEST_F(ConfigCheckTest, AnUnsetInfraiKeyIsAnErrorAtTheConditionThatNeedsIt) {
 TEST_F(ConfigCheckTest, RunRefusesAnUnsetInfraiKeyWithoutCreatingTheStore) {
   unsetenv("INFRAI_API_KEY");  // NOLINT(concurrency-mt-unsafe)
   Write(Sqlite(), Hook());
-  const auto r = testing::RunProcess({QUELL_BINARY, "run", "-c", config_});
+  const auto r = testing::RunProcess({testing::QuellBinary(), "run", "-c", config_});
   EXPECT_NE(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE((r.out + r.err).find("no Infrai API key"), std::string::npos) << r.out << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir_ / "quell.db")) << "run created the store";
@@ -171,7 +173,8 @@ TEST_F(ConfigCheckTest, GroupingIsAcceptedAndRefusedAlikeByCheckAndRun) {
     auto r = Check();
     EXPECT_EQ(r.exit_code, 2) << r.out;
     EXPECT_TRUE(Says(r, located)) << r.out;
-    auto run = testing::RunProcess({"/usr/bin/timeout", "20", QUELL_BINARY, "run", "-c", config_});
+    auto run = testing::RunProcess(
+        {"/usr/bin/timeout", "20", testing::QuellBinary(), "run", "-c", config_});
     EXPECT_EQ(run.exit_code, 2) << run.err;
     EXPECT_NE(run.err.find(config_ + ":" + located), std::string::npos) << run.err;
   }
@@ -230,7 +233,8 @@ TEST_F(ConfigCheckTest, RunOnAListenAddressAnotherProcessHoldsFailsWithOneClearL
   ASSERT_GT(port, 0);
   Write(Sqlite(), "http: {listen: \"127.0.0.1:" + std::to_string(port) + "\"}\n");
   // `timeout` ends a daemon that started after all, so the test fails instead of hanging.
-  auto r = testing::RunProcess({"/usr/bin/timeout", "20", QUELL_BINARY, "run", "-c", config_});
+  auto r =
+      testing::RunProcess({"/usr/bin/timeout", "20", testing::QuellBinary(), "run", "-c", config_});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   EXPECT_NE(r.err.find("quell run: http.listen 127.0.0.1:" + std::to_string(port) +

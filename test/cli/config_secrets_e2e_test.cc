@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "run_process.h"
+#include "test_paths.h"
 
 namespace quell {
 namespace {
@@ -47,11 +48,13 @@ class ConfigSecretsTest : public ::testing::Test {
   }
 
   testing::ProcessResult Check() {
-    return testing::RunProcess({QUELL_BINARY, "config", "check", "-c", config_, "--offline"});
+    return testing::RunProcess(
+        {testing::QuellBinary(), "config", "check", "-c", config_, "--offline"});
   }
   // `quell run`, killed after 20 s should it start: a refused config exits 2 at once.
   testing::ProcessResult Run(const std::vector<std::string>& extra = {}) {
-    std::vector<std::string> args = {"/usr/bin/timeout", "20", QUELL_BINARY, "run", "-c", config_};
+    std::vector<std::string> args = {
+        "/usr/bin/timeout", "20", testing::QuellBinary(), "run", "-c", config_};
     args.insert(args.end(), extra.begin(), extra.end());
     return testing::RunProcess(args);
   }

@@ -22,6 +22,7 @@
 #include "datadog_server.h"
 #include "quell_run.h"
 #include "run_process.h"
+#include "test_paths.h"
 #include "webhook_receiver.h"
 
 namespace quell {
@@ -69,7 +70,7 @@ class DatadogTest : public ::testing::Test {
   }
 
   testing::ProcessResult Quell(std::vector<std::string> args) {
-    args.insert(args.begin(), QUELL_BINARY);
+    args.insert(args.begin(), testing::QuellBinary());
     auto result = testing::RunProcess(args);
     for (const char* secret : {kApiKey, kAppKey}) {
       EXPECT_EQ(result.out.find(secret), std::string::npos) << "a Datadog key reached stdout";
@@ -276,7 +277,8 @@ TEST_F(DatadogTest, ADriftedAnswerFailsThePollAndTheSchemaCheck) {
 }
 
 TEST_F(DatadogTest, ConfigCheckAcceptsTheExampleAndNamesWhatIsMissing) {
-  auto r = Quell({"config", "check", "-c", QUELL_SOURCE_DIR "/examples/datadog.yaml", "--offline"});
+  auto r =
+      Quell({"config", "check", "-c", testing::SourcePath("examples/datadog.yaml"), "--offline"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("ok: 0 error-group, 1 datadog_monitors (datadoghq.com), 0 metric and 0 "
                        "push conditions"),

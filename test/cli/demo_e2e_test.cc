@@ -15,6 +15,7 @@
 
 #include "child_process.h"
 #include "run_process.h"
+#include "test_paths.h"
 
 namespace {
 
@@ -50,7 +51,8 @@ class TempRoot {
 
 // `quell demo ARGS` with TMPDIR set to `root`.
 std::vector<std::string> Demo(const TempRoot& root, const std::string& args = "") {
-  return {"/bin/sh", "-c", "TMPDIR=\"$0\" exec \"$1\" demo " + args, root.path(), QUELL_BINARY};
+  return {"/bin/sh", "-c", "TMPDIR=\"$0\" exec \"$1\" demo " + args, root.path(),
+          quell::testing::QuellBinary()};
 }
 
 size_t Count(const std::string& text, const std::string& what) {
@@ -99,8 +101,8 @@ TEST(DemoE2eTest, KeepLeavesTheStoreWhichHoldsTheTwoSentRows) {
   ASSERT_NE(at, std::string::npos) << out;
   const std::string url = out.substr(at + 11, out.find('\n', at) - at - 11);
   EXPECT_EQ(root.Entries().size(), 1U);
-  const auto list =
-      RunProcess({QUELL_BINARY, "outbox", "list", "--store", url, "--format", "jsonl"});
+  const auto list = RunProcess(
+      {quell::testing::QuellBinary(), "outbox", "list", "--store", url, "--format", "jsonl"});
   ASSERT_EQ(list.exit_code, 0) << list.err;
   std::istringstream lines(list.out);
   std::vector<json> rows;

@@ -33,6 +33,7 @@
 #include "smtp_sink.h"
 #include "teams_receiver.h"
 #include "telegram_receiver.h"
+#include "test_paths.h"
 #include "twilio_receiver.h"
 #include "webhook_receiver.h"
 
@@ -98,7 +99,7 @@ class DispatchTest : public ::testing::Test {
 
   // Runs quell with the config written last; no secret may reach its output.
   testing::ProcessResult Quell(std::vector<std::string> args) {
-    args.insert(args.begin(), QUELL_BINARY);
+    args.insert(args.begin(), testing::QuellBinary());
     auto result = testing::RunProcess(args);
     for (const char* secret : {kApiKey, kHookSecret, kSlackToken, kTwilioToken, kPdKey}) {
       EXPECT_EQ(result.out.find(secret), std::string::npos) << "a secret reached stdout";
@@ -413,7 +414,7 @@ TEST_F(DispatchTest, AKilledDispatchersRowIsSentAgainAfterItsLeaseWithTheSameKey
               "hook", "dispatch: {lease: 2s, idle_interval: 100ms}\n");
   hook.FailNext(Fault::kHang);
   Poll("notify");
-  Child dispatcher({QUELL_BINARY, "dispatch", "-c", config_, "--owner", "doomed"},
+  Child dispatcher({testing::QuellBinary(), "dispatch", "-c", config_, "--owner", "doomed"},
                    dir_ / "dispatch.log");
   ASSERT_TRUE(dispatcher.running());
   ASSERT_TRUE(WaitFor([&] { return !hook.Requests().empty(); }, std::chrono::seconds(10)));

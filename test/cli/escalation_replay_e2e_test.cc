@@ -11,6 +11,7 @@
 
 #include "replay_fixture.h"
 #include "run_process.h"
+#include "test_paths.h"
 
 namespace escalation_replay_e2e_test {
 
@@ -18,7 +19,7 @@ using nlohmann::json;
 using quell::testing::ProcessResult;
 using quell::testing::RunProcess;
 
-const std::string kData = QUELL_SOURCE_DIR "/test/data/escalation/";
+const std::string kData = quell::testing::SourcePath("test/data/escalation/");
 
 class EscalationReplayE2eTest : public quell::testing::ReplayDirTest {
  protected:
@@ -27,8 +28,9 @@ class EscalationReplayE2eTest : public quell::testing::ReplayDirTest {
     std::ifstream in(kData + name);
     std::stringstream trace;
     trace << in.rdbuf();
-    const ProcessResult r =
-        RunProcess({QUELL_BINARY, "replay", "-c", kData + "quell.yaml", "--messages"}, trace.str());
+    const ProcessResult r = RunProcess(
+        {quell::testing::QuellBinary(), "replay", "-c", kData + "quell.yaml", "--messages"},
+        trace.str());
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(r.err, "");
     std::vector<std::string> out;

@@ -21,6 +21,7 @@
 #include "quell/sim/server.h"
 #include "quell_run.h"
 #include "run_process.h"
+#include "test_paths.h"
 #include "webhook_receiver.h"
 
 namespace quell {
@@ -164,7 +165,7 @@ TEST_F(GroupAckLinkRunTest, OneLinkAcksEveryOpenMemberByTheNameTypedOnItsPage) {
     EXPECT_TRUE(timeline["generations"].back()["acked_at"].is_string()) << timeline.dump();
   }
   const testing::ProcessResult shown =
-      testing::RunProcess({QUELL_BINARY, "incidents", "show", keys[0], "-c", config_});
+      testing::RunProcess({testing::QuellBinary(), "incidents", "show", keys[0], "-c", config_});
   ASSERT_EQ(shown.exit_code, 0) << shown.err;
   EXPECT_NE(shown.out.find("link:Ana Lima"), std::string::npos) << shown.out;
   const json group = Read(port, "/v1/groups/hook/condition%3Dagent-errors");

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "run_process.h"
+#include "test_paths.h"
 
 namespace {
 
@@ -45,7 +46,7 @@ class IncidentsListE2eTest : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
   ProcessResult Quell(std::vector<std::string> args, const std::string& input = "") {
-    std::vector<std::string> argv{QUELL_BINARY};
+    std::vector<std::string> argv{quell::testing::QuellBinary()};
     argv.insert(argv.end(), args.begin(), args.end());
     argv.push_back("--store");
     argv.push_back(store_url_);
@@ -140,24 +141,25 @@ TEST_F(IncidentsListE2eTest, ShowSaysWhoAcked) {
 }
 
 TEST(CommandSuggestionE2eTest, AMistypedCommandGetsTheNearestOne) {
-  ProcessResult r = RunProcess({QUELL_BINARY, "incidnets", "list"});
+  ProcessResult r = RunProcess({quell::testing::QuellBinary(), "incidnets", "list"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("quell: unknown command \"incidnets\"; did you mean \"incidents\"?"),
             std::string::npos)
       << r.err;
-  r = RunProcess({QUELL_BINARY, "incidents", "lsit", "--store", "sqlite:/nonexistent.db"});
+  r = RunProcess(
+      {quell::testing::QuellBinary(), "incidents", "lsit", "--store", "sqlite:/nonexistent.db"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("quell incidents: unknown command \"lsit\"; did you mean \"list\"?"),
             std::string::npos)
       << r.err;
   // Nothing near: every command is named.
-  r = RunProcess({QUELL_BINARY, "frobnicate"});
+  r = RunProcess({quell::testing::QuellBinary(), "frobnicate"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("quell: unknown command \"frobnicate\"; the commands are: replay, apply"),
             std::string::npos)
       << r.err;
   // A known command's own mistakes are still CLI11's to report.
-  r = RunProcess({QUELL_BINARY, "incidents", "list", "--bogus"});
+  r = RunProcess({quell::testing::QuellBinary(), "incidents", "list", "--bogus"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err.find("unknown command"), std::string::npos) << r.err;
 }

@@ -10,6 +10,7 @@
 
 #include "replay_fixture.h"
 #include "run_process.h"
+#include "test_paths.h"
 
 namespace {
 
@@ -26,12 +27,12 @@ std::string ReadFile(const std::string& path) {
   return text.str();
 }
 
-const std::string kData = QUELL_SOURCE_DIR "/test/data/inhibition/";
+const std::string kData = quell::testing::SourcePath("test/data/inhibition/");
 
 TEST_F(InhibitionReplayE2eTest, HeldIncidentsPageOnceWhenTheInhibitorResolves) {
-  const ProcessResult r =
-      RunProcess({QUELL_BINARY, "replay", "-c", kData + "quell.yaml", "--messages"},
-                 ReadFile(kData + "trace.jsonl"));
+  const ProcessResult r = RunProcess(
+      {quell::testing::QuellBinary(), "replay", "-c", kData + "quell.yaml", "--messages"},
+      ReadFile(kData + "trace.jsonl"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::vector<json> lines = Lines(r.out);
   ASSERT_EQ(lines.size(), 5u) << r.out;
@@ -72,12 +73,14 @@ channels:
     url: http://127.0.0.1:9/never-contacted
     signing: off
 )");
-  const ProcessResult r = RunProcess({QUELL_BINARY, "replay", "-c", path, "--messages"}, "");
+  const ProcessResult r =
+      RunProcess({quell::testing::QuellBinary(), "replay", "-c", path, "--messages"}, "");
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find(path + ":9:"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("inhibition cycle answers -> provider-down -> answers"), std::string::npos)
       << r.err;
-  const ProcessResult check = RunProcess({QUELL_BINARY, "config", "check", "-c", path}, "");
+  const ProcessResult check =
+      RunProcess({quell::testing::QuellBinary(), "config", "check", "-c", path}, "");
   EXPECT_NE(check.exit_code, 0);
   EXPECT_NE((check.out + check.err).find(path + ":9:"), std::string::npos)
       << check.out << check.err;
@@ -97,7 +100,8 @@ channels:
     url: http://127.0.0.1:9/never-contacted
     signing: off
 )");
-  const ProcessResult check = RunProcess({QUELL_BINARY, "config", "check", "-c", path}, "");
+  const ProcessResult check =
+      RunProcess({quell::testing::QuellBinary(), "config", "check", "-c", path}, "");
   EXPECT_NE(check.exit_code, 0);
   const std::string said = check.out + check.err;
   EXPECT_NE(said.find(path + ":6:"), std::string::npos) << said;

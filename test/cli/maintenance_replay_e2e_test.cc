@@ -12,6 +12,7 @@
 
 #include "replay_fixture.h"
 #include "run_process.h"
+#include "test_paths.h"
 
 namespace maintenance_replay_e2e_test {
 
@@ -49,8 +50,8 @@ TEST_F(MaintenanceReplayE2eTest, AWeeklyBerlinWindowMutesOpensInsideItOnBothSide
                             Obs("2026-03-31T07:30:00Z", "deploy:c", "true") +
                             Obs("2026-03-31T07:40:00Z", "db:main", "true") +
                             Obs("2026-03-31T08:30:00Z", "deploy:d", "true");
-  const ProcessResult r =
-      RunProcess({QUELL_BINARY, "replay", "-c", WriteConfig(kConfig), "--messages"}, input);
+  const ProcessResult r = RunProcess(
+      {quell::testing::QuellBinary(), "replay", "-c", WriteConfig(kConfig), "--messages"}, input);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::vector<json> lines = Lines(r.out);
   ASSERT_EQ(lines.size(), 3u) << r.out;
@@ -68,8 +69,8 @@ TEST_F(MaintenanceReplayE2eTest, AnIncidentStillOpenWhenTheWindowEndsPagesThenOn
       Obs("2026-03-31T07:10:00Z", key, "true") + Obs("2026-03-31T07:40:00Z", key, "true") +
       Obs("2026-03-31T08:05:00Z", key, "true") + Obs("2026-03-31T08:07:00Z", key, "true") +
       Obs("2026-03-31T08:20:00Z", key, "false");
-  const ProcessResult r =
-      RunProcess({QUELL_BINARY, "replay", "-c", WriteConfig(kConfig), "--messages"}, input);
+  const ProcessResult r = RunProcess(
+      {quell::testing::QuellBinary(), "replay", "-c", WriteConfig(kConfig), "--messages"}, input);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::vector<json> lines = Lines(r.out);
   ASSERT_EQ(lines.size(), 2u) << r.out;
@@ -94,11 +95,13 @@ maintenance:
     times: ["09:00-09:00"]
 )";
   const std::string path = WriteConfig(config);
-  const ProcessResult r = RunProcess({QUELL_BINARY, "replay", "-c", path, "--messages"}, "");
+  const ProcessResult r =
+      RunProcess({quell::testing::QuellBinary(), "replay", "-c", path, "--messages"}, "");
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find(path + ":10:"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("Europe/Atlantis"), std::string::npos) << r.err;
-  const ProcessResult check = RunProcess({QUELL_BINARY, "config", "check", "-c", path}, "");
+  const ProcessResult check =
+      RunProcess({quell::testing::QuellBinary(), "config", "check", "-c", path}, "");
   EXPECT_NE(check.exit_code, 0);
   EXPECT_NE((check.out + check.err).find("Europe/Atlantis"), std::string::npos);
   EXPECT_NE((check.out + check.err).find("funday"), std::string::npos) << check.out << check.err;
@@ -108,8 +111,9 @@ maintenance:
 
 TEST_F(MaintenanceReplayE2eTest, ListShowsWhetherEachWindowIsOpenAndItsOccurrenceInUtcAndLocal) {
   const std::string path = WriteConfig(kConfig);
-  const ProcessResult open = RunProcess(
-      {QUELL_BINARY, "maintenance", "list", "-c", path, "--at", "2026-03-31T07:30:00Z"}, "");
+  const ProcessResult open = RunProcess({quell::testing::QuellBinary(), "maintenance", "list", "-c",
+                                         path, "--at", "2026-03-31T07:30:00Z"},
+                                        "");
   ASSERT_EQ(open.exit_code, 0) << open.err;
   std::vector<json> lines = Lines(open.out);
   ASSERT_EQ(lines.size(), 1u) << open.out;
@@ -125,8 +129,9 @@ TEST_F(MaintenanceReplayE2eTest, ListShowsWhetherEachWindowIsOpenAndItsOccurrenc
   EXPECT_EQ(lines[0]["start_local"], "2026-03-31T09:00:00");
   EXPECT_EQ(lines[0]["end"], "2026-03-31T08:00:00Z");
   // Before the change the same local hours are an hour later in UTC.
-  const ProcessResult next = RunProcess(
-      {QUELL_BINARY, "maintenance", "list", "-c", path, "--at", "2026-03-20T00:00:00Z"}, "");
+  const ProcessResult next = RunProcess({quell::testing::QuellBinary(), "maintenance", "list", "-c",
+                                         path, "--at", "2026-03-20T00:00:00Z"},
+                                        "");
   ASSERT_EQ(next.exit_code, 0) << next.err;
   lines = Lines(next.out);
   ASSERT_EQ(lines.size(), 1u);

@@ -16,6 +16,7 @@
 #include "daemon_probe.h"
 #include "quell_run.h"
 #include "run_process.h"
+#include "test_paths.h"
 
 namespace quell {
 namespace maintenance_run_e2e_test {
@@ -91,7 +92,7 @@ TEST(MaintenanceRunE2eTest, TheDaemonListsItsWindowsOverHttpAsTheCliDoes) {
 
   // The CLI at the instant the server saw: the same objects, one per line.
   const testing::ProcessResult cli =
-      testing::RunProcess({QUELL_BINARY, "maintenance", "list", "-c", config, "--at",
+      testing::RunProcess({testing::QuellBinary(), "maintenance", "list", "-c", config, "--at",
                            windows[0]["start"].get<std::string>()},
                           "");
   ASSERT_EQ(cli.exit_code, 0) << cli.err;

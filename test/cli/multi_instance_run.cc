@@ -15,6 +15,7 @@
 #include "multi_instance_snapshot.h"
 #include "quell/sim/scenario.h"
 #include "quell/sim/server.h"
+#include "test_paths.h"
 
 namespace quell::testing {
 namespace {
@@ -105,7 +106,7 @@ Outcome RunScenario(const RunSpec& spec) {
   std::vector<std::unique_ptr<Instance>> fleet;
   for (int i = 0; i < spec.instances; ++i) {
     fleet.push_back(std::make_unique<Instance>(spec.label + "-" + std::to_string(i + 1),
-                                               QUELL_BINARY, config, spec.dir));
+                                               testing::QuellBinary(), config, spec.dir));
     fleet.back()->Start();
   }
   ChaosLoop chaos(fleet, sim, db, spec.seed, out);

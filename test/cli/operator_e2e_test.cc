@@ -9,6 +9,7 @@
 
 #include "quell/adapters/sqlite/sqlite_incident_store.h"
 #include "run_process.h"
+#include "test_paths.h"
 
 namespace {
 
@@ -26,7 +27,7 @@ class OperatorE2eTest : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
   ProcessResult Quell(std::vector<std::string> args, const std::string& input = "") {
-    std::vector<std::string> argv{QUELL_BINARY};
+    std::vector<std::string> argv{quell::testing::QuellBinary()};
     argv.insert(argv.end(), args.begin(), args.end());
     argv.push_back("--store");
     argv.push_back(store_url_);
@@ -166,7 +167,8 @@ TEST_F(OperatorE2eTest, SilenceAddKeySilencesThatKeyOnly) {
 }
 
 TEST_F(OperatorE2eTest, ABadStoreUrlIsExitTwo) {
-  ProcessResult r = RunProcess({QUELL_BINARY, "silence", "list", "--store", "mysql://x"});
+  ProcessResult r =
+      RunProcess({quell::testing::QuellBinary(), "silence", "list", "--store", "mysql://x"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--store"), std::string::npos) << r.err;
 }

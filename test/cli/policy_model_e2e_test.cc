@@ -24,6 +24,7 @@
 #include "policy_model.h"
 #include "policy_trace.h"
 #include "run_process.h"
+#include "test_paths.h"
 
 namespace {
 
@@ -68,13 +69,9 @@ class PolicyModelE2eTest : public ::testing::Test {
   ProcessResult Replay(const policy::Trace& trace, const std::string& store = "") {
     const std::string config = dir_ + "/quell.yaml";
     std::ofstream(config, std::ios::trunc) << trace.config.Yaml();
-    std::vector<std::string> argv = {QUELL_BINARY,
-                                     "replay",
-                                     "-c",
-                                     config,
-                                     "--messages",
-                                     "--until",
-                                     policy::FormatAt(trace.until)};
+    std::vector<std::string> argv = {
+        quell::testing::QuellBinary(), "replay", "-c", config, "--messages", "--until",
+        policy::FormatAt(trace.until)};
     if (!store.empty()) {
       argv.push_back("--store");
       argv.push_back("sqlite:" + store);
@@ -364,9 +361,10 @@ TEST_F(PolicyModelE2eTest, ReplayRefusesToKeepAStoreThatExists) {
   EXPECT_EQ(again.exit_code, 2);
   EXPECT_NE(again.err.find("already exists"), std::string::npos) << again.err;
   EXPECT_EQ(again.out, "");
-  const ProcessResult postgres = RunProcess({QUELL_BINARY, "replay", "-c", dir_ + "/quell.yaml",
-                                             "--messages", "--store", "postgresql://localhost/x"},
-                                            trace.Jsonl());
+  const ProcessResult postgres =
+      RunProcess({quell::testing::QuellBinary(), "replay", "-c", dir_ + "/quell.yaml", "--messages",
+                  "--store", "postgresql://localhost/x"},
+                 trace.Jsonl());
   EXPECT_EQ(postgres.exit_code, 2);
   EXPECT_NE(postgres.err.find("wants sqlite:PATH"), std::string::npos) << postgres.err;
 }

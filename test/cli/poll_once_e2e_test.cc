@@ -18,6 +18,7 @@
 #include "quell/sim/server.h"
 #include "quell_run.h"
 #include "run_process.h"
+#include "test_paths.h"
 
 namespace quell {
 namespace {
@@ -34,7 +35,7 @@ std::string ReadFile(const std::filesystem::path& path) {
 }
 
 json Scenario() {
-  std::ifstream in(QUELL_SOURCE_DIR "/examples/support-scenario.json");
+  std::ifstream in(testing::SourcePath("examples/support-scenario.json"));
   return json::parse(in);
 }
 
@@ -68,7 +69,7 @@ class PollOnceTest : public ::testing::Test {
     setenv("INFRAI_BASE_URL", base_url_.c_str(), 1);  // NOLINT(concurrency-mt-unsafe)
     setenv("INFRAI_API_KEY", kKey, 1);                // NOLINT(concurrency-mt-unsafe)
     setenv("QUELL_STORE", Store().c_str(), 1);        // NOLINT(concurrency-mt-unsafe)
-    args.insert(args.begin(), QUELL_BINARY);
+    args.insert(args.begin(), testing::QuellBinary());
     auto result = testing::RunProcess(args);
     EXPECT_EQ(result.out.find(kKey), std::string::npos) << "the API key reached stdout";
     EXPECT_EQ(result.err.find(kKey), std::string::npos) << "the API key reached stderr";
@@ -96,7 +97,7 @@ class PollOnceTest : public ::testing::Test {
 
 TEST_F(PollOnceTest, TheExampleConfigOpensOneIncidentPerConditionAndNotifiesOnce) {
   BootSim(Scenario());
-  const std::string config = QUELL_SOURCE_DIR "/examples/quell.yaml";
+  const std::string config = testing::SourcePath("examples/quell.yaml");
   std::vector<std::map<std::string, std::string>> runs;
   for (int poll = 0; poll < 3; ++poll) {
     auto r = Quell({"poll-once", "-c", config});
@@ -131,7 +132,7 @@ TEST_F(PollOnceTest, TheExampleConfigOpensOneIncidentPerConditionAndNotifiesOnce
 // resolves the group at Infrai, and a metric condition's key refuses it.
 TEST_F(PollOnceTest, AManualResolveHoldsAStillFailingGroupUntilItIsSeenHealthy) {
   BootSim(Scenario());
-  const std::string config = QUELL_SOURCE_DIR "/examples/quell.yaml";
+  const std::string config = testing::SourcePath("examples/quell.yaml");
   const std::string key = "acme:model-answer:grp_model_timeout";
   const auto poll = [&] {
     auto r = Quell({"poll-once", "-c", config});
@@ -266,7 +267,7 @@ conditions:
 TEST_F(PollOnceTest, RenamedFieldsFailLoudly) {
   BootSim(Scenario());
   Fault({{"route", "errors.groups"}, {"kind", "rename"}, {"renames", {{"error_group_id", "gid"}}}});
-  auto r = Quell({"poll-once", "-c", QUELL_SOURCE_DIR "/examples/quell.yaml"});
+  auto r = Quell({"poll-once", "-c", testing::SourcePath("examples/quell.yaml")});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("no group id"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("infrai.fields.id"), std::string::npos) << r.err;
@@ -291,7 +292,7 @@ TEST_P(SchemaDriftTest, ARenamedFieldFailsThePollWithoutOneFalseOpenOrResolve) {
                       {"tags", {{"tenant", tenant}, {"agent_stage", "tools"}}}});
   }
   BootSim({{"groups", groups}});
-  const std::string config = QUELL_SOURCE_DIR "/examples/quell.yaml";
+  const std::string config = testing::SourcePath("examples/quell.yaml");
   auto r = Quell({"poll-once", "-c", config});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ASSERT_EQ(Lines(r.out).size(), 3U) << r.out;
@@ -353,7 +354,7 @@ TEST_F(PollOnceTest, AnEMailInATenantTagNeverReachesTheKey) {
                       {"tags", {{"tenant", tenant}, {"agent_stage", "refund"}}}});
   }
   BootSim({{"groups", groups}});
-  const std::string config = QUELL_SOURCE_DIR "/examples/quell.yaml";
+  const std::string config = testing::SourcePath("examples/quell.yaml");
   std::vector<std::set<std::string>> polls;
   for (int poll = 0; poll < 2; ++poll) {
     auto r = Quell({"poll-once", "-c", config});
@@ -385,7 +386,7 @@ TEST_F(PollOnceTest, AHugeTagFromTheSourceMakesABoundedKey) {
             {{{"id", "grp_huge"},
               {"level", "error"},
               {"tags", {{"tenant", std::string(1 << 20, 't')}, {"agent_stage", "x"}}}}}}});
-  const std::string config = QUELL_SOURCE_DIR "/examples/quell.yaml";
+  const std::string config = testing::SourcePath("examples/quell.yaml");
   std::string first;
   for (int poll = 0; poll < 2; ++poll) {
     auto r = Quell({"poll-once", "-c", config});
@@ -412,10 +413,10 @@ TEST_F(PollOnceTest, PlantedSecretsAndTheKeyNeverReachTheStore) {
                         {"token", "ghp_16C7e42F292c6912E7710c838347Ae178B4a"}}},
                       {"events", 2}}}}};
   BootSim(scenario);
-  auto r = Quell({"poll-once", "-c", QUELL_SOURCE_DIR "/examples/quell.yaml"});
+  auto r = Quell({"poll-once", "-c", testing::SourcePath("examples/quell.yaml")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   Fault({{"route", "*"}, {"kind", "401"}, {"count", 1}});
-  r = Quell({"poll-once", "-c", QUELL_SOURCE_DIR "/examples/quell.yaml"});
+  r = Quell({"poll-once", "-c", testing::SourcePath("examples/quell.yaml")});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("UNAUTHORIZED"), std::string::npos) << r.err;
 
@@ -445,7 +446,7 @@ TEST_F(PollOnceTest, BadConfigExitsTwoWithWhereAndWhat) {
 
 TEST_F(PollOnceTest, SchemaCheckPassesOnTheSimulatorAndNamesWhatIsMissing) {
   BootSim(Scenario());
-  auto r = Quell({"schema", "check", "-c", QUELL_SOURCE_DIR "/examples/quell.yaml"});
+  auto r = Quell({"schema", "check", "-c", testing::SourcePath("examples/quell.yaml")});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("schema check: ok"), std::string::npos) << r.out;
 
@@ -489,7 +490,7 @@ conditions:
     recovery: 1.5
 )";
   const auto poll = [&config] {
-    auto r = testing::RunProcess({QUELL_BINARY, "poll-once", "-c", config.string()});
+    auto r = testing::RunProcess({testing::QuellBinary(), "poll-once", "-c", config.string()});
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return json::parse(r.out.empty() ? "{}" : r.out);
   };
@@ -523,7 +524,7 @@ TEST(PollOncePrometheusTest, SchemaCheckNamesABadQueryAMissingKeyLabelAndAnEmpty
   write(R"yaml(  - {name: good, type: prometheus, key: "{tenant}:latency", above: 2,
      query: "max by (tenant) (schema_latency_seconds)"}
 )yaml");
-  auto r = testing::RunProcess({QUELL_BINARY, "schema", "check", "-c", config.string()});
+  auto r = testing::RunProcess({testing::QuellBinary(), "schema", "check", "-c", config.string()});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(
       r.out.find("schema check: ok against " + (*server)->base_url() + " (1 Prometheus condition)"),
@@ -540,7 +541,7 @@ TEST(PollOncePrometheusTest, SchemaCheckNamesABadQueryAMissingKeyLabelAndAnEmpty
   - {name: typo, type: prometheus, key: "{tenant}:latency", above: 2,
      query: "max by (tenant) (schema_latncy_seconds)"}
 )yaml");
-  r = testing::RunProcess({QUELL_BINARY, "schema", "check", "-c", config.string()});
+  r = testing::RunProcess({testing::QuellBinary(), "schema", "check", "-c", config.string()});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("invalid: condition \"syntax\" query \"max by (tenant "
                        "(schema_latency_seconds)\": Prometheus refused it: bad_data: "),

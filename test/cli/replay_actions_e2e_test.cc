@@ -12,6 +12,7 @@
 
 #include "replay_fixture.h"
 #include "run_process.h"
+#include "test_paths.h"
 
 namespace {
 
@@ -42,7 +43,8 @@ channels:
   }
 
   ProcessResult Messages(const std::string& input) {
-    return RunProcess({QUELL_BINARY, "replay", "-c", config_, "--messages"}, input);
+    return RunProcess({quell::testing::QuellBinary(), "replay", "-c", config_, "--messages"},
+                      input);
   }
   static std::vector<std::string> Transitions(const std::vector<json>& lines) {
     std::vector<std::string> out;
@@ -183,9 +185,10 @@ TEST_F(ReplayActionsE2eTest, BadActionLinesNameTheirLine) {
 }
 
 TEST_F(ReplayActionsE2eTest, PlainReplayRefusesActionsNamingTheLine) {
-  const ProcessResult r = RunProcess(
-      {QUELL_BINARY, "replay"}, Obs("2026-12-01T09:00:00Z", "true") +
-                                    Action("2026-12-01T09:01:00Z", R"("action":"ack","by":"ana")"));
+  const ProcessResult r =
+      RunProcess({quell::testing::QuellBinary(), "replay"},
+                 Obs("2026-12-01T09:00:00Z", "true") +
+                     Action("2026-12-01T09:01:00Z", R"("action":"ack","by":"ana")"));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("stdin:2: operator actions"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("--messages"), std::string::npos) << r.err;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "run_process.h"
+#include "test_paths.h"
 
 namespace {
 
@@ -14,7 +15,7 @@ using quell::testing::ProcessResult;
 using quell::testing::RunProcess;
 
 ProcessResult Replay(const std::string& input, std::vector<std::string> flags = {}) {
-  std::vector<std::string> argv{QUELL_BINARY, "replay"};
+  std::vector<std::string> argv{quell::testing::QuellBinary(), "replay"};
   argv.insert(argv.end(), flags.begin(), flags.end());
   return RunProcess(argv, input);
 }
@@ -55,9 +56,10 @@ TEST(ReplayE2eTest, SourceScenarioNotifiesOnceThenUpdates) {
 }
 
 TEST(ReplayE2eTest, BundledExampleMatchesItsRecordedDecisions) {
-  const ProcessResult r = Replay(ReadFile(QUELL_SOURCE_DIR "/examples/support-outage.jsonl"));
+  const ProcessResult r =
+      Replay(ReadFile(quell::testing::SourcePath("examples/support-outage.jsonl")));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, ReadFile(QUELL_SOURCE_DIR "/examples/support-outage.decisions.jsonl"));
+  EXPECT_EQ(r.out, ReadFile(quell::testing::SourcePath("examples/support-outage.decisions.jsonl")));
 }
 
 TEST(ReplayE2eTest, FlagsChangeThePolicy) {
@@ -132,14 +134,14 @@ TEST(ReplayE2eTest, BadFlagsAreUsageErrors) {
 }
 
 TEST(ReplayE2eTest, HelpAndVersion) {
-  ProcessResult r = RunProcess({QUELL_BINARY, "--help"});
+  ProcessResult r = RunProcess({quell::testing::QuellBinary(), "--help"});
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.out.find("replay"), std::string::npos);
-  r = RunProcess({QUELL_BINARY, "replay", "--help"});
+  r = RunProcess({quell::testing::QuellBinary(), "replay", "--help"});
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.out.find("--cooldown"), std::string::npos);
   EXPECT_NE(r.out.find("--skip-invalid"), std::string::npos);
-  r = RunProcess({QUELL_BINARY, "--version"});
+  r = RunProcess({quell::testing::QuellBinary(), "--version"});
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.out.rfind("quell 0.", 0), 0U) << r.out;
 }

@@ -15,6 +15,7 @@
 #include "quell/core/ports/outbox_row.h"
 #include "replay_fixture.h"
 #include "run_process.h"
+#include "test_paths.h"
 
 namespace {
 
@@ -25,7 +26,8 @@ using quell::testing::RunProcess;
 class ReplayMessagesE2eTest : public quell::testing::ReplayDirTest {
  protected:
   ProcessResult Messages(const std::string& config_path, const std::string& input) {
-    return RunProcess({QUELL_BINARY, "replay", "-c", config_path, "--messages"}, input);
+    return RunProcess({quell::testing::QuellBinary(), "replay", "-c", config_path, "--messages"},
+                      input);
   }
 };
 
@@ -163,10 +165,13 @@ TEST_F(ReplayMessagesE2eTest, ABadConfigIsAUsageError) {
 }
 
 TEST_F(ReplayMessagesE2eTest, MessagesNeedsAConfigAndTheConfigNeedsMessages) {
-  EXPECT_EQ(RunProcess({QUELL_BINARY, "replay", "--messages"}, "").exit_code, 2);
-  EXPECT_EQ(RunProcess({QUELL_BINARY, "replay", "-c", WriteConfig(kConfig)}, "").exit_code, 2);
-  const ProcessResult flag = RunProcess(
-      {QUELL_BINARY, "replay", "-c", WriteConfig(kConfig), "--messages", "--cooldown", "1m"}, "");
+  EXPECT_EQ(RunProcess({quell::testing::QuellBinary(), "replay", "--messages"}, "").exit_code, 2);
+  EXPECT_EQ(RunProcess({quell::testing::QuellBinary(), "replay", "-c", WriteConfig(kConfig)}, "")
+                .exit_code,
+            2);
+  const ProcessResult flag = RunProcess({quell::testing::QuellBinary(), "replay", "-c",
+                                         WriteConfig(kConfig), "--messages", "--cooldown", "1m"},
+                                        "");
   EXPECT_EQ(flag.exit_code, 2);
   EXPECT_NE(flag.err.find("--cooldown does not apply with --messages"), std::string::npos)
       << flag.err;
@@ -191,12 +196,12 @@ TEST_F(ReplayMessagesE2eTest, APendingPeriodKeepsASingleFailingPollQuiet) {
 // The outage: 200 tenants fail at once, still fail past the cooldown, then recover.
 // Without grouping that is 600 messages, one per key and transition.
 TEST_F(ReplayMessagesE2eTest, TwoHundredKeyTraceWithoutGroupingIsSixHundredMessages) {
-  std::ifstream in(QUELL_SOURCE_DIR "/test/data/two-hundred-keys/trace.jsonl");
+  std::ifstream in(quell::testing::SourcePath("test/data/two-hundred-keys/trace.jsonl"));
   std::stringstream trace;
   trace << in.rdbuf();
   ASSERT_FALSE(trace.str().empty());
   const ProcessResult r =
-      Messages(QUELL_SOURCE_DIR "/test/data/two-hundred-keys/quell.yaml", trace.str());
+      Messages(quell::testing::SourcePath("test/data/two-hundred-keys/quell.yaml"), trace.str());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::vector<json> lines = Lines(r.out);
   ASSERT_EQ(lines.size(), 600u);
@@ -218,11 +223,11 @@ TEST_F(ReplayMessagesE2eTest, TwoHundredKeyTraceWithoutGroupingIsSixHundredMessa
 // The same outage on a channel grouped by condition: one message per step of the outage, each
 // naming every key that took the step.
 TEST_F(ReplayMessagesE2eTest, TwoHundredKeyTraceWithGroupingIsThreeMessages) {
-  std::ifstream in(QUELL_SOURCE_DIR "/test/data/two-hundred-keys/trace.jsonl");
+  std::ifstream in(quell::testing::SourcePath("test/data/two-hundred-keys/trace.jsonl"));
   std::stringstream trace;
   trace << in.rdbuf();
-  const ProcessResult r =
-      Messages(QUELL_SOURCE_DIR "/test/data/two-hundred-keys/quell-grouped.yaml", trace.str());
+  const ProcessResult r = Messages(
+      quell::testing::SourcePath("test/data/two-hundred-keys/quell-grouped.yaml"), trace.str());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::vector<json> lines = Lines(r.out);
   ASSERT_EQ(lines.size(), 3u) << r.out;

@@ -10,6 +10,7 @@
 
 #include "replay_fixture.h"
 #include "run_process.h"
+#include "test_paths.h"
 
 namespace {
 
@@ -17,7 +18,7 @@ using nlohmann::json;
 using quell::testing::ProcessResult;
 using quell::testing::RunProcess;
 
-const std::string kEscalation = QUELL_SOURCE_DIR "/test/data/escalation/quell.yaml";
+const std::string kEscalation = quell::testing::SourcePath("test/data/escalation/quell.yaml");
 const std::string kOpen =
     R"({"at":"2026-03-24T09:00:00Z","key":"acme:checkout","unhealthy":true,"condition":"checkout-errors"})"
     "\n";
@@ -26,7 +27,8 @@ class ReplayUntilE2eTest : public quell::testing::ReplayDirTest {
  protected:
   static ProcessResult Replay(const std::string& config, const std::string& trace,
                               std::vector<std::string> extra = {}) {
-    std::vector<std::string> args = {QUELL_BINARY, "replay", "-c", config, "--messages"};
+    std::vector<std::string> args = {quell::testing::QuellBinary(), "replay", "-c", config,
+                                     "--messages"};
     args.insert(args.end(), extra.begin(), extra.end());
     return RunProcess(args, trace);
   }
@@ -90,7 +92,7 @@ TEST_F(ReplayUntilE2eTest, ATraceDatedYearsAheadReplays) {
       "\n";
   const ProcessResult messages = Replay(kEscalation, future);
   EXPECT_EQ(Messages(messages), (std::vector<std::string>{"00:00:00 chat open"}));
-  const ProcessResult decisions = RunProcess({QUELL_BINARY, "replay"}, future);
+  const ProcessResult decisions = RunProcess({quell::testing::QuellBinary(), "replay"}, future);
   ASSERT_EQ(decisions.exit_code, 0) << decisions.err;
   EXPECT_NE(decisions.out.find(R"("decision":"notify")"), std::string::npos) << decisions.out;
   // An action line dated ahead is read on the same clock.
@@ -106,7 +108,8 @@ TEST_F(ReplayUntilE2eTest, UntilIsATimeAndGoesWithMessages) {
   ProcessResult r = Replay(kEscalation, kOpen, {"--until", "tomorrow"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--until:"), std::string::npos) << r.err;
-  r = RunProcess({QUELL_BINARY, "replay", "--until", "2026-03-24T10:00:00Z"}, kOpen);
+  r = RunProcess({quell::testing::QuellBinary(), "replay", "--until", "2026-03-24T10:00:00Z"},
+                 kOpen);
   EXPECT_EQ(r.exit_code, 2) << r.err;
 }
 

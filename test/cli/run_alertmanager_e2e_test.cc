@@ -20,6 +20,7 @@
 #include "quell/core/text/time.h"
 #include "quell_run.h"
 #include "run_process.h"
+#include "test_paths.h"
 #include "webhook_receiver.h"
 
 namespace quell {
@@ -151,10 +152,10 @@ TEST(RunAlertmanagerE2eTest, TheExamplesPassQuellsAndAlertmanagersChecks) {
     if (std::getenv("CI") != nullptr) FAIL() << "CI=true but " << why;
     GTEST_SKIP() << why;
   }
-  const std::string examples = std::string(QUELL_SOURCE_DIR) + "/examples/";
+  const std::string examples = testing::SourcePath("examples/");
   SetEnv("QUELL_HTTP_TOKEN", kToken);
-  const testing::ProcessResult quell =
-      testing::RunProcess({QUELL_BINARY, "config", "check", "-c", examples + "alertmanager.yaml"});
+  const testing::ProcessResult quell = testing::RunProcess(
+      {testing::QuellBinary(), "config", "check", "-c", examples + "alertmanager.yaml"});
   EXPECT_EQ(quell.exit_code, 0) << quell.out << quell.err;
   EXPECT_NE(quell.out.find("1 push conditions"), std::string::npos) << quell.out;
   const testing::ProcessResult amtool = testing::RunProcess(
@@ -172,7 +173,7 @@ TEST(RunAlertmanagerE2eTest, TheExampleReceiverCapsTheAlertsPerRequestAsTheDocsS
     if (at == std::string::npos) return -1;
     return std::stol(text.substr(at + 11));
   };
-  const std::string root = QUELL_SOURCE_DIR;
+  const std::string root = testing::SourcePath(".");
   const long documented = max_alerts(root + "/docs/inputs.md");
   EXPECT_GT(documented, 0);
   EXPECT_EQ(max_alerts(root + "/examples/alertmanager-receiver.yml"), documented);

@@ -27,6 +27,7 @@
 #include "quell/sim/server.h"
 #include "quell_run.h"
 #include "run_process.h"
+#include "test_paths.h"
 #include "webhook_receiver.h"
 
 namespace quell {
@@ -82,7 +83,7 @@ class RunTest : public ::testing::Test {
   }
 
   testing::ProcessResult Quell(std::vector<std::string> args) {
-    args.insert(args.begin(), QUELL_BINARY);
+    args.insert(args.begin(), testing::QuellBinary());
     auto result = testing::RunProcess(args);
     for (const char* secret : {kApiKey, kHookSecret}) {
       EXPECT_EQ(result.err.find(secret), std::string::npos) << "a secret reached stderr";
@@ -492,7 +493,7 @@ TEST_F(RunTest, ConfigCheckOnTheExampleSaysOkAndWarnsWhileTheWebhookIsUnsigned) 
   SetEnv("QUELL_WEBHOOK_URL", "http://127.0.0.1:9/hook");
   unsetenv("QUELL_WEBHOOK_SECRET");  // NOLINT(concurrency-mt-unsafe)
   unsetenv("QUELL_HTTP_TOKEN");      // NOLINT(concurrency-mt-unsafe)
-  const std::string example = std::string(QUELL_SOURCE_DIR) + "/examples/quell.yaml";
+  const std::string example = testing::SourcePath("examples/quell.yaml");
   auto r = Quell({"config", "check", "-c", example});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find(" ok: "), std::string::npos) << r.out;
@@ -527,9 +528,9 @@ TEST_F(RunTest, TheExampleRunsWithTheApiKeyAndTheWebhookUrlAlone) {
        {"QUELL_STORE", "QUELL_WEBHOOK_SECRET", "QUELL_HEARTBEAT_URL", "QUELL_HTTP_TOKEN"}) {
     unsetenv(name);  // NOLINT(concurrency-mt-unsafe)
   }
-  const std::string example = std::string(QUELL_SOURCE_DIR) + "/examples/quell.yaml";
+  const std::string example = testing::SourcePath("examples/quell.yaml");
   Child run({"/bin/sh", "-c", "cd \"$0\" && exec \"$1\" run -c \"$2\"", dir_.path().string(),
-             QUELL_BINARY, example},
+             testing::QuellBinary(), example},
             log_);
   ASSERT_TRUE(run.running());
   ASSERT_TRUE(WaitFor([&] { return hook.DeliveredKeys().size() == 1; }, seconds(30)))
@@ -559,14 +560,14 @@ TEST(HelpTest, EverySubcommandHasHelp) {
                                              {"incidents", "list"},
                                              {"incidents", "show"},
                                              {"outbox", "list"}}) {
-    std::vector<std::string> args = {QUELL_BINARY};
+    std::vector<std::string> args = {testing::QuellBinary()};
     args.insert(args.end(), command.begin(), command.end());
     args.emplace_back("--help");
     auto r = testing::RunProcess(args);
     EXPECT_EQ(r.exit_code, 0) << command[0];
     EXPECT_NE(r.out.find("Usage:"), std::string::npos) << command[0] << r.out;
   }
-  auto version = testing::RunProcess({QUELL_BINARY, "--version"});
+  auto version = testing::RunProcess({testing::QuellBinary(), "--version"});
   EXPECT_EQ(version.exit_code, 0);
   EXPECT_EQ(version.out.rfind("quell ", 0), 0U) << version.out;
   EXPECT_EQ(version.out.find("unknown"), std::string::npos) << version.out;

@@ -20,6 +20,7 @@
 #include "quell/sim/server.h"
 #include "quell_run.h"
 #include "run_process.h"
+#include "test_paths.h"
 #include "webhook_receiver.h"
 
 namespace quell {
@@ -117,8 +118,8 @@ TEST_F(RunEscalationTest, AnAckBeforeTheDelayLeavesThePagerSilentThroughTheResol
   ASSERT_TRUE(run.running());
   ASSERT_TRUE(WaitFor([&] { return !Chat().empty(); }, seconds(30))) << testing::ReadFile(log_);
   const std::string key = Chat()[0]["key"];
-  const testing::ProcessResult acked =
-      testing::RunProcess({QUELL_BINARY, "incidents", "ack", key, "--by", "ana", "-c", config_});
+  const testing::ProcessResult acked = testing::RunProcess(
+      {testing::QuellBinary(), "incidents", "ack", key, "--by", "ana", "-c", config_});
   ASSERT_EQ(acked.exit_code, 0) << acked.err;
   // Well past the pager's delay (1s polls), then the recovery.
   const size_t cycles = Cycles();

@@ -20,6 +20,7 @@
 #include "quell/sim/scenario.h"
 #include "quell_run.h"
 #include "run_process.h"
+#include "test_paths.h"
 #include "webhook_receiver.h"
 
 namespace quell {
@@ -120,8 +121,8 @@ TEST_F(RunGroupSilenceTest, GroupCountsAgreeWithTheStoreAndSilencedRecoveriesAre
 
   // An operator silences five of them, then two unsilenced tenants recover.
   const testing::ProcessResult silenced =
-      testing::RunProcess({QUELL_BINARY, "silence", "add", "s*", "--for", "1h", "--reason", "on it",
-                           "-c", config_.string()});
+      testing::RunProcess({testing::QuellBinary(), "silence", "add", "s*", "--for", "1h",
+                           "--reason", "on it", "-c", config_.string()});
   ASSERT_EQ(silenced.exit_code, 0) << silenced.err;
   Recover({"a0", "a1"});
   ASSERT_TRUE(WaitFor([&] { return Messages().size() >= 2; }, seconds(30))) << run.Log();

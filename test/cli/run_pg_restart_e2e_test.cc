@@ -26,6 +26,7 @@
 #include "daemon_probe.h"
 #include "quell/sim/server.h"
 #include "run_process.h"
+#include "test_paths.h"
 #include "webhook_receiver.h"
 
 namespace quell {
@@ -109,7 +110,7 @@ class RunPgRestartTest : public ::testing::Test {
 
   // scripts/pg-test-server start|stop on this test's own data directory and port.
   testing::ProcessResult Server(const std::string& command) {
-    std::vector<std::string> args = {QUELL_SOURCE_DIR "/scripts/pg-test-server", command,
+    std::vector<std::string> args = {testing::SourcePath("scripts/pg-test-server"), command,
                                      (dir_ / "pg").string()};
     if (command == "start") args.push_back(std::to_string(port_));
     return testing::RunProcess(args);
@@ -145,8 +146,8 @@ TEST_F(RunPgRestartTest, RecoversByItselfAndDeliversWhatHappenedMeanwhileOnce) {
                          << " max_backoff: 200ms}\n"
                          << "log: {format: json, level: info}\n"
                          << "http: {listen: \"127.0.0.1:0\", open_reads: true, health_grace: 1s}\n";
-  auto run =
-      std::make_unique<Child>(std::vector<std::string>{QUELL_BINARY, "run", "-c", config_}, log_);
+  auto run = std::make_unique<Child>(
+      std::vector<std::string>{testing::QuellBinary(), "run", "-c", config_}, log_);
   ASSERT_TRUE(WaitFor([&] { return !Events(log_, "http.listening").empty(); }, seconds(30)))
       << testing::ReadFile(log_);
   const int port = std::stoi(Events(log_, "http.listening")[0]["port"].get<std::string>());
@@ -211,8 +212,8 @@ TEST_F(RunPgRestartTest, RecoversByItselfAndDeliversWhatHappenedMeanwhileOnce) {
   EXPECT_TRUE(Events(log_, "dispatch.error").empty()) << testing::ReadFile(log_);
   EXPECT_FALSE(Events(log_, "dispatch.store_unavailable").empty());
   EXPECT_FALSE(Events(log_, "dispatch.store_recovered").empty());
-  auto outbox =
-      testing::RunProcess({QUELL_BINARY, "outbox", "list", "--format", "jsonl", "--store", url_});
+  auto outbox = testing::RunProcess(
+      {testing::QuellBinary(), "outbox", "list", "--format", "jsonl", "--store", url_});
   ASSERT_EQ(outbox.exit_code, 0) << outbox.err;
   std::istringstream rows(outbox.out);
   size_t n = 0;

@@ -21,6 +21,7 @@
 #include "quell/core/text/time.h"
 #include "quell_run.h"
 #include "run_process.h"
+#include "test_paths.h"
 
 namespace quell {
 namespace {
@@ -56,7 +57,7 @@ class RunPushTest : public ::testing::Test {
   }
 
   testing::ProcessResult Quell(std::vector<std::string> args, const std::string& input = "") {
-    args.insert(args.begin(), QUELL_BINARY);
+    args.insert(args.begin(), testing::QuellBinary());
     return testing::RunProcess(args, input);
   }
 

@@ -23,6 +23,7 @@
 #include "quell/sim/server.h"
 #include "quell_run.h"
 #include "run_process.h"
+#include "test_paths.h"
 #include "webhook_receiver.h"
 
 namespace quell {
@@ -219,8 +220,8 @@ TEST_F(RunReloadTest, ConfigCheckAgainstTheRunningFileNamesTheChangesThatNeedARe
   WriteConfig("hook", hook, secrets, "127.0.0.1:8787");
   const std::string running = (dir_ / "running.yaml").string();
   std::filesystem::copy_file(config_, running);
-  auto r = testing::RunProcess(
-      {QUELL_BINARY, "config", "check", "-c", config_, "--running", running, "--offline"});
+  auto r = testing::RunProcess({testing::QuellBinary(), "config", "check", "-c", config_,
+                                "--running", running, "--offline"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("config check: a reload (SIGHUP) applies every change from " + running),
             std::string::npos)
@@ -231,8 +232,8 @@ TEST_F(RunReloadTest, ConfigCheckAgainstTheRunningFileNamesTheChangesThatNeedARe
       "hook2", hook,
       {.slack = "slack-signing-rotated-99", .pagerduty = secrets.pagerduty, .ack = secrets.ack},
       "127.0.0.1:8788");
-  r = testing::RunProcess(
-      {QUELL_BINARY, "config", "check", "-c", config_, "--running", running, "--offline"});
+  r = testing::RunProcess({testing::QuellBinary(), "config", "check", "-c", config_, "--running",
+                           running, "--offline"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("config check: a reload (SIGHUP) keeps http.listen as " + running +
                        " has them: restart to apply them"),

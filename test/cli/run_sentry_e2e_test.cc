@@ -22,6 +22,7 @@
 #include "quell_run.h"
 #include "run_process.h"
 #include "sentry_server.h"
+#include "test_paths.h"
 #include "webhook_receiver.h"
 
 namespace quell {
@@ -108,7 +109,7 @@ class RunSentryTest : public ::testing::Test {
   }
 
   testing::ProcessResult Quell(std::vector<std::string> args) {
-    args.insert(args.begin(), QUELL_BINARY);
+    args.insert(args.begin(), testing::QuellBinary());
     return testing::RunProcess(args);
   }
 
@@ -210,7 +211,7 @@ TEST_F(RunSentryTest, ConfigCheckRefusesASentryConditionWithoutTheSectionOrTheTo
 
 TEST_F(RunSentryTest, TheExampleConfigPassesConfigCheck) {
   const auto check =
-      Quell({"config", "check", "-c", QUELL_SOURCE_DIR "/examples/sentry.yaml", "--offline"});
+      Quell({"config", "check", "-c", testing::SourcePath("examples/sentry.yaml"), "--offline"});
   EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
   EXPECT_NE(check.out.find("ok: 0 error-group, 1 sentry_issues, 0 metric and 0 push conditions"),
             std::string::npos)

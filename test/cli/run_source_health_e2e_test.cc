@@ -22,6 +22,7 @@
 #include "quell/sim/server.h"
 #include "quell_run.h"
 #include "run_process.h"
+#include "test_paths.h"
 #include "webhook_receiver.h"
 
 namespace quell {
@@ -101,7 +102,7 @@ class RunSourceHealthTest : public ::testing::Test {
   }
 
   testing::ProcessResult Quell(std::vector<std::string> args) {
-    args.insert(args.begin(), QUELL_BINARY);
+    args.insert(args.begin(), testing::QuellBinary());
     return testing::RunProcess(args);
   }
 

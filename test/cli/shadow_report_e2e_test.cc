@@ -12,6 +12,7 @@
 #include "quell/sim/server.h"
 #include "quell_run.h"
 #include "run_process.h"
+#include "test_paths.h"
 
 namespace quell {
 namespace {
@@ -69,7 +70,7 @@ conditions:
     setenv("INFRAI_BASE_URL", base_url_.c_str(), 1);  // NOLINT(concurrency-mt-unsafe)
     setenv("INFRAI_API_KEY", kKey, 1);                // NOLINT(concurrency-mt-unsafe)
     setenv("QUELL_STORE", Store().c_str(), 1);        // NOLINT(concurrency-mt-unsafe)
-    args.insert(args.begin(), QUELL_BINARY);
+    args.insert(args.begin(), testing::QuellBinary());
     return testing::RunProcess(args);
   }
 

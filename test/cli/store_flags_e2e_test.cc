@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "run_process.h"
+#include "test_paths.h"
 
 namespace {
 
@@ -39,7 +40,7 @@ conditions:
   // quell with `args`, run from `cwd` as a user in another directory would.
   static ProcessResult QuellIn(const std::filesystem::path& cwd, std::vector<std::string> args) {
     std::vector<std::string> argv{"/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", cwd.string(),
-                                  QUELL_BINARY};
+                                  quell::testing::QuellBinary()};
     argv.insert(argv.end(), args.begin(), args.end());
     return RunProcess(argv);
   }
@@ -55,7 +56,8 @@ conditions:
 };
 
 TEST_F(StoreFlagsE2eTest, ReadCommandsTakeTheStoreFromTheConfigFromAnyDirectory) {
-  ProcessResult r = RunProcess({QUELL_BINARY, "apply", "-c", config_.string()}, Obs("acme:db"));
+  ProcessResult r =
+      RunProcess({quell::testing::QuellBinary(), "apply", "-c", config_.string()}, Obs("acme:db"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ASSERT_TRUE(std::filesystem::exists(store_));
 
@@ -81,12 +83,14 @@ TEST_F(StoreFlagsE2eTest, ReadCommandsTakeTheStoreFromTheConfigFromAnyDirectory)
 
 TEST_F(StoreFlagsE2eTest, StoreWinsOverTheConfig) {
   const std::string other = "sqlite:" + (dir_ / "other.db").string();
-  ProcessResult r = RunProcess({QUELL_BINARY, "apply", "-c", config_.string()}, Obs("acme:db"));
+  ProcessResult r =
+      RunProcess({quell::testing::QuellBinary(), "apply", "-c", config_.string()}, Obs("acme:db"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  r = RunProcess({QUELL_BINARY, "apply", "--store", other}, Obs("beta:db"));
+  r = RunProcess({quell::testing::QuellBinary(), "apply", "--store", other}, Obs("beta:db"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
 
-  r = RunProcess({QUELL_BINARY, "incidents", "list", "-c", config_.string(), "--store", other});
+  r = RunProcess({quell::testing::QuellBinary(), "incidents", "list", "-c", config_.string(),
+                  "--store", other});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("beta:db"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("acme:db"), std::string::npos) << r.out;
@@ -123,15 +127,16 @@ TEST_F(StoreFlagsE2eTest, UsageErrorsExitTwoAndHelpExitsZero) {
       {"no-such-command"},
   };
   for (const auto& args : usage_errors) {
-    std::vector<std::string> argv{QUELL_BINARY};
+    std::vector<std::string> argv{quell::testing::QuellBinary()};
     argv.insert(argv.end(), args.begin(), args.end());
     ProcessResult r = RunProcess(argv);
     EXPECT_EQ(r.exit_code, 2) << (args.empty() ? "(none)" : args.back()) << ": " << r.err;
     EXPECT_FALSE(r.err.empty());
   }
-  EXPECT_EQ(RunProcess({QUELL_BINARY, "--help"}).exit_code, 0);
-  EXPECT_EQ(RunProcess({QUELL_BINARY, "incidents", "list", "--help"}).exit_code, 0);
-  EXPECT_EQ(RunProcess({QUELL_BINARY, "--version"}).exit_code, 0);
+  EXPECT_EQ(RunProcess({quell::testing::QuellBinary(), "--help"}).exit_code, 0);
+  EXPECT_EQ(RunProcess({quell::testing::QuellBinary(), "incidents", "list", "--help"}).exit_code,
+            0);
+  EXPECT_EQ(RunProcess({quell::testing::QuellBinary(), "--version"}).exit_code, 0);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "run_process.h"
+#include "test_paths.h"
 
 namespace {
 
@@ -24,10 +25,11 @@ TEST(TableOutputE2eTest, KeysWithControlCharactersArePrintedEscapedAndWhole) {
       "\n"
       R"({"at":"2026-12-02T09:00:00Z","key":"beta\u0000hidden:db","unhealthy":true})"
       "\n";
-  auto r = RunProcess({QUELL_BINARY, "apply", "--store", store}, input);
+  auto r = RunProcess({quell::testing::QuellBinary(), "apply", "--store", store}, input);
   ASSERT_EQ(r.exit_code, 0) << r.err;
 
-  r = RunProcess({QUELL_BINARY, "incidents", "list", "--store", store, "--format", "table"});
+  r = RunProcess(
+      {quell::testing::QuellBinary(), "incidents", "list", "--store", store, "--format", "table"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << "a raw ESC reached the terminal";
   EXPECT_EQ(r.out.find('\0'), std::string::npos);

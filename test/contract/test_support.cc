@@ -191,8 +191,6 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, const std::string
   return WaitProcess(StartProcess(argv, stdin_path, out, err, run_as_uid), out, err);
 }
 
-std::string QuellBinary() { return QUELL_BINARY; }
-
 std::string ObservationLine(const std::string& at, const std::string& key,
                             std::optional<bool> unhealthy, const std::string& evidence) {
   std::string line = "{\"at\":\"" + at + "\",\"key\":\"" + key + "\",\"unhealthy\":";

@@ -9,6 +9,7 @@
 
 #include "quell/app/poll_applier.h"
 #include "quell/core/ports/store.h"
+#include "test_paths.h"  // QuellBinary(), which the tests run
 
 namespace quell::testing {
 
@@ -70,9 +71,6 @@ pid_t StartProcess(const std::vector<std::string>& argv, const std::string& stdi
 ProcessResult WaitProcess(pid_t pid, const std::string& out_path, const std::string& err_path);
 ProcessResult RunProcess(const std::vector<std::string>& argv, const std::string& stdin_path,
                          const std::string& work_dir, std::optional<uid_t> run_as_uid = {});
-
-// The quell executable under test.
-std::string QuellBinary();
 
 // An observation line of the replay/apply contract.
 std::string ObservationLine(const std::string& at, const std::string& key,

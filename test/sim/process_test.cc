@@ -8,19 +8,22 @@
 #include <cstdio>
 #include <string>
 
+#include "test_paths.h"
+
 namespace {
 
 TEST(QuellSimProcessTest, PrintsPortServesAndStopsOnSigterm) {
   int out[2];
   ASSERT_EQ(pipe(out), 0);
+  const std::string scenario = quell::testing::SourcePath("test/sim/data/flapping.json");
   pid_t pid = fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
     dup2(out[1], STDOUT_FILENO);
     close(out[0]);
-    execl(QUELL_SIM_BINARY, QUELL_SIM_BINARY, "--listen", "127.0.0.1:0", "--scenario",
-          QUELL_SIM_DATA "/flapping.json", "--fault", "route=errors.groups,kind=503,count=1",
-          static_cast<char*>(nullptr));
+    execl(quell::testing::QuellSimBinary(), quell::testing::QuellSimBinary(), "--listen",
+          "127.0.0.1:0", "--scenario", scenario.c_str(), "--fault",
+          "route=errors.groups,kind=503,count=1", static_cast<char*>(nullptr));
     _exit(127);
   }
   close(out[1]);

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "quell/sim/server.h"
+#include "test_paths.h"
 
 namespace quell::sim {
 namespace {
@@ -317,7 +318,7 @@ TEST_F(SimTest, MetricsReportBatchAndQuery) {
 }
 
 TEST_F(SimTest, ScenarioTimelineFlapsThenRecovers) {
-  std::ifstream in(std::string(QUELL_SIM_DATA) + "/flapping.json");
+  std::ifstream in(testing::SourcePath("test/sim/data/flapping.json"));
   std::stringstream text;
   text << in.rdbuf();
   Admin("/_sim/scenario", json::parse(text.str()));

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "daemon_probe.h"
+#include "test_paths.h"
 
 namespace quell::testing {
 
@@ -44,7 +45,7 @@ QuellRun::QuellRun(const std::filesystem::path& config, std::filesystem::path lo
 
 std::vector<std::string> QuellRun::Argv(const std::filesystem::path& config,
                                         const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {QUELL_BINARY, "run", "-c", config.string()};
+  std::vector<std::string> argv = {testing::QuellBinary(), "run", "-c", config.string()};
   argv.insert(argv.end(), args.begin(), args.end());
   return argv;
 }

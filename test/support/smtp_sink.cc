@@ -17,10 +17,7 @@
 #include <thread>
 
 #include "run_process.h"
-
-#ifndef QUELL_SMTP_SINK_SCRIPT
-#error "QUELL_SMTP_SINK_SCRIPT must name test/support/smtp_sink.py"
-#endif
+#include "test_paths.h"
 
 namespace quell::testing {
 namespace {
@@ -116,13 +113,14 @@ core::Result<std::unique_ptr<SmtpSink>> SmtpSink::Start(const SmtpSinkOptions& o
 }
 
 core::Status SmtpSink::Launch(const SmtpSinkOptions& options) {
-  std::vector<std::string> argv = {kPython,         QUELL_SMTP_SINK_SCRIPT,
-                                   "--dir",         dir_ + "/mail",
-                                   "--cert",        ca_file_,
-                                   "--key",         dir_ + "/key.pem",
-                                   "--fail-first",  std::to_string(options.fail_first),
-                                   "--fail-code",   std::to_string(options.fail_code),
-                                   "--reject-code", std::to_string(options.reject_code)};
+  std::vector<std::string> argv = {
+      kPython,         testing::SourcePath("test/support/smtp_sink.py"),
+      "--dir",         dir_ + "/mail",
+      "--cert",        ca_file_,
+      "--key",         dir_ + "/key.pem",
+      "--fail-first",  std::to_string(options.fail_first),
+      "--fail-code",   std::to_string(options.fail_code),
+      "--reject-code", std::to_string(options.reject_code)};
   if (!options.auth.empty()) {
     argv.emplace_back("--auth");
     argv.push_back(options.auth);

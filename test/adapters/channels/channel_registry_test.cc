@@ -19,6 +19,7 @@
 #include "quell/adapters/channels/channel_builder.h"
 #include "quell/adapters/config/yaml_reader.h"
 #include "quell/adapters/templates/group_message.h"
+#include "test_paths.h"
 
 namespace quell::channels {
 namespace {
@@ -79,7 +80,7 @@ Read ReadBlock(const std::string& type, const std::string& block) {
 
 // The `type` column of docs/channels.md's "Which channel does what" table.
 std::set<std::string> DocumentedTypes() {
-  std::ifstream in(std::string(QUELL_SOURCE_DIR) + "/docs/channels.md");
+  std::ifstream in(testing::SourcePath("docs/channels.md"));
   std::stringstream text;
   text << in.rdbuf();
   const std::string doc = text.str();

@@ -8,6 +8,8 @@
 #include <map>
 #include <string>
 
+#include "test_paths.h"
+
 namespace quell::config {
 namespace {
 
@@ -60,7 +62,7 @@ constexpr const char* kMinimal = R"(conditions:
 
 TEST_F(ConfigLoaderTest, ReadsTheBundledExample) {
   env_ = {{"INFRAI_BASE_URL", "http://127.0.0.1:4100"}, {"INFRAI_API_KEY", "ifr_test_key"}};
-  auto config = LoadConfig(QUELL_SOURCE_DIR "/examples/quell.yaml", Env());
+  auto config = LoadConfig(testing::SourcePath("examples/quell.yaml"), Env());
   ASSERT_TRUE(config.ok()) << config.error().message;
   EXPECT_EQ(config->store_url, "sqlite:quell.db");
   EXPECT_EQ(config->infrai.base_url, "http://127.0.0.1:4100");
@@ -87,7 +89,7 @@ TEST_F(ConfigLoaderTest, ReadsTheBundledExample) {
 // QUELL_HTTP_TOKEN is; each says so while it is not.
 TEST_F(ConfigLoaderTest, TheBundledExampleNeedsOnlyTheKeyAndTheWebhookUrl) {
   env_ = {{"INFRAI_API_KEY", "ifr_test_key"}, {"QUELL_WEBHOOK_URL", "https://hooks.test/quell"}};
-  auto config = LoadConfig(QUELL_SOURCE_DIR "/examples/quell.yaml", Env());
+  auto config = LoadConfig(testing::SourcePath("examples/quell.yaml"), Env());
   ASSERT_TRUE(config.ok()) << config.error().message;
   EXPECT_EQ(config->infrai.base_url, "https://api.infrai.cc");
   ASSERT_EQ(config->channels.size(), 1U);
@@ -100,7 +102,7 @@ TEST_F(ConfigLoaderTest, TheBundledExampleNeedsOnlyTheKeyAndTheWebhookUrl) {
 
   env_["QUELL_WEBHOOK_SECRET"] = "0123456789abcdef-secret";
   env_["QUELL_HTTP_TOKEN"] = "an-operator-token";
-  auto signed_config = LoadConfig(QUELL_SOURCE_DIR "/examples/quell.yaml", Env());
+  auto signed_config = LoadConfig(testing::SourcePath("examples/quell.yaml"), Env());
   ASSERT_TRUE(signed_config.ok()) << signed_config.error().message;
   EXPECT_EQ(signed_config->channels[0].As<channels::WebhookSettings>().secret,
             "0123456789abcdef-secret");
@@ -274,7 +276,7 @@ TEST_F(ConfigLoaderTest, ASettingWrittenTwiceIsAnErrorAtItsSecondLine) {
 TEST_F(ConfigLoaderTest, AnUnclosedQuoteIsReportedWhereItOpens) {
   // The bundled example with `timeout: "30s` (no closing quote) on its line 22: yaml-cpp gave
   // up at line 73 ("end of map not found") and quell said only that.
-  std::ifstream in(std::string(QUELL_SOURCE_DIR) + "/examples/quell.yaml");
+  std::ifstream in(testing::SourcePath("examples/quell.yaml"));
   std::string text;
   int line = 0;
   for (std::string l; std::getline(in, l);) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "quell/adapters/config/config_loader.h"
+#include "test_paths.h"
 
 namespace quell::config {
 namespace {
@@ -43,7 +44,7 @@ std::vector<Snippet> YamlSnippets(const std::filesystem::path& file) {
 }
 
 std::vector<Snippet> AllSnippets() {
-  const std::filesystem::path root = QUELL_SOURCE_DIR;
+  const std::filesystem::path root = testing::SourcePath(".");
   std::vector<std::filesystem::path> files = {root / "README.md"};
   for (const auto& entry : std::filesystem::directory_iterator(root / "docs")) {
     if (entry.path().extension() == ".md") files.push_back(entry.path());
