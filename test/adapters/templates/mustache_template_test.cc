@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -9,6 +13,8 @@
 #include "quell/adapters/templates/incident_template_data.h"
 #include "quell/adapters/templates/mstch_render.h"
 #include "quell/adapters/templates/mustache_renderer.h"
+#include "quell/adapters/templates/template_check.h"
+#include "test_paths.h"
 
 namespace quell::templates {
 namespace mustache_template_test {
@@ -137,6 +143,41 @@ TEST(MustacheTemplateTest, TheRendererFallsBackOnMstchForATemplateThatDoesNotCom
   const auto rendered = renderer.Render("webhook", row);
   ASSERT_TRUE(rendered.ok()) << rendered.error().message;
   EXPECT_EQ(rendered->body, "new_errors!");
+}
+
+// The one list of names (IncidentContextNames) is what the check accepts, and what
+// docs/templates.md's tables under "The view" document: a name added to one and not the others
+// fails here.
+TEST(MustacheTemplateTest, TheCheckTheRendererAndTheDocsKnowTheSameNames) {
+  std::set<std::string> names;
+  for (std::string_view name : IncidentContextNames()) {
+    names.emplace(name);
+    EXPECT_TRUE(CheckTemplateSyntax("{{" + std::string(name) + "}}").ok()) << name;
+  }
+  EXPECT_EQ(names.size(), IncidentContextNames().size()) << "a name is listed twice";
+  EXPECT_FALSE(CheckTemplateSyntax("{{not_a_field}}").ok());
+
+  std::ifstream in(testing::SourcePath("docs/templates.md"));
+  ASSERT_TRUE(in) << "docs/templates.md";
+  std::stringstream text;
+  text << in.rdbuf();
+  // A table row's first cell: "| `a`, `b` | ..."; the item names are in the second cell.
+  std::set<std::string> documented = {"text", "json", "name", "value"};
+  const std::regex row(R"(^\| (`[a-z_]+`(?:, `[a-z_]+`)*) \|)");
+  const std::regex name(R"(`([a-z_]+)`)");
+  std::string line;
+  bool in_view = false;  // "## The view", up to the next section of its level
+  while (std::getline(text, line)) {
+    if (line.starts_with("## ")) in_view = line == "## The view";
+    std::smatch cell;
+    if (!in_view) continue;
+    if (!std::regex_search(line, cell, row)) continue;
+    const std::string first = cell[1];
+    for (std::sregex_iterator it(first.begin(), first.end(), name), end; it != end; ++it) {
+      documented.insert((*it)[1]);
+    }
+  }
+  EXPECT_EQ(documented, names);
 }
 
 }  // namespace mustache_template_test

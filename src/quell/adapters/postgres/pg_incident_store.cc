@@ -28,6 +28,12 @@ constexpr const char* kIncidentColumns =
     " renotify_count, flap_bits, flap_count, flapping, acked_at, acked_by, recent_evidence, held,"
     " held_until, labels, unhealthy_streak, upstream_count, upstream_count_at_message,"
     " upstream_count_since_message";
+// The start of both key_groups writes; each adds what a pair already there gets.
+constexpr const char* kInsertKeyGroups =
+    "INSERT INTO key_groups (key, group_id, first_seen_at, last_seen_at, polls)"
+    " SELECT u.key, u.group_id, $3, $3, 1 FROM unnest($1::text[], $2::text[])"
+    " AS u (key, group_id) ON CONFLICT (key, group_id)";
+
 constexpr const char* kIncidentTypes =
     "$1::text[], $2::text[], $3::bigint[], $4::text[], $5::bigint[], $6::bigint[],"
     " $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[],"
@@ -503,41 +509,16 @@ class PgTransaction : public core::StoreTransaction {
   }
 
   Status RecordKeyGroups(std::span<const core::KeyGroup> seen, core::WallTime now) override {
-    if (seen.empty()) return {};
-    ArrayBuilder keys;
-    ArrayBuilder groups;
-    for (const core::KeyGroup& kg : seen) {
-      keys.Text(kg.key);
-      groups.Text(kg.group_id);
-    }
     // `seen` is unique, so no row is upserted twice in one statement (which PostgreSQL refuses).
-    static const std::string sql =
-        "INSERT INTO key_groups (key, group_id, first_seen_at, last_seen_at, polls)"
-        " SELECT u.key, u.group_id, $3, $3, 1 FROM unnest($1::text[], $2::text[])"
-        " AS u (key, group_id) ON CONFLICT (key, group_id) DO UPDATE SET"
-        " last_seen_at = excluded.last_seen_at, polls = key_groups.polls + 1";
-    auto result =
-        c_.Run(sql, {keys.Finish(), groups.Finish(), std::to_string(store::ToMicros(now))});
-    if (!result) return result.error();
-    return {};
+    static const std::string sql = std::string(kInsertKeyGroups) +
+                                   " DO UPDATE SET last_seen_at = excluded.last_seen_at,"
+                                   " polls = key_groups.polls + 1";
+    return WriteKeyGroups(sql, seen, now);
   }
 
   Status RecordNewKeyGroups(std::span<const core::KeyGroup> seen, core::WallTime now) override {
-    if (seen.empty()) return {};
-    ArrayBuilder keys;
-    ArrayBuilder groups;
-    for (const core::KeyGroup& kg : seen) {
-      keys.Text(kg.key);
-      groups.Text(kg.group_id);
-    }
-    static const std::string sql =
-        "INSERT INTO key_groups (key, group_id, first_seen_at, last_seen_at, polls)"
-        " SELECT u.key, u.group_id, $3, $3, 1 FROM unnest($1::text[], $2::text[])"
-        " AS u (key, group_id) ON CONFLICT (key, group_id) DO NOTHING";
-    auto result =
-        c_.Run(sql, {keys.Finish(), groups.Finish(), std::to_string(store::ToMicros(now))});
-    if (!result) return result.error();
-    return {};
+    static const std::string sql = std::string(kInsertKeyGroups) + " DO NOTHING";
+    return WriteKeyGroups(sql, seen, now);
   }
 
   core::Result<bool> AdmitToBudget(std::string_view tenant, std::string_view channel,
@@ -600,6 +581,23 @@ class PgTransaction : public core::StoreTransaction {
   }
 
  private:
+  // One row per (key, group) of `seen`, inserted through `sql`: kInsertKeyGroups and what a
+  // conflict does.
+  Status WriteKeyGroups(const std::string& sql, std::span<const core::KeyGroup> seen,
+                        core::WallTime now) {
+    if (seen.empty()) return {};
+    ArrayBuilder keys;
+    ArrayBuilder groups;
+    for (const core::KeyGroup& kg : seen) {
+      keys.Text(kg.key);
+      groups.Text(kg.group_id);
+    }
+    auto result =
+        c_.Run(sql, {keys.Finish(), groups.Finish(), std::to_string(store::ToMicros(now))});
+    if (!result) return result.error();
+    return {};
+  }
+
   Connection& c_;
   bool has_savepoint_ = false;
   bool done_ = false;

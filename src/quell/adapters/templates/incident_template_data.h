@@ -9,8 +9,11 @@
 
 namespace quell::templates {
 
-// The names an incident's templates read, in the order of IncidentField: the view's fields and
-// helpers (see ViewFieldNames), then the item names of "examples" and "labels".
+// The one list of names a template may use (CheckTemplateSyntax's and the compiled templates'):
+// the view's fields and the helpers made from them (is_open, severity_upper, transition_label,
+// has_examples, has_changes ...), then the item names of the "examples" list ("text", "json") and
+// the "labels" list ("name", "value"). The mstch context (mstch_render.cc) states the same names,
+// and tests hold the two to the same output.
 const std::vector<std::string_view>& IncidentContextNames();
 
 // An incident's view as a compiled template reads it: the same values, escapes (Slack's, for

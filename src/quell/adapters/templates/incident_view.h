@@ -144,14 +144,4 @@ std::string MinuteText(const std::string& rfc3339);
 // stand in a Slack <url|text> or a Markdown [text](url) link; empty otherwise.
 std::string LinkableUrl(std::string_view url);
 
-// The names a template may use: the view's fields, the "examples" list with "text" and "json",
-// and the helpers is_open, is_renotify, is_resolve, has_examples, transition_label,
-// severity_upper; pushed, summary, description and runbook_url for a pushed alert;
-// opened_in_shadow, open_for and open_since for a late open; held_behind for
-// an open an inhibitor held back; what, where,
-// labels (with "name" and "value"), tenant, stage, since, failing_for, polled_at, polls,
-// upstream_count, upstream_since_last, count_text, changes, has_changes, ack_command,
-// silence_command, ack_url, ack_link, next_step and source_url.
-const std::vector<std::string>& ViewFieldNames();
-
 }  // namespace quell::templates

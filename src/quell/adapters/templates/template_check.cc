@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "quell/adapters/templates/incident_view.h"
+#include "quell/adapters/templates/incident_template_data.h"
 
 namespace quell::templates {
 namespace {
@@ -27,7 +27,7 @@ core::Error TagError(std::string_view text, size_t offset, const std::string& wh
 
 bool KnownName(std::string_view name) {
   if (name == ".") return true;
-  const std::vector<std::string>& names = ViewFieldNames();
+  const std::vector<std::string_view>& names = IncidentContextNames();
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
