@@ -50,8 +50,9 @@ TEST(PrometheusResponseTest, ReadsAVectorAsOneSeriesPerResultWithSortedLabels) {
 }
 
 TEST(PrometheusResponseTest, ALabelThatIsNotUtf8IsReadWithReplacementCharacters) {
-  const MetricAnswer answer = Parse(Success("vector", "[{\"metric\":{\"tenant\":\"z\xFCrich\"},"
-                                                      "\"value\":[1796202000,\"1\"]}]"));
+  const MetricAnswer answer = Parse(Success("vector",
+                                            "[{\"metric\":{\"tenant\":\"z\xFCrich\"},"
+                                            "\"value\":[1796202000,\"1\"]}]"));
   ASSERT_EQ(answer.series.size(), 1u);
   EXPECT_EQ(answer.series[0].labels, (Labels{{"tenant", "z\xEF\xBF\xBDrich"}}));
 }
