@@ -261,6 +261,9 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
     for (size_t i = 0; i < chunk.size; ++i) {
       const core::Observation& observation = chunk.observations[i];
       Slot& slot = chunk.slots[index.at(observation.key)];
+      // The count the key's last message reported: a silenced message is never sent, so the
+      // next one must count from the last that was (see below).
+      const std::optional<uint64_t> count_at_message = slot.incident.upstream_count_at_message;
       const bool quiet = options_.sighting_refresh &&
                          core::IsQuietSighting(slot.incident, observation, options_.policy,
                                                *options_.sighting_refresh);
@@ -296,6 +299,13 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
       }
       std::string payload;
       encoder_.Encode(slot.incident, *decision.transition, payload);
+      // Its rows are stored silenced and never sent: the next message's "N since the last
+      // message" counts from the last message the channels got (after a silenced open, none:
+      // the whole count), not from this one.
+      if (silence) {
+        slot.incident.upstream_count_at_message =
+            *decision.transition == core::TransitionKind::kOpen ? std::nullopt : count_at_message;
+      }
       const std::vector<core::TierTarget> targets = TargetsOf(Rules(), slot.incident, payload);
       core::DeliveryHolds holds{
           .shadow = options_.shadow, .silenced = silence, .inhibitor = holder, .muted = mute};
