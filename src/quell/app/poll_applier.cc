@@ -299,12 +299,15 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
       }
       std::string payload;
       encoder_.Encode(slot.incident, *decision.transition, payload);
-      // Its rows are stored silenced and never sent: the next message's "N since the last
-      // message" counts from the last message the channels got (after a silenced open, none:
-      // the whole count), not from this one.
-      if (silence) {
-        slot.incident.upstream_count_at_message =
-            *decision.transition == core::TransitionKind::kOpen ? std::nullopt : count_at_message;
+      // A message that is never sent (a renotify silenced, muted by a window, held by an
+      // inhibitor or in shadow; an open silenced) moves no baseline: the next message's "N since
+      // the last message" counts from the last message the channels got (after a silenced
+      // open: none, the whole count). A held open is sent late, with its count: kept.
+      const bool unsent = options_.shadow || silence || holder != nullptr || mute;
+      if (unsent && *decision.transition == core::TransitionKind::kRenotify) {
+        slot.incident.upstream_count_at_message = count_at_message;
+      } else if (silence && *decision.transition == core::TransitionKind::kOpen) {
+        slot.incident.upstream_count_at_message.reset();
       }
       const std::vector<core::TierTarget> targets = TargetsOf(Rules(), slot.incident, payload);
       core::DeliveryHolds holds{
