@@ -15,6 +15,7 @@
 
 #include "child_process.h"
 #include "daemon_probe.h"
+#include "quell/core/text/request_target.h"
 #include "quell/sim/scenario.h"
 #include "quell/sim/server.h"
 #include "quell_run.h"
@@ -74,6 +75,18 @@ class AckLinkRunTest : public ::testing::Test {
     return out;
   }
 
+  // The path of the ack link in the first delivered message (the open's).
+  static std::string AckPath(const testing::WebhookReceiver& hook) {
+    const std::string text = Delivered(hook)[0]["message"]["body"].get<std::string>();
+    const std::string base = "https://quell.example.test/v1/ack/";
+    const size_t at = text.find(base);
+    if (at == std::string::npos) return "";
+    size_t end = at + base.size();
+    while (end < text.size() && text[end] != ' ' && text[end] != '\n') ++end;
+    while (text[end - 1] == '.') --end;  // the sentence's full stop after the link
+    return text.substr(at + base.size() - 8, end - at - base.size() + 8);
+  }
+
   testing::ScratchDir dir_{"quell-ack-link-e2e"};
   std::string config_;
   std::filesystem::path log_;
@@ -126,6 +139,32 @@ TEST_F(AckLinkRunTest, TheLinkInAMessageAcksTheIncidentAndStopsItsRenotifies) {
   ASSERT_EQ(mac.size(), 32U) << path;
   EXPECT_EQ(testing::ReadFile(log_).find(mac), std::string::npos);
   EXPECT_EQ(testing::ReadFile(log_).find(kAckSecret), std::string::npos);
+}
+
+// The name field of an ack page is outsiders' bytes: one posted in Latin-1 acks as U+FFFD, and
+// the answer, the log and the store hold UTF-8 (PostgreSQL refused the raw bytes: a 500).
+TEST_F(AckLinkRunTest, ANameThatIsNotUtf8AcksWithReplacementCharacters) {
+  testing::WebhookReceiver hook(kHookSecret);
+  WriteConfig(hook);
+  testing::QuellRun run(config_, log_);
+  const int port = run.WaitListening();
+  ASSERT_GT(port, 0) << run.Log();
+  ASSERT_TRUE(WaitFor([&] { return !Delivered(hook).empty(); }, seconds(30))) << run.Log();
+  const std::string path = AckPath(hook);
+  ASSERT_FALSE(path.empty()) << Delivered(hook)[0].dump();
+
+  httplib::Client client("127.0.0.1", port);
+  auto acked = client.Post(path, "name=Jos%E9%FF", "application/x-www-form-urlencoded");
+  ASSERT_TRUE(acked);
+  ASSERT_EQ(acked->status, 200) << acked->body;
+  EXPECT_TRUE(core::IsUtf8(acked->body)) << acked->body;
+  EXPECT_NE(acked->body.find("by link:Jos\xEF\xBF\xBD\xEF\xBF\xBD"), std::string::npos)
+      << acked->body;
+  EXPECT_EQ(run.Signal(SIGTERM), 0) << run.Log();
+  EXPECT_TRUE(core::IsUtf8(run.Log()));
+  const auto lines = testing::Events(log_, "http.ack_link");
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines.back()["status"], "acked");
 }
 
 }  // namespace ack_link_e2e_test

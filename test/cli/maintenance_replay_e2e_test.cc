@@ -140,4 +140,29 @@ TEST_F(MaintenanceReplayE2eTest, ListShowsWhetherEachWindowIsOpenAndItsOccurrenc
   EXPECT_EQ(lines[0]["start_local"], "2026-03-24T09:00:00");
 }
 
+// A renotify muted by the window is never sent: the first after the window counts the
+// upstream's errors since the last message sent (the open's 3), not since the muted one's 8.
+TEST_F(MaintenanceReplayE2eTest, TheRenotifyAfterTheWindowCountsFromTheLastMessageSent) {
+  std::string config = kConfig;
+  config.replace(config.find("    secret_env: QUELL_TEST_UNSET_SECRET\n"),
+                 std::string("    secret_env: QUELL_TEST_UNSET_SECRET\n").size(),
+                 "    secret_env: QUELL_TEST_UNSET_SECRET\n"
+                 "    templates: {subject: \"{{transition}}: {{count_text}}\", body: b}\n");
+  config.replace(config.find("cooldown: 1h"), 12, "cooldown: 10m");
+  const std::string input =
+      R"({"at":"2026-03-31T06:50:00Z","key":"deploy:a","unhealthy":true,"upstream_count":3})"
+      "\n"
+      R"({"at":"2026-03-31T07:05:00Z","key":"deploy:a","unhealthy":true,"upstream_count":8})"
+      "\n"
+      R"({"at":"2026-03-31T08:05:00Z","key":"deploy:a","unhealthy":true,"upstream_count":9})"
+      "\n";
+  const ProcessResult r =
+      RunProcess({QUELL_BINARY, "replay", "-c", WriteConfig(config), "--messages"}, input);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<json> lines = Lines(r.out);
+  ASSERT_EQ(lines.size(), 2u) << r.out;
+  EXPECT_EQ(lines[0]["subject"], "open: 3 errors upstream");
+  EXPECT_EQ(lines[1]["subject"], "renotify: 9 errors upstream, 6 since the last message");
+}
+
 }  // namespace maintenance_replay_e2e_test

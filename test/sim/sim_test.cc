@@ -259,6 +259,20 @@ TEST_F(SimTest, RenameFaultServesAliases) {
   EXPECT_EQ(g["is_resolved"], false);
 }
 
+TEST_F(SimTest, BytesFaultServesTextAsRawBytes) {
+  Admin("/_sim/groups", {{"id", "g1"}, {"title", "Café"}, {"count", 3}});
+  Admin("/_sim/faults", {{"kind", "bytes"}, {"find", "é"}, {"bytes", "e9"}});
+  auto listing = client_->Get("/v1/errors/groups", Auth());
+  ASSERT_EQ(listing->status, 200);
+  EXPECT_NE(listing->body.find("\"title\":\"Caf\xE9\""), std::string::npos) << listing->body;
+  auto faults = client_->Get("/_sim/faults");
+  EXPECT_EQ(json::parse(faults->body)["faults"][0]["bytes"], "e9") << faults->body;
+  auto bad =
+      client_->Post("/_sim/faults", json{{"kind", "bytes"}, {"find", "x"}, {"bytes", "e"}}.dump(),
+                    "application/json");
+  EXPECT_EQ(bad->status, 400) << bad->body;
+}
+
 TEST_F(SimTest, PageFaultHitsOnlyPageK) {
   Admin("/_sim/scenario", {{"generate_groups", {{"count", 30}}}, {"config", {{"page_size", 10}}}});
   Admin("/_sim/faults", {{"kind", "page_fail"}, {"page", 2}, {"status", 503}});

@@ -261,6 +261,9 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
     for (size_t i = 0; i < chunk.size; ++i) {
       const core::Observation& observation = chunk.observations[i];
       Slot& slot = chunk.slots[index.at(observation.key)];
+      // The count the key's last message reported: a silenced message is never sent, so the
+      // next one must count from the last that was (see below).
+      const std::optional<uint64_t> count_at_message = slot.incident.upstream_count_at_message;
       const bool quiet = options_.sighting_refresh &&
                          core::IsQuietSighting(slot.incident, observation, options_.policy,
                                                *options_.sighting_refresh);
@@ -296,6 +299,16 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
       }
       std::string payload;
       encoder_.Encode(slot.incident, *decision.transition, payload);
+      // A message that is never sent (a renotify silenced, muted by a window, held by an
+      // inhibitor or in shadow; an open silenced) moves no baseline: the next message's "N since
+      // the last message" counts from the last message the channels got (after a silenced
+      // open: none, the whole count). A held open is sent late, with its count: kept.
+      const bool unsent = options_.shadow || silence || holder != nullptr || mute;
+      if (unsent && *decision.transition == core::TransitionKind::kRenotify) {
+        slot.incident.upstream_count_at_message = count_at_message;
+      } else if (silence && *decision.transition == core::TransitionKind::kOpen) {
+        slot.incident.upstream_count_at_message.reset();
+      }
       const std::vector<core::TierTarget> targets = TargetsOf(Rules(), slot.incident, payload);
       core::DeliveryHolds holds{
           .shadow = options_.shadow, .silenced = silence, .inhibitor = holder, .muted = mute};

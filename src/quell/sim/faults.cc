@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <sstream>
+#include <string_view>
 
 namespace quell::sim {
 namespace {
@@ -33,6 +34,42 @@ std::optional<int64_t> IntOf(const json& v) {
     if (!s.empty() && end != nullptr && *end == '\0') return static_cast<int64_t>(n);
   }
   return std::nullopt;
+}
+
+// "e9", "ED A0 80": two hex digits a byte, blanks between bytes allowed.
+std::optional<std::string> BytesOfHex(std::string_view hex) {
+  std::string out;
+  int high = -1;
+  for (const char c : hex) {
+    if (c == ' ') {
+      if (high >= 0) return std::nullopt;
+      continue;
+    }
+    int v = -1;
+    if (c >= '0' && c <= '9') v = c - '0';
+    if (c >= 'a' && c <= 'f') v = c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') v = c - 'A' + 10;
+    if (v < 0) return std::nullopt;
+    if (high < 0) {
+      high = v;
+    } else {
+      out.push_back(static_cast<char>(high * 16 + v));
+      high = -1;
+    }
+  }
+  if (high >= 0 || out.empty()) return std::nullopt;
+  return out;
+}
+
+std::string HexOf(std::string_view bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  for (const char c : bytes) {
+    const auto b = static_cast<unsigned char>(c);
+    out.push_back(kDigits[b >> 4U]);
+    out.push_back(kDigits[b & 15U]);
+  }
+  return out;
 }
 
 }  // namespace
@@ -93,6 +130,9 @@ FaultPick FaultSet::Pick(const std::string& capability, const std::string& path,
       case FaultKind::kRename:
         pick.renames.insert(pick.renames.end(), f.renames.begin(), f.renames.end());
         break;
+      case FaultKind::kBytes:
+        pick.byte_swaps.emplace_back(f.find, f.bytes);
+        break;
     }
   }
   return pick;
@@ -123,6 +163,8 @@ core::Result<Fault> FaultFromJson(const json& j) {
     f.kind = FaultKind::kNonObject;
   } else if (kind == "rename") {
     f.kind = FaultKind::kRename;
+  } else if (kind == "bytes") {
+    f.kind = FaultKind::kBytes;
   } else {
     return Bad("unknown kind \"" + kind + "\"");
   }
@@ -193,12 +235,19 @@ core::Result<Fault> FaultFromJson(const json& j) {
   }
   if (f.kind == FaultKind::kRename && f.renames.empty()) return Bad("rename needs renames");
   f.body = j.value("body", std::string());
+  if (f.kind == FaultKind::kBytes) {
+    f.find = j.value("find", std::string());
+    if (f.find.empty()) return Bad("bytes needs find (the text to replace)");
+    auto bytes = BytesOfHex(j.value("bytes", std::string()));
+    if (!bytes) return Bad("bytes must be hex digits, two per byte (\"e9\", \"ed a0 80\")");
+    f.bytes = std::move(*bytes);
+  }
   return f;
 }
 
 json FaultToJson(const Fault& f) {
   static const char* kKinds[] = {"status",    "delay",      "timeout", "truncate",
-                                 "malformed", "non_object", "rename"};
+                                 "malformed", "non_object", "rename",  "bytes"};
   json j = {{"route", f.route},
             {"kind", kKinds[static_cast<int>(f.kind)]},
             {"count", f.remaining},
@@ -218,6 +267,10 @@ json FaultToJson(const Fault& f) {
     j["renames"] = r;
   }
   if (!f.body.empty()) j["body"] = f.body;
+  if (f.kind == FaultKind::kBytes) {
+    j["find"] = f.find;
+    j["bytes"] = HexOf(f.bytes);
+  }
   return j;
 }
 
@@ -255,6 +308,16 @@ void ApplyRenames(json& data, const std::vector<std::pair<std::string, std::stri
   rename_in(data);
   if (data.is_object() && data.contains("groups") && data["groups"].is_array()) {
     for (json& g : data["groups"]) rename_in(g);
+  }
+}
+
+void ApplyByteSwaps(std::string& body,
+                    const std::vector<std::pair<std::string, std::string>>& swaps) {
+  for (const auto& [find, bytes] : swaps) {
+    for (size_t at = body.find(find); at != std::string::npos;
+         at = body.find(find, at + bytes.size())) {
+      body.replace(at, find.size(), bytes);
+    }
   }
 }
 

@@ -20,6 +20,7 @@ enum class FaultKind {
   kMalformed,  // serve text that is not JSON
   kNonObject,  // serve a valid JSON value that is not an object (default `[]`)
   kRename,     // serve group fields under other names (id for error_group_id, ...)
+  kBytes,      // replace text in the body by raw bytes (an upstream that sends Latin-1, ...)
 };
 
 // One injected failure. Faults live in SimState and are matched per request, in insertion order.
@@ -38,6 +39,8 @@ struct Fault {
   std::optional<int64_t> page;  // hit only page K (1-based) of a paginated listing
   std::vector<std::pair<std::string, std::string>> renames;  // kRename: from -> to
   std::string body;                                          // kNonObject: the value served
+  std::string find;   // kBytes: the text replaced, every occurrence
+  std::string bytes;  // kBytes: what replaces it, byte for byte (given in hex)
   uint64_t fired = 0;
 };
 
@@ -49,6 +52,7 @@ struct FaultPick {
   bool malformed = false;
   std::optional<std::string> non_object;
   std::vector<std::pair<std::string, std::string>> renames;
+  std::vector<std::pair<std::string, std::string>> byte_swaps;  // kBytes: find -> bytes
 };
 
 class FaultSet {
@@ -79,5 +83,10 @@ core::Result<Fault> ParseFaultSpec(const std::string& spec);
 // status -> is_resolved turns the string into the boolean the samples expect.
 void ApplyRenames(nlohmann::json& data,
                   const std::vector<std::pair<std::string, std::string>>& renames);
+
+// Replaces every occurrence of each `find` in `body` by its bytes, which need not be UTF-8 (nor
+// JSON): how an upstream that writes Latin-1, or cuts a string inside a character, answers.
+void ApplyByteSwaps(std::string& body,
+                    const std::vector<std::pair<std::string, std::string>>& swaps);
 
 }  // namespace quell::sim

@@ -172,6 +172,7 @@ void Router::Serve(const RouteInfo& info, const Handler& handler, const httplib:
   if (pick.truncate) body.resize(body.size() / 2);
   if (pick.malformed) body = "{\"ok\": true, \"data\": {\"groups\": [{\"error_group_id\": grp_";
   if (pick.non_object) body = *pick.non_object;
+  ApplyByteSwaps(body, pick.byte_swaps);
 
   res.status = status;
   for (const auto& [name, value] : headers) res.set_header(name, value);

@@ -45,6 +45,14 @@ TEST(MonitorPageTest, ReadsEveryGroupOfEveryMonitor) {
   EXPECT_EQ(page->groups[2].health, core::Health::kHealthy);
 }
 
+TEST(MonitorPageTest, ANameThatIsNotUtf8IsReadWithReplacementCharacters) {
+  std::string body = kTwoMonitors;
+  body.replace(body.find("Checkout up"), 11, "Caf\xE9 \\udc00up");
+  auto page = ParseMonitorPage(200, body, kApp);
+  ASSERT_TRUE(page.ok()) << page.error().message;
+  EXPECT_EQ(page->groups[2].monitor_name, "Caf\xEF\xBF\xBD \xEF\xBF\xBDup");
+}
+
 TEST(MonitorPageTest, MapsDatadogsStatesToHealth) {
   EXPECT_EQ(HealthOfStatus("Alert"), core::Health::kUnhealthy);
   EXPECT_EQ(HealthOfStatus("Warn"), core::Health::kUnhealthy);

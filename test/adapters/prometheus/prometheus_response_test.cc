@@ -49,6 +49,14 @@ TEST(PrometheusResponseTest, ReadsAVectorAsOneSeriesPerResultWithSortedLabels) {
   EXPECT_EQ(answer.window_end, kAt);
 }
 
+TEST(PrometheusResponseTest, ALabelThatIsNotUtf8IsReadWithReplacementCharacters) {
+  const MetricAnswer answer = Parse(Success("vector",
+                                            "[{\"metric\":{\"tenant\":\"z\xFCrich\"},"
+                                            "\"value\":[1796202000,\"1\"]}]"));
+  ASSERT_EQ(answer.series.size(), 1u);
+  EXPECT_EQ(answer.series[0].labels, (Labels{{"tenant", "z\xEF\xBF\xBDrich"}}));
+}
+
 TEST(PrometheusResponseTest, KeepsMillisecondsOfTheEvaluationTime) {
   const MetricAnswer answer =
       Parse(Success("vector", R"([{"metric":{},"value":[1796202000.781,"1"]}])"));

@@ -73,6 +73,14 @@ TEST(SentryAnswersTest, ReadsAnIssueAsDocumented) {
             "https://sentry.io/organizations/acme/issues/4505123001/");
 }
 
+TEST(SentryAnswersTest, ATitleThatIsNotUtf8IsReadWithReplacementCharacters) {
+  std::string body = kIssue;
+  body.replace(body.find("TimeoutError: model call"), 12, "Timeout\xE9rror\\ud83d");
+  auto page = ParseIssuePage(body, "GET issues");
+  ASSERT_TRUE(page.ok()) << page.error().message;
+  EXPECT_EQ(page->front().title, "Timeout\xEF\xBF\xBDrror\xEF\xBF\xBD: model call");
+}
+
 TEST(SentryAnswersTest, ACountSentAsANumberIsDriftNamingTheField) {
   std::string body = kIssue;
   body.replace(body.find(R"("1234")"), 6, "1234");

@@ -449,5 +449,11 @@ TEST(RedactActorNameTest, ANameIsOneRedactedLineOfBoundedLength) {
   EXPECT_LE(RedactActorName(std::string(500, 'x')).size(), kMaxActorName);
 }
 
+TEST(RedactActorNameTest, BytesThatAreNotUtf8BecomeReplacementCharacters) {
+  // An ack page's name field posted in Latin-1: PostgreSQL would refuse the raw bytes.
+  EXPECT_EQ(RedactActorName("Jos\xE9 \xFF"), "Jos\xEF\xBF\xBD \xEF\xBF\xBD");
+  EXPECT_EQ(RedactActorName("Jos\xC3\xA9"), "Jos\xC3\xA9");
+}
+
 }  // namespace
 }  // namespace quell::core

@@ -6,6 +6,8 @@
 #include <string>
 #include <utility>
 
+#include "quell/adapters/jsonl/upstream_json.h"
+
 // The shape is the one Datadog documents for "Get all monitors" (API v1,
 // https://docs.datadoghq.com/api/latest/monitors/#get-all-monitors): an array of monitor
 // objects {id, name, message, overall_state, tags, type, query, state: {groups: {<group name>:
@@ -29,7 +31,7 @@ core::Error Corrupt(const std::string& where, std::string_view what) {
 
 // Datadog's {"errors": ["..."]}, joined; the body's head when it is something else.
 std::string ErrorsOf(std::string_view body) {
-  const json doc = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  const json doc = jsonl::ParseUpstreamJson(body);
   std::string out;
   if (doc.is_object()) {
     const auto errors = doc.find("errors");
@@ -129,7 +131,7 @@ core::Labels TagsOfGroup(std::string_view group) {
 core::Result<MonitorPage> ParseMonitorPage(int status, std::string_view body,
                                            std::string_view app_url) {
   if (status != 200) return StatusError(status, body);
-  const json doc = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  const json doc = jsonl::ParseUpstreamJson(body);
   if (doc.is_discarded()) return Corrupt("body", "not JSON: " + Excerpt(body, 80));
   if (!doc.is_array()) return Corrupt("body", "expected an array of monitors");
   MonitorPage page;

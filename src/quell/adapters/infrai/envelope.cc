@@ -3,6 +3,7 @@
 #include <string>
 
 #include "quell/core/redact/redact.h"
+#include "quell/core/text/json_repair.h"
 
 namespace quell::infrai {
 namespace {
@@ -29,7 +30,15 @@ core::Result<simdjson::dom::object> ParseObject(simdjson::dom::parser& parser,
                                                 const core::HttpResponse& response,
                                                 std::string_view what) {
   simdjson::dom::element root;
-  if (const auto error = parser.parse(response.body).get(root)) {
+  auto error = parser.parse(response.body).get(root);
+  if (error == simdjson::UTF8_ERROR || error == simdjson::STRING_ERROR) {
+    // One title in Latin-1, or cut inside a character (a lone \ud83d from a UTF-16 upstream),
+    // would otherwise fail every poll of the source: every incident unknown, nothing new
+    // opening. Those become U+FFFD and the rest is read as sent; JSON that is broken in any
+    // other way stays broken. The parser copies what it keeps, so the text need not outlive it.
+    error = parser.parse(core::RepairJsonText(response.body)).get(root);
+  }
+  if (error) {
     // An error status with a body that is not JSON (a proxy's HTML page) is still that error.
     const ErrorCode code = response.status >= 200 && response.status < 300
                                ? ErrorCode::kCorrupt

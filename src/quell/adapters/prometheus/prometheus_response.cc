@@ -10,6 +10,7 @@
 #include <string_view>
 #include <utility>
 
+#include "quell/adapters/jsonl/upstream_json.h"
 #include "quell/core/redact/redact.h"
 
 namespace quell::prometheus {
@@ -199,7 +200,7 @@ std::optional<core::Error> StatedError(const json& doc, int http_status) {
 }  // namespace
 
 core::Result<MetricAnswer> ParsePrometheusResponse(int http_status, std::string_view body) {
-  const json doc = json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
+  const json doc = jsonl::ParseUpstreamJson(body);
   if (std::optional<core::Error> stated = StatedError(doc, http_status)) return *stated;
   if (http_status != 200) {
     return MakeError(CodeForHttpStatus(http_status),

@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "quell/adapters/jsonl/upstream_json.h"
 #include "quell/core/redact/redact.h"
 #include "quell/core/text/time.h"
 
@@ -122,7 +123,7 @@ core::Error StatusError(const core::HttpResponse& response, std::string_view wha
   std::string message = "sentry: " + std::string(what) + ": HTTP " + std::to_string(status);
   // Sentry states why as {"detail": "..."}; a proxy in front of it may quote what it refused,
   // so the words are redacted where they become quell's text.
-  const json doc = json::parse(response.body, nullptr, /*allow_exceptions=*/false);
+  const json doc = jsonl::ParseUpstreamJson(response.body);
   if (doc.is_object()) {
     if (const auto detail = doc.find("detail"); detail != doc.end() && detail->is_string()) {
       message += ": " + core::RedactErrorText(Excerpt(detail->get_ref<const std::string&>(), 300));
@@ -134,7 +135,7 @@ core::Error StatusError(const core::HttpResponse& response, std::string_view wha
 
 core::Result<std::vector<core::ErrorGroup>> ParseIssuePage(std::string_view body,
                                                            std::string_view what) {
-  const json doc = json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
+  const json doc = jsonl::ParseUpstreamJson(body);
   if (doc.is_discarded()) return Corrupt(what, "body", "not JSON");
   if (!doc.is_array())
     return Corrupt(what, "body", "expected a JSON array of issues, got " + Shown(doc));
@@ -151,7 +152,7 @@ core::Result<std::vector<core::ErrorGroup>> ParseIssuePage(std::string_view body
 }
 
 core::Result<LatestEvent> ParseLatestEvent(std::string_view body, std::string_view what) {
-  const json doc = json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
+  const json doc = jsonl::ParseUpstreamJson(body);
   if (doc.is_discarded()) return Corrupt(what, "body", "not JSON");
   if (!doc.is_object()) return Corrupt(what, "body", "expected an event object, got " + Shown(doc));
   LatestEvent out;

@@ -55,7 +55,8 @@ std::string RedactErrorText(std::string_view text, size_t max_bytes = kMaxErrorT
 
 // Who acked, as an outsider named them (a Slack user, a PagerDuty agent, a name typed on an ack
 // link's page) before it is stored, logged or shown: one line (control bytes become a blank,
-// blanks collapse), redacted as Redact does (an e-mail address becomes "[email]", a secret
+// blanks collapse) of UTF-8 (a byte that is not becomes U+FFFD), redacted as Redact does (an e-mail
+// address becomes "[email]", a secret
 // "[secret]"; ids are kept), cut to kMaxActorName bytes on a character boundary. May be empty.
 inline constexpr size_t kMaxActorName = 64;
 std::string RedactActorName(std::string_view name);

@@ -6,15 +6,29 @@ namespace quell::core {
 std::string RedactActorName(std::string_view name) {
   // One line of words: control bytes (a line break, a tab, DEL) become one blank, so a name
   // cannot start a forged log line or a second line in a page or a table.
+  // Bytes that are not UTF-8 (an ack page's name field posted in Latin-1) become U+FFFD: the
+  // name is stored (PostgreSQL refuses such text), logged and shown on pages as UTF-8.
   std::string line;
-  for (const char c : name) {
-    const auto byte = static_cast<unsigned char>(c);
-    const bool blank = byte < 0x20 || byte == 0x7f || c == ' ';
+  for (size_t i = 0; i < name.size();) {
+    const auto byte = static_cast<unsigned char>(name[i]);
+    if (byte >= 0x80) {
+      const size_t length = Utf8SequenceLength(name, i);
+      if (length == 0) {
+        line += "\xEF\xBF\xBD";
+        ++i;
+      } else {
+        line.append(name.substr(i, length));
+        i += length;
+      }
+      continue;
+    }
+    const bool blank = byte < 0x20 || byte == 0x7f || byte == ' ';
     if (blank) {
       if (!line.empty() && line.back() != ' ') line += ' ';
     } else {
-      line += c;
+      line += static_cast<char>(byte);
     }
+    ++i;
   }
   while (!line.empty() && line.back() == ' ') line.pop_back();
   RedactOptions options;
