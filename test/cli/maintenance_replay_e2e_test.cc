@@ -156,8 +156,8 @@ TEST_F(MaintenanceReplayE2eTest, TheRenotifyAfterTheWindowCountsFromTheLastMessa
       "\n"
       R"({"at":"2026-03-31T08:05:00Z","key":"deploy:a","unhealthy":true,"upstream_count":9})"
       "\n";
-  const ProcessResult r =
-      RunProcess({QUELL_BINARY, "replay", "-c", WriteConfig(config), "--messages"}, input);
+  const ProcessResult r = RunProcess(
+      {quell::testing::QuellBinary(), "replay", "-c", WriteConfig(config), "--messages"}, input);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::vector<json> lines = Lines(r.out);
   ASSERT_EQ(lines.size(), 2u) << r.out;
