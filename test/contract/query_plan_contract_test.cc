@@ -290,7 +290,10 @@ class QueryPlanContractTest : public StoreTest {
     EXPECT_TRUE(incidents.ListIncidents().ok());
     EXPECT_TRUE(incidents.FindIncident("acme:db").ok());
     EXPECT_TRUE(incidents.ListOpenIncidents("db").ok());
-    EXPECT_TRUE(incidents.ListOpenIncidentsAfter("db", "acme:a", 100).ok());
+    EXPECT_TRUE(incidents.ListWatchedKeysAfter("db", "acme:a", 100).ok());
+    std::vector<core::Incident> found;
+    const std::vector<std::string> many = {"acme:a", "acme:db"};
+    EXPECT_TRUE(incidents.FindIncidents(many, found).ok());
     EXPECT_TRUE(incidents.ListOutbox(std::nullopt).ok());
     EXPECT_TRUE(incidents.ListOutbox(core::OutboxStatus::kDead).ok());
     EXPECT_TRUE(incidents.GetSourceMark("sentry").ok());

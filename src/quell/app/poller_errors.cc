@@ -2,6 +2,7 @@
 // committed chunk by chunk (core::ListingObserver), so a poll's memory is bounded by the
 // chunk, not by the number of groups.
 #include <algorithm>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -51,6 +52,7 @@ core::GroupListing Poller::PollErrorSource(core::ErrorGroupSource& source,
     return options_.group_evidence ? options_.group_evidence(group, nullptr) : std::string();
   };
   const size_t chunk = std::max<size_t>(options_.chunk_observations, 1);
+  std::vector<core::Incident> found;  // a page's healthy keys' incidents, reused
 
   core::GroupListing walked = source.WalkPages([&](std::span<const core::ErrorGroup> page) {
     // A source's poll deadline bounds its own requests: the time spent here observing and
@@ -61,23 +63,29 @@ core::GroupListing Poller::PollErrorSource(core::ErrorGroupSource& source,
       const std::string& condition = stream.watch->condition.common.name;
       const core::Policy& policy = stream.watch->condition.common.policy;
       // A healthy listed key whose watched incident would resolve: its group is kept so
-      // the resolve can be enriched after the walk (within the cycle's detail budget).
-      const auto remember = [&](std::string_view key) {
-        if (stream.remembered >= enrich_left) return false;
-        auto found = store_.FindIncident(key);
-        if (!found || !*found || (*found)->condition != condition || !Watched(**found)) {
-          return false;
+      // the resolve can be enriched after the walk (within the cycle's detail budget). A
+      // page's keys are read together.
+      const auto remember = [&](std::span<const std::string> keys, std::vector<size_t>& kept) {
+        if (stream.remembered >= enrich_left) return;
+        found.clear();
+        if (auto read = store_.FindIncidents(keys, found); !read) return;
+        size_t at = 0;
+        for (core::Incident& incident : found) {
+          if (stream.remembered >= enrich_left) return;
+          while (at < keys.size() && keys[at] < incident.key) ++at;
+          if (at == keys.size()) return;
+          if (incident.condition != condition || !Watched(incident)) continue;
+          core::Observation healthy;
+          healthy.key = incident.key;
+          healthy.at = now;
+          healthy.health = core::Health::kHealthy;
+          healthy.condition = condition;
+          if (!core::EvaluateCopy(std::move(incident), healthy, policy).decision.transition) {
+            continue;
+          }
+          kept.push_back(at);
+          ++stream.remembered;
         }
-        core::Observation healthy;
-        healthy.key = std::string(key);
-        healthy.at = now;
-        healthy.health = core::Health::kHealthy;
-        healthy.condition = condition;
-        if (!core::EvaluateCopy(std::move(**found), healthy, policy).decision.transition) {
-          return false;
-        }
-        ++stream.remembered;
-        return true;
       };
       stream.observer->ObservePage(page, summary_evidence, remember);
       if (stream.observer->pending() >= chunk) {
@@ -98,11 +106,11 @@ core::GroupListing Poller::PollErrorSource(core::ErrorGroupSource& source,
     if (stream.observer->pending() > 0) {
       ApplyErrorChunk(stream, stream.observer->TakeChunk(), false, now, enrich_left, sink);
     }
-    // The watched incidents not seen failing, a slice at a time in key order; the last slice
-    // commits the marks.
+    // The watched incidents not seen failing, a slice of keys at a time in key order; the
+    // last slice commits the marks.
     std::string after;
     while (!stream.stopped) {
-      auto slice = store_.ListOpenIncidentsAfter(stream.watch->condition.common.name, after, chunk);
+      auto slice = store_.ListWatchedKeysAfter(stream.watch->condition.common.name, after, chunk);
       if (!slice) {
         outcome.apply_error = slice.error().message;
         outcome.applied = false;
@@ -111,7 +119,7 @@ core::GroupListing Poller::PollErrorSource(core::ErrorGroupSource& source,
       const bool last = slice->size() < chunk;
       core::ObservedChunk unseen;
       stream.observer->ObserveUnseen(*slice, walked.complete, last, unseen);
-      if (!slice->empty()) after = slice->back().key;
+      if (!slice->empty()) after = slice->back();
       if (!last && unseen.observations.empty()) continue;
       ApplyErrorChunk(stream, std::move(unseen), last, now, enrich_left, sink);
       if (last) break;
@@ -130,19 +138,34 @@ void Poller::ApplyErrorChunk(ErrorStream& stream, core::ObservedChunk chunk, boo
   // stand; only those are worth a detail request. A race with another worker can make the
   // guess wrong, which costs one missing or one unneeded enrichment, never a wrong decision.
   std::vector<size_t> to_enrich;
-  for (size_t i = 0; i < chunk.observations.size() && to_enrich.size() < enrich_left; ++i) {
-    if (chunk.group_ids[i].empty()) continue;
-    const core::Observation& observation = chunk.observations[i];
-    auto found = store_.FindIncident(observation.key);
-    if (!found) {
-      outcome.apply_error = found.error().message;
+  std::vector<std::string> keys;
+  std::vector<core::Incident> found;
+  // A slice of the chunk's keys read at a time (observations are sorted by key, one per key),
+  // until the detail budget is spent.
+  constexpr size_t kSlice = 256;
+  for (size_t from = 0; from < chunk.observations.size() && to_enrich.size() < enrich_left;
+       from += kSlice) {
+    const size_t to = std::min(chunk.observations.size(), from + kSlice);
+    keys.clear();
+    for (size_t i = from; i < to; ++i) {
+      if (!chunk.group_ids[i].empty()) keys.push_back(chunk.observations[i].key);
+    }
+    found.clear();
+    if (auto read = store_.FindIncidents(keys, found); !read) {
+      outcome.apply_error = read.error().message;
       stream.stopped = true;
       return;
     }
-    core::Incident current = found->value_or(core::Incident{});
-    const core::Evaluation predicted =
-        core::EvaluateCopy(std::move(current), observation, condition.common.policy);
-    if (predicted.decision.transition) to_enrich.push_back(i);
+    auto next = found.begin();
+    for (size_t i = from; i < to && to_enrich.size() < enrich_left; ++i) {
+      if (chunk.group_ids[i].empty()) continue;
+      const core::Observation& observation = chunk.observations[i];
+      core::Incident current;
+      if (next != found.end() && next->key == observation.key) current = std::move(*next++);
+      const core::Evaluation predicted =
+          core::EvaluateCopy(std::move(current), observation, condition.common.policy);
+      if (predicted.decision.transition) to_enrich.push_back(i);
+    }
   }
   enrich_left -= static_cast<uint32_t>(to_enrich.size());
 

@@ -10,6 +10,7 @@
 #include <thread>
 #include <utility>
 
+#include "quell/adapters/sqlite/sqlite_batch_statement.h"
 #include "quell/adapters/sqlite/sqlite_statement.h"
 #include "quell/adapters/store_common/incident_codec.h"
 #include "quell/adapters/store_common/lease_rules.h"
@@ -129,6 +130,17 @@ void BindIncident(Stmt& s, int first, const core::Incident& in, std::string& evi
   BindOptionalUint(s, first + 26, in.upstream_count_since_previous_message);
 }
 
+// FindIncidents' statement for `rows` keys (?1 .. ?rows), through the primary key.
+std::string FindManySql(size_t rows) {
+  std::string sql = std::string("SELECT ") + kIncidentColumns + " FROM incidents WHERE key IN (";
+  for (size_t r = 1; r <= rows; ++r) {
+    if (r > 1) sql += ',';
+    sql += '?';
+    sql += std::to_string(r);
+  }
+  return sql + ") ORDER BY key";
+}
+
 }  // namespace
 
 struct SqliteIncidentStore::Statements {
@@ -136,7 +148,9 @@ struct SqliteIncidentStore::Statements {
   Stmt load, insert_incident, update_incident;
   Stmt insert_decision, newer_sent, insert_outbox, insert_poll, prune, put_mark, admit;
   Stmt insert_observation_mark, prune_observation_marks, prune_attempts;
-  Stmt list_incidents, find_incident, list_open, list_open_after, list_outbox, list_outbox_status;
+  Stmt list_incidents, find_incident, list_open, list_watched_after, list_outbox,
+      list_outbox_status;
+  BatchStatement find_many{FindManySql};
   Stmt find_outbox, mark_sent, supersede, get_mark;
   Stmt record_key_group, record_new_key_group, prune_key_groups, decisions_since, update_only_since,
       key_groups_since;
@@ -663,17 +677,15 @@ core::Result<std::unique_ptr<SqliteIncidentStore>> SqliteIncidentStore::Open(
                          cols +
                          " FROM incidents INDEXED BY incidents_pending WHERE condition = ?1 AND"
                          " unhealthy_streak > 0 AND held = 0 AND status <> 'open' ORDER BY key"},
-      // list_open a slice at a time: each index read from the key after the last slice's.
-      {&s.list_open_after, "SELECT " + cols +
-                               " FROM incidents INDEXED BY incidents_open WHERE condition = ?1 AND"
-                               " status = 'open' AND key > ?2 UNION ALL SELECT " +
-                               cols +
-                               " FROM incidents INDEXED BY incidents_held WHERE condition = ?1 AND"
-                               " held = 1 AND status <> 'open' AND key > ?2 UNION ALL SELECT " +
-                               cols +
-                               " FROM incidents INDEXED BY incidents_pending WHERE condition = ?1"
-                               " AND unhealthy_streak > 0 AND held = 0 AND status <> 'open' AND"
-                               " key > ?2 ORDER BY key LIMIT ?3"},
+      // list_open's keys a slice at a time: each index read from the key after the last
+      // slice's. Each index holds (condition, key), so no incident row is read.
+      {&s.list_watched_after,
+       "SELECT key FROM incidents INDEXED BY incidents_open WHERE condition = ?1 AND"
+       " status = 'open' AND key > ?2 UNION ALL SELECT key FROM incidents INDEXED BY"
+       " incidents_held WHERE condition = ?1 AND held = 1 AND status <> 'open' AND key > ?2"
+       " UNION ALL SELECT key FROM incidents INDEXED BY incidents_pending WHERE condition = ?1"
+       " AND unhealthy_streak > 0 AND held = 0 AND status <> 'open' AND key > ?2 ORDER BY key"
+       " LIMIT ?3"},
       {&s.list_outbox,
        "SELECT " + ocols + ", tier FROM outbox ORDER BY key, channel, generation, version"},
       {&s.list_outbox_status, "SELECT " + ocols +
@@ -794,13 +806,39 @@ core::Result<std::vector<core::Incident>> SqliteIncidentStore::ListOpenIncidents
   return ReadAll(s);
 }
 
-core::Result<std::vector<core::Incident>> SqliteIncidentStore::ListOpenIncidentsAfter(
+core::Result<std::vector<std::string>> SqliteIncidentStore::ListWatchedKeysAfter(
     std::string_view condition, std::string_view after, size_t limit) {
-  Stmt& s = statements_->list_open_after;
+  Stmt& s = statements_->list_watched_after;
   s.BindText(1, condition);
   s.BindText(2, after);
   s.BindUint(3, limit);
-  return ReadAll(s);
+  std::vector<std::string> out;
+  for (;;) {
+    auto row = s.Step();
+    if (!row) return row.error();
+    if (!*row) break;
+    out.push_back(s.Text(0));
+  }
+  s.Reset();
+  return out;
+}
+
+core::Status SqliteIncidentStore::FindIncidents(std::span<const std::string> keys,
+                                                std::vector<core::Incident>& out) {
+  // Up to BatchStatement::kMaxRows keys a statement: outside a transaction each statement
+  // takes and drops its own read lock, which costs more than reading a row.
+  for (size_t done = 0; done < keys.size();) {
+    size_t rows = 0;
+    auto stmt = statements_->find_many.For(keys.size() - done, db_, path_, &rows);
+    if (!stmt) return stmt.error();
+    Stmt& s = **stmt;
+    for (size_t r = 0; r < rows; ++r) s.BindText(static_cast<int>(r + 1), keys[done + r]);
+    auto some = ReadAll(s);
+    if (!some) return some.error();
+    for (core::Incident& incident : *some) out.push_back(std::move(incident));
+    done += rows;
+  }
+  return {};
 }
 
 core::Result<std::optional<std::string>> SqliteIncidentStore::GetSourceMark(std::string_view name) {
