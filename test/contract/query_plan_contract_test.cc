@@ -236,6 +236,9 @@ class QueryPlanContractTest : public StoreTest {
       EXPECT_TRUE((*tx)->InhibitedChannels(gens).ok());
       const std::string conditions[] = {"db"};
       EXPECT_TRUE((*tx)->LoadOpenIncidentsOf(conditions).ok());
+      const std::vector<std::string> predicted = {"acme:a", "acme:db"};
+      std::vector<std::pair<std::string, uint64_t>> versions;
+      EXPECT_TRUE((*tx)->LoadVersions(predicted, versions).ok());
       EXPECT_TRUE((*tx)->CancelTierOpens(gens, clock_.Now()).ok());
       EXPECT_TRUE((*tx)->PruneDecisions(t0 - minutes(60)).ok());
       EXPECT_TRUE((*tx)->PruneKeyGroups(t0 - minutes(60)).ok());

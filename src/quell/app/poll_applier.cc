@@ -45,6 +45,9 @@ struct PollApplier::Chunk {
   std::vector<core::Decision> decisions;  // parallel to observations[0, size)
   std::vector<std::string> keys;
   std::vector<core::Incident> loaded;
+  std::vector<std::string> unread;  // LoadChunk's keys to read whole
+  std::vector<std::string> checked;  // LoadChunk's keys read before, whose versions are checked
+  std::vector<std::pair<std::string, uint64_t>> versions;
   std::vector<Slot> slots;
   std::vector<core::IncidentWrite> writes;
   std::vector<core::DecisionRecord> log;
@@ -108,7 +111,9 @@ core::Result<ApplySummary> PollApplier::Apply(core::ObservationStream& poll,
       return status.error();
     }
     // The transaction was lost whole (a deadlock, serialization failure or lost connection):
-    // start over.
+    // start over, reading every incident again.
+    options_.read_before = ReadBefore{};
+    read_taken_.clear();
     if (auto rewound = poll.Rewind(); !rewound) {
       return core::MakeError(core::ErrorCode::kConflict,
                              status.error().message + "; cannot retry: " + rewound.error().message);
@@ -233,8 +238,7 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
   for (uint32_t attempt = 1;; ++attempt) {
     chunk.quiet_keys.resize(quiet_before);  // a retried chunk evaluates again
     if (auto status = tx.Savepoint(); !status) return status;
-    chunk.loaded.clear();
-    if (auto status = tx.LoadIncidents(chunk.keys, chunk.loaded); !status) return status;
+    if (auto status = LoadChunk(tx, chunk, attempt == 1); !status) return status;
 
     // Slots in key order; a key without a row gets a fresh incident that stays unwritten
     // unless a decision changes it, so healthy keys that never opened cost no row.
@@ -379,6 +383,43 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
     }
     return {};
   }
+}
+
+core::Status PollApplier::LoadChunk(core::StoreTransaction& tx, Chunk& chunk,
+                                    bool first_attempt) {
+  chunk.loaded.clear();
+  const ReadBefore& before = options_.read_before;
+  if (!first_attempt || before.keys.empty()) return tx.LoadIncidents(chunk.keys, chunk.loaded);
+  read_taken_.resize(before.incidents.size(), false);
+  chunk.unread.clear();
+  chunk.checked.clear();
+  for (const std::string& key : chunk.keys) {
+    const bool read = std::binary_search(before.keys.begin(), before.keys.end(), key);
+    (read ? chunk.checked : chunk.unread).push_back(key);
+  }
+  chunk.versions.clear();
+  if (auto status = tx.LoadVersions(chunk.checked, chunk.versions); !status) return status;
+  auto stored = chunk.versions.begin();
+  for (const std::string& key : chunk.checked) {
+    while (stored != chunk.versions.end() && stored->first < key) ++stored;
+    const bool has_row = stored != chunk.versions.end() && stored->first == key;
+    const auto it = std::lower_bound(
+        before.incidents.begin(), before.incidents.end(), key,
+        [](const core::Incident& incident, const std::string& k) { return incident.key < k; });
+    const bool had_row = it != before.incidents.end() && it->key == key;
+    if (!has_row && !had_row) continue;  // still no row
+    const size_t at = static_cast<size_t>(it - before.incidents.begin());
+    if (has_row && had_row && it->version == stored->second && !read_taken_[at]) {
+      read_taken_[at] = true;
+      core::Incident& taken = options_.read_before.incidents[at];
+      chunk.loaded.push_back(std::move(taken));
+      taken.key = key;  // it stays where the search finds it
+      continue;
+    }
+    chunk.unread.push_back(key);  // created, changed or deleted since it was read
+  }
+  std::sort(chunk.unread.begin(), chunk.unread.end());
+  return tx.LoadIncidents(chunk.unread, chunk.loaded);
 }
 
 TargetRules PollApplier::Rules() const {

@@ -10,6 +10,7 @@
 #include "quell/app/bounded_parallel.h"
 #include "quell/app/poller.h"
 #include "quell/core/engine/evaluate.h"
+#include "quell/core/engine/quiet_sighting.h"
 #include "quell/core/redact/redact.h"
 
 namespace quell::app {
@@ -137,8 +138,9 @@ void Poller::ApplyErrorChunk(ErrorStream& stream, core::ObservedChunk chunk, boo
   // Predict which keys transition (open, renotify, resolve) against the incidents as they
   // stand; only those are worth a detail request. A race with another worker can make the
   // guess wrong, which costs one missing or one unneeded enrichment, never a wrong decision.
+  // What is read here is kept for the apply, which then only checks each row's version.
   std::vector<size_t> to_enrich;
-  std::vector<std::string> keys;
+  ReadBefore read;
   std::vector<core::Incident> found;
   // A slice of the chunk's keys read at a time (observations are sorted by key, one per key),
   // until the detail budget is spent.
@@ -146,13 +148,15 @@ void Poller::ApplyErrorChunk(ErrorStream& stream, core::ObservedChunk chunk, boo
   for (size_t from = 0; from < chunk.observations.size() && to_enrich.size() < enrich_left;
        from += kSlice) {
     const size_t to = std::min(chunk.observations.size(), from + kSlice);
-    keys.clear();
+    const size_t first_key = read.keys.size();
     for (size_t i = from; i < to; ++i) {
-      if (!chunk.group_ids[i].empty()) keys.push_back(chunk.observations[i].key);
+      if (!chunk.group_ids[i].empty()) read.keys.push_back(chunk.observations[i].key);
     }
     found.clear();
-    if (auto read = store_.FindIncidents(keys, found); !read) {
-      outcome.apply_error = read.error().message;
+    const std::span<const std::string> slice(read.keys.begin() + static_cast<ptrdiff_t>(first_key),
+                                             read.keys.end());
+    if (auto status = store_.FindIncidents(slice, found); !status) {
+      outcome.apply_error = status.error().message;
       stream.stopped = true;
       return;
     }
@@ -160,12 +164,19 @@ void Poller::ApplyErrorChunk(ErrorStream& stream, core::ObservedChunk chunk, boo
     for (size_t i = from; i < to && to_enrich.size() < enrich_left; ++i) {
       if (chunk.group_ids[i].empty()) continue;
       const core::Observation& observation = chunk.observations[i];
-      core::Incident current;
-      if (next != found.end() && next->key == observation.key) current = std::move(*next++);
-      const core::Evaluation predicted =
-          core::EvaluateCopy(std::move(current), observation, condition.common.policy);
-      if (predicted.decision.transition) to_enrich.push_back(i);
+      const bool has_row = next != found.end() && next->key == observation.key;
+      const core::Incident none;
+      const core::Incident& current = has_row ? *next++ : none;
+      // A quiet sighting (most of a steady poll) never transitions: no copy to evaluate.
+      if (core::IsQuietSighting(current, observation, condition.common.policy,
+                                kPolledSightingRefresh)) {
+        continue;
+      }
+      if (core::EvaluateCopy(current, observation, condition.common.policy).decision.transition) {
+        to_enrich.push_back(i);
+      }
     }
+    for (core::Incident& incident : found) read.incidents.push_back(std::move(incident));
   }
   enrich_left -= static_cast<uint32_t>(to_enrich.size());
 
@@ -193,7 +204,7 @@ void Poller::ApplyErrorChunk(ErrorStream& stream, core::ObservedChunk chunk, boo
   }
   stream.pieces.last = last;
   if (!Apply(condition.common, watch.part, std::move(chunk.observations), std::move(marks),
-             std::move(chunk.key_groups), now, sink, outcome, &stream.pieces)) {
+             std::move(chunk.key_groups), now, sink, outcome, &stream.pieces, &read)) {
     stream.stopped = true;
   }
 }

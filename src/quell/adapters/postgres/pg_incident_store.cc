@@ -159,6 +159,31 @@ class PgTransaction : public core::StoreTransaction {
     return {};
   }
 
+  Status LoadVersions(std::span<const std::string> keys,
+                      std::vector<std::pair<std::string, uint64_t>>& out) override {
+    if (keys.empty()) return {};
+    ArrayBuilder array;
+    for (const std::string& key : keys) array.Text(key);
+    // Locked as LoadIncidents locks: the versions must still hold when the chunk is written.
+    static const std::string sql =
+        "SELECT key, version FROM incidents WHERE key = ANY($1::text[])"
+        " ORDER BY key COLLATE \"C\" FOR UPDATE";
+    auto result = c_.Run(sql, {array.Finish()});
+    if (!result) return result.error();
+    PGresult* rows = result->get();
+    for (int r = 0; r < PQntuples(rows); ++r) {
+      uint64_t version = 0;
+      const char* text = PQgetvalue(rows, r, 1);
+      const auto parsed = std::from_chars(text, text + PQgetlength(rows, r, 1), version);
+      if (parsed.ec != std::errc()) {
+        return MakeError(ErrorCode::kCorrupt, "incident version does not parse");
+      }
+      out.emplace_back(std::string(PQgetvalue(rows, r, 0), static_cast<size_t>(PQgetlength(rows, r, 0))),
+                       version);
+    }
+    return {};
+  }
+
   Status Savepoint() override {
     // A new savepoint would shadow the old one; release the old so they do not pile up.
     auto result = c_.RunScript(has_savepoint_ ? "RELEASE SAVEPOINT chunk; SAVEPOINT chunk"

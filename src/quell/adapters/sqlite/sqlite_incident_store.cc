@@ -141,6 +141,17 @@ std::string FindManySql(size_t rows) {
   return sql + ") ORDER BY key";
 }
 
+// LoadVersions' statement for `rows` keys: the version only, no incident decoded.
+std::string VersionsSql(size_t rows) {
+  std::string sql = "SELECT key, version FROM incidents WHERE key IN (";
+  for (size_t r = 1; r <= rows; ++r) {
+    if (r > 1) sql += ',';
+    sql += '?';
+    sql += std::to_string(r);
+  }
+  return sql + ") ORDER BY key";
+}
+
 }  // namespace
 
 struct SqliteIncidentStore::Statements {
@@ -151,6 +162,7 @@ struct SqliteIncidentStore::Statements {
   Stmt list_incidents, find_incident, list_open, list_watched_after, list_outbox,
       list_outbox_status;
   BatchStatement find_many{FindManySql};
+  BatchStatement versions{VersionsSql};
   Stmt find_outbox, mark_sent, supersede, get_mark;
   Stmt record_key_group, record_new_key_group, prune_key_groups, decisions_since, update_only_since,
       key_groups_since;
@@ -184,6 +196,29 @@ class SqliteTransaction : public core::StoreTransaction {
         out.push_back(std::move(*incident));
       }
       s_.load.Reset();
+    }
+    return {};
+  }
+
+  Status LoadVersions(std::span<const std::string> keys,
+                      std::vector<std::pair<std::string, uint64_t>>& out) override {
+    for (size_t done = 0; done < keys.size();) {
+      size_t rows = 0;
+      auto stmt = s_.versions.For(keys.size() - done, store_.db_, store_.path_, &rows);
+      if (!stmt) return stmt.error();
+      Stmt& s = **stmt;
+      for (size_t r = 0; r < rows; ++r) s.BindText(static_cast<int>(r + 1), keys[done + r]);
+      for (;;) {
+        auto row = s.Step();
+        if (!row) {
+          s.Reset();
+          return row.error();
+        }
+        if (!*row) break;
+        out.emplace_back(s.Text(0), static_cast<uint64_t>(s.Int(1)));
+      }
+      s.Reset();
+      done += rows;
     }
     return {};
   }

@@ -92,6 +92,17 @@ class StoreTransaction {
   // Appends the stored incidents among `keys` (sorted, unique) to `out` in key order, and
   // holds them against other writers until the transaction ends.
   virtual Status LoadIncidents(std::span<const std::string> keys, std::vector<Incident>& out) = 0;
+  // The (key, version) of the stored incidents among `keys` (sorted, unique), appended in key
+  // order and held as LoadIncidents holds them: for a caller that read the incidents before
+  // the transaction (IncidentStore::FindIncidents) and reads again only those whose version
+  // moved (every write moves it: PutIncidents compares it). By default LoadIncidents.
+  virtual Status LoadVersions(std::span<const std::string> keys,
+                              std::vector<std::pair<std::string, uint64_t>>& out) {
+    std::vector<Incident> loaded;
+    if (auto status = LoadIncidents(keys, loaded); !status) return status;
+    for (Incident& incident : loaded) out.emplace_back(std::move(incident.key), incident.version);
+    return {};
+  }
 
   // Marks a point that RollbackToSavepoint returns to; a new Savepoint replaces the old one.
   virtual Status Savepoint() = 0;
