@@ -93,10 +93,10 @@ TEST_P(ReadBeforeContractTest, TakesAnIncidentAsReadWhileItsVersionHolds) {
   ASSERT_EQ(read.incidents.size(), 1u);
   read.incidents[0].labels = {{"read", "before"}};
   // Past the cooldown (10 minutes): a renotify, so the incident is written.
-  EXPECT_EQ(Apply({Failing("a", "2026-12-02T09:20:00Z"), Failing("new", "2026-12-02T09:20:00Z")},
-                  "2026-12-02T09:20:00Z", std::move(read)),
-            (std::vector<core::DecisionKind>{core::DecisionKind::kNotify,
-                                             core::DecisionKind::kNotify}));
+  EXPECT_EQ(
+      Apply({Failing("a", "2026-12-02T09:20:00Z"), Failing("new", "2026-12-02T09:20:00Z")},
+            "2026-12-02T09:20:00Z", std::move(read)),
+      (std::vector<core::DecisionKind>{core::DecisionKind::kNotify, core::DecisionKind::kNotify}));
   EXPECT_EQ(Find("a").labels, (core::Labels{{"read", "before"}}));
   EXPECT_EQ(Find("a").version, 2u);
   EXPECT_EQ(Find("new").version, 1u);

@@ -45,7 +45,7 @@ struct PollApplier::Chunk {
   std::vector<core::Decision> decisions;  // parallel to observations[0, size)
   std::vector<std::string> keys;
   std::vector<core::Incident> loaded;
-  std::vector<std::string> unread;  // LoadChunk's keys to read whole
+  std::vector<std::string> unread;   // LoadChunk's keys to read whole
   std::vector<std::string> checked;  // LoadChunk's keys read before, whose versions are checked
   std::vector<std::pair<std::string, uint64_t>> versions;
   std::vector<Slot> slots;
@@ -385,8 +385,7 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
   }
 }
 
-core::Status PollApplier::LoadChunk(core::StoreTransaction& tx, Chunk& chunk,
-                                    bool first_attempt) {
+core::Status PollApplier::LoadChunk(core::StoreTransaction& tx, Chunk& chunk, bool first_attempt) {
   chunk.loaded.clear();
   const ReadBefore& before = options_.read_before;
   if (!first_attempt || before.keys.empty()) return tx.LoadIncidents(chunk.keys, chunk.loaded);

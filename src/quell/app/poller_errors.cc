@@ -142,8 +142,8 @@ void Poller::ApplyErrorChunk(ErrorStream& stream, core::ObservedChunk chunk, boo
   std::vector<size_t> to_enrich;
   ReadBefore read;
   std::vector<core::Incident> found;
-  // A slice of the chunk's keys read at a time (observations are sorted by key, one per key),
-  // until the detail budget is spent.
+  // The chunk's keys are read in slices, until the detail budget is spent (observations are
+  // sorted by key, one per key).
   constexpr size_t kSlice = 256;
   for (size_t from = 0; from < chunk.observations.size() && to_enrich.size() < enrich_left;
        from += kSlice) {

@@ -124,8 +124,8 @@ TEST(ListingObserverTest, AsksAboutAPagesHealthyKeysTogether) {
   observer.ObservePage(std::vector<ErrorGroup>{Group("g1", "web", true), Group("g2", "api", false),
                                                Group("g3", "db", true), Group("g4", "web", true)},
                        {}, remember);
-  observer.ObservePage(std::vector<ErrorGroup>{Group("g5", "web", true), Group("g6", "cache", true)},
-                       {}, remember);
+  observer.ObservePage(
+      std::vector<ErrorGroup>{Group("g5", "web", true), Group("g6", "cache", true)}, {}, remember);
   EXPECT_EQ(asked, (std::vector<std::vector<std::string>>{{"db", "web"}, {"cache"}}));
   (void)observer.TakeChunk();
   ObservedChunk unseen;

@@ -178,8 +178,9 @@ class PgTransaction : public core::StoreTransaction {
       if (parsed.ec != std::errc()) {
         return MakeError(ErrorCode::kCorrupt, "incident version does not parse");
       }
-      out.emplace_back(std::string(PQgetvalue(rows, r, 0), static_cast<size_t>(PQgetlength(rows, r, 0))),
-                       version);
+      out.emplace_back(
+          std::string(PQgetvalue(rows, r, 0), static_cast<size_t>(PQgetlength(rows, r, 0))),
+          version);
     }
     return {};
   }

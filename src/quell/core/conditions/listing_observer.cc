@@ -63,16 +63,16 @@ void ListingObserver::ObservePage(std::span<const ErrorGroup> page, const GroupE
   // The first group listed of a key is the one kept, as when asked key by key.
   std::stable_sort(page_healthy_.begin(), page_healthy_.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
-  page_healthy_.erase(
-      std::unique(page_healthy_.begin(), page_healthy_.end(),
-                  [](const auto& a, const auto& b) { return a.first == b.first; }),
-      page_healthy_.end());
+  page_healthy_.erase(std::unique(page_healthy_.begin(), page_healthy_.end(),
+                                  [](const auto& a, const auto& b) { return a.first == b.first; }),
+                      page_healthy_.end());
   ask_.clear();
   for (const auto& [healthy, id] : page_healthy_) ask_.push_back(healthy);
   kept_.clear();
   remember(ask_, kept_);
   for (const size_t i : kept_) {
-    if (i < page_healthy_.size()) remembered_.emplace(page_healthy_[i].first, page_healthy_[i].second);
+    if (i < page_healthy_.size())
+      remembered_.emplace(page_healthy_[i].first, page_healthy_[i].second);
   }
 }
 
