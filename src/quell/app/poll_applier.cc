@@ -47,6 +47,7 @@ struct PollApplier::Chunk {
   std::vector<core::Incident> loaded;
   std::vector<std::string> unread;   // LoadChunk's keys to read whole
   std::vector<std::string> checked;  // LoadChunk's keys read before, whose versions are checked
+  std::vector<size_t> checked_at;    // their places in ApplyOptions::read_before.keys
   std::vector<std::pair<std::string, uint64_t>> versions;
   std::vector<Slot> slots;
   std::vector<core::IncidentWrite> writes;
@@ -113,7 +114,9 @@ core::Result<ApplySummary> PollApplier::Apply(core::ObservationStream& poll,
     // The transaction was lost whole (a deadlock, serialization failure or lost connection):
     // start over, reading every incident again.
     options_.read_before = ReadBefore{};
+    read_index_.clear();
     read_taken_.clear();
+    cursor_ = 0;
     if (auto rewound = poll.Rewind(); !rewound) {
       return core::MakeError(core::ErrorCode::kConflict,
                              status.error().message + "; cannot retry: " + rewound.error().message);
@@ -389,30 +392,50 @@ core::Status PollApplier::LoadChunk(core::StoreTransaction& tx, Chunk& chunk, bo
   chunk.loaded.clear();
   const ReadBefore& before = options_.read_before;
   if (!first_attempt || before.keys.empty()) return tx.LoadIncidents(chunk.keys, chunk.loaded);
-  read_taken_.resize(before.incidents.size(), false);
+  const size_t n = before.keys.size();
+  if (read_index_.empty()) {
+    // Where each key read before has its incident, once: both lists are sorted by key.
+    read_index_.assign(n, kNotRead);
+    read_taken_.assign(before.incidents.size(), false);
+    size_t at = 0;
+    for (size_t k = 0; k < n && at < before.incidents.size(); ++k) {
+      if (before.incidents[at].key == before.keys[k]) read_index_[k] = at++;
+    }
+  }
   chunk.unread.clear();
   chunk.checked.clear();
-  for (const std::string& key : chunk.keys) {
-    const bool read = std::binary_search(before.keys.begin(), before.keys.end(), key);
-    (read ? chunk.checked : chunk.unread).push_back(key);
+  chunk.checked_at.clear();
+  // chunk.keys is sorted, so a cursor walks before.keys once; it searches only when a chunk
+  // starts below where the last one ended.
+  size_t pos = cursor_;
+  if (!chunk.keys.empty() && pos > 0 && chunk.keys.front() < before.keys[pos - 1]) {
+    pos = static_cast<size_t>(
+        std::lower_bound(before.keys.begin(), before.keys.end(), chunk.keys.front()) -
+        before.keys.begin());
   }
+  for (const std::string& key : chunk.keys) {
+    while (pos < n && before.keys[pos] < key) ++pos;
+    if (pos < n && before.keys[pos] == key) {
+      chunk.checked.push_back(key);
+      chunk.checked_at.push_back(pos);
+    } else {
+      chunk.unread.push_back(key);
+    }
+  }
+  cursor_ = pos;
   chunk.versions.clear();
   if (auto status = tx.LoadVersions(chunk.checked, chunk.versions); !status) return status;
   auto stored = chunk.versions.begin();
-  for (const std::string& key : chunk.checked) {
+  for (size_t c = 0; c < chunk.checked.size(); ++c) {
+    const std::string& key = chunk.checked[c];
     while (stored != chunk.versions.end() && stored->first < key) ++stored;
     const bool has_row = stored != chunk.versions.end() && stored->first == key;
-    const auto it = std::lower_bound(
-        before.incidents.begin(), before.incidents.end(), key,
-        [](const core::Incident& incident, const std::string& k) { return incident.key < k; });
-    const bool had_row = it != before.incidents.end() && it->key == key;
+    const size_t at = read_index_[chunk.checked_at[c]];
+    const bool had_row = at != kNotRead;
     if (!has_row && !had_row) continue;  // still no row
-    const size_t at = static_cast<size_t>(it - before.incidents.begin());
-    if (has_row && had_row && it->version == stored->second && !read_taken_[at]) {
+    if (has_row && had_row && before.incidents[at].version == stored->second && !read_taken_[at]) {
       read_taken_[at] = true;
-      core::Incident& taken = options_.read_before.incidents[at];
-      chunk.loaded.push_back(std::move(taken));
-      taken.key = key;  // it stays where the search finds it
+      chunk.loaded.push_back(std::move(options_.read_before.incidents[at]));
       continue;
     }
     chunk.unread.push_back(key);  // created, changed or deleted since it was read

@@ -230,7 +230,12 @@ class PollApplier {
   core::IncidentStore& store_;
   const core::PayloadEncoder& encoder_;
   ApplyOptions options_;
-  std::vector<bool> read_taken_;  // parallel to options_.read_before.incidents
+  // LoadChunk's view of options_.read_before: for each key, its incident's place or kNotRead;
+  // which incidents were taken; where the last chunk's keys ended.
+  static constexpr size_t kNotRead = SIZE_MAX;
+  std::vector<size_t> read_index_;
+  std::vector<bool> read_taken_;
+  size_t cursor_ = 0;
 };
 
 }  // namespace quell::app

@@ -141,6 +141,27 @@ std::string FindManySql(size_t rows) {
   return sql + ") ORDER BY key";
 }
 
+// A batch of (key, group) pairs seen at ?1, groups of (?2k, ?2k+1): the upsert that counts a
+// poll of each pair, or the insert that leaves a known pair alone.
+std::string KeyGroupValues(size_t rows) {
+  std::string sql =
+      "INSERT INTO key_groups (key, group_id, first_seen_at, last_seen_at, polls)"
+      " VALUES ";
+  for (size_t r = 0; r < rows; ++r) {
+    if (r > 0) sql += ',';
+    sql += "(?" + std::to_string(2 + 2 * r) + ",?" + std::to_string(3 + 2 * r) + ",?1,?1,1)";
+  }
+  return sql;
+}
+std::string RecordKeyGroupsSql(size_t rows) {
+  return KeyGroupValues(rows) +
+         " ON CONFLICT (key, group_id) DO UPDATE SET last_seen_at = excluded.last_seen_at,"
+         " polls = polls + 1";
+}
+std::string RecordNewKeyGroupsSql(size_t rows) {
+  return KeyGroupValues(rows) + " ON CONFLICT (key, group_id) DO NOTHING";
+}
+
 // LoadVersions' statement for `rows` keys: the version only, no incident decoded.
 std::string VersionsSql(size_t rows) {
   std::string sql = "SELECT key, version FROM incidents WHERE key IN (";
@@ -163,9 +184,10 @@ struct SqliteIncidentStore::Statements {
       list_outbox_status;
   BatchStatement find_many{FindManySql};
   BatchStatement versions{VersionsSql};
+  BatchStatement record_key_groups{RecordKeyGroupsSql};
+  BatchStatement record_new_key_groups{RecordNewKeyGroupsSql};
   Stmt find_outbox, mark_sent, supersede, get_mark;
-  Stmt record_key_group, record_new_key_group, prune_key_groups, decisions_since, update_only_since,
-      key_groups_since;
+  Stmt prune_key_groups, decisions_since, update_only_since, key_groups_since;
   Stmt never_live, heard, inhibited_rows, open_of, cancel_tier_opens, cancel_tier_follow_ups;
   Stmt tier_waiting;
   Stmt fence_poll, lease_exists;
@@ -459,21 +481,31 @@ class SqliteTransaction : public core::StoreTransaction {
   }
 
   Status RecordKeyGroups(std::span<const core::KeyGroup> seen, core::WallTime now) override {
-    return WriteKeyGroups(s_.record_key_group, seen, now);
+    return WriteKeyGroups(s_.record_key_groups, seen, now);
   }
 
   Status RecordNewKeyGroups(std::span<const core::KeyGroup> seen, core::WallTime now) override {
-    return WriteKeyGroups(s_.record_new_key_group, seen, now);
+    return WriteKeyGroups(s_.record_new_key_groups, seen, now);
   }
 
-  // One row per pair through `s`: the upsert, or the insert that leaves a known pair alone.
-  static Status WriteKeyGroups(Stmt& s, std::span<const core::KeyGroup> seen, core::WallTime now) {
+  // Up to BatchStatement::kMaxRows pairs a statement through `batch`: the upsert, or the insert
+  // that leaves a known pair alone. SQLite applies a statement's rows in order, so a pair named
+  // twice counts as twice, as it did one statement a pair.
+  Status WriteKeyGroups(BatchStatement& batch, std::span<const core::KeyGroup> seen,
+                        core::WallTime now) {
     const int64_t at = store::ToMicros(now);
-    for (const core::KeyGroup& kg : seen) {
-      s.BindText(1, kg.key);
-      s.BindText(2, kg.group_id);
-      s.BindInt(3, at);
+    for (size_t done = 0; done < seen.size();) {
+      size_t rows = 0;
+      auto stmt = batch.For(seen.size() - done, store_.db_, store_.path_, &rows);
+      if (!stmt) return stmt.error();
+      Stmt& s = **stmt;
+      s.BindInt(1, at);
+      for (size_t r = 0; r < rows; ++r) {
+        s.BindText(static_cast<int>(2 + 2 * r), seen[done + r].key);
+        s.BindText(static_cast<int>(3 + 2 * r), seen[done + r].group_id);
+      }
       if (auto status = s.Run(); !status) return status;
+      done += rows;
     }
     return {};
   }
@@ -736,13 +768,6 @@ core::Result<std::unique_ptr<SqliteIncidentStore>> SqliteIncidentStore::Open(
        " channel = ?2 AND status = 'pending' AND"
        " (generation < ?3 OR (generation = ?3 AND version < ?4))"},
       {&s.get_mark, "SELECT value FROM source_marks WHERE name = ?"},
-      {&s.record_key_group,
-       "INSERT INTO key_groups (key, group_id, first_seen_at, last_seen_at, polls)"
-       " VALUES (?1, ?2, ?3, ?3, 1) ON CONFLICT (key, group_id) DO UPDATE SET"
-       " last_seen_at = excluded.last_seen_at, polls = polls + 1"},
-      {&s.record_new_key_group,
-       "INSERT INTO key_groups (key, group_id, first_seen_at, last_seen_at, polls)"
-       " VALUES (?1, ?2, ?3, ?3, 1) ON CONFLICT (key, group_id) DO NOTHING"},
       {&s.decisions_since, "SELECT decision, count(*) FROM decisions WHERE at >= ? GROUP BY 1"},
       {&s.update_only_since,
        "SELECT coalesce(sum(n_update_only), 0) FROM polls WHERE applied_at >= ?"},
