@@ -390,7 +390,7 @@ bool Poller::Apply(const core::ConditionCommon& common, const PollPart& part,
   if (read_before != nullptr) apply.read_before = std::move(*read_before);
   PollApplier applier(store_, encoder_, std::move(apply));
   VectorObservationStream stream(observations);
-  HeldDecisions held;
+  HeldDecisionsOf held(observations);
   const std::string poll_id =
       "poll-" + core::FormatRfc3339(now) + "-" + common.name + part.Suffix();
   auto applied = applier.Apply(stream, poll_id, now, held);
