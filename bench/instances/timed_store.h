@@ -131,6 +131,15 @@ class TimedIncidentStore : public core::IncidentStore {
   core::Result<std::vector<core::Incident>> ListOpenIncidents(std::string_view condition) override {
     return inner_.ListOpenIncidents(condition);
   }
+  core::Result<std::vector<std::string>> ListWatchedKeysAfter(std::string_view condition,
+                                                              std::string_view after,
+                                                              size_t limit) override {
+    return inner_.ListWatchedKeysAfter(condition, after, limit);
+  }
+  core::Status FindIncidents(std::span<const std::string> keys,
+                             std::vector<core::Incident>& out) override {
+    return inner_.FindIncidents(keys, out);
+  }
   core::Result<std::vector<core::OutboxRow>> ListOutbox(
       std::optional<core::OutboxStatus> status) override {
     return inner_.ListOutbox(status);

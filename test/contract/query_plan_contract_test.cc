@@ -236,6 +236,9 @@ class QueryPlanContractTest : public StoreTest {
       EXPECT_TRUE((*tx)->InhibitedChannels(gens).ok());
       const std::string conditions[] = {"db"};
       EXPECT_TRUE((*tx)->LoadOpenIncidentsOf(conditions).ok());
+      const std::vector<std::string> predicted = {"acme:a", "acme:db"};
+      std::vector<std::pair<std::string, uint64_t>> versions;
+      EXPECT_TRUE((*tx)->LoadVersions(predicted, versions).ok());
       EXPECT_TRUE((*tx)->CancelTierOpens(gens, clock_.Now()).ok());
       EXPECT_TRUE((*tx)->PruneDecisions(t0 - minutes(60)).ok());
       EXPECT_TRUE((*tx)->PruneKeyGroups(t0 - minutes(60)).ok());
@@ -290,7 +293,10 @@ class QueryPlanContractTest : public StoreTest {
     EXPECT_TRUE(incidents.ListIncidents().ok());
     EXPECT_TRUE(incidents.FindIncident("acme:db").ok());
     EXPECT_TRUE(incidents.ListOpenIncidents("db").ok());
-    EXPECT_TRUE(incidents.ListOpenIncidentsAfter("db", "acme:a", 100).ok());
+    EXPECT_TRUE(incidents.ListWatchedKeysAfter("db", "acme:a", 100).ok());
+    std::vector<core::Incident> found;
+    const std::vector<std::string> many = {"acme:a", "acme:db"};
+    EXPECT_TRUE(incidents.FindIncidents(many, found).ok());
     EXPECT_TRUE(incidents.ListOutbox(std::nullopt).ok());
     EXPECT_TRUE(incidents.ListOutbox(core::OutboxStatus::kDead).ok());
     EXPECT_TRUE(incidents.GetSourceMark("sentry").ok());

@@ -581,15 +581,61 @@ TEST_P(StoreContractTest, ListsOnlyTheOpenIncidentsOfOneConditionInKeyOrder) {
   std::vector<std::string> sliced;
   std::string after;
   for (int slice = 0; slice < 10; ++slice) {
-    auto some = store_->incidents().ListOpenIncidentsAfter("errors", after, 3);
+    auto some = store_->incidents().ListWatchedKeysAfter("errors", after, 3);
     ASSERT_TRUE(some.ok()) << some.error().message;
-    for (const std::string& key : Keys(*some)) sliced.push_back(key);
+    for (const std::string& key : *some) sliced.push_back(key);
     if (some->size() < 3) break;
-    after = some->back().key;
+    after = some->back();
   }
   EXPECT_EQ(sliced, (std::vector<std::string>{"B", "_z", "a-1", "gone"}));
-  EXPECT_EQ(Keys(*store_->incidents().ListOpenIncidentsAfter("errors", "_z", 1)),
+  EXPECT_EQ(*store_->incidents().ListWatchedKeysAfter("errors", "_z", 1),
             std::vector<std::string>{"a-1"});
+}
+
+// A poll's prediction reads a chunk's incidents together: the same rows FindIncident reads one
+// by one, over every condition and state, missing keys left out, in byte order, across more
+// keys than one statement of the SQLite store takes (256).
+TEST_P(StoreContractTest, FindsManyIncidentsAtOnceInKeyOrder) {
+  app::ApplyOptions options;
+  options.policy.healthy_polls_to_close = 1;
+  std::vector<core::Observation> poll;
+  for (int i = 0; i < 300; ++i) {
+    poll.push_back(Obs("2026-12-02T09:00:00Z", "k" + std::to_string(1000 + i), kBad, R"({"n":1})"));
+  }
+  core::Observation other = Obs("2026-12-02T09:00:00Z", "B", kBad);
+  other.condition = "latency";
+  poll.push_back(other);
+  poll.push_back(Obs("2026-12-02T09:00:00Z", "_z", kBad));
+  poll.push_back(Obs("2026-12-02T09:01:00Z", "_z", kGood));  // resolved
+  ASSERT_TRUE(Apply(poll, "p1", options).ok());
+
+  std::vector<std::string> keys = {"B", "_z", "absent"};
+  for (int i = 0; i < 300; i += 2) keys.push_back("k" + std::to_string(1000 + i));
+  keys.push_back("zz-absent");
+  std::vector<core::Incident> found;
+  found.push_back(core::Incident{});  // appended after what is there
+  ASSERT_TRUE(store_->incidents().FindIncidents(keys, found).ok());
+  ASSERT_EQ(found.size(), 1u + 2u + 150u);
+  found.erase(found.begin());
+  std::vector<std::string> expected = {"B", "_z"};
+  for (int i = 0; i < 300; i += 2) expected.push_back("k" + std::to_string(1000 + i));
+  EXPECT_EQ(Keys(found), expected);
+  for (const core::Incident& incident : found) {
+    auto one = store_->incidents().FindIncident(incident.key);
+    ASSERT_TRUE(one.ok() && one->has_value()) << incident.key;
+    EXPECT_EQ(incident.condition, (*one)->condition) << incident.key;
+    EXPECT_EQ(incident.version, (*one)->version) << incident.key;
+    EXPECT_EQ(incident.status, (*one)->status) << incident.key;
+    EXPECT_EQ(incident.last_seen_at, (*one)->last_seen_at) << incident.key;
+    EXPECT_EQ(incident.recent_evidence, (*one)->recent_evidence) << incident.key;
+  }
+  EXPECT_EQ(found[0].condition, "latency");
+  EXPECT_EQ(found[1].status, core::IncidentStatus::kResolved);
+  EXPECT_EQ(found[2].recent_evidence, std::vector<std::string>{R"({"n":1})"});
+
+  std::vector<core::Incident> none;
+  EXPECT_TRUE(store_->incidents().FindIncidents({}, none).ok());
+  EXPECT_TRUE(none.empty());
 }
 
 TEST_P(StoreContractTest, OpenIncidentsAreReadThroughTheOpenIndex) {

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstddef>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -24,6 +26,30 @@ class HeldDecisions : public DecisionSink {
 
  private:
   std::vector<std::pair<core::Observation, core::Decision>> held_;
+};
+
+// HeldDecisions for a caller that keeps the observations it applied (an apply sends one decision
+// per observation, in input order): holds only the decisions, so a poll of a million quiet
+// sightings does not copy every observation, its evidence and labels, once more.
+class HeldDecisionsOf : public DecisionSink {
+ public:
+  // `observations`: what the apply read, in its order; must outlive ForwardTo.
+  explicit HeldDecisionsOf(std::span<const core::Observation> observations)
+      : observations_(observations) {}
+  void OnDecision(const core::Observation& /*observation*/,
+                  const core::Decision& decision) override {
+    held_.push_back(decision);
+  }
+  void Reset() override { held_.clear(); }
+  void ForwardTo(DecisionSink& sink) const {
+    for (size_t i = 0; i < held_.size() && i < observations_.size(); ++i) {
+      sink.OnDecision(observations_[i], held_[i]);
+    }
+  }
+
+ private:
+  std::span<const core::Observation> observations_;
+  std::vector<core::Decision> held_;
 };
 
 }  // namespace quell::app

@@ -45,6 +45,10 @@ struct PollApplier::Chunk {
   std::vector<core::Decision> decisions;  // parallel to observations[0, size)
   std::vector<std::string> keys;
   std::vector<core::Incident> loaded;
+  std::vector<std::string> unread;   // LoadChunk's keys to read whole
+  std::vector<std::string> checked;  // LoadChunk's keys read before, whose versions are checked
+  std::vector<size_t> checked_at;    // their places in ApplyOptions::read_before.keys
+  std::vector<std::pair<std::string, uint64_t>> versions;
   std::vector<Slot> slots;
   std::vector<core::IncidentWrite> writes;
   std::vector<core::DecisionRecord> log;
@@ -108,7 +112,11 @@ core::Result<ApplySummary> PollApplier::Apply(core::ObservationStream& poll,
       return status.error();
     }
     // The transaction was lost whole (a deadlock, serialization failure or lost connection):
-    // start over.
+    // start over, reading every incident again.
+    options_.read_before = ReadBefore{};
+    read_index_.clear();
+    read_taken_.clear();
+    cursor_ = 0;
     if (auto rewound = poll.Rewind(); !rewound) {
       return core::MakeError(core::ErrorCode::kConflict,
                              status.error().message + "; cannot retry: " + rewound.error().message);
@@ -233,8 +241,7 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
   for (uint32_t attempt = 1;; ++attempt) {
     chunk.quiet_keys.resize(quiet_before);  // a retried chunk evaluates again
     if (auto status = tx.Savepoint(); !status) return status;
-    chunk.loaded.clear();
-    if (auto status = tx.LoadIncidents(chunk.keys, chunk.loaded); !status) return status;
+    if (auto status = LoadChunk(tx, chunk, attempt == 1); !status) return status;
 
     // Slots in key order; a key without a row gets a fresh incident that stays unwritten
     // unless a decision changes it, so healthy keys that never opened cost no row.
@@ -392,6 +399,62 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
     }
     return {};
   }
+}
+
+core::Status PollApplier::LoadChunk(core::StoreTransaction& tx, Chunk& chunk, bool first_attempt) {
+  chunk.loaded.clear();
+  const ReadBefore& before = options_.read_before;
+  if (!first_attempt || before.keys.empty()) return tx.LoadIncidents(chunk.keys, chunk.loaded);
+  const size_t n = before.keys.size();
+  if (read_index_.empty()) {
+    // Where each key read before has its incident, once: both lists are sorted by key.
+    read_index_.assign(n, kNotRead);
+    read_taken_.assign(before.incidents.size(), false);
+    size_t at = 0;
+    for (size_t k = 0; k < n && at < before.incidents.size(); ++k) {
+      if (before.incidents[at].key == before.keys[k]) read_index_[k] = at++;
+    }
+  }
+  chunk.unread.clear();
+  chunk.checked.clear();
+  chunk.checked_at.clear();
+  // chunk.keys is sorted, so a cursor walks before.keys once; it searches only when a chunk
+  // starts below where the last one ended.
+  size_t pos = cursor_;
+  if (!chunk.keys.empty() && pos > 0 && chunk.keys.front() < before.keys[pos - 1]) {
+    pos = static_cast<size_t>(
+        std::lower_bound(before.keys.begin(), before.keys.end(), chunk.keys.front()) -
+        before.keys.begin());
+  }
+  for (const std::string& key : chunk.keys) {
+    while (pos < n && before.keys[pos] < key) ++pos;
+    if (pos < n && before.keys[pos] == key) {
+      chunk.checked.push_back(key);
+      chunk.checked_at.push_back(pos);
+    } else {
+      chunk.unread.push_back(key);
+    }
+  }
+  cursor_ = pos;
+  chunk.versions.clear();
+  if (auto status = tx.LoadVersions(chunk.checked, chunk.versions); !status) return status;
+  auto stored = chunk.versions.begin();
+  for (size_t c = 0; c < chunk.checked.size(); ++c) {
+    const std::string& key = chunk.checked[c];
+    while (stored != chunk.versions.end() && stored->first < key) ++stored;
+    const bool has_row = stored != chunk.versions.end() && stored->first == key;
+    const size_t at = read_index_[chunk.checked_at[c]];
+    const bool had_row = at != kNotRead;
+    if (!has_row && !had_row) continue;  // still no row
+    if (has_row && had_row && before.incidents[at].version == stored->second && !read_taken_[at]) {
+      read_taken_[at] = true;
+      chunk.loaded.push_back(std::move(options_.read_before.incidents[at]));
+      continue;
+    }
+    chunk.unread.push_back(key);  // created, changed or deleted since it was read
+  }
+  std::sort(chunk.unread.begin(), chunk.unread.end());
+  return tx.LoadIncidents(chunk.unread, chunk.loaded);
 }
 
 TargetRules PollApplier::Rules() const {

@@ -45,6 +45,14 @@ struct Fence {
   uint64_t token = 0;
 };
 
+// Incidents read before an apply's transaction (IncidentStore::FindIncidents), as a poller
+// reads them to predict which keys transition: every key of `keys` (sorted, unique) was read,
+// and `incidents` (sorted by key) holds those that had a row.
+struct ReadBefore {
+  std::vector<std::string> keys;
+  std::vector<core::Incident> incidents;
+};
+
 struct ApplyOptions {
   core::Policy policy;
   // Quiet sightings (core/engine/quiet_sighting.h): an open incident's failure that goes on
@@ -132,6 +140,11 @@ struct ApplyOptions {
   // polled_at; a newer holder makes the Apply fail with kConflict "fenced: ...", not retried.
   // Unset (poll-once, apply, replay): unfenced, as before leases existed.
   std::optional<Fence> fence;
+  // What the caller read of these keys before the transaction: in it, such a key's row is only
+  // checked for its version (StoreTransaction::LoadVersions) and read whole again only when the
+  // version moved, so a predicted poll decodes each incident once. A chunk's first attempt
+  // only; a retried chunk or batch reads everything again.
+  ReadBefore read_before;
 };
 
 struct ApplySummary {
@@ -180,6 +193,9 @@ class PollApplier {
                          bool& began);
   core::Status ApplyChunk(core::StoreTransaction& tx, Chunk& chunk, std::string_view poll_id,
                           core::WallTime now, ApplySummary& summary);
+  // Loads the chunk's incidents into chunk.loaded: those of options_.read_before whose version
+  // still holds taken from there (once each), the rest read whole.
+  core::Status LoadChunk(core::StoreTransaction& tx, Chunk& chunk, bool first_attempt);
 
   core::Result<uint64_t> AnnounceShadowOpens(core::StoreTransaction& tx, Chunk& chunk,
                                              core::WallTime now);
@@ -214,6 +230,12 @@ class PollApplier {
   core::IncidentStore& store_;
   const core::PayloadEncoder& encoder_;
   ApplyOptions options_;
+  // LoadChunk's view of options_.read_before: for each key, its incident's place or kNotRead;
+  // which incidents were taken; where the last chunk's keys ended.
+  static constexpr size_t kNotRead = SIZE_MAX;
+  std::vector<size_t> read_index_;
+  std::vector<bool> read_taken_;
+  size_t cursor_ = 0;
 };
 
 }  // namespace quell::app

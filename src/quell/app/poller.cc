@@ -18,11 +18,6 @@
 namespace quell::app {
 namespace {
 
-// How often a polled key's unchanged failure is recorded (ApplyOptions::sighting_refresh):
-// last_seen_at, event_count and the key_groups pair lag the newest poll by less than this
-// while nothing else about the failure changes (docs/store.md, "Quiet sightings").
-constexpr core::Duration kPolledSightingRefresh = std::chrono::minutes{5};
-
 // Conditions asking one source the same question share one answer per cycle.
 std::string MetricQueryKey(const core::MetricQuery& query) {
   std::string key = query.expr;
@@ -350,7 +345,7 @@ bool Poller::Apply(const core::ConditionCommon& common, const PollPart& part,
                    std::vector<core::Observation> observations,
                    std::vector<std::pair<std::string, std::string>> marks,
                    std::vector<core::KeyGroup> key_groups, core::WallTime now, DecisionSink& sink,
-                   ConditionOutcome& outcome, Pieces* pieces) {
+                   ConditionOutcome& outcome, Pieces* pieces, ReadBefore* read_before) {
   const bool last = pieces == nullptr || pieces->last;
   outcome.observations += observations.size();
   ApplyOptions apply = ApplyOptionsFor(common, options_, cycle_maintenance_);
@@ -392,9 +387,10 @@ bool Poller::Apply(const core::ConditionCommon& common, const PollPart& part,
     apply.earlier_counts = pieces->total.poll;
   }
   if (outcome.token != 0) apply.fence = Fence{part.lease, outcome.token};
+  if (read_before != nullptr) apply.read_before = std::move(*read_before);
   PollApplier applier(store_, encoder_, std::move(apply));
   VectorObservationStream stream(observations);
-  HeldDecisions held;
+  HeldDecisionsOf held(observations);
   const std::string poll_id =
       "poll-" + core::FormatRfc3339(now) + "-" + common.name + part.Suffix();
   auto applied = applier.Apply(stream, poll_id, now, held);

@@ -26,6 +26,11 @@
 
 namespace quell::app {
 
+// How often a polled key's unchanged failure is recorded (ApplyOptions::sighting_refresh):
+// last_seen_at, event_count and the key_groups pair lag the newest poll by less than this
+// while nothing else about the failure changes (docs/store.md, "Quiet sightings").
+inline constexpr core::Duration kPolledSightingRefresh = std::chrono::minutes{5};
+
 // Builds a group's evidence text, from the listing alone or with its detail when the poll
 // enriched it. Must redact; must be thread-safe (enrichment runs concurrently).
 using GroupEvidenceBuilder =
@@ -218,12 +223,14 @@ class Poller {
                         CycleReport& report);
   // Applies one transaction's observations. With `pieces`, one piece of a poll in several:
   // every piece but the last leaves the shadow mark, `marks`' moves, the prunes and the poll
-  // row to the last. Returns whether it committed.
+  // row to the last. `read_before`: what was read of these keys before (ApplyOptions).
+  // Returns whether it committed.
   bool Apply(const core::ConditionCommon& common, const PollPart& part,
              std::vector<core::Observation> observations,
              std::vector<std::pair<std::string, std::string>> marks,
              std::vector<core::KeyGroup> key_groups, core::WallTime now, DecisionSink& sink,
-             ConditionOutcome& outcome, Pieces* pieces = nullptr);
+             ConditionOutcome& outcome, Pieces* pieces = nullptr,
+             ReadBefore* read_before = nullptr);
 
   core::IncidentStore& store_;
   const core::PayloadEncoder& encoder_;

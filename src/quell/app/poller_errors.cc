@@ -2,6 +2,7 @@
 // committed chunk by chunk (core::ListingObserver), so a poll's memory is bounded by the
 // chunk, not by the number of groups.
 #include <algorithm>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "quell/app/bounded_parallel.h"
 #include "quell/app/poller.h"
 #include "quell/core/engine/evaluate.h"
+#include "quell/core/engine/quiet_sighting.h"
 #include "quell/core/redact/redact.h"
 
 namespace quell::app {
@@ -51,6 +53,7 @@ core::GroupListing Poller::PollErrorSource(core::ErrorGroupSource& source,
     return options_.group_evidence ? options_.group_evidence(group, nullptr) : std::string();
   };
   const size_t chunk = std::max<size_t>(options_.chunk_observations, 1);
+  std::vector<core::Incident> found;  // a page's healthy keys' incidents, reused
 
   core::GroupListing walked = source.WalkPages([&](std::span<const core::ErrorGroup> page) {
     // A source's poll deadline bounds its own requests: the time spent here observing and
@@ -61,23 +64,29 @@ core::GroupListing Poller::PollErrorSource(core::ErrorGroupSource& source,
       const std::string& condition = stream.watch->condition.common.name;
       const core::Policy& policy = stream.watch->condition.common.policy;
       // A healthy listed key whose watched incident would resolve: its group is kept so
-      // the resolve can be enriched after the walk (within the cycle's detail budget).
-      const auto remember = [&](std::string_view key) {
-        if (stream.remembered >= enrich_left) return false;
-        auto found = store_.FindIncident(key);
-        if (!found || !*found || (*found)->condition != condition || !Watched(**found)) {
-          return false;
+      // the resolve can be enriched after the walk (within the cycle's detail budget). A
+      // page's keys are read together.
+      const auto remember = [&](std::span<const std::string> keys, std::vector<size_t>& kept) {
+        if (stream.remembered >= enrich_left) return;
+        found.clear();
+        if (auto read = store_.FindIncidents(keys, found); !read) return;
+        size_t at = 0;
+        for (core::Incident& incident : found) {
+          if (stream.remembered >= enrich_left) return;
+          while (at < keys.size() && keys[at] < incident.key) ++at;
+          if (at == keys.size()) return;
+          if (incident.condition != condition || !Watched(incident)) continue;
+          core::Observation healthy;
+          healthy.key = incident.key;
+          healthy.at = now;
+          healthy.health = core::Health::kHealthy;
+          healthy.condition = condition;
+          if (!core::EvaluateCopy(std::move(incident), healthy, policy).decision.transition) {
+            continue;
+          }
+          kept.push_back(at);
+          ++stream.remembered;
         }
-        core::Observation healthy;
-        healthy.key = std::string(key);
-        healthy.at = now;
-        healthy.health = core::Health::kHealthy;
-        healthy.condition = condition;
-        if (!core::EvaluateCopy(std::move(**found), healthy, policy).decision.transition) {
-          return false;
-        }
-        ++stream.remembered;
-        return true;
       };
       stream.observer->ObservePage(page, summary_evidence, remember);
       if (stream.observer->pending() >= chunk) {
@@ -98,11 +107,11 @@ core::GroupListing Poller::PollErrorSource(core::ErrorGroupSource& source,
     if (stream.observer->pending() > 0) {
       ApplyErrorChunk(stream, stream.observer->TakeChunk(), false, now, enrich_left, sink);
     }
-    // The watched incidents not seen failing, a slice at a time in key order; the last slice
-    // commits the marks.
+    // The watched incidents not seen failing, a slice of keys at a time in key order; the
+    // last slice commits the marks.
     std::string after;
     while (!stream.stopped) {
-      auto slice = store_.ListOpenIncidentsAfter(stream.watch->condition.common.name, after, chunk);
+      auto slice = store_.ListWatchedKeysAfter(stream.watch->condition.common.name, after, chunk);
       if (!slice) {
         outcome.apply_error = slice.error().message;
         outcome.applied = false;
@@ -111,7 +120,7 @@ core::GroupListing Poller::PollErrorSource(core::ErrorGroupSource& source,
       const bool last = slice->size() < chunk;
       core::ObservedChunk unseen;
       stream.observer->ObserveUnseen(*slice, walked.complete, last, unseen);
-      if (!slice->empty()) after = slice->back().key;
+      if (!slice->empty()) after = slice->back();
       if (!last && unseen.observations.empty()) continue;
       ApplyErrorChunk(stream, std::move(unseen), last, now, enrich_left, sink);
       if (last) break;
@@ -129,20 +138,45 @@ void Poller::ApplyErrorChunk(ErrorStream& stream, core::ObservedChunk chunk, boo
   // Predict which keys transition (open, renotify, resolve) against the incidents as they
   // stand; only those are worth a detail request. A race with another worker can make the
   // guess wrong, which costs one missing or one unneeded enrichment, never a wrong decision.
+  // What is read here is kept for the apply, which then only checks each row's version.
   std::vector<size_t> to_enrich;
-  for (size_t i = 0; i < chunk.observations.size() && to_enrich.size() < enrich_left; ++i) {
-    if (chunk.group_ids[i].empty()) continue;
-    const core::Observation& observation = chunk.observations[i];
-    auto found = store_.FindIncident(observation.key);
-    if (!found) {
-      outcome.apply_error = found.error().message;
+  ReadBefore read;
+  std::vector<core::Incident> found;
+  // The chunk's keys are read in slices, until the detail budget is spent (observations are
+  // sorted by key, one per key).
+  constexpr size_t kSlice = 256;
+  for (size_t from = 0; from < chunk.observations.size() && to_enrich.size() < enrich_left;
+       from += kSlice) {
+    const size_t to = std::min(chunk.observations.size(), from + kSlice);
+    const size_t first_key = read.keys.size();
+    for (size_t i = from; i < to; ++i) {
+      if (!chunk.group_ids[i].empty()) read.keys.push_back(chunk.observations[i].key);
+    }
+    found.clear();
+    const std::span<const std::string> slice(read.keys.begin() + static_cast<ptrdiff_t>(first_key),
+                                             read.keys.end());
+    if (auto status = store_.FindIncidents(slice, found); !status) {
+      outcome.apply_error = status.error().message;
       stream.stopped = true;
       return;
     }
-    core::Incident current = found->value_or(core::Incident{});
-    const core::Evaluation predicted =
-        core::EvaluateCopy(std::move(current), observation, condition.common.policy);
-    if (predicted.decision.transition) to_enrich.push_back(i);
+    auto next = found.begin();
+    for (size_t i = from; i < to && to_enrich.size() < enrich_left; ++i) {
+      if (chunk.group_ids[i].empty()) continue;
+      const core::Observation& observation = chunk.observations[i];
+      const bool has_row = next != found.end() && next->key == observation.key;
+      const core::Incident none;
+      const core::Incident& current = has_row ? *next++ : none;
+      // A quiet sighting (most of a steady poll) never transitions: no copy to evaluate.
+      if (core::IsQuietSighting(current, observation, condition.common.policy,
+                                kPolledSightingRefresh)) {
+        continue;
+      }
+      if (core::EvaluateCopy(current, observation, condition.common.policy).decision.transition) {
+        to_enrich.push_back(i);
+      }
+    }
+    for (core::Incident& incident : found) read.incidents.push_back(std::move(incident));
   }
   enrich_left -= static_cast<uint32_t>(to_enrich.size());
 
@@ -170,7 +204,7 @@ void Poller::ApplyErrorChunk(ErrorStream& stream, core::ObservedChunk chunk, boo
   }
   stream.pieces.last = last;
   if (!Apply(condition.common, watch.part, std::move(chunk.observations), std::move(marks),
-             std::move(chunk.key_groups), now, sink, outcome, &stream.pieces)) {
+             std::move(chunk.key_groups), now, sink, outcome, &stream.pieces, &read)) {
     stream.stopped = true;
   }
 }

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -25,14 +26,6 @@ ErrorGroupCondition ByService() {
   c.common.name = "errors";
   c.key = KeyTemplate::Parse("{tags.service}").value();
   return c;
-}
-
-Incident Watched(std::string key) {
-  Incident i;
-  i.key = std::move(key);
-  i.condition = "errors";
-  i.status = IncidentStatus::kOpen;
-  return i;
 }
 
 std::vector<std::string> Keys(const ObservedChunk& chunk) {
@@ -75,7 +68,7 @@ TEST(ListingObserverTest, ObservesEachFailingKeyInTheFirstChunkThatShowsIt) {
   EXPECT_EQ(second.key_groups.size(), 2U);  // (api, g4) is still recorded
 
   ObservedChunk unseen;
-  const std::vector<Incident> watched = {Watched("api"), Watched("old"), Watched("web")};
+  const std::vector<std::string> watched = {"api", "old", "web"};
   observer.ObserveUnseen(watched, /*complete=*/true, /*last=*/true, unseen);
   EXPECT_EQ(Keys(unseen), (std::vector<std::string>{"old", "web"}));
   EXPECT_EQ(unseen.observations[0].health, Health::kHealthy);
@@ -87,7 +80,7 @@ TEST(ListingObserverTest, AnIncompleteListingObservesTheUnseenAsUnknown) {
   observer.ObservePage(std::vector<ErrorGroup>{Group("g3", "web", true)}, {}, {});
   (void)observer.TakeChunk();
   ObservedChunk unseen;
-  const std::vector<Incident> watched = {Watched("web")};
+  const std::vector<std::string> watched = {"web"};
   observer.ObserveUnseen(watched, /*complete=*/false, /*last=*/true, unseen);
   ASSERT_EQ(Keys(unseen), std::vector<std::string>{"web"});
   EXPECT_EQ(unseen.observations[0].health, Health::kUnknown);
@@ -105,13 +98,41 @@ TEST(ListingObserverTest, AFlapDampedConditionObservesItsHealthyKeysAfterTheWalk
   observer.ObservePage(std::vector<ErrorGroup>{Group("g5", "a", false)}, {}, {});
   (void)observer.TakeChunk();
   ObservedChunk first;
-  const std::vector<Incident> slice1 = {Watched("c")};
+  const std::vector<std::string> slice1 = {"c"};
   observer.ObserveUnseen(slice1, true, false, first);
   EXPECT_EQ(Keys(first), std::vector<std::string>{"c"});  // "a" failed on page 2
   ObservedChunk second;
-  const std::vector<Incident> slice2 = {Watched("d")};
+  const std::vector<std::string> slice2 = {"d"};
   observer.ObserveUnseen(slice2, true, true, second);
   EXPECT_EQ(Keys(second), (std::vector<std::string>{"d", "e"}));
+}
+
+// The poller reads a page's healthy keys' incidents together: it is asked once per page, in
+// key order, each key once and never again once remembered, and the kept keys' first listed
+// groups come back with their observations after the walk.
+TEST(ListingObserverTest, AsksAboutAPagesHealthyKeysTogether) {
+  const ErrorGroupCondition condition = ByService();
+  ListingObserver observer(condition, std::nullopt, At("2026-12-02T09:01:00Z"), {});
+  std::vector<std::vector<std::string>> asked;
+  const ListingObserver::Remember remember = [&](std::span<const std::string> keys,
+                                                 std::vector<size_t>& kept) {
+    asked.emplace_back(keys.begin(), keys.end());
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (keys[i] == "db" || keys[i] == "web") kept.push_back(i);
+    }
+  };
+  observer.ObservePage(std::vector<ErrorGroup>{Group("g1", "web", true), Group("g2", "api", false),
+                                               Group("g3", "db", true), Group("g4", "web", true)},
+                       {}, remember);
+  observer.ObservePage(
+      std::vector<ErrorGroup>{Group("g5", "web", true), Group("g6", "cache", true)}, {}, remember);
+  EXPECT_EQ(asked, (std::vector<std::vector<std::string>>{{"db", "web"}, {"cache"}}));
+  (void)observer.TakeChunk();
+  ObservedChunk unseen;
+  const std::vector<std::string> watched = {"cache", "db", "web"};
+  observer.ObserveUnseen(watched, /*complete=*/true, /*last=*/true, unseen);
+  EXPECT_EQ(Keys(unseen), (std::vector<std::string>{"cache", "db", "web"}));
+  EXPECT_EQ(unseen.group_ids, (std::vector<std::string>{"", "g3", "g1"}));
 }
 
 }  // namespace listing_observer_test

@@ -165,6 +165,32 @@ class PgTransaction : public core::StoreTransaction {
     return {};
   }
 
+  Status LoadVersions(std::span<const std::string> keys,
+                      std::vector<std::pair<std::string, uint64_t>>& out) override {
+    if (keys.empty()) return {};
+    ArrayBuilder array;
+    for (const std::string& key : keys) array.Text(key);
+    // Locked as LoadIncidents locks: the versions must still hold when the chunk is written.
+    static const std::string sql =
+        "SELECT key, version FROM incidents WHERE key = ANY($1::text[])"
+        " ORDER BY key COLLATE \"C\" FOR UPDATE";
+    auto result = c_.Run(sql, {array.Finish()});
+    if (!result) return result.error();
+    PGresult* rows = result->get();
+    for (int r = 0; r < PQntuples(rows); ++r) {
+      uint64_t version = 0;
+      const char* text = PQgetvalue(rows, r, 1);
+      const auto parsed = std::from_chars(text, text + PQgetlength(rows, r, 1), version);
+      if (parsed.ec != std::errc()) {
+        return MakeError(ErrorCode::kCorrupt, "incident version does not parse");
+      }
+      out.emplace_back(
+          std::string(PQgetvalue(rows, r, 0), static_cast<size_t>(PQgetlength(rows, r, 0))),
+          version);
+    }
+    return {};
+  }
+
   Status Savepoint() override {
     // A new savepoint would shadow the old one; release the old so they do not pile up.
     auto result = c_.RunScript(has_savepoint_ ? "RELEASE SAVEPOINT chunk; SAVEPOINT chunk"
@@ -743,24 +769,44 @@ core::Result<std::optional<core::Incident>> PgIncidentStore::FindIncident(std::s
   return std::optional<core::Incident>(std::move(*incident));
 }
 
-core::Result<std::vector<core::Incident>> PgIncidentStore::ListOpenIncidentsAfter(
+core::Result<std::vector<std::string>> PgIncidentStore::ListWatchedKeysAfter(
     std::string_view condition, std::string_view after, size_t limit) {
-  // As ListOpenIncidents, each index read from the key after the previous slice's.
+  // ListOpenIncidents' keys, each index read from the key after the previous slice's; the
+  // indexes hold (condition, key), so the sweep can be answered from them alone.
   static const std::string sql =
-      std::string("SELECT * FROM (SELECT ") + kIncidentColumns +
-      " FROM incidents WHERE condition = $1 AND status = 'open' AND key COLLATE \"C\" > $2"
-      " UNION ALL SELECT " +
-      kIncidentColumns +
-      " FROM incidents WHERE condition = $1 AND held = 1 AND status <> 'open' AND"
-      " key COLLATE \"C\" > $2 UNION ALL SELECT " +
-      kIncidentColumns +
-      " FROM incidents WHERE condition = $1 AND unhealthy_streak > 0 AND held = 0 AND"
-      " status <> 'open' AND key COLLATE \"C\" > $2) AS watched"
-      " ORDER BY key COLLATE \"C\" LIMIT $3";
+      "SELECT key FROM (SELECT key FROM incidents WHERE condition = $1 AND status = 'open' AND"
+      " key COLLATE \"C\" > $2 UNION ALL SELECT key FROM incidents WHERE condition = $1 AND"
+      " held = 1 AND status <> 'open' AND key COLLATE \"C\" > $2 UNION ALL SELECT key FROM"
+      " incidents WHERE condition = $1 AND unhealthy_streak > 0 AND held = 0 AND"
+      " status <> 'open' AND key COLLATE \"C\" > $2) AS watched ORDER BY key COLLATE \"C\""
+      " LIMIT $3";
   auto result =
       connection_->Run(sql, {std::string(condition), std::string(after), std::to_string(limit)});
   if (!result) return result.error();
-  return ReadIncidents(result->get());
+  PGresult* rows = result->get();
+  std::vector<std::string> out;
+  out.reserve(static_cast<size_t>(PQntuples(rows)));
+  for (int r = 0; r < PQntuples(rows); ++r) {
+    out.emplace_back(PQgetvalue(rows, r, 0), static_cast<size_t>(PQgetlength(rows, r, 0)));
+  }
+  return out;
+}
+
+core::Status PgIncidentStore::FindIncidents(std::span<const std::string> keys,
+                                            std::vector<core::Incident>& out) {
+  if (keys.empty()) return {};
+  // One round trip for the lot, as a transaction's LoadIncidents, without its row locks.
+  ArrayBuilder array;
+  for (const std::string& key : keys) array.Text(key);
+  static const std::string sql = std::string("SELECT ") + kIncidentColumns +
+                                 " FROM incidents WHERE key = ANY($1::text[])"
+                                 " ORDER BY key COLLATE \"C\"";
+  auto result = connection_->Run(sql, {array.Finish()});
+  if (!result) return result.error();
+  auto incidents = ReadIncidents(result->get());
+  if (!incidents) return incidents.error();
+  for (core::Incident& incident : *incidents) out.push_back(std::move(incident));
+  return {};
 }
 
 core::Result<std::vector<core::Incident>> PgIncidentStore::ListOpenIncidents(

@@ -41,9 +41,11 @@ class PgIncidentStore : public core::IncidentStore,
   core::Result<std::vector<core::Incident>> ListIncidents() override;
   core::Result<std::optional<core::Incident>> FindIncident(std::string_view key) override;
   core::Result<std::vector<core::Incident>> ListOpenIncidents(std::string_view condition) override;
-  core::Result<std::vector<core::Incident>> ListOpenIncidentsAfter(std::string_view condition,
-                                                                   std::string_view after,
-                                                                   size_t limit) override;
+  core::Result<std::vector<std::string>> ListWatchedKeysAfter(std::string_view condition,
+                                                              std::string_view after,
+                                                              size_t limit) override;
+  core::Status FindIncidents(std::span<const std::string> keys,
+                             std::vector<core::Incident>& out) override;
   core::Result<std::vector<core::OutboxRow>> ListOutbox(
       std::optional<core::OutboxStatus> status) override;
   core::Status MarkSent(std::string_view idempotency_key, std::string_view remote_message_id,

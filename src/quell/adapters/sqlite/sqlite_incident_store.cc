@@ -10,6 +10,7 @@
 #include <thread>
 #include <utility>
 
+#include "quell/adapters/sqlite/sqlite_batch_statement.h"
 #include "quell/adapters/sqlite/sqlite_statement.h"
 #include "quell/adapters/store_common/incident_codec.h"
 #include "quell/adapters/store_common/lease_rules.h"
@@ -129,6 +130,49 @@ void BindIncident(Stmt& s, int first, const core::Incident& in, std::string& evi
   BindOptionalUint(s, first + 26, in.upstream_count_since_previous_message);
 }
 
+// FindIncidents' statement for `rows` keys (?1 .. ?rows), through the primary key.
+std::string FindManySql(size_t rows) {
+  std::string sql = std::string("SELECT ") + kIncidentColumns + " FROM incidents WHERE key IN (";
+  for (size_t r = 1; r <= rows; ++r) {
+    if (r > 1) sql += ',';
+    sql += '?';
+    sql += std::to_string(r);
+  }
+  return sql + ") ORDER BY key";
+}
+
+// A batch of (key, group) pairs seen at ?1, groups of (?2k, ?2k+1): the upsert that counts a
+// poll of each pair, or the insert that leaves a known pair alone.
+std::string KeyGroupValues(size_t rows) {
+  std::string sql =
+      "INSERT INTO key_groups (key, group_id, first_seen_at, last_seen_at, polls)"
+      " VALUES ";
+  for (size_t r = 0; r < rows; ++r) {
+    if (r > 0) sql += ',';
+    sql += "(?" + std::to_string(2 + 2 * r) + ",?" + std::to_string(3 + 2 * r) + ",?1,?1,1)";
+  }
+  return sql;
+}
+std::string RecordKeyGroupsSql(size_t rows) {
+  return KeyGroupValues(rows) +
+         " ON CONFLICT (key, group_id) DO UPDATE SET last_seen_at = excluded.last_seen_at,"
+         " polls = polls + 1";
+}
+std::string RecordNewKeyGroupsSql(size_t rows) {
+  return KeyGroupValues(rows) + " ON CONFLICT (key, group_id) DO NOTHING";
+}
+
+// LoadVersions' statement for `rows` keys: the version only, no incident decoded.
+std::string VersionsSql(size_t rows) {
+  std::string sql = "SELECT key, version FROM incidents WHERE key IN (";
+  for (size_t r = 1; r <= rows; ++r) {
+    if (r > 1) sql += ',';
+    sql += '?';
+    sql += std::to_string(r);
+  }
+  return sql + ") ORDER BY key";
+}
+
 }  // namespace
 
 struct SqliteIncidentStore::Statements {
@@ -136,10 +180,14 @@ struct SqliteIncidentStore::Statements {
   Stmt load, insert_incident, update_incident;
   Stmt insert_decision, newer_sent, insert_outbox, insert_poll, prune, put_mark, admit;
   Stmt insert_observation_mark, prune_observation_marks, prune_attempts;
-  Stmt list_incidents, find_incident, list_open, list_open_after, list_outbox, list_outbox_status;
+  Stmt list_incidents, find_incident, list_open, list_watched_after, list_outbox,
+      list_outbox_status;
+  BatchStatement find_many{FindManySql};
+  BatchStatement versions{VersionsSql};
+  BatchStatement record_key_groups{RecordKeyGroupsSql};
+  BatchStatement record_new_key_groups{RecordNewKeyGroupsSql};
   Stmt find_outbox, mark_sent, supersede, get_mark;
-  Stmt record_key_group, record_new_key_group, prune_key_groups, decisions_since, update_only_since,
-      key_groups_since;
+  Stmt prune_key_groups, decisions_since, update_only_since, key_groups_since;
   Stmt never_live, heard, inhibited_rows, open_of, cancel_tier_opens, cancel_tier_follow_ups;
   Stmt tier_waiting;
   Stmt fence_poll, lease_exists;
@@ -170,6 +218,29 @@ class SqliteTransaction : public core::StoreTransaction {
         out.push_back(std::move(*incident));
       }
       s_.load.Reset();
+    }
+    return {};
+  }
+
+  Status LoadVersions(std::span<const std::string> keys,
+                      std::vector<std::pair<std::string, uint64_t>>& out) override {
+    for (size_t done = 0; done < keys.size();) {
+      size_t rows = 0;
+      auto stmt = s_.versions.For(keys.size() - done, store_.db_, store_.path_, &rows);
+      if (!stmt) return stmt.error();
+      Stmt& s = **stmt;
+      for (size_t r = 0; r < rows; ++r) s.BindText(static_cast<int>(r + 1), keys[done + r]);
+      for (;;) {
+        auto row = s.Step();
+        if (!row) {
+          s.Reset();
+          return row.error();
+        }
+        if (!*row) break;
+        out.emplace_back(s.Text(0), static_cast<uint64_t>(s.Int(1)));
+      }
+      s.Reset();
+      done += rows;
     }
     return {};
   }
@@ -410,21 +481,31 @@ class SqliteTransaction : public core::StoreTransaction {
   }
 
   Status RecordKeyGroups(std::span<const core::KeyGroup> seen, core::WallTime now) override {
-    return WriteKeyGroups(s_.record_key_group, seen, now);
+    return WriteKeyGroups(s_.record_key_groups, seen, now);
   }
 
   Status RecordNewKeyGroups(std::span<const core::KeyGroup> seen, core::WallTime now) override {
-    return WriteKeyGroups(s_.record_new_key_group, seen, now);
+    return WriteKeyGroups(s_.record_new_key_groups, seen, now);
   }
 
-  // One row per pair through `s`: the upsert, or the insert that leaves a known pair alone.
-  static Status WriteKeyGroups(Stmt& s, std::span<const core::KeyGroup> seen, core::WallTime now) {
+  // Up to BatchStatement::kMaxRows pairs a statement through `batch`: the upsert, or the insert
+  // that leaves a known pair alone. SQLite applies a statement's rows in order, so a pair named
+  // twice counts as twice, as it did one statement a pair.
+  Status WriteKeyGroups(BatchStatement& batch, std::span<const core::KeyGroup> seen,
+                        core::WallTime now) {
     const int64_t at = store::ToMicros(now);
-    for (const core::KeyGroup& kg : seen) {
-      s.BindText(1, kg.key);
-      s.BindText(2, kg.group_id);
-      s.BindInt(3, at);
+    for (size_t done = 0; done < seen.size();) {
+      size_t rows = 0;
+      auto stmt = batch.For(seen.size() - done, store_.db_, store_.path_, &rows);
+      if (!stmt) return stmt.error();
+      Stmt& s = **stmt;
+      s.BindInt(1, at);
+      for (size_t r = 0; r < rows; ++r) {
+        s.BindText(static_cast<int>(2 + 2 * r), seen[done + r].key);
+        s.BindText(static_cast<int>(3 + 2 * r), seen[done + r].group_id);
+      }
       if (auto status = s.Run(); !status) return status;
+      done += rows;
     }
     return {};
   }
@@ -663,17 +744,15 @@ core::Result<std::unique_ptr<SqliteIncidentStore>> SqliteIncidentStore::Open(
                          cols +
                          " FROM incidents INDEXED BY incidents_pending WHERE condition = ?1 AND"
                          " unhealthy_streak > 0 AND held = 0 AND status <> 'open' ORDER BY key"},
-      // list_open a slice at a time: each index read from the key after the last slice's.
-      {&s.list_open_after, "SELECT " + cols +
-                               " FROM incidents INDEXED BY incidents_open WHERE condition = ?1 AND"
-                               " status = 'open' AND key > ?2 UNION ALL SELECT " +
-                               cols +
-                               " FROM incidents INDEXED BY incidents_held WHERE condition = ?1 AND"
-                               " held = 1 AND status <> 'open' AND key > ?2 UNION ALL SELECT " +
-                               cols +
-                               " FROM incidents INDEXED BY incidents_pending WHERE condition = ?1"
-                               " AND unhealthy_streak > 0 AND held = 0 AND status <> 'open' AND"
-                               " key > ?2 ORDER BY key LIMIT ?3"},
+      // list_open's keys a slice at a time: each index read from the key after the last
+      // slice's. Each index holds (condition, key), so no incident row is read.
+      {&s.list_watched_after,
+       "SELECT key FROM incidents INDEXED BY incidents_open WHERE condition = ?1 AND"
+       " status = 'open' AND key > ?2 UNION ALL SELECT key FROM incidents INDEXED BY"
+       " incidents_held WHERE condition = ?1 AND held = 1 AND status <> 'open' AND key > ?2"
+       " UNION ALL SELECT key FROM incidents INDEXED BY incidents_pending WHERE condition = ?1"
+       " AND unhealthy_streak > 0 AND held = 0 AND status <> 'open' AND key > ?2 ORDER BY key"
+       " LIMIT ?3"},
       {&s.list_outbox,
        "SELECT " + ocols + ", tier FROM outbox ORDER BY key, channel, generation, version"},
       {&s.list_outbox_status, "SELECT " + ocols +
@@ -689,13 +768,6 @@ core::Result<std::unique_ptr<SqliteIncidentStore>> SqliteIncidentStore::Open(
        " channel = ?2 AND status = 'pending' AND"
        " (generation < ?3 OR (generation = ?3 AND version < ?4))"},
       {&s.get_mark, "SELECT value FROM source_marks WHERE name = ?"},
-      {&s.record_key_group,
-       "INSERT INTO key_groups (key, group_id, first_seen_at, last_seen_at, polls)"
-       " VALUES (?1, ?2, ?3, ?3, 1) ON CONFLICT (key, group_id) DO UPDATE SET"
-       " last_seen_at = excluded.last_seen_at, polls = polls + 1"},
-      {&s.record_new_key_group,
-       "INSERT INTO key_groups (key, group_id, first_seen_at, last_seen_at, polls)"
-       " VALUES (?1, ?2, ?3, ?3, 1) ON CONFLICT (key, group_id) DO NOTHING"},
       {&s.decisions_since, "SELECT decision, count(*) FROM decisions WHERE at >= ? GROUP BY 1"},
       {&s.update_only_since,
        "SELECT coalesce(sum(n_update_only), 0) FROM polls WHERE applied_at >= ?"},
@@ -794,13 +866,39 @@ core::Result<std::vector<core::Incident>> SqliteIncidentStore::ListOpenIncidents
   return ReadAll(s);
 }
 
-core::Result<std::vector<core::Incident>> SqliteIncidentStore::ListOpenIncidentsAfter(
+core::Result<std::vector<std::string>> SqliteIncidentStore::ListWatchedKeysAfter(
     std::string_view condition, std::string_view after, size_t limit) {
-  Stmt& s = statements_->list_open_after;
+  Stmt& s = statements_->list_watched_after;
   s.BindText(1, condition);
   s.BindText(2, after);
   s.BindUint(3, limit);
-  return ReadAll(s);
+  std::vector<std::string> out;
+  for (;;) {
+    auto row = s.Step();
+    if (!row) return row.error();
+    if (!*row) break;
+    out.push_back(s.Text(0));
+  }
+  s.Reset();
+  return out;
+}
+
+core::Status SqliteIncidentStore::FindIncidents(std::span<const std::string> keys,
+                                                std::vector<core::Incident>& out) {
+  // Up to BatchStatement::kMaxRows keys a statement: outside a transaction each statement
+  // takes and drops its own read lock, which costs more than reading a row.
+  for (size_t done = 0; done < keys.size();) {
+    size_t rows = 0;
+    auto stmt = statements_->find_many.For(keys.size() - done, db_, path_, &rows);
+    if (!stmt) return stmt.error();
+    Stmt& s = **stmt;
+    for (size_t r = 0; r < rows; ++r) s.BindText(static_cast<int>(r + 1), keys[done + r]);
+    auto some = ReadAll(s);
+    if (!some) return some.error();
+    for (core::Incident& incident : *some) out.push_back(std::move(incident));
+    done += rows;
+  }
+  return {};
 }
 
 core::Result<std::optional<std::string>> SqliteIncidentStore::GetSourceMark(std::string_view name) {

@@ -16,8 +16,9 @@ ListingObserver::ListingObserver(const ErrorGroupCondition& condition,
       keep_all_healthy_(condition.common.policy.flap.has_value()) {}
 
 void ListingObserver::ObservePage(std::span<const ErrorGroup> page, const GroupEvidence& evidence,
-                                  const std::function<bool(std::string_view key)>& remember) {
+                                  const Remember& remember) {
   std::string key;
+  page_healthy_.clear();
   for (const ErrorGroup& group : page) {
     if (!Matches(condition_.filter, group)) continue;
     ++groups_matched_;
@@ -31,8 +32,7 @@ void ListingObserver::ObservePage(std::span<const ErrorGroup> page, const GroupE
     if (keeps_ && !keeps_(key)) continue;
     if (!unhealthy) {
       if (keep_all_healthy_) healthy_keys_.push_back(key);
-      if (remember && !remembered_.contains(key) && remember(key))
-        remembered_.emplace(key, group.id);
+      if (remember && !remembered_.contains(key)) page_healthy_.emplace_back(key, group.id);
       continue;
     }
     chunk_.key_groups.push_back(KeyGroup{key, group.id});
@@ -58,6 +58,21 @@ void ListingObserver::ObservePage(std::span<const ErrorGroup> page, const GroupE
         .expire = false,
     });
     chunk_.group_ids.push_back(group.id);
+  }
+  if (page_healthy_.empty()) return;
+  // The first group listed of a key is the one kept, as when asked key by key.
+  std::stable_sort(page_healthy_.begin(), page_healthy_.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  page_healthy_.erase(std::unique(page_healthy_.begin(), page_healthy_.end(),
+                                  [](const auto& a, const auto& b) { return a.first == b.first; }),
+                      page_healthy_.end());
+  ask_.clear();
+  for (const auto& [healthy, id] : page_healthy_) ask_.push_back(healthy);
+  kept_.clear();
+  remember(ask_, kept_);
+  for (const size_t i : kept_) {
+    if (i < page_healthy_.size())
+      remembered_.emplace(page_healthy_[i].first, page_healthy_[i].second);
   }
 }
 
@@ -111,8 +126,8 @@ void ListingObserver::ObserveHealthyKeysBefore(const std::string* key, ObservedC
   }
 }
 
-void ListingObserver::ObserveUnseen(std::span<const Incident> watched, bool complete, bool last,
-                                    ObservedChunk& out) {
+void ListingObserver::ObserveUnseen(std::span<const std::string> watched_keys, bool complete,
+                                    bool last, ObservedChunk& out) {
   // A partial listing proves nothing healthy: its healthy keys observe nothing.
   const bool healthy_keys = keep_all_healthy_ && complete;
   if (healthy_keys && !healthy_sorted_) {
@@ -121,17 +136,16 @@ void ListingObserver::ObserveUnseen(std::span<const Incident> watched, bool comp
                         healthy_keys_.end());
     healthy_sorted_ = true;
   }
-  for (const Incident& incident : watched) {
-    if (incident.condition != condition_.common.name) continue;
-    if (keeps_ && !keeps_(incident.key)) continue;
+  for (const std::string& key : watched_keys) {
+    if (keeps_ && !keeps_(key)) continue;
     if (healthy_keys) {
-      ObserveHealthyKeysBefore(&incident.key, out);
-      if (healthy_next_ < healthy_keys_.size() && healthy_keys_[healthy_next_] == incident.key) {
+      ObserveHealthyKeysBefore(&key, out);
+      if (healthy_next_ < healthy_keys_.size() && healthy_keys_[healthy_next_] == key) {
         ++healthy_next_;
       }
     }
-    if (failing_.Contains(incident.key)) continue;
-    AddUnseen(incident.key, complete ? Health::kHealthy : Health::kUnknown, out);
+    if (failing_.Contains(key)) continue;
+    AddUnseen(key, complete ? Health::kHealthy : Health::kUnknown, out);
   }
   if (healthy_keys && last) ObserveHealthyKeysBefore(nullptr, out);
 }

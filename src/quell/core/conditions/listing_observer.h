@@ -48,21 +48,26 @@ class ListingObserver {
   ListingObserver(const ErrorGroupCondition& condition, std::optional<WallTime> previous_watermark,
                   WallTime at, std::function<bool(std::string_view)> keeps);
 
-  // Observes one page. `remember` is asked about each healthy listed key (of this poll); a true
-  // answer keeps its group's id for the key's observation after the walk (so a resolve the
-  // poller predicts can be enriched); the poller bounds how many.
+  // Asked once per page about its healthy listed keys (of this poll, unique, not remembered
+  // before), in key order: it appends to `kept` the positions of those whose group's id is to be
+  // kept for the key's observation after the walk (so a resolve the poller predicts can be
+  // enriched). Once per page, not per key, so the poller can read their incidents together.
+  using Remember =
+      std::function<void(std::span<const std::string> keys, std::vector<size_t>& kept)>;
+
+  // Observes one page; `remember` (may be empty) as above, the poller bounds how many.
   void ObservePage(std::span<const ErrorGroup> page, const GroupEvidence& evidence,
-                   const std::function<bool(std::string_view key)>& remember);
+                   const Remember& remember);
   // Observations waiting in the current chunk.
   size_t pending() const { return chunk_.observations.size(); }
   // Hands over the current chunk, sorted by key; its keys count as seen from now on.
   ObservedChunk TakeChunk();
 
-  // After the last page (and TakeChunk): observes the watched incidents in `watched`, one slice
-  // of them at a time in key order, into `out`; `last` with the final slice.
-  void ObserveUnseen(std::span<const Incident> watched, bool complete, bool last,
+  // After the last page (and TakeChunk): observes the watched incidents of the condition
+  // (IncidentStore::ListWatchedKeysAfter), one slice of their keys at a time in key order, into
+  // `out`; `last` with the final slice.
+  void ObserveUnseen(std::span<const std::string> watched_keys, bool complete, bool last,
                      ObservedChunk& out);
-
   // The largest last_seen of the matching groups listed so far, or the previous watermark: the
   // mark to store once the listing completed.
   std::optional<WallTime> watermark() const { return watermark_; }
@@ -86,6 +91,10 @@ class ListingObserver {
   KeyHashSet failing_;  // keys observed failing, past chunks
   std::map<std::string, std::string, std::less<>> remembered_;  // healthy key -> group id
   std::vector<std::string> healthy_keys_;  // flap damping only; sorted once the walk ends
+  // One page's healthy keys for `remember` (sorted, unique), and their group ids.
+  std::vector<std::pair<std::string, std::string>> page_healthy_;
+  std::vector<std::string> ask_;
+  std::vector<size_t> kept_;
   bool healthy_sorted_ = false;
   size_t healthy_next_ = 0;
 };

@@ -92,6 +92,17 @@ class StoreTransaction {
   // Appends the stored incidents among `keys` (sorted, unique) to `out` in key order, and
   // holds them against other writers until the transaction ends.
   virtual Status LoadIncidents(std::span<const std::string> keys, std::vector<Incident>& out) = 0;
+  // The (key, version) of the stored incidents among `keys` (sorted, unique), appended in key
+  // order and held as LoadIncidents holds them: for a caller that read the incidents before
+  // the transaction (IncidentStore::FindIncidents) and reads again only those whose version
+  // moved (every write moves it: PutIncidents compares it). By default LoadIncidents.
+  virtual Status LoadVersions(std::span<const std::string> keys,
+                              std::vector<std::pair<std::string, uint64_t>>& out) {
+    std::vector<Incident> loaded;
+    if (auto status = LoadIncidents(keys, loaded); !status) return status;
+    for (Incident& incident : loaded) out.emplace_back(std::move(incident.key), incident.version);
+    return {};
+  }
 
   // Marks a point that RollbackToSavepoint returns to; a new Savepoint replaces the old one.
   virtual Status Savepoint() = 0;
@@ -233,21 +244,34 @@ class IncidentStore {
   // any transaction: a poll applied afterwards re-reads each incident under its lock.
   // kCorrupt when a row does not decode.
   virtual Result<std::vector<Incident>> ListOpenIncidents(std::string_view condition) = 0;
-  // The same incidents a slice at a time: at most `limit` of those whose key sorts after
-  // `after` ("" for the first slice), in key order, so a poll over a million open incidents
-  // holds one slice. By default ListOpenIncidents, cut; the stores read just the slice.
-  virtual Result<std::vector<Incident>> ListOpenIncidentsAfter(std::string_view condition,
-                                                               std::string_view after,
-                                                               size_t limit) {
+  // The keys of the same incidents a slice at a time: at most `limit` of those that sort after
+  // `after` ("" for the first slice), in key order, so a poll's sweep over a million open
+  // incidents holds one slice of keys and decodes no incident (the stores read the indexes
+  // only). By default ListOpenIncidents, cut.
+  virtual Result<std::vector<std::string>> ListWatchedKeysAfter(std::string_view condition,
+                                                                std::string_view after,
+                                                                size_t limit) {
     auto all = ListOpenIncidents(condition);
-    if (!all) return all;
-    std::vector<Incident> out;
+    if (!all) return all.error();
+    std::vector<std::string> out;
     for (Incident& incident : *all) {
       if (incident.key <= after) continue;
       if (out.size() >= limit) break;
-      out.push_back(std::move(incident));
+      out.push_back(std::move(incident.key));
     }
     return out;
+  }
+  // FindIncident for many keys (sorted, unique) in a few statements, not one per key: the
+  // incidents of those that have one, in key order, appended to `out`. A snapshot outside any
+  // transaction, as FindIncident; a poll re-checks each under its lock before it writes. By
+  // default FindIncident per key.
+  virtual Status FindIncidents(std::span<const std::string> keys, std::vector<Incident>& out) {
+    for (const std::string& key : keys) {
+      auto found = FindIncident(key);
+      if (!found) return found.error();
+      if (*found) out.push_back(std::move(**found));
+    }
+    return {};
   }
   // Outbox rows ordered by (key, channel, generation, version), only `status` when given.
   virtual Result<std::vector<OutboxRow>> ListOutbox(std::optional<OutboxStatus> status) = 0;
