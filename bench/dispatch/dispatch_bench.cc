@@ -4,6 +4,7 @@
 //   dispatch_bench --mode throughput --backend sqlite|postgres [--url URL] [--dir DIR]
 //                  [--rows 100000] [--concurrency 16] [--batch 256] [--ceiling-rows N]
 //                  [--prepare-threads 2] [--claim-ahead 1|0] [--record-every 256]
+//                  [--batches-per-round 16]
 //   dispatch_bench --mode latency --backend sqlite|postgres [--url URL] [--dir DIR]
 //                  [--rate 1000] [--seconds 10] [--concurrency 16] [--idle-ms 1000]
 //                  [--per-commit 1]
@@ -227,9 +228,10 @@ struct Flags {
   std::string mode = "throughput", backend = "sqlite", url, dir = "/tmp";
   size_t rows = 100000, concurrency = 16, batch = 256, ceiling_rows = 0;
   size_t rate = 1000, seconds = 10, idle_ms = 1000, per_commit = 1;
-  size_t prepare_threads = 2;  // DispatcherOptions::prepare_threads
-  size_t claim_ahead = 1;      // 1: Dispatcher::ClaimAheadWith a second connection
-  size_t record_every = 256;   // DispatcherOptions::record_every
+  size_t prepare_threads = 2;     // DispatcherOptions::prepare_threads
+  size_t claim_ahead = 1;         // 1: Dispatcher::ClaimAheadWith a second connection
+  size_t record_every = 256;      // DispatcherOptions::record_every
+  size_t batches_per_round = 16;  // DispatcherOptions::batches_per_round, as quell dispatch's
 };
 
 Flags ParseFlags(int argc, char** argv) {
@@ -246,6 +248,7 @@ Flags ParseFlags(int argc, char** argv) {
     if (flag == "--prepare-threads") f.prepare_threads = std::stoul(value);
     if (flag == "--claim-ahead") f.claim_ahead = std::stoul(value);
     if (flag == "--record-every") f.record_every = std::stoul(value);
+    if (flag == "--batches-per-round") f.batches_per_round = std::stoul(value);
     if (flag == "--batch") f.batch = std::stoul(value);
     if (flag == "--ceiling-rows") f.ceiling_rows = std::stoul(value);
     if (flag == "--rate") f.rate = std::stoul(value);
@@ -434,6 +437,7 @@ int Throughput(const Flags& f) {
   options.claim_batch = f.batch;
   options.prepare_threads = static_cast<uint32_t>(f.prepare_threads);
   options.record_every = f.record_every;
+  options.batches_per_round = static_cast<uint32_t>(f.batches_per_round);
   // Claims ahead overlap the sends; their time is counted apart, not in the dispatcher's.
   Spent ahead_spent;
   TimedStore ahead_store(*stores.ahead_outbox, ahead_spent);
@@ -475,17 +479,18 @@ int Throughput(const Flags& f) {
     return 1000.0 * Ms(d) / static_cast<double>(f.rows);
   };
   std::printf(
-      "%-8s rows %zu concurrency %2zu batch %zu prepare threads %zu claim ahead %zu: %6.0f sends/s "
-      "(%.2f s, %zu claims)\n"
+      "%-8s rows %zu concurrency %2zu batch %zu prepare threads %zu claim ahead %zu batches a round"
+      " %zu: %6.0f sends/s (%.2f s, %zu rounds)\n"
       "         time: claim %.0f%%, render %.0f%%, encode %.0f%%, record %.0f%%, "
       "thread-id %.0f%%, decode %.0f%%, sending and the rest %.0f%%\n"
       "         per row: claim %.1f us, render %.1f us, encode %.1f us, record %.1f us"
       " (render and encode: CPU summed over the prepare threads); claim ahead %.1f us"
       " (overlapping the sends)\n",
-      f.backend.c_str(), f.rows, f.concurrency, f.batch, f.prepare_threads, f.claim_ahead, rate,
-      Seconds(elapsed), runs, share(spent.claim), share(render), share(encode), share(spent.record),
-      share(spent.thread), share(spent.decode), share(elapsed - accounted), per_row(spent.claim),
-      per_row(render), per_row(encode), per_row(spent.record), per_row(ahead_spent.claim));
+      f.backend.c_str(), f.rows, f.concurrency, f.batch, f.prepare_threads, f.claim_ahead,
+      f.batches_per_round, rate, Seconds(elapsed), runs, share(spent.claim), share(render),
+      share(encode), share(spent.record), share(spent.thread), share(spent.decode),
+      share(elapsed - accounted), per_row(spent.claim), per_row(render), per_row(encode),
+      per_row(spent.record), per_row(ahead_spent.claim));
   dispatcher.reset();  // it may hold a batch claimed ahead, returned through its store
   http.reset();
   const double ceiling_cpu_started = ProcessCpuSeconds();
@@ -517,6 +522,7 @@ int Latency(const Flags& f) {
   quell::system::SystemClock clock;
   quell::app::DispatcherOptions options;
   options.owner = "bench";
+  options.batches_per_round = static_cast<uint32_t>(f.batches_per_round);
   auto dispatcher =
       std::make_unique<quell::app::Dispatcher>(*stores.outbox, renderer, http, clock, options);
   if (f.claim_ahead != 0) dispatcher->ClaimAheadWith(*stores.ahead_outbox);

@@ -35,8 +35,12 @@ void OutcomeRecorder::Add(const core::OutboxRow& row, core::OutboxOutcome outcom
 }
 
 void OutcomeRecorder::Flush() {
-  if (!adding_.outcomes.empty()) Start();
+  StartPending();
   Collect();
+}
+
+void OutcomeRecorder::StartPending() {
+  if (!adding_.outcomes.empty()) Start();
 }
 
 void OutcomeRecorder::Start() {

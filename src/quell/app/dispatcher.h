@@ -25,6 +25,12 @@ struct DispatcherOptions {
   core::Duration lease = std::chrono::seconds(60);
   size_t claim_batch = 256;
   size_t record_every = 256;  // outcomes per RecordOutcomes transaction
+  // With a claim ahead (Dispatcher::ClaimAheadWith), how many full batches one RunOnce may
+  // send back to back: each batch's last outcomes are written while the next one is on the
+  // wire instead of between the two. 1: one batch a round. No batch starts once the round
+  // has run `round_time` (monotonic), so groups, trims and a stop are not kept waiting.
+  uint32_t batches_per_round = 1;
+  core::Duration round_time = std::chrono::seconds(1);
   // Where dead rows are reported, one notice per interval listing them; empty: nowhere (the
   // rows stay visible as dead).
   std::string dead_letter_channel;
@@ -75,7 +81,9 @@ class Dispatcher {
                   ChannelLimits limits = {});
 
   // Assembles the group messages that are due (grouped channels), then claims one batch,
-  // delivers it and records every outcome; see DispatchReport::next_due.
+  // delivers it and records every outcome; see DispatchReport::next_due. With a claim ahead,
+  // goes on with the batch claimed ahead while the claims come back full, up to
+  // options.batches_per_round batches; the report counts them all.
   DispatchReport RunOnce();
 
  private:
@@ -126,7 +134,12 @@ class Dispatcher {
   // `ahead`: rows already read and rendered (ClaimAhead), used instead of doing it again.
   std::vector<Attempt> Prepare(std::vector<core::OutboxRow> rows, Rendered ahead,
                                DispatchReport& report);
-  // Sends every attempt; `done` runs on this thread as each one ends, in completion order.
+  // Claims (or takes the batch claimed ahead), prepares and sends one batch, adding every
+  // outcome to `recorder`; returns how many rows it claimed, or nullopt when the claim failed.
+  std::optional<size_t> SendBatch(core::WallTime now, OutcomeRecorder& recorder,
+                                  std::vector<Attempt>& attempts, DispatchReport& report);
+  // Sends every attempt but those failed or deferred already; `done` runs on this thread as
+  // each one ends, in completion order.
   void Deliver(std::vector<Attempt>& attempts, const Done& done);
   // Builds every due group message (OutboxStore::AssembleGroup, planned by
   // core::PlanGroupMessage) and notes the next one due.

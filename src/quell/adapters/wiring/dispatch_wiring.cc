@@ -115,6 +115,10 @@ app::DispatcherOptions DispatcherOptionsFor(const config::Config& config, std::s
   options.lease = config.dispatch.lease;
   options.claim_batch = config.dispatch.batch;
   options.record_every = config.dispatch.record_every;
+  // With a claim ahead (a second connection), a round goes on through up to 16 full batches
+  // (for at most DispatcherOptions::round_time), each one's last outcomes written while the next is
+  // on the wire.
+  options.batches_per_round = 16;
   options.dead_letter_channel = config.dispatch.dead_letter;
   options.dead_letter_interval = config.dispatch.dead_letter_interval;
   if (config.retention.outbox.count() > 0) options.outbox_retention = config.retention.outbox;
