@@ -1260,5 +1260,71 @@ TEST(DispatcherRoundTest, WritesABatchsOutcomesWhileTheNextBatchIsOnTheWire) {
   }
 }
 
+// Notes each claim (a claim-ahead connection).
+class ClaimNotingStore : public SharedOutboxStore {
+ public:
+  ClaimNotingStore(FakeOutboxStore& inner, std::mutex& mutex, RoundEvents& events)
+      : SharedOutboxStore(inner, mutex), events_(events) {}
+  core::Result<std::vector<core::OutboxRow>> ClaimDue(std::string_view owner, core::WallTime now,
+                                                      core::Duration lease, size_t limit) override {
+    auto claimed = SharedOutboxStore::ClaimDue(owner, now, lease, limit);
+    events_.Note(&RoundEvents::ahead_claims);
+    return claimed;
+  }
+
+ private:
+  RoundEvents& events_;
+};
+
+// An outcomes connection whose first transaction lasts until a second claim ahead is done: a
+// claim ahead that waited for the outcomes to be written would wait here until the wait gave up.
+class ClaimWaitingRecordStore : public SharedOutboxStore {
+ public:
+  ClaimWaitingRecordStore(FakeOutboxStore& inner, std::mutex& mutex, RoundEvents& events)
+      : SharedOutboxStore(inner, mutex), events_(events) {}
+  core::Result<std::vector<core::Status>> RecordOutcomes(
+      std::string_view owner, std::span<const core::OutboxOutcome> outcomes,
+      core::WallTime now) override {
+    if (records_++ == 0) side_by_side_ = events_.WaitFor(&RoundEvents::ahead_claims, 2);
+    return SharedOutboxStore::RecordOutcomes(owner, outcomes, now);
+  }
+  int records() const { return records_; }
+  bool side_by_side() const { return side_by_side_; }
+
+ private:
+  RoundEvents& events_;
+  int records_ = 0;  // one transaction at a time
+  bool side_by_side_ = false;
+};
+
+TEST(DispatcherRoundTest, WritesOutcomesOnTheirOwnConnectionBesideTheClaimAheadWhenAsked) {
+  FakeOutboxStore fake;
+  std::mutex mutex;
+  RoundEvents events;
+  SharedOutboxStore main_store(fake, mutex);
+  ClaimNotingStore ahead_store(fake, mutex, events);
+  ClaimWaitingRecordStore record_store(fake, mutex, events);
+  for (int i = 0; i < 9; ++i) fake.Add(Row("acme:k" + std::to_string(i), "hook"));
+  FakeRenderer renderer;
+  FakeHttpBatchClient http;
+  FakeClock clock{kT0};
+  FakeHttpChannel webhook{"https://hooks.test/w"};
+  app::DispatcherOptions options = RoundOptions(/*claim_batch=*/3, 16);
+  options.record_every = 100;  // each batch's outcomes are written when it is done
+  options.writers_take_turns = false;
+  app::Dispatcher d(main_store, renderer, http, clock, options);
+  d.ClaimAheadWith(ahead_store);
+  d.RecordWith(record_store);
+  d.AddHttpChannel("hook", "webhook", webhook);
+  const app::DispatchReport report = d.RunOnce();
+  EXPECT_TRUE(record_store.side_by_side()) << "the claim ahead waited for the outcomes";
+  EXPECT_GE(record_store.records(), 3) << "outcomes went through another connection";
+  EXPECT_EQ(report.claimed, 9u);
+  EXPECT_EQ(report.sent, 9u);
+  for (int i = 0; i < 9; ++i) {
+    EXPECT_EQ(fake.Row(Row("acme:k" + std::to_string(i), "hook").idempotency_key).status,
+              OutboxStatus::kSent);
+  }
+}
 }  // namespace
 }  // namespace quell::testing

@@ -104,13 +104,12 @@ DispatchReport Dispatcher::RunOnce() {
   DispatchReport report;
   const core::WallTime now = clock_.Now();
   AssembleGroups(now, report);
-  // With a claim ahead, outcomes are written on its connection (the two take turns on
-  // store_writes_), so this thread may use store_ for the next batch while they are written.
+  // With a claim ahead, outcomes are written on another connection than store_, so this
+  // thread may use store_ for the next batch while they are written.
   OutcomeRecorder recorder(
-      claim_ahead_store_ != nullptr ? *claim_ahead_store_ : store_, clock_, options_.owner,
-      options_.record_every,
+      RecordStore(), clock_, options_.owner, options_.record_every,
       DeadLetterRoute{options_.dead_letter_channel, options_.dead_letter_interval}, report,
-      &store_writes_);
+      RecordTurns());
   // Every batch of the round, kept until the recorder is flushed: it points at their rows.
   std::vector<std::vector<Attempt>> batches;
   const size_t most = std::max<uint32_t>(options_.batches_per_round, 1);
@@ -277,9 +276,20 @@ void Dispatcher::TrimWhenDue(core::WallTime now, DispatchReport& report) {
   next_trim_ = mono;  // more to delete: again next round
 }
 
+core::OutboxStore& Dispatcher::RecordStore() {
+  if (record_store_ != nullptr) return *record_store_;
+  return claim_ahead_store_ != nullptr ? *claim_ahead_store_ : store_;
+}
+
+std::mutex* Dispatcher::RecordTurns() {
+  // Without a connection of their own, outcomes share the claim ahead's: one user at a time.
+  return options_.writers_take_turns || record_store_ == nullptr ? &store_writes_ : nullptr;
+}
+
 Dispatcher::AheadBatch Dispatcher::ClaimAhead() {
   AheadBatch batch{[this] {
-                     const std::lock_guard<std::mutex> lock(store_writes_);
+                     std::unique_lock<std::mutex> lock(store_writes_, std::defer_lock);
+                     if (RecordTurns() != nullptr) lock.lock();
                      return claim_ahead_store_->ClaimDue(options_.owner, clock_.Now(),
                                                          options_.lease, options_.claim_batch);
                    }(),

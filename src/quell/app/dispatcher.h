@@ -31,6 +31,11 @@ struct DispatcherOptions {
   // has run `round_time` (monotonic), so groups, trims and a stop are not kept waiting.
   uint32_t batches_per_round = 1;
   core::Duration round_time = std::chrono::seconds(1);
+  // Whether the claim ahead and the outcome transactions, on connections of their own, take
+  // turns (one mutex): SQLite has one writer at a time and the other would sleep in its busy
+  // handler. PostgreSQL runs them side by side (false); on one shared connection they always
+  // take turns.
+  bool writers_take_turns = true;
   // Where dead rows are reported, one notice per interval listing them; empty: nowhere (the
   // rows stay visible as dead).
   std::string dead_letter_channel;
@@ -72,6 +77,12 @@ class Dispatcher {
   // batch on the wire is not claimable. Call before the first RunOnce; the store must outlive
   // the dispatcher.
   void ClaimAheadWith(core::OutboxStore& claim_store) { claim_ahead_store_ = &claim_store; }
+  // Writes outcomes through `record_store`, a connection of their own to the same store, so
+  // they need not wait for a claim ahead on its connection (with options.writers_take_turns
+  // false, they run side by side). Without it they go through the claim-ahead connection, or
+  // the dispatcher's own store when there is none. Call before the first RunOnce; the store
+  // must outlive the dispatcher.
+  void RecordWith(core::OutboxStore& record_store) { record_store_ = &record_store; }
 
   // `name` is the channel name outbox rows carry; `type` picks the templates ("webhook",
   // "slack", "email", "sms", "pagerduty"). Channels must outlive the dispatcher.
@@ -154,11 +165,15 @@ class Dispatcher {
                    core::WallTime now, DispatchReport& report);
   // Fills a dead-letter notice's message and payload from the rows that died in its window.
   void PrepareDeadLetter(Attempt& attempt, DispatchReport& report);
+  // Where outcomes are written (see RecordWith), and the mutex held around each write, if any.
+  core::OutboxStore& RecordStore();
+  std::mutex* RecordTurns();
   // Applies options_.outbox_retention when its interval is due.
   void TrimWhenDue(core::WallTime now, DispatchReport& report);
 
   core::OutboxStore& store_;
   core::OutboxStore* claim_ahead_store_ = nullptr;
+  core::OutboxStore* record_store_ = nullptr;  // RecordWith's; nullptr: see RecordStore()
   std::future<AheadBatch> claimed_ahead_;  // valid while a claim ahead runs or waits to be taken
   // Held by the claim ahead and by each outcome transaction, which run on threads of their own
   // over two connections: they take turns instead of meeting SQLite's busy handler.
