@@ -1246,7 +1246,6 @@ TEST(DispatcherRoundTest, WritesABatchsOutcomesWhileTheNextBatchIsOnTheWire) {
   FakeClock clock{kT0};
   FakeHttpChannel webhook{"https://hooks.test/w"};
   app::DispatcherOptions options = RoundOptions(/*claim_batch=*/3, 16);
-  options.record_every = 100;  // each batch's outcomes are written when it is done
   app::Dispatcher d(main_store, renderer, http, clock, options);
   d.ClaimAheadWith(ahead_store);
   d.AddHttpChannel("hook", "webhook", webhook);
@@ -1310,7 +1309,6 @@ TEST(DispatcherRoundTest, WritesOutcomesOnTheirOwnConnectionBesideTheClaimAheadW
   FakeClock clock{kT0};
   FakeHttpChannel webhook{"https://hooks.test/w"};
   app::DispatcherOptions options = RoundOptions(/*claim_batch=*/3, 16);
-  options.record_every = 100;  // each batch's outcomes are written when it is done
   options.writers_take_turns = false;
   app::Dispatcher d(main_store, renderer, http, clock, options);
   d.ClaimAheadWith(ahead_store);

@@ -35,12 +35,8 @@ void OutcomeRecorder::Add(const core::OutboxRow& row, core::OutboxOutcome outcom
 }
 
 void OutcomeRecorder::Flush() {
-  StartPending();
-  Collect();
-}
-
-void OutcomeRecorder::StartPending() {
   if (!adding_.outcomes.empty()) Start();
+  Collect();
 }
 
 void OutcomeRecorder::Start() {

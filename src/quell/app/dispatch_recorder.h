@@ -77,9 +77,6 @@ class OutcomeRecorder {
   void Add(const core::OutboxRow& row, core::OutboxOutcome outcome);
   // Records everything added so far and returns once it is recorded and counted.
   void Flush();
-  // Starts recording everything added so far (after the transaction running) and returns at
-  // once: a round's next batch goes on the wire while its last outcomes are written.
-  void StartPending();
 
  private:
   using Statuses = core::Result<std::vector<core::Status>>;

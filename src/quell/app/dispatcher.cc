@@ -130,7 +130,6 @@ DispatchReport Dispatcher::RunOnce() {
         clock_.Monotonic() - started >= options_.round_time) {
       break;
     }
-    recorder.StartPending();
   }
   recorder.Flush();
   TrimWhenDue(now, report);

@@ -24,11 +24,13 @@ struct DispatcherOptions {
   std::string owner;  // this dispatcher's lease owner id, unique per process
   core::Duration lease = std::chrono::seconds(60);
   size_t claim_batch = 256;
-  size_t record_every = 256;  // outcomes per RecordOutcomes transaction
+  // Outcomes per RecordOutcomes transaction, counted across the batches of a round.
+  size_t record_every = 256;
   // With a claim ahead (Dispatcher::ClaimAheadWith), how many full batches one RunOnce may
-  // send back to back: each batch's last outcomes are written while the next one is on the
-  // wire instead of between the two. 1: one batch a round. No batch starts once the round
-  // has run `round_time` (monotonic), so groups, trims and a stop are not kept waiting.
+  // send back to back: outcomes are written while the next batch is on the wire instead of
+  // the wire waiting for them after each batch. 1: one batch a round. No batch starts once
+  // the round has run `round_time` (monotonic), so groups, trims and a stop are not kept
+  // waiting.
   uint32_t batches_per_round = 1;
   core::Duration round_time = std::chrono::seconds(1);
   // Whether the claim ahead and the outcome transactions, on connections of their own, take

@@ -116,8 +116,8 @@ app::DispatcherOptions DispatcherOptionsFor(const config::Config& config, std::s
   options.claim_batch = config.dispatch.batch;
   options.record_every = config.dispatch.record_every;
   // With a claim ahead (a second connection), a round goes on through up to 16 full batches
-  // (for at most DispatcherOptions::round_time), each one's last outcomes written while the next is
-  // on the wire.
+  // (for at most DispatcherOptions::round_time), writing outcomes while the next batch is on
+  // the wire.
   options.batches_per_round = 16;
   options.dead_letter_channel = config.dispatch.dead_letter;
   options.dead_letter_interval = config.dispatch.dead_letter_interval;
