@@ -177,7 +177,11 @@ void Dispatcher::CheckTiersAgain(std::vector<core::OutboxRow>& rows, core::WallT
   const auto tiered = [](const core::OutboxRow& row) { return row.tier > 0; };
   if (std::none_of(rows.begin(), rows.end(), tiered)) return;
   // An ack or resolve may have committed since the claim: a later tier must not page after it.
+  // A write: it takes its turn with the outcomes of the round's earlier batches.
+  std::unique_lock<std::mutex> turn(store_writes_, std::defer_lock);
+  if (options_.writers_take_turns) turn.lock();
   auto cancelled = store_.CancelUnwantedTierRows(options_.owner, rows, now);
+  if (turn.owns_lock()) turn.unlock();
   if (!cancelled) {
     report.errors.push_back("escalation check: " + cancelled.error().message);
     std::erase_if(rows, tiered);
