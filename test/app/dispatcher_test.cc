@@ -1324,5 +1324,40 @@ TEST(DispatcherRoundTest, WritesOutcomesOnTheirOwnConnectionBesideTheClaimAheadW
               OutboxStatus::kSent);
   }
 }
+
+TEST(DispatcherRoundTest, RetriesARowOfAnEarlierBatchLaterWithItsOwnKey) {
+  FakeOutboxStore fake;
+  std::mutex mutex;
+  SharedOutboxStore main_store(fake, mutex);
+  SharedOutboxStore ahead_store(fake, mutex);
+  std::vector<core::OutboxRow> rows;
+  for (int i = 0; i < 6; ++i) rows.push_back(Row("acme:k" + std::to_string(i), "hook"));
+  for (const core::OutboxRow& row : rows) fake.Add(row);
+  FakeRenderer renderer;
+  FakeHttpBatchClient http;
+  http.Respond(503, {{"Retry-After", "30"}}).Respond(200);
+  FakeClock clock{kT0};
+  FakeHttpChannel webhook{"https://hooks.test/w"};
+  app::Dispatcher d(main_store, renderer, http, clock, RoundOptions(/*claim_batch=*/3, 16));
+  d.ClaimAheadWith(ahead_store);
+  d.AddHttpChannel("hook", "webhook", webhook);
+  const app::DispatchReport first = d.RunOnce();
+  EXPECT_EQ(first.claimed, 6u);
+  EXPECT_EQ(first.sent, 5u);
+  EXPECT_EQ(first.retried, 1u);
+  const core::OutboxRow& retried = fake.Row(rows[0].idempotency_key);
+  EXPECT_EQ(retried.status, OutboxStatus::kPending);
+  EXPECT_EQ(retried.attempts, 1u);
+  EXPECT_EQ(retried.next_attempt_at, kT0 + seconds(30));
+  EXPECT_EQ(d.RunOnce().claimed, 0u);  // not due yet
+  clock.SleepFor(seconds(30));
+  const app::DispatchReport second = d.RunOnce();
+  EXPECT_EQ(second.sent, 1u);
+  ASSERT_EQ(http.requests().size(), 7u);
+  EXPECT_EQ(core::FindHeader(http.requests()[6].headers, "Idempotency-Key"),
+            rows[0].idempotency_key);
+  EXPECT_EQ(fake.Row(rows[0].idempotency_key).status, OutboxStatus::kSent);
+  EXPECT_EQ(fake.Row(rows[0].idempotency_key).attempts, 2u);
+}
 }  // namespace
 }  // namespace quell::testing
