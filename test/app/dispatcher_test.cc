@@ -1347,7 +1347,7 @@ TEST(DispatcherRoundTest, RetriesARowOfAnEarlierBatchLaterWithItsOwnKey) {
   EXPECT_EQ(first.retried, 1u);
   const core::OutboxRow& retried = fake.Row(rows[0].idempotency_key);
   EXPECT_EQ(retried.status, OutboxStatus::kPending);
-  EXPECT_EQ(retried.attempts, 1u);
+  EXPECT_EQ(retried.attempts, 0u);  // a provider's throttle uses up no attempt
   EXPECT_EQ(retried.next_attempt_at, kT0 + seconds(30));
   EXPECT_EQ(d.RunOnce().claimed, 0u);  // not due yet
   clock.SleepFor(seconds(30));
@@ -1357,7 +1357,7 @@ TEST(DispatcherRoundTest, RetriesARowOfAnEarlierBatchLaterWithItsOwnKey) {
   EXPECT_EQ(core::FindHeader(http.requests()[6].headers, "Idempotency-Key"),
             rows[0].idempotency_key);
   EXPECT_EQ(fake.Row(rows[0].idempotency_key).status, OutboxStatus::kSent);
-  EXPECT_EQ(fake.Row(rows[0].idempotency_key).attempts, 2u);
+  EXPECT_EQ(fake.Row(rows[0].idempotency_key).attempts, 1u);
 }
 }  // namespace
 }  // namespace quell::testing
