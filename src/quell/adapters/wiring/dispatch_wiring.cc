@@ -183,10 +183,14 @@ core::Result<std::unique_ptr<DispatchWiring>> DispatchWiring::Create(
     if (!ahead) return ahead.error();
     wiring->claim_ahead_store_ = std::make_unique<core::Store>(std::move(*ahead));
     wiring->dispatcher_->ClaimAheadWith(wiring->claim_ahead_store_->outbox());
-    auto record = OpenStore(claim_ahead_url);
-    if (!record) return record.error();
-    wiring->record_store_ = std::make_unique<core::Store>(std::move(*record));
-    wiring->dispatcher_->RecordWith(wiring->record_store_->outbox());
+    // SQLite's outcomes stay on the claim-ahead connection: they take turns with its claims
+    // anyway, and a connection that wrote last keeps its page cache (another's commit empties it).
+    if (!options.writers_take_turns) {
+      auto record = OpenStore(claim_ahead_url);
+      if (!record) return record.error();
+      wiring->record_store_ = std::make_unique<core::Store>(std::move(*record));
+      wiring->dispatcher_->RecordWith(wiring->record_store_->outbox());
+    }
   }
 
   for (const config::ChannelConfig& channel : config.channels) {

@@ -39,8 +39,8 @@ class DispatchWiring {
   // resolve (an unset variable, an unreadable file) or a template is wrong. With
   // `claim_ahead_url` (the store's own URL) the wiring opens and owns a second connection on
   // which the dispatcher claims its next batch while one is on the wire (see
-  // Dispatcher::ClaimAheadWith), and a third for outcomes (Dispatcher::RecordWith); empty:
-  // every claim and outcome on `store`.
+  // Dispatcher::ClaimAheadWith) and, on PostgreSQL, a third for outcomes
+  // (Dispatcher::RecordWith); empty: every claim and outcome on `store`.
   static core::Result<std::unique_ptr<DispatchWiring>> Create(const config::Config& config,
                                                               core::OutboxStore& store,
                                                               core::Clock& clock, std::string owner,
