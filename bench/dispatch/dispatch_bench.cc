@@ -4,6 +4,7 @@
 //   dispatch_bench --mode throughput --backend sqlite|postgres [--url URL] [--dir DIR]
 //                  [--rows 100000] [--concurrency 16] [--batch 256] [--ceiling-rows N]
 //                  [--prepare-threads 2] [--claim-ahead 1|0] [--record-every 256]
+//                  [--batches-per-round 16]
 //   dispatch_bench --mode latency --backend sqlite|postgres [--url URL] [--dir DIR]
 //                  [--rate 1000] [--seconds 10] [--concurrency 16] [--idle-ms 1000]
 //                  [--per-commit 1]
@@ -227,9 +228,10 @@ struct Flags {
   std::string mode = "throughput", backend = "sqlite", url, dir = "/tmp";
   size_t rows = 100000, concurrency = 16, batch = 256, ceiling_rows = 0;
   size_t rate = 1000, seconds = 10, idle_ms = 1000, per_commit = 1;
-  size_t prepare_threads = 2;  // DispatcherOptions::prepare_threads
-  size_t claim_ahead = 1;      // 1: Dispatcher::ClaimAheadWith a second connection
-  size_t record_every = 256;   // DispatcherOptions::record_every
+  size_t prepare_threads = 2;     // DispatcherOptions::prepare_threads
+  size_t claim_ahead = 1;         // 1: Dispatcher::ClaimAheadWith a second connection
+  size_t record_every = 256;      // DispatcherOptions::record_every
+  size_t batches_per_round = 16;  // DispatcherOptions::batches_per_round, as quell dispatch's
 };
 
 Flags ParseFlags(int argc, char** argv) {
@@ -246,6 +248,7 @@ Flags ParseFlags(int argc, char** argv) {
     if (flag == "--prepare-threads") f.prepare_threads = std::stoul(value);
     if (flag == "--claim-ahead") f.claim_ahead = std::stoul(value);
     if (flag == "--record-every") f.record_every = std::stoul(value);
+    if (flag == "--batches-per-round") f.batches_per_round = std::stoul(value);
     if (flag == "--batch") f.batch = std::stoul(value);
     if (flag == "--ceiling-rows") f.ceiling_rows = std::stoul(value);
     if (flag == "--rate") f.rate = std::stoul(value);
@@ -262,9 +265,11 @@ Flags ParseFlags(int argc, char** argv) {
 struct Stores {
   std::unique_ptr<core::IncidentStore> writer;
   std::unique_ptr<core::IncidentStore> dispatcher;
-  std::unique_ptr<core::IncidentStore> ahead;  // the dispatcher's claim-ahead connection
+  std::unique_ptr<core::IncidentStore> ahead;   // the dispatcher's claim-ahead connection
+  std::unique_ptr<core::IncidentStore> record;  // and its outcomes' (Dispatcher::RecordWith)
   core::OutboxStore* outbox = nullptr;
   core::OutboxStore* ahead_outbox = nullptr;
+  core::OutboxStore* record_outbox = nullptr;
   std::string path;  // sqlite: the file, removed afterwards
 };
 
@@ -278,10 +283,12 @@ Stores OpenStores(const Flags& f) {
     auto w = quell::sqlite::SqliteIncidentStore::Open(url);
     auto d = quell::sqlite::SqliteIncidentStore::Open(url);
     auto a = quell::sqlite::SqliteIncidentStore::Open(url);
-    if (!w || !d || !a) Die("cannot open " + url);
+    auto r = quell::sqlite::SqliteIncidentStore::Open(url);
+    if (!w || !d || !a || !r) Die("cannot open " + url);
     s.writer = std::move(*w);
     s.dispatcher = std::move(*d);
     s.ahead = std::move(*a);
+    s.record = std::move(*r);
   } else if (f.backend == "postgres") {
     if (f.url.empty()) Die("--url is required for postgres");
     PgExec(f.url, "DROP SCHEMA IF EXISTS dbench_" + tag + " CASCADE; CREATE SCHEMA dbench_" + tag);
@@ -290,16 +297,21 @@ Stores OpenStores(const Flags& f) {
     auto w = quell::postgres::PgIncidentStore::Open(url);
     auto d = quell::postgres::PgIncidentStore::Open(url);
     auto a = quell::postgres::PgIncidentStore::Open(url);
-    if (!w || !d || !a) Die("cannot connect");
+    auto r = quell::postgres::PgIncidentStore::Open(url);
+    if (!w || !d || !a || !r) Die("cannot connect");
     s.writer = std::move(*w);
     s.dispatcher = std::move(*d);
     s.ahead = std::move(*a);
+    s.record = std::move(*r);
   } else {
     Die("--backend must be sqlite or postgres");
   }
   s.outbox = dynamic_cast<core::OutboxStore*>(s.dispatcher.get());
   s.ahead_outbox = dynamic_cast<core::OutboxStore*>(s.ahead.get());
-  if (s.outbox == nullptr || s.ahead_outbox == nullptr) Die("the store cannot dispatch");
+  s.record_outbox = dynamic_cast<core::OutboxStore*>(s.record.get());
+  if (s.outbox == nullptr || s.ahead_outbox == nullptr || s.record_outbox == nullptr) {
+    Die("the store cannot dispatch");
+  }
   return s;
 }
 
@@ -434,12 +446,19 @@ int Throughput(const Flags& f) {
   options.claim_batch = f.batch;
   options.prepare_threads = static_cast<uint32_t>(f.prepare_threads);
   options.record_every = f.record_every;
+  options.batches_per_round = static_cast<uint32_t>(f.batches_per_round);
+  options.writers_take_turns = f.backend != "postgres";  // as quell dispatch's wiring
   // Claims ahead overlap the sends; their time is counted apart, not in the dispatcher's.
   Spent ahead_spent;
   TimedStore ahead_store(*stores.ahead_outbox, ahead_spent);
   auto dispatcher =
       std::make_unique<quell::app::Dispatcher>(store, renderer, *http, clock, options);
-  if (f.claim_ahead != 0) dispatcher->ClaimAheadWith(ahead_store);
+  TimedStore record_store(*stores.record_outbox, ahead_spent);
+  if (f.claim_ahead != 0) {
+    dispatcher->ClaimAheadWith(ahead_store);
+    // As quell dispatch's wiring: SQLite's outcomes share the claim-ahead connection.
+    if (f.backend == "postgres") dispatcher->RecordWith(record_store);
+  }
   quell::app::ChannelLimits limits;
   limits.concurrency = static_cast<uint32_t>(f.concurrency);
   dispatcher->AddHttpChannel("hook", "webhook", channel, limits);
@@ -475,17 +494,18 @@ int Throughput(const Flags& f) {
     return 1000.0 * Ms(d) / static_cast<double>(f.rows);
   };
   std::printf(
-      "%-8s rows %zu concurrency %2zu batch %zu prepare threads %zu claim ahead %zu: %6.0f sends/s "
-      "(%.2f s, %zu claims)\n"
+      "%-8s rows %zu concurrency %2zu batch %zu prepare threads %zu claim ahead %zu batches a round"
+      " %zu: %6.0f sends/s (%.2f s, %zu rounds)\n"
       "         time: claim %.0f%%, render %.0f%%, encode %.0f%%, record %.0f%%, "
       "thread-id %.0f%%, decode %.0f%%, sending and the rest %.0f%%\n"
       "         per row: claim %.1f us, render %.1f us, encode %.1f us, record %.1f us"
-      " (render and encode: CPU summed over the prepare threads); claim ahead %.1f us"
-      " (overlapping the sends)\n",
-      f.backend.c_str(), f.rows, f.concurrency, f.batch, f.prepare_threads, f.claim_ahead, rate,
-      Seconds(elapsed), runs, share(spent.claim), share(render), share(encode), share(spent.record),
-      share(spent.thread), share(spent.decode), share(elapsed - accounted), per_row(spent.claim),
-      per_row(render), per_row(encode), per_row(spent.record), per_row(ahead_spent.claim));
+      " (render and encode: CPU summed over the prepare threads); claim ahead %.1f us,"
+      " outcome writes %.1f us (overlapping the sends)\n",
+      f.backend.c_str(), f.rows, f.concurrency, f.batch, f.prepare_threads, f.claim_ahead,
+      f.batches_per_round, rate, Seconds(elapsed), runs, share(spent.claim), share(render),
+      share(encode), share(spent.record), share(spent.thread), share(spent.decode),
+      share(elapsed - accounted), per_row(spent.claim), per_row(render), per_row(encode),
+      per_row(spent.record), per_row(ahead_spent.claim), per_row(ahead_spent.record));
   dispatcher.reset();  // it may hold a batch claimed ahead, returned through its store
   http.reset();
   const double ceiling_cpu_started = ProcessCpuSeconds();
@@ -498,6 +518,7 @@ int Throughput(const Flags& f) {
       "         CPU per send (the whole process, receiver included): %.1f us, ceiling %.1f us;"
       " ratio %.2f\n",
       1e6 * cpu_per_send, 1e6 * ceiling_cpu_per_send, ceiling_cpu_per_send / cpu_per_send);
+  stores.record.reset();
   stores.ahead.reset();
   stores.dispatcher.reset();
   stores.writer.reset();
@@ -517,9 +538,14 @@ int Latency(const Flags& f) {
   quell::system::SystemClock clock;
   quell::app::DispatcherOptions options;
   options.owner = "bench";
+  options.batches_per_round = static_cast<uint32_t>(f.batches_per_round);
+  options.writers_take_turns = f.backend != "postgres";
   auto dispatcher =
       std::make_unique<quell::app::Dispatcher>(*stores.outbox, renderer, http, clock, options);
-  if (f.claim_ahead != 0) dispatcher->ClaimAheadWith(*stores.ahead_outbox);
+  if (f.claim_ahead != 0) {
+    dispatcher->ClaimAheadWith(*stores.ahead_outbox);
+    if (f.backend == "postgres") dispatcher->RecordWith(*stores.record_outbox);
+  }
   quell::app::ChannelLimits limits;
   limits.concurrency = static_cast<uint32_t>(f.concurrency);
   dispatcher->AddHttpChannel("hook", "webhook", *channel, limits);
@@ -589,6 +615,7 @@ int Latency(const Flags& f) {
       pct(0.99), latency_ms.back(), claims,
       static_cast<double>(total) * 1e6 / static_cast<double>(writer_us.load()), late_ticks.load());
   dispatcher.reset();  // it may hold a batch claimed ahead, returned through its store
+  stores.record.reset();
   stores.ahead.reset();
   stores.dispatcher.reset();
   stores.writer.reset();

@@ -1085,5 +1085,279 @@ TEST(DispatcherRecordTest, RecordsEachGroupOfOutcomesBesideTheSendsAndCountsThem
   }
 }
 
+app::DispatcherOptions RoundOptions(size_t claim_batch, uint32_t batches_per_round) {
+  app::DispatcherOptions options = Options("", claim_batch, /*record_every=*/claim_batch);
+  options.batches_per_round = batches_per_round;
+  return options;
+}
+
+TEST(DispatcherRoundTest, GoesOnWithTheBatchesClaimedAheadEachRowOnceInOrder) {
+  FakeOutboxStore fake;
+  std::mutex mutex;
+  SharedOutboxStore main_store(fake, mutex);
+  SharedOutboxStore ahead_store(fake, mutex);
+  // An open and a resolve for each of nine incidents: a resolve is claimable only once its
+  // open's outcome is recorded, which a round now writes while the next batch is on the wire.
+  std::vector<core::OutboxRow> rows;
+  for (int i = 0; i < 9; ++i) {
+    rows.push_back(Row("acme:k" + std::to_string(i), "hook", 1));
+    rows.push_back(Row("acme:k" + std::to_string(i), "hook", 2));
+  }
+  for (const core::OutboxRow& row : rows) fake.Add(row);
+  FakeRenderer renderer;
+  FakeHttpBatchClient http;
+  FakeClock clock{kT0};
+  FakeHttpChannel webhook{"https://hooks.test/w"};
+  app::Dispatcher d(main_store, renderer, http, clock, RoundOptions(/*claim_batch=*/3, 16));
+  d.ClaimAheadWith(ahead_store);
+  d.AddHttpChannel("hook", "webhook", webhook);
+  const app::DispatchReport first = d.RunOnce();
+  EXPECT_TRUE(first.errors.empty());
+  EXPECT_GT(first.claimed, 3u) << "the round stopped after its first full batch";
+  EXPECT_EQ(first.sent, first.claimed);
+  uint64_t sent = first.sent;
+  for (int round = 0; round < 20; ++round) {
+    const app::DispatchReport report = d.RunOnce();
+    EXPECT_TRUE(report.errors.empty());
+    EXPECT_EQ(report.sent, report.claimed);
+    sent += report.sent;
+    if (report.claimed == 0) break;
+  }
+  EXPECT_EQ(sent, rows.size());
+  std::map<std::string, int> times_sent;
+  std::map<std::string, size_t> position;
+  for (size_t i = 0; i < http.requests().size(); ++i) {
+    const std::string key =
+        std::string(core::FindHeader(http.requests()[i].headers, "Idempotency-Key"));
+    ++times_sent[key];
+    position[key] = i;
+  }
+  for (const core::OutboxRow& row : rows) {
+    EXPECT_EQ(times_sent[row.idempotency_key], 1) << row.idempotency_key;
+    EXPECT_EQ(fake.Row(row.idempotency_key).status, OutboxStatus::kSent);
+    EXPECT_EQ(fake.Row(row.idempotency_key).attempts, 1u);
+    EXPECT_TRUE(fake.Row(row.idempotency_key).lease_owner.empty());
+  }
+  for (size_t i = 0; i < rows.size(); i += 2) {
+    EXPECT_LT(position[rows[i].idempotency_key], position[rows[i + 1].idempotency_key])
+        << "the resolve of " << rows[i].key << " went before its open";
+  }
+}
+
+TEST(DispatcherRoundTest, SendsNoMoreBatchesARoundThanItsOptionsAllow) {
+  FakeOutboxStore fake;
+  std::mutex mutex;
+  SharedOutboxStore main_store(fake, mutex);
+  SharedOutboxStore ahead_store(fake, mutex);
+  for (int i = 0; i < 12; ++i) fake.Add(Row("acme:k" + std::to_string(i), "hook"));
+  FakeRenderer renderer;
+  FakeHttpBatchClient http;
+  FakeClock clock{kT0};
+  FakeHttpChannel webhook{"https://hooks.test/w"};
+  {
+    app::Dispatcher d(main_store, renderer, http, clock, RoundOptions(/*claim_batch=*/3, 2));
+    d.ClaimAheadWith(ahead_store);
+    d.AddHttpChannel("hook", "webhook", webhook);
+    const app::DispatchReport report = d.RunOnce();
+    EXPECT_EQ(report.claimed, 6u);
+    EXPECT_EQ(report.sent, 6u);
+    ASSERT_TRUE(report.next_due.has_value());
+    EXPECT_EQ(*report.next_due, clock.Now()) << "full: the next round is due at once";
+  }  // the third batch, claimed ahead, goes back to pending unsent
+  EXPECT_EQ(http.requests().size(), 6u);
+  EXPECT_EQ(fake.record_batches(), (std::vector<size_t>{3, 3, 3}));  // the last: the release
+}
+
+// What the threads of a round have done so far, for one to wait on another.
+class RoundEvents {
+ public:
+  void Note(int RoundEvents::*counter) {
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      ++(this->*counter);
+    }
+    changed_.notify_all();
+  }
+  // Whether `counter` reached `n` before a generous wait ran out.
+  bool WaitFor(int RoundEvents::*counter, int n) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    return changed_.wait_for(lock, seconds(20), [&] { return this->*counter >= n; });
+  }
+  int ahead_claims = 0;
+  int sends = 0;  // SendAll calls begun
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+};
+
+// Starts its first batch only once the claim ahead is done, so that claim (which takes turns
+// with outcome transactions) cannot queue behind the transaction HeldRecordStore holds.
+class SignallingHttpBatchClient : public FakeHttpBatchClient {
+ public:
+  explicit SignallingHttpBatchClient(RoundEvents& events) : events_(events) {}
+  void SendAll(std::span<const core::HttpExchange> exchanges, std::span<const uint32_t> lane_limits,
+               const std::function<void(size_t, core::Result<core::HttpResponse>)>& done) override {
+    EXPECT_TRUE(events_.WaitFor(&RoundEvents::ahead_claims, 1));
+    events_.Note(&RoundEvents::sends);
+    FakeHttpBatchClient::SendAll(exchanges, lane_limits, done);
+  }
+
+ private:
+  RoundEvents& events_;
+};
+
+// The claim-ahead connection. Holds its first outcome transaction until a second batch is on
+// the wire: a round that waited for its first batch's outcomes before sending the next would
+// stop here until the wait gives up.
+class HeldRecordStore : public SharedOutboxStore {
+ public:
+  HeldRecordStore(FakeOutboxStore& inner, std::mutex& mutex, RoundEvents& events)
+      : SharedOutboxStore(inner, mutex), events_(events) {}
+  core::Result<std::vector<core::OutboxRow>> ClaimDue(std::string_view owner, core::WallTime now,
+                                                      core::Duration lease, size_t limit) override {
+    auto claimed = SharedOutboxStore::ClaimDue(owner, now, lease, limit);
+    events_.Note(&RoundEvents::ahead_claims);
+    return claimed;
+  }
+  core::Result<std::vector<core::Status>> RecordOutcomes(
+      std::string_view owner, std::span<const core::OutboxOutcome> outcomes,
+      core::WallTime now) override {
+    if (records_++ == 0) overlapped_ = events_.WaitFor(&RoundEvents::sends, 2);
+    return SharedOutboxStore::RecordOutcomes(owner, outcomes, now);
+  }
+  bool overlapped() const { return overlapped_; }
+
+ private:
+  RoundEvents& events_;
+  int records_ = 0;  // one transaction at a time
+  bool overlapped_ = false;
+};
+
+TEST(DispatcherRoundTest, WritesABatchsOutcomesWhileTheNextBatchIsOnTheWire) {
+  FakeOutboxStore fake;
+  std::mutex mutex;
+  RoundEvents events;
+  SignallingHttpBatchClient http(events);
+  SharedOutboxStore main_store(fake, mutex);
+  HeldRecordStore ahead_store(fake, mutex, events);
+  for (int i = 0; i < 6; ++i) fake.Add(Row("acme:k" + std::to_string(i), "hook"));
+  FakeRenderer renderer;
+  FakeClock clock{kT0};
+  FakeHttpChannel webhook{"https://hooks.test/w"};
+  app::DispatcherOptions options = RoundOptions(/*claim_batch=*/3, 16);
+  app::Dispatcher d(main_store, renderer, http, clock, options);
+  d.ClaimAheadWith(ahead_store);
+  d.AddHttpChannel("hook", "webhook", webhook);
+  const app::DispatchReport report = d.RunOnce();
+  EXPECT_TRUE(ahead_store.overlapped()) << "the second batch waited for the first's outcomes";
+  EXPECT_EQ(report.claimed, 6u);
+  EXPECT_EQ(report.sent, 6u);
+  for (int i = 0; i < 6; ++i) {
+    EXPECT_EQ(fake.Row(Row("acme:k" + std::to_string(i), "hook").idempotency_key).status,
+              OutboxStatus::kSent);
+  }
+}
+
+// Notes each claim (a claim-ahead connection).
+class ClaimNotingStore : public SharedOutboxStore {
+ public:
+  ClaimNotingStore(FakeOutboxStore& inner, std::mutex& mutex, RoundEvents& events)
+      : SharedOutboxStore(inner, mutex), events_(events) {}
+  core::Result<std::vector<core::OutboxRow>> ClaimDue(std::string_view owner, core::WallTime now,
+                                                      core::Duration lease, size_t limit) override {
+    auto claimed = SharedOutboxStore::ClaimDue(owner, now, lease, limit);
+    events_.Note(&RoundEvents::ahead_claims);
+    return claimed;
+  }
+
+ private:
+  RoundEvents& events_;
+};
+
+// An outcomes connection whose first transaction lasts until a second claim ahead is done: a
+// claim ahead that waited for the outcomes to be written would wait here until the wait gave up.
+class ClaimWaitingRecordStore : public SharedOutboxStore {
+ public:
+  ClaimWaitingRecordStore(FakeOutboxStore& inner, std::mutex& mutex, RoundEvents& events)
+      : SharedOutboxStore(inner, mutex), events_(events) {}
+  core::Result<std::vector<core::Status>> RecordOutcomes(
+      std::string_view owner, std::span<const core::OutboxOutcome> outcomes,
+      core::WallTime now) override {
+    if (records_++ == 0) side_by_side_ = events_.WaitFor(&RoundEvents::ahead_claims, 2);
+    return SharedOutboxStore::RecordOutcomes(owner, outcomes, now);
+  }
+  int records() const { return records_; }
+  bool side_by_side() const { return side_by_side_; }
+
+ private:
+  RoundEvents& events_;
+  int records_ = 0;  // one transaction at a time
+  bool side_by_side_ = false;
+};
+
+TEST(DispatcherRoundTest, WritesOutcomesOnTheirOwnConnectionBesideTheClaimAheadWhenAsked) {
+  FakeOutboxStore fake;
+  std::mutex mutex;
+  RoundEvents events;
+  SharedOutboxStore main_store(fake, mutex);
+  ClaimNotingStore ahead_store(fake, mutex, events);
+  ClaimWaitingRecordStore record_store(fake, mutex, events);
+  for (int i = 0; i < 9; ++i) fake.Add(Row("acme:k" + std::to_string(i), "hook"));
+  FakeRenderer renderer;
+  FakeHttpBatchClient http;
+  FakeClock clock{kT0};
+  FakeHttpChannel webhook{"https://hooks.test/w"};
+  app::DispatcherOptions options = RoundOptions(/*claim_batch=*/3, 16);
+  options.writers_take_turns = false;
+  app::Dispatcher d(main_store, renderer, http, clock, options);
+  d.ClaimAheadWith(ahead_store);
+  d.RecordWith(record_store);
+  d.AddHttpChannel("hook", "webhook", webhook);
+  const app::DispatchReport report = d.RunOnce();
+  EXPECT_TRUE(record_store.side_by_side()) << "the claim ahead waited for the outcomes";
+  EXPECT_GE(record_store.records(), 3) << "outcomes went through another connection";
+  EXPECT_EQ(report.claimed, 9u);
+  EXPECT_EQ(report.sent, 9u);
+  for (int i = 0; i < 9; ++i) {
+    EXPECT_EQ(fake.Row(Row("acme:k" + std::to_string(i), "hook").idempotency_key).status,
+              OutboxStatus::kSent);
+  }
+}
+
+TEST(DispatcherRoundTest, RetriesARowOfAnEarlierBatchLaterWithItsOwnKey) {
+  FakeOutboxStore fake;
+  std::mutex mutex;
+  SharedOutboxStore main_store(fake, mutex);
+  SharedOutboxStore ahead_store(fake, mutex);
+  std::vector<core::OutboxRow> rows;
+  for (int i = 0; i < 6; ++i) rows.push_back(Row("acme:k" + std::to_string(i), "hook"));
+  for (const core::OutboxRow& row : rows) fake.Add(row);
+  FakeRenderer renderer;
+  FakeHttpBatchClient http;
+  http.Respond(503, {{"Retry-After", "30"}}).Respond(200);
+  FakeClock clock{kT0};
+  FakeHttpChannel webhook{"https://hooks.test/w"};
+  app::Dispatcher d(main_store, renderer, http, clock, RoundOptions(/*claim_batch=*/3, 16));
+  d.ClaimAheadWith(ahead_store);
+  d.AddHttpChannel("hook", "webhook", webhook);
+  const app::DispatchReport first = d.RunOnce();
+  EXPECT_EQ(first.claimed, 6u);
+  EXPECT_EQ(first.sent, 5u);
+  EXPECT_EQ(first.retried, 1u);
+  const core::OutboxRow& retried = fake.Row(rows[0].idempotency_key);
+  EXPECT_EQ(retried.status, OutboxStatus::kPending);
+  EXPECT_EQ(retried.attempts, 0u);  // a provider's throttle uses up no attempt
+  EXPECT_EQ(retried.next_attempt_at, kT0 + seconds(30));
+  EXPECT_EQ(d.RunOnce().claimed, 0u);  // not due yet
+  clock.SleepFor(seconds(30));
+  const app::DispatchReport second = d.RunOnce();
+  EXPECT_EQ(second.sent, 1u);
+  ASSERT_EQ(http.requests().size(), 7u);
+  EXPECT_EQ(core::FindHeader(http.requests()[6].headers, "Idempotency-Key"),
+            rows[0].idempotency_key);
+  EXPECT_EQ(fake.Row(rows[0].idempotency_key).status, OutboxStatus::kSent);
+  EXPECT_EQ(fake.Row(rows[0].idempotency_key).attempts, 1u);
+}
 }  // namespace
 }  // namespace quell::testing

@@ -104,6 +104,42 @@ DispatchReport Dispatcher::RunOnce() {
   DispatchReport report;
   const core::WallTime now = clock_.Now();
   AssembleGroups(now, report);
+  // With a claim ahead, outcomes are written on another connection than store_, so this
+  // thread may use store_ for the next batch while they are written.
+  OutcomeRecorder recorder(
+      RecordStore(), clock_, options_.owner, options_.record_every,
+      DeadLetterRoute{options_.dead_letter_channel, options_.dead_letter_interval}, report,
+      RecordTurns());
+  // Every batch of the round, kept until the recorder is flushed: it points at their rows.
+  std::vector<std::vector<Attempt>> batches;
+  const size_t most = std::max<uint32_t>(options_.batches_per_round, 1);
+  const core::MonoTime started = clock_.Monotonic();
+  bool full = false;
+  while (batches.size() < most) {
+    std::vector<Attempt>& attempts = batches.emplace_back();
+    const std::optional<size_t> claimed =
+        SendBatch(batches.size() == 1 ? now : clock_.Now(), recorder, attempts, report);
+    if (!claimed) {
+      if (batches.size() == 1) return report;
+      break;
+    }
+    full = *claimed >= options_.claim_batch;
+    // Only a batch claimed ahead is worth going on with: it is rendered already, and its
+    // claim kept the store's order guard against the batch before it.
+    if (!full || !claimed_ahead_.valid() || !report.store_error.empty() ||
+        clock_.Monotonic() - started >= options_.round_time) {
+      break;
+    }
+  }
+  recorder.Flush();
+  TrimWhenDue(now, report);
+  if (full) report.next_due = now;
+  return report;
+}
+
+std::optional<size_t> Dispatcher::SendBatch(core::WallTime now, OutcomeRecorder& recorder,
+                                            std::vector<Attempt>& attempts,
+                                            DispatchReport& report) {
   AheadBatch batch =
       claimed_ahead_.valid()
           ? claimed_ahead_.get()
@@ -113,36 +149,27 @@ DispatchReport Dispatcher::RunOnce() {
   if (!claimed) {
     report.errors.push_back("claim: " + claimed.error().message);
     report.store_error = report.errors.back();
-    return report;
+    return std::nullopt;
   }
-  report.claimed = claimed->size();
+  const size_t count = claimed->size();
+  report.claimed += count;
   CheckTiersAgain(*claimed, now, report);
-  if (claim_ahead_store_ != nullptr && report.claimed >= options_.claim_batch) {
+  if (claim_ahead_store_ != nullptr && count >= options_.claim_batch) {
     // A full batch: more is probably due. This batch's rows are in flight already, so the
     // claim ahead cannot take a younger sibling of one of them.
     claimed_ahead_ = std::async(std::launch::async, [this] { return ClaimAhead(); });
   }
-  std::vector<Attempt> attempts = Prepare(std::move(*claimed), std::move(batch.rendered), report);
-
-  OutcomeRecorder recorder(
-      store_, clock_, options_.owner, options_.record_every,
-      DeadLetterRoute{options_.dead_letter_channel, options_.dead_letter_interval}, report,
-      &store_writes_);
+  attempts = Prepare(std::move(*claimed), std::move(batch.rendered), report);
   // Rows a pacing rule holds go straight back to pending; the rest are sent.
-  std::erase_if(attempts, [&](Attempt& attempt) {
-    if (!attempt.deferred) return false;
-    recorder.Add(attempt.delivery.row, std::move(*attempt.deferred));
-    return true;
-  });
+  for (Attempt& attempt : attempts) {
+    if (attempt.deferred) recorder.Add(attempt.delivery.row, std::move(*attempt.deferred));
+  }
   Deliver(attempts, [&](Attempt& attempt, const core::SendOutcome& sent) {
     const ChannelLimits limits = attempt.route != nullptr ? attempt.route->limits : ChannelLimits{};
     recorder.Add(attempt.delivery.row, DecideOutcome(attempt.delivery.row, sent, limits,
                                                      clock_.Now(), SplitMix64(random_state_)));
   });
-  recorder.Flush();
-  TrimWhenDue(now, report);
-  if (report.claimed >= options_.claim_batch) report.next_due = now;
-  return report;
+  return count;
 }
 
 void Dispatcher::CheckTiersAgain(std::vector<core::OutboxRow>& rows, core::WallTime now,
@@ -150,7 +177,11 @@ void Dispatcher::CheckTiersAgain(std::vector<core::OutboxRow>& rows, core::WallT
   const auto tiered = [](const core::OutboxRow& row) { return row.tier > 0; };
   if (std::none_of(rows.begin(), rows.end(), tiered)) return;
   // An ack or resolve may have committed since the claim: a later tier must not page after it.
+  // A write: it takes its turn with the outcomes of the round's earlier batches.
+  std::unique_lock<std::mutex> turn(store_writes_, std::defer_lock);
+  if (options_.writers_take_turns) turn.lock();
   auto cancelled = store_.CancelUnwantedTierRows(options_.owner, rows, now);
+  if (turn.owns_lock()) turn.unlock();
   if (!cancelled) {
     report.errors.push_back("escalation check: " + cancelled.error().message);
     std::erase_if(rows, tiered);
@@ -248,9 +279,20 @@ void Dispatcher::TrimWhenDue(core::WallTime now, DispatchReport& report) {
   next_trim_ = mono;  // more to delete: again next round
 }
 
+core::OutboxStore& Dispatcher::RecordStore() {
+  if (record_store_ != nullptr) return *record_store_;
+  return claim_ahead_store_ != nullptr ? *claim_ahead_store_ : store_;
+}
+
+std::mutex* Dispatcher::RecordTurns() {
+  // Without a connection of their own, outcomes share the claim ahead's: one user at a time.
+  return options_.writers_take_turns || record_store_ == nullptr ? &store_writes_ : nullptr;
+}
+
 Dispatcher::AheadBatch Dispatcher::ClaimAhead() {
   AheadBatch batch{[this] {
-                     const std::lock_guard<std::mutex> lock(store_writes_);
+                     std::unique_lock<std::mutex> lock(store_writes_, std::defer_lock);
+                     if (RecordTurns() != nullptr) lock.lock();
                      return claim_ahead_store_->ClaimDue(options_.owner, clock_.Now(),
                                                          options_.lease, options_.claim_batch);
                    }(),
@@ -425,7 +467,9 @@ void Dispatcher::Deliver(std::vector<Attempt>& attempts, const Done& done) {
   std::map<const Route*, std::vector<Attempt*>> by_channel;
   std::vector<Attempt*> to_encode;
   for (Attempt& attempt : attempts) {
-    if (attempt.failed) {
+    if (attempt.deferred) {
+      continue;  // its outcome is known already
+    } else if (attempt.failed) {
       done(attempt, *attempt.failed);
     } else if (attempt.route->http != nullptr) {
       to_encode.push_back(&attempt);

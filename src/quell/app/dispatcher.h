@@ -24,7 +24,20 @@ struct DispatcherOptions {
   std::string owner;  // this dispatcher's lease owner id, unique per process
   core::Duration lease = std::chrono::seconds(60);
   size_t claim_batch = 256;
-  size_t record_every = 256;  // outcomes per RecordOutcomes transaction
+  // Outcomes per RecordOutcomes transaction, counted across the batches of a round.
+  size_t record_every = 256;
+  // With a claim ahead (Dispatcher::ClaimAheadWith), how many full batches one RunOnce may
+  // send back to back: outcomes are written while the next batch is on the wire instead of
+  // the wire waiting for them after each batch. 1: one batch a round. No batch starts once
+  // the round has run `round_time` (monotonic), so groups, trims and a stop are not kept
+  // waiting.
+  uint32_t batches_per_round = 1;
+  core::Duration round_time = std::chrono::seconds(1);
+  // Whether the claim ahead and the outcome transactions, on connections of their own, take
+  // turns (one mutex): SQLite has one writer at a time and the other would sleep in its busy
+  // handler. PostgreSQL runs them side by side (false); on one shared connection they always
+  // take turns.
+  bool writers_take_turns = true;
   // Where dead rows are reported, one notice per interval listing them; empty: nowhere (the
   // rows stay visible as dead).
   std::string dead_letter_channel;
@@ -66,6 +79,12 @@ class Dispatcher {
   // batch on the wire is not claimable. Call before the first RunOnce; the store must outlive
   // the dispatcher.
   void ClaimAheadWith(core::OutboxStore& claim_store) { claim_ahead_store_ = &claim_store; }
+  // Writes outcomes through `record_store`, a connection of their own to the same store, so
+  // they need not wait for a claim ahead on its connection (with options.writers_take_turns
+  // false, they run side by side). Without it they go through the claim-ahead connection, or
+  // the dispatcher's own store when there is none. Call before the first RunOnce; the store
+  // must outlive the dispatcher.
+  void RecordWith(core::OutboxStore& record_store) { record_store_ = &record_store; }
 
   // `name` is the channel name outbox rows carry; `type` picks the templates ("webhook",
   // "slack", "email", "sms", "pagerduty"). Channels must outlive the dispatcher.
@@ -75,7 +94,9 @@ class Dispatcher {
                   ChannelLimits limits = {});
 
   // Assembles the group messages that are due (grouped channels), then claims one batch,
-  // delivers it and records every outcome; see DispatchReport::next_due.
+  // delivers it and records every outcome; see DispatchReport::next_due. With a claim ahead,
+  // goes on with the batch claimed ahead while the claims come back full, up to
+  // options.batches_per_round batches; the report counts them all.
   DispatchReport RunOnce();
 
  private:
@@ -126,7 +147,12 @@ class Dispatcher {
   // `ahead`: rows already read and rendered (ClaimAhead), used instead of doing it again.
   std::vector<Attempt> Prepare(std::vector<core::OutboxRow> rows, Rendered ahead,
                                DispatchReport& report);
-  // Sends every attempt; `done` runs on this thread as each one ends, in completion order.
+  // Claims (or takes the batch claimed ahead), prepares and sends one batch, adding every
+  // outcome to `recorder`; returns how many rows it claimed, or nullopt when the claim failed.
+  std::optional<size_t> SendBatch(core::WallTime now, OutcomeRecorder& recorder,
+                                  std::vector<Attempt>& attempts, DispatchReport& report);
+  // Sends every attempt but those failed or deferred already; `done` runs on this thread as
+  // each one ends, in completion order.
   void Deliver(std::vector<Attempt>& attempts, const Done& done);
   // Builds every due group message (OutboxStore::AssembleGroup, planned by
   // core::PlanGroupMessage) and notes the next one due.
@@ -141,11 +167,15 @@ class Dispatcher {
                    core::WallTime now, DispatchReport& report);
   // Fills a dead-letter notice's message and payload from the rows that died in its window.
   void PrepareDeadLetter(Attempt& attempt, DispatchReport& report);
+  // Where outcomes are written (see RecordWith), and the mutex held around each write, if any.
+  core::OutboxStore& RecordStore();
+  std::mutex* RecordTurns();
   // Applies options_.outbox_retention when its interval is due.
   void TrimWhenDue(core::WallTime now, DispatchReport& report);
 
   core::OutboxStore& store_;
   core::OutboxStore* claim_ahead_store_ = nullptr;
+  core::OutboxStore* record_store_ = nullptr;  // RecordWith's; nullptr: see RecordStore()
   std::future<AheadBatch> claimed_ahead_;  // valid while a claim ahead runs or waits to be taken
   // Held by the claim ahead and by each outcome transaction, which run on threads of their own
   // over two connections: they take turns instead of meeting SQLite's busy handler.

@@ -115,6 +115,10 @@ app::DispatcherOptions DispatcherOptionsFor(const config::Config& config, std::s
   options.lease = config.dispatch.lease;
   options.claim_batch = config.dispatch.batch;
   options.record_every = config.dispatch.record_every;
+  // With a claim ahead (a second connection), a round goes on through up to 16 full batches
+  // (for at most DispatcherOptions::round_time), writing outcomes while the next batch is on
+  // the wire.
+  options.batches_per_round = 16;
   options.dead_letter_channel = config.dispatch.dead_letter;
   options.dead_letter_interval = config.dispatch.dead_letter_interval;
   if (config.retention.outbox.count() > 0) options.outbox_retention = config.retention.outbox;
@@ -167,14 +171,26 @@ core::Result<std::unique_ptr<DispatchWiring>> DispatchWiring::Create(
   if (auto checked = templates::CheckTemplates(renderer); !checked) return checked.error();
   wiring->renderer_ = std::make_unique<templates::MustacheRenderer>(std::move(renderer));
 
+  app::DispatcherOptions options = DispatcherOptionsFor(config, std::move(owner));
+  // PostgreSQL claims ahead and writes outcomes at once, on their two connections; SQLite's
+  // writers take turns.
+  options.writers_take_turns = claim_ahead_url.rfind("postgres://", 0) != 0 &&
+                               claim_ahead_url.rfind("postgresql://", 0) != 0;
   wiring->dispatcher_ =
-      std::make_unique<app::Dispatcher>(store, *wiring->renderer_, *wiring->http_, clock,
-                                        DispatcherOptionsFor(config, std::move(owner)));
+      std::make_unique<app::Dispatcher>(store, *wiring->renderer_, *wiring->http_, clock, options);
   if (!claim_ahead_url.empty()) {
     auto ahead = OpenStore(claim_ahead_url);
     if (!ahead) return ahead.error();
     wiring->claim_ahead_store_ = std::make_unique<core::Store>(std::move(*ahead));
     wiring->dispatcher_->ClaimAheadWith(wiring->claim_ahead_store_->outbox());
+    // SQLite's outcomes stay on the claim-ahead connection: they take turns with its claims
+    // anyway, and a connection that wrote last keeps its page cache (another's commit empties it).
+    if (!options.writers_take_turns) {
+      auto record = OpenStore(claim_ahead_url);
+      if (!record) return record.error();
+      wiring->record_store_ = std::make_unique<core::Store>(std::move(*record));
+      wiring->dispatcher_->RecordWith(wiring->record_store_->outbox());
+    }
   }
 
   for (const config::ChannelConfig& channel : config.channels) {

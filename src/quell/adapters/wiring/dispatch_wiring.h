@@ -39,7 +39,8 @@ class DispatchWiring {
   // resolve (an unset variable, an unreadable file) or a template is wrong. With
   // `claim_ahead_url` (the store's own URL) the wiring opens and owns a second connection on
   // which the dispatcher claims its next batch while one is on the wire (see
-  // Dispatcher::ClaimAheadWith); empty: every claim on `store`.
+  // Dispatcher::ClaimAheadWith) and, on PostgreSQL, a third for outcomes
+  // (Dispatcher::RecordWith); empty: every claim and outcome on `store`.
   static core::Result<std::unique_ptr<DispatchWiring>> Create(const config::Config& config,
                                                               core::OutboxStore& store,
                                                               core::Clock& clock, std::string owner,
@@ -56,6 +57,7 @@ class DispatchWiring {
   std::vector<std::unique_ptr<core::Channel>> channels_;
   // Before the dispatcher: it may return a batch claimed ahead when it is destroyed.
   std::unique_ptr<core::Store> claim_ahead_store_;
+  std::unique_ptr<core::Store> record_store_;
   std::unique_ptr<app::Dispatcher> dispatcher_;
 };
 
