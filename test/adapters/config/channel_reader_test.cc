@@ -132,6 +132,30 @@ conditions:
               {"quell.yaml:2:", "channels[0].source", "must not be empty"});
 }
 
+// PagerDuty's docs give the endpoint, https://events.pagerduty.com/v2/enqueue: a `url` copied
+// from them posted to .../v2/enqueue/v2/enqueue, which PagerDuty answers 404.
+TEST_F(ChannelConfigTest, APagerDutyUrlNamingTheEndpointIsItsBase) {
+  env_["PD_KEY"] = "pd-3";
+  auto config = Load(R"(channels:
+  - {name: a, type: pagerduty, routing_key_env: PD_KEY, url: "https://events.pagerduty.com/v2/enqueue"}
+  - {name: b, type: pagerduty, routing_key_env: PD_KEY, url: "https://events.eu.pagerduty.com/v2/enqueue/"}
+  - {name: c, type: pagerduty, routing_key_env: PD_KEY, url: "http://127.0.0.1:9000/"}
+  - {name: d, type: pagerduty, routing_key_env: PD_KEY, url: "http://127.0.0.1:9000/pd"}
+  - {name: e, type: pagerduty, routing_key_env: PD_KEY}
+conditions:
+  - {name: errs, type: error_groups, channels: [a, b, c, d, e]}
+)");
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  const auto base = [&](size_t i) {
+    return config->channels[i].As<channels::PagerDutySettings>().base_url;
+  };
+  EXPECT_EQ(base(0), "https://events.pagerduty.com");
+  EXPECT_EQ(base(1), "https://events.eu.pagerduty.com");
+  EXPECT_EQ(base(2), "http://127.0.0.1:9000");
+  EXPECT_EQ(base(3), "http://127.0.0.1:9000/pd");
+  EXPECT_EQ(base(4), "https://events.pagerduty.com");
+}
+
 TEST_F(ChannelConfigTest, AShortTimeoutBoundsTheDefaultConnectTimeout) {
   auto config = Load(R"(channels:
   - {name: ops, type: webhook, url: "http://127.0.0.1:9/hook", secret_env: HOOK_SECRET,
