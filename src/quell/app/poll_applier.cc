@@ -275,7 +275,7 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
                          core::IsQuietSighting(slot.incident, observation, options_.policy,
                                                *options_.sighting_refresh);
       const core::Decision decision =
-          quiet ? core::QuietSightingDecision(slot.incident)
+          quiet ? core::QuietSightingDecision(slot.incident, observation.at, options_.policy)
                 : core::Evaluate(slot.incident, observation, options_.policy);
       chunk.decisions[i] = decision;
       ++counts.by_decision[static_cast<size_t>(decision.kind)];

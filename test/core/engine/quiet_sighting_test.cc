@@ -29,7 +29,8 @@ class QuietSightingTest : public ::testing::Test {
   }
   // What a poller with quiet sightings does: the quiet decision, or Evaluate's.
   Decision See(const Observation& o) {
-    if (IsQuietSighting(incident_, o, policy_, kRefresh)) return QuietSightingDecision(incident_);
+    if (IsQuietSighting(incident_, o, policy_, kRefresh))
+      return QuietSightingDecision(incident_, o.at, policy_);
     return Evaluate(incident_, o, policy_);
   }
 
@@ -98,6 +99,46 @@ TEST_F(QuietSightingTest, ASightingWithoutAnUpstreamCountIsAlwaysRecorded) {
   EXPECT_FALSE(IsQuietSighting(incident_, metric, policy_, kRefresh));
   EXPECT_TRUE(See(metric).changed);
   EXPECT_EQ(incident_.event_count, 2U);
+}
+
+// An acked incident past its cooldown records "acknowledged" once, then stays quiet until the
+// refresh; a new ack reason, the renotify limit and an unack each are news.
+TEST_F(QuietSightingTest, PastTheCooldownTheSameReasonForNoRenotifyIsRecordedOnce) {
+  ASSERT_EQ(See(Failing(kNine)).kind, DecisionKind::kNotify);
+  incident_.acked_at = kNine + minutes{2};
+  incident_.acked_by = "alice";
+  EXPECT_FALSE(See(Failing(kNine + minutes{3})).changed);  // inside the cooldown
+  const Decision first = See(Failing(kNine + minutes{11}));
+  EXPECT_TRUE(first.changed);
+  EXPECT_EQ(first.reason, Reason::kAcknowledged);
+  const Decision again = See(Failing(kNine + minutes{12}));
+  EXPECT_FALSE(again.changed);
+  EXPECT_EQ(again.kind, DecisionKind::kUpdateOnly);
+  EXPECT_EQ(again.reason, Reason::kAcknowledged);
+  EXPECT_TRUE(See(Failing(kNine + minutes{16})).changed);  // the refresh
+  EXPECT_FALSE(See(Failing(kNine + minutes{17})).changed);
+
+  // Acked after the last recorded sighting: that one said something else, so this is news.
+  incident_.acked_at = kNine + minutes{16} + std::chrono::seconds{30};
+  EXPECT_EQ(See(Failing(kNine + minutes{18})).reason, Reason::kAcknowledged);
+  EXPECT_TRUE(IsQuietSighting(incident_, Failing(kNine + minutes{19}), policy_, kRefresh));
+
+  // Unacked: the renotify is due at once, never quiet.
+  incident_.acked_at.reset();
+  const Decision renotify = See(Failing(kNine + minutes{19}));
+  EXPECT_EQ(renotify.kind, DecisionKind::kNotify);
+}
+
+TEST_F(QuietSightingTest, AtTheRenotifyLimitTheReasonIsRecordedOnce) {
+  policy_.renotify_limit = 0;
+  ASSERT_EQ(See(Failing(kNine)).kind, DecisionKind::kNotify);
+  EXPECT_EQ(See(Failing(kNine + minutes{10})).reason, Reason::kRenotifyLimit);
+  const Decision quiet = See(Failing(kNine + minutes{11}));
+  EXPECT_FALSE(quiet.changed);
+  EXPECT_EQ(quiet.reason, Reason::kRenotifyLimit);
+  // An ack now outranks the limit: a new reason, recorded.
+  incident_.acked_at = kNine + minutes{11};
+  EXPECT_FALSE(IsQuietSighting(incident_, Failing(kNine + minutes{12}), policy_, kRefresh));
 }
 
 TEST_F(QuietSightingTest, AResolvedOrNewKeyIsNeverQuiet) {

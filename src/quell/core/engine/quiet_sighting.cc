@@ -1,6 +1,32 @@
 #include "quell/core/engine/quiet_sighting.h"
 
 namespace quell::core {
+namespace {
+
+bool CooldownElapsed(const Incident& incident, WallTime at, const Policy& policy) {
+  return !incident.last_notified_at || at - *incident.last_notified_at >= policy.cooldown;
+}
+
+// Past the cooldown Evaluate records why no renotify goes out: acknowledged, else the renotify
+// limit. The reason now, or kNone when a renotify would go out.
+Reason WhyNoRenotify(const Incident& incident, const Policy& policy) {
+  if (incident.acked_at) return Reason::kAcknowledged;
+  if (policy.renotify_limit && incident.renotify_count >= *policy.renotify_limit) {
+    return Reason::kRenotifyLimit;
+  }
+  return Reason::kNone;
+}
+
+// Whether the last recorded sighting already recorded that same reason: it was past the
+// cooldown too (a renotify then would have restarted it), and an ack, which outranks the limit,
+// came before it.
+bool WhyNotRecorded(const Incident& incident, const Policy& policy, Reason why) {
+  if (why == Reason::kNone || !incident.last_seen_at) return false;
+  if (!CooldownElapsed(incident, *incident.last_seen_at, policy)) return false;
+  return why != Reason::kAcknowledged || *incident.acked_at <= *incident.last_seen_at;
+}
+
+}  // namespace
 
 bool IsQuietSighting(const Incident& incident, const Observation& observation, const Policy& policy,
                      Duration refresh) {
@@ -10,8 +36,11 @@ bool IsQuietSighting(const Incident& incident, const Observation& observation, c
   // Not later than the last applied observation: Evaluate's stale, not this.
   if (incident.last_observed_at && at <= *incident.last_observed_at) return false;
   if (!incident.last_seen_at || at - *incident.last_seen_at >= refresh) return false;
-  // A renotify is due, or why not (acknowledged, renotify_limit) is to be recorded.
-  if (!incident.last_notified_at || at - *incident.last_notified_at >= policy.cooldown) {
+  // A renotify is due, or why not (acknowledged, renotify_limit) is to be recorded; once
+  // recorded, the same why-not is news again only at the refresh (an incident acked for hours
+  // would otherwise write a decision line every poll).
+  if (CooldownElapsed(incident, at, policy) &&
+      !WhyNotRecorded(incident, policy, WhyNoRenotify(incident, policy))) {
     return false;
   }
   if (!observation.labels.empty() && observation.labels != incident.labels) return false;
@@ -28,9 +57,10 @@ bool IsQuietSighting(const Incident& incident, const Observation& observation, c
                             incident.recent_evidence.back() == observation.evidence);
 }
 
-Decision QuietSightingDecision(const Incident& incident) {
+Decision QuietSightingDecision(const Incident& incident, WallTime at, const Policy& policy) {
   Decision d;
   d.kind = DecisionKind::kUpdateOnly;
+  if (CooldownElapsed(incident, at, policy)) d.reason = WhyNoRenotify(incident, policy);
   d.generation = incident.generation;
   d.version = incident.version;
   return d;
