@@ -1192,7 +1192,7 @@ class RoundEvents {
 };
 
 // Starts its first batch only once the claim ahead is done, so that claim (which takes turns
-// with outcome transactions) cannot queue behind the transaction HeldRecordStore holds.
+// with outcome transactions) cannot queue behind the transaction the claim-ahead connection holds.
 class SignallingHttpBatchClient : public FakeHttpBatchClient {
  public:
   explicit SignallingHttpBatchClient(RoundEvents& events) : events_(events) {}
@@ -1206,58 +1206,6 @@ class SignallingHttpBatchClient : public FakeHttpBatchClient {
  private:
   RoundEvents& events_;
 };
-
-// The claim-ahead connection. Holds its first outcome transaction until a second batch is on
-// the wire: a round that waited for its first batch's outcomes before sending the next would
-// stop here until the wait gives up.
-class HeldRecordStore : public SharedOutboxStore {
- public:
-  HeldRecordStore(FakeOutboxStore& inner, std::mutex& mutex, RoundEvents& events)
-      : SharedOutboxStore(inner, mutex), events_(events) {}
-  core::Result<std::vector<core::OutboxRow>> ClaimDue(std::string_view owner, core::WallTime now,
-                                                      core::Duration lease, size_t limit) override {
-    auto claimed = SharedOutboxStore::ClaimDue(owner, now, lease, limit);
-    events_.Note(&RoundEvents::ahead_claims);
-    return claimed;
-  }
-  core::Result<std::vector<core::Status>> RecordOutcomes(
-      std::string_view owner, std::span<const core::OutboxOutcome> outcomes,
-      core::WallTime now) override {
-    if (records_++ == 0) overlapped_ = events_.WaitFor(&RoundEvents::sends, 2);
-    return SharedOutboxStore::RecordOutcomes(owner, outcomes, now);
-  }
-  bool overlapped() const { return overlapped_; }
-
- private:
-  RoundEvents& events_;
-  int records_ = 0;  // one transaction at a time
-  bool overlapped_ = false;
-};
-
-TEST(DispatcherRoundTest, WritesABatchsOutcomesWhileTheNextBatchIsOnTheWire) {
-  FakeOutboxStore fake;
-  std::mutex mutex;
-  RoundEvents events;
-  SignallingHttpBatchClient http(events);
-  SharedOutboxStore main_store(fake, mutex);
-  HeldRecordStore ahead_store(fake, mutex, events);
-  for (int i = 0; i < 6; ++i) fake.Add(Row("acme:k" + std::to_string(i), "hook"));
-  FakeRenderer renderer;
-  FakeClock clock{kT0};
-  FakeHttpChannel webhook{"https://hooks.test/w"};
-  app::DispatcherOptions options = RoundOptions(/*claim_batch=*/3, 16);
-  app::Dispatcher d(main_store, renderer, http, clock, options);
-  d.ClaimAheadWith(ahead_store);
-  d.AddHttpChannel("hook", "webhook", webhook);
-  const app::DispatchReport report = d.RunOnce();
-  EXPECT_TRUE(ahead_store.overlapped()) << "the second batch waited for the first's outcomes";
-  EXPECT_EQ(report.claimed, 6u);
-  EXPECT_EQ(report.sent, 6u);
-  for (int i = 0; i < 6; ++i) {
-    EXPECT_EQ(fake.Row(Row("acme:k" + std::to_string(i), "hook").idempotency_key).status,
-              OutboxStatus::kSent);
-  }
-}
 
 // Notes each claim (a claim-ahead connection).
 class ClaimNotingStore : public SharedOutboxStore {
@@ -1275,26 +1223,68 @@ class ClaimNotingStore : public SharedOutboxStore {
   RoundEvents& events_;
 };
 
-// An outcomes connection whose first transaction lasts until a second claim ahead is done: a
-// claim ahead that waited for the outcomes to be written would wait here until the wait gave up.
-class ClaimWaitingRecordStore : public SharedOutboxStore {
+// A connection whose first outcome transaction lasts until `counter` of the round's events
+// reaches `count` (or a generous wait gives up): came() says the dispatcher did that work while
+// the transaction was held. With note_claims its claims count as the claims ahead (it is the
+// claim-ahead connection).
+class WaitingRecordStore : public ClaimNotingStore {
  public:
-  ClaimWaitingRecordStore(FakeOutboxStore& inner, std::mutex& mutex, RoundEvents& events)
-      : SharedOutboxStore(inner, mutex), events_(events) {}
+  WaitingRecordStore(FakeOutboxStore& inner, std::mutex& mutex, RoundEvents& events,
+                     int RoundEvents::*counter, int count, bool note_claims)
+      : ClaimNotingStore(inner, mutex, events),
+        events_(events),
+        counter_(counter),
+        count_(count),
+        note_claims_(note_claims) {}
+  core::Result<std::vector<core::OutboxRow>> ClaimDue(std::string_view owner, core::WallTime now,
+                                                      core::Duration lease, size_t limit) override {
+    if (note_claims_) return ClaimNotingStore::ClaimDue(owner, now, lease, limit);
+    return SharedOutboxStore::ClaimDue(owner, now, lease, limit);
+  }
   core::Result<std::vector<core::Status>> RecordOutcomes(
       std::string_view owner, std::span<const core::OutboxOutcome> outcomes,
       core::WallTime now) override {
-    if (records_++ == 0) side_by_side_ = events_.WaitFor(&RoundEvents::ahead_claims, 2);
+    if (records_++ == 0) came_ = events_.WaitFor(counter_, count_);
     return SharedOutboxStore::RecordOutcomes(owner, outcomes, now);
   }
   int records() const { return records_; }
-  bool side_by_side() const { return side_by_side_; }
+  bool came() const { return came_; }
 
  private:
   RoundEvents& events_;
+  int RoundEvents::*counter_;
+  int count_;
+  bool note_claims_;
   int records_ = 0;  // one transaction at a time
-  bool side_by_side_ = false;
+  bool came_ = false;
 };
+
+TEST(DispatcherRoundTest, WritesABatchsOutcomesWhileTheNextBatchIsOnTheWire) {
+  FakeOutboxStore fake;
+  std::mutex mutex;
+  RoundEvents events;
+  SignallingHttpBatchClient http(events);
+  SharedOutboxStore main_store(fake, mutex);
+  // The claim-ahead connection: its first outcome transaction lasts until a second batch is on
+  // the wire, which a round waiting for its first batch's outcomes would never send.
+  WaitingRecordStore ahead_store(fake, mutex, events, &RoundEvents::sends, 2, /*note_claims=*/true);
+  for (int i = 0; i < 6; ++i) fake.Add(Row("acme:k" + std::to_string(i), "hook"));
+  FakeRenderer renderer;
+  FakeClock clock{kT0};
+  FakeHttpChannel webhook{"https://hooks.test/w"};
+  app::DispatcherOptions options = RoundOptions(/*claim_batch=*/3, 16);
+  app::Dispatcher d(main_store, renderer, http, clock, options);
+  d.ClaimAheadWith(ahead_store);
+  d.AddHttpChannel("hook", "webhook", webhook);
+  const app::DispatchReport report = d.RunOnce();
+  EXPECT_TRUE(ahead_store.came()) << "the second batch waited for the first's outcomes";
+  EXPECT_EQ(report.claimed, 6u);
+  EXPECT_EQ(report.sent, 6u);
+  for (int i = 0; i < 6; ++i) {
+    EXPECT_EQ(fake.Row(Row("acme:k" + std::to_string(i), "hook").idempotency_key).status,
+              OutboxStatus::kSent);
+  }
+}
 
 TEST(DispatcherRoundTest, WritesOutcomesOnTheirOwnConnectionBesideTheClaimAheadWhenAsked) {
   FakeOutboxStore fake;
@@ -1302,7 +1292,10 @@ TEST(DispatcherRoundTest, WritesOutcomesOnTheirOwnConnectionBesideTheClaimAheadW
   RoundEvents events;
   SharedOutboxStore main_store(fake, mutex);
   ClaimNotingStore ahead_store(fake, mutex, events);
-  ClaimWaitingRecordStore record_store(fake, mutex, events);
+  // The outcomes connection: its first transaction lasts until a second claim ahead is done,
+  // which a claim ahead waiting for the outcomes would never do.
+  WaitingRecordStore record_store(fake, mutex, events, &RoundEvents::ahead_claims, 2,
+                                  /*note_claims=*/false);
   for (int i = 0; i < 9; ++i) fake.Add(Row("acme:k" + std::to_string(i), "hook"));
   FakeRenderer renderer;
   FakeHttpBatchClient http;
@@ -1315,7 +1308,7 @@ TEST(DispatcherRoundTest, WritesOutcomesOnTheirOwnConnectionBesideTheClaimAheadW
   d.RecordWith(record_store);
   d.AddHttpChannel("hook", "webhook", webhook);
   const app::DispatchReport report = d.RunOnce();
-  EXPECT_TRUE(record_store.side_by_side()) << "the claim ahead waited for the outcomes";
+  EXPECT_TRUE(record_store.came()) << "the claim ahead waited for the outcomes";
   EXPECT_GE(record_store.records(), 3) << "outcomes went through another connection";
   EXPECT_EQ(report.claimed, 9u);
   EXPECT_EQ(report.sent, 9u);
