@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "quell/core/engine/renotify_gate.h"
+
 namespace quell::core {
 namespace {
 
@@ -151,16 +153,11 @@ Decision OnUnhealthy(Incident& incident, const Observation& observation, const P
   }
 
   RecordSighting(incident, observation, policy);
-  const bool cooldown_elapsed =
-      !incident.last_notified_at || at - *incident.last_notified_at >= policy.cooldown;
-  if (!cooldown_elapsed) {
+  if (!CooldownElapsed(incident, at, policy)) {
     return Changed(incident, at, DecisionKind::kUpdateOnly, Reason::kNone, std::nullopt);
   }
-  if (incident.acked_at) {
-    return Changed(incident, at, DecisionKind::kUpdateOnly, Reason::kAcknowledged, std::nullopt);
-  }
-  if (policy.renotify_limit && incident.renotify_count >= *policy.renotify_limit) {
-    return Changed(incident, at, DecisionKind::kUpdateOnly, Reason::kRenotifyLimit, std::nullopt);
+  if (const Reason why_not = WhyNoRenotify(incident, policy); why_not != Reason::kNone) {
+    return Changed(incident, at, DecisionKind::kUpdateOnly, why_not, std::nullopt);
   }
   incident.last_notified_at = at;
   ++incident.renotify_count;

@@ -1,21 +1,9 @@
 #include "quell/core/engine/quiet_sighting.h"
 
+#include "quell/core/engine/renotify_gate.h"
+
 namespace quell::core {
 namespace {
-
-bool CooldownElapsed(const Incident& incident, WallTime at, const Policy& policy) {
-  return !incident.last_notified_at || at - *incident.last_notified_at >= policy.cooldown;
-}
-
-// Past the cooldown Evaluate records why no renotify goes out: acknowledged, else the renotify
-// limit. The reason now, or kNone when a renotify would go out.
-Reason WhyNoRenotify(const Incident& incident, const Policy& policy) {
-  if (incident.acked_at) return Reason::kAcknowledged;
-  if (policy.renotify_limit && incident.renotify_count >= *policy.renotify_limit) {
-    return Reason::kRenotifyLimit;
-  }
-  return Reason::kNone;
-}
 
 // Whether the last recorded sighting already recorded that same reason: it was past the
 // cooldown too (a renotify then would have restarted it), and an ack, which outranks the limit,
