@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <nlohmann/json.hpp>
 
+#include "quell/adapters/jsonl/json_tree.h"
 #include "quell/core/delivery/dead_letter.h"
 #include "quell/core/delivery/grouping.h"
 #include "quell/core/delivery/tenant_budget.h"
@@ -12,63 +12,58 @@
 namespace quell::jsonl {
 namespace {
 
-using nlohmann::json;
-
-std::string StringField(const json& doc, const char* name) {
-  const auto it = doc.find(name);
-  return it != doc.end() && it->is_string() ? it->get<std::string>() : std::string();
+// Each thread's parser and tree, reused row after row (their buffers stay allocated).
+JsonTree& Tree() {
+  thread_local JsonTree tree;
+  return tree;
 }
 
-uint64_t NumberField(const json& doc, const char* name) {
-  const auto it = doc.find(name);
-  return it != doc.end() && it->is_number_unsigned() ? it->get<uint64_t>() : 0;
+std::string StringField(JsonValue doc, std::string_view name) {
+  return std::string(doc.find(name).string());
 }
 
-bool IsString(const json& doc, const char* name) {
-  const auto it = doc.find(name);
-  return it != doc.end() && it->is_string();
+uint64_t NumberField(JsonValue doc, std::string_view name) {
+  return doc.find(name).number_unsigned();
 }
 
-std::optional<uint64_t> OptionalNumber(const json& doc, const char* name) {
-  const auto it = doc.find(name);
-  if (it == doc.end() || !it->is_number_unsigned()) return std::nullopt;
-  return it->get<uint64_t>();
+bool IsString(JsonValue doc, std::string_view name) { return doc.find(name).is_string(); }
+
+std::optional<uint64_t> OptionalNumber(JsonValue doc, std::string_view name) {
+  const JsonValue value = doc.find(name);
+  if (!value.is_number_unsigned()) return std::nullopt;
+  return value.number_unsigned();
 }
 
 // A string field, or a number's digits (the evidence builder writes every value as a string).
-std::string TextField(const json& doc, const char* name) {
-  const auto it = doc.find(name);
-  if (it == doc.end()) return {};
-  if (it->is_string()) return it->get<std::string>();
-  if (it->is_number_unsigned()) return std::to_string(it->get<uint64_t>());
+std::string TextField(JsonValue doc, std::string_view name) {
+  const JsonValue value = doc.find(name);
+  if (value.is_string()) return std::string(value.string());
+  if (value.is_number_unsigned()) return std::to_string(value.number_unsigned());
   return {};
 }
 
 // A number as a message writes it: an integer's digits, else six significant digits.
-std::string NumberWords(const json& value) {
-  if (value.is_number_integer() || value.is_number_unsigned()) return value.dump();
+std::string NumberWords(JsonValue value) {
+  if (value.is_number_integer()) return value.Compact();
   if (!value.is_number()) return {};
   char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.6g", value.get<double>());
+  std::snprintf(buffer, sizeof buffer, "%.6g", value.number_double());
   return buffer;
 }
 
-std::string Compact(const json& value) {
-  return value.dump(-1, ' ', false, json::error_handler_t::replace);
-}
-
-std::vector<std::pair<std::string, std::string>> StringMembers(const json& object) {
+std::vector<std::pair<std::string, std::string>> StringMembers(JsonValue object) {
   std::vector<std::pair<std::string, std::string>> out;
-  for (const auto& [name, value] : object.items()) {
-    if (value.is_string()) out.emplace_back(name, value.get<std::string>());
+  for (size_t i = 0; i < object.size(); ++i) {
+    const JsonValue value = object.at(i);
+    if (value.is_string()) out.emplace_back(object.name(i), value.string());
   }
-  return out;  // nlohmann's objects iterate in name order
+  return out;  // a tree's objects hold their members in name order
 }
 
-core::MessageEvidence EvidenceOf(const json& item) {
+core::MessageEvidence EvidenceOf(JsonValue item) {
   core::MessageEvidence e;
-  e.json = Compact(item);
-  if (item.is_string()) e.text = item.get<std::string>();
+  e.json = item.Compact();
+  if (item.is_string()) e.text = item.string();
   if (!item.is_object()) return e;
   e.is_object = true;
   e.title = StringField(item, "title");
@@ -83,34 +78,30 @@ core::MessageEvidence EvidenceOf(const json& item) {
   e.dashboard_url = StringField(item, "dashboardURL");
   e.generator_url = StringField(item, "generatorURL");
   e.starts_at = StringField(item, "startsAt");
-  if (const auto it = item.find("tags"); it != item.end() && it->is_object()) {
-    e.tags = StringMembers(*it);
-  }
+  if (const JsonValue tags = item.find("tags"); tags.is_object()) e.tags = StringMembers(tags);
   if (item.contains("threshold") && item.contains("value")) {
     e.is_metric = true;
     e.metric = StringField(item, "metric");
     e.direction = StringField(item, "direction");
-    e.value = NumberWords(item["value"]);
-    e.threshold = NumberWords(item["threshold"]);
-    if (const auto it = item.find("recovery"); it != item.end() && it->is_number()) {
-      e.recovery = NumberWords(*it);
+    e.value = NumberWords(item.find("value"));
+    e.threshold = NumberWords(item.find("threshold"));
+    if (const JsonValue recovery = item.find("recovery"); recovery.is_number()) {
+      e.recovery = NumberWords(recovery);
     }
   }
-  const auto annotations = item.find("annotations");
-  const auto status = item.find("status");
-  e.is_alert = !item.contains("title") && annotations != item.end() && annotations->is_object() &&
-               status != item.end() && status->is_string();
-  if (annotations != item.end() && annotations->is_object()) {
-    e.summary = StringField(*annotations, "summary");
-    e.old_message = StringField(*annotations, "message");
-    e.description = StringField(*annotations, "description");
-    e.runbook_url = StringField(*annotations, "runbook_url");
+  const JsonValue annotations = item.find("annotations");
+  e.is_alert = !item.contains("title") && annotations.is_object() && IsString(item, "status");
+  if (annotations.is_object()) {
+    e.summary = StringField(annotations, "summary");
+    e.old_message = StringField(annotations, "message");
+    e.description = StringField(annotations, "description");
+    e.runbook_url = StringField(annotations, "runbook_url");
   }
   return e;
 }
 
-core::Result<core::IncidentSnapshot> SnapshotOf(const json& doc) {
-  if (!doc.is_object() || !doc.contains("key") || !doc["key"].is_string()) {
+core::Result<core::IncidentSnapshot> SnapshotOf(JsonValue doc) {
+  if (!IsString(doc, "key")) {
     return core::MakeError(core::ErrorCode::kInvalidArgument,
                            "the outbox payload is not an incident snapshot (no string \"key\")");
   }
@@ -127,9 +118,9 @@ core::Result<core::IncidentSnapshot> SnapshotOf(const json& doc) {
   s.resolved_at = StringField(doc, "resolved_at");
   s.event_count = OptionalNumber(doc, "event_count");
   s.severity = StringField(doc, "severity");
-  if (const auto it = doc.find("labels"); it != doc.end() && it->is_object()) {
+  if (const JsonValue labels = doc.find("labels"); labels.is_object()) {
     s.has_labels = true;
-    s.labels = StringMembers(*it);
+    s.labels = StringMembers(labels);
   }
   s.upstream_count = TextField(doc, "upstream_count");
   s.upstream_count_since_last_message = TextField(doc, "upstream_count_since_last_message");
@@ -138,59 +129,67 @@ core::Result<core::IncidentSnapshot> SnapshotOf(const json& doc) {
   s.has_condition = IsString(doc, "condition");
   s.has_status = IsString(doc, "status");
   s.has_transition = IsString(doc, "transition");
-  if (const auto it = doc.find("evidence"); it != doc.end() && it->is_array()) {
+  if (const JsonValue evidence = doc.find("evidence"); evidence.is_array()) {
     s.has_evidence = true;
-    s.evidence.reserve(it->size());
-    for (const json& item : *it) s.evidence.push_back(EvidenceOf(item));
+    s.evidence.reserve(evidence.size());
+    for (size_t i = 0; i < evidence.size(); ++i) s.evidence.push_back(EvidenceOf(evidence.at(i)));
   }
-  if (const auto it = doc.find("opened_in_shadow"); it != doc.end() && it->is_boolean()) {
-    s.opened_in_shadow = it->get<bool>();
+  if (const JsonValue shadow = doc.find("opened_in_shadow"); shadow.is_boolean()) {
+    s.opened_in_shadow = shadow.boolean();
   }
   s.opened_in_maintenance = StringField(doc, "opened_in_maintenance");
   s.held_behind = StringField(doc, "held_behind");
   s.announced_at = StringField(doc, "announced_at");
-  if (const auto it = doc.find("open_for_seconds"); it != doc.end() && it->is_number_unsigned()) {
+  if (const JsonValue open_for = doc.find("open_for_seconds"); open_for.is_number_unsigned()) {
     s.has_open_for = true;
-    s.open_for_seconds = it->get<uint64_t>();
+    s.open_for_seconds = open_for.number_unsigned();
   }
   return s;
 }
 
-core::Result<core::GroupSnapshot> GroupOf(const json& doc) {
-  if (!doc.is_object() || !doc.contains("group") || !doc["group"].is_object()) {
+core::Result<core::GroupSnapshot> GroupOf(JsonValue doc) {
+  const JsonValue g = doc.find("group");
+  if (!g.is_object()) {
     return core::MakeError(core::ErrorCode::kInvalidArgument,
                            "the outbox payload is not a group message (no \"group\" object)");
   }
-  const json& g = doc["group"];
   core::GroupSnapshot group;
   group.key = StringField(g, "key");
   group.channel = StringField(g, "channel");
   group.sequence = OptionalNumber(g, "sequence");
   group.episode = OptionalNumber(g, "episode");
   group.open_after = OptionalNumber(g, "open_after");
-  if (const auto it = g.find("labels"); it != g.end() && it->is_object()) {
+  if (const JsonValue labels = g.find("labels"); labels.is_object()) {
     group.has_labels = true;
-    group.labels = StringMembers(*it);
+    group.labels = StringMembers(labels);
   }
-  if (const auto it = g.find("counts"); it != g.end() && it->is_object()) {
+  if (const JsonValue counts = g.find("counts"); counts.is_object()) {
     group.has_counts = true;
-    for (const auto& [name, value] : it->items()) {
-      group.counts.emplace_back(name, value.is_number_unsigned() ? value.get<uint64_t>() : 0);
+    for (size_t i = 0; i < counts.size(); ++i) {
+      group.counts.emplace_back(counts.name(i), counts.at(i).number_unsigned());
     }
   }
-  if (const auto it = g.find("standing"); it != g.end() && it->is_object()) {
-    group.standing =
-        core::GroupSnapshot::Standing{NumberField(*it, "open"), NumberField(*it, "silenced")};
+  if (const JsonValue standing = g.find("standing"); standing.is_object()) {
+    group.standing = core::GroupSnapshot::Standing{NumberField(standing, "open"),
+                                                   NumberField(standing, "silenced")};
   }
-  if (const auto it = g.find("members"); it != g.end() && it->is_array()) {
-    group.members.reserve(it->size());
-    for (const json& member : *it) {
-      core::Result<core::IncidentSnapshot> snapshot = SnapshotOf(member);
+  if (const JsonValue members = g.find("members"); members.is_array()) {
+    group.members.reserve(members.size());
+    for (size_t i = 0; i < members.size(); ++i) {
+      core::Result<core::IncidentSnapshot> snapshot = SnapshotOf(members.at(i));
       if (!snapshot) return snapshot.error();
       group.members.push_back(std::move(*snapshot));
     }
   }
   return group;
+}
+
+// The tree of `payload`; its root is absent (no object, so every reader refuses it) when the
+// payload is no JSON.
+JsonValue Parsed(std::string_view payload) {
+  JsonTree& tree = Tree();
+  tree.Parse(payload);
+  return tree.root();
 }
 
 void AddString(std::vector<JsonMember>& members, const char* name, const std::string& value) {
@@ -314,16 +313,16 @@ std::string NoticeJson(const core::Message& message, std::vector<JsonMember> ext
 }
 
 core::Result<core::IncidentSnapshot> DecodeSnapshot(std::string_view payload) {
-  return SnapshotOf(json::parse(payload, nullptr, /*allow_exceptions=*/false));
+  return SnapshotOf(Parsed(payload));
 }
 
 core::Result<core::GroupSnapshot> DecodeGroup(std::string_view payload) {
-  return GroupOf(json::parse(payload, nullptr, /*allow_exceptions=*/false));
+  return GroupOf(Parsed(payload));
 }
 
 core::Result<core::Message> DecodeMessage(const core::OutboxRow& row) {
   core::Message message;
-  const json doc = json::parse(row.payload, nullptr, /*allow_exceptions=*/false);
+  const JsonValue doc = Parsed(row.payload);
   // The row's kind column says what the payload is; neither the key nor the payload's shape is
   // read for it (an incident key may start like a group's, an upstream payload could hold "group").
   switch (row.kind) {
@@ -332,8 +331,8 @@ core::Result<core::Message> DecodeMessage(const core::OutboxRow& row) {
       message.kind = row.kind == core::OutboxRowKind::kDeadLetter ? core::Message::Kind::kDeadLetter
                                                                   : core::Message::Kind::kDigest;
       if (doc.is_object() && doc.size() == 1) {
-        message.notice_name = doc.begin().key();
-        message.notice_json = Compact(doc.begin().value());
+        message.notice_name = doc.name(0);
+        message.notice_json = doc.at(0).Compact();
       }
       return message;
     case core::OutboxRowKind::kGroup: {
