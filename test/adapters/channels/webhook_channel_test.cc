@@ -5,6 +5,9 @@
 
 #include <chrono>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include "channel_test_support.h"
 #include "quell/adapters/channels/webhook/webhook_signature.h"
@@ -278,6 +281,48 @@ TEST(WebhookSignatureTest, MatchesAKnownHmacSha256) {
   EXPECT_EQ(HmacSha256Hex("Jefe", "what do ya want for nothing?"),
             "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
   EXPECT_EQ(WebhookSignature("Jefe", 12, "body"), "v1=" + HmacSha256Hex("Jefe", "12.body"));
+}
+
+// HmacSha256Hex keeps a keyed context per thread for its last few keys: each use starts a new
+// message under the right key, however the keys come and go.
+TEST(WebhookSignatureTest, KeepsEachKeysResultAcrossCallsAndThreads) {
+  struct Vector {
+    std::string key;
+    std::string data;
+    std::string hex;
+  };
+  const std::vector<Vector> vectors = {
+      // RFC 4231 test cases 1, 2, 6 (a key longer than the block) and 7.
+      {std::string(20, '\x0b'), "Hi There",
+       "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"},
+      {"Jefe", "what do ya want for nothing?",
+       "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"},
+      {std::string(131, '\xaa'), "Test Using Larger Than Block-Size Key - Hash Key First",
+       "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"},
+      {std::string(131, '\xaa'),
+       "This is a test using a larger than block-size key and a larger than block-size data. "
+       "The key needs to be hashed before being used by the HMAC algorithm.",
+       "9b09ffa71b942fcb27635fbcd5b0e944bfdc63644f0713938a7f51535c3a35e2"},
+      {"", "", "b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad"},
+      {"key", "The quick brown fox jumps over the lazy dog",
+       "f7bc83f430538424b13298e6aa6fb143ef4d59a14946175997479dbc2d1a3cd8"},
+  };
+  const auto check_all = [&vectors](int rounds) {
+    int wrong = 0;
+    for (int round = 0; round < rounds; ++round) {
+      for (const Vector& v : vectors) wrong += HmacSha256Hex(v.key, v.data) == v.hex ? 0 : 1;
+    }
+    return wrong;
+  };
+  for (const Vector& v : vectors) EXPECT_EQ(HmacSha256Hex(v.key, v.data), v.hex) << v.data;
+  EXPECT_EQ(check_all(3), 0);  // six keys through a cache of fewer
+  std::vector<int> wrong(4, -1);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < wrong.size(); ++t) {
+    threads.emplace_back([&, t] { wrong[t] = check_all(50); });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(wrong, std::vector<int>(4, 0));
 }
 
 }  // namespace

@@ -1,11 +1,14 @@
 #include "quell/adapters/channels/webhook/webhook_signature.h"
 
+#include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
-#include <openssl/hmac.h>
+#include <openssl/params.h>
 
 #include <array>
 #include <charconv>
+#include <cstdlib>
+#include <initializer_list>
 #include <limits>
 
 #include "quell/core/text/hex.h"
@@ -23,21 +26,93 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
-}  // namespace
+// OpenSSL 3's one-shot HMAC() fetches the algorithm by name on every call (EVP_Q_mac), which
+// cost more than hashing a message-sized body. The algorithm is fetched once, and each thread
+// keeps a context keyed with each of its last few keys (the channels' secrets: a handful),
+// which a signature only resets.
+EVP_MAC* HmacAlgorithm() {
+  static EVP_MAC* const mac = EVP_MAC_fetch(nullptr, OSSL_MAC_NAME_HMAC, nullptr);
+  return mac;
+}
 
-std::string HmacSha256Hex(std::string_view key, std::string_view data) {
+class KeyedContexts {
+ public:
+  KeyedContexts() = default;
+  KeyedContexts(const KeyedContexts&) = delete;
+  KeyedContexts& operator=(const KeyedContexts&) = delete;
+  ~KeyedContexts() {
+    for (Entry& entry : entries_) Forget(entry);
+  }
+
+  // A context keyed with `key`, ready for EVP_MAC_update.
+  EVP_MAC_CTX* For(std::string_view key) {
+    for (Entry& entry : entries_) {
+      if (entry.context != nullptr && entry.key == key) {
+        // A null key keeps the one set, and starts a new message.
+        if (EVP_MAC_init(entry.context, nullptr, 0, nullptr) == 1) return entry.context;
+        Forget(entry);
+        break;
+      }
+    }
+    Entry& entry = entries_[next_];
+    next_ = (next_ + 1) % entries_.size();
+    Forget(entry);
+    entry.context = EVP_MAC_CTX_new(HmacAlgorithm());
+    char digest[] = OSSL_DIGEST_NAME_SHA2_256;
+    const std::array<OSSL_PARAM, 2> params = {
+        OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0), OSSL_PARAM_construct_end()};
+    // HMAC() takes a null key of no length as the empty key; the provider wants a pointer.
+    static const unsigned char kEmpty = 0;
+    const auto* bytes =
+        key.empty() ? &kEmpty : reinterpret_cast<const unsigned char*>(key.data());
+    if (entry.context == nullptr ||
+        EVP_MAC_init(entry.context, bytes, key.size(), params.data()) != 1) {
+      // Only out of memory: OpenSSL's HMAC and SHA-256 are built in.
+      std::abort();
+    }
+    entry.key.assign(key);
+    return entry.context;
+  }
+
+ private:
+  struct Entry {
+    std::string key;
+    EVP_MAC_CTX* context = nullptr;
+  };
+
+  static void Forget(Entry& entry) {
+    EVP_MAC_CTX_free(entry.context);
+    entry.context = nullptr;
+    OPENSSL_cleanse(entry.key.data(), entry.key.size());
+    entry.key.clear();
+  }
+
+  std::array<Entry, 4> entries_;
+  size_t next_ = 0;
+};
+
+std::string HmacSha256Hex(std::string_view key, std::initializer_list<std::string_view> parts) {
+  thread_local KeyedContexts contexts;
+  EVP_MAC_CTX* context = contexts.For(key);
+  for (const std::string_view part : parts) {
+    EVP_MAC_update(context, reinterpret_cast<const unsigned char*>(part.data()), part.size());
+  }
   std::array<unsigned char, EVP_MAX_MD_SIZE> mac{};
-  unsigned int length = 0;
-  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
-       reinterpret_cast<const unsigned char*>(data.data()), data.size(), mac.data(), &length);
+  size_t length = 0;
+  EVP_MAC_final(context, mac.data(), &length, mac.size());
   return core::HexOf(std::span<const uint8_t>(mac.data(), length));
 }
 
+}  // namespace
+
+std::string HmacSha256Hex(std::string_view key, std::string_view data) {
+  return HmacSha256Hex(key, {data});
+}
+
 std::string WebhookSignature(std::string_view secret, int64_t unix_seconds, std::string_view body) {
-  std::string signed_text = std::to_string(unix_seconds);
-  signed_text += '.';
-  signed_text += body;
-  return "v1=" + HmacSha256Hex(secret, signed_text);
+  // "<timestamp>.<body>" hashed in parts: the body is not copied.
+  const std::string seconds = std::to_string(unix_seconds);
+  return "v1=" + HmacSha256Hex(secret, {seconds, ".", body});
 }
 
 std::optional<int64_t> ParseUnixSecondsHeader(std::string_view header) {
