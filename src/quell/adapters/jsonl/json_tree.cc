@@ -299,11 +299,14 @@ std::string_view JsonValue::name(size_t i) const {
 
 JsonValue JsonValue::find(std::string_view member) const {
   if (!is_object()) return {};
+  // The members are sorted by name, and unique.
   const JsonTree::Node& node = tree_->nodes_[index_];
-  for (uint32_t i = node.first; i < node.first + node.count; ++i) {
-    if (tree_->members_[i].name == member) return {tree_, tree_->members_[i].node};
-  }
-  return {};
+  const auto begin = tree_->members_.begin() + node.first;
+  const auto end = begin + node.count;
+  const auto it = std::lower_bound(
+      begin, end, member, [](const JsonTree::Member& m, std::string_view name) { return m.name < name; });
+  if (it == end || it->name != member) return {};
+  return {tree_, it->node};
 }
 
 void JsonValue::AppendCompact(std::string& out) const {

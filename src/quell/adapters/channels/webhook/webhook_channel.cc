@@ -144,6 +144,7 @@ core::Result<core::HttpRequest> WebhookChannel::Encode(const core::Delivery& del
       Signs(settings_) ? WebhookSignature(settings_.secret, seconds, *body) : std::string();
   core::HttpRequest request =
       PostRequest(settings_.url, "application/json", std::move(*body), settings_.timeouts);
+  request.headers.reserve(request.headers.size() + 4);
   request.headers.emplace_back("Idempotency-Key", delivery.row.idempotency_key);
   request.headers.emplace_back("X-Quell-Timestamp", std::to_string(seconds));
   if (Signs(settings_)) request.headers.emplace_back("X-Quell-Signature", std::move(signature));
