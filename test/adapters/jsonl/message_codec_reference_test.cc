@@ -41,15 +41,27 @@ std::string Pairs(const std::vector<std::pair<std::string, std::string>>& pairs)
 void DescribeEvidence(std::string& out, const core::MessageEvidence& e) {
   Line(out, "ev.json", e.json);
   Line(out, "ev.is_object", std::to_string(e.is_object));
-  for (const auto& [name, value] :
-       {std::pair{"text", &e.text}, {"title", &e.title}, {"message", &e.message},
-        {"culprit", &e.culprit}, {"exception", &e.exception}, {"level", &e.level},
-        {"last_seen", &e.last_seen}, {"count", &e.count}, {"permalink", &e.permalink},
-        {"panel_url", &e.panel_url}, {"dashboard_url", &e.dashboard_url},
-        {"generator_url", &e.generator_url}, {"starts_at", &e.starts_at}, {"metric", &e.metric},
-        {"direction", &e.direction}, {"value", &e.value}, {"threshold", &e.threshold},
-        {"summary", &e.summary}, {"old_message", &e.old_message},
-        {"description", &e.description}, {"runbook_url", &e.runbook_url}}) {
+  for (const auto& [name, value] : {std::pair{"text", &e.text},
+                                    {"title", &e.title},
+                                    {"message", &e.message},
+                                    {"culprit", &e.culprit},
+                                    {"exception", &e.exception},
+                                    {"level", &e.level},
+                                    {"last_seen", &e.last_seen},
+                                    {"count", &e.count},
+                                    {"permalink", &e.permalink},
+                                    {"panel_url", &e.panel_url},
+                                    {"dashboard_url", &e.dashboard_url},
+                                    {"generator_url", &e.generator_url},
+                                    {"starts_at", &e.starts_at},
+                                    {"metric", &e.metric},
+                                    {"direction", &e.direction},
+                                    {"value", &e.value},
+                                    {"threshold", &e.threshold},
+                                    {"summary", &e.summary},
+                                    {"old_message", &e.old_message},
+                                    {"description", &e.description},
+                                    {"runbook_url", &e.runbook_url}}) {
     Line(out, name, *value);
   }
   Line(out, "ev.tags", Pairs(e.tags));
@@ -59,26 +71,31 @@ void DescribeEvidence(std::string& out, const core::MessageEvidence& e) {
 }
 
 void DescribeSnapshot(std::string& out, const core::IncidentSnapshot& s) {
-  for (const auto& [name, value] :
-       {std::pair{"key", &s.key}, {"condition", &s.condition}, {"status", &s.status},
-        {"transition", &s.transition}, {"opened_at", &s.opened_at},
-        {"first_seen_at", &s.first_seen_at}, {"last_seen_at", &s.last_seen_at},
-        {"resolved_at", &s.resolved_at}, {"severity", &s.severity},
-        {"upstream_count", &s.upstream_count},
-        {"since_last", &s.upstream_count_since_last_message},
-        {"maintenance", &s.opened_in_maintenance}, {"held_behind", &s.held_behind},
-        {"announced_at", &s.announced_at}}) {
+  for (const auto& [name, value] : {std::pair{"key", &s.key},
+                                    {"condition", &s.condition},
+                                    {"status", &s.status},
+                                    {"transition", &s.transition},
+                                    {"opened_at", &s.opened_at},
+                                    {"first_seen_at", &s.first_seen_at},
+                                    {"last_seen_at", &s.last_seen_at},
+                                    {"resolved_at", &s.resolved_at},
+                                    {"severity", &s.severity},
+                                    {"upstream_count", &s.upstream_count},
+                                    {"since_last", &s.upstream_count_since_last_message},
+                                    {"maintenance", &s.opened_in_maintenance},
+                                    {"held_behind", &s.held_behind},
+                                    {"announced_at", &s.announced_at}}) {
     Line(out, name, *value);
   }
   Line(out, "generation", Optional(s.generation));
   Line(out, "version", Optional(s.version));
   Line(out, "event_count", Optional(s.event_count));
   Line(out, "labels", std::to_string(s.has_labels) + Pairs(s.labels));
-  Line(out, "flags", std::to_string(s.upstream_count_quoted) +
-                         std::to_string(s.since_last_message_quoted) +
-                         std::to_string(s.has_condition) + std::to_string(s.has_status) +
-                         std::to_string(s.has_transition) + std::to_string(s.has_evidence) +
-                         std::to_string(s.opened_in_shadow) + std::to_string(s.has_open_for));
+  Line(out, "flags",
+       std::to_string(s.upstream_count_quoted) + std::to_string(s.since_last_message_quoted) +
+           std::to_string(s.has_condition) + std::to_string(s.has_status) +
+           std::to_string(s.has_transition) + std::to_string(s.has_evidence) +
+           std::to_string(s.opened_in_shadow) + std::to_string(s.has_open_for));
   Line(out, "open_for", std::to_string(s.open_for_seconds));
   for (const core::MessageEvidence& e : s.evidence) DescribeEvidence(out, e);
   Line(out, "snapshot_json", SnapshotJson(s));
@@ -88,8 +105,8 @@ void DescribeSnapshot(std::string& out, const core::IncidentSnapshot& s) {
 std::string Describe(const core::Result<core::Message>& message) {
   std::string out;
   if (!message.ok()) {
-    Line(out, "error", std::to_string(static_cast<int>(message.error().code)) + " " +
-                           message.error().message);
+    Line(out, "error",
+         std::to_string(static_cast<int>(message.error().code)) + " " + message.error().message);
     return out;
   }
   Line(out, "kind", std::to_string(static_cast<int>(message->kind)));
@@ -103,9 +120,9 @@ std::string Describe(const core::Result<core::Message>& message) {
   std::string counts = std::to_string(g.has_counts);
   for (const auto& [name, n] : g.counts) counts += "[" + name + "|" + std::to_string(n) + "]";
   Line(out, "group.counts", counts);
-  Line(out, "group.standing", g.standing ? std::to_string(g.standing->open) + "/" +
-                                               std::to_string(g.standing->silenced)
-                                         : "unset");
+  Line(out, "group.standing",
+       g.standing ? std::to_string(g.standing->open) + "/" + std::to_string(g.standing->silenced)
+                  : "unset");
   for (const core::IncidentSnapshot& member : g.members) DescribeSnapshot(out, member);
   Line(out, "group_json", GroupJson(g));
   Line(out, "notice", message->notice_name + " " + message->notice_json);
@@ -114,8 +131,7 @@ std::string Describe(const core::Result<core::Message>& message) {
 }
 
 constexpr core::OutboxRowKind kKinds[] = {core::OutboxRowKind::kIncident,
-                                          core::OutboxRowKind::kGroup,
-                                          core::OutboxRowKind::kDigest,
+                                          core::OutboxRowKind::kGroup, core::OutboxRowKind::kDigest,
                                           core::OutboxRowKind::kDeadLetter};
 
 // Decodes `payload` as each kind of row both ways; the first difference, or "".
@@ -156,8 +172,12 @@ core::Incident OddIncident() {
       R"({"value":1E2,"threshold":-7,"recovery":123456789012345678901234567890})",
       R"({"value":18446744073709551615,"threshold":-9223372036854775808,"recovery":1e-7})",
       R"({"annotations":{"message":"old","description":"d"},"status":"resolved"})",
-      R"({"title":"t","annotations":{},"status":"firing"})", R"("\u00e9\ud83d\ude00")",
-      R"([{"b":[],"a":{}},-0,0.5,false])", "null", "12", "-3"};
+      R"({"title":"t","annotations":{},"status":"firing"})",
+      R"("\u00e9\ud83d\ude00")",
+      R"([{"b":[],"a":{}},-0,0.5,false])",
+      "null",
+      "12",
+      "-3"};
   return in;
 }
 
@@ -201,46 +221,44 @@ std::vector<std::string> Corpus() {
   corpus.push_back(notice.payload);
 
   // Odd numbers: "-0" is signed for nlohmann, integers past 64 bits doubles, 1e2 no integer.
-  for (const char* odd_payload : {
-           R"({"key":"k -0","generation":-0,"version":-1,"event_count":18446744073709551615,)"
-           R"("open_for_seconds":18446744073709551616,"upstream_count":12345678901234567890123,)"
-           R"("upstream_count_since_last_message":-0})",
-           R"({"key":"k","generation":1e2,"version":1.0,"event_count":-9223372036854775809,)"
-           R"("open_for_seconds":-0,"upstream_count":"-0","evidence":[{"count":-0},{"count":0},)"
-           R"({"count":1.0},{"count":"7"},{"count":99999999999999999999},)"
-           R"({"value":-0,"threshold":-0.0},{"value":1e-400,"threshold":0.30000000000000004}]})",
-           R"({"key":"k","evidence":[{"value":1.7976931348623157e308,"threshold":1e22},)"
-           R"({"value":123456.5,"threshold":1234567.0,"recovery":0.000012345}]})",
-           R"({"key":"k","generation":1e400})",
-           R"({"key":"k","generation":01})",
-           R"({"key":"k","n":[-01]})",
-           // Repeated names: nlohmann keeps the last.
-           R"({"key":"a","key":"b","labels":{"z":"1","a":"2","z":"3"},"evidence":[{"b":1,"a":2,"b":3}]})",
-           R"({"key":"a","key":5})",
-           R"({"key":5,"key":"a"})",
-           // Escapes and text.
-           R"({"key":"\u00e9\u2028\u2029\ud83d\ude00\"\\\/\b\f\n\r\t\u0001\u001f\u007f\u0000","evidence":["\u0000x"]})",
-           "{\"key\":\"\xC3\xA9\xF0\x9F\x98\x80\xE2\x80\xA8\x7f\"}",
-           "{\"key\":\"\xff\"}", "{\"key\":\"\xC0\xAF\"}", "{\"key\":\"\xED\xA0\x80\"}",
-           "{\"key\":\"\xF4\x90\x80\x80\"}", "{\"key\":\"a\tb\"}",
-           R"({"key":"\ud800"})", R"({"key":"\udc00x"})", R"({"key":"\ud800\u0041"})",
-           R"({"key":"\u00G0"})", R"({"key":"\x"})",
-           // Framing: a byte order mark, whitespace, a NUL ending nlohmann's input, trailers.
-           "\xEF\xBB\xBF{\"key\":\"bom\"}", "\xEF\xBB{\"key\":\"half\"}",
-           " \t\r\n{\"key\" : \"ws\" } \n", "\f{\"key\":\"ff\"}", "{\"key\":\"v\"}\v",
-           "{\"key\":\"k\"} x",
-           "{\"key\":\"k\"}{}", "{\"key\":\"k\",}", "[1,]", "{\"key\":tru}", "{\"key\":nulll}",
-           // Odd types and shapes.
-           R"({"key":"k","evidence":"none","labels":[1],"opened_in_shadow":1,"condition":null})",
-           R"({"key":"k","opened_in_shadow":false,"status":"","condition":"","transition":""})",
-           R"({"key":"k","evidence":[],"labels":{},"tags":{"a":"b"}})", "[]", "\"s\"", "1",
-           "null", "", "{}", "{\"a\":1,\"b\":2}", "{\"digest\":{\"b\":1,\"a\":[1.5,\"x\",{}]}}",
-           "{\"dead_letter\":1,\"dead_letter\":{\"z\":[true,null]}}",
-           R"({"group":{"key":"k","counts":{"open":-0,"members":2.0,"z":"1","a":3},)"
-           R"("standing":{"open":1,"silenced":-2},"members":[{"key":"m","labels":{}}],)"
-           R"("sequence":-0,"episode":1.5,"open_after":"3","labels":{"b":"c","a":1}}})",
-           R"({"group":{"members":[{"key":"m"},{"nokey":1}]}})", R"({"group":[]})",
-           R"({"group":{"members":{}}})"}) {
+  for (
+      const char* odd_payload :
+      {R"({"key":"k -0","generation":-0,"version":-1,"event_count":18446744073709551615,)"
+       R"("open_for_seconds":18446744073709551616,"upstream_count":12345678901234567890123,)"
+       R"("upstream_count_since_last_message":-0})",
+       R"({"key":"k","generation":1e2,"version":1.0,"event_count":-9223372036854775809,)"
+       R"("open_for_seconds":-0,"upstream_count":"-0","evidence":[{"count":-0},{"count":0},)"
+       R"({"count":1.0},{"count":"7"},{"count":99999999999999999999},)"
+       R"({"value":-0,"threshold":-0.0},{"value":1e-400,"threshold":0.30000000000000004}]})",
+       R"({"key":"k","evidence":[{"value":1.7976931348623157e308,"threshold":1e22},)"
+       R"({"value":123456.5,"threshold":1234567.0,"recovery":0.000012345}]})",
+       R"({"key":"k","generation":1e400})", R"({"key":"k","generation":01})",
+       R"({"key":"k","n":[-01]})",
+       // Repeated names: nlohmann keeps the last.
+       R"({"key":"a","key":"b","labels":{"z":"1","a":"2","z":"3"},"evidence":[{"b":1,"a":2,"b":3}]})",
+       R"({"key":"a","key":5})", R"({"key":5,"key":"a"})",
+       // Escapes and text.
+       R"({"key":"\u00e9\u2028\u2029\ud83d\ude00\"\\\/\b\f\n\r\t\u0001\u001f\u007f\u0000","evidence":["\u0000x"]})",
+       "{\"key\":\"\xC3\xA9\xF0\x9F\x98\x80\xE2\x80\xA8\x7f\"}", "{\"key\":\"\xff\"}",
+       "{\"key\":\"\xC0\xAF\"}", "{\"key\":\"\xED\xA0\x80\"}", "{\"key\":\"\xF4\x90\x80\x80\"}",
+       "{\"key\":\"a\tb\"}", R"({"key":"\ud800"})", R"({"key":"\udc00x"})",
+       R"({"key":"\ud800\u0041"})", R"({"key":"\u00G0"})", R"({"key":"\x"})",
+       // Framing: a byte order mark, whitespace, a NUL ending nlohmann's input, trailers.
+       "\xEF\xBB\xBF{\"key\":\"bom\"}", "\xEF\xBB{\"key\":\"half\"}",
+       " \t\r\n{\"key\" : \"ws\" } \n", "\f{\"key\":\"ff\"}", "{\"key\":\"v\"}\v",
+       "{\"key\":\"k\"} x", "{\"key\":\"k\"}{}", "{\"key\":\"k\",}", "[1,]", "{\"key\":tru}",
+       "{\"key\":nulll}",
+       // Odd types and shapes.
+       R"({"key":"k","evidence":"none","labels":[1],"opened_in_shadow":1,"condition":null})",
+       R"({"key":"k","opened_in_shadow":false,"status":"","condition":"","transition":""})",
+       R"({"key":"k","evidence":[],"labels":{},"tags":{"a":"b"}})", "[]", "\"s\"", "1", "null", "",
+       "{}", "{\"a\":1,\"b\":2}", "{\"digest\":{\"b\":1,\"a\":[1.5,\"x\",{}]}}",
+       "{\"dead_letter\":1,\"dead_letter\":{\"z\":[true,null]}}",
+       R"({"group":{"key":"k","counts":{"open":-0,"members":2.0,"z":"1","a":3},)"
+       R"("standing":{"open":1,"silenced":-2},"members":[{"key":"m","labels":{}}],)"
+       R"("sequence":-0,"episode":1.5,"open_after":"3","labels":{"b":"c","a":1}}})",
+       R"({"group":{"members":[{"key":"m"},{"nokey":1}]}})", R"({"group":[]})",
+       R"({"group":{"members":{}}})"}) {
     corpus.emplace_back(odd_payload);
   }
   corpus.push_back(std::string("{\"key\":\"nul\"}\0trailing", 23));

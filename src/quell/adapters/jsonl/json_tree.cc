@@ -101,7 +101,8 @@ JsonTree::JsonTree() : parser_(std::make_unique<simdjson::dom::parser>()) {
   // A depth past simdjson's default: an upstream's evidence nested to that default is stored two
   // levels deeper in a snapshot. (The capacity grows with the documents.)
   // Out of memory here, the first Parse tries again (and fails as any allocation would).
-  const simdjson::error_code allocated = parser_->allocate(simdjson::SIMDJSON_PADDING * 64, kMaxDepth);
+  const simdjson::error_code allocated =
+      parser_->allocate(simdjson::SIMDJSON_PADDING * 64, kMaxDepth);
   static_cast<void>(allocated);
 }
 
@@ -160,8 +161,8 @@ uint32_t JsonTree::Build(const simdjson::dom::element& element) {
     case simdjson::dom::element_type::INT64: {
       const int64_t value = element.get_int64().value_unsafe();
       const bool negative_zero =
-          value == 0 && std::binary_search(negative_zeros_.begin(), negative_zeros_.end(),
-                                           numbers_seen_);
+          value == 0 &&
+          std::binary_search(negative_zeros_.begin(), negative_zeros_.end(), numbers_seen_);
       ++numbers_seen_;
       if (value < 0 || negative_zero) {
         node.type = Type::kSigned;
@@ -221,7 +222,9 @@ uint32_t JsonTree::Build(const simdjson::dom::element& element) {
   return index;
 }
 
-bool JsonValue::is_null() const { return tree_ && tree_->nodes_[index_].type == JsonTree::Type::kNull; }
+bool JsonValue::is_null() const {
+  return tree_ && tree_->nodes_[index_].type == JsonTree::Type::kNull;
+}
 
 bool JsonValue::is_boolean() const {
   if (!tree_) return false;
@@ -304,7 +307,8 @@ JsonValue JsonValue::find(std::string_view member) const {
   const auto begin = tree_->members_.begin() + node.first;
   const auto end = begin + node.count;
   const auto it = std::lower_bound(
-      begin, end, member, [](const JsonTree::Member& m, std::string_view name) { return m.name < name; });
+      begin, end, member,
+      [](const JsonTree::Member& m, std::string_view name) { return m.name < name; });
   if (it == end || it->name != member) return {};
   return {tree_, it->node};
 }
@@ -328,10 +332,9 @@ void JsonValue::AppendCompact(std::string& out) const {
     case JsonTree::Type::kUnsigned:
     case JsonTree::Type::kSigned: {
       char buffer[24];
-      const auto [end, ec] =
-          node.type == JsonTree::Type::kUnsigned
-              ? std::to_chars(buffer, buffer + sizeof buffer, node.number.u)
-              : std::to_chars(buffer, buffer + sizeof buffer, node.number.i);
+      const auto [end, ec] = node.type == JsonTree::Type::kUnsigned
+                                 ? std::to_chars(buffer, buffer + sizeof buffer, node.number.u)
+                                 : std::to_chars(buffer, buffer + sizeof buffer, node.number.i);
       out.append(buffer, end);
       return;
     }

@@ -47,7 +47,7 @@ class JsonValue {
 
   // An array's elements or an object's members (sorted, unique names); 0 for a scalar.
   size_t size() const;
-  JsonValue at(size_t i) const;          // the i-th element or member value
+  JsonValue at(size_t i) const;           // the i-th element or member value
   std::string_view name(size_t i) const;  // the i-th member's name
   JsonValue find(std::string_view member) const;
   bool contains(std::string_view member) const { return find(member).present(); }
@@ -79,8 +79,17 @@ class JsonTree {
 
  private:
   friend class JsonValue;
-  enum class Type : uint8_t { kNull, kFalse, kTrue, kString, kUnsigned, kSigned, kDouble, kArray,
-                              kObject };
+  enum class Type : uint8_t {
+    kNull,
+    kFalse,
+    kTrue,
+    kString,
+    kUnsigned,
+    kSigned,
+    kDouble,
+    kArray,
+    kObject
+  };
   struct Node {
     Type type = Type::kNull;
     uint32_t first = 0;  // an array's or object's first entry in members_

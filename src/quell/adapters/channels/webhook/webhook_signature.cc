@@ -60,11 +60,11 @@ class KeyedContexts {
     entry.context = EVP_MAC_CTX_new(HmacAlgorithm());
     char digest[] = OSSL_DIGEST_NAME_SHA2_256;
     const std::array<OSSL_PARAM, 2> params = {
-        OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0), OSSL_PARAM_construct_end()};
+        OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0),
+        OSSL_PARAM_construct_end()};
     // HMAC() takes a null key of no length as the empty key; the provider wants a pointer.
     static const unsigned char kEmpty = 0;
-    const auto* bytes =
-        key.empty() ? &kEmpty : reinterpret_cast<const unsigned char*>(key.data());
+    const auto* bytes = key.empty() ? &kEmpty : reinterpret_cast<const unsigned char*>(key.data());
     if (entry.context == nullptr ||
         EVP_MAC_init(entry.context, bytes, key.size(), params.data()) != 1) {
       // Only out of memory: OpenSSL's HMAC and SHA-256 are built in.
