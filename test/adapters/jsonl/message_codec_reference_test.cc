@@ -342,5 +342,20 @@ TEST(JsonTreeTest, KeepsNlohmannsValueModel) {
   EXPECT_FALSE(tree.root().present());
 }
 
+// A thread's tree lives as long as the thread: the buffers one large payload needed are not
+// kept for the small ones after it.
+TEST(JsonTreeTest, StartsAfreshAfterALargeDocument) {
+  JsonTree tree;
+  const std::string large =
+      R"({"key":"large","evidence":[")" + std::string(2 * JsonTree::kKeptBytes, 'x') + R"("]})";
+  ASSERT_TRUE(tree.Parse(large));
+  EXPECT_GT(tree.capacity(), JsonTree::kKeptBytes);
+  EXPECT_EQ(tree.root().find("evidence").at(0).string().size(), 2 * JsonTree::kKeptBytes);
+  ASSERT_TRUE(tree.Parse(R"({"key":"small"})"));
+  EXPECT_LE(tree.capacity(), JsonTree::kKeptBytes);
+  EXPECT_EQ(tree.root().find("key").string(), "small");
+  EXPECT_EQ(Difference(large), "");
+}
+
 }  // namespace
 }  // namespace quell::jsonl

@@ -95,26 +95,44 @@ void AppendDouble(std::string& out, double value) {
   out += nlohmann::json(value).dump();
 }
 
+std::unique_ptr<simdjson::dom::parser> NewParser() {
+  auto parser = std::make_unique<simdjson::dom::parser>();
+  // A depth past simdjson's default: an upstream's evidence nested to that default is stored
+  // two levels deeper in a snapshot. Out of memory here, the first parse tries again (and fails
+  // as any allocation would); the capacity grows with the documents.
+  const simdjson::error_code allocated =
+      parser->allocate(simdjson::SIMDJSON_PADDING * 64, JsonTree::kMaxDepth);
+  static_cast<void>(allocated);
+  return parser;
+}
+
 }  // namespace
 
-JsonTree::JsonTree() : parser_(std::make_unique<simdjson::dom::parser>()) {
-  // A depth past simdjson's default: an upstream's evidence nested to that default is stored two
-  // levels deeper in a snapshot. (The capacity grows with the documents.)
-  // Out of memory here, the first Parse tries again (and fails as any allocation would).
-  const simdjson::error_code allocated =
-      parser_->allocate(simdjson::SIMDJSON_PADDING * 64, kMaxDepth);
-  static_cast<void>(allocated);
-}
+JsonTree::JsonTree() : parser_(NewParser()) {}
 
 JsonTree::~JsonTree() = default;
 
-bool JsonTree::Parse(std::string_view text) {
+size_t JsonTree::capacity() const { return parser_->capacity(); }
+
+void JsonTree::Reset(size_t next_size) {
+  if (parser_->capacity() > kKeptBytes && next_size <= kKeptBytes) {
+    parser_ = NewParser();
+    nodes_ = {};
+    members_ = {};
+    scratch_ = {};
+    rewritten_ = {};
+    negative_zeros_ = {};
+  }
   nodes_.clear();
   members_.clear();
   scratch_.clear();
   negative_zeros_.clear();
   numbers_seen_ = 0;
   root_ = JsonValue();
+}
+
+bool JsonTree::Parse(std::string_view text) {
+  Reset(text.size());
   // nlohmann skips a byte order mark, and ends its input at a NUL byte (one in a string is a
   // control character, refused either way).
   if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);

@@ -67,6 +67,9 @@ class JsonValue {
 class JsonTree {
  public:
   static constexpr size_t kMaxDepth = 4096;
+  // What a tree keeps allocated from one document to the next (a thread's tree lives as long as
+  // the thread): after a larger document, the next one within this size starts afresh.
+  static constexpr size_t kKeptBytes = size_t{1} << 20;
 
   JsonTree();
   ~JsonTree();
@@ -76,6 +79,9 @@ class JsonTree {
   // Parses `text`; false (and an absent root) where nlohmann-json's parser would refuse it.
   bool Parse(std::string_view text);
   JsonValue root() const { return root_; }
+
+  // The input size the tree's buffers are sized for now (simdjson's capacity).
+  size_t capacity() const;
 
  private:
   friend class JsonValue;
@@ -107,6 +113,7 @@ class JsonTree {
   };
 
   uint32_t Build(const simdjson::dom::element& element);
+  void Reset(size_t next_size);
 
   // Behind a pointer: simdjson's classes change with its build options (threads), which only
   // this library's own sources are compiled with.

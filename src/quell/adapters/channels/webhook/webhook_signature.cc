@@ -7,7 +7,6 @@
 
 #include <array>
 #include <charconv>
-#include <cstdlib>
 #include <initializer_list>
 #include <limits>
 
@@ -44,7 +43,8 @@ class KeyedContexts {
     for (Entry& entry : entries_) Forget(entry);
   }
 
-  // A context keyed with `key`, ready for EVP_MAC_update.
+  // A context keyed with `key`, ready for EVP_MAC_update; null when OpenSSL fails (out of
+  // memory: HMAC and SHA-256 are built in), which HMAC() answered with no bytes too.
   EVP_MAC_CTX* For(std::string_view key) {
     for (Entry& entry : entries_) {
       if (entry.context != nullptr && entry.key == key) {
@@ -57,7 +57,9 @@ class KeyedContexts {
     Entry& entry = entries_[next_];
     next_ = (next_ + 1) % entries_.size();
     Forget(entry);
-    entry.context = EVP_MAC_CTX_new(HmacAlgorithm());
+    EVP_MAC* const algorithm = HmacAlgorithm();
+    if (algorithm == nullptr) return nullptr;
+    entry.context = EVP_MAC_CTX_new(algorithm);
     char digest[] = OSSL_DIGEST_NAME_SHA2_256;
     const std::array<OSSL_PARAM, 2> params = {
         OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0),
@@ -67,8 +69,8 @@ class KeyedContexts {
     const auto* bytes = key.empty() ? &kEmpty : reinterpret_cast<const unsigned char*>(key.data());
     if (entry.context == nullptr ||
         EVP_MAC_init(entry.context, bytes, key.size(), params.data()) != 1) {
-      // Only out of memory: OpenSSL's HMAC and SHA-256 are built in.
-      std::abort();
+      Forget(entry);
+      return nullptr;
     }
     entry.key.assign(key);
     return entry.context;
@@ -94,12 +96,16 @@ class KeyedContexts {
 std::string HmacSha256Hex(std::string_view key, std::initializer_list<std::string_view> parts) {
   thread_local KeyedContexts contexts;
   EVP_MAC_CTX* context = contexts.For(key);
+  if (context == nullptr) return {};
   for (const std::string_view part : parts) {
-    EVP_MAC_update(context, reinterpret_cast<const unsigned char*>(part.data()), part.size());
+    if (EVP_MAC_update(context, reinterpret_cast<const unsigned char*>(part.data()), part.size()) !=
+        1) {
+      return {};
+    }
   }
   std::array<unsigned char, EVP_MAX_MD_SIZE> mac{};
   size_t length = 0;
-  EVP_MAC_final(context, mac.data(), &length, mac.size());
+  if (EVP_MAC_final(context, mac.data(), &length, mac.size()) != 1) return {};
   return core::HexOf(std::span<const uint8_t>(mac.data(), length));
 }
 
