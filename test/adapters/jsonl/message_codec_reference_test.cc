@@ -21,115 +21,6 @@
 namespace quell::jsonl {
 namespace {
 
-void Line(std::string& out, const char* name, const std::string& value) {
-  out += name;
-  out += '=';
-  out += value;
-  out += '\n';
-}
-
-std::string Optional(const std::optional<uint64_t>& value) {
-  return value ? std::to_string(*value) : "unset";
-}
-
-std::string Pairs(const std::vector<std::pair<std::string, std::string>>& pairs) {
-  std::string out;
-  for (const auto& [name, value] : pairs) out += "[" + name + "|" + value + "]";
-  return out;
-}
-
-void DescribeEvidence(std::string& out, const core::MessageEvidence& e) {
-  Line(out, "ev.json", e.json);
-  Line(out, "ev.is_object", std::to_string(e.is_object));
-  for (const auto& [name, value] : {std::pair{"text", &e.text},
-                                    {"title", &e.title},
-                                    {"message", &e.message},
-                                    {"culprit", &e.culprit},
-                                    {"exception", &e.exception},
-                                    {"level", &e.level},
-                                    {"last_seen", &e.last_seen},
-                                    {"count", &e.count},
-                                    {"permalink", &e.permalink},
-                                    {"panel_url", &e.panel_url},
-                                    {"dashboard_url", &e.dashboard_url},
-                                    {"generator_url", &e.generator_url},
-                                    {"starts_at", &e.starts_at},
-                                    {"metric", &e.metric},
-                                    {"direction", &e.direction},
-                                    {"value", &e.value},
-                                    {"threshold", &e.threshold},
-                                    {"summary", &e.summary},
-                                    {"old_message", &e.old_message},
-                                    {"description", &e.description},
-                                    {"runbook_url", &e.runbook_url}}) {
-    Line(out, name, *value);
-  }
-  Line(out, "ev.tags", Pairs(e.tags));
-  Line(out, "ev.is_metric", std::to_string(e.is_metric));
-  Line(out, "ev.recovery", e.recovery ? *e.recovery : "unset");
-  Line(out, "ev.is_alert", std::to_string(e.is_alert));
-}
-
-void DescribeSnapshot(std::string& out, const core::IncidentSnapshot& s) {
-  for (const auto& [name, value] : {std::pair{"key", &s.key},
-                                    {"condition", &s.condition},
-                                    {"status", &s.status},
-                                    {"transition", &s.transition},
-                                    {"opened_at", &s.opened_at},
-                                    {"first_seen_at", &s.first_seen_at},
-                                    {"last_seen_at", &s.last_seen_at},
-                                    {"resolved_at", &s.resolved_at},
-                                    {"severity", &s.severity},
-                                    {"upstream_count", &s.upstream_count},
-                                    {"since_last", &s.upstream_count_since_last_message},
-                                    {"maintenance", &s.opened_in_maintenance},
-                                    {"held_behind", &s.held_behind},
-                                    {"announced_at", &s.announced_at}}) {
-    Line(out, name, *value);
-  }
-  Line(out, "generation", Optional(s.generation));
-  Line(out, "version", Optional(s.version));
-  Line(out, "event_count", Optional(s.event_count));
-  Line(out, "labels", std::to_string(s.has_labels) + Pairs(s.labels));
-  Line(out, "flags",
-       std::to_string(s.upstream_count_quoted) + std::to_string(s.since_last_message_quoted) +
-           std::to_string(s.has_condition) + std::to_string(s.has_status) +
-           std::to_string(s.has_transition) + std::to_string(s.has_evidence) +
-           std::to_string(s.opened_in_shadow) + std::to_string(s.has_open_for));
-  Line(out, "open_for", std::to_string(s.open_for_seconds));
-  for (const core::MessageEvidence& e : s.evidence) DescribeEvidence(out, e);
-  Line(out, "snapshot_json", SnapshotJson(s));
-}
-
-// Every field of a decoded message (or its error), one per line, and what the writers print.
-std::string Describe(const core::Result<core::Message>& message) {
-  std::string out;
-  if (!message.ok()) {
-    Line(out, "error",
-         std::to_string(static_cast<int>(message.error().code)) + " " + message.error().message);
-    return out;
-  }
-  Line(out, "kind", std::to_string(static_cast<int>(message->kind)));
-  DescribeSnapshot(out, message->incident);
-  const core::GroupSnapshot& g = message->group;
-  Line(out, "group.key", g.key);
-  Line(out, "group.channel", g.channel);
-  Line(out, "group.numbers",
-       Optional(g.sequence) + " " + Optional(g.episode) + " " + Optional(g.open_after));
-  Line(out, "group.labels", std::to_string(g.has_labels) + Pairs(g.labels));
-  std::string counts = std::to_string(g.has_counts);
-  for (const auto& [name, n] : g.counts) counts += "[" + name + "|" + std::to_string(n) + "]";
-  Line(out, "group.counts", counts);
-  Line(out, "group.standing",
-       g.standing ? std::to_string(g.standing->open) + "/" + std::to_string(g.standing->silenced)
-                  : "unset");
-  for (const core::IncidentSnapshot& member : g.members) DescribeSnapshot(out, member);
-  Line(out, "group_json", GroupJson(g));
-  Line(out, "notice", message->notice_name + " " + message->notice_json);
-  Line(out, "notice_json", NoticeJson(*message));
-  return out;
-}
-
 constexpr core::OutboxRowKind kKinds[] = {core::OutboxRowKind::kIncident,
                                           core::OutboxRowKind::kGroup, core::OutboxRowKind::kDigest,
                                           core::OutboxRowKind::kDeadLetter};
@@ -141,8 +32,8 @@ std::string Difference(const std::string& payload) {
     row.key = "k";
     row.kind = kind;
     row.payload = payload;
-    const std::string expected = Describe(reference::DecodeMessage(row));
-    const std::string actual = Describe(DecodeMessage(row));
+    const std::string expected = reference::DescribeMessage(reference::DecodeMessage(row));
+    const std::string actual = reference::DescribeMessage(DecodeMessage(row));
     if (expected != actual) {
       return "as " + std::string(core::OutboxRowKindName(kind)) + "\n--- nlohmann\n" + expected +
              "--- simdjson\n" + actual;
