@@ -11,6 +11,7 @@
 
 #include "outbox_test_support.h"
 #include "quell/adapters/jsonl/payload_encoder.h"
+#include "quell/adapters/store_common/schema.h"
 #include "quell/app/operator_queries.h"
 #include "quell/app/poll_applier.h"
 #include "quell/app/vector_observation_stream.h"
@@ -253,6 +254,43 @@ TEST_P(TimelineContractTest, TheTimelineMergesDecisionsAndMarksAndListsGeneratio
   auto unknown = queries.Timeline("no:such:key", 10);
   ASSERT_FALSE(unknown.ok());
   EXPECT_EQ(unknown.error().code, core::ErrorCode::kNotFound);
+}
+
+// A database as the release before migration 20 left it (attempts keyed by idempotency key):
+// opening it keeps every attempt, the timeline reads them, and a replayed (idempotency key,
+// attempt) pair still adds nothing.
+TEST_P(TimelineContractTest, MigrationTwentyKeepsEveryAttempt) {
+  TestStore old(GetParam());
+  std::string script =
+      "CREATE TABLE schema_migrations (version BIGINT PRIMARY KEY, name TEXT NOT NULL,"
+      " applied_at BIGINT NOT NULL);";
+  for (const store::Migration& m : store::Migrations()) {
+    if (m.version >= 20) break;
+    script += GetParam() == Backend::kSqlite ? m.sqlite_sql : m.postgres_sql;
+    script += "INSERT INTO schema_migrations VALUES (" + std::to_string(m.version) + ", 'old', 7);";
+  }
+  const std::string attempt_columns =
+      "INSERT INTO delivery_attempts (idempotency_key, attempt, key, channel, generation, at,"
+      " outcome, detail) VALUES ";
+  script += attempt_columns + "('k1', 1, 'acme:db', 'hook', 1, 1000, 'failed', 'HTTP 500');";
+  script += attempt_columns + "('k1', 2, 'acme:db', 'hook', 1, 2000, 'sent', '');";
+  script += attempt_columns + "('k2', 1, 'acme:web', 'hook', 1, 1500, 'sent', '');";
+  old.Query(script);
+
+  auto opened = old.Open();
+  ASSERT_TRUE(opened.ok()) << opened.error().message;
+  EXPECT_EQ(old.Query("SELECT max(version) FROM schema_migrations"),
+            std::to_string(store::Migrations().back().version));
+  EXPECT_EQ(old.Query("SELECT count(*) FROM delivery_attempts"), "3");
+  auto timeline = opened->operators().ReadTimeline("acme:db", 100);
+  ASSERT_TRUE(timeline.ok()) << timeline.error().message;
+  ASSERT_EQ(timeline->attempts.size(), 2u);
+  EXPECT_EQ(timeline->attempts[0].outcome, "failed");
+  EXPECT_EQ(timeline->attempts[0].detail, "HTTP 500");
+  EXPECT_EQ(timeline->attempts[1].attempt, 2u);
+  old.Query(attempt_columns + "('k1', 2, 'acme:db', 'hook', 1, 3000, 'sent', '')" +
+            " ON CONFLICT DO NOTHING");
+  EXPECT_EQ(old.Query("SELECT count(*) FROM delivery_attempts"), "3");
 }
 
 INSTANTIATE_TEST_SUITE_P(Sqlite, TimelineContractTest, ::testing::Values(Backend::kSqlite));

@@ -261,7 +261,27 @@ namespace {
   "UPDATE outbox SET kind = 'digest' WHERE substr(key, 1, 9) = '{digest}:';"          \
   "UPDATE outbox SET kind = 'dead_letter' WHERE key = '{dead_letter}';"
 
-constexpr std::array<Migration, 19> kMigrations = {{
+// delivery_attempts keyed by incident key first. Its old key led with the idempotency key, a
+// hash: a dispatch round's attempts landed on as many pages as it had rows, and SQLite's commit
+// wrote each of them to the WAL (8 KB a send measured, 1.7 KB after; docs/benchmarks.md). A
+// storm's rows are claimed in key order, so keyed by key they fill neighbouring pages. The
+// idempotency key still decides uniqueness (the key is part of it). SQLite cannot change a
+// primary key in place, so both stores copy the table.
+#define QUELL_SCHEMA_V20(KEYED_TABLE)                                                   \
+  "CREATE TABLE delivery_attempts_by_key ("                                             \
+  " idempotency_key TEXT NOT NULL, attempt BIGINT NOT NULL, key TEXT NOT NULL,"         \
+  " channel TEXT NOT NULL, generation BIGINT NOT NULL, at BIGINT NOT NULL,"             \
+  " outcome TEXT NOT NULL, detail TEXT NOT NULL,"                                       \
+  " PRIMARY KEY (key, idempotency_key, attempt))" KEYED_TABLE                           \
+  ";"                                                                                   \
+  "INSERT INTO delivery_attempts_by_key SELECT idempotency_key, attempt, key, channel," \
+  " generation, at, outcome, detail FROM delivery_attempts;"                            \
+  "DROP TABLE delivery_attempts;"                                                       \
+  "ALTER TABLE delivery_attempts_by_key RENAME TO delivery_attempts;"                   \
+  "CREATE INDEX delivery_attempts_key ON delivery_attempts (key, at);"                  \
+  "CREATE INDEX delivery_attempts_at ON delivery_attempts (at);"
+
+constexpr std::array<Migration, 20> kMigrations = {{
     {1, "incidents, decision log, polls and outbox", QUELL_SCHEMA_V1(" WITHOUT ROWID"),
      QUELL_SCHEMA_V1("")},
     {2, "open-incident index and source marks", QUELL_SCHEMA_V2(" WITHOUT ROWID", ""),
@@ -295,8 +315,11 @@ constexpr std::array<Migration, 19> kMigrations = {{
     {18, "outbox rows by due time and by lease end", QUELL_SCHEMA_V18(""),
      QUELL_SCHEMA_V18(" COLLATE \"C\"")},
     {19, "outbox row kinds", QUELL_SCHEMA_V19, QUELL_SCHEMA_V19},
+    {20, "delivery attempts keyed by incident key", QUELL_SCHEMA_V20(" WITHOUT ROWID"),
+     QUELL_SCHEMA_V20("")},
 }};
 
+#undef QUELL_SCHEMA_V20
 #undef QUELL_SCHEMA_V19
 #undef QUELL_SCHEMA_V18
 #undef QUELL_SCHEMA_V17
