@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <libpq-fe.h>
 
+#include <atomic>
 #include <chrono>
 #include <optional>
 #include <string>
@@ -319,10 +320,14 @@ TEST_P(TimelineContractTest, MigrationTwentyKeepsAnAttemptCommittedDuringTheCopy
   PQclear(PQexec(writer, in_flight.c_str()));
 
   std::optional<core::Result<core::Store>> opened;
-  std::thread migrating([&] { opened.emplace(old.Open()); });
-  // Until the migration waits for the old instance's lock on the table.
-  while (old.Query("SELECT count(*) FROM pg_locks WHERE NOT granted AND"
-                   " relation = 'delivery_attempts'::regclass") == "0") {
+  std::atomic<bool> migrated = false;
+  std::thread migrating([&] {
+    opened.emplace(old.Open());
+    migrated = true;
+  });
+  // Until the migration waits for the old instance's lock on the table (or ends without).
+  while (!migrated && old.Query("SELECT count(*) FROM pg_locks WHERE NOT granted AND"
+                                " relation = 'delivery_attempts'::regclass") == "0") {
   }
   PGresult* committed = PQexec(writer, "COMMIT");
   EXPECT_EQ(PQresultStatus(committed), PGRES_COMMAND_OK) << PQresultErrorMessage(committed);
