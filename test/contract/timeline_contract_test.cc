@@ -4,9 +4,13 @@
 // (a retried send is two attempts under one idempotency key), their retention with the
 // decisions, and the timeline read back (OperatorStore::ReadTimeline, app::OperatorQueries).
 #include <gtest/gtest.h>
+#include <libpq-fe.h>
 
+#include <atomic>
 #include <chrono>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "outbox_test_support.h"
@@ -256,22 +260,30 @@ TEST_P(TimelineContractTest, TheTimelineMergesDecisionsAndMarksAndListsGeneratio
   EXPECT_EQ(unknown.error().code, core::ErrorCode::kNotFound);
 }
 
+// A database as the release before migration `version` left it.
+std::string SchemaBefore(int64_t version, Backend backend) {
+  std::string script =
+      "CREATE TABLE schema_migrations (version BIGINT PRIMARY KEY, name TEXT NOT NULL,"
+      " applied_at BIGINT NOT NULL);";
+  for (const store::Migration& m : store::Migrations()) {
+    if (m.version >= version) break;
+    script += backend == Backend::kSqlite ? m.sqlite_sql : m.postgres_sql;
+    script += "INSERT INTO schema_migrations VALUES (" + std::to_string(m.version) + ", 'old', 7);";
+  }
+  return script;
+}
+
+constexpr const char* kAttemptColumns =
+    "INSERT INTO delivery_attempts (idempotency_key, attempt, key, channel, generation, at,"
+    " outcome, detail) VALUES ";
+
 // A database as the release before migration 20 left it (attempts keyed by idempotency key):
 // opening it keeps every attempt, the timeline reads them, and a replayed (idempotency key,
 // attempt) pair still adds nothing.
 TEST_P(TimelineContractTest, MigrationTwentyKeepsEveryAttempt) {
   TestStore old(GetParam());
-  std::string script =
-      "CREATE TABLE schema_migrations (version BIGINT PRIMARY KEY, name TEXT NOT NULL,"
-      " applied_at BIGINT NOT NULL);";
-  for (const store::Migration& m : store::Migrations()) {
-    if (m.version >= 20) break;
-    script += GetParam() == Backend::kSqlite ? m.sqlite_sql : m.postgres_sql;
-    script += "INSERT INTO schema_migrations VALUES (" + std::to_string(m.version) + ", 'old', 7);";
-  }
-  const std::string attempt_columns =
-      "INSERT INTO delivery_attempts (idempotency_key, attempt, key, channel, generation, at,"
-      " outcome, detail) VALUES ";
+  std::string script = SchemaBefore(20, GetParam());
+  const std::string attempt_columns = kAttemptColumns;
   script += attempt_columns + "('k1', 1, 'acme:db', 'hook', 1, 1000, 'failed', 'HTTP 500');";
   script += attempt_columns + "('k1', 2, 'acme:db', 'hook', 1, 2000, 'sent', '');";
   script += attempt_columns + "('k2', 1, 'acme:web', 'hook', 1, 1500, 'sent', '');";
@@ -291,6 +303,39 @@ TEST_P(TimelineContractTest, MigrationTwentyKeepsEveryAttempt) {
   old.Query(attempt_columns + "('k1', 2, 'acme:db', 'hook', 1, 3000, 'sent', '')" +
             " ON CONFLICT DO NOTHING");
   EXPECT_EQ(old.Query("SELECT count(*) FROM delivery_attempts"), "3");
+}
+
+// A rolling restart on PostgreSQL: an instance of the release before migration 20 commits an
+// outcome while a newer one copies delivery_attempts. The attempt must be in the table the copy
+// leaves (SQLite's migrations hold the write lock from BEGIN IMMEDIATE: no writer runs during it).
+TEST_P(TimelineContractTest, MigrationTwentyKeepsAnAttemptCommittedDuringTheCopy) {
+  if (GetParam() != Backend::kPostgres) return;
+  TestStore old(GetParam());
+  old.Query(SchemaBefore(20, GetParam()) + kAttemptColumns +
+            "('k1', 1, 'acme:db', 'hook', 1, 1000, 'sent', '');");
+  PGconn* writer = PQconnectdb(old.url().c_str());
+  ASSERT_EQ(PQstatus(writer), CONNECTION_OK) << PQerrorMessage(writer);
+  const std::string in_flight = std::string("BEGIN;") + kAttemptColumns +
+                                "('k2', 1, 'acme:web', 'hook', 1, 2000, 'sent', '')";
+  PQclear(PQexec(writer, in_flight.c_str()));
+
+  std::optional<core::Result<core::Store>> opened;
+  std::atomic<bool> migrated = false;
+  std::thread migrating([&] {
+    opened.emplace(old.Open());
+    migrated = true;
+  });
+  // Until the migration waits for the old instance's lock on the table (or ends without).
+  while (!migrated && old.Query("SELECT count(*) FROM pg_locks WHERE NOT granted AND"
+                                " relation = 'delivery_attempts'::regclass") == "0") {
+  }
+  PGresult* committed = PQexec(writer, "COMMIT");
+  EXPECT_EQ(PQresultStatus(committed), PGRES_COMMAND_OK) << PQresultErrorMessage(committed);
+  PQclear(committed);
+  PQfinish(writer);
+  migrating.join();
+  ASSERT_TRUE(opened->ok()) << opened->error().message;
+  EXPECT_EQ(old.Query("SELECT count(*) FROM delivery_attempts"), "2");
 }
 
 INSTANTIATE_TEST_SUITE_P(Sqlite, TimelineContractTest, ::testing::Values(Backend::kSqlite));

@@ -266,8 +266,11 @@ namespace {
 // wrote each of them to the WAL (8 KB a send measured, 1.7 KB after; docs/benchmarks.md). A
 // storm's rows are claimed in key order, so keyed by key they fill neighbouring pages. The
 // idempotency key still decides uniqueness (the key is part of it). SQLite cannot change a
-// primary key in place, so both stores copy the table.
-#define QUELL_SCHEMA_V20(KEYED_TABLE)                                                   \
+// primary key in place, so both stores copy the table. On PostgreSQL an instance of the
+// release before keeps writing attempts during a rolling restart: the lock keeps its commits
+// out of the gap between the copy and the drop (SQLite's BEGIN IMMEDIATE already does).
+#define QUELL_SCHEMA_V20(KEYED_TABLE, LOCK_COPIED)                                      \
+  LOCK_COPIED                                                                           \
   "CREATE TABLE delivery_attempts_by_key ("                                             \
   " idempotency_key TEXT NOT NULL, attempt BIGINT NOT NULL, key TEXT NOT NULL,"         \
   " channel TEXT NOT NULL, generation BIGINT NOT NULL, at BIGINT NOT NULL,"             \
@@ -315,8 +318,8 @@ constexpr std::array<Migration, 20> kMigrations = {{
     {18, "outbox rows by due time and by lease end", QUELL_SCHEMA_V18(""),
      QUELL_SCHEMA_V18(" COLLATE \"C\"")},
     {19, "outbox row kinds", QUELL_SCHEMA_V19, QUELL_SCHEMA_V19},
-    {20, "delivery attempts keyed by incident key", QUELL_SCHEMA_V20(" WITHOUT ROWID"),
-     QUELL_SCHEMA_V20("")},
+    {20, "delivery attempts keyed by incident key", QUELL_SCHEMA_V20(" WITHOUT ROWID", ""),
+     QUELL_SCHEMA_V20("", "LOCK TABLE delivery_attempts IN ACCESS EXCLUSIVE MODE;")},
 }};
 
 #undef QUELL_SCHEMA_V20
