@@ -268,8 +268,9 @@ namespace {
 // idempotency key still decides uniqueness (the key is part of it). SQLite cannot change a
 // primary key in place, so both stores copy the table. On PostgreSQL an instance of the
 // release before keeps writing attempts during a rolling restart: the lock keeps its commits
-// out of the gap between the copy and the drop (SQLite's BEGIN IMMEDIATE already does).
-#define QUELL_SCHEMA_V20(KEYED_TABLE, LOCK_COPIED)                                      \
+// out of the gap between the copy and the drop (SQLite's BEGIN IMMEDIATE already does), and
+// the renamed table's key takes back the name it had, so a later step can name it.
+#define QUELL_SCHEMA_V20(KEYED_TABLE, LOCK_COPIED, NAME_KEY)                            \
   LOCK_COPIED                                                                           \
   "CREATE TABLE delivery_attempts_by_key ("                                             \
   " idempotency_key TEXT NOT NULL, attempt BIGINT NOT NULL, key TEXT NOT NULL,"         \
@@ -282,7 +283,7 @@ namespace {
   "DROP TABLE delivery_attempts;"                                                       \
   "ALTER TABLE delivery_attempts_by_key RENAME TO delivery_attempts;"                   \
   "CREATE INDEX delivery_attempts_key ON delivery_attempts (key, at);"                  \
-  "CREATE INDEX delivery_attempts_at ON delivery_attempts (at);"
+  "CREATE INDEX delivery_attempts_at ON delivery_attempts (at);" NAME_KEY
 
 constexpr std::array<Migration, 20> kMigrations = {{
     {1, "incidents, decision log, polls and outbox", QUELL_SCHEMA_V1(" WITHOUT ROWID"),
@@ -318,8 +319,10 @@ constexpr std::array<Migration, 20> kMigrations = {{
     {18, "outbox rows by due time and by lease end", QUELL_SCHEMA_V18(""),
      QUELL_SCHEMA_V18(" COLLATE \"C\"")},
     {19, "outbox row kinds", QUELL_SCHEMA_V19, QUELL_SCHEMA_V19},
-    {20, "delivery attempts keyed by incident key", QUELL_SCHEMA_V20(" WITHOUT ROWID", ""),
-     QUELL_SCHEMA_V20("", "LOCK TABLE delivery_attempts IN ACCESS EXCLUSIVE MODE;")},
+    {20, "delivery attempts keyed by incident key", QUELL_SCHEMA_V20(" WITHOUT ROWID", "", ""),
+     QUELL_SCHEMA_V20(
+         "", "LOCK TABLE delivery_attempts IN ACCESS EXCLUSIVE MODE;",
+         "ALTER INDEX delivery_attempts_by_key_pkey RENAME TO delivery_attempts_pkey;")},
 }};
 
 #undef QUELL_SCHEMA_V20

@@ -6,6 +6,7 @@
 #include <openssl/params.h>
 
 #include <array>
+#include <atomic>
 #include <charconv>
 #include <initializer_list>
 #include <limits>
@@ -29,9 +30,16 @@ std::string_view Trim(std::string_view s) {
 // cost more than hashing a message-sized body. The algorithm is fetched once, and each thread
 // keeps a context keyed with each of its last few keys (the channels' secrets: a handful),
 // which a signature only resets.
+// A failed fetch (out of memory) is not kept: the next signature asks again, as HMAC() did.
 EVP_MAC* HmacAlgorithm() {
-  static EVP_MAC* const mac = EVP_MAC_fetch(nullptr, OSSL_MAC_NAME_HMAC, nullptr);
-  return mac;
+  static std::atomic<EVP_MAC*> fetched{nullptr};
+  if (EVP_MAC* mac = fetched.load(std::memory_order_acquire)) return mac;
+  EVP_MAC* mac = EVP_MAC_fetch(nullptr, OSSL_MAC_NAME_HMAC, nullptr);
+  if (mac == nullptr) return nullptr;
+  EVP_MAC* expected = nullptr;
+  if (fetched.compare_exchange_strong(expected, mac, std::memory_order_acq_rel)) return mac;
+  EVP_MAC_free(mac);  // another thread's fetch won; both are the same algorithm
+  return expected;
 }
 
 class KeyedContexts {
