@@ -116,23 +116,26 @@ bool IsControl(const std::string& sql) {
 }
 
 // The column names a constraint list names: "(key=? AND channel=?)" on SQLite,
-// "((key = 'a'::text) AND (channel = $2))" on PostgreSQL.
+// "((key = 'a'::text) AND (channel = $2))" on PostgreSQL. A generation bounded from above is
+// "generation<": it reads every generation before one, which is the key's history.
 std::set<std::string> ConstrainedColumns(const std::string& constraint) {
   static const std::regex column(R"(\(?\b([a-z_]+)\)?\s*(=|>|<|>=|<=|IS|ANY)\W)");
   std::set<std::string> out;
   for (auto it = std::sregex_iterator(constraint.begin(), constraint.end(), column);
        it != std::sregex_iterator(); ++it) {
-    out.insert((*it)[1]);
+    const bool below = (*it)[2] == "<" || (*it)[2] == "<=";
+    out.insert((*it)[1] == "generation" && below ? "generation<" : std::string((*it)[1]));
   }
   return out;
 }
 
 // Whether an index search on `columns` alone reads a growing share of the table: a key's
-// whole history (key, channel), or, on SQLite, every row in one status (the pending backlog).
-// SQLite keeps no statistics, so its plan is the same whatever the rows; PostgreSQL's depends
-// on them, and a status it sees as rare is a fair search there.
+// whole history (key, channel, every generation before one), or, on SQLite, every row in one status
+// (the pending backlog). SQLite keeps no statistics, so its plan is the same whatever the rows;
+// PostgreSQL's depends on them, and a status it sees as rare is a fair search there.
 bool KeyOnly(const std::set<std::string>& columns, bool status_is_broad) {
-  static const std::set<std::string> broad = {"key", "channel", "transition", "tier"};
+  static const std::set<std::string> broad = {"key", "channel", "transition", "tier",
+                                              "generation<"};
   if (columns.empty()) return false;
   for (const std::string& c : columns) {
     if (broad.count(c) == 0 && !(status_is_broad && c == "status")) return false;

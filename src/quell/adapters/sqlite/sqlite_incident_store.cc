@@ -763,10 +763,11 @@ core::Result<std::unique_ptr<SqliteIncidentStore>> SqliteIncidentStore::Open(
       {&s.mark_sent,
        "UPDATE outbox SET status = 'sent', remote_message_id = ?2, updated_at = ?3,"
        " lease_owner = '', lease_expires_at = NULL WHERE idempotency_key = ?1"},
+      // Through outbox_live, as RecordOutcomes' supersede: the key's live rows, not its history.
       {&s.supersede,
-       "UPDATE outbox SET status = 'superseded', updated_at = ?5 WHERE key = ?1 AND"
-       " channel = ?2 AND status = 'pending' AND"
-       " (generation < ?3 OR (generation = ?3 AND version < ?4))"},
+       "UPDATE outbox INDEXED BY outbox_live SET status = 'superseded', updated_at = ?5 WHERE"
+       " key = ?1 AND channel = ?2 AND status IN ('pending', 'in_flight') AND status = 'pending'"
+       " AND (generation < ?3 OR (generation = ?3 AND version < ?4))"},
       {&s.get_mark, "SELECT value FROM source_marks WHERE name = ?"},
       {&s.decisions_since, "SELECT decision, count(*) FROM decisions WHERE at >= ? GROUP BY 1"},
       {&s.update_only_since,

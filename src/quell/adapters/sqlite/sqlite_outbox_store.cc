@@ -95,13 +95,17 @@ std::string AttemptsSql(size_t rows) {
 }
 
 // A sent row supersedes its (key, channel)'s older pending rows: groups of (key, channel,
-// generation, version) from ?2; ?1 is now.
+// generation, version) from ?2; ?1 is now. Pending rows are live: outbox_live holds the few
+// the key has now, where the unique index would walk every generation it ever had. Its
+// predicate is repeated, so SQLite can prove the index applies.
 std::string SupersedeSql(size_t rows) {
-  return "UPDATE outbox SET status = 'superseded', updated_at = ?1 FROM (SELECT column1 AS key,"
-         " column2 AS channel, column3 AS generation, column4 AS version FROM (VALUES " +
+  return "UPDATE outbox INDEXED BY outbox_live SET status = 'superseded', updated_at = ?1 FROM"
+         " (SELECT column1 AS key, column2 AS channel, column3 AS generation, column4 AS version"
+         " FROM (VALUES " +
          ValuesGroups(rows, 4, 2) +
-         ")) AS s WHERE outbox.key = s.key AND outbox.channel = s.channel AND"
-         " outbox.status = 'pending' AND (outbox.generation < s.generation OR"
+         ")) AS s WHERE outbox.key = s.key AND outbox.channel = s.channel AND outbox.status IN"
+         " ('pending', 'in_flight') AND outbox.status = 'pending' AND"
+         " (outbox.generation < s.generation OR"
          " (outbox.generation = s.generation AND outbox.version < s.version))";
 }
 
