@@ -261,7 +261,12 @@ namespace {
   "UPDATE outbox SET kind = 'digest' WHERE substr(key, 1, 9) = '{digest}:';"          \
   "UPDATE outbox SET kind = 'dead_letter' WHERE key = '{dead_letter}';"
 
-constexpr std::array<Migration, 19> kMigrations = {{
+// What an incident's newest evidence was built from (Incident::evidence_fingerprint): a steady
+// poll of an unchanged error group takes that evidence instead of building it again. NULL for
+// the rows before it, which build it once more.
+#define QUELL_SCHEMA_V20 "ALTER TABLE incidents ADD COLUMN evidence_fingerprint BIGINT;"
+
+constexpr std::array<Migration, 20> kMigrations = {{
     {1, "incidents, decision log, polls and outbox", QUELL_SCHEMA_V1(" WITHOUT ROWID"),
      QUELL_SCHEMA_V1("")},
     {2, "open-incident index and source marks", QUELL_SCHEMA_V2(" WITHOUT ROWID", ""),
@@ -295,8 +300,10 @@ constexpr std::array<Migration, 19> kMigrations = {{
     {18, "outbox rows by due time and by lease end", QUELL_SCHEMA_V18(""),
      QUELL_SCHEMA_V18(" COLLATE \"C\"")},
     {19, "outbox row kinds", QUELL_SCHEMA_V19, QUELL_SCHEMA_V19},
+    {20, "the fingerprint of an incident's newest evidence", QUELL_SCHEMA_V20, QUELL_SCHEMA_V20},
 }};
 
+#undef QUELL_SCHEMA_V20
 #undef QUELL_SCHEMA_V19
 #undef QUELL_SCHEMA_V18
 #undef QUELL_SCHEMA_V17

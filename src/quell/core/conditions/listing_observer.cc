@@ -44,6 +44,7 @@ void ListingObserver::ObservePage(std::span<const ErrorGroup> page, const GroupE
     }
     const uint64_t hash = KeyHashSet::Hash(key);
     if (failing_.Contains(hash)) continue;  // an earlier chunk observed it failing
+    const bool defer = keep_group_ && defer_;
     chunk_index_.emplace(key, chunk_.observations.size());
     chunk_hashes_.push_back(hash);
     chunk_.observations.push_back(Observation{
@@ -51,13 +52,16 @@ void ListingObserver::ObservePage(std::span<const ErrorGroup> page, const GroupE
         .at = at_,
         .health = Health::kUnhealthy,
         .condition = condition_.common.name,
-        .evidence = evidence ? evidence(group) : std::string(),
+        .evidence = evidence && !defer ? evidence(group) : std::string(),
         .labels = condition_.key.LabelsOf(lookup),
         .upstream_count = group.count,
         .first_seen_at = std::nullopt,
         .expire = false,
+        .evidence_fingerprint =
+            fingerprint_ ? std::optional<uint64_t>(fingerprint_(group)) : std::nullopt,
     });
     chunk_.group_ids.push_back(group.id);
+    if (defer) chunk_.groups.push_back(keep_group_(group));
   }
   if (page_healthy_.empty()) return;
   // The first group listed of a key is the one kept, as when asked key by key.
@@ -85,9 +89,11 @@ ObservedChunk ListingObserver::TakeChunk() {
   });
   out.observations.reserve(order.size());
   out.group_ids.reserve(order.size());
+  if (!chunk_.groups.empty()) out.groups.reserve(order.size());
   for (const size_t i : order) {
     out.observations.push_back(std::move(chunk_.observations[i]));
     out.group_ids.push_back(std::move(chunk_.group_ids[i]));
+    if (!chunk_.groups.empty()) out.groups.push_back(std::move(chunk_.groups[i]));
   }
   out.key_groups = std::move(chunk_.key_groups);
   std::sort(out.key_groups.begin(), out.key_groups.end(), [](const KeyGroup& a, const KeyGroup& b) {
@@ -97,6 +103,7 @@ ObservedChunk ListingObserver::TakeChunk() {
                        out.key_groups.end());
   failing_.Insert(std::move(chunk_hashes_));
   chunk_ = ObservedChunk{};
+  defer_ = defer_next_;
   chunk_index_.clear();
   chunk_hashes_.clear();
   return out;
@@ -113,6 +120,7 @@ void ListingObserver::AddUnseen(const std::string& key, Health health, ObservedC
       .upstream_count = std::nullopt,
       .first_seen_at = std::nullopt,
       .expire = false,
+      .evidence_fingerprint = std::nullopt,
   });
   const auto remembered = remembered_.find(key);
   out.group_ids.push_back(remembered == remembered_.end() ? std::string() : remembered->second);
