@@ -9,8 +9,8 @@ namespace {
 
 // Bumped whenever BuildEvidence, Redact or GroupEvidence would build other evidence from the
 // same group: fingerprints taken before then no longer match, so every group's evidence is
-// built again once. (EvidenceRulesSalt also hashes a sample's evidence, which catches most
-// such changes by itself; group_evidence_test pins that sample's text.)
+// built again once. (EvidenceRulesSalt also hashes a sample group's evidence, which catches a
+// change to any rule the sample touches by itself.)
 constexpr uint64_t kEvidenceRules = 1;
 
 // 64-bit streaming hash, XXH64's round and avalanche on a single lane: every byte of the input
