@@ -84,9 +84,14 @@ ObservedChunk ListingObserver::TakeChunk() {
   ObservedChunk out;
   std::vector<size_t> order(chunk_.observations.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [this](size_t a, size_t b) {
+  // A listing often comes in key order already (a check is cheaper than a sort); keys are
+  // unique within a chunk, so either way gives the one order.
+  const auto by_key = [this](size_t a, size_t b) {
     return chunk_.observations[a].key < chunk_.observations[b].key;
-  });
+  };
+  if (!std::is_sorted(order.begin(), order.end(), by_key)) {
+    std::sort(order.begin(), order.end(), by_key);
+  }
   out.observations.reserve(order.size());
   out.group_ids.reserve(order.size());
   if (!chunk_.groups.empty()) out.groups.reserve(order.size());
@@ -96,9 +101,12 @@ ObservedChunk ListingObserver::TakeChunk() {
     if (!chunk_.groups.empty()) out.groups.push_back(std::move(chunk_.groups[i]));
   }
   out.key_groups = std::move(chunk_.key_groups);
-  std::sort(out.key_groups.begin(), out.key_groups.end(), [](const KeyGroup& a, const KeyGroup& b) {
+  const auto pair_order = [](const KeyGroup& a, const KeyGroup& b) {
     return a.key != b.key ? a.key < b.key : a.group_id < b.group_id;
-  });
+  };
+  if (!std::is_sorted(out.key_groups.begin(), out.key_groups.end(), pair_order)) {
+    std::sort(out.key_groups.begin(), out.key_groups.end(), pair_order);
+  }
   out.key_groups.erase(std::unique(out.key_groups.begin(), out.key_groups.end()),
                        out.key_groups.end());
   failing_.Insert(std::move(chunk_hashes_));
