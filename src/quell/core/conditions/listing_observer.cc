@@ -28,7 +28,7 @@ void ListingObserver::ObservePage(std::span<const ErrorGroup> page, const GroupE
     const bool unhealthy = IsUnhealthyGroup(condition_, group, previous_watermark_);
     const auto lookup = [&group](std::string_view field) { return GroupField(group, field); };
     key.clear();
-    condition_.key.AppendTo(key, lookup);
+    condition_.key.AppendTo(key, lookup, rendered_);
     if (keeps_ && !keeps_(key)) continue;
     if (!unhealthy) {
       if (keep_all_healthy_) healthy_keys_.push_back(key);
@@ -53,7 +53,7 @@ void ListingObserver::ObservePage(std::span<const ErrorGroup> page, const GroupE
         .health = Health::kUnhealthy,
         .condition = condition_.common.name,
         .evidence = evidence && !defer ? evidence(group) : std::string(),
-        .labels = condition_.key.LabelsOf(lookup),
+        .labels = condition_.key.LabelsOf(key, rendered_, lookup),
         .upstream_count = group.count,
         .first_seen_at = std::nullopt,
         .expire = false,

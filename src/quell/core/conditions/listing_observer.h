@@ -122,6 +122,7 @@ class ListingObserver {
   std::vector<std::pair<std::string, std::string>> page_healthy_;
   std::vector<std::string> ask_;
   std::vector<size_t> kept_;
+  KeyTemplate::Rendered rendered_;  // the key being observed's values
   bool healthy_sorted_ = false;
   size_t healthy_next_ = 0;
 };
