@@ -174,10 +174,12 @@ void Poller::ApplyErrorChunk(ErrorStream& stream, core::ObservedChunk chunk, boo
   // the copy of every group.
   size_t compared = 0;
   size_t same = 0;
-  // The chunk's keys are read in slices, until the detail budget is spent (observations are
-  // sorted by key, one per key).
+  // The chunk's keys are read in slices, until the detail budget is spent, or to the end for a
+  // chunk whose evidence waits for them (observations are sorted by key, one per key).
+  const bool deferred = !chunk.groups.empty();
   constexpr size_t kSlice = 256;
-  for (size_t from = 0; from < chunk.observations.size() && to_enrich.size() < enrich_left;
+  for (size_t from = 0;
+       from < chunk.observations.size() && (deferred || to_enrich.size() < enrich_left);
        from += kSlice) {
     const size_t to = std::min(chunk.observations.size(), from + kSlice);
     const size_t first_key = read.keys.size();
@@ -193,7 +195,7 @@ void Poller::ApplyErrorChunk(ErrorStream& stream, core::ObservedChunk chunk, boo
       return;
     }
     auto next = found.begin();
-    for (size_t i = from; i < to && to_enrich.size() < enrich_left; ++i) {
+    for (size_t i = from; i < to && (deferred || to_enrich.size() < enrich_left); ++i) {
       if (chunk.group_ids[i].empty()) continue;
       const core::Observation& observation = chunk.observations[i];
       const bool has_row = next != found.end() && next->key == observation.key;
@@ -204,6 +206,7 @@ void Poller::ApplyErrorChunk(ErrorStream& stream, core::ObservedChunk chunk, boo
         ++compared;
         if (same_evidence(has_row ? &current : nullptr, observation)) ++same;
       }
+      if (to_enrich.size() >= enrich_left) continue;  // read for its evidence only
       // A quiet sighting (most of a steady poll) never transitions: no copy to evaluate.
       if (core::IsQuietSighting(current, observation, condition.common.policy,
                                 kPolledSightingRefresh)) {
