@@ -267,9 +267,9 @@ namespace {
 // incidents_open also holds the status its predicate tests: SQLite (3.40) then answers a
 // poll's sweep of the watched keys (ListWatchedKeysAfter) from the index alone, where it
 // looked every key up in the table too (at 1M open incidents, a read of the whole table).
-#define QUELL_SCHEMA_V20(BYTE_ORDER)                                          \
-  "ALTER TABLE incidents ADD COLUMN evidence_fingerprint BIGINT;"             \
-  "DROP INDEX incidents_open;"                                                \
+#define QUELL_SCHEMA_V20(BYTE_ORDER)                                    \
+  "ALTER TABLE incidents ADD COLUMN evidence_fingerprint BIGINT;"       \
+  "DROP INDEX incidents_open;"                                          \
   "CREATE INDEX incidents_open ON incidents (condition, key" BYTE_ORDER \
   ", status) WHERE status = 'open';"
 

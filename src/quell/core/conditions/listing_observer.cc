@@ -109,7 +109,7 @@ ObservedChunk ListingObserver::TakeChunk() {
   }
   out.key_groups.erase(std::unique(out.key_groups.begin(), out.key_groups.end()),
                        out.key_groups.end());
-  failing_.Insert(std::move(chunk_hashes_));
+  failing_.Insert(chunk_hashes_);
   chunk_ = ObservedChunk{};
   defer_ = defer_next_;
   chunk_index_.clear();
