@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace quell::app {
 namespace {
@@ -47,6 +49,67 @@ TEST(GroupEvidenceTest, DetailAddsTheNewestEventRedactedAndCut) {
   EXPECT_EQ(evidence.find("abcDEF123456ghiJKL789mnoPQR"), std::string::npos);
   EXPECT_EQ(evidence.find("frame40"), std::string::npos);  // long traces keep their top only
   EXPECT_LE(evidence.size(), 2048U);
+}
+
+// Equal fingerprints must mean equal evidence: every field GroupEvidence reads without a detail
+// moves the fingerprint; what it does not read leaves it alone.
+TEST(GroupEvidenceTest, TheFingerprintFollowsEveryFieldTheSummaryReads) {
+  const uint64_t salt = EvidenceRulesSalt(core::RedactOptions{});
+  core::ErrorGroup base = PlantedGroup();
+  base.last_seen = core::ParseRfc3339("2026-12-02T09:00:00Z").value();
+  base.fields = {{"culprit", "app.refund"}, {"permalink", "https://t.example/1"}};
+  const uint64_t fingerprint = GroupEvidenceFingerprint(base, salt);
+  EXPECT_EQ(GroupEvidenceFingerprint(base, salt), fingerprint);
+
+  const std::vector<std::function<void(core::ErrorGroup&)>> changes = {
+      [](core::ErrorGroup& g) { g.id += "x"; },
+      [](core::ErrorGroup& g) { g.title += "x"; },
+      [](core::ErrorGroup& g) { g.message += "x"; },
+      [](core::ErrorGroup& g) { g.level = "warning"; },
+      [](core::ErrorGroup& g) { ++g.count; },
+      [](core::ErrorGroup& g) { g.resolved = true; },
+      [](core::ErrorGroup& g) { *g.last_seen += std::chrono::seconds(1); },
+      [](core::ErrorGroup& g) { g.last_seen.reset(); },
+      [](core::ErrorGroup& g) { g.fields[0].second += "x"; },
+      [](core::ErrorGroup& g) { g.fields.erase(g.fields.begin() + 1); },
+      [](core::ErrorGroup& g) { g.tags[0].second += "x"; },
+      [](core::ErrorGroup& g) { g.tags.emplace_back("env", "prod"); },
+      // The same characters split otherwise between two fields.
+      [](core::ErrorGroup& g) {
+        g.message = g.title.substr(g.title.size() - 1) + g.message;
+        g.title.pop_back();
+      },
+  };
+  for (size_t i = 0; i < changes.size(); ++i) {
+    core::ErrorGroup changed = base;
+    changes[i](changed);
+    EXPECT_NE(GroupEvidenceFingerprint(changed, salt), fingerprint) << "change " << i;
+  }
+  core::ErrorGroup unread = base;
+  unread.first_seen = base.last_seen;
+  unread.fields.emplace_back("platform", "python");
+  EXPECT_EQ(GroupEvidenceFingerprint(unread, salt), fingerprint);
+  // The kept part builds the same evidence under the same fingerprint.
+  const core::ErrorGroup kept = GroupEvidenceSource(unread);
+  EXPECT_EQ(GroupEvidenceFingerprint(kept, salt), fingerprint);
+  EXPECT_EQ(GroupEvidence(kept, nullptr, core::RedactOptions{}),
+            GroupEvidence(unread, nullptr, core::RedactOptions{}));
+}
+
+TEST(GroupEvidenceTest, OtherOptionsGiveOtherFingerprints) {
+  core::RedactOptions shorter;
+  shorter.max_text = 100;
+  core::RedactOptions prefixed;
+  prefixed.extra_secret_prefixes = {"acme_"};
+  core::EvidenceOptions fewer_lines;
+  fewer_lines.max_lines = 3;
+  const uint64_t salt = EvidenceRulesSalt(core::RedactOptions{});
+  EXPECT_EQ(EvidenceRulesSalt(core::RedactOptions{}), salt);
+  EXPECT_NE(EvidenceRulesSalt(shorter), salt);
+  EXPECT_NE(EvidenceRulesSalt(prefixed), salt);
+  EXPECT_NE(EvidenceRulesSalt(core::RedactOptions{}, fewer_lines), salt);
+  EXPECT_NE(GroupEvidenceFingerprint(PlantedGroup(), salt),
+            GroupEvidenceFingerprint(PlantedGroup(), EvidenceRulesSalt(shorter)));
 }
 
 }  // namespace

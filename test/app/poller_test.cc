@@ -13,6 +13,7 @@
 #include "fake_http_client.h"
 #include "fake_incident_store.h"
 #include "fake_operator_store.h"
+#include "quell/app/group_evidence.h"
 #include "quell/app/operator_commands.h"
 
 namespace quell::app {
@@ -491,6 +492,49 @@ TEST_F(ManualResolveTest, AHoldForADurationEndsThenEvenIfNeverHealthy) {
   EXPECT_EQ(Poll(poller), std::vector{core::DecisionKind::kNotify});
   EXPECT_EQ(Stored().generation, 2u);
   EXPECT_FALSE(Stored().held);
+}
+
+// A steady poll takes an unchanged group's evidence from its incident (the fingerprint of what
+// the newest evidence was built from) instead of building it again; a group that changed is
+// built anew. Either way the incident keeps exactly what a build would give.
+TEST_F(PollerTest, AnUnchangedGroupTakesItsEvidenceFromItsIncident) {
+  std::atomic<int> summary_builds{0};
+  PollerOptions options;
+  options.max_enrich = 0;  // summary evidence only
+  options.group_evidence = [&summary_builds](const core::ErrorGroup& g,
+                                             const core::GroupDetail* detail) {
+    if (detail == nullptr) ++summary_builds;
+    return GroupEvidence(g, detail, core::RedactOptions{});
+  };
+  options.group_evidence_reuse = GroupEvidenceReuse{
+      .source = GroupEvidenceSource,
+      .fingerprint = [](const core::ErrorGroup& g) { return GroupEvidenceFingerprint(g, 7); }};
+  Poller poller(store_, encoder_, clock_, std::move(options));
+  poller.Watch(Errors(), source_, "fake errors");
+  source_.listing.groups = {Group("grp_7"), Group("grp_8")};
+  const std::string key = "acme:model-answer:grp_7";
+  const auto newest = [&] { return store_.state().incidents.at(key).recent_evidence.back(); };
+
+  CollectingSink first;
+  ASSERT_TRUE(poller.RunOnce(first).ok());
+  EXPECT_EQ(summary_builds.load(), 2);  // nothing stored to take it from
+  EXPECT_EQ(newest(), GroupEvidence(Group("grp_7"), nullptr, core::RedactOptions{}));
+  ASSERT_TRUE(store_.state().incidents.at(key).evidence_fingerprint.has_value());
+
+  clock_.Advance(minutes(1));
+  CollectingSink steady;
+  ASSERT_TRUE(poller.RunOnce(steady).ok());
+  EXPECT_EQ(summary_builds.load(), 2);  // both taken from their incidents
+  EXPECT_EQ(store_.state().incidents.at(key).recent_evidence.size(), 1U);
+
+  // A new title is a new fingerprint: built, and appended as the newest evidence.
+  source_.listing.groups[0].title = "Model call failed again";
+  clock_.Advance(minutes(1));
+  CollectingSink changed;
+  ASSERT_TRUE(poller.RunOnce(changed).ok());
+  EXPECT_EQ(summary_builds.load(), 3);
+  EXPECT_EQ(newest(), GroupEvidence(source_.listing.groups[0], nullptr, core::RedactOptions{}));
+  EXPECT_EQ(store_.state().incidents.at(key).recent_evidence.size(), 2U);
 }
 
 }  // namespace

@@ -32,7 +32,8 @@ core::Observation Unhealthy(const std::string& key, int64_t seconds) {
                            .labels = {},
                            .upstream_count = {},
                            .first_seen_at = {},
-                           .expire = false};
+                           .expire = false,
+                           .evidence_fingerprint = std::nullopt};
 }
 
 class PgReconnectTest : public ::testing::Test {

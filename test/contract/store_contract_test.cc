@@ -306,6 +306,7 @@ TEST_P(StoreContractTest, RoundTripsEveryIncidentField) {
   in.upstream_count = 12;
   in.upstream_count_at_message = 9;
   in.upstream_count_since_previous_message = 4;
+  in.evidence_fingerprint = 0xf00dfacecafe0001ULL;  // past INT64_MAX: a BIGINT's bits
   std::vector<core::IncidentWrite> writes = {{in, 0}};
   ASSERT_TRUE((*tx)->PutIncidents(writes).ok());
   ASSERT_TRUE((*tx)->Commit().ok());
@@ -334,6 +335,11 @@ TEST_P(StoreContractTest, RoundTripsEveryIncidentField) {
   EXPECT_EQ(g.upstream_count, std::optional<uint64_t>(12));
   EXPECT_EQ(g.upstream_count_at_message, std::optional<uint64_t>(9));
   EXPECT_EQ(g.upstream_count_since_previous_message, std::optional<uint64_t>(4));
+  EXPECT_EQ(g.evidence_fingerprint, std::optional<uint64_t>(0xf00dfacecafe0001ULL));
+  std::vector<core::Incident> many;
+  ASSERT_TRUE(store_->incidents().FindIncidents(std::vector<std::string>{in.key}, many).ok());
+  ASSERT_EQ(many.size(), 1U);
+  EXPECT_EQ(many[0].evidence_fingerprint, in.evidence_fingerprint);
 
   // The update path writes the hold too: released, then held again without a bound.
   for (const bool held : {false, true}) {
@@ -344,6 +350,7 @@ TEST_P(StoreContractTest, RoundTripsEveryIncidentField) {
     next.labels = {{"tenant", held ? "t3" : "t2"}};
     next.unhealthy_streak = held ? 1 : 0;
     next.upstream_count.reset();
+    next.evidence_fingerprint = held ? std::optional<uint64_t>(7) : std::nullopt;
     auto update = store_->incidents().Begin();
     ASSERT_TRUE(update.ok());
     const std::vector<core::IncidentWrite> put = {{next, expected}};
@@ -355,6 +362,7 @@ TEST_P(StoreContractTest, RoundTripsEveryIncidentField) {
     EXPECT_EQ(back.labels, next.labels);
     EXPECT_EQ(back.unhealthy_streak, next.unhealthy_streak);
     EXPECT_FALSE(back.upstream_count.has_value());
+    EXPECT_EQ(back.evidence_fingerprint, next.evidence_fingerprint);
   }
 }
 

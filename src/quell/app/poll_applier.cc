@@ -67,7 +67,9 @@ namespace {
 // keys seen quietly (inserted only when new: their incident is not written either).
 void SplitPairs(const std::vector<core::KeyGroup>& pairs, std::vector<std::string>& quiet_keys,
                 std::vector<core::KeyGroup>& recorded, std::vector<core::KeyGroup>& quiet) {
-  std::sort(quiet_keys.begin(), quiet_keys.end());
+  if (!std::is_sorted(quiet_keys.begin(), quiet_keys.end())) {
+    std::sort(quiet_keys.begin(), quiet_keys.end());  // chunks of a poll are mostly in order
+  }
   for (const core::KeyGroup& pair : pairs) {
     const bool is_quiet = std::binary_search(quiet_keys.begin(), quiet_keys.end(), pair.key);
     (is_quiet ? quiet : recorded).push_back(pair);
@@ -234,7 +236,9 @@ core::Status PollApplier::ApplyChunk(core::StoreTransaction& tx, Chunk& chunk,
                                      ApplySummary& summary) {
   chunk.keys.clear();
   for (size_t i = 0; i < chunk.size; ++i) chunk.keys.push_back(chunk.observations[i].key);
-  std::sort(chunk.keys.begin(), chunk.keys.end());
+  if (!std::is_sorted(chunk.keys.begin(), chunk.keys.end())) {
+    std::sort(chunk.keys.begin(), chunk.keys.end());  // a poller's chunk comes sorted
+  }
   chunk.keys.erase(std::unique(chunk.keys.begin(), chunk.keys.end()), chunk.keys.end());
 
   const size_t quiet_before = chunk.quiet_keys.size();

@@ -35,6 +35,16 @@ inline constexpr core::Duration kPolledSightingRefresh = std::chrono::minutes{5}
 // enriched it. Must redact; must be thread-safe (enrichment runs concurrently).
 using GroupEvidenceBuilder =
     std::function<std::string(const core::ErrorGroup&, const core::GroupDetail*)>;
+// How a poll takes a listed group's evidence from its incident when the group did not change,
+// instead of building it again (most of a steady poll). Both agree with the builder.
+struct GroupEvidenceReuse {
+  // The part of a listed group the builder reads without its detail (GroupEvidenceSource),
+  // kept until the chunk's incidents are read.
+  std::function<core::ErrorGroup(const core::ErrorGroup&)> source;
+  // A fingerprint of that part and of how the builder builds (GroupEvidenceFingerprint): equal
+  // fingerprints, equal evidence.
+  std::function<uint64_t(const core::ErrorGroup&)> fingerprint;
+};
 
 // The poll leases an instance holds, by name (app/poll_leases.h), with their fencing tokens.
 using HeldLeases = std::map<std::string, uint64_t, std::less<>>;
@@ -52,6 +62,9 @@ struct PollerOptions {
   std::optional<core::Duration> key_group_retention;
   core::Duration key_group_prune_every = std::chrono::hours(1);
   GroupEvidenceBuilder group_evidence;
+  // With group_evidence: a listed group whose fingerprint is the one its incident's newest
+  // evidence was built from takes that evidence. Unset: every listed group's is built.
+  std::optional<GroupEvidenceReuse> group_evidence_reuse;
   uint32_t tenant_budget_per_hour = 0;                               // see ApplyOptions
   std::map<std::string, core::GroupPolicy, std::less<>> grouping;    // see ApplyOptions
   std::function<std::string(std::string_view payload)> severity_of;  // see ApplyOptions

@@ -48,6 +48,13 @@ core::GroupListing Poller::PollErrorSource(core::ErrorGroupSource& source,
     const PollPart* part = &watch.part;
     stream.observer.emplace(watch.condition, ParseMark(*mark), now,
                             [part](std::string_view key) { return part->Keeps(key); });
+    // Built in ApplyErrorChunk, once the chunk's incidents are read.
+    if (options_.group_evidence && options_.group_evidence_reuse) {
+      stream.observer->ReuseEvidence(options_.group_evidence_reuse->fingerprint,
+                                     options_.group_evidence_reuse->source);
+      // A condition never polled to the end before (no watermark) has little to reuse.
+      stream.observer->DeferEvidence(mark->has_value());
+    }
   }
   const auto summary_evidence = [this](const core::ErrorGroup& group) {
     return options_.group_evidence ? options_.group_evidence(group, nullptr) : std::string();
@@ -142,10 +149,37 @@ void Poller::ApplyErrorChunk(ErrorStream& stream, core::ObservedChunk chunk, boo
   std::vector<size_t> to_enrich;
   ReadBefore read;
   std::vector<core::Incident> found;
-  // The chunk's keys are read in slices, until the detail budget is spent (observations are
-  // sorted by key, one per key).
+  // Whether an incident's newest evidence was built from the observation's listed group.
+  const auto same_evidence = [](const core::Incident* current, const core::Observation& o) {
+    return current != nullptr && current->key == o.key && o.evidence_fingerprint &&
+           current->evidence_fingerprint == o.evidence_fingerprint &&
+           !current->recent_evidence.empty();
+  };
+  // A deferred chunk's evidence (ListingObserver::DeferEvidence), in order: taken from the
+  // key's incident when built from the same group, else built. Every observation before
+  // `evidenced` has its own.
+  size_t evidenced = 0;
+  const auto evidence_up_to = [&](size_t end, const core::Incident* current) {
+    for (; evidenced < std::min(end, chunk.groups.size()); ++evidenced) {
+      core::Observation& observation = chunk.observations[evidenced];
+      if (same_evidence(current, observation)) {
+        observation.evidence = current->recent_evidence.back();
+      } else {
+        observation.evidence = options_.group_evidence(chunk.groups[evidenced], nullptr);
+      }
+    }
+  };
+  // Of the listed groups read against their incidents, how many held the same evidence: when
+  // few did (a first poll), the next chunk builds its evidence as it observes, which spares
+  // the copy of every group.
+  size_t compared = 0;
+  size_t same = 0;
+  // The chunk's keys are read in slices, until the detail budget is spent, or to the end for a
+  // chunk whose evidence waits for them (observations are sorted by key, one per key).
+  const bool deferred = !chunk.groups.empty();
   constexpr size_t kSlice = 256;
-  for (size_t from = 0; from < chunk.observations.size() && to_enrich.size() < enrich_left;
+  for (size_t from = 0;
+       from < chunk.observations.size() && (deferred || to_enrich.size() < enrich_left);
        from += kSlice) {
     const size_t to = std::min(chunk.observations.size(), from + kSlice);
     const size_t first_key = read.keys.size();
@@ -161,12 +195,18 @@ void Poller::ApplyErrorChunk(ErrorStream& stream, core::ObservedChunk chunk, boo
       return;
     }
     auto next = found.begin();
-    for (size_t i = from; i < to && to_enrich.size() < enrich_left; ++i) {
+    for (size_t i = from; i < to && (deferred || to_enrich.size() < enrich_left); ++i) {
       if (chunk.group_ids[i].empty()) continue;
       const core::Observation& observation = chunk.observations[i];
       const bool has_row = next != found.end() && next->key == observation.key;
       const core::Incident none;
       const core::Incident& current = has_row ? *next++ : none;
+      evidence_up_to(i + 1, has_row ? &current : nullptr);
+      if (observation.evidence_fingerprint) {
+        ++compared;
+        if (same_evidence(has_row ? &current : nullptr, observation)) ++same;
+      }
+      if (to_enrich.size() >= enrich_left) continue;  // read for its evidence only
       // A quiet sighting (most of a steady poll) never transitions: no copy to evaluate.
       if (core::IsQuietSighting(current, observation, condition.common.policy,
                                 kPolledSightingRefresh)) {
@@ -178,6 +218,10 @@ void Poller::ApplyErrorChunk(ErrorStream& stream, core::ObservedChunk chunk, boo
     }
     for (core::Incident& incident : found) read.incidents.push_back(std::move(incident));
   }
+  // Past the detail budget the keys were not read: their evidence is built.
+  evidence_up_to(chunk.groups.size(), nullptr);
+  chunk.groups.clear();
+  if (compared > 0) stream.observer->DeferEvidence(2 * same >= compared && same > 0);
   enrich_left -= static_cast<uint32_t>(to_enrich.size());
 
   std::vector<core::Result<core::GroupDetail>> details(
@@ -192,8 +236,9 @@ void Poller::ApplyErrorChunk(ErrorStream& stream, core::ObservedChunk chunk, boo
     }
     ++outcome.enriched;
     if (options_.group_evidence) {
-      chunk.observations[to_enrich[n]].evidence =
-          options_.group_evidence(details[n]->group, &*details[n]);
+      core::Observation& enriched = chunk.observations[to_enrich[n]];
+      enriched.evidence = options_.group_evidence(details[n]->group, &*details[n]);
+      enriched.evidence_fingerprint.reset();  // built from the detail, not the listed group
     }
   }
 

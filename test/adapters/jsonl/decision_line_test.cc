@@ -22,7 +22,8 @@ TEST(DecisionLineTest, WritesTheContractLine) {
                                 {},
                                 {},
                                 {},
-                                false};
+                                false,
+                                std::nullopt};
   core::Decision decision;
   decision.kind = core::DecisionKind::kNotify;
   decision.reason = core::Reason::kOpen;
@@ -45,7 +46,8 @@ TEST(DecisionLineTest, OmitsAnEmptyReason) {
                                 {},
                                 {},
                                 {},
-                                false};
+                                false,
+                                std::nullopt};
   core::Decision decision;
   decision.kind = core::DecisionKind::kUpdateOnly;
   decision.generation = 1;

@@ -161,5 +161,28 @@ TEST(KeyTemplateLabelsTest, NamedAsTheTemplateNamesThemSortedAndOnlyWhatWasSent)
   EXPECT_EQ(labels, (Labels{{"stage", "answer"}, {"tenant", "a_b"}}));
 }
 
+// The labels read back from a rendered key are the labels rendered on their own: redacted,
+// sanitized, named and sorted alike; a key cut to its bound renders them again.
+TEST(KeyTemplateLabelsTest, LabelsFromTheRenderedKeyAreTheLabelsRenderedAlone) {
+  KeyTemplate t = KeyTemplate::Parse(
+                      "pre-{tags.tenant}:{stage|none}:{region}:{tags.api_key}:{tags.tenant}:"
+                      "{user}-{error_group_id}")
+                      .value();
+  const std::map<std::string, std::string> fields = {{"tags.tenant", "a}b"},
+                                                     {"stage", "answer"},
+                                                     {"tags.api_key", "ifr_0123456789abcdefABCDEF"},
+                                                     {"user", "jane.doe@example.com"},
+                                                     {"error_group_id", "grp_7"}};
+  for (const size_t bound : {size_t{4096}, size_t{40}}) {
+    t.set_max_bytes(bound);
+    std::string out = "before|";
+    KeyTemplate::Rendered rendered;
+    t.AppendTo(out, From(fields), rendered);
+    EXPECT_EQ(out, "before|" + t.Render(From(fields))) << bound;
+    EXPECT_EQ(rendered.whole, bound == 4096);
+    EXPECT_EQ(t.LabelsOf(out, rendered, From(fields)), t.LabelsOf(From(fields))) << bound;
+  }
+}
+
 }  // namespace
 }  // namespace quell::core

@@ -44,6 +44,11 @@ TEST(KeyHashSetTest, HoldsEveryBatchInserted) {
   EXPECT_EQ(set.size(), 50U * 37U);
   for (int i = 0; i < 50 * 37; ++i) EXPECT_TRUE(set.Contains(std::to_string(i))) << i;
   EXPECT_FALSE(set.Contains(std::string("1850")));
+  // Growing keeps what was in it; a hash of 0 (the empty slot's mark) is held too.
+  set.Insert(std::vector<uint64_t>{0, 0, KeyHashSet::Hash("0")});
+  EXPECT_TRUE(set.Contains(uint64_t{0}));
+  EXPECT_EQ(set.size(), 50U * 37U + 1U);
+  for (int i = 0; i < 50 * 37; ++i) EXPECT_TRUE(set.Contains(std::to_string(i))) << i;
 }
 
 // Within a chunk groups sharing a key merge; a later chunk's failing group of the same key adds

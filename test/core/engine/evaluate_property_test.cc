@@ -86,9 +86,10 @@ TEST(EvaluatePropertyTest, DefaultPolicyAgreesWithTheReferenceOnRandomTraces) {
     std::map<std::string, Incident> ours;
     std::map<std::string, ReferenceIncident> reference;
     for (const Step& step : RandomTrace(rng, 300, /*strict=*/true)) {
-      const Decision d =
-          Evaluate(ours[step.key],
-                   Observation{step.key, step.at, step.health, "", "", {}, {}, {}, false}, policy);
+      const Decision d = Evaluate(
+          ours[step.key],
+          Observation{step.key, step.at, step.health, "", "", {}, {}, {}, false, std::nullopt},
+          policy);
       if (step.health == Health::kUnknown) {
         ASSERT_EQ(d.kind, DecisionKind::kUnknown);  // the reference has no such input
         continue;
@@ -120,7 +121,9 @@ TEST(EvaluatePropertyTest, InvariantsHoldUnderEveryPolicy) {
       Incident& incident = incidents[step.key];
       const Incident before = incident;
       const Decision d = Evaluate(
-          incident, Observation{step.key, step.at, step.health, "", "", {}, {}, {}, false}, policy);
+          incident,
+          Observation{step.key, step.at, step.health, "", "", {}, {}, {}, false, std::nullopt},
+          policy);
 
       if (before.last_observed_at && step.at <= *before.last_observed_at) {
         ASSERT_EQ(d.kind, DecisionKind::kStale);
@@ -204,7 +207,9 @@ TEST(EvaluatePropertyTest, AManualResolveHoldsUntilHealthyOrItsBound) {
       }
       const Incident before = incident;
       const Decision d = Evaluate(
-          incident, Observation{step.key, step.at, step.health, "", "", {}, {}, {}, false}, policy);
+          incident,
+          Observation{step.key, step.at, step.health, "", "", {}, {}, {}, false, std::nullopt},
+          policy);
       const auto hold = holds.find(step.key);
       if (hold == holds.end()) continue;
       const bool bound_passed = hold->second && step.at >= *hold->second;

@@ -13,8 +13,16 @@ using std::chrono::seconds;
 const WallTime kNine = WallTime{std::chrono::hours{24 * 20789 + 9}};  // 2026-12-02T09:00:00Z
 
 Observation Obs(Health health, WallTime at, std::string evidence = "") {
-  return Observation{
-      "tenant-42:model-answer:grp-7", at, health, "errors", std::move(evidence), {}, {}, {}, false};
+  return Observation{"tenant-42:model-answer:grp-7",
+                     at,
+                     health,
+                     "errors",
+                     std::move(evidence),
+                     {},
+                     {},
+                     {},
+                     false,
+                     std::nullopt};
 }
 
 class IncidentMachineTest : public ::testing::Test {

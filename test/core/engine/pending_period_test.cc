@@ -22,7 +22,7 @@ const WallTime kNine = WallTime{std::chrono::hours{24 * 20789 + 9}};  // 2026-12
 Observation Obs(Health health, WallTime at, Labels labels = {},
                 std::optional<uint64_t> upstream = std::nullopt) {
   return Observation{"t1:model-answer", at,       health, "model-answer", "",
-                     std::move(labels), upstream, {},     false};
+                     std::move(labels), upstream, {},     false,          std::nullopt};
 }
 
 class PendingPeriodTest : public ::testing::Test {
@@ -203,8 +203,8 @@ TEST(PendingPeriodPropertyTest, AgreesWithTheReferenceOnRandomTraces) {
       const double roll = std::uniform_real_distribution<double>(0, 1)(rng);
       Health health = roll < unhealthy_share ? Health::kUnhealthy : Health::kHealthy;
       if (rng() % 10 == 0) health = Health::kUnknown;
-      const Decision d =
-          Evaluate(ours[key], Observation{key, at, health, "", "", {}, {}, {}, false}, policy);
+      const Decision d = Evaluate(
+          ours[key], Observation{key, at, health, "", "", {}, {}, {}, false, std::nullopt}, policy);
       if (health == Health::kUnknown) {
         ASSERT_EQ(d.kind, DecisionKind::kUnknown);
         continue;
@@ -248,8 +248,8 @@ TEST(PendingPeriodPropertyTest, OpensOnlyAfterNFailuresInARowUnderEveryPolicy) {
       Health health = rng() % 2 == 0 ? Health::kUnhealthy : Health::kHealthy;
       if (rng() % 10 == 0) health = Health::kUnknown;
       Incident& incident = incidents[key];
-      const Decision d =
-          Evaluate(incident, Observation{key, at, health, "", "", {}, {}, {}, false}, policy);
+      const Decision d = Evaluate(
+          incident, Observation{key, at, health, "", "", {}, {}, {}, false, std::nullopt}, policy);
       if (d.kind == DecisionKind::kStale || d.kind == DecisionKind::kUnknown) continue;
       if (health == Health::kHealthy) failures_in_a_row[key] = 0;
       if (health == Health::kUnhealthy && !incident.is_open()) ++failures_in_a_row[key];

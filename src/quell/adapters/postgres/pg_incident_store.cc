@@ -27,7 +27,9 @@ constexpr const char* kIncidentColumns =
     " last_observed_at, last_notified_at, resolved_at, healthy_streak, event_count,"
     " renotify_count, flap_bits, flap_count, flapping, acked_at, acked_by, recent_evidence, held,"
     " held_until, labels, unhealthy_streak, upstream_count, upstream_count_at_message,"
-    " upstream_count_since_message";
+    " upstream_count_since_message, evidence_fingerprint";
+// How many columns kIncidentColumns names: a statement's extra columns come after them.
+constexpr int kIncidentColumnCount = 28;
 // The start of both key_groups writes; each adds what a pair already there gets.
 constexpr const char* kInsertKeyGroups =
     "INSERT INTO key_groups (key, group_id, first_seen_at, last_seen_at, polls)"
@@ -39,7 +41,7 @@ constexpr const char* kIncidentTypes =
     " $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[],"
     " $13::bigint[], $14::bigint[], $15::bigint[], $16::bigint[], $17::bigint[], $18::bigint[],"
     " $19::text[], $20::text[], $21::bigint[], $22::bigint[], $23::text[], $24::bigint[],"
-    " $25::bigint[], $26::bigint[], $27::bigint[]";
+    " $25::bigint[], $26::bigint[], $27::bigint[], $28::bigint[]";
 
 std::optional<uint64_t> OptionalUintAt(const PGresult* r, int row, int col) {
   if (PQgetisnull(r, row, col)) return std::nullopt;
@@ -86,6 +88,10 @@ core::Result<core::Incident> ReadIncident(const PGresult* r, int row) {
   in.upstream_count = OptionalUintAt(r, row, 24);
   in.upstream_count_at_message = OptionalUintAt(r, row, 25);
   in.upstream_count_since_previous_message = OptionalUintAt(r, row, 26);
+  // Stored as the BIGINT with the same bits.
+  if (!PQgetisnull(r, row, 27)) {
+    in.evidence_fingerprint = static_cast<uint64_t>(ParseInt(PQgetvalue(r, row, 27)));
+  }
   return in;
 }
 
@@ -101,10 +107,10 @@ core::Result<std::vector<core::Incident>> ReadIncidents(const PGresult* r) {
   return out;
 }
 
-// The 27 incident columns as 27 array parameters.
+// The 28 incident columns as 28 array parameters.
 std::vector<std::string> IncidentArrays(std::span<const core::IncidentWrite> writes,
                                         bool with_expected) {
-  std::vector<ArrayBuilder> cols(with_expected ? 28 : 27);
+  std::vector<ArrayBuilder> cols(kIncidentColumnCount + (with_expected ? 1 : 0));
   for (const core::IncidentWrite& w : writes) {
     const core::Incident& in = w.incident;
     cols[0].Text(in.key);
@@ -134,7 +140,12 @@ std::vector<std::string> IncidentArrays(std::span<const core::IncidentWrite> wri
     OptionalUint(cols[24], in.upstream_count);
     OptionalUint(cols[25], in.upstream_count_at_message);
     OptionalUint(cols[26], in.upstream_count_since_previous_message);
-    if (with_expected) cols[27].Uint(w.expected_version);
+    if (in.evidence_fingerprint) {
+      cols[27].Int(static_cast<int64_t>(*in.evidence_fingerprint));
+    } else {
+      cols[27].Time(std::nullopt);  // NULL
+    }
+    if (with_expected) cols[28].Uint(w.expected_version);
   }
   std::vector<std::string> out;
   out.reserve(cols.size());
@@ -237,9 +248,10 @@ class PgTransaction : public core::StoreTransaction {
               " labels = u.labels, unhealthy_streak = u.unhealthy_streak,"
               " upstream_count = u.upstream_count,"
               " upstream_count_at_message = u.upstream_count_at_message,"
-              " upstream_count_since_message = u.upstream_count_since_message"
+              " upstream_count_since_message = u.upstream_count_since_message,"
+              " evidence_fingerprint = u.evidence_fingerprint"
               " FROM unnest(") +
-          kIncidentTypes + ", $28::bigint[]) AS u(" + kIncidentColumns +
+          kIncidentTypes + ", $29::bigint[]) AS u(" + kIncidentColumns +
           ", expected) WHERE i.key = u.key AND i.version = u.expected";
       auto result = c_.Run(sql, IncidentArrays(updates, true));
       if (!result) return result.error();
@@ -939,7 +951,7 @@ core::Result<core::IncidentPage> PgIncidentStore::ListIncidentPage(
   auto result = connection_->Run(sql.page, sql.params);
   if (!result) return result.error();
   const PGresult* r = result->get();
-  const int columns = 27;
+  const int columns = kIncidentColumnCount;
   for (int i = 0; i < PQntuples(r); ++i) {
     auto incident = ReadIncident(r, i);
     if (!incident) return incident.error();

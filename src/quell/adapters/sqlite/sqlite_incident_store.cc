@@ -72,6 +72,8 @@ core::Result<core::Incident> ReadIncident(const Stmt& s) {
   in.upstream_count = OptionalUint(s, 24);
   in.upstream_count_at_message = OptionalUint(s, 25);
   in.upstream_count_since_previous_message = OptionalUint(s, 26);
+  // Stored as the BIGINT with the same bits.
+  if (!s.IsNull(27)) in.evidence_fingerprint = static_cast<uint64_t>(s.Int(27));
   return in;
 }
 
@@ -95,7 +97,7 @@ core::Result<std::vector<core::Incident>> ReadAll(Stmt& s) {
   return out;
 }
 
-// Binds an incident's 27 columns starting at parameter `first`; the texts live in `evidence`
+// Binds an incident's 28 columns starting at parameter `first`; the texts live in `evidence`
 // and `labels` until the statement runs.
 void BindIncident(Stmt& s, int first, const core::Incident& in, std::string& evidence,
                   std::string& labels) {
@@ -128,6 +130,11 @@ void BindIncident(Stmt& s, int first, const core::Incident& in, std::string& evi
   BindOptionalUint(s, first + 24, in.upstream_count);
   BindOptionalUint(s, first + 25, in.upstream_count_at_message);
   BindOptionalUint(s, first + 26, in.upstream_count_since_previous_message);
+  if (in.evidence_fingerprint) {
+    s.BindInt(first + 27, static_cast<int64_t>(*in.evidence_fingerprint));
+  } else {
+    s.BindTime(first + 27, std::nullopt);
+  }
 }
 
 // FindIncidents' statement for `rows` keys (?1 .. ?rows), through the primary key.
@@ -266,7 +273,7 @@ class SqliteTransaction : public core::StoreTransaction {
         if (auto status = s_.insert_incident.Run(); !status) return status;
       } else {
         BindIncident(s_.update_incident, 1, w.incident, evidence_, labels_);
-        s_.update_incident.BindUint(28, w.expected_version);
+        s_.update_incident.BindUint(kIncidentColumnCount + 1, w.expected_version);
         if (auto status = s_.update_incident.Run(); !status) return status;
         if (sqlite3_changes(store_.db_) != 1) {
           return MakeError(ErrorCode::kConflict,
@@ -653,7 +660,7 @@ core::Result<std::unique_ptr<SqliteIncidentStore>> SqliteIncidentStore::Open(
   Statements& s = *store->statements_;
   const std::string cols = kIncidentColumns;
   const std::string ocols = kOutboxColumns;
-  const std::string q27 = "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?";
+  const std::string q28 = "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?";
   const std::pair<Stmt*, std::string> sql[] = {
       {&s.begin, "BEGIN IMMEDIATE"},
       {&s.commit, "COMMIT"},
@@ -662,9 +669,9 @@ core::Result<std::unique_ptr<SqliteIncidentStore>> SqliteIncidentStore::Open(
       {&s.release, "RELEASE chunk"},
       {&s.rollback_to, "ROLLBACK TO chunk"},
       {&s.load, "SELECT " + cols + " FROM incidents WHERE key = ?"},
-      {&s.insert_incident, "INSERT INTO incidents (" + cols + ") VALUES (" + q27 + ")"},
+      {&s.insert_incident, "INSERT INTO incidents (" + cols + ") VALUES (" + q28 + ")"},
       {&s.update_incident,
-       "UPDATE incidents SET (" + cols + ") = (" + q27 + ") WHERE key = ?1 AND version = ?28"},
+       "UPDATE incidents SET (" + cols + ") = (" + q28 + ") WHERE key = ?1 AND version = ?29"},
       {&s.insert_decision,
        "INSERT INTO decisions (key, version, generation, poll_id, at, decision, reason)"
        " VALUES (?,?,?,?,?,?,?) ON CONFLICT DO NOTHING"},

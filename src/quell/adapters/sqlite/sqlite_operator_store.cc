@@ -377,7 +377,7 @@ core::Result<core::IncidentPage> SqliteIncidentStore::ListIncidentPage(
     Stmt s;
     if (auto status = s.Prepare(db_, sql.page, path_); !status) return status.error();
     bind(s);
-    const int columns = 27;
+    const int columns = kIncidentColumnCount;
     for (;;) {
       auto row = s.Step();
       if (!row) return row.error();

@@ -126,7 +126,9 @@ inline constexpr const char* kIncidentColumns =
     " last_observed_at, last_notified_at, resolved_at, healthy_streak, event_count,"
     " renotify_count, flap_bits, flap_count, flapping, acked_at, acked_by, recent_evidence, held,"
     " held_until, labels, unhealthy_streak, upstream_count, upstream_count_at_message,"
-    " upstream_count_since_message";
+    " upstream_count_since_message, evidence_fingerprint";
+// How many columns kIncidentColumns names: a statement's extra columns come after them.
+inline constexpr int kIncidentColumnCount = 28;
 
 // The row `s` stands on, selected as kIncidentColumns from column 0. kCorrupt for a row that
 // does not decode (sqlite_incident_store.cc).

@@ -1,6 +1,7 @@
 #include "quell/adapters/store_common/incident_codec.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "quell/core/text/json_escape.h"
 
@@ -29,15 +30,19 @@ core::Result<std::vector<std::string>> DecodeEvidence(std::string_view text) {
   bool in_string = false;
   size_t start = 1;
   for (size_t i = 1; i + 1 < text.size(); ++i) {
-    const char c = text[i];
     if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
+      // To the closing quote: the next one not escaped, i.e. after an even run of backslashes.
+      const size_t end = text.size() - 1;
+      const void* found = std::memchr(text.data() + i, '"', end - i);
+      if (found == nullptr) return corrupt();
+      const auto quote = static_cast<size_t>(static_cast<const char*>(found) - text.data());
+      size_t backslashes = 0;
+      while (quote - backslashes > i && text[quote - backslashes - 1] == '\\') ++backslashes;
+      i = quote;
+      in_string = backslashes % 2 == 1;
       continue;
     }
+    const char c = text[i];
     if (c == '"') {
       in_string = true;
     } else if (c == '{' || c == '[') {
@@ -100,14 +105,15 @@ bool ReadJsonString(std::string_view text, size_t& pos, std::string& out) {
     return true;
   };
   for (++pos; pos < text.size(); ++pos) {
-    const char c = text[pos];
-    if (c == '"') {
+    // The run up to the next quote or escape, appended at once (most strings have no escape).
+    size_t run = pos;
+    while (run < text.size() && text[run] != '"' && text[run] != '\\') ++run;
+    out.append(text.substr(pos, run - pos));
+    pos = run;
+    if (pos >= text.size()) return false;
+    if (text[pos] == '"') {
       ++pos;
       return true;
-    }
-    if (c != '\\') {
-      out.push_back(c);
-      continue;
     }
     if (++pos >= text.size()) return false;
     switch (text[pos]) {
@@ -197,7 +203,8 @@ core::Result<core::Labels> DecodeLabels(std::string_view text) {
   }
   skip_space();
   if (pos != text.size()) return corrupt();
-  std::sort(out.begin(), out.end());
+  // Stored sorted (EncodeLabels of sorted labels): the sort is for rows written otherwise.
+  if (!std::is_sorted(out.begin(), out.end())) std::sort(out.begin(), out.end());
   return out;
 }
 

@@ -45,6 +45,12 @@ app::PollerOptions PollerOptionsFor(const config::Config& config, core::Operator
   poller.group_evidence = [](const core::ErrorGroup& group, const core::GroupDetail* detail) {
     return app::GroupEvidence(group, detail, core::RedactOptions{});
   };
+  poller.group_evidence_reuse =
+      app::GroupEvidenceReuse{.source = app::GroupEvidenceSource,
+                              .fingerprint = [salt = app::EvidenceRulesSalt(core::RedactOptions{})](
+                                                 const core::ErrorGroup& group) {
+                                return app::GroupEvidenceFingerprint(group, salt);
+                              }};
   return poller;
 }
 

@@ -88,6 +88,7 @@ GroupObservations ObserveGroups(const ErrorGroupCondition& condition, const Grou
           .upstream_count = unhealthy ? std::optional<uint64_t>(group.count) : std::nullopt,
           .first_seen_at = std::nullopt,
           .expire = false,
+          .evidence_fingerprint = std::nullopt,
       });
       result.groups.push_back(index);
     } else if (unhealthy && result.observations[it->second].health != Health::kUnhealthy) {
@@ -119,6 +120,7 @@ GroupObservations ObserveGroups(const ErrorGroupCondition& condition, const Grou
         .upstream_count = std::nullopt,
         .first_seen_at = std::nullopt,
         .expire = false,
+        .evidence_fingerprint = std::nullopt,
     });
     result.groups.push_back(GroupObservations::kNoGroup);
   }

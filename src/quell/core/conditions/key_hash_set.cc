@@ -21,32 +21,49 @@ uint64_t KeyHashSet::Hash(std::string_view key) {
   return h;
 }
 
-bool KeyHashSet::Contains(uint64_t hash) const {
-  return std::any_of(runs_.begin(), runs_.end(), [hash](const std::vector<uint64_t>& run) {
-    return std::binary_search(run.begin(), run.end(), hash);
-  });
-}
+namespace {
 
-void KeyHashSet::Insert(std::vector<uint64_t> hashes) {
-  if (hashes.empty()) return;
-  std::sort(hashes.begin(), hashes.end());
-  hashes.erase(std::unique(hashes.begin(), hashes.end()), hashes.end());
-  runs_.push_back(std::move(hashes));
-  while (runs_.size() >= 2 && runs_[runs_.size() - 2].size() <= 2 * runs_.back().size()) {
-    std::vector<uint64_t>& older = runs_[runs_.size() - 2];
-    std::vector<uint64_t> merged;
-    merged.reserve(older.size() + runs_.back().size());
-    std::set_union(older.begin(), older.end(), runs_.back().begin(), runs_.back().end(),
-                   std::back_inserter(merged));
-    runs_.pop_back();
-    runs_.back() = std::move(merged);
+constexpr uint64_t kEmpty = 0;
+// The hash 0 marks an empty slot, so it is stored as another value (one more shared hash).
+uint64_t Stored(uint64_t hash) { return hash == kEmpty ? 1 : hash; }
+
+}  // namespace
+
+bool KeyHashSet::Contains(uint64_t hash) const {
+  if (slots_.empty()) return false;
+  hash = Stored(hash);
+  const size_t mask = slots_.size() - 1;
+  for (size_t at = hash & mask;; at = (at + 1) & mask) {
+    if (slots_[at] == hash) return true;
+    if (slots_[at] == kEmpty) return false;
   }
 }
 
-size_t KeyHashSet::size() const {
-  size_t n = 0;
-  for (const std::vector<uint64_t>& run : runs_) n += run.size();
-  return n;
+void KeyHashSet::Add(uint64_t hash) {
+  hash = Stored(hash);
+  const size_t mask = slots_.size() - 1;
+  for (size_t at = hash & mask;; at = (at + 1) & mask) {
+    if (slots_[at] == hash) return;
+    if (slots_[at] == kEmpty) {
+      slots_[at] = hash;
+      ++size_;
+      return;
+    }
+  }
+}
+
+void KeyHashSet::Insert(const std::vector<uint64_t>& hashes) {
+  if ((size_ + hashes.size()) * 2 > slots_.size()) {
+    size_t capacity = std::max<size_t>(slots_.size(), 64);
+    while ((size_ + hashes.size()) * 2 > capacity) capacity *= 2;
+    std::vector<uint64_t> old(capacity, kEmpty);
+    old.swap(slots_);
+    size_ = 0;
+    for (const uint64_t hash : old) {
+      if (hash != kEmpty) Add(hash);
+    }
+  }
+  for (const uint64_t hash : hashes) Add(hash);
 }
 
 }  // namespace quell::core

@@ -127,8 +127,18 @@ Result<KeyTemplate> KeyTemplate::Parse(std::string_view text) {
 }
 
 void KeyTemplate::AppendTo(std::string& out, const Lookup& lookup) const {
+  AppendNoting(out, lookup, nullptr);
+}
+
+void KeyTemplate::AppendTo(std::string& out, const Lookup& lookup, Rendered& rendered) const {
+  AppendNoting(out, lookup, &rendered);
+}
+
+void KeyTemplate::AppendNoting(std::string& out, const Lookup& lookup, Rendered* rendered) const {
+  if (rendered != nullptr) rendered->values.clear();
   const size_t start = out.size();
-  for (const Part& part : parts_) {
+  for (size_t p = 0; p < parts_.size(); ++p) {
+    const Part& part = parts_[p];
     if (!part.is_field) {
       out += part.text;
       continue;
@@ -137,11 +147,36 @@ void KeyTemplate::AppendTo(std::string& out, const Lookup& lookup) const {
     if (!value || value->empty()) {
       AppendSanitized(out, part.fallback);
     } else {
+      const size_t begin = out.size();
       AppendValue(out, part.text, *value);
+      if (rendered != nullptr) {
+        rendered->values.push_back({.part = p, .begin = begin, .end = out.size()});
+      }
     }
   }
+  const size_t size = out.size();
   Bound(out, start, max_bytes_);
+  if (rendered != nullptr) rendered->whole = out.size() == size;
 }
+
+namespace {
+
+// A label's name: the placeholder's field, less the "tags." of a tag.
+std::string_view LabelName(std::string_view field) {
+  if (field.starts_with("tags.")) field.remove_prefix(5);
+  return field;
+}
+
+// Sorted by name; the first of two placeholders with one name wins.
+void SortLabels(Labels& labels) {
+  std::stable_sort(labels.begin(), labels.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  labels.erase(std::unique(labels.begin(), labels.end(),
+                           [](const auto& a, const auto& b) { return a.first == b.first; }),
+               labels.end());
+}
+
+}  // namespace
 
 Labels KeyTemplate::LabelsOf(const Lookup& lookup) const {
   Labels labels;
@@ -149,18 +184,26 @@ Labels KeyTemplate::LabelsOf(const Lookup& lookup) const {
     if (!part.is_field) continue;
     const std::optional<std::string_view> value = lookup(part.text);
     if (!value || value->empty()) continue;
-    std::string_view name = part.text;
-    if (name.starts_with("tags.")) name.remove_prefix(5);
     std::string rendered;
     AppendValue(rendered, part.text, *value);
     Bound(rendered, 0, max_bytes_);
-    labels.emplace_back(std::string(name), std::move(rendered));
+    labels.emplace_back(std::string(LabelName(part.text)), std::move(rendered));
   }
-  std::stable_sort(labels.begin(), labels.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
-  labels.erase(std::unique(labels.begin(), labels.end(),
-                           [](const auto& a, const auto& b) { return a.first == b.first; }),
-               labels.end());
+  SortLabels(labels);
+  return labels;
+}
+
+Labels KeyTemplate::LabelsOf(std::string_view out, const Rendered& rendered,
+                             const Lookup& lookup) const {
+  // A whole key is within the bound, so each value in it is too: the bound cuts none of them.
+  if (!rendered.whole) return LabelsOf(lookup);
+  Labels labels;
+  labels.reserve(rendered.values.size());
+  for (const Rendered::Value& value : rendered.values) {
+    labels.emplace_back(std::string(LabelName(parts_[value.part].text)),
+                        std::string(out.substr(value.begin, value.end - value.begin)));
+  }
+  SortLabels(labels);
   return labels;
 }
 

@@ -45,6 +45,25 @@ class KeyTemplate {
   // name; the first of two placeholders with one name wins.
   Labels LabelsOf(const Lookup& lookup) const;
 
+  // Where AppendTo put each sent field's value in its output: the placeholder (an index into
+  // the template's parts) and the value's offsets; `whole` is false when the key was cut to its
+  // bound, which leaves values out.
+  struct Rendered {
+    struct Value {
+      size_t part = 0;
+      size_t begin = 0;
+      size_t end = 0;
+    };
+    std::vector<Value> values;
+    bool whole = true;
+  };
+  // AppendTo, noting where each value went.
+  void AppendTo(std::string& out, const Lookup& lookup, Rendered& rendered) const;
+  // LabelsOf from the key AppendTo rendered into `out`, its values not rendered again (the
+  // redaction behind them is most of a key's cost); `lookup` is asked only for a key cut to
+  // its bound.
+  Labels LabelsOf(std::string_view out, const Rendered& rendered, const Lookup& lookup) const;
+
   // The field of the first placeholder written without a fallback ("{labels.tenant}", not
   // "{labels.tenant|none}") that `lookup` lacks or finds empty; nullopt when there is none. A
   // push input refuses such an alert rather than file it under a key that reads "-".
@@ -55,6 +74,8 @@ class KeyTemplate {
   const std::string& text() const { return text_; }
 
  private:
+  void AppendNoting(std::string& out, const Lookup& lookup, Rendered* rendered) const;
+
   struct Part {
     bool is_field = false;
     std::string text;           // the literal, or the field name

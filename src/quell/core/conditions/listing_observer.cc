@@ -28,7 +28,7 @@ void ListingObserver::ObservePage(std::span<const ErrorGroup> page, const GroupE
     const bool unhealthy = IsUnhealthyGroup(condition_, group, previous_watermark_);
     const auto lookup = [&group](std::string_view field) { return GroupField(group, field); };
     key.clear();
-    condition_.key.AppendTo(key, lookup);
+    condition_.key.AppendTo(key, lookup, rendered_);
     if (keeps_ && !keeps_(key)) continue;
     if (!unhealthy) {
       if (keep_all_healthy_) healthy_keys_.push_back(key);
@@ -44,6 +44,7 @@ void ListingObserver::ObservePage(std::span<const ErrorGroup> page, const GroupE
     }
     const uint64_t hash = KeyHashSet::Hash(key);
     if (failing_.Contains(hash)) continue;  // an earlier chunk observed it failing
+    const bool defer = keep_group_ && defer_;
     chunk_index_.emplace(key, chunk_.observations.size());
     chunk_hashes_.push_back(hash);
     chunk_.observations.push_back(Observation{
@@ -51,13 +52,16 @@ void ListingObserver::ObservePage(std::span<const ErrorGroup> page, const GroupE
         .at = at_,
         .health = Health::kUnhealthy,
         .condition = condition_.common.name,
-        .evidence = evidence ? evidence(group) : std::string(),
-        .labels = condition_.key.LabelsOf(lookup),
+        .evidence = evidence && !defer ? evidence(group) : std::string(),
+        .labels = condition_.key.LabelsOf(key, rendered_, lookup),
         .upstream_count = group.count,
         .first_seen_at = std::nullopt,
         .expire = false,
+        .evidence_fingerprint =
+            fingerprint_ ? std::optional<uint64_t>(fingerprint_(group)) : std::nullopt,
     });
     chunk_.group_ids.push_back(group.id);
+    if (defer) chunk_.groups.push_back(keep_group_(group));
   }
   if (page_healthy_.empty()) return;
   // The first group listed of a key is the one kept, as when asked key by key.
@@ -80,23 +84,34 @@ ObservedChunk ListingObserver::TakeChunk() {
   ObservedChunk out;
   std::vector<size_t> order(chunk_.observations.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [this](size_t a, size_t b) {
+  // A listing often comes in key order already (a check is cheaper than a sort); keys are
+  // unique within a chunk, so either way gives the one order.
+  const auto by_key = [this](size_t a, size_t b) {
     return chunk_.observations[a].key < chunk_.observations[b].key;
-  });
+  };
+  if (!std::is_sorted(order.begin(), order.end(), by_key)) {
+    std::sort(order.begin(), order.end(), by_key);
+  }
   out.observations.reserve(order.size());
   out.group_ids.reserve(order.size());
+  if (!chunk_.groups.empty()) out.groups.reserve(order.size());
   for (const size_t i : order) {
     out.observations.push_back(std::move(chunk_.observations[i]));
     out.group_ids.push_back(std::move(chunk_.group_ids[i]));
+    if (!chunk_.groups.empty()) out.groups.push_back(std::move(chunk_.groups[i]));
   }
   out.key_groups = std::move(chunk_.key_groups);
-  std::sort(out.key_groups.begin(), out.key_groups.end(), [](const KeyGroup& a, const KeyGroup& b) {
+  const auto pair_order = [](const KeyGroup& a, const KeyGroup& b) {
     return a.key != b.key ? a.key < b.key : a.group_id < b.group_id;
-  });
+  };
+  if (!std::is_sorted(out.key_groups.begin(), out.key_groups.end(), pair_order)) {
+    std::sort(out.key_groups.begin(), out.key_groups.end(), pair_order);
+  }
   out.key_groups.erase(std::unique(out.key_groups.begin(), out.key_groups.end()),
                        out.key_groups.end());
-  failing_.Insert(std::move(chunk_hashes_));
+  failing_.Insert(chunk_hashes_);
   chunk_ = ObservedChunk{};
+  defer_ = defer_next_;
   chunk_index_.clear();
   chunk_hashes_.clear();
   return out;
@@ -113,6 +128,7 @@ void ListingObserver::AddUnseen(const std::string& key, Health health, ObservedC
       .upstream_count = std::nullopt,
       .first_seen_at = std::nullopt,
       .expire = false,
+      .evidence_fingerprint = std::nullopt,
   });
   const auto remembered = remembered_.find(key);
   out.group_ids.push_back(remembered == remembered_.end() ? std::string() : remembered->second);

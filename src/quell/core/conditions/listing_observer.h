@@ -28,6 +28,10 @@ struct ObservedChunk {
   // first failing one), "" when none; the poller enriches from it.
   std::vector<std::string> group_ids;
   std::vector<KeyGroup> key_groups;  // (key, group) pairs seen failing, sorted and unique
+  // Only with ListingObserver::DeferEvidence, and parallel to observations: the listed group
+  // behind each unhealthy observation (the one group_ids names), whose evidence is the caller's
+  // to build. Empty otherwise.
+  std::vector<ErrorGroup> groups;
 };
 
 // ObserveGroups for a listing that arrives a page at a time, so a poll holds one chunk of
@@ -54,6 +58,25 @@ class ListingObserver {
   // enriched). Once per page, not per key, so the poller can read their incidents together.
   using Remember =
       std::function<void(std::span<const std::string> keys, std::vector<size_t>& kept)>;
+
+  // For a caller that takes an unchanged group's evidence from the key's incident instead of
+  // building it again (a steady poll's evidence is mostly the stored one): `fingerprint` is
+  // stamped on every unhealthy observation (Observation::evidence_fingerprint), and a chunk that
+  // defers its evidence (DeferEvidence) keeps `keep` of each one's group instead of its evidence
+  // (ObservedChunk::groups: the part the evidence is built from), for the caller to build only
+  // what changed once it has read the incidents.
+  void ReuseEvidence(std::function<uint64_t(const ErrorGroup&)> fingerprint,
+                     std::function<ErrorGroup(const ErrorGroup&)> keep) {
+    fingerprint_ = std::move(fingerprint);
+    keep_group_ = std::move(keep);
+  }
+  // Whether the chunk being gathered defers its evidence (with ReuseEvidence; at first it
+  // does); once it has observations, from the next chunk on. Deferring costs a copy of each
+  // group, so a caller turns it off where few incidents hold the same evidence (a first poll).
+  void DeferEvidence(bool defer) {
+    defer_next_ = defer;
+    if (chunk_.observations.empty()) defer_ = defer;
+  }
 
   // Observes one page; `remember` (may be empty) as above, the poller bounds how many.
   void ObservePage(std::span<const ErrorGroup> page, const GroupEvidence& evidence,
@@ -83,6 +106,10 @@ class ListingObserver {
   WallTime at_;
   std::function<bool(std::string_view)> keeps_;
   bool keep_all_healthy_;
+  std::function<uint64_t(const ErrorGroup&)> fingerprint_;
+  std::function<ErrorGroup(const ErrorGroup&)> keep_group_;
+  bool defer_ = true;  // the current chunk's (with keep_group_)
+  bool defer_next_ = true;
   uint64_t groups_matched_ = 0;
 
   ObservedChunk chunk_;
@@ -95,6 +122,7 @@ class ListingObserver {
   std::vector<std::pair<std::string, std::string>> page_healthy_;
   std::vector<std::string> ask_;
   std::vector<size_t> kept_;
+  KeyTemplate::Rendered rendered_;  // the key being observed's values
   bool healthy_sorted_ = false;
   size_t healthy_next_ = 0;
 };

@@ -167,7 +167,8 @@ std::vector<Observation> ObserveMetric(const MetricCondition& condition,
                               .labels = std::move(labels),
                               .upstream_count = std::nullopt,
                               .first_seen_at = std::nullopt,
-                              .expire = false});
+                              .expire = false,
+                              .evidence_fingerprint = std::nullopt});
   };
 
   std::map<std::string, Group> groups;  // by rendered key

@@ -89,6 +89,7 @@ std::vector<Observation> ObserveMonitors(const MonitorCondition& condition,
                              ? group.triggered_at
                              : std::nullopt,
         .expire = false,
+        .evidence_fingerprint = std::nullopt,
     };
     const auto [it, inserted] = by_key.try_emplace(std::move(key), out.size());
     if (inserted) {
@@ -113,6 +114,7 @@ std::vector<Observation> ObserveMonitors(const MonitorCondition& condition,
         .upstream_count = std::nullopt,
         .first_seen_at = std::nullopt,
         .expire = false,
+        .evidence_fingerprint = std::nullopt,
     });
   }
   std::sort(out.begin(), out.end(),

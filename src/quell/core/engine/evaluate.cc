@@ -47,6 +47,7 @@ void AppendEvidence(Incident& incident, const Observation& observation, const Po
                ring.begin() + static_cast<std::ptrdiff_t>(ring.size() - policy.evidence_limit + 1));
   }
   ring.push_back(observation.evidence);
+  incident.evidence_fingerprint = observation.evidence_fingerprint;
 }
 
 // When a key never seen failing began to fail: the source's own start (a pushed alert's
@@ -146,6 +147,7 @@ Decision OnUnhealthy(Incident& incident, const Observation& observation, const P
     incident.acked_at.reset();
     incident.acked_by.clear();
     incident.recent_evidence.clear();
+    incident.evidence_fingerprint.reset();
     incident.upstream_count_at_message.reset();
     RecordSighting(incident, observation, policy);
     RecordMessage(incident);

@@ -56,6 +56,9 @@ struct Incident {
   std::optional<uint64_t> upstream_count_since_previous_message;
 
   std::vector<std::string> recent_evidence;  // newest last, at most Policy::evidence_limit
+  // The fingerprint of what the newest evidence was built from (Observation's); nullopt when
+  // unknown or when there is none.
+  std::optional<uint64_t> evidence_fingerprint;
 
   // A manual resolve holds the key resolved: while `held`, unhealthy observations are recorded
   // (last seen, event count, evidence) but open no new generation. The hold ends at the first

@@ -33,6 +33,10 @@ struct Observation {
   // incident resolves at once (Reason::kExpired), whatever its healthy streak; otherwise the
   // observation is the unknown it carries.
   bool expire = false;
+  // What `evidence` was built from, as a fingerprint its builder gives (equal fingerprints,
+  // equal evidence); an incident that appends the evidence keeps it, so a later poll of the same
+  // unchanged group can take the stored evidence instead of building it again. nullopt: none.
+  std::optional<uint64_t> evidence_fingerprint;
 };
 
 }  // namespace quell::core
