@@ -11,7 +11,7 @@
 #include "quell/core/delivery/message_limits.h"
 
 namespace quell::templates {
-namespace {
+namespace group_message_test {
 
 std::string Member(int n, const std::string& transition) {
   const std::string tenant = "t" + std::to_string(n);
@@ -262,5 +262,5 @@ TEST(GroupMessageTest, RecognisesGroupPayloadsOnly) {
   EXPECT_FALSE(bad.ok());
 }
 
-}  // namespace
+}  // namespace group_message_test
 }  // namespace quell::templates

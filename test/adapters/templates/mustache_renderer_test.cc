@@ -6,7 +6,7 @@
 #include "quell/core/delivery/message_limits.h"
 
 namespace quell::templates {
-namespace {
+namespace mustache_renderer_test {
 
 core::OutboxRow Row(std::string transition, std::string channel = "ops") {
   core::OutboxRow row;
@@ -258,5 +258,5 @@ TEST(TemplateCheckTest, AcceptsTheDefaultsAndNamesWhatIsWrong) {
   EXPECT_FALSE(CheckTemplates(options).ok());
 }
 
-}  // namespace
+}  // namespace mustache_renderer_test
 }  // namespace quell::templates
